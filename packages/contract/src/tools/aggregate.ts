@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { rowSchema } from '../values.js';
+import { filterArg, limitArg, orderByArg, tableArg } from './common.js';
+
+export const AGGREGATE_FUNCTIONS = ['count', 'sum', 'avg', 'min', 'max'] as const;
+export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];
+
+export const aggregateSpecSchema = z.object({
+  fn: z.enum(AGGREGATE_FUNCTIONS),
+  column: z.string().min(1).max(256).optional().describe('Omit for count(*).'),
+  as: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/)
+    .optional()
+    .describe('Output name; default fn_column, or count.'),
+});
+
+export const aggregateInput = z.object({
+  table: tableArg,
+  aggregates: z.array(aggregateSpecSchema).min(1).max(32),
+  group_by: z.array(z.string().min(1).max(256)).max(16).optional(),
+  filter: filterArg.optional(),
+  having: filterArg.optional().describe('Filter on aggregate output names and group_by columns.'),
+  order_by: orderByArg.optional().describe('Sort by output names or group_by columns. Default: group_by columns.'),
+  limit: limitArg.optional(),
+});
+
+export const aggregateOutput = z.object({
+  columns: z.array(z.string()),
+  rows: z.array(rowSchema),
+  truncated: z.boolean(),
+});
+
+export type AggregateSpec = z.infer<typeof aggregateSpecSchema>;
+export type AggregateInput = z.infer<typeof aggregateInput>;
+export type AggregateOutput = z.infer<typeof aggregateOutput>;

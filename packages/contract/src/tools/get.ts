@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { rowSchema, scalarSchema } from '../values.js';
+import { columnsArg, tableArg } from './common.js';
+
+export const getInput = z.object({
+  table: tableArg,
+  key: z
+    .union([scalarSchema, z.record(z.string(), scalarSchema)])
+    .describe('Primary key value, or {"column": value, ...} for a composite key.'),
+  columns: columnsArg.optional(),
+});
+
+export const getOutput = z.object({
+  found: z.boolean(),
+  row: rowSchema.nullable(),
+});
+
+export type GetInput = z.infer<typeof getInput>;
+export type GetOutput = z.infer<typeof getOutput>;

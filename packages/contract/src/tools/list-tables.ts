@@ -1,0 +1,15 @@
+import { z } from 'zod';
+
+export const listTablesInput = z.object({});
+
+export const tableSummarySchema = z.object({
+  name: z.string(),
+  kind: z.enum(['table', 'view']),
+  rows: z.number().nullable().describe('Row count: exact for small tables, the engine estimate for large ones.'),
+  summary: z.string(),
+});
+
+export const listTablesOutput = z.object({ tables: z.array(tableSummarySchema) });
+
+export type ListTablesInput = z.infer<typeof listTablesInput>;
+export type ListTablesOutput = z.infer<typeof listTablesOutput>;

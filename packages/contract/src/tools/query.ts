@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { rowSchema } from '../values.js';
+import { columnsArg, filterArg, limitArg, orderByArg, tableArg } from './common.js';
+
+export const queryInput = z.object({
+  table: tableArg,
+  columns: columnsArg.optional(),
+  filter: filterArg.optional(),
+  order_by: orderByArg.optional(),
+  limit: limitArg.optional(),
+  cursor: z
+    .string()
+    .max(8_000)
+    .optional()
+    .describe('next_cursor from the previous page; repeat the same table, filter and order_by.'),
+});
+
+export const queryOutput = z.object({
+  columns: z.array(z.string()),
+  rows: z.array(rowSchema),
+  truncated: z.boolean().describe('True when more rows match than were returned.'),
+  next_cursor: z.string().nullable().describe('Pass as cursor to fetch the next page; null on the last page.'),
+});
+
+export type QueryInput = z.infer<typeof queryInput>;
+export type QueryOutput = z.infer<typeof queryOutput>;

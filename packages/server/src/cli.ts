@@ -1,0 +1,107 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { openDatabase } from './context.js';
+import { redactUrl } from './databases/index.js';
+import { createServerFactory } from './server.js';
+import { startHttp } from './transports/http.js';
+import { runStdio } from './transports/stdio.js';
+import { VERSION } from './version.js';
+
+const positiveInt = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
+  return n;
+};
+
+const port = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('port must be 0-65535');
+  return n;
+};
+
+export function buildCli(): Command {
+  return new Command('mcp-db-server')
+    .description(
+      'A read-only MCP server over PostgreSQL, MySQL/MariaDB, SQL Server or SQLite with one uniform set of tools:\n' +
+        'list_tables, describe_table, query, get, aggregate. Speaks MCP 2026-07-28 and 2025-11-25 over stdio (default) or HTTP.',
+    )
+    .version(VERSION)
+    .addOption(
+      new Option(
+        '--url <url>',
+        'database URL: postgres://user:pass@host:5432/db, mysql://, mariadb://, mssql:// (or sqlserver://), sqlite:PATH, sqlite::memory:',
+      ).env('MCP_DB_URL'),
+    )
+    .addOption(new Option('--http', 'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio').env('MCP_DB_HTTP'))
+    .addOption(new Option('--host <host>', 'HTTP bind address; non-loopback addresses require --token').env('MCP_DB_HOST').default('127.0.0.1'))
+    .addOption(new Option('--port <port>', 'HTTP port (0 picks a free one)').env('MCP_DB_PORT').default(7400).argParser(port))
+    .addOption(new Option('--token <token>', 'require "Authorization: Bearer <token>" on every HTTP request').env('MCP_DB_TOKEN'))
+    .addOption(
+      new Option('--allowed-hosts <names>', 'comma-separated extra Host/Origin names to accept (for a reverse proxy)')
+        .env('MCP_DB_ALLOWED_HOSTS')
+        .argParser((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+    )
+    .addOption(new Option('--max-rows <n>', 'most rows one call returns; larger limits are capped').env('MCP_DB_MAX_ROWS').default(1000).argParser(positiveInt('max-rows')))
+    .addOption(new Option('--default-rows <n>', 'rows returned when a call gives no limit').env('MCP_DB_DEFAULT_ROWS').default(100).argParser(positiveInt('default-rows')))
+    .addOption(new Option('--pool-size <n>', 'most database connections to open').env('MCP_DB_POOL_SIZE').default(10).argParser(positiveInt('pool-size')))
+    .addOption(new Option('--schema-ttl <seconds>', 'reload the cached schema this often (0: only when a statement hits a missing object)').env('MCP_DB_SCHEMA_TTL').default(60).argParser(port))
+    .addHelpText(
+      'after',
+      '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n\n' +
+        'Examples:\n' +
+        '  mcp-db-server --url sqlite:./shop.db\n' +
+        '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n',
+    );
+}
+
+interface CliOptions {
+  url?: string;
+  http?: boolean;
+  host: string;
+  port: number;
+  token?: string;
+  allowedHosts?: string[];
+  maxRows: number;
+  defaultRows: number;
+  poolSize: number;
+  schemaTtl: number;
+}
+
+/** Parses arguments, opens the database and serves until stdin closes or a signal arrives. */
+export async function main(argv = process.argv): Promise<void> {
+  const program = buildCli();
+  program.parse(argv);
+  const options = program.opts<CliOptions>();
+  const url = options.url ?? process.env.DATABASE_URL;
+  if (!url) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
+
+  const ctx = await openDatabase({
+    url,
+    poolSize: options.poolSize,
+    schemaTtl: options.schemaTtl,
+    limits: { maxRows: options.maxRows, defaultRows: options.defaultRows },
+  });
+  const factory = createServerFactory(ctx);
+  const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
+  const tables = (await ctx.schema.get()).tables.length;
+  log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, read-only`);
+
+  if (!options.http) {
+    await runStdio(factory);
+    await ctx.close();
+    return;
+  }
+  const { server, url: endpoint } = await startHttp(factory, {
+    host: options.host,
+    port: options.port,
+    token: options.token,
+    allowedHosts: options.allowedHosts,
+  });
+  log(`listening on ${endpoint}`);
+  const stop = () => {
+    server.close();
+    server.closeAllConnections();
+    ctx.close().finally(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,34 @@
+import { SchemaCache } from './catalog/cache.js';
+import { engineForUrl } from './databases/index.js';
+import type { Limits, ToolContext } from './tools/tool.js';
+
+export interface DatabaseOptions {
+  url: string;
+  poolSize?: number;
+  /** seconds before the cached schema is reloaded in the background; 0 = only on demand */
+  schemaTtl?: number;
+  limits?: Partial<Limits>;
+}
+
+export const DEFAULT_LIMITS: Limits = { defaultRows: 100, maxRows: 1000 };
+
+/** A connected database with its cached schema: what every tool call shares. */
+export interface DatabaseContext extends ToolContext {
+  close(): Promise<void>;
+}
+
+/** Connects (loading only this engine's driver) and reads the schema once, so errors show at start. */
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseContext> {
+  const engine = engineForUrl(options.url);
+  const { db, close } = await engine.connect(options.url, { poolSize: options.poolSize ?? 10 });
+  const schema = new SchemaCache(engine, db, (options.schemaTtl ?? 60) * 1000);
+  try {
+    await schema.get();
+  } catch (error) {
+    await close().catch(() => {});
+    throw engine.mapError(error) ?? error;
+  }
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  limits.defaultRows = Math.min(limits.defaultRows, limits.maxRows);
+  return { engine, db, schema, limits, close };
+}

@@ -1,0 +1,61 @@
+import type { PortableType, Scalar } from '@mcp-db-bench/contract';
+import type { ToolError } from '@mcp-db-bench/contract';
+import type { Dialect, Kysely, SelectQueryBuilder } from 'kysely';
+import type { RawCatalog } from '../catalog/types.js';
+
+/** SQL families: engines in one family share a dialect and most facts (MariaDB joins mysql). */
+export type SqlFamily = 'postgres' | 'mysql' | 'mssql' | 'sqlite';
+
+// biome-ignore lint/suspicious/noExplicitAny: tables are discovered at run time
+export type AnyDb = Kysely<any>;
+// biome-ignore lint/suspicious/noExplicitAny: tables are discovered at run time
+export type AnySelect = SelectQueryBuilder<any, any, any>;
+
+export interface ConnectOptions {
+  /** most connections the pool opens */
+  poolSize: number;
+  /** create the database if it does not exist (SQLite files); off for servers, on for seeding */
+  create?: boolean;
+}
+
+export interface Connection {
+  db: AnyDb;
+  close(): Promise<void>;
+}
+
+/**
+ * Everything shared code needs to know about one engine. Each engine's folder exports one
+ * profile; shared code asks the profile and never switches on an engine name.
+ */
+export interface EngineProfile {
+  /** user-facing name, e.g. `postgres` */
+  readonly name: string;
+  readonly family: SqlFamily;
+  /** URL schemes that select this engine, without the colon */
+  readonly schemes: readonly string[];
+  /** npm packages the engine loads lazily; named in the error when one is missing */
+  readonly drivers: readonly string[];
+
+  /** Opens a pool (loading the driver now, not at import time). */
+  connect(url: string, options: ConnectOptions): Promise<Connection>;
+
+  /** A dialect that compiles but never connects: for compiled-SQL tests and offline checks. */
+  compileOnlyDialect(): Dialect;
+
+  /** Reads tables, views, columns, keys, foreign keys, indexes and row estimates. */
+  introspect(db: AnyDb): Promise<RawCatalog>;
+
+  /** Applies a row limit (`limit n` on most engines, `top n` on SQL Server). */
+  limit(query: AnySelect, n: number): AnySelect;
+
+  /**
+   * Turns a portable filter value into the parameter the driver binds for a column of this
+   * type (booleans as 1/0 where the engine has no boolean, timestamps in the stored text form
+   * on SQLite, big integers as BigInt where the driver wants them). Values were already checked
+   * against the type.
+   */
+  encodeParam(type: PortableType, value: Exclude<Scalar, null>): unknown;
+
+  /** Maps a driver error to a tool error, or undefined when it is not a known kind. */
+  mapError(error: unknown): ToolError | undefined;
+}

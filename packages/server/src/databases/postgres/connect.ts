@@ -1,0 +1,74 @@
+import {
+  type Dialect,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+} from 'kysely';
+import type { ConnectOptions, Connection } from '../engine.js';
+import { loadDriver } from '../load-driver.js';
+
+type Pg = typeof import('pg').default;
+
+/**
+ * Types whose exact text pg would turn into a lossy JS value (int8/numeric as Number,
+ * date/time types as Date with millisecond precision and a local-time guess), plus their
+ * arrays: shared code decodes these from the text PostgreSQL sends.
+ */
+const RAW_TEXT_OIDS = new Set([
+  20, // int8
+  1700, // numeric
+  1082, // date
+  1083, // time
+  1266, // timetz
+  1114, // timestamp
+  1184, // timestamptz
+  1186, // interval
+  1016, // int8[]
+  1231, // numeric[]
+  1182, // date[]
+  1183, // time[]
+  1270, // timetz[]
+  1115, // timestamp[]
+  1185, // timestamptz[]
+  1187, // interval[]
+]);
+const MONEY_OID = 790;
+
+const identity = (value: string): string => value;
+// With lc_monetary=C money prints as `-$1,234.56`: drop the symbol and separators.
+const moneyToDecimal = (value: string): string => value.replace(/[$,]/g, '');
+
+export async function connect(url: string, { poolSize }: ConnectOptions): Promise<Connection> {
+  const pg = await loadDriver<Pg>('postgres', 'pg');
+  const getTypeParser = ((oid: number, format?: 'text' | 'binary') => {
+    if (RAW_TEXT_OIDS.has(oid)) return identity;
+    if (oid === MONEY_OID) return moneyToDecimal;
+    return pg.types.getTypeParser(oid, format);
+  }) as Pg['types']['getTypeParser'];
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    application_name: 'mcp-db-server',
+    // UTC makes timestamptz text end in +00; C makes money text locale-independent
+    options: '-c TimeZone=UTC -c lc_monetary=C',
+    types: { getTypeParser },
+  });
+  // An idle client that loses its server makes the pool emit 'error'; unhandled, that would
+  // kill the process. The pool already discards the client, and the next query reports it.
+  pool.on('error', () => {});
+  const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  return { db, close: () => db.destroy() };
+}
+
+/** Compiles PostgreSQL SQL without a driver. */
+export function compileOnlyDialect(): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  };
+}

@@ -1,0 +1,84 @@
+import { type ErrorCode, ToolError } from '@mcp-db-bench/contract';
+
+/** Socket-level failures Node reports while opening or using a connection. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/**
+ * pg raises these itself, without a code, when a client or the pool is unusable. They are
+ * fixed strings of the driver (not server text, which may be localised), so matching them is
+ * as stable as matching a code.
+ */
+const CLIENT_GONE = [
+  'Connection terminated',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Cannot use a pool after calling end on the pool',
+  'timeout exceeded when trying to connect',
+];
+
+/** SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) by tool error. */
+const SQLSTATE: Readonly<Record<string, ErrorCode>> = {
+  '57014': 'timeout', // query_canceled: statement_timeout or a cancel request
+  '25006': 'read_only', // read_only_sql_transaction
+  '22P02': 'type_mismatch', // invalid_text_representation
+  '22003': 'type_mismatch', // numeric_value_out_of_range
+  '22007': 'type_mismatch', // invalid_datetime_format
+  '22008': 'type_mismatch', // datetime_field_overflow
+  '22001': 'type_mismatch', // string_data_right_truncation
+  '22021': 'type_mismatch', // character_not_in_repertoire
+  '22P05': 'type_mismatch', // untranslatable_character
+  '42804': 'type_mismatch', // datatype_mismatch
+  '42883': 'type_mismatch', // undefined_function: an operator applied to the wrong types
+};
+
+/** Maps a pg error to a tool error by its SQLSTATE or Node error code. */
+export function mapError(error: unknown): ToolError | undefined {
+  if (error instanceof ToolError) return error;
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  const message = error.message;
+
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return unavailable(error, message);
+  if (typeof code !== 'string' || !isSqlState(code)) {
+    if (CLIENT_GONE.some((text) => message.startsWith(text))) return unavailable(error, message);
+    return undefined;
+  }
+
+  const cls = code.slice(0, 2);
+  // 08 connection exception, 28 bad credentials, 53300 too many connections,
+  // 57P01-03 server shutting down or starting, 3D000 the database does not exist
+  if (cls === '08' || cls === '28' || code === '53300' || code === '3D000' || /^57P0[1-3]$/.test(code))
+    return unavailable(error, message);
+  if (code === '42P01' || code === '42703')
+    return new ToolError(
+      'database_error',
+      `${message} (the database schema may have changed: refresh the catalog)`,
+      { cause: error },
+    );
+  const mapped = SQLSTATE[code];
+  if (mapped === 'timeout')
+    return new ToolError('timeout', `The statement was cancelled: ${message}`, { cause: error });
+  return new ToolError(mapped ?? 'database_error', message, { cause: error });
+}
+
+function isSqlState(code: string): boolean {
+  return /^[0-9A-Z]{5}$/.test(code);
+}
+
+function unavailable(error: Error, detail: string): ToolError {
+  return new ToolError(
+    'database_unavailable',
+    `Cannot reach the PostgreSQL server: ${detail || 'connection failed'}. Check that it is running and that the connection URL (host, port, user, password, database) is right.`,
+    { cause: error },
+  );
+}

@@ -1,0 +1,22 @@
+import { ToolError } from '@mcp-db-bench/contract';
+
+/** better-sqlite3 throws SqliteError with SQLite's extended result code name. */
+export function mapError(error: unknown): ToolError | undefined {
+  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') return undefined;
+  const code = error.code;
+  const message = error.message;
+  if (!code.startsWith('SQLITE_')) return undefined;
+  if (code.startsWith('SQLITE_READONLY')) return new ToolError('read_only', `the database is read-only: ${message}`);
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new ToolError('database_unavailable', `the database is locked by another writer, try again: ${message}`);
+  }
+  if (code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_CORRUPT')) {
+    return new ToolError('database_unavailable', `the database file cannot be read: ${message}`);
+  }
+  if (code === 'SQLITE_INTERRUPT') return new ToolError('timeout', 'the statement was interrupted after its timeout');
+  if (/no such (table|column)/.test(message)) {
+    return new ToolError('database_error', `${message} (the schema may have changed; list_tables shows the current one)`);
+  }
+  if (code.startsWith('SQLITE_MISMATCH') || code.startsWith('SQLITE_TOOBIG')) return new ToolError('type_mismatch', message);
+  return new ToolError('database_error', message);
+}

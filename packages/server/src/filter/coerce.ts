@@ -1,0 +1,75 @@
+import { type Scalar, ToolError } from '@mcp-db-bench/contract';
+import type { PortableType } from '@mcp-db-bench/contract';
+import { timestamp } from '../output/decode.js';
+
+/** A filter, key or cursor value in its canonical form for the column's portable type. */
+export type Canonical = string | number | boolean;
+
+const EXAMPLES: Record<PortableType, string> = {
+  integer: 'an integer such as 42 (or "9007199254740993" past 2^53)',
+  decimal: 'a number such as 12.5 or "12.50"',
+  float: 'a number such as 1.5',
+  text: 'a string',
+  boolean: 'true or false',
+  date: 'a date such as "2024-05-01"',
+  time: 'a time such as "13:45:00"',
+  timestamp: 'an ISO-8601 timestamp such as "2024-05-01T13:45:00Z"',
+  binary: 'a base64 string',
+  json: 'nothing: json columns can only be tested with is null / is not null',
+  unknown: 'a string',
+};
+
+/**
+ * Checks a caller's value against a column's type and returns its canonical form, so the
+ * same literal binds the same way on every engine (and a wrong one fails before any SQL).
+ */
+export function coerceValue(type: PortableType, value: Exclude<Scalar, null>, where: string): Canonical {
+  const result = COERCE[type](value);
+  if (result === undefined) {
+    const shown = typeof value === 'string' ? `'${value.slice(0, 40)}'` : String(value);
+    throw new ToolError('type_mismatch', `${where}: ${shown} does not fit a ${type} column; expected ${EXAMPLES[type]}`);
+  }
+  return result;
+}
+
+const INTEGER = /^-?\d{1,40}$/;
+const DECIMAL = /^-?\d{1,40}(\.\d{1,40})?$/;
+
+const COERCE: Record<PortableType, (v: Exclude<Scalar, null>) => Canonical | undefined> = {
+  integer(v) {
+    if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
+    if (typeof v !== 'string' || !INTEGER.test(v.trim())) return undefined;
+    const big = BigInt(v.trim());
+    return big <= BigInt(Number.MAX_SAFE_INTEGER) && big >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
+  },
+  decimal(v) {
+    if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined;
+    return typeof v === 'string' && DECIMAL.test(v.trim()) ? v.trim() : undefined;
+  },
+  float(v) {
+    const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+    return Number.isFinite(n) ? n : undefined;
+  },
+  text: (v) => (typeof v === 'boolean' ? undefined : String(v)),
+  unknown: (v) => (typeof v === 'boolean' ? undefined : String(v)),
+  boolean(v) {
+    if (typeof v === 'boolean') return v;
+    if (v === 1 || v === 0) return v === 1;
+    if (typeof v === 'string' && /^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
+    return undefined;
+  },
+  date: (v) => (typeof v === 'string' && /^\d{4}-\d\d-\d\d$/.test(v) && validDate(v) ? v : undefined),
+  time: (v) => (typeof v === 'string' && /^\d\d:\d\d(:\d\d(\.\d{1,9})?)?$/.test(v) ? v : undefined),
+  timestamp(v) {
+    if (typeof v !== 'string') return undefined;
+    const canonical = timestamp(v);
+    return typeof canonical === 'string' && canonical.endsWith('Z') && validDate(canonical.slice(0, 10)) ? canonical : undefined;
+  },
+  binary: (v) => (typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v) ? v : undefined),
+  json: () => undefined,
+};
+
+function validDate(ymd: string): boolean {
+  const d = new Date(`${ymd}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(ymd);
+}

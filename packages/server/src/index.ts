@@ -1,0 +1,10 @@
+export { SchemaCache } from './catalog/cache.js';
+export type { Catalog, Column, Table } from './catalog/types.js';
+export { type DatabaseContext, type DatabaseOptions, DEFAULT_LIMITS, openDatabase } from './context.js';
+export { ENGINES, engineForUrl, redactUrl } from './databases/index.js';
+export type { AnyDb, Connection, ConnectOptions, EngineProfile, SqlFamily } from './databases/engine.js';
+export { parseFilter } from './filter/tree.js';
+export { callTool, createServerFactory } from './server.js';
+export { READ_TOOLS, type Limits, type ToolContext, type ToolDefinition } from './tools/index.js';
+export { type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
+export { runStdio } from './transports/stdio.js';

@@ -1,0 +1,63 @@
+import type { FilterNode, Row } from '@mcp-db-bench/contract';
+import { ToolError } from '@mcp-db-bench/contract';
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { Column, Table } from '../catalog/types.js';
+import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
+import { compileFilter, type OperandResolver } from '../filter/compile.js';
+import { parseFilter } from '../filter/tree.js';
+import { decodeValue } from '../output/decode.js';
+import { resolveColumn } from './names.js';
+
+/**
+ * `select ... from "table"`, naming the table and columns as identifiers (never parsing
+ * them as `schema.table` or `x as y`, which a discovered name may contain).
+ */
+export function selectFrom(db: AnyDb, table: Table, columns: readonly Column[]): AnySelect {
+  return db.selectFrom(sql.id(table.name).as('t')).select(columns.map((c) => sql.id(c.name).as(c.name)));
+}
+
+export function columnResolver(table: Table): OperandResolver {
+  return (name, path) => {
+    const column = resolveColumn(table, name, path);
+    return { expr: sql.id(column.name), type: column.type, scale: column.scale };
+  };
+}
+
+/** The caller's filter (either form), validated; undefined when absent. */
+export function readFilter(filter: string | Record<string, unknown> | undefined): FilterNode | undefined {
+  if (filter === undefined) return undefined;
+  return parseFilter(filter);
+}
+
+export function whereClause(
+  nodes: (FilterNode | undefined)[],
+  resolve: OperandResolver,
+  engine: EngineProfile,
+): RawBuilder<SqlBool> | undefined {
+  const present = nodes.filter((n): n is FilterNode => n !== undefined);
+  if (present.length === 0) return undefined;
+  return compileFilter(present.length === 1 ? present[0]! : { and: present }, resolve, engine);
+}
+
+/** Decodes the named columns of a driver row, in that order. */
+export function decodeRow(columns: readonly Column[], raw: Record<string, unknown>): Row {
+  const row: Row = {};
+  for (const c of columns) row[c.name] = decodeValue(c, raw[c.name]);
+  return row;
+}
+
+/** The caller's limit, defaulted and capped; the cap is reported through `truncated`. */
+export function effectiveLimit(requested: number | undefined, limits: { defaultRows: number; maxRows: number }): number {
+  return Math.min(requested ?? limits.defaultRows, limits.maxRows);
+}
+
+/** Columns whose values cannot order rows portably (no comparison on every engine). */
+export function orderable(c: Column): boolean {
+  return c.type !== 'json' && c.type !== 'binary' && c.type !== 'unknown';
+}
+
+export function requireOrderable(c: Column, where: string): Column {
+  if (!orderable(c)) throw new ToolError('invalid_argument', `${where}: cannot sort by ${c.name} (a ${c.type} column)`);
+  return c;
+}
+

@@ -1,0 +1,57 @@
+import { ToolError } from '@mcp-db-bench/contract';
+import { type CallToolResult, McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
+import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
+import { VERSION } from './version.js';
+
+const INSTRUCTIONS =
+  'Read-only access to one relational database through a uniform interface. ' +
+  'Call list_tables first, then describe_table for the tables you need, then query, get or aggregate. ' +
+  'Filters are expressions like `status = \'paid\' and total > 100` or the same as JSON; columns must exist. ' +
+  'Values come back portable: big integers and decimals as strings, timestamps as ISO-8601 UTC.';
+
+/** One server definition; every transport and both protocol eras are served from it. */
+export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): McpServerFactory {
+  return () => {
+    const server = new McpServer(
+      { name: 'mcp-db-server', title: 'mcp-db-bench database server', version: VERSION },
+      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    );
+    for (const tool of tools) {
+      server.registerTool(
+        tool.name,
+        {
+          title: tool.title,
+          description: tool.description,
+          inputSchema: tool.input,
+          outputSchema: tool.output,
+          annotations: tool.annotations,
+        },
+        (args: unknown) => callTool(tool, args, ctx),
+      );
+    }
+    return server;
+  };
+}
+
+/** Runs a tool and never throws: failures become `isError` results the agent can act on. */
+export async function callTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
+  try {
+    const data = (await tool.run(args as never, ctx)) as Record<string, unknown>;
+    return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
+  } catch (error) {
+    const failure = toToolError(error, ctx);
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure.toJSON()) }] };
+  }
+}
+
+function toToolError(error: unknown, ctx: ToolContext): ToolError {
+  if (error instanceof ToolError) return error;
+  const mapped = ctx.engine.mapError(error);
+  if (mapped) {
+    // A statement that named something the cached schema has is a sign the schema moved.
+    if (mapped.code === 'database_error') ctx.schema.refresh().catch(() => {});
+    return mapped;
+  }
+  process.stderr.write(`mcp-db-server: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);
+  return new ToolError('internal_error', `unexpected error: ${(error as Error)?.message ?? String(error)}`);
+}

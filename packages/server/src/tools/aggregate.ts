@@ -1,0 +1,151 @@
+import {
+  type AggregateInput,
+  type AggregateOutput,
+  type AggregateSpec,
+  type PortableValue,
+  TOOL_NAMES,
+  ToolError,
+  aggregateInput,
+  aggregateOutput,
+} from '@mcp-db-bench/contract';
+import { type Expression, type RawBuilder, sql } from 'kysely';
+import type { Catalog, Column, Table } from '../catalog/types.js';
+import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
+import type { Operand, OperandResolver } from '../filter/compile.js';
+import { type DecodeTarget, decodeValue } from '../output/decode.js';
+import { resolveColumn, resolveTable } from '../query/names.js';
+import { type OrderKey, orderTerms, parseOrderTerm } from '../query/order.js';
+import { columnResolver, effectiveLimit, orderable, readFilter, requireOrderable, whereClause } from '../query/select.js';
+import { type Limits, READ_ONLY, defineTool } from './tool.js';
+
+export const aggregate = defineTool({
+  name: TOOL_NAMES.aggregate,
+  title: 'Aggregate rows',
+  description:
+    'count, sum, avg, min and max over one table, optionally grouped, filtered before (filter) and after (having) grouping, sorted and limited. ' +
+    'avg is a number rounded to 6 decimal places; sum keeps the column type.',
+  input: aggregateInput,
+  output: aggregateOutput,
+  annotations: READ_ONLY,
+  async run(args, ctx) {
+    const plan = planAggregate(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);
+    return plan.finish((await plan.query.execute()) as Record<string, unknown>[]);
+  },
+});
+
+/** One output column: its SQL, how to render it, and whether it can be null. */
+interface Output extends Operand {
+  name: string;
+  nullable: boolean;
+  render(raw: unknown): PortableValue;
+}
+
+const NUMERIC = new Set(['integer', 'decimal', 'float']);
+
+export function planAggregate(args: AggregateInput, catalog: Catalog, engine: EngineProfile, db: AnyDb, limits: Limits) {
+  const table = resolveTable(catalog, args.table);
+  const groups = groupOutputs(table, args.group_by ?? []);
+  const outputs = [...groups];
+  args.aggregates.forEach((spec, i) => {
+    const out = aggregateOutput_(table, spec, `aggregates[${i}]`);
+    if (outputs.some((o) => o.name === out.name)) {
+      throw new ToolError('invalid_argument', `aggregates[${i}]: output name ${out.name} is taken; give it another with "as"`);
+    }
+    outputs.push(out);
+  });
+  const byName: OperandResolver = (name, path) => {
+    const out = outputs.find((o) => o.name === name) ?? outputs.find((o) => o.name.toLowerCase() === name.toLowerCase());
+    if (out) return out;
+    throw new ToolError('unknown_column', `${path}: '${name.slice(0, 80)}' is not an output; outputs: ${outputs.map((o) => o.name).join(', ')}`);
+  };
+  const limit = effectiveLimit(args.limit, limits);
+
+  let q: AnySelect = db.selectFrom(sql.id(table.name).as('t')).select(outputs.map((o) => (o.expr as RawBuilder<unknown>).as(o.name)));
+  const where = whereClause([readFilter(args.filter)], columnResolver(table), engine);
+  if (where) q = q.where(where);
+  if (groups.length) q = q.groupBy(groups.map((g) => g.expr));
+  const having = whereClause([readFilter(args.having)], (name, path) => byName(name, path.replace(/^filter/, 'having')), engine);
+  if (having) q = q.having(having);
+  for (const key of orderKeys(args.order_by ?? [], groups, byName)) {
+    for (const term of orderTerms(byName(key.name, 'order_by').expr, key)) q = q.orderBy(term);
+  }
+  q = engine.limit(q, limit + 1);
+
+  return {
+    query: q,
+    finish(raw: Record<string, unknown>[]): AggregateOutput {
+      const page = raw.slice(0, limit);
+      return {
+        columns: outputs.map((o) => o.name),
+        rows: page.map((r) => Object.fromEntries(outputs.map((o) => [o.name, o.render(r[o.name])]))),
+        truncated: raw.length > limit,
+      };
+    },
+  };
+}
+
+function groupOutputs(table: Table, names: readonly string[]): Output[] {
+  const outputs: Output[] = [];
+  names.forEach((name, i) => {
+    const c = requireOrderable(resolveColumn(table, name, `group_by[${i}]`), `group_by[${i}]`);
+    if (!outputs.some((o) => o.name === c.name)) outputs.push(columnOutput(c, sql.id(c.name), c));
+  });
+  return outputs;
+}
+
+function columnOutput(c: Column, expr: Expression<unknown>, target: DecodeTarget, name = c.name): Output {
+  return { name, expr, type: target.type, scale: target.scale, nullable: c.nullable, render: (raw) => decodeValue(target, raw) };
+}
+
+function aggregateOutput_(table: Table, spec: AggregateSpec, where: string): Output {
+  const { fn } = spec;
+  if (spec.column === undefined) {
+    if (fn !== 'count') throw new ToolError('invalid_argument', `${where}: ${fn} needs a column`);
+    const target: DecodeTarget = { type: 'integer', scale: null };
+    const name = spec.as ?? 'count';
+    return { name, expr: sql`count(*)`, ...target, nullable: false, render: (raw) => decodeValue(target, raw) };
+  }
+  const c = resolveColumn(table, spec.column, `${where}.column`);
+  const name = spec.as ?? `${fn}_${c.name}`;
+  const id = sql.id(c.name);
+  if ((fn === 'sum' || fn === 'avg') && !NUMERIC.has(c.type)) {
+    throw new ToolError('type_mismatch', `${where}: ${fn} needs a numeric column; ${c.name} is ${c.type}`);
+  }
+  if ((fn === 'min' || fn === 'max') && !orderable(c)) {
+    throw new ToolError('type_mismatch', `${where}: ${fn} cannot compare ${c.type} values (${c.name})`);
+  }
+  switch (fn) {
+    case 'count': {
+      const target: DecodeTarget = { type: 'integer', scale: null };
+      return { name, expr: sql`count(${id})`, ...target, nullable: false, render: (raw) => decodeValue(target, raw) };
+    }
+    case 'avg': {
+      // `* 1.0` keeps SQL Server from averaging integers with integer division.
+      const target: DecodeTarget = { type: 'float', scale: null };
+      return { name, expr: sql`avg(${id} * 1.0)`, ...target, nullable: true, render: roundAverage };
+    }
+    case 'sum':
+      return { ...columnOutput(c, sql`sum(${id})`, c, name), nullable: true };
+    default:
+      return { ...columnOutput(c, sql`${sql.raw(fn)}(${id})`, c, name), nullable: true };
+  }
+}
+
+/** Engines average in different arithmetic (exact decimal, double); six places make them agree. */
+function roundAverage(raw: unknown): PortableValue {
+  if (raw === null || raw === undefined) return null;
+  const n = Number(raw);
+  return Number.isFinite(n) ? Number(n.toFixed(6)) : String(raw);
+}
+
+/** The caller's sort keys over outputs, then the group columns so the order is total. */
+function orderKeys(terms: readonly string[], groups: readonly Output[], resolve: OperandResolver): OrderKey[] {
+  const keys: OrderKey[] = [];
+  terms.forEach((term, i) => {
+    const { name, direction } = parseOrderTerm(term, `order_by[${i}]`);
+    const out = resolve(name, `order_by[${i}]`) as Output;
+    if (!keys.some((k) => k.name === out.name)) keys.push({ name: out.name, direction, nullable: out.nullable });
+  });
+  for (const g of groups) if (!keys.some((k) => k.name === g.name)) keys.push({ name: g.name, direction: 'asc', nullable: g.nullable });
+  return keys;
+}

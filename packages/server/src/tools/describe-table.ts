@@ -1,0 +1,34 @@
+import { TOOL_NAMES, describeTableInput, describeTableOutput } from '@mcp-db-bench/contract';
+import { resolveTable } from '../query/names.js';
+import { READ_ONLY, defineTool } from './tool.js';
+
+export const describeTable = defineTool({
+  name: TOOL_NAMES.describeTable,
+  title: 'Describe a table',
+  description:
+    'Columns (portable type, nullability, default), primary key, foreign keys in both directions and indexes of one table or view.',
+  input: describeTableInput,
+  output: describeTableOutput,
+  annotations: READ_ONLY,
+  async run(args, ctx) {
+    const t = resolveTable(await ctx.schema.get(), args.table);
+    return {
+      name: t.name,
+      kind: t.kind,
+      rows: t.rows,
+      columns: t.columns.map((c) => ({
+        name: c.name,
+        type: c.type,
+        precision: c.precision,
+        scale: c.scale,
+        nullable: c.nullable,
+        default: c.default,
+        auto_increment: c.autoIncrement,
+      })),
+      primary_key: t.primaryKey,
+      foreign_keys: t.foreignKeys,
+      referenced_by: t.referencedBy,
+      indexes: t.indexes,
+    };
+  },
+});

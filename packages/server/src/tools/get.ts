@@ -1,0 +1,59 @@
+import { type FilterNode, type GetInput, type GetOutput, TOOL_NAMES, ToolError, getInput, getOutput } from '@mcp-db-bench/contract';
+import type { Catalog, Table } from '../catalog/types.js';
+import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
+import { resolveColumns, resolveTable } from '../query/names.js';
+import { columnResolver, decodeRow, selectFrom, whereClause } from '../query/select.js';
+import { READ_ONLY, defineTool } from './tool.js';
+
+export const get = defineTool({
+  name: TOOL_NAMES.get,
+  title: 'Get a row by primary key',
+  description: 'Reads one row by its primary key: a value, or {"column": value} for each column of a composite key.',
+  input: getInput,
+  output: getOutput,
+  annotations: READ_ONLY,
+  async run(args, ctx) {
+    const plan = planGet(args, await ctx.schema.get(), ctx.engine, ctx.db);
+    return plan.finish((await plan.query.execute()) as Record<string, unknown>[]);
+  },
+});
+
+export function planGet(args: GetInput, catalog: Catalog, engine: EngineProfile, db: AnyDb) {
+  const table = resolveTable(catalog, args.table);
+  const columns = resolveColumns(table, args.columns);
+  const match = keyFilter(table, args.key);
+  const query: AnySelect = selectFrom(db, table, columns).where(whereClause([match], columnResolver(table), engine)!);
+  return {
+    query,
+    finish(raw: Record<string, unknown>[]): GetOutput {
+      const first = raw[0];
+      return first ? { found: true, row: decodeRow(columns, first) } : { found: false, row: null };
+    },
+  };
+}
+
+/** `key` as an equality filter on every primary key column, checked against the key's shape. */
+export function keyFilter(table: Table, key: GetInput['key']): FilterNode {
+  const pk = table.primaryKey;
+  if (pk.length === 0) {
+    throw new ToolError('invalid_argument', `${table.name} has no primary key; use query with a filter instead`);
+  }
+  const shape = pk.length === 1 ? `a value for ${pk[0]}` : `{${pk.map((c) => `"${c}": value`).join(', ')}}`;
+  let values: Record<string, unknown>;
+  if (key !== null && typeof key === 'object') values = key;
+  else if (pk.length === 1) values = { [pk[0]!]: key };
+  else throw new ToolError('invalid_argument', `key: ${table.name} has a composite primary key; pass ${shape}`);
+
+  const given = Object.keys(values);
+  const extra = given.filter((k) => !pk.includes(k));
+  const missing = pk.filter((k) => !(k in values));
+  if (extra.length || missing.length) {
+    throw new ToolError('invalid_argument', `key: the primary key of ${table.name} is (${pk.join(', ')}); pass ${shape}`);
+  }
+  const parts: FilterNode[] = pk.map((column) => {
+    const value = values[column] as GetInput['key'];
+    if (value === null) throw new ToolError('invalid_argument', `key.${column}: a primary key value cannot be null`);
+    return { column, op: '=', value: value as string | number | boolean };
+  });
+  return parts.length === 1 ? parts[0]! : { and: parts };
+}

@@ -1,0 +1,32 @@
+import { TOOL_NAMES, listTablesInput, listTablesOutput } from '@mcp-db-bench/contract';
+import type { Table } from '../catalog/types.js';
+import { READ_ONLY, defineTool } from './tool.js';
+
+export const listTables = defineTool({
+  name: TOOL_NAMES.listTables,
+  title: 'List tables',
+  description:
+    'Lists the tables and views you can read, with row counts and a one-line summary of keys and relations. Start here, then describe_table.',
+  input: listTablesInput,
+  output: listTablesOutput,
+  annotations: READ_ONLY,
+  async run(_args, ctx) {
+    const catalog = await ctx.schema.get();
+    return {
+      tables: catalog.tables.map((t) => ({ name: t.name, kind: t.kind, rows: t.rows, summary: summarize(t) })),
+    };
+  },
+});
+
+/** "5 columns; key id; references customers; referenced by order_items, reviews" */
+export function summarize(t: Table): string {
+  const parts = [`${t.columns.length} columns`];
+  if (t.primaryKey.length) parts.push(`key ${t.primaryKey.join(', ')}`);
+  const refs = unique(t.foreignKeys.map((f) => f.table));
+  if (refs.length) parts.push(`references ${refs.join(', ')}`);
+  const by = unique(t.referencedBy.map((f) => f.table));
+  if (by.length) parts.push(`referenced by ${by.join(', ')}`);
+  return parts.join('; ');
+}
+
+const unique = (xs: string[]) => [...new Set(xs)];

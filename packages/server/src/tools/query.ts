@@ -1,0 +1,101 @@
+import { TOOL_NAMES, type QueryInput, type QueryOutput, queryInput, queryOutput } from '@mcp-db-bench/contract';
+import { type SqlBool, sql } from 'kysely';
+import type { Catalog, Column } from '../catalog/types.js';
+import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
+import { decodeCursor, encodeCursor, fingerprint, keysetAfter } from '../query/cursor.js';
+import { resolveColumn, resolveColumns, resolveTable } from '../query/names.js';
+import { type OrderKey, orderTerms, parseOrderTerm } from '../query/order.js';
+import {
+  columnResolver,
+  decodeRow,
+  effectiveLimit,
+  orderable,
+  readFilter,
+  requireOrderable,
+  selectFrom,
+  whereClause,
+} from '../query/select.js';
+import { type Limits, READ_ONLY, defineTool } from './tool.js';
+
+export const query = defineTool({
+  name: TOOL_NAMES.query,
+  title: 'Query rows',
+  description:
+    'Reads rows of one table: choose columns, filter, sort and limit. Unsorted results come in primary key order. ' +
+    'When truncated is true, pass next_cursor back as cursor (with the same table, filter and order_by) for the next page.',
+  input: queryInput,
+  output: queryOutput,
+  annotations: READ_ONLY,
+  async run(args, ctx) {
+    const plan = planQuery(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);
+    return plan.finish((await plan.query.execute()) as Record<string, unknown>[]);
+  },
+});
+
+export interface QueryPlan {
+  query: AnySelect;
+  finish(rows: Record<string, unknown>[]): QueryOutput;
+}
+
+/** Builds the statement (without running it) and the function that shapes its rows. */
+export function planQuery(args: QueryInput, catalog: Catalog, engine: EngineProfile, db: AnyDb, limits: Limits): QueryPlan {
+  const table = resolveTable(catalog, args.table);
+  const columns = resolveColumns(table, args.columns);
+  const keys = orderKeys(table.columns, table.primaryKey, args.order_by ?? [], (n, w) => resolveColumn(table, n, w));
+  const filter = readFilter(args.filter);
+  const fp = fingerprint([table.name, keys, filter ?? null]);
+  const after = args.cursor ? keysetAfter(keys, decodeCursor(args.cursor, fp, keys.length)) : undefined;
+  const limit = effectiveLimit(args.limit, limits);
+
+  // Sort keys the caller did not ask for are still read: the cursor is made of them.
+  const keyColumns = keys.map((k) => table.column.get(k.name)!);
+  const read = [...columns, ...keyColumns.filter((k) => !columns.includes(k))];
+  let q = selectFrom(db, table, read);
+  const resolve = columnResolver(table);
+  // No row can follow the cursor: ask for none rather than for everything.
+  const where = after === null ? sql<SqlBool>`1 = 0` : whereClause([filter, after], resolve, engine);
+  if (where) q = q.where(where);
+  for (const key of keys) for (const term of orderTerms(sql.id(key.name), key)) q = q.orderBy(term);
+  q = engine.limit(q, limit + 1);
+
+  return {
+    query: q,
+    finish(raw) {
+      const truncated = raw.length > limit;
+      const page = truncated ? raw.slice(0, limit) : raw;
+      const last = page.at(-1);
+      const next = truncated && last ? encodeCursor(fp, keyColumns.map((c) => decodeRow([c], last)[c.name]!)) : null;
+      return {
+        columns: columns.map((c) => c.name),
+        rows: page.map((r) => decodeRow(columns, r)),
+        truncated,
+        next_cursor: next,
+      };
+    },
+  };
+}
+
+/**
+ * The caller's sort keys, then the primary key as a tie-breaker, so every order is total
+ * (and a keyset cursor exact). Key-less tables and views fall back to every sortable column.
+ */
+export function orderKeys(
+  all: readonly Column[],
+  primaryKey: readonly string[],
+  terms: readonly string[],
+  resolve: (name: string, where: string) => Column,
+): OrderKey[] {
+  const keys: OrderKey[] = [];
+  terms.forEach((term, i) => {
+    const where = `order_by[${i}]`;
+    const { name, direction } = parseOrderTerm(term, where);
+    const column = requireOrderable(resolve(name, where), where);
+    if (!keys.some((k) => k.name === column.name)) keys.push({ name: column.name, direction, nullable: column.nullable });
+  });
+  const tieBreak = primaryKey.length ? primaryKey.map((n) => all.find((c) => c.name === n)!) : all.filter(orderable);
+  for (const c of tieBreak) {
+    if (!keys.some((k) => k.name === c.name)) keys.push({ name: c.name, direction: 'asc', nullable: c.nullable });
+  }
+  return keys;
+}
+

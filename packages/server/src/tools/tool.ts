@@ -1,0 +1,43 @@
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
+import type { z } from 'zod';
+import type { SchemaCache } from '../catalog/cache.js';
+import type { AnyDb, EngineProfile } from '../databases/engine.js';
+
+/** Row limits every read tool obeys. */
+export interface Limits {
+  /** rows returned when the caller gives no limit */
+  defaultRows: number;
+  /** the most rows one call returns; larger limits are capped to it */
+  maxRows: number;
+}
+
+/** What a tool needs to answer: the engine's facts, the pool and the cached schema. */
+export interface ToolContext {
+  engine: EngineProfile;
+  db: AnyDb;
+  schema: SchemaCache;
+  limits: Limits;
+}
+
+/** One MCP tool: its contract and a handler that returns data or throws a ToolError. */
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  run(args: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;
+}
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition<I, O> {
+  return tool;
+}
+
+/** Every read tool only reads, is safe to repeat and touches nothing outside the database. */
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
