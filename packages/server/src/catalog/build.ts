@@ -15,7 +15,9 @@ export function buildCatalog(raw: RawCatalog, exactCounts: ReadonlyMap<string, n
     const columns: Column[] = raw.columns
       .filter((c) => c.table === t.name)
       .sort((a, b) => a.ordinal - b.ordinal)
-      .map(({ table: _t, ordinal: _o, ...c }) => c);
+      // Engines disagree on whether a view column can be null (MariaDB and SQL Server look
+      // through to the base table, PostgreSQL and SQLite do not); say what all can promise.
+      .map(({ table: _t, ordinal: _o, ...c }) => (t.kind === 'view' ? { ...c, nullable: true } : c));
     tables.set(t.name, {
       name: t.name,
       kind: t.kind,

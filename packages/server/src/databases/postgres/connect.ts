@@ -51,6 +51,8 @@ export async function connect(url: string, { poolSize }: ConnectOptions): Promis
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    // pg waits forever by default; the other drivers give up after 10-15 s
+    connectionTimeoutMillis: 15_000,
     application_name: 'mcp-db-server',
     // UTC makes timestamptz text end in +00; C makes money text locale-independent
     options: '-c TimeZone=UTC -c lc_monetary=C',

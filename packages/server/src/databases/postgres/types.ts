@@ -49,7 +49,7 @@ export function numericPrecision(
 }
 
 const CAST_SUFFIX = String.raw`(?:::(?:"[^"]*"|[\w .,()[\]])+)*`;
-const STRING_LITERAL = new RegExp(String.raw`^(E?)'((?:[^']|'')*)'${CAST_SUFFIX}$`, 's');
+const STRING_LITERAL = new RegExp(`^(E?)'((?:[^']|'')*)'${CAST_SUFFIX}$`, 's');
 const NULL_LITERAL = new RegExp(`^null${CAST_SUFFIX}$`, 'i');
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
 const NOW =

@@ -3,12 +3,12 @@ import type { RawCatalog, RawColumn } from '../../catalog/types.js';
 import type { AnyDb } from '../engine.js';
 import { normalizeDefault, portableType } from './types.js';
 
-const USER_OBJECTS = sql`select name, type from sqlite_schema where type in ('table', 'view') and name not like 'sqlite_%'`;
+const USER_OBJECTS = sql`select name, type, sql from sqlite_schema where type in ('table', 'view') and name not like 'sqlite_%'`;
 
 /** Four queries over SQLite's table-valued pragmas, whatever the number of tables. */
 export async function introspect(db: AnyDb): Promise<RawCatalog> {
   const [objects, columns, foreignKeys, indexColumns] = await Promise.all([
-    sql<{ name: string; type: string }>`${USER_OBJECTS} order by name`.execute(db),
+    sql<{ name: string; type: string; sql: string | null }>`${USER_OBJECTS} order by name`.execute(db),
     sql<{ tbl: string; cid: bigint; name: string; type: string; notnull: bigint; dflt_value: string | null; pk: bigint }>`
       select m.name as tbl, p.cid, p.name, p.type, p."notnull", p.dflt_value, p.pk
       from (${USER_OBJECTS}) m join pragma_table_info(m.name) p order by m.name, p.cid`.execute(db),
@@ -53,8 +53,10 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
   for (const [table, cols] of pk) {
     cols.sort((a, b) => a.pos - b.pos);
     raw.primaryKeys.push({ table, columns: cols.map((c) => c.col) });
-    // An INTEGER PRIMARY KEY is the rowid: SQLite assigns it when an insert leaves it out.
-    if (cols.length === 1 && cols[0]!.type.toUpperCase() === 'INTEGER') {
+    // Any INTEGER PRIMARY KEY is the rowid, but only AUTOINCREMENT promises what serial and
+    // identity columns do elsewhere (never reusing a key), so only that one is reported.
+    const ddl = objects.rows.find((o) => o.name === table)?.sql ?? '';
+    if (cols.length === 1 && cols[0]!.type.toUpperCase() === 'INTEGER' && /\bautoincrement\b/i.test(ddl)) {
       const column = raw.columns.find((c) => c.table === table && c.name === cols[0]!.col)!;
       column.autoIncrement = true;
     }

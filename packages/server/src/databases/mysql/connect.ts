@@ -1,0 +1,73 @@
+import {
+  CompiledQuery,
+  type Dialect,
+  DummyDriver,
+  Kysely,
+  MysqlAdapter,
+  MysqlDialect,
+  MysqlIntrospector,
+  MysqlQueryCompiler,
+} from 'kysely';
+import type { ConnectOptions, Connection } from '../engine.js';
+import { loadDriver } from '../load-driver.js';
+
+type Mysql2 = typeof import('mysql2');
+type TypeCast = Exclude<NonNullable<import('mysql2').PoolOptions['typeCast']>, boolean>;
+
+/** Options that keep values lossless; a URL may not override them (mysql2 lets it). */
+const FIXED = {
+  supportBigNumbers: true,
+  bigNumberStrings: true, // BIGINT and DECIMAL as exact strings
+  decimalNumbers: false,
+  dateStrings: true, // DATE/DATETIME/TIMESTAMP as their text, never a local-time Date
+  timezone: 'Z',
+  charset: 'utf8mb4',
+} as const;
+
+/** `mariadb://` and friends are the same wire protocol; mysql2 only needs host, user and so on. */
+export function toMysql2Url(url: string): string {
+  const parsed = new URL(url.replace(/^[a-z][a-z0-9+.-]*:/i, 'mysql:'));
+  for (const key of Object.keys(FIXED)) parsed.searchParams.delete(key);
+  return parsed.toString();
+}
+
+// BIT(1) arrives as a one-byte Buffer; read it as the boolean it stands for.
+const typeCast: TypeCast = (field, next) => {
+  if (field.type === 'BIT' && field.length === 1) {
+    const bytes = field.buffer();
+    return bytes === null ? null : bytes[0] === 1;
+  }
+  return next();
+};
+
+export async function connect(url: string, { poolSize }: ConnectOptions): Promise<Connection> {
+  const mysql = await loadDriver<Mysql2>('mysql', 'mysql2');
+  const pool = mysql.createPool({
+    uri: toMysql2Url(url),
+    connectionLimit: poolSize,
+    ...FIXED,
+    typeCast,
+  });
+  const db = new Kysely({
+    dialect: new MysqlDialect({
+      pool,
+      // cancels a query from its own connection instead of waiting for a free pooled one
+      controlConnection: mysql.createConnection,
+      // TIMESTAMP columns are converted to the session zone on read: make it UTC
+      onCreateConnection: async (connection) => {
+        await connection.executeQuery(CompiledQuery.raw("set time_zone = '+00:00'"));
+      },
+    }),
+  });
+  return { db, close: () => db.destroy() };
+}
+
+/** Compiles MySQL SQL without a driver. */
+export function compileOnlyDialect(): Dialect {
+  return {
+    createAdapter: () => new MysqlAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new MysqlIntrospector(db),
+    createQueryCompiler: () => new MysqlQueryCompiler(),
+  };
+}

@@ -1,0 +1,18 @@
+import type { EngineProfile } from '../engine.js';
+import { compileOnlyDialect, connect } from './connect.js';
+import { mapError } from './errors.js';
+import { introspect } from './introspect.js';
+import { encodeParam } from './types.js';
+
+export const mysql: EngineProfile = {
+  name: 'mysql',
+  family: 'mysql',
+  schemes: ['mysql'],
+  drivers: ['mysql2'],
+  connect,
+  compileOnlyDialect,
+  introspect,
+  limit: (query, n) => query.limit(n),
+  encodeParam,
+  mapError,
+};

@@ -1,0 +1,99 @@
+import { Kysely } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { ENGINES } from '../src/databases/index.js';
+import { planAggregate } from '../src/tools/aggregate.js';
+import { planGet } from '../src/tools/get.js';
+import { planQuery } from '../src/tools/query.js';
+import { shopCatalog } from './support/shop.js';
+
+/**
+ * The SQL each tool compiles to, per engine, without a server. This is how SQL Server is
+ * covered on machines that cannot run it (its live tests run where MSSQL_URL is set), and
+ * it pins down that caller text only ever arrives as parameters.
+ */
+const catalog = shopCatalog();
+const limits = { defaultRows: 100, maxRows: 1000 };
+const engine = (name: string) => ENGINES.find((e) => e.name === name)!;
+const compileWith = (name: string) => {
+  const e = engine(name);
+  const db = new Kysely({ dialect: e.compileOnlyDialect() });
+  return { e, db };
+};
+
+describe('mssql', () => {
+  const { e, db } = compileWith('mssql');
+
+  it('query: top n+1, bracketed names, @-parameters, nulls-first case terms, primary key tie-break', () => {
+    const plan = planQuery(
+      { table: 'orders', columns: ['id', 'note'], filter: "customer_id = 3 and note like '50\\%%'", order_by: ['note desc'], limit: 10 },
+      catalog,
+      e,
+      db,
+      limits,
+    );
+    const { sql, parameters } = plan.query.compile();
+    expect(sql).toBe(
+      'select top(11) "id" as "id", "note" as "note" from "orders" as "t" ' +
+        `where ("customer_id" = @1 and "note" like @2 escape '!') ` +
+        'order by case when "note" is null then 0 else 1 end desc, "note" desc, "id" asc',
+    );
+    expect(parameters).toEqual([3, '50!%%']);
+  });
+
+  it('query: a cursor becomes a keyset predicate, not an offset', () => {
+    const first = planQuery({ table: 'orders', columns: ['id'], order_by: ['placed_at desc'], limit: 2 }, catalog, e, db, limits);
+    const page = first.finish([
+      { id: 9, placed_at: '2023-01-14 12:00:00.009' },
+      { id: 8, placed_at: '2023-01-13 00:00:00.008' },
+      { id: 7, placed_at: '2023-01-11 12:00:00.007' },
+    ]);
+    expect(page.truncated).toBe(true);
+    const next = planQuery({ table: 'orders', columns: ['id'], order_by: ['placed_at desc'], limit: 2, cursor: page.next_cursor! }, catalog, e, db, limits);
+    const { sql, parameters } = next.query.compile();
+    expect(sql).toContain('where ("placed_at" < @1 or ("placed_at" = @2 and "id" > @3))');
+    expect(parameters).toEqual(['2023-01-13T00:00:00.008Z', '2023-01-13T00:00:00.008Z', 8].map((p) => (typeof p === 'string' ? e.encodeParam('timestamp', p) : p)));
+  });
+
+  it('get: a composite key', () => {
+    const { sql, parameters } = planGet({ table: 'order_items', key: { order_id: 7, line_no: 2 } }, catalog, e, db).query.compile();
+    expect(sql).toBe(
+      'select "order_id" as "order_id", "line_no" as "line_no", "sku" as "sku", "qty" as "qty", "price" as "price" from "order_items" as "t" where ("order_id" = @1 and "line_no" = @2)',
+    );
+    expect(parameters).toEqual([7, 2]);
+  });
+
+  it('aggregate: group, having on an output, order by an output, averages without integer division', () => {
+    const plan = planAggregate(
+      {
+        table: 'orders',
+        aggregates: [{ fn: 'count', as: 'n' }, { fn: 'avg', column: 'total' }],
+        group_by: ['customer_id'],
+        having: 'n >= 5',
+        order_by: ['n desc'],
+        limit: 3,
+      },
+      catalog,
+      e,
+      db,
+      limits,
+    );
+    const { sql, parameters } = plan.query.compile();
+    expect(sql).toBe(
+      'select top(4) "customer_id" as "customer_id", count(*) as "n", avg("total" * 1.0) as "avg_total" from "orders" as "t" ' +
+        'group by "customer_id" having count(*) >= @1 order by count(*) desc, "customer_id" asc',
+    );
+    expect(parameters).toEqual([5]);
+  });
+});
+
+describe.each(['postgres', 'mysql', 'sqlite'])('%s', (name) => {
+  const { e, db } = compileWith(name);
+
+  it('query compiles with limit n+1 and parameters only', () => {
+    const { sql, parameters } = planQuery({ table: 'orders', columns: ['id'], filter: "status in ('paid', 'x''; drop table orders --')" }, catalog, e, db, limits).query.compile();
+    expect(sql).toMatch(/ limit (\$\d+|\?)$/);
+    expect(sql).not.toContain('drop');
+    expect(parameters).toContain("x'; drop table orders --");
+    expect(parameters.at(-1)).toBe(101);
+  });
+});

@@ -1,0 +1,85 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+/** The built bin, exactly as `npx @mcp-db-bench/server` runs it. */
+export const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+
+export type Era = 'modern' | 'legacy';
+export type TransportKind = 'stdio' | 'http';
+export const MODERN_REVISION = '2026-07-28';
+
+export interface HttpServer {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts the bin with --http on a free port and waits for its "listening on" line. */
+export async function startHttpServer(dbUrl: string, extraArgs: string[] = []): Promise<HttpServer> {
+  const child = spawn(process.execPath, [BIN, '--url', dbUrl, '--http', '--port', '0', ...extraArgs], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 30_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+      const m = /listening on (\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${stderr}`));
+    });
+  });
+  return {
+    endpoint,
+    process: child,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A real SDK client over a real transport, pinned to one protocol era. */
+export async function connectClient(kind: TransportKind, era: Era, target: { dbUrl: string; endpoint?: string }): Promise<Client> {
+  const client = new Client(
+    { name: 'mcp-db-bench-tests', version: '0.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_REVISION } } } : {},
+  );
+  const transport =
+    kind === 'stdio'
+      ? new StdioClientTransport({ command: process.execPath, args: [BIN, '--url', target.dbUrl], stderr: 'pipe' })
+      : new StreamableHTTPClientTransport(new URL(target.endpoint!));
+  await client.connect(transport);
+  return client;
+}
+
+export interface CallOutcome {
+  isError: boolean;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Calls a tool and returns its JSON, after checking that the text block and
+ * structuredContent say the same thing (clients differ in which one they read).
+ */
+export async function callJson(client: Client, name: string, args: Record<string, unknown>): Promise<CallOutcome> {
+  const result = await client.callTool({ name, arguments: args });
+  const content = result.content as { type: string; text: string }[];
+  const text = content.find((c) => c.type === 'text')?.text;
+  if (text === undefined) throw new Error(`${name}: no text content`);
+  const data = JSON.parse(text) as Record<string, unknown>;
+  if (!result.isError && JSON.stringify(result.structuredContent) !== text) {
+    throw new Error(`${name}: structuredContent and text differ`);
+  }
+  return { isError: result.isError === true, data };
+}
