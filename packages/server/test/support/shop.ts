@@ -151,7 +151,7 @@ export function shopCatalog(): Catalog {
   const raw: RawCatalog = { tables: [], columns: [], primaryKeys: [], foreignKeys: [], indexes: [] };
   for (const t of SHOP) {
     raw.tables.push({ name: t.name, kind: 'table', rowEstimate: null });
-    t.columns.forEach(([name, type, nullability, dflt], i) =>
+    t.columns.forEach(([name, type, nullability, dflt], i) => {
       raw.columns.push({
         table: t.name,
         name,
@@ -163,8 +163,8 @@ export function shopCatalog(): Catalog {
         nullable: nullability === 'null',
         default: dflt?.replaceAll("'", '') ?? null,
         autoIncrement: false,
-      }),
-    );
+      });
+    });
     raw.primaryKeys.push({ table: t.name, columns: t.primaryKey });
     for (const r of t.references ?? []) raw.foreignKeys.push({ table: t.name, columns: r.columns, refTable: r.table, refColumns: r.to });
   }
