@@ -1,5 +1,5 @@
 import { ToolError } from '@mcp-db-bench/contract';
-import { type CallToolResult, McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
+import { type CallToolResult, McpServer, type McpServerFactory, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
 
@@ -11,6 +11,7 @@ const INSTRUCTIONS =
 
 /** One server definition; every transport and both protocol eras are served from it. */
 export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): McpServerFactory {
+  const schemas = new Map(tools.map((t) => [t, { input: memoizeJsonSchema(t.input), output: memoizeJsonSchema(t.output) }]));
   return () => {
     const server = new McpServer(
       { name: 'mcp-db-server', title: 'mcp-db-bench database server', version: VERSION },
@@ -22,8 +23,8 @@ export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefini
         {
           title: tool.title,
           description: tool.description,
-          inputSchema: tool.input,
-          outputSchema: tool.output,
+          inputSchema: schemas.get(tool)!.input,
+          outputSchema: schemas.get(tool)!.output,
           annotations: tool.annotations,
         },
         (args: unknown) => callTool(tool, args, ctx),
@@ -32,6 +33,31 @@ export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefini
     return server;
   };
 }
+
+/**
+ * The SDK serves every HTTP request from a fresh server instance and converts each tool's
+ * schema to JSON Schema on every request (about a third of a `get`'s server CPU). The
+ * schemas never change, so convert each once and hand the SDK the remembered answer.
+ */
+export function memoizeJsonSchema<T extends StandardSchemaWithJSON>(schema: T): T {
+  const std = schema['~standard'];
+  const memo = new Map<string, unknown>();
+  const remembered =
+    (io: 'input' | 'output') =>
+    (options: StandardJSONSchemaV1Options): Record<string, unknown> => {
+      const key = `${io} ${options.target}`;
+      // `$schema` names the draft on every schema of every tool: tokens an agent pays for, no information.
+      if (!memo.has(key)) memo.set(key, withoutDraft(std.jsonSchema[io](options)));
+      return memo.get(key) as Record<string, unknown>;
+    };
+  return { '~standard': { ...std, jsonSchema: { input: remembered('input'), output: remembered('output') } } } as T;
+}
+
+function withoutDraft({ $schema: _, ...rest }: Record<string, unknown>): Record<string, unknown> {
+  return rest;
+}
+
+type StandardJSONSchemaV1Options = Parameters<StandardSchemaWithJSON['~standard']['jsonSchema']['input']>[0];
 
 /** Runs a tool and never throws: failures become `isError` results the agent can act on. */
 export async function callTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<CallToolResult> {

@@ -19,8 +19,8 @@ export const aggregateInput = z.object({
   table: tableArg,
   aggregates: z.array(aggregateSpecSchema).min(1).max(32),
   group_by: z.array(z.string().min(1).max(256)).max(16).optional(),
-  filter: filterArg.optional(),
-  having: filterArg.optional().describe('Filter on aggregate output names and group_by columns.'),
+  filter: filterArg.optional().describe('Row filter before grouping; the same syntax as query.filter.'),
+  having: filterArg.optional().describe('Filter after grouping, on output names; the same syntax as query.filter.'),
   order_by: orderByArg.optional().describe('Sort by output names or group_by columns. Default: group_by columns.'),
   limit: limitArg.optional(),
 });

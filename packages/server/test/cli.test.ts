@@ -1,0 +1,254 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from './support/mcp.js';
+
+/**
+ * The built bin as a user runs it from a shell: options, environment variables and the
+ * single error boundary (one actionable line on stderr, exit 1, never a stack trace).
+ * Every run gets a clean environment (PATH only) unless a test adds variables, so an
+ * MCP_DB_URL or DATABASE_URL of the developer's shell cannot leak in.
+ */
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? '', ...extra });
+
+/** Runs the bin with stdin closed at once (so stdio mode ends as soon as it has started). */
+function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv(), timeout = 20_000): Promise<Run> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env, timeout }, (_error, stdout, stderr) => {
+      resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr, ms: Date.now() - started });
+    });
+    child.stdin?.end();
+  });
+}
+
+/** stderr as lines, without the trailing newline. */
+const lines = (text: string) => text.replace(/\n$/, '').split('\n');
+/** A V8 stack frame line, as `console.error(error)` or an uncaught throw would print. */
+const STACK_FRAME = /^\s+at .+[(:]/m;
+
+/** Asserts the error boundary's shape: exit 1, nothing on stdout, exactly one `mcp-db-server:` line. */
+function expectOneLineFailure(result: Run): string {
+  expect(result.signal, result.stderr).toBeNull();
+  expect(result.code, result.stderr).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(lines(result.stderr), result.stderr).toHaveLength(1);
+  expect(result.stderr).not.toMatch(STACK_FRAME);
+  expect(result.stderr).toMatch(/^mcp-db-server: \S/);
+  return result.stderr.trim();
+}
+
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+let dir = '';
+/** Three user objects (two tables and a view) and one table: told apart by the start-up line's count. */
+let threeObjects = '';
+let oneTable = '';
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mcp-db-cli-'));
+  threeObjects = join(dir, 'three.db');
+  const a = new Database(threeObjects);
+  a.exec(`
+    create table customers (id integer primary key, name text not null);
+    create table orders (id integer primary key, customer_id integer references customers(id));
+    create view customer_names as select name from customers;
+    insert into customers (name) values ('Ada'), ('Bob');
+  `);
+  a.close();
+  oneTable = join(dir, 'one.db');
+  const b = new Database(oneTable);
+  b.exec('create table items (id integer primary key, label text)');
+  b.close();
+});
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The start-up line stdio mode prints before serving: engine, redacted URL, object count. */
+const startupLine = (url: string, count: number) =>
+  `mcp-db-server: sqlite ${url}: ${count} tables and views, read-only`;
+
+describe('help and version', () => {
+  it('--help exits 0 and documents every option and its environment variable', async () => {
+    const result = await run(['--help']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    const options = ['--url', '--http', '--host', '--port', '--token', '--allowed-hosts', '--max-rows', '--default-rows', '--pool-size', '--schema-ttl'];
+    for (const option of options) expect(result.stdout).toMatch(new RegExp(`^\\s+${option}\\b`, 'm'));
+    const envVars = ['MCP_DB_URL', 'MCP_DB_HTTP', 'MCP_DB_HOST', 'MCP_DB_PORT', 'MCP_DB_TOKEN', 'MCP_DB_ALLOWED_HOSTS', 'MCP_DB_MAX_ROWS', 'MCP_DB_DEFAULT_ROWS', 'MCP_DB_POOL_SIZE', 'MCP_DB_SCHEMA_TTL', 'DATABASE_URL'];
+    for (const name of envVars) expect(result.stdout).toMatch(new RegExp(`\\b${name}\\b`));
+    // every supported scheme is named where the URL is explained
+    for (const scheme of ['postgres://', 'mysql://', 'mariadb://', 'mssql://', 'sqlserver://', 'sqlite:']) expect(result.stdout).toContain(scheme);
+  });
+
+  it('--version prints the package.json version', async () => {
+    const result = await run(['--version']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${VERSION}\n`);
+    expect(result.stderr).toBe('');
+  });
+});
+
+describe('where the database URL comes from', () => {
+  it('fails with one actionable line when no URL is given anywhere', async () => {
+    const result = await run([]);
+    expect(result.code).not.toBe(0);
+    expect(result.code).not.toBeNull();
+    expect(result.stdout).toBe('');
+    expect(lines(result.stderr)).toHaveLength(1);
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+    expect(result.stderr).toContain('--url');
+    expect(result.stderr).toContain('MCP_DB_URL');
+    expect(result.stderr).toMatch(/no database/i);
+  });
+
+  it('uses MCP_DB_URL', async () => {
+    const url = `sqlite:${threeObjects}`;
+    const result = await run([], cleanEnv({ MCP_DB_URL: url }));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(lines(result.stderr)).toEqual([startupLine(url, 3)]);
+  });
+
+  it('uses DATABASE_URL when neither --url nor MCP_DB_URL is set', async () => {
+    const url = `sqlite:${oneTable}`;
+    const result = await run([], cleanEnv({ DATABASE_URL: url }));
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stderr)).toEqual([startupLine(url, 1)]);
+  });
+
+  it('prefers --url over MCP_DB_URL, and MCP_DB_URL over DATABASE_URL', async () => {
+    const three = `sqlite:${threeObjects}`;
+    const one = `sqlite:${oneTable}`;
+    const byEnv = await run([], cleanEnv({ MCP_DB_URL: three, DATABASE_URL: 'foo://never-used' }));
+    expect(byEnv.code, byEnv.stderr).toBe(0);
+    expect(lines(byEnv.stderr)).toEqual([startupLine(three, 3)]);
+    const byFlag = await run(['--url', one], cleanEnv({ MCP_DB_URL: three }));
+    expect(byFlag.code, byFlag.stderr).toBe(0);
+    expect(lines(byFlag.stderr)).toEqual([startupLine(one, 1)]);
+  });
+});
+
+describe('bad URLs and unreachable databases', () => {
+  it('rejects an unknown scheme and names the valid ones', async () => {
+    const message = expectOneLineFailure(await run(['--url', 'foo://x']));
+    expect(message).toContain('"foo:"');
+    for (const scheme of ['postgres://', 'mysql://', 'mariadb://', 'mssql://', 'sqlite:']) expect(message).toContain(scheme);
+  });
+
+  it('rejects a SQLite path in a missing directory without creating it', async () => {
+    const target = '/nonexistent/dir/x.db';
+    const message = expectOneLineFailure(await run(['--url', `sqlite:${target}`]));
+    expect(message).toContain(`cannot open SQLite database ${target}`);
+    expect(existsSync(target)).toBe(false);
+    expect(existsSync('/nonexistent')).toBe(false);
+  });
+
+  it('does not create a missing SQLite file in an existing directory (a typo must not yield an empty database)', async () => {
+    const target = join(dir, 'typo.db');
+    const message = expectOneLineFailure(await run(['--url', `sqlite:${target}`]));
+    expect(message).toContain(`cannot open SQLite database ${target}`);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('reports an unreachable PostgreSQL server quickly, in one line', async () => {
+    const result = await run(['--url', 'postgres://bench:bench@127.0.0.1:1/bench']);
+    const message = expectOneLineFailure(result);
+    expect(result.ms).toBeLessThan(10_000);
+    expect(message).toMatch(/Cannot reach the PostgreSQL server/);
+    expect(message).toContain('ECONNREFUSED');
+    // the password of the URL is never echoed
+    expect(message).not.toContain('bench:bench@');
+  });
+
+  it.skipIf(!process.env.PG_URL)('reports a wrong PostgreSQL password as an authentication failure', async () => {
+    const url = new URL(process.env.PG_URL!);
+    url.password = 'not-the-password';
+    const message = expectOneLineFailure(await run(['--url', url.toString()]));
+    expect(message).toMatch(/Cannot reach the PostgreSQL server/);
+    expect(message).toMatch(/password authentication failed for user "[^"]+"/);
+    expect(message).not.toContain('not-the-password');
+  });
+
+  it.skipIf(!process.env.MYSQL_URL)('reports a wrong MySQL/MariaDB password as an authentication failure', async () => {
+    const url = new URL(process.env.MYSQL_URL!);
+    url.password = 'not-the-password';
+    const message = expectOneLineFailure(await run(['--url', url.toString()]));
+    expect(message).toMatch(/Cannot reach the MySQL\/MariaDB server/);
+    expect(message).toMatch(/Access denied for user '[^']+'@'[^']+' \(using password: YES\)/);
+    expect(message).not.toContain('not-the-password');
+  });
+});
+
+describe('option validation', () => {
+  const url = () => `sqlite:${oneTable}`;
+
+  it('rejects a non-numeric --port with commander\'s message', async () => {
+    const result = await run(['--url', url(), '--port', 'abc']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toBe("error: option '--port <port>' argument 'abc' is invalid. port must be 0-65535");
+  });
+
+  it('rejects --max-rows 0 with commander\'s message', async () => {
+    const result = await run(['--url', url(), '--max-rows', '0']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe("error: option '--max-rows <n>' argument '0' is invalid. max-rows must be a positive integer");
+  });
+
+  it('validates values that come from the environment too', async () => {
+    const result = await run([], cleanEnv({ MCP_DB_URL: url(), MCP_DB_PORT: '70000' }));
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe("error: option '--port <port>' value '70000' from env 'MCP_DB_PORT' is invalid. port must be 0-65535");
+  });
+
+  it('refuses --http on a non-loopback address without --token, and never listens', async () => {
+    const port = await freePort();
+    const result = await run(['--url', url(), '--http', '--host', '0.0.0.0', '--port', String(port)]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).not.toContain('listening on');
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+    // only the server's own lines (at most the start-up line), ending with the error boundary's
+    const all = lines(result.stderr);
+    for (const line of all) expect(line).toMatch(/^mcp-db-server: /);
+    expect(all.at(-1)).toBe('mcp-db-server: refusing to listen on 0.0.0.0 without --token: only loopback addresses may go unauthenticated');
+    expect(await canConnect(port)).toBe(false);
+  });
+});
+
+/** A port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
