@@ -2,13 +2,19 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { openDatabase } from './context.js';
 import { redactUrl } from './databases/index.js';
 import { createServerFactory } from './server.js';
-import { startHttp } from './transports/http.js';
+import { assertSafeBind, startHttp } from './transports/http.js';
 import { runStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
 
 const positiveInt = (name: string) => (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a positive integer`);
+  return n;
+};
+
+const nonNegativeInt = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number of seconds, 0 or more`);
   return n;
 };
 
@@ -43,7 +49,7 @@ export function buildCli(): Command {
     .addOption(new Option('--max-rows <n>', 'most rows one call returns; larger limits are capped').env('MCP_DB_MAX_ROWS').default(1000).argParser(positiveInt('max-rows')))
     .addOption(new Option('--default-rows <n>', 'rows returned when a call gives no limit').env('MCP_DB_DEFAULT_ROWS').default(100).argParser(positiveInt('default-rows')))
     .addOption(new Option('--pool-size <n>', 'most database connections to open').env('MCP_DB_POOL_SIZE').default(10).argParser(positiveInt('pool-size')))
-    .addOption(new Option('--schema-ttl <seconds>', 'reload the cached schema this often (0: only when a statement hits a missing object)').env('MCP_DB_SCHEMA_TTL').default(60).argParser(port))
+    .addOption(new Option('--schema-ttl <seconds>', 'reload the cached schema this often (0: only when a statement hits a missing object)').env('MCP_DB_SCHEMA_TTL').default(60).argParser(nonNegativeInt('schema-ttl')))
     .addHelpText(
       'after',
       '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n\n' +
@@ -71,9 +77,14 @@ export async function main(argv = process.argv): Promise<void> {
   const program = buildCli();
   program.parse(argv);
   const options = program.opts<CliOptions>();
-  const url = options.url ?? process.env.DATABASE_URL;
+  // Commander turns on a boolean flag whenever its variable is set; MCP_DB_HTTP=0 should not.
+  if (program.getOptionValueSource('http') === 'env' && /^(0|false|no|off)?$/i.test(process.env.MCP_DB_HTTP ?? '')) {
+    options.http = false;
+  }
+  const url = options.url || process.env.DATABASE_URL;
   if (!url) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
 
+  if (options.http) assertSafeBind(options);
   const ctx = await openDatabase({
     url,
     poolSize: options.poolSize,

@@ -1,5 +1,6 @@
 import { ToolError } from '@mcp-db-bench/contract';
-import { type CallToolResult, McpServer, type McpServerFactory, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { type CallToolResult, McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
+import { adaptSchema, InvalidArguments } from './schemas.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
 
@@ -11,7 +12,7 @@ const INSTRUCTIONS =
 
 /** One server definition; every transport and both protocol eras are served from it. */
 export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): McpServerFactory {
-  const schemas = new Map(tools.map((t) => [t, { input: memoizeJsonSchema(t.input), output: memoizeJsonSchema(t.output) }]));
+  const schemas = new Map(tools.map((t) => [t, { input: adaptSchema(t.input, 'input'), output: adaptSchema(t.output, 'output') }]));
   return () => {
     const server = new McpServer(
       { name: 'mcp-db-server', title: 'mcp-db-bench database server', version: VERSION },
@@ -34,34 +35,10 @@ export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefini
   };
 }
 
-/**
- * The SDK serves every HTTP request from a fresh server instance and converts each tool's
- * schema to JSON Schema on every request (about a third of a `get`'s server CPU). The
- * schemas never change, so convert each once and hand the SDK the remembered answer.
- */
-export function memoizeJsonSchema<T extends StandardSchemaWithJSON>(schema: T): T {
-  const std = schema['~standard'];
-  const memo = new Map<string, unknown>();
-  const remembered =
-    (io: 'input' | 'output') =>
-    (options: StandardJSONSchemaV1Options): Record<string, unknown> => {
-      const key = `${io} ${options.target}`;
-      // `$schema` names the draft on every schema of every tool: tokens an agent pays for, no information.
-      if (!memo.has(key)) memo.set(key, withoutDraft(std.jsonSchema[io](options)));
-      return memo.get(key) as Record<string, unknown>;
-    };
-  return { '~standard': { ...std, jsonSchema: { input: remembered('input'), output: remembered('output') } } } as T;
-}
-
-function withoutDraft({ $schema: _, ...rest }: Record<string, unknown>): Record<string, unknown> {
-  return rest;
-}
-
-type StandardJSONSchemaV1Options = Parameters<StandardSchemaWithJSON['~standard']['jsonSchema']['input']>[0];
-
 /** Runs a tool and never throws: failures become `isError` results the agent can act on. */
 export async function callTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
   try {
+    if (args instanceof InvalidArguments) throw args.toError();
     const data = (await tool.run(args as never, ctx)) as Record<string, unknown>;
     return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
   } catch (error) {

@@ -285,9 +285,11 @@ describe.each(targets)('$engine', (target) => {
       expect((await ok('after injection', 'query', { table: 'orders', columns: ['id'], limit: 1000 })).rows).toHaveLength(90);
     });
 
-    it('rejects arguments that do not fit the input schema', async () => {
-      const outcome = await callJson(client, 'query', { table: 'orders', limit: 'ten' }).catch((e: Error) => ({ isError: true, data: { message: e.message } }));
-      expect(outcome.isError).toBe(true);
+    it('arguments that break the input schema are tool errors naming each problem', async () => {
+      const message = await fails('err schema', 'query', { table: 'orders', limit: 'ten', columns: [5] }, 'invalid_argument');
+      expect(message).toMatch(/limit: .*expected number/);
+      expect(message).toMatch(/columns\.0: .*expected string/);
+      await fails('err schema missing', 'get', { table: 'orders' }, 'invalid_argument');
     });
   });
 });

@@ -28,13 +28,14 @@ export function isLoopback(host: string): boolean {
  * legacy fallback. Host and Origin are always checked (DNS-rebinding protection).
  */
 export async function startHttp(factory: McpServerFactory, options: HttpOptions): Promise<{ server: Server; url: string }> {
-  if (!isLoopback(options.host) && !options.token) {
-    throw new Error(`refusing to listen on ${options.host} without --token: only loopback addresses may go unauthenticated`);
-  }
+  assertSafeBind(options);
   const hostnames = [...new Set([...LOOPBACK, options.host, ...(options.allowedHosts ?? [])])];
   const checkHost = hostHeaderValidation(hostnames);
   const checkOrigin = originValidation(hostnames);
-  const mcp = toNodeHandler(createMcpHandler(factory, { maxRequestBodySize: options.maxBodyBytes ?? 4 * 1024 * 1024 }));
+  const maxRequestBodySize = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const onerror = (error: Error) => process.stderr.write(`mcp-db-server: http: ${error.message}\n`);
+  // Both layers read the body, and each enforces its own bound.
+  const mcp = toNodeHandler(createMcpHandler(factory, { maxRequestBodySize, onerror }), { maxRequestBodySize, onerror });
   const authorized = options.token ? bearerCheck(options.token) : () => true;
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -58,6 +59,13 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
   const { port } = server.address() as AddressInfo;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return { server, url: `http://${shownHost}:${port}${MCP_PATH}` };
+}
+
+/** Only loopback may go without a token: anything else is reachable by other machines. */
+export function assertSafeBind(options: Pick<HttpOptions, 'host' | 'token'>): void {
+  if (!isLoopback(options.host) && !options.token) {
+    throw new Error(`refusing to listen on ${options.host} without --token: only loopback addresses may go unauthenticated`);
+  }
 }
 
 /** Compares digests so neither the token's length nor its prefix leaks through timing. */

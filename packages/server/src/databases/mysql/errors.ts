@@ -83,6 +83,7 @@ export function mapError(error: unknown): ToolError | undefined {
       { cause: error },
     );
   const mapped = ERRNO[errno];
+  if (errno === 1045 || errno === 1044) return loginRefused(error, message);
   if (mapped === 'database_unavailable') return unavailable(error, message);
   if (mapped === 'timeout')
     return new ToolError('timeout', `The statement was cancelled: ${message}`, { cause: error });
@@ -93,6 +94,15 @@ function unavailable(error: Error, detail: string): ToolError {
   return new ToolError(
     'database_unavailable',
     `Cannot reach the MySQL/MariaDB server: ${detail || 'connection failed'}. Check that it is running and that the connection URL (host, port, user, password, database) is right.`,
+    { cause: error },
+  );
+}
+
+/** The server answered but refused the credentials: say so, rather than "cannot reach". */
+function loginRefused(error: Error, detail: string): ToolError {
+  return new ToolError(
+    'database_unavailable',
+    `The MySQL/MariaDB server refused the login: ${detail}. Check the user, password and grants in the connection URL.`,
     { cause: error },
   );
 }

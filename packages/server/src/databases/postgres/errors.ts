@@ -57,7 +57,8 @@ export function mapError(error: unknown): ToolError | undefined {
   const cls = code.slice(0, 2);
   // 08 connection exception, 28 bad credentials, 53300 too many connections,
   // 57P01-03 server shutting down or starting, 3D000 the database does not exist
-  if (cls === '08' || cls === '28' || code === '53300' || code === '3D000' || /^57P0[1-3]$/.test(code))
+  if (cls === '28') return loginRefused(error, message);
+  if (cls === '08' || code === '53300' || code === '3D000' || /^57P0[1-3]$/.test(code))
     return unavailable(error, message);
   if (code === '42P01' || code === '42703')
     return new ToolError(
@@ -79,6 +80,15 @@ function unavailable(error: Error, detail: string): ToolError {
   return new ToolError(
     'database_unavailable',
     `Cannot reach the PostgreSQL server: ${detail || 'connection failed'}. Check that it is running and that the connection URL (host, port, user, password, database) is right.`,
+    { cause: error },
+  );
+}
+
+/** The server answered but refused the credentials: say so, rather than "cannot reach". */
+function loginRefused(error: Error, detail: string): ToolError {
+  return new ToolError(
+    'database_unavailable',
+    `The PostgreSQL server refused the login: ${detail}. Check the user and password in the connection URL.`,
     { cause: error },
   );
 }

@@ -20,6 +20,8 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   try {
     // A typo in a path must not silently create an empty database, unless asked to.
     database = new Database(path, { fileMustExist: path !== ':memory:' && !options.create });
+    // Opening is lazy about the header: read it now, so a wrong file fails here, with its name.
+    database.pragma('schema_version');
   } catch (error) {
     throw new ToolError('database_unavailable', `cannot open SQLite database ${path}: ${(error as Error).message}`, {
       cause: error,

@@ -1,0 +1,55 @@
+import { ToolError } from '@mcp-db-bench/contract';
+import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+
+type Std = StandardSchemaWithJSON['~standard'];
+type JsonSchemaOptions = Parameters<Std['jsonSchema']['input']>[0];
+type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] };
+
+/**
+ * Arguments that failed the input schema. Validation hands this to the tool handler instead of
+ * failing in the SDK, so a bad argument gets the same `{ "error": { code, message } }` result as
+ * every other mistake (an agent can parse one shape), with every problem named by its path.
+ */
+export class InvalidArguments {
+  constructor(readonly issues: readonly Issue[]) {}
+
+  toError(): ToolError {
+    const problems = this.issues.slice(0, 10).map((i) => {
+      const path = (i.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');
+      return `${path || 'arguments'}: ${i.message}`;
+    });
+    return new ToolError('invalid_argument', problems.join('; '));
+  }
+}
+
+/**
+ * Adapts a tool's zod schema for the SDK:
+ * - JSON Schema is computed once. The SDK serves each HTTP request from a fresh server
+ *   instance and converted every schema on every request (a third of a `get`'s server CPU).
+ * - `$schema` is dropped: it names the draft on every schema of every tool, tokens an agent
+ *   pays for that tell it nothing.
+ * - for input schemas, failed validation becomes {@link InvalidArguments} (see there).
+ */
+export function adaptSchema<T extends StandardSchemaWithJSON>(schema: T, role: 'input' | 'output'): T {
+  const std = schema['~standard'];
+  const memo = new Map<string, Record<string, unknown>>();
+  const remembered = (io: 'input' | 'output') => (options: JsonSchemaOptions) => {
+    const key = `${io} ${options.target}`;
+    let json = memo.get(key);
+    if (!json) {
+      const { $schema: _draft, ...rest } = std.jsonSchema[io](options);
+      json = rest;
+      memo.set(key, json);
+    }
+    return json;
+  };
+  const validate: Std['validate'] =
+    role === 'output'
+      ? std.validate
+      : (value, options) => {
+          const result = std.validate(value, options);
+          if (result instanceof Promise) return result;
+          return result.issues ? { value: new InvalidArguments(result.issues) } : result;
+        };
+  return { '~standard': { ...std, validate, jsonSchema: { input: remembered('input'), output: remembered('output') } } } as T;
+}
