@@ -169,7 +169,7 @@ describe('bad URLs and unreachable databases', () => {
     const result = await run(['--url', 'postgres://bench:bench@127.0.0.1:1/bench']);
     const message = expectOneLineFailure(result);
     expect(result.ms).toBeLessThan(10_000);
-    expect(message).toMatch(/Cannot reach the PostgreSQL server/);
+    expect(message).toMatch(/The PostgreSQL server refused the login/);
     expect(message).toContain('ECONNREFUSED');
     // the password of the URL is never echoed
     expect(message).not.toContain('bench:bench@');
@@ -179,7 +179,7 @@ describe('bad URLs and unreachable databases', () => {
     const url = new URL(process.env.PG_URL!);
     url.password = 'not-the-password';
     const message = expectOneLineFailure(await run(['--url', url.toString()]));
-    expect(message).toMatch(/Cannot reach the PostgreSQL server/);
+    expect(message).toMatch(/The PostgreSQL server refused the login/);
     expect(message).toMatch(/password authentication failed for user "[^"]+"/);
     expect(message).not.toContain('not-the-password');
   });
@@ -188,7 +188,7 @@ describe('bad URLs and unreachable databases', () => {
     const url = new URL(process.env.MYSQL_URL!);
     url.password = 'not-the-password';
     const message = expectOneLineFailure(await run(['--url', url.toString()]));
-    expect(message).toMatch(/Cannot reach the MySQL\/MariaDB server/);
+    expect(message).toMatch(/The MySQL\/MariaDB server refused the login/);
     expect(message).toMatch(/Access denied for user '[^']+'@'[^']+' \(using password: YES\)/);
     expect(message).not.toContain('not-the-password');
   });
