@@ -20,6 +20,11 @@ export interface ConnectOptions {
 
 export interface Connection {
   db: AnyDb;
+  /**
+   * The driver-level handle under `db` (a pg Pool, a mysql2 Pool, a better-sqlite3 Database),
+   * for bulk paths kysely does not model, such as COPY; undefined where none is exposed.
+   */
+  driver: unknown;
   close(): Promise<void>;
 }
 

@@ -3,9 +3,9 @@ import { ToolError } from '@mcp-db-bench/contract';
 const MISSING_MODULE = new Set(['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND']);
 
 /**
- * Imports an engine's driver package on first use. Drivers are optional dependencies, so a
- * server that only talks to SQLite never needs `pg` installed; a missing one becomes an
- * actionable error instead of a crash at start-up.
+ * Imports an engine's driver package on first use, so a server that only talks to SQLite
+ * never loads `pg` or `tedious`, and an install that lacks a driver (a trimmed deployment,
+ * a failed native build) gets an actionable error instead of a crash at start-up.
  *
  * Returns the CommonJS `module.exports` when the package is CommonJS (Node puts it on
  * `default`), so callers see the same object as `require(pkg)`.

@@ -101,7 +101,7 @@ export async function connect(url: string, { poolSize }: ConnectOptions): Promis
       tedious: { ...tedious, connectionFactory: () => new tedious.Connection(config) },
     }),
   });
-  return { db, close: () => db.destroy() };
+  return { db, driver: undefined, close: () => db.destroy() };
 }
 
 /** Compiles SQL Server SQL without a driver. */

@@ -59,7 +59,7 @@ export async function connect(url: string, { poolSize }: ConnectOptions): Promis
       },
     }),
   });
-  return { db, close: () => db.destroy() };
+  return { db, driver: pool, close: () => db.destroy() };
 }
 
 /** Compiles MySQL SQL without a driver. */

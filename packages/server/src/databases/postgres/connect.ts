@@ -62,7 +62,7 @@ export async function connect(url: string, { poolSize }: ConnectOptions): Promis
   // kill the process. The pool already discards the client, and the next query reports it.
   pool.on('error', () => {});
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
-  return { db, close: () => db.destroy() };
+  return { db, driver: pool, close: () => db.destroy() };
 }
 
 /** Compiles PostgreSQL SQL without a driver. */

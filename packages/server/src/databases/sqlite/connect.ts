@@ -32,5 +32,5 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
   const db = new Kysely({ dialect: new SqliteDialect({ database }) });
-  return { db, close: () => db.destroy() };
+  return { db, driver: database, close: () => db.destroy() };
 }

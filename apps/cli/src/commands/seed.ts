@@ -1,0 +1,66 @@
+import { type SeedEvents, seedInWorker } from '@mcp-db-bench/dataset';
+import { redactUrl } from '@mcp-db-bench/server';
+import cliProgress from 'cli-progress';
+import { Command, Option } from 'commander';
+import { DEFAULT_DB, parseProfile, parseScale, parseSeed } from '../options.js';
+import { renderSeedSummary } from '../render/seed-summary.js';
+
+interface SeedFlags {
+  db: string;
+  scale: number;
+  seed: number;
+  indexes: 'baseline' | 'optimized';
+  force?: boolean;
+  json?: boolean;
+}
+
+export function seedCommand(): Command {
+  return new Command('seed')
+    .description('generate the e-commerce dataset and bulk-load it into a database')
+    .addOption(new Option('--db <url>', 'database URL (postgres://, mysql://, mariadb://, mssql://, sqlite:PATH)').env('MCP_DB_BENCH_DB').default(DEFAULT_DB))
+    .addOption(new Option('--scale <n>', 'dataset size: 1 = 2.56 million rows, 0.01 = 25,600').default(0.01).argParser(parseScale))
+    .addOption(new Option('--seed <n>', 'random seed: the same seed gives the same rows on every engine').default(42).argParser(parseSeed))
+    .addOption(new Option('--indexes <profile>', 'baseline (primary keys only) or optimized (foreign-key and filter columns)').default('optimized').argParser(parseProfile))
+    .option('--force', 'drop and reload dataset tables that already exist')
+    .option('--json', 'print the report as JSON on stdout instead of a table')
+    .addHelpText(
+      'after',
+      '\nTables and rows at scale 1: categories 1,000; suppliers 10,000; customers 200,000; products 100,000;\n' +
+        'inventory 100,000; orders 600,000; order_items 1,200,000; reviews 349,000.\n',
+    )
+    .action(async (flags: SeedFlags) => {
+      process.stderr.write(`seeding ${redactUrl(flags.db)} at scale ${flags.scale} (seed ${flags.seed})\n`);
+      const report = await seedInWorker(
+        { url: flags.db, scale: flags.scale, seed: flags.seed, indexes: flags.indexes, force: flags.force ?? false },
+        process.stderr.isTTY ? barProgress() : lineProgress(),
+      );
+      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderSeedSummary(report));
+      if (!report.checks.ok) process.exitCode = 1;
+    });
+}
+
+/** On a terminal: one bar per table. */
+function barProgress(): SeedEvents {
+  let bar: cliProgress.SingleBar | undefined;
+  return {
+    phase: (name) => process.stderr.write(`${name}\n`),
+    tableStart(table, rows) {
+      bar = new cliProgress.SingleBar(
+        { format: `${table.padEnd(12)} {bar} {percentage}% | {value}/{total} rows | {eta_formatted}`, stream: process.stderr, hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(rows, 0);
+    },
+    progress: (_table, rows) => bar?.increment(rows),
+    tableDone: () => bar?.stop(),
+  };
+}
+
+/** Elsewhere (CI, pipes): a plain line per table. */
+function lineProgress(): SeedEvents {
+  return {
+    phase: (name) => process.stderr.write(`${name}\n`),
+    tableDone: (t) =>
+      process.stderr.write(`${t.name}: ${t.rows} rows in ${t.seconds.toFixed(2)} s (${Math.round(t.rows / t.seconds)} rows/s)\n`),
+  };
+}

@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** The built `mcp-db-bench` bin, run as a user runs it. */
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '' }, timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The last stderr line of a failed run: the one the error boundary wrote. */
+function failure(r: Run): string {
+  expect(r.code).not.toBe(0);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  return r.stderr.trim().split('\n').at(-1)!;
+}
+
+describe('mcp-db-bench seed', () => {
+  const db = `sqlite:${join(dir, 'shop.db')}`;
+
+  it('loads a scale into SQLite and reports rows, rates and checks as JSON', async () => {
+    const r = await run(['seed', '--db', db, '--scale', '0.005', '--seed', '9', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ engine: 'sqlite', scale: 0.005, seed: 9, indexes: 'optimized' });
+    expect(report.tables.reduce((n: number, t: { rows: number }) => n + t.rows, 0)).toBe(12_800);
+    expect(report.checks.ok).toBe(true);
+    expect(r.stderr).toMatch(/order_items: 6000 rows in [\d.]+ s/);
+  });
+
+  it('prints a summary table by default', async () => {
+    const r = await run(['seed', '--db', db, '--scale', '0.001', '--force']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/order_items\s+│\s+1,200\s+│/);
+    expect(r.stdout).toMatch(/foreign keys: all 9 resolve/);
+  });
+
+  it('refuses to overwrite existing tables without --force', async () => {
+    expect(failure(await run(['seed', '--db', db, '--scale', '0.001']))).toMatch(/already has dataset tables .* pass --force/);
+  });
+
+  it('switches index profiles on the loaded database', async () => {
+    const down = await run(['index', '--db', db, '--profile', 'baseline']);
+    expect(down.stdout).toMatch(/baseline profile .* created none; dropped ix_/);
+    const up = await run(['index', '--db', db, '--profile', 'optimized']);
+    expect(up.stdout).toMatch(/optimized profile .* created ix_categories_parent_id/);
+  });
+
+  it.each([
+    [['--scale', '-1'], /scale must be above 0/],
+    [['--scale', '1e9'], /scale must be above 0 and at most 100/],
+    [['--seed', 'x'], /seed must be a whole number/],
+    [['--indexes', 'fast'], /index profile must be one of: baseline, optimized/],
+    [['--db', 'foo://x'], /unknown database URL scheme "foo:"/],
+    [['--db', 'postgres://bench:bench@127.0.0.1:1/bench'], /Cannot reach the PostgreSQL server/],
+    [['--db', 'mysql://bench:bench@127.0.0.1:1/bench'], /Cannot reach the MySQL\/MariaDB server/],
+    [['--db', `sqlite:${join(dir, 'missing', 'x.db')}`], /cannot open SQLite database/],
+  ])('rejects %j with one actionable line', async (args, message) => {
+    expect(failure(await run(['seed', ...args]))).toMatch(message);
+  });
+
+  it('index refuses a database that was never seeded, without creating it', async () => {
+    const path = join(dir, 'empty.db');
+    expect(failure(await run(['index', '--db', `sqlite:${path}`, '--profile', 'optimized']))).toMatch(/cannot open SQLite database|not a seeded database/);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it.skipIf(!process.env.PG_URL)('reports a wrong PostgreSQL password in one line and leaves nothing behind', async () => {
+    const url = new URL(process.env.PG_URL!);
+    url.password = 'wrong';
+    expect(failure(await run(['seed', '--db', url.toString()]))).toMatch(/refused the login/);
+  });
+});

@@ -1,0 +1,230 @@
+import { ToolError } from '@mcp-db-bench/contract';
+import { type Connection, type EngineProfile, engineForUrl } from '@mcp-db-bench/server';
+import { sql } from 'kysely';
+import { batches, Dataset } from './generate.js';
+import { LOADERS, type Loader } from './loaders/index.js';
+import { INDEX_PROFILES, type IndexProfile, rowCounts, type DatasetTable, TABLES } from './schema.js';
+
+export interface SeedOptions {
+  url: string;
+  /** 1 = 2.56 million rows */
+  scale: number;
+  seed: number;
+  indexes: IndexProfile;
+  /** drop and reload dataset tables that already exist */
+  force: boolean;
+  /** rows generated and sent per batch */
+  batchSize?: number;
+  on?: SeedEvents;
+}
+
+/** Progress as it happens, for a progress bar or log lines; the report comes at the end. */
+export interface SeedEvents {
+  phase?(name: string): void;
+  tableStart?(table: string, rows: number): void;
+  progress?(table: string, rows: number): void;
+  tableDone?(table: TableReport): void;
+}
+
+export interface TableReport {
+  name: string;
+  rows: number;
+  seconds: number;
+}
+
+export interface SeedReport {
+  engine: string;
+  scale: number;
+  seed: number;
+  indexes: IndexProfile;
+  tables: TableReport[];
+  /** seconds spent adding foreign keys, building indexes and refreshing statistics */
+  finishSeconds: number;
+  /** seconds spent counting rows and looking for orphaned foreign keys */
+  verifySeconds: number;
+  seconds: number;
+  checks: Checks;
+}
+
+export interface Checks {
+  counts: { table: string; expected: number; actual: number }[];
+  orphans: { table: string; column: string; references: string; rows: number }[];
+  ok: boolean;
+}
+
+/**
+ * Creates the 8 tables, streams generated rows in through the engine's bulk path, adds the
+ * foreign keys and the chosen indexes, refreshes statistics and verifies counts and foreign
+ * keys. On failure the tables it created are dropped again, and the error says so.
+ */
+export async function seed(options: SeedOptions): Promise<SeedReport> {
+  const counts = rowCounts(options.scale);
+  const engine = engineForUrl(options.url);
+  const loader = LOADERS[engine.family];
+  const connection = await connectOrExplain(engine, options.url, true);
+  const started = performance.now();
+  const on = options.on ?? {};
+  const created: string[] = [];
+  try {
+    await clearWay(engine, connection, options.force);
+    on.phase?.('creating tables');
+    for (const table of TABLES) {
+      await createTable(connection, loader, table);
+      created.push(table.name);
+    }
+    const dataset = new Dataset({ seed: options.seed, counts });
+    const tables: TableReport[] = [];
+    for (const table of TABLES) {
+      const rows = counts[table.name]!;
+      on.tableStart?.(table.name, rows);
+      const t0 = performance.now();
+      await loader.load(connection, table, batches(table, dataset, options.batchSize ?? 10_000), (n) => on.progress?.(table.name, n));
+      const report = { name: table.name, rows, seconds: (performance.now() - t0) / 1000 };
+      tables.push(report);
+      on.tableDone?.(report);
+    }
+    const t1 = performance.now();
+    if (loader.foreignKeys === 'after') {
+      on.phase?.('adding foreign keys');
+      for (const table of TABLES) await addForeignKeys(connection, table);
+    }
+    on.phase?.(`building ${options.indexes} indexes`);
+    await applyIndexProfile(options.url, options.indexes, { engine, connection, loader });
+    on.phase?.('refreshing statistics');
+    for (const table of TABLES) for (const statement of loader.analyze(table.name)) await sql.raw(statement).execute(connection.db);
+    const finishSeconds = (performance.now() - t1) / 1000;
+    on.phase?.('verifying');
+    const t2 = performance.now();
+    const checks = await verify(connection, counts);
+    const verifySeconds = (performance.now() - t2) / 1000;
+    return {
+      engine: engine.name,
+      scale: options.scale,
+      seed: options.seed,
+      indexes: options.indexes,
+      tables,
+      finishSeconds,
+      verifySeconds,
+      seconds: (performance.now() - started) / 1000,
+      checks,
+    };
+  } catch (error) {
+    const dropped = await dropTables(connection, created.reverse()).catch(() => []);
+    const cause = engine.mapError(error) ?? (error as Error);
+    const note = dropped.length ? ` (dropped the partly loaded tables: ${dropped.join(', ')})` : '';
+    throw cause instanceof ToolError
+      ? new ToolError(cause.code, `${cause.message}${note}`, { cause: error })
+      : new Error(`${cause.message}${note}`, { cause: error });
+  } finally {
+    await connection.close();
+  }
+}
+
+async function connectOrExplain(engine: EngineProfile, url: string, create: boolean): Promise<Connection> {
+  try {
+    const connection = await engine.connect(url, { poolSize: 2, create });
+    await sql`select 1`.execute(connection.db).catch(async (error: unknown) => {
+      await connection.close();
+      throw error;
+    });
+    return connection;
+  } catch (error) {
+    throw engine.mapError(error) ?? error;
+  }
+}
+
+/** Refuses to touch existing dataset tables unless forced; forced, drops them. */
+async function clearWay(engine: EngineProfile, connection: Connection, force: boolean): Promise<void> {
+  const existing = new Set((await engine.introspect(connection.db)).tables.map((t) => t.name.toLowerCase()));
+  const clash = TABLES.filter((t) => existing.has(t.name)).map((t) => t.name);
+  if (clash.length === 0) return;
+  if (!force) {
+    throw new ToolError('invalid_argument', `the database already has dataset tables (${clash.join(', ')}); pass --force to drop and reload them`);
+  }
+  await dropTables(connection, [...TABLES].reverse().map((t) => t.name).filter((n) => clash.includes(n)));
+}
+
+async function dropTables(connection: Connection, names: string[]): Promise<string[]> {
+  for (const name of names) await sql`drop table if exists ${sql.id(name)}`.execute(connection.db);
+  return names;
+}
+
+async function createTable(connection: Connection, loader: Loader, table: DatasetTable): Promise<void> {
+  const columns = table.columns.map(
+    (c) => sql`${sql.id(c.name)} ${sql.raw(loader.columnType(c))} ${sql.raw(c.nullable ? 'null' : 'not null')}`,
+  );
+  const keys = [sql`primary key (${sql.id('id')})`];
+  if (loader.foreignKeys === 'inline') keys.push(...foreignKeys(table));
+  keys.push(...(loader.tableClauses?.(table) ?? []));
+  await sql`create table ${sql.id(table.name)} (${sql.join([...columns, ...keys])})`.execute(connection.db);
+}
+
+function foreignKeys(table: DatasetTable) {
+  return table.columns
+    .filter((c) => c.references)
+    .map(
+      (c) =>
+        sql`constraint ${sql.id(`fk_${table.name}_${c.name}`)} foreign key (${sql.id(c.name)}) references ${sql.id(c.references!)} (${sql.id('id')})`,
+    );
+}
+
+async function addForeignKeys(connection: Connection, table: DatasetTable): Promise<void> {
+  for (const fk of foreignKeys(table)) await sql`alter table ${sql.id(table.name)} add ${fk}`.execute(connection.db);
+}
+
+/**
+ * Switches the secondary indexes to a profile on a loaded database, without reloading: drops
+ * the other profile's indexes and creates the missing ones. Returns what it did.
+ */
+export async function applyIndexProfile(
+  url: string,
+  profile: IndexProfile,
+  open?: { engine: EngineProfile; connection: Connection; loader: Loader },
+): Promise<{ created: string[]; dropped: string[] }> {
+  const engine = open?.engine ?? engineForUrl(url);
+  const connection = open?.connection ?? (await connectOrExplain(engine, url, false));
+  const loader = open?.loader ?? LOADERS[engine.family];
+  try {
+    const catalog = await engine.introspect(connection.db);
+    const missing = TABLES.filter((t) => !catalog.tables.some((x) => x.name === t.name)).map((t) => t.name);
+    if (missing.length) {
+      throw new ToolError('invalid_argument', `not a seeded database: tables ${missing.join(', ')} are missing; run mcp-db-bench seed first`);
+    }
+    const existing = new Set(catalog.indexes.map((i) => i.name));
+    const wanted = new Set(INDEX_PROFILES[profile].map((i) => i.name));
+    const dropped: string[] = [];
+    for (const spec of INDEX_PROFILES.optimized) {
+      if (!wanted.has(spec.name) && existing.has(spec.name)) {
+        await sql.raw(loader.dropIndex(spec.name, spec.table)).execute(connection.db);
+        dropped.push(spec.name);
+      }
+    }
+    const created: string[] = [];
+    for (const spec of INDEX_PROFILES[profile]) {
+      if (existing.has(spec.name)) continue;
+      await connection.db.schema.createIndex(spec.name).on(spec.table).columns(spec.columns).execute();
+      created.push(spec.name);
+    }
+    return { created, dropped };
+  } finally {
+    if (!open) await connection.close();
+  }
+}
+
+/** Row counts against the generator's, and orphaned foreign keys (there must be none). */
+export async function verify(connection: Connection, expected: Record<string, number>): Promise<Checks> {
+  const counts: Checks['counts'] = [];
+  const orphans: Checks['orphans'] = [];
+  for (const table of TABLES) {
+    const r = await sql<{ n: unknown }>`select count(*) as n from ${sql.id(table.name)}`.execute(connection.db);
+    counts.push({ table: table.name, expected: expected[table.name]!, actual: Number(r.rows[0]?.n) });
+    for (const c of table.columns.filter((x) => x.references)) {
+      const o = await sql<{ n: unknown }>`select count(*) as n from ${sql.id(table.name)} c
+        where c.${sql.id(c.name)} is not null
+        and not exists (select 1 from ${sql.id(c.references!)} p where p.${sql.id('id')} = c.${sql.id(c.name)})`.execute(connection.db);
+      orphans.push({ table: table.name, column: c.name, references: c.references!, rows: Number(o.rows[0]?.n) });
+    }
+  }
+  const ok = counts.every((c) => c.expected === c.actual) && orphans.every((o) => o.rows === 0);
+  return { counts, orphans, ok };
+}
