@@ -21,7 +21,8 @@ export function seedInWorker(options: Omit<SeedOptions, 'on'>, on: SeedEvents = 
     });
     worker.on('message', (m: Message) => {
       if (m.kind === 'event') (on[m.name] as ((...a: unknown[]) => void) | undefined)?.(...m.args);
-      else if (m.kind === 'done') resolve(m.report);
+      // maxRSS covers the whole process, worker included: the number a user's machine feels.
+      else if (m.kind === 'done') resolve({ ...m.report, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) });
       else reject(m.code ? new ToolError(m.code as never, m.message) : new Error(m.message));
     });
     worker.on('error', reject);

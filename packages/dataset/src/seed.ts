@@ -43,6 +43,8 @@ export interface SeedReport {
   /** seconds spent counting rows and looking for orphaned foreign keys */
   verifySeconds: number;
   seconds: number;
+  /** the loading process's peak resident memory, when it is known (set by seedInWorker) */
+  peakRssMb?: number;
   checks: Checks;
 }
 

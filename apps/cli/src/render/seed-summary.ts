@@ -21,7 +21,8 @@ export function renderSeedSummary(report: SeedReport): string {
   const lines = [
     `${report.engine}: scale ${report.scale}, seed ${report.seed}, ${report.indexes} indexes`,
     table.toString(),
-    `keys, indexes and statistics: ${secs(report.finishSeconds)} s; checks: ${secs(report.verifySeconds)} s; total ${secs(report.seconds)} s`,
+    `keys, indexes and statistics: ${secs(report.finishSeconds)} s; checks: ${secs(report.verifySeconds)} s; total ${secs(report.seconds)} s` +
+      (report.peakRssMb ? `; peak memory ${report.peakRssMb} MB` : ''),
     badCounts.length
       ? `row counts WRONG: ${badCounts.map((c) => `${c.table} has ${c.actual}, expected ${c.expected}`).join('; ')}`
       : `row counts: all ${report.checks.counts.length} tables as generated`,
