@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { openDatabase } from './context.js';
 import { redactUrl } from './databases/index.js';
 import { createServerFactory } from './server.js';
+import { BENCH_TOOLS, READ_TOOLS } from './tools/index.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { runStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
@@ -48,6 +49,7 @@ export function buildCli(): Command {
     )
     .addOption(new Option('--max-rows <n>', 'most rows one call returns; larger limits are capped').env('MCP_DB_MAX_ROWS').default(1000).argParser(positiveInt('max-rows')))
     .addOption(new Option('--default-rows <n>', 'rows returned when a call gives no limit').env('MCP_DB_DEFAULT_ROWS').default(100).argParser(positiveInt('default-rows')))
+    .addOption(new Option('--echo', 'also register an echo tool that skips the database (to measure protocol overhead)').env('MCP_DB_ECHO'))
     .addOption(new Option('--pool-size <n>', 'most database connections to open').env('MCP_DB_POOL_SIZE').default(10).argParser(positiveInt('pool-size')))
     .addOption(new Option('--schema-ttl <seconds>', 'reload the cached schema this often (0: only when a statement hits a missing object)').env('MCP_DB_SCHEMA_TTL').default(60).argParser(nonNegativeInt('schema-ttl')))
     .addHelpText(
@@ -70,6 +72,7 @@ interface CliOptions {
   defaultRows: number;
   poolSize: number;
   schemaTtl: number;
+  echo?: boolean;
 }
 
 /** Parses arguments, opens the database and serves until stdin closes or a signal arrives. */
@@ -78,8 +81,10 @@ export async function main(argv = process.argv): Promise<void> {
   program.parse(argv);
   const options = program.opts<CliOptions>();
   // Commander turns on a boolean flag whenever its variable is set; MCP_DB_HTTP=0 should not.
-  if (program.getOptionValueSource('http') === 'env' && /^(0|false|no|off)?$/i.test(process.env.MCP_DB_HTTP ?? '')) {
-    options.http = false;
+  for (const [flag, variable] of [['http', 'MCP_DB_HTTP'], ['echo', 'MCP_DB_ECHO']] as const) {
+    if (program.getOptionValueSource(flag) === 'env' && /^(0|false|no|off)?$/i.test(process.env[variable] ?? '')) {
+      options[flag] = false;
+    }
   }
   const url = options.url || process.env.DATABASE_URL;
   if (!url) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
@@ -91,7 +96,7 @@ export async function main(argv = process.argv): Promise<void> {
     schemaTtl: options.schemaTtl,
     limits: { maxRows: options.maxRows, defaultRows: options.defaultRows },
   });
-  const factory = createServerFactory(ctx);
+  const factory = createServerFactory(ctx, options.echo ? [...READ_TOOLS, ...BENCH_TOOLS] : READ_TOOLS);
   const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
   const tables = (await ctx.schema.get()).tables.length;
   log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, read-only`);

@@ -6,6 +6,6 @@ export type { AnyDb, Connection, ConnectOptions, EngineProfile, SqlFamily } from
 export { decodeValue } from './output/decode.js';
 export { parseFilter } from './filter/tree.js';
 export { callTool, createServerFactory } from './server.js';
-export { READ_TOOLS, type Limits, type ToolContext, type ToolDefinition } from './tools/index.js';
+export { BENCH_TOOLS, READ_TOOLS, type Limits, type ToolContext, type ToolDefinition } from './tools/index.js';
 export { type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
 export { runStdio } from './transports/stdio.js';

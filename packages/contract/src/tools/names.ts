@@ -5,5 +5,6 @@ export const TOOL_NAMES = {
   query: 'query',
   get: 'get',
   aggregate: 'aggregate',
+  echo: 'echo',
 } as const;
 export type ToolName = (typeof TOOL_NAMES)[keyof typeof TOOL_NAMES];

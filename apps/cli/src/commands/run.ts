@@ -1,0 +1,183 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, WORKLOADS } from '@mcp-db-bench/agent';
+import { RESULT_FILE_VERSION, type ResultFile, ToolError } from '@mcp-db-bench/contract';
+import { type IndexProfile, seedInWorker } from '@mcp-db-bench/dataset';
+import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { parseProfile, parseScale, parseSeed } from '../options.js';
+import { reportHeader, reportSections } from '../render/report.js';
+import { toMarkdown, toTerminal } from '../render/table.js';
+import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
+import { environment } from '../run/environment.js';
+import { measureTarget, type TargetResults } from '../run/measure-target.js';
+import { startServer } from '../run/server-process.js';
+import { VERSION } from '../version.js';
+
+interface RunFlags {
+  db?: string[];
+  target?: string;
+  targetCmd?: string;
+  token?: string;
+  scale: number;
+  seed: number;
+  workloads: string[];
+  agents: number[];
+  duration: number;
+  warmup: number;
+  iterations: number;
+  indexes: IndexProfile[];
+  rate?: number;
+  protocol: 'modern' | 'legacy' | 'auto';
+  client: 'lean' | 'sdk';
+  format: 'table' | 'markdown';
+  json?: boolean;
+  out?: string;
+}
+
+const parseWorkload = (name: string) => {
+  if (!(name in WORKLOADS)) throw new InvalidArgumentError(`unknown workload ${name}; workloads: ${Object.keys(WORKLOADS).join(', ')}`);
+  return name;
+};
+
+export function runCommand(): Command {
+  return new Command('run')
+    .description('seed (if needed), serve and benchmark: the default command; with no options, all on embedded SQLite')
+    .addOption(new Option('--db <url...>', 'databases to benchmark through our MCP server; give several to compare engines (default: a new SQLite file)'))
+    .addOption(new Option('--target <url>', 'benchmark another MCP server over Streamable HTTP instead').conflicts('db'))
+    .addOption(new Option('--target-cmd <command>', 'benchmark an MCP server spawned over stdio (one process per agent)').conflicts(['db', 'target']))
+    .addOption(new Option('--token <token>', 'bearer token for --target'))
+    .addOption(new Option('--scale <n>', 'dataset scale when seeding (1 = 2.56 million rows)').default(0.01).argParser(parseScale))
+    .addOption(new Option('--seed <n>', 'seed for the dataset and the agents').default(42).argParser(parseSeed))
+    .addOption(new Option('--workloads <list>', `comma-separated: ${Object.keys(WORKLOADS).join(', ')}`).default(Object.keys(WORKLOADS)).argParser(parseList(parseWorkload)))
+    .addOption(new Option('--agents <list>', 'concurrent agents per step, e.g. 1,2,5,10,25,50').default([1, 4, 16]).argParser(parseList(parsePositiveInt('agents'))))
+    .addOption(new Option('--duration <time>', 'measured time per step').default(2000, '2s').argParser(parseDuration))
+    .addOption(new Option('--warmup <time>', 'unmeasured warm-up before each step').default(500, '500ms').argParser(parseDuration))
+    .addOption(new Option('--iterations <n>', 'repeat each step; reports show the median and spread').default(1).argParser(parsePositiveInt('iterations')))
+    .addOption(new Option('--indexes <list>', 'index profiles to run in turn (two rounds show the speed-up)').default(['baseline', 'optimized'] as IndexProfile[], 'baseline,optimized').argParser(parseList(parseProfile)))
+    .addOption(new Option('--rate <n>', 'open loop: total calls per second across agents (default: closed loop)').argParser(parsePositiveInt('rate')))
+    .addOption(new Option('--protocol <era>', 'MCP revision: modern (2026-07-28), legacy (2025-11-25) or auto').choices(['modern', 'legacy', 'auto']).default('modern'))
+    .addOption(new Option('--client <kind>', 'lean (hand-built JSON-RPC on undici) or sdk (the official client)').choices(['lean', 'sdk']).default('lean'))
+    .addOption(new Option('--format <format>', 'report format on stdout').choices(['table', 'markdown']).default('table'))
+    .option('--json', 'print the result file (JSON) on stdout instead of the report')
+    .option('--out <file>', 'also write the result file here')
+    .action(async (flags: RunFlags) => {
+      const result = await run(flags);
+      if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
+      const sections = reportSections(result);
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify(result, null, 2)}\n`
+          : flags.format === 'markdown'
+            ? `${reportHeader(result)}\n\n${toMarkdown(sections)}`
+            : `${reportHeader(result)}\n\n${toTerminal(sections)}`,
+      );
+    });
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function run(flags: RunFlags): Promise<ResultFile> {
+  const startedAt = new Date().toISOString();
+  const tempDir = !flags.db && !flags.target && !flags.targetCmd ? mkdtempSync(join(tmpdir(), 'mcp-db-bench-')) : undefined;
+  const dbs = flags.db ?? (tempDir ? [`sqlite:${join(tempDir, 'bench.db')}`] : []);
+  const targets: ResultFile['config']['targets'] = [];
+  const all: TargetResults = { steps: [], sessionInit: [], decomposition: [] };
+  const warnings: string[] = [];
+  const common = {
+    workloads: flags.workloads,
+    agents: flags.agents,
+    durationMs: flags.duration,
+    warmupMs: flags.warmup,
+    iterations: flags.iterations,
+    indexes: flags.indexes,
+    rate: flags.rate ?? null,
+    seed: flags.seed,
+    log,
+  };
+  const clientOptions = { client: flags.client, protocol: flags.protocol, token: flags.token, timeoutMs: 30_000 };
+  try {
+    for (const url of dbs) {
+      const engine = engineForUrl(url);
+      const label = uniqueLabel(engine.name, targets);
+      targets.push({ label, engine: engine.name, url: redactUrl(url) });
+      await ensureSeeded(url, flags);
+      const server = await startServer(url);
+      log(`${label}: our MCP server at ${server.endpoint}`);
+      try {
+        const results = await measureTarget({ ...common, label, dbUrl: url, client: () => createClient({ kind: 'http', url: server.endpoint }, clientOptions) });
+        merge(all, results);
+      } finally {
+        await server.stop();
+      }
+    }
+    if (flags.target) {
+      targets.push({ label: 'target', engine: null, url: flags.target });
+      merge(all, await measureTarget({ ...common, label: 'target', dbUrl: null, client: () => createClient({ kind: 'http', url: flags.target! }, clientOptions) }));
+    }
+    if (flags.targetCmd) {
+      const [command, ...args] = flags.targetCmd.split(/\s+/).filter(Boolean);
+      targets.push({ label: 'target', engine: null, url: null });
+      merge(all, await measureTarget({ ...common, label: 'target', dbUrl: null, client: () => createClient({ kind: 'stdio', command: command!, args }, clientOptions) }));
+    }
+  } finally {
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+  for (const s of all.steps) {
+    if (s.client.cpuUtilization > 0.8 || s.client.eventLoopDelayP99Ms > 20) {
+      warnings.push(
+        `the load generator was busy during ${s.target} ${s.workload} × ${s.agents} (CPU ${Math.round(s.client.cpuUtilization * 100)}%, event-loop delay p99 ${s.client.eventLoopDelayP99Ms.toFixed(1)} ms): it may be the bottleneck`,
+      );
+    }
+  }
+  return {
+    version: RESULT_FILE_VERSION,
+    tool: { name: 'mcp-db-bench', version: VERSION },
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    environment: environment(),
+    config: {
+      targets,
+      workloads: flags.workloads,
+      agents: flags.agents,
+      durationMs: flags.duration,
+      warmupMs: flags.warmup,
+      iterations: flags.iterations,
+      protocol: flags.protocol,
+      client: flags.client,
+      scale: dbs.length ? flags.scale : null,
+      seed: flags.seed,
+      indexes: dbs.length ? flags.indexes : [],
+      rate: flags.rate ?? null,
+    },
+    ...all,
+    warnings,
+  };
+}
+
+/** Seeds a database that has no dataset yet; one that has it is used as it is. */
+async function ensureSeeded(url: string, flags: RunFlags): Promise<void> {
+  try {
+    const report = await seedInWorker({ url, scale: flags.scale, seed: flags.seed, indexes: flags.indexes[0] ?? 'optimized', force: false });
+    log(`${redactUrl(url)}: seeded ${report.tables.reduce((n, t) => n + t.rows, 0)} rows in ${report.seconds.toFixed(1)} s`);
+  } catch (error) {
+    if (error instanceof ToolError && /already has dataset tables/.test(error.message)) {
+      log(`${redactUrl(url)}: using the dataset tables already there (seed --force to reload)`);
+      return;
+    }
+    throw error;
+  }
+}
+
+function uniqueLabel(name: string, taken: readonly { label: string }[]): string {
+  let label = name;
+  for (let i = 2; taken.some((t) => t.label === label); i++) label = `${name}-${i}`;
+  return label;
+}
+
+function merge(into: TargetResults, from: TargetResults): void {
+  into.steps.push(...from.steps);
+  into.sessionInit.push(...from.sessionInit);
+  into.decomposition.push(...from.decomposition);
+}

@@ -1,0 +1,169 @@
+import { merge, summary } from '@mcp-db-bench/agent';
+import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import type { Section } from './table.js';
+
+const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
+const rate = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+const throughput = (s: StepResult) => s.calls / (s.durationMs / 1000);
+const label = (s: { target: string; indexes: string | null }) => (s.indexes ? `${s.target} (${s.indexes})` : s.target);
+
+/**
+ * Every report is rendered from the result file alone, by these pure functions. Iterations of
+ * one step are combined by merging histograms (percentiles are never averaged) and by the
+ * median of throughputs, with the spread shown.
+ */
+export function reportSections(result: ResultFile): Section[] {
+  const groups = groupSteps(result.steps);
+  return [
+    sessionInitSection(result),
+    latencySection(groups),
+    scalingSection(groups),
+    ...speedupSection(groups),
+    ...comparisonSection(groups, result),
+    ...decompositionSection(result),
+  ].filter((s): s is Section => s !== undefined && s.rows.length > 0);
+}
+
+export function reportHeader(result: ResultFile): string {
+  const e = result.environment;
+  const c = result.config;
+  return [
+    `mcp-db-bench ${result.tool.version} · ${result.startedAt}`,
+    `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
+    `workloads ${c.workloads.join(', ')} · agents ${c.agents.join(', ')} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
+    ...result.warnings.map((w) => `warning: ${w}`),
+  ].join('\n');
+}
+
+interface Group {
+  key: string;
+  target: string;
+  indexes: string | null;
+  workload: string;
+  agents: number;
+  steps: StepResult[];
+}
+
+function groupSteps(steps: readonly StepResult[]): Group[] {
+  const map = new Map<string, Group>();
+  for (const s of steps) {
+    const key = `${s.target}\u0000${s.indexes}\u0000${s.workload}\u0000${s.agents}`;
+    const g = map.get(key) ?? { key, target: s.target, indexes: s.indexes, workload: s.workload, agents: s.agents, steps: [] };
+    g.steps.push(s);
+    map.set(key, g);
+  }
+  return [...map.values()];
+}
+
+/** Median throughput over iterations, and the spread (max-min as a share of the median). */
+function medianThroughput(g: Group): { median: number; spread: number } {
+  const xs = g.steps.map(throughput).sort((a, b) => a - b);
+  const median = xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2;
+  return { median, spread: median > 0 ? (xs.at(-1)! - xs[0]!) / median : 0 };
+}
+
+function sessionInitSection(result: ResultFile): Section {
+  return {
+    title: 'Session init (whole agent start: handshake or discover, tools/list, list_tables, describe_table × tables)',
+    head: ['target', 'cold p50 ms', 'cold p99 ms', 'warm p50 ms', 'warm p95 ms', 'warm p99 ms'],
+    rows: result.sessionInit.map((s) => {
+      const cold = summary(merge([s.cold.histogram]));
+      const warm = summary(merge([s.warm.histogram]));
+      return [label(s), ms(cold.p50), ms(cold.p99), ms(warm.p50), ms(warm.p95), ms(warm.p99)];
+    }),
+  };
+}
+
+function latencySection(groups: readonly Group[]): Section {
+  return {
+    title: 'Latency and throughput per workload (closed loop; errors are counted, never timed)',
+    head: ['target', 'workload', 'agents', 'calls/s', 'spread', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'errors'],
+    rows: groups.map((g) => {
+      const h = summary(merge(g.steps.map((s) => s.all.histogram)));
+      const { median, spread } = medianThroughput(g);
+      const errors = g.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
+      return [label(g), g.workload, String(g.agents), rate(median), pct(spread), ms(h.p50), ms(h.p95), ms(h.p99), ms(h.p999), String(errors)];
+    }),
+  };
+}
+
+/** Throughput by concurrency: efficiency X(N) / (N × X(1)), and the knee where it stops growing. */
+function scalingSection(groups: readonly Group[]): Section {
+  const series = new Map<string, Group[]>();
+  for (const g of groups) {
+    const k = `${label(g)}\u0000${g.workload}`;
+    series.set(k, [...(series.get(k) ?? []), g]);
+  }
+  const rows: string[][] = [];
+  for (const list of series.values()) {
+    if (list.length < 2) continue;
+    const sorted = [...list].sort((a, b) => a.agents - b.agents);
+    const x = sorted.map((g) => medianThroughput(g).median);
+    const base = x[0]! / sorted[0]!.agents;
+    const cells = sorted.map((g, i) => `${g.agents}: ${rate(x[i]!)} (${pct(x[i]! / (base * g.agents))})`);
+    rows.push([label(sorted[0]!), sorted[0]!.workload, cells.join(' · '), knee(sorted.map((g) => g.agents), x)]);
+  }
+  return {
+    title: 'Concurrency scaling: calls/s at each agent count (scaling efficiency)',
+    head: ['target', 'workload', 'agents: calls/s (efficiency)', 'knee'],
+    rows,
+  };
+}
+
+/** The first agent count after which throughput grows less than 10%: more agents only queue. */
+export function knee(agents: readonly number[], throughputs: readonly number[]): string {
+  for (let i = 1; i < throughputs.length; i++) {
+    if (throughputs[i]! < throughputs[i - 1]! * 1.1) return `${agents[i - 1]} agents`;
+  }
+  return `none up to ${agents.at(-1)}`;
+}
+
+function speedupSection(groups: readonly Group[]): Section[] {
+  const rows: string[][] = [];
+  for (const opt of groups.filter((g) => g.indexes === 'optimized')) {
+    const base = groups.find((g) => g.indexes === 'baseline' && g.target === opt.target && g.workload === opt.workload && g.agents === opt.agents);
+    if (!base) continue;
+    const b = summary(merge(base.steps.map((s) => s.all.histogram)));
+    const o = summary(merge(opt.steps.map((s) => s.all.histogram)));
+    const speed = medianThroughput(opt).median / Math.max(medianThroughput(base).median, 1e-9);
+    rows.push([opt.target, opt.workload, String(opt.agents), rate(medianThroughput(base).median), rate(medianThroughput(opt).median), `${speed.toFixed(1)}×`, `${(b.p50 / Math.max(o.p50, 1)).toFixed(1)}×`]);
+  }
+  return [{ title: 'Index speed-up: optimized versus baseline (primary keys only)', head: ['target', 'workload', 'agents', 'baseline calls/s', 'optimized calls/s', 'throughput', 'p50'], rows }];
+}
+
+/** Engines side by side, when a run measured several. */
+function comparisonSection(groups: readonly Group[], result: ResultFile): Section[] {
+  const targets = result.config.targets.map((t) => t.label);
+  if (targets.length < 2) return [];
+  const profile = result.config.indexes.at(-1) ?? null;
+  const keys = [...new Set(groups.map((g) => `${g.workload}\u0000${g.agents}`))];
+  const rows = keys.map((k) => {
+    const [workload, agents] = k.split('\u0000') as [string, string];
+    const cells = targets.map((t) => {
+      const g = groups.find((x) => x.target === t && x.workload === workload && String(x.agents) === agents && (x.indexes === profile || x.indexes === null));
+      if (!g) return '–';
+      const h = summary(merge(g.steps.map((s) => s.all.histogram)));
+      return `${rate(medianThroughput(g).median)} /s, p50 ${ms(h.p50)}`;
+    });
+    return [workload, agents, ...cells];
+  });
+  return [{ title: `Engines compared (${profile ?? 'as found'} indexes)`, head: ['workload', 'agents', ...targets], rows }];
+}
+
+function decompositionSection(result: ResultFile): Section[] {
+  const rows = result.decomposition.map((d) => {
+    const raw = summary(merge([d.raw.histogram]));
+    const echo = summary(merge([d.echo.histogram]));
+    const full = summary(merge([d.full.histogram]));
+    return [d.target, d.operation, ms(raw.p50), ms(echo.p50), ms(full.p50), pct(echo.p50 / full.p50), pct(raw.p50 / full.p50)];
+  });
+  return [
+    {
+      title: 'Where the time goes (1 agent, p50): the database alone, the protocol alone, and the full call',
+      note: 'raw = the same statement through the driver, no MCP; echo = an MCP tool call that skips the database',
+      head: ['target', 'operation', 'raw driver ms', 'echo ms', 'full call ms', 'protocol share', 'database share'],
+      rows,
+    },
+  ];
+}

@@ -1,0 +1,22 @@
+import { InvalidArgumentError } from 'commander';
+
+/** `10s`, `500ms`, `2m`, or bare seconds → milliseconds. */
+export function parseDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('expected a duration such as 10s, 500ms or 2m');
+  const n = Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
+  if (n <= 0 || n > 3_600_000) throw new InvalidArgumentError('a duration must be above 0 and at most 1 hour');
+  return n;
+}
+
+export function parseList<T>(parse: (item: string) => T) {
+  return (value: string): T[] => value.split(',').map((s) => parse(s.trim()));
+}
+
+export function parsePositiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new InvalidArgumentError(`${name} must be a whole number from 1 to 10000`);
+    return n;
+  };
+}

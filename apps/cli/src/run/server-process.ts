@@ -1,0 +1,50 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/** Our MCP server's bin, from the installed @mcp-db-bench/server package. */
+export function serverBin(): string {
+  return join(dirname(createRequire(import.meta.url).resolve('@mcp-db-bench/server/package.json')), 'dist', 'bin.js');
+}
+
+export interface ServerProcess {
+  endpoint: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts our server over HTTP on a free loopback port, in its own process (so its CPU is not
+ * the load generator's), with the echo tool for measuring the protocol floor.
+ */
+export async function startServer(dbUrl: string, extraArgs: readonly string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [serverBin(), '--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the MCP server did not start within 30 s: ${stderr.trim()}`)), 30_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+      const m = /listening on (\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`the MCP server exited: ${stderr.trim().split('\n').at(-1) ?? ''}`));
+    });
+  });
+  return {
+    endpoint,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

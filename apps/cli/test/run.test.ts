@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resultFile } from '@mcp-db-bench/contract';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** A short real benchmark end to end: seed SQLite, start the server, measure, write, report. */
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-run-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: dir, timeout: 240_000, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('mcp-db-bench run', () => {
+  const out = join(dir, 'result.json');
+  const workloads = ['session-init', 'point-read', 'filtered', 'analytical', 'mixed', 'echo'];
+
+  it('runs every workload at two concurrency levels in two index rounds and writes a valid result file', async () => {
+    const r = await run(['run', '--scale', '0.002', '--agents', '1,2', '--duration', '300ms', '--warmup', '100ms', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
+    expect(result.config.targets.map((t) => t.engine)).toEqual(['sqlite']);
+    // database workloads run once per index profile, echo once
+    expect(result.steps).toHaveLength((workloads.length - 1) * 2 * 2 + 2);
+    for (const step of result.steps) {
+      expect(step.calls, `${step.workload} × ${step.agents}`).toBeGreaterThan(0);
+      expect(step.errors, `${step.workload} × ${step.agents}`).toEqual({});
+    }
+    expect(new Set(result.steps.map((s) => s.workload))).toEqual(new Set(workloads));
+    expect(result.sessionInit.map((s) => s.indexes)).toEqual(['baseline', 'optimized']);
+    expect(result.decomposition.map((d) => d.operation)).toEqual(['get orders by id', 'query order_items by order_id']);
+    for (const section of ['Session init', 'Latency and throughput', 'Concurrency scaling', 'Index speed-up', 'Where the time goes']) {
+      expect(r.stdout).toContain(section);
+    }
+  });
+
+  it('renders the saved result as Markdown and JSON without re-running', async () => {
+    const md = await run(['report', out, '--format', 'markdown']);
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toMatch(/### Latency and throughput/);
+    expect(md.stdout).toMatch(/\| sqlite \(optimized\) \| point-read \| 2 \|/);
+    const json = await run(['report', out, '--format', 'json']);
+    expect(resultFile.safeParse(JSON.parse(json.stdout)).success).toBe(true);
+  });
+
+  it('refuses a file that is not a result file', async () => {
+    const r = await run(['report', join(dir, 'result.json.missing')]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/mcp-db-bench: /);
+  });
+});

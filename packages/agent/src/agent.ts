@@ -1,0 +1,92 @@
+import type { McpClient, ToolCallResult } from './clients/client.js';
+import type { Random } from './random.js';
+
+/** What an agent learned about a table from describe_table. */
+export interface TableKnowledge {
+  name: string;
+  rows: number | null;
+  columns: { name: string; type: string; nullable: boolean }[];
+  primaryKey: string[];
+  foreignKeys: { columns: string[]; table: string; references: string[] }[];
+  referencedBy: { columns: string[]; table: string; references: string[] }[];
+}
+
+/**
+ * A simulated agent: it knows only what it discovered over MCP (the tables, their columns and
+ * relations, and rows it has already seen) and chooses its next call from that, like a model
+ * would, but seeded, so a run is reproducible and the same on every engine.
+ */
+export class SimAgent {
+  readonly tables = new Map<string, TableKnowledge>();
+  /** primary key values seen per table, newest last, bounded */
+  readonly seen = new Map<string, unknown[]>();
+  tableNames: string[] = [];
+
+  constructor(
+    readonly client: McpClient,
+    readonly random: Random,
+  ) {}
+
+  /**
+   * The start of every agent session: the handshake or discovery, tools/list, list_tables,
+   * then describe_table for the tables it means to use (all of them when none are named).
+   */
+  async init(wanted?: readonly string[]): Promise<void> {
+    await this.client.open();
+    await this.client.listTools();
+    const list = expectData<{ tables: { name: string; kind: string; rows: number | null }[] }>(
+      await this.client.callTool('list_tables', {}),
+      'list_tables',
+    );
+    this.tableNames = list.tables.filter((t) => t.kind === 'table').map((t) => t.name);
+    for (const name of wanted ?? this.tableNames) {
+      if (!this.tableNames.includes(name)) continue;
+      const d = expectData<{
+        rows: number | null;
+        columns: TableKnowledge['columns'];
+        primary_key: string[];
+        foreign_keys: TableKnowledge['foreignKeys'];
+        referenced_by: TableKnowledge['referencedBy'];
+      }>(await this.client.callTool('describe_table', { table: name }), 'describe_table');
+      this.tables.set(name, {
+        name,
+        rows: d.rows,
+        columns: d.columns,
+        primaryKey: d.primary_key,
+        foreignKeys: d.foreign_keys,
+        referencedBy: d.referenced_by,
+      });
+    }
+  }
+
+  /**
+   * Remembers keys from rows the agent was shown, to follow them later: the rows' own keys,
+   * and the keys of the rows they reference (an order item names a product to look at next).
+   */
+  observe(table: string, rows: readonly Record<string, unknown>[]): void {
+    const t = this.tables.get(table);
+    if (!t) return;
+    const links: [string, string][] = t.foreignKeys.filter((f) => f.columns.length === 1).map((f) => [f.table, f.columns[0]!]);
+    if (t.primaryKey.length === 1) links.push([table, t.primaryKey[0]!]);
+    for (const [target, column] of links) {
+      const list = this.seen.get(target) ?? [];
+      for (const row of rows) if (row[column] !== undefined && row[column] !== null) list.push(row[column]);
+      if (list.length > 256) list.splice(0, list.length - 256);
+      this.seen.set(target, list);
+    }
+  }
+
+  /** A key of a table: one it has seen, or (at first) one inside the reported row count. */
+  someKey(table: string): unknown {
+    const seen = this.seen.get(table);
+    if (seen?.length && this.random.next() < 0.5) return this.random.pick(seen);
+    const rows = this.tables.get(table)?.rows ?? 1;
+    return this.random.int(1, Math.max(1, rows));
+  }
+}
+
+/** The tool's JSON, or an error naming the tool: discovery must work for a session to start. */
+export function expectData<T>(result: ToolCallResult, tool: string): T {
+  if (result.isError) throw new Error(`${tool} failed during session init: ${JSON.stringify(result.data).slice(0, 200)}`);
+  return result.data as T;
+}

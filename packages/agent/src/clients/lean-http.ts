@@ -1,0 +1,324 @@
+import { Client, type Dispatcher } from 'undici';
+import { type Era, McpCallError, type McpClient, type Protocol, type ToolCallResult, type ToolInfo } from './client.js';
+import {
+  type ClientInfo,
+  DEFAULT_CLIENT_INFO,
+  DEFAULT_TIMEOUT_MS,
+  discoverOffersModern,
+  initializeParams,
+  isLegacySignal,
+  legacyVersionOf,
+  MODERN_VERSION,
+  modernMetaFragment,
+  type RpcMessage,
+  resultOf,
+  toToolCallResult,
+  toTools,
+} from './wire.js';
+
+export interface LeanHttpOptions {
+  /** the Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp */
+  url: string;
+  protocol: Protocol;
+  clientInfo?: ClientInfo;
+  /** sent as `Authorization: Bearer <token>` */
+  token?: string;
+  /** extra headers on every request */
+  headers?: Record<string, string>;
+  /**
+   * per call: bounds connecting, the wait for the response headers and each silence in the
+   * body (undici's timers, ~0.5 s resolution past 1 s); 0 = none. Default 30 s.
+   */
+  timeoutMs?: number;
+}
+
+/** Header objects flattened once into undici's `[name, value, ...]` form, which it walks without Object.keys. */
+type Headers = string[];
+type HeaderObject = Record<string, string>;
+
+/** A tools/call body split around its two variable parts (`prefix` args `suffix` id `}`), and its headers. */
+interface CallShape {
+  prefix: string;
+  suffix: string;
+  headers: Headers;
+}
+
+/**
+ * The load generator's client: one keep-alive connection, request bodies assembled from
+ * prebuilt string fragments and header lists reused across calls, so a call costs about
+ * one JSON.stringify of the arguments and one JSON.parse of the answer on top of undici.
+ */
+export class LeanHttpClient implements McpClient {
+  readonly #http: Client;
+  readonly #path: string;
+  readonly #protocol: Protocol;
+  readonly #timeoutMs: number;
+  readonly #clientInfo: ClientInfo;
+  readonly #base: HeaderObject;
+  readonly #meta: string;
+  #era: Era | undefined;
+  #sessionId: string | undefined;
+  #nextId = 1;
+  readonly #discoverHeaders: Headers;
+  readonly #listHeaders: Headers;
+  /** every request of a 2025 session: negotiated revision and session id are known after initialize */
+  #legacyHeaders: Headers = [];
+  /** per tool name, for the current era; rebuilt after each open() */
+  #callShapes = new Map<string, CallShape>();
+
+  constructor(options: LeanHttpOptions) {
+    const url = new URL(options.url);
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#http = new Client(url.origin, {
+      keepAliveTimeout: 60_000,
+      pipelining: 1,
+      ...(this.#timeoutMs > 0 ? { connectTimeout: this.#timeoutMs } : {}),
+    });
+    this.#path = url.pathname + url.search;
+    this.#protocol = options.protocol;
+    this.#clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
+    this.#base = {
+      ...options.headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    if (options.token) this.#base.authorization = `Bearer ${options.token}`;
+    this.#meta = modernMetaFragment(this.#clientInfo);
+    this.#discoverHeaders = this.#modernHeaders('server/discover');
+    this.#listHeaders = this.#modernHeaders('tools/list');
+  }
+
+  async open(): Promise<{ era: Era; protocolVersion: string }> {
+    this.#era = undefined;
+    this.#callShapes.clear();
+    if (this.#protocol !== 'legacy') {
+      try {
+        const result = await this.#send('server/discover', this.#discoverHeaders, this.#modernParams(''));
+        if (discoverOffersModern(result)) return this.#enter('modern', MODERN_VERSION);
+        if (this.#protocol === 'modern') {
+          throw new McpCallError('protocol', `server does not offer ${MODERN_VERSION}: ${JSON.stringify(result.supportedVersions)}`);
+        }
+      } catch (error) {
+        if (this.#protocol === 'modern' || !isLegacySignal(error)) throw error;
+      }
+    }
+    return this.#initialize();
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    const tools: ToolInfo[] = [];
+    let cursor: string | undefined;
+    do {
+      const inner = cursor === undefined ? '' : `"cursor":${JSON.stringify(cursor)}`;
+      const result =
+        this.#requireEra() === 'modern'
+          ? await this.#send('tools/list', this.#listHeaders, this.#modernParams(inner))
+          : await this.#send('tools/list', this.#legacyHeaders, `{${inner}}`);
+      cursor = toTools(result, tools);
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+    const shape = this.#callShapes.get(name) ?? this.#callShape(name);
+    const id = this.#nextId++;
+    const body = `${shape.prefix}${JSON.stringify(args)}${shape.suffix}${id}}`;
+    return toToolCallResult(resultOf(await this.#post(body, shape.headers, id)));
+  }
+
+  async close(): Promise<void> {
+    // A 2025 server that handed out a session expects it ended; best effort, never fatal.
+    if (this.#sessionId !== undefined) {
+      this.#sessionId = undefined;
+      await this.#http
+        .request({ path: this.#path, method: 'DELETE', headers: this.#legacyHeaders, headersTimeout: 2_000, bodyTimeout: 2_000 })
+        .then((res) => res.body.dump())
+        .catch(() => {});
+    }
+    this.#era = undefined;
+    this.#callShapes.clear();
+    await this.#http.close().catch(() => this.#http.destroy());
+  }
+
+  async #initialize(): Promise<{ era: Era; protocolVersion: string }> {
+    this.#sessionId = undefined;
+    const id = this.#nextId++;
+    const body = `{"jsonrpc":"2.0","id":${id},"method":"initialize","params":${initializeParams(this.#clientInfo)}}`;
+    const result = resultOf(await this.#post(body, flatten(this.#base), id, true));
+    const version = legacyVersionOf(result);
+    const headers: HeaderObject = { ...this.#base, 'mcp-protocol-version': version };
+    if (this.#sessionId !== undefined) headers['mcp-session-id'] = this.#sessionId;
+    this.#legacyHeaders = flatten(headers);
+    await this.#post('{"jsonrpc":"2.0","method":"notifications/initialized"}', this.#legacyHeaders, undefined);
+    return this.#enter('legacy', version);
+  }
+
+  #enter(era: Era, protocolVersion: string): { era: Era; protocolVersion: string } {
+    this.#era = era;
+    this.#callShapes.clear();
+    return { era, protocolVersion };
+  }
+
+  #requireEra(): Era {
+    if (this.#era === undefined) throw new McpCallError('protocol', 'call open() first');
+    return this.#era;
+  }
+
+  /** Built once per tool name and era: everything of the body before the arguments, and the headers. */
+  #callShape(name: string): CallShape {
+    const era = this.#requireEra();
+    const prefix = `{"jsonrpc":"2.0","method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":`;
+    const shape =
+      era === 'modern'
+        ? { prefix, suffix: `,${this.#meta}},"id":`, headers: this.#modernHeaders('tools/call', name) }
+        : { prefix, suffix: '},"id":', headers: this.#legacyHeaders };
+    this.#callShapes.set(name, shape);
+    return shape;
+  }
+
+  #modernHeaders(method: string, toolName?: string): Headers {
+    const headers: HeaderObject = { ...this.#base, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method };
+    if (toolName !== undefined) headers['mcp-name'] = toolName;
+    return flatten(headers);
+  }
+
+  #modernParams(inner: string): string {
+    return inner === '' ? `{${this.#meta}}` : `{${inner},${this.#meta}}`;
+  }
+
+  async #send(method: string, headers: Headers, params: string): Promise<Record<string, unknown>> {
+    const id = this.#nextId++;
+    return resultOf(await this.#post(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`, headers, id));
+  }
+
+  /**
+   * One POST. Resolves with the JSON-RPC message answering `id` (`{}` for a notification),
+   * rejects with McpCallError: timeout, network, http_<status> or protocol.
+   */
+  async #post(body: string, headers: Headers, id: number | undefined, handshake = false): Promise<RpcMessage> {
+    try {
+      // undici's own header and body-idle timers, not an AbortSignal: they are armed on every
+      // request anyway, while a controller plus a timer per call cost ~20% more client CPU.
+      const res = await this.#http.request({
+        path: this.#path,
+        method: 'POST',
+        headers,
+        body,
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
+      });
+      if (handshake) {
+        const session = res.headers['mcp-session-id'];
+        if (typeof session === 'string' && session !== '') this.#sessionId = session;
+      }
+      if (res.statusCode >= 400) throw await httpError(res);
+      if (id === undefined) {
+        await res.body.dump();
+        return {};
+      }
+      const type = res.headers['content-type'];
+      if (typeof type === 'string' && type.startsWith('text/event-stream')) return await readSse(res.body, id);
+      const msg = parseJson(await res.body.text());
+      if (msg.id !== id) throw new McpCallError('protocol', `response id ${String(msg.id)} does not answer request ${id}`);
+      return msg;
+    } catch (error) {
+      if (error instanceof McpCallError) throw error;
+      const code = (error as { code?: unknown })?.code;
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+        throw new McpCallError('timeout', `no answer within ${this.#timeoutMs} ms`, { cause: error });
+      }
+      throw new McpCallError('network', (error as Error)?.message ?? String(error), { cause: error });
+    }
+  }
+}
+
+function flatten(headers: HeaderObject): Headers {
+  return Object.entries(headers).flat();
+}
+
+function parseJson(text: string): RpcMessage {
+  try {
+    return JSON.parse(text) as RpcMessage;
+  } catch (error) {
+    throw new McpCallError('protocol', `response is not JSON: ${text.slice(0, 200)}`, { cause: error });
+  }
+}
+
+/** `http_<status>`, keeping a JSON-RPC error code from the body (the `auto` probe looks at it). */
+async function httpError(res: Dispatcher.ResponseData): Promise<McpCallError> {
+  const text = await res.body.text().catch(() => '');
+  let detail = text.slice(0, 300);
+  let rpc: unknown;
+  try {
+    rpc = (JSON.parse(text) as RpcMessage).error;
+    const message = (rpc as { message?: unknown } | undefined)?.message;
+    if (typeof message === 'string') detail = message;
+  } catch {
+    // not JSON: keep the raw text
+  }
+  return new McpCallError(`http_${res.statusCode}`, `HTTP ${res.statusCode}: ${detail}`, {
+    cause: { status: res.statusCode, error: rpc },
+  });
+}
+
+/**
+ * The message answering `id` from an SSE body. Resolves as soon as it arrives; the rest of
+ * the stream keeps draining in the background (not destroyed: that would drop the
+ * keep-alive connection), since a server may send notifications before and close after.
+ */
+function readSse(body: Dispatcher.ResponseData['body'], id: number): Promise<RpcMessage> {
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    let done = false;
+    body.setEncoding('utf8');
+    body.on('data', (chunk: string) => {
+      if (done) return;
+      buffer += chunk;
+      let end = eventEnd(buffer, 0);
+      let start = 0;
+      while (end !== -1) {
+        const msg = sseMessage(buffer.slice(start, end), id);
+        if (msg !== undefined) {
+          done = true;
+          resolve(msg);
+          return;
+        }
+        start = end + (buffer.charCodeAt(end) === 0x0d ? 4 : 2);
+        end = eventEnd(buffer, start);
+      }
+      buffer = buffer.slice(start);
+    });
+    body.on('end', () => {
+      if (done) return;
+      // A last event without its blank line still counts.
+      const msg = buffer.trim() === '' ? undefined : sseMessage(buffer, id);
+      if (msg !== undefined) resolve(msg);
+      else reject(new McpCallError('protocol', `SSE stream ended without a response to request ${id}`));
+    });
+    body.on('error', (error) => {
+      if (!done) reject(error);
+    });
+  });
+}
+
+/** Index of the blank line ending the event that starts at `from`, or -1. */
+function eventEnd(text: string, from: number): number {
+  const lf = text.indexOf('\n\n', from);
+  const crlf = text.indexOf('\r\n\r\n', from);
+  if (crlf !== -1 && (lf === -1 || crlf < lf)) return crlf;
+  return lf;
+}
+
+/** The JSON-RPC response in one SSE event if it answers `id`; notifications and pings are skipped. */
+function sseMessage(event: string, id: number): RpcMessage | undefined {
+  let data: string | undefined;
+  for (const raw of event.split('\n')) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (!line.startsWith('data:')) continue;
+    const value = line.charCodeAt(5) === 0x20 ? line.slice(6) : line.slice(5);
+    data = data === undefined ? value : `${data}\n${value}`;
+  }
+  if (data === undefined || data === '') return undefined;
+  const msg = parseJson(data);
+  return msg.id === id && (msg.result !== undefined || msg.error !== undefined) ? msg : undefined;
+}

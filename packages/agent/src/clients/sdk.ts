@@ -1,0 +1,151 @@
+import {
+  Client,
+  type ClientOptions,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { type Era, McpCallError, type McpClient, type Protocol, type ToolCallResult, type ToolInfo } from './client.js';
+import { type ClientInfo, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, MODERN_VERSION, toToolCallResult } from './wire.js';
+
+export type SdkTarget =
+  | { kind: 'http'; url: string; token?: string; headers?: Record<string, string> }
+  | { kind: 'stdio'; command: string; args?: readonly string[]; env?: Record<string, string>; cwd?: string };
+
+export interface SdkClientOptions {
+  target: SdkTarget;
+  protocol: Protocol;
+  clientInfo?: ClientInfo;
+  /** per call; 0 = the SDK's own default (60 s). Default 30 s. */
+  timeoutMs?: number;
+}
+
+/**
+ * The official SDK client, for "realistic" runs: what a real agent host pays per call,
+ * validation and all. Its errors are mapped to the same McpCallError kinds as the lean clients.
+ */
+export class SdkClient implements McpClient {
+  readonly #options: SdkClientOptions;
+  readonly #requestOptions: { timeout?: number };
+  #client: Client | undefined;
+
+  constructor(options: SdkClientOptions) {
+    this.#options = options;
+    const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#requestOptions = timeout > 0 ? { timeout } : {};
+  }
+
+  async open(): Promise<{ era: Era; protocolVersion: string }> {
+    // The SDK negotiates inside connect(): opening again means a new session on a new transport.
+    await this.close();
+    const client = new Client(this.#options.clientInfo ?? DEFAULT_CLIENT_INFO, clientOptions(this.#options.protocol));
+    try {
+      await client.connect(this.#transport(), this.#requestOptions);
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw toCallError(error);
+    }
+    this.#client = client;
+    const protocolVersion = client.getNegotiatedProtocolVersion() ?? '';
+    const era = client.getProtocolEra() ?? 'legacy';
+    return { era, protocolVersion };
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    const client = this.#connected();
+    try {
+      const { tools } = await client.listTools(undefined, this.#requestOptions);
+      return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+    } catch (error) {
+      throw toCallError(error);
+    }
+  }
+
+  async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+    const client = this.#connected();
+    try {
+      const result = await client.callTool({ name, arguments: args }, this.#requestOptions);
+      return toToolCallResult(result as Record<string, unknown>);
+    } catch (error) {
+      throw toCallError(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  #connected(): Client {
+    if (this.#client === undefined) throw new McpCallError('protocol', 'call open() first');
+    return this.#client;
+  }
+
+  #transport(): Transport {
+    const target = this.#options.target;
+    if (target.kind === 'stdio') {
+      return new StdioClientTransport({
+        command: target.command,
+        args: target.args ? [...target.args] : [],
+        env: { ...stringEnv(process.env), ...target.env },
+        cwd: target.cwd,
+        stderr: 'pipe',
+      });
+    }
+    const headers: Record<string, string> = { ...target.headers };
+    if (target.token) headers.Authorization = `Bearer ${target.token}`;
+    return new StreamableHTTPClientTransport(new URL(target.url), { requestInit: { headers } });
+  }
+}
+
+function clientOptions(protocol: Protocol): ClientOptions {
+  if (protocol === 'modern') return { versionNegotiation: { mode: { pin: MODERN_VERSION } } };
+  if (protocol === 'auto') return { versionNegotiation: { mode: 'auto' } };
+  return {};
+}
+
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ENOENT']);
+
+/** The SDK's error zoo onto our kinds: JSON-RPC codes, HTTP statuses, timeouts, dead transports. */
+export function toCallError(error: unknown): McpCallError {
+  if (error instanceof McpCallError) return error;
+  const message = (error as Error)?.message ?? String(error);
+  if (error instanceof ProtocolError) return new McpCallError(`jsonrpc_${error.code}`, message, { cause: error });
+  if (error instanceof SdkHttpError && typeof error.status === 'number') {
+    return new McpCallError(`http_${error.status}`, message, { cause: error });
+  }
+  if (error instanceof SdkError) {
+    if (error.code === SdkErrorCode.RequestTimeout) return new McpCallError('timeout', message, { cause: error });
+    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.SendFailed || error.code === SdkErrorCode.NotConnected) {
+      return new McpCallError('network', message, { cause: error });
+    }
+    // A failed negotiation wraps what went wrong underneath (a refused connection, a status).
+    if (error.code === SdkErrorCode.EraNegotiationFailed && error.cause !== undefined) {
+      const inner = toCallError(error.cause);
+      if (inner.kind !== 'protocol') return new McpCallError(inner.kind, message, { cause: error });
+    }
+  }
+  if (isNetworkFailure(error)) return new McpCallError('network', message, { cause: error });
+  return new McpCallError('protocol', message, { cause: error });
+}
+
+/** fetch's `TypeError: fetch failed` and socket errors, found by their code down the cause chain. */
+function isNetworkFailure(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('UND_ERR_'))) return true;
+    if (e instanceof TypeError && e.message === 'fetch failed') return true;
+  }
+  return false;
+}

@@ -1,0 +1,223 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type Era, McpCallError, type McpClient, type Protocol, type ToolCallResult, type ToolInfo } from './client.js';
+import {
+  type ClientInfo,
+  DEFAULT_CLIENT_INFO,
+  DEFAULT_TIMEOUT_MS,
+  discoverOffersModern,
+  initializeParams,
+  isLegacySignal,
+  legacyVersionOf,
+  MODERN_VERSION,
+  modernMetaFragment,
+  type RpcMessage,
+  resultOf,
+  toToolCallResult,
+  toTools,
+} from './wire.js';
+
+export interface StdioOptions {
+  command: string;
+  args?: readonly string[];
+  /** extra environment variables, over the parent's */
+  env?: Record<string, string>;
+  cwd?: string;
+  protocol: Protocol;
+  clientInfo?: ClientInfo;
+  /** per call; 0 = none. Default 30 s. */
+  timeoutMs?: number;
+}
+
+interface Pending {
+  resolve(msg: RpcMessage): void;
+  reject(error: McpCallError): void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Bytes of the child's stderr kept to explain an exit. */
+const STDERR_TAIL = 4096;
+
+/**
+ * MCP over a child's stdin/stdout: newline-delimited JSON-RPC, responses matched by id.
+ * There are no headers on stdio, so the modern era is the `_meta` envelope alone. The child
+ * is spawned by open() (once) and killed by close().
+ */
+export class StdioClient implements McpClient {
+  readonly #options: StdioOptions;
+  readonly #timeoutMs: number;
+  readonly #meta: string;
+  #child: ChildProcessWithoutNullStreams | undefined;
+  #exited: McpCallError | undefined;
+  #stderr = '';
+  #buffer = '';
+  #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #era: Era | undefined;
+
+  constructor(options: StdioOptions) {
+    this.#options = options;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#meta = modernMetaFragment(options.clientInfo ?? DEFAULT_CLIENT_INFO);
+  }
+
+  async open(): Promise<{ era: Era; protocolVersion: string }> {
+    if (this.#child === undefined) this.#spawn();
+    this.#era = undefined;
+    const protocol = this.#options.protocol;
+    if (protocol !== 'legacy') {
+      try {
+        const result = await this.#request('server/discover', `{${this.#meta}}`);
+        if (discoverOffersModern(result)) {
+          this.#era = 'modern';
+          return { era: 'modern', protocolVersion: MODERN_VERSION };
+        }
+        if (protocol === 'modern') {
+          throw new McpCallError('protocol', `server does not offer ${MODERN_VERSION}: ${JSON.stringify(result.supportedVersions)}`);
+        }
+      } catch (error) {
+        // On stdio a 2025 server may also just never answer an unknown method: a timeout falls back too.
+        const fallBack = isLegacySignal(error) || (error instanceof McpCallError && error.kind === 'timeout');
+        if (protocol === 'modern' || !fallBack) throw error;
+      }
+    }
+    const result = await this.#request('initialize', initializeParams(this.#options.clientInfo ?? DEFAULT_CLIENT_INFO));
+    const version = legacyVersionOf(result);
+    this.#write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    this.#era = 'legacy';
+    return { era: 'legacy', protocolVersion: version };
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    const tools: ToolInfo[] = [];
+    let cursor: string | undefined;
+    do {
+      const inner = cursor === undefined ? '' : `"cursor":${JSON.stringify(cursor)}`;
+      cursor = toTools(await this.#request('tools/list', this.#params(inner)), tools);
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+    const inner = `"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args)}`;
+    return toToolCallResult(await this.#request('tools/call', this.#params(inner)));
+  }
+
+  async close(): Promise<void> {
+    const child = this.#child;
+    this.#era = undefined;
+    if (child === undefined || this.#exited !== undefined) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // Closing stdin is the MCP stdio shutdown; SIGTERM, then SIGKILL, for a server that lingers.
+    child.stdin.end();
+    const term = setTimeout(() => child.kill('SIGTERM'), 2_000);
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(term);
+    clearTimeout(kill);
+  }
+
+  #params(inner: string): string {
+    if (this.#era === undefined) throw new McpCallError('protocol', 'call open() first');
+    if (this.#era === 'legacy') return `{${inner}}`;
+    return inner === '' ? `{${this.#meta}}` : `{${inner},${this.#meta}}`;
+  }
+
+  #spawn(): void {
+    const { command, args = [], env, cwd } = this.#options;
+    const child = spawn(command, args, {
+      env: env ? { ...process.env, ...env } : process.env,
+      cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.#child = child;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => this.#onData(chunk));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
+    });
+    // A write racing the child's exit fails with EPIPE; the exit handler reports it.
+    child.stdin.on('error', () => {});
+    child.on('error', (error) => this.#fail(new McpCallError('network', `cannot run ${command}: ${error.message}`, { cause: error })));
+    child.on('exit', (code, signal) => {
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      const tail = this.#stderr.trim();
+      this.#fail(new McpCallError('network', `server exited with ${how}${tail ? `: ${tail}` : ''}`));
+    });
+  }
+
+  #fail(error: McpCallError): void {
+    this.#exited ??= error;
+    for (const pending of this.#pending.values()) {
+      if (pending.timer !== undefined) clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this.#pending.clear();
+  }
+
+  #onData(chunk: string): void {
+    let start = 0;
+    let nl = chunk.indexOf('\n');
+    if (nl === -1) {
+      this.#buffer += chunk;
+      return;
+    }
+    // The common case, one whole message per chunk, skips the buffer entirely.
+    let line = this.#buffer === '' ? chunk.slice(0, nl) : this.#buffer + chunk.slice(0, nl);
+    this.#buffer = '';
+    for (;;) {
+      this.#onLine(line);
+      start = nl + 1;
+      nl = chunk.indexOf('\n', start);
+      if (nl === -1) break;
+      line = chunk.slice(start, nl);
+    }
+    if (start < chunk.length) this.#buffer = chunk.slice(start);
+  }
+
+  #onLine(line: string): void {
+    if (line.trim() === '') return;
+    let msg: RpcMessage;
+    try {
+      msg = JSON.parse(line) as RpcMessage;
+    } catch {
+      return; // a stray log line on stdout is the server's bug, not a reason to fail calls
+    }
+    if (msg.method !== undefined) {
+      // A request from the server (ping, roots/list...): answer so it is not left waiting.
+      if (msg.id !== undefined && msg.id !== null) {
+        const reply = msg.method === 'ping' ? { result: {} } : { error: { code: -32601, message: 'Method not found' } };
+        this.#write(`${JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...reply })}\n`);
+      }
+      return;
+    }
+    if (typeof msg.id !== 'number') return;
+    const pending = this.#pending.get(msg.id);
+    if (pending === undefined) return;
+    this.#pending.delete(msg.id);
+    if (pending.timer !== undefined) clearTimeout(pending.timer);
+    pending.resolve(msg);
+  }
+
+  #write(text: string): void {
+    this.#child?.stdin.write(text);
+  }
+
+  async #request(method: string, params: string): Promise<Record<string, unknown>> {
+    if (this.#exited !== undefined) throw this.#exited;
+    if (this.#child === undefined) throw new McpCallError('protocol', 'call open() first');
+    const id = this.#nextId++;
+    const msg = await new Promise<RpcMessage>((resolve, reject) => {
+      const timer =
+        this.#timeoutMs > 0
+          ? setTimeout(() => {
+              this.#pending.delete(id);
+              reject(new McpCallError('timeout', `no answer to ${method} within ${this.#timeoutMs} ms`));
+            }, this.#timeoutMs)
+          : undefined;
+      this.#pending.set(id, { resolve, reject, timer });
+      this.#write(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}\n`);
+    });
+    return resultOf(msg);
+  }
+}

@@ -1,0 +1,124 @@
+import { McpCallError, type ToolCallResult, type ToolInfo } from './client.js';
+
+/**
+ * What the hand-rolled clients (lean HTTP, stdio) share: protocol constants, the `_meta`
+ * envelope, and turning JSON-RPC results into the `McpClient` shapes.
+ */
+
+export const MODERN_VERSION = '2026-07-28';
+export const LEGACY_VERSION = '2025-11-25';
+/** 2025-era revisions a server may answer `initialize` with; all speak the same wire for our purposes. */
+export const LEGACY_VERSIONS: ReadonlySet<string> = new Set(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+
+export interface ClientInfo {
+  name: string;
+  version: string;
+}
+
+export const DEFAULT_CLIENT_INFO: ClientInfo = { name: 'mcp-db-bench', version: '0.1.0' };
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** A JSON-RPC response as it comes off the wire (only the parts we read). */
+export interface RpcMessage {
+  id?: unknown;
+  method?: string;
+  result?: Record<string, unknown>;
+  error?: { code?: unknown; message?: unknown; data?: unknown };
+}
+
+/**
+ * `,"_meta":{...}` for the modern era, stringified once: every request carries the same
+ * envelope, so it is appended as text rather than re-serialized per call.
+ */
+export function modernMetaFragment(clientInfo: ClientInfo): string {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+    'io.modelcontextprotocol/clientInfo': clientInfo,
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  return `"_meta":${JSON.stringify(meta)}`;
+}
+
+/** The `initialize` params of the 2025-era handshake. */
+export function initializeParams(clientInfo: ClientInfo): string {
+  return JSON.stringify({ protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo });
+}
+
+/** The result of a response, or the `jsonrpc_<code>` error it carries. */
+export function resultOf(msg: RpcMessage): Record<string, unknown> {
+  if (msg.error !== undefined) throw rpcError(msg.error);
+  if (msg.result === undefined || msg.result === null || typeof msg.result !== 'object') {
+    throw new McpCallError('protocol', 'JSON-RPC response with neither result nor error');
+  }
+  return msg.result;
+}
+
+export function rpcError(error: NonNullable<RpcMessage['error']>): McpCallError {
+  const code = typeof error.code === 'number' ? error.code : 'unknown';
+  return new McpCallError(`jsonrpc_${code}`, typeof error.message === 'string' ? error.message : 'JSON-RPC error', {
+    cause: error,
+  });
+}
+
+/** True when a `server/discover` result offers the revision we speak. */
+export function discoverOffersModern(result: Record<string, unknown>): boolean {
+  const supported = result.supportedVersions;
+  return Array.isArray(supported) && supported.includes(MODERN_VERSION);
+}
+
+/** The negotiated 2025-era revision from an `initialize` result. */
+export function legacyVersionOf(result: Record<string, unknown>): string {
+  const version = result.protocolVersion;
+  if (typeof version !== 'string' || !LEGACY_VERSIONS.has(version)) {
+    throw new McpCallError('protocol', `server answered initialize with unsupported protocol version ${String(version)}`);
+  }
+  return version;
+}
+
+/**
+ * Whether an `auto` probe's failure means "this server does not speak 2026-07-28" (fall back
+ * to initialize) rather than a real failure. Mirrors the SDK's probe classifier: any JSON-RPC
+ * error and any 4xx but 401/403 is a legacy signal; auth walls, 5xx, network and timeouts are not.
+ */
+export function isLegacySignal(error: unknown): boolean {
+  if (!(error instanceof McpCallError)) return false;
+  if (error.kind.startsWith('jsonrpc_')) return true;
+  const status = /^http_(\d+)$/.exec(error.kind)?.[1];
+  if (status === undefined) return false;
+  const code = Number(status);
+  return code >= 400 && code < 500 && code !== 401 && code !== 403;
+}
+
+export function toTools(result: Record<string, unknown>, into: ToolInfo[]): string | undefined {
+  const tools = result.tools;
+  if (!Array.isArray(tools)) throw new McpCallError('protocol', 'tools/list result without a tools array');
+  for (const t of tools as Record<string, unknown>[]) {
+    into.push({ name: String(t.name), description: t.description as string | undefined, inputSchema: t.inputSchema });
+  }
+  const next = result.nextCursor;
+  return typeof next === 'string' && next !== '' ? next : undefined;
+}
+
+/** structuredContent when present (no second parse), else the first text block as JSON, else the text. */
+export function toToolCallResult(result: Record<string, unknown>): ToolCallResult {
+  const isError = result.isError === true;
+  if (result.structuredContent !== undefined) return { isError, data: result.structuredContent };
+  const content = result.content;
+  if (Array.isArray(content)) {
+    for (const block of content as { type?: unknown; text?: unknown }[]) {
+      if (block?.type === 'text' && typeof block.text === 'string') return { isError, data: parseOrText(block.text) };
+    }
+  }
+  return { isError, data: undefined };
+}
+
+function parseOrText(text: string): unknown {
+  const first = text.charCodeAt(0);
+  // Only `{` / `[` start a JSON payload worth trying; plain prose skips the throw.
+  if (first !== 0x7b && first !== 0x5b) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,18 @@
+export { type Clock, FakeClock, realClock } from './clock.js';
+export { type MeasureCallsOptions, type MeasuredCalls, measureCalls } from './measure-calls.js';
+export { type ClientProbe, nullProbe, type ProbeReading, processProbe } from './probe.js';
+export {
+  type AgentLoop,
+  DEFAULT_LATE_TOLERANCE_MS,
+  errorKindOf,
+  errorTotal,
+  goodput,
+  type LoopMode,
+  type OpenLoopStats,
+  type OpOutcome,
+  QUEUE_PER_AGENT,
+  type RunStepOptions,
+  runStep,
+  type StepMeasurement,
+  throughput,
+} from './run-step.js';

@@ -1,0 +1,233 @@
+/**
+ * One measured step: N simulated agents against one target for warm-up + duration, closed loop
+ * (call, wait, call) or open loop (calls arrive at a fixed rate whether or not the target keeps
+ * up). The engine owns all timing; agents only perform calls. Failures are data: they are
+ * counted by kind, and a thrown error is just another outcome.
+ */
+import type { StepResult } from '@mcp-db-bench/contract';
+import { StepRecorder } from '../metrics/recorder.js';
+import { type Clock, realClock } from './clock.js';
+import { type ClientProbe, processProbe } from './probe.js';
+
+/** What one call of one agent produced. `op` is the operation type the latency is filed under. */
+export type OpOutcome = { op: string; ok: true } | { op: string; ok: false; errorKind: string };
+
+export interface AgentLoop {
+  /** Performs exactly one operation (one tool call) and resolves when it is done. */
+  next(): Promise<OpOutcome>;
+  close(): Promise<void>;
+}
+
+export type LoopMode = 'closed' | 'open';
+
+export interface RunStepOptions {
+  agents: number;
+  mode: LoopMode;
+  /** open loop: intended calls per second across all agents */
+  rate?: number;
+  warmupMs: number;
+  durationMs: number;
+  makeAgent(index: number): Promise<AgentLoop>;
+  clock?: Clock;
+  /** defaults to `processProbe()` (CPU and event-loop delay of this process) */
+  probe?: ClientProbe;
+  /** open loop: a call starting more than this after its intended time is late (default 1 ms) */
+  lateToleranceMs?: number;
+  /** open loop: intended calls that may wait for a free agent before more are dropped (default agents * 4) */
+  maxQueue?: number;
+  /** ends the measured window early; calls in flight still finish and are counted */
+  signal?: AbortSignal;
+}
+
+/** The parts of a contract `stepResult` the engine knows; the caller adds target, workload, agents... */
+export type StepMeasurement = Pick<
+  StepResult,
+  'mode' | 'rate' | 'durationMs' | 'calls' | 'errors' | 'operations' | 'all' | 'intervals' | 'client' | 'openLoop'
+>;
+
+export type OpenLoopStats = NonNullable<StepResult['openLoop']>;
+
+export const DEFAULT_LATE_TOLERANCE_MS = 1;
+export const QUEUE_PER_AGENT = 4;
+
+/** Error kind of a thrown value: `McpCallError.kind` and the like, else `exception`. */
+export function errorKindOf(err: unknown): string {
+  const kind = typeof err === 'object' && err !== null ? (err as { kind?: unknown }).kind : undefined;
+  return typeof kind === 'string' && kind !== '' ? kind : 'exception';
+}
+
+/** Total errors of a step, all kinds. */
+export function errorTotal(m: Pick<StepMeasurement, 'errors'>): number {
+  return Object.values(m.errors).reduce((a, b) => a + b, 0);
+}
+
+/** Completed calls per second, failed ones included. */
+export function throughput(m: Pick<StepMeasurement, 'calls' | 'errors' | 'durationMs'>): number {
+  return m.durationMs > 0 ? (m.calls + errorTotal(m)) / (m.durationMs / 1000) : 0;
+}
+
+/** Successful calls per second: what the agents actually got done. */
+export function goodput(m: Pick<StepMeasurement, 'calls' | 'durationMs'>): number {
+  return m.durationMs > 0 ? m.calls / (m.durationMs / 1000) : 0;
+}
+
+interface Window {
+  clock: Clock;
+  recorder: StepRecorder;
+  /** clock time the step (warm-up included) started */
+  origin: number;
+  /** clock time the measured window starts (end of warm-up) */
+  start: number;
+  /** clock time no new call may start (open loop: be intended) at or after; moves earlier on abort */
+  end: number;
+}
+
+export async function runStep(options: RunStepOptions): Promise<StepMeasurement> {
+  validate(options);
+  const clock = options.clock ?? realClock;
+  const probe = options.probe ?? processProbe();
+  const agents = await createAgents(options);
+  try {
+    const t0 = clock.now();
+    const start = t0 + options.warmupMs;
+    const end = start + options.durationMs;
+    const window: Window = { clock, recorder: new StepRecorder(start), origin: t0, start, end };
+    const onAbort = () => {
+      window.end = Math.min(window.end, clock.now());
+    };
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    let probeStartedAt = start;
+    const startProbe = () => {
+      probeStartedAt = clock.now();
+      probe.start();
+    };
+    const probing = options.warmupMs > 0 ? clock.sleep(options.warmupMs).then(startProbe) : startProbe();
+
+    const openLoop = options.mode === 'open' ? await runOpen(agents, window, options) : null;
+    if (options.mode === 'closed') await Promise.all(agents.map((agent) => runClosed(agent, window)));
+    await probing;
+    const wallMs = clock.now() - probeStartedAt;
+    const reading = probe.stop();
+    options.signal?.removeEventListener('abort', onAbort);
+
+    // the configured figure unless aborted: `end - start` of two clock readings is not exact
+    const durationMs = window.end === end ? options.durationMs : Math.max(0, window.end - start);
+    const recorded = window.recorder.finish(durationMs);
+    const completed = recorded.calls + window.recorder.errorCount;
+    return {
+      mode: options.mode,
+      rate: options.mode === 'open' ? options.rate! : null,
+      durationMs,
+      ...recorded,
+      client: {
+        cpuPerCallUs: completed > 0 ? reading.cpuUs / completed : 0,
+        cpuUtilization: wallMs > 0 ? reading.cpuUs / (wallMs * 1000) : 0,
+        eventLoopDelayP99Ms: reading.eventLoopDelayP99Ms,
+        eventLoopDelayMaxMs: reading.eventLoopDelayMaxMs,
+      },
+      openLoop,
+    };
+  } finally {
+    // closing is not measured, and a failing close must not cost the step its results
+    await Promise.allSettled(agents.map((agent) => agent.close()));
+  }
+}
+
+function validate(o: RunStepOptions): void {
+  if (!Number.isInteger(o.agents) || o.agents < 1) throw new RangeError(`agents must be a positive integer: ${o.agents}`);
+  if (!(o.warmupMs >= 0) || !(o.durationMs >= 0)) throw new RangeError('warmupMs and durationMs must be >= 0');
+  if (o.mode === 'open' && !(typeof o.rate === 'number' && o.rate > 0 && Number.isFinite(o.rate))) {
+    throw new RangeError(`open loop needs a positive rate: ${o.rate}`);
+  }
+}
+
+/** All agents at once, before the clock starts; if one fails, the others are closed. */
+async function createAgents(options: RunStepOptions): Promise<AgentLoop[]> {
+  const settled = await Promise.allSettled(Array.from({ length: options.agents }, (_, i) => options.makeAgent(i)));
+  const agents = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.allSettled(agents.map((agent) => agent.close()));
+    throw failed.reason;
+  }
+  return agents;
+}
+
+async function invoke(agent: AgentLoop): Promise<OpOutcome> {
+  try {
+    return await agent.next();
+  } catch (err) {
+    return { op: '', ok: false, errorKind: errorKindOf(err) };
+  }
+}
+
+function file(window: Window, outcome: OpOutcome, from: number, endedAt: number): void {
+  if (outcome.ok) window.recorder.success(outcome.op, endedAt - from, endedAt);
+  else window.recorder.failure(outcome.errorKind, endedAt);
+}
+
+/** Back to back until the window closes; a call counts if it started inside the window. */
+async function runClosed(agent: AgentLoop, window: Window): Promise<void> {
+  const { clock } = window;
+  for (let started = clock.now(); started < window.end; started = clock.now()) {
+    const outcome = await invoke(agent);
+    if (started >= window.start) file(window, outcome, started, clock.now());
+  }
+}
+
+/**
+ * Intended start times every 1000/rate ms from the step's start, each handed to an idle agent,
+ * else queued, else dropped. Latency runs from the intended time, so a stalled target cannot
+ * hide its stall by slowing the arrivals (no coordinated omission).
+ */
+async function runOpen(agents: AgentLoop[], window: Window, options: RunStepOptions): Promise<OpenLoopStats> {
+  const { clock } = window;
+  const tolerance = options.lateToleranceMs ?? DEFAULT_LATE_TOLERANCE_MS;
+  const maxQueue = options.maxQueue ?? agents.length * QUEUE_PER_AGENT;
+  const interval = 1000 / options.rate!;
+  const stats: OpenLoopStats = { intended: 0, late: 0, dropped: 0 };
+  const queue: number[] = [];
+  const idle: Array<(intended: number | undefined) => void> = [];
+  let closed = false;
+
+  const nextIntended = (): number | undefined | Promise<number | undefined> => {
+    if (queue.length > 0) return queue.shift();
+    if (closed) return undefined;
+    return new Promise((resolve) => idle.push(resolve));
+  };
+
+  const work = async (agent: AgentLoop): Promise<void> => {
+    for (let intended = await nextIntended(); intended !== undefined; intended = await nextIntended()) {
+      const started = clock.now();
+      const outcome = await invoke(agent);
+      if (intended < window.start) continue;
+      if (started - intended > tolerance) stats.late++;
+      file(window, outcome, intended, clock.now());
+    }
+  };
+
+  const dispatch = (intended: number): void => {
+    const measured = intended >= window.start;
+    if (measured) stats.intended++;
+    const agent = idle.shift();
+    if (agent !== undefined) agent(intended);
+    else if (queue.length < maxQueue) queue.push(intended);
+    else if (measured) stats.dropped++;
+  };
+
+  const workers = agents.map(work);
+  // Times come from the index, not a running sum, so the schedule does not drift; a timer that
+  // fires late finds several calls due and dispatches them at once, so arrivals are not thinned.
+  for (let k = 0, intended = window.origin; intended < window.end; k++, intended = window.origin + k * interval) {
+    const wait = intended - clock.now();
+    if (wait > 0) await clock.sleep(wait);
+    if (intended >= window.end) break; // aborted while asleep
+    dispatch(intended);
+  }
+  closed = true;
+  for (const agent of idle.splice(0)) agent(undefined);
+  await Promise.all(workers);
+  return stats;
+}

@@ -1,0 +1,27 @@
+import { literal, measureColumn, someLink } from './pick.js';
+import type { Workload } from './workload.js';
+
+/**
+ * `aggregate`: mostly statistics about one entity's related rows (how many orders, what total),
+ * sometimes a top-10 over a whole table, the question that always scans.
+ */
+export const analytical: Workload = {
+  name: 'analytical',
+  description: 'aggregate: per-entity count/sum/avg by foreign key, and whole-table top-10 groupings',
+  database: true,
+  next(agent) {
+    const { parent, child, column } = someLink(agent);
+    const table = agent.tables.get(child);
+    const measure = table ? measureColumn(agent, table) : undefined;
+    const aggregates = [{ fn: 'count', as: 'n' }, ...(measure ? [{ fn: agent.random.pick(['sum', 'avg', 'max']), column: measure }] : [])];
+    if (agent.random.next() < 0.75) {
+      const filter = `${column} = ${literal(agent.someKey(parent.name))}`;
+      return { op: 'aggregate', tool: 'aggregate', args: { table: child, aggregates, filter } };
+    }
+    return {
+      op: 'aggregate:top',
+      tool: 'aggregate',
+      args: { table: child, aggregates, group_by: [column], order_by: ['n desc'], limit: 10 },
+    };
+  },
+};

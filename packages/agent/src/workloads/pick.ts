@@ -1,0 +1,34 @@
+import type { SimAgent, TableKnowledge } from '../agent.js';
+
+/** Small choices shared by workloads, all made from what the agent discovered. */
+
+export const NUMERIC = new Set(['integer', 'decimal', 'float']);
+
+/** Tables with a single-column key, more often the bigger ones (where agents spend their time). */
+export function keyedTable(agent: SimAgent): TableKnowledge {
+  const keyed = [...agent.tables.values()].filter((t) => t.primaryKey.length === 1);
+  if (keyed.length === 0) throw new Error('no table with a single-column primary key was discovered');
+  const weights = Object.fromEntries(keyed.map((t) => [t.name, Math.log10((t.rows ?? 1) + 10)]));
+  return agent.tables.get(agent.random.weighted(weights))!;
+}
+
+/** A (parent, child table, child column) link to follow, from the discovered foreign keys. */
+export function someLink(agent: SimAgent): { parent: TableKnowledge; child: string; column: string } {
+  const links = [...agent.tables.values()].flatMap((parent) =>
+    parent.referencedBy.filter((r) => r.columns.length === 1).map((r) => ({ parent, child: r.table, column: r.columns[0]! })),
+  );
+  if (links.length === 0) throw new Error('no foreign keys were discovered: the filtered workload needs related tables');
+  return agent.random.pick(links);
+}
+
+/** A literal for the expression language. */
+export function literal(value: unknown): string {
+  return typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+}
+
+/** A numeric, non-key column of a table, if it has one. */
+export function measureColumn(agent: SimAgent, table: TableKnowledge): string | undefined {
+  const keys = new Set([...table.primaryKey, ...table.foreignKeys.flatMap((f) => f.columns)]);
+  const candidates = table.columns.filter((c) => NUMERIC.has(c.type) && !keys.has(c.name));
+  return candidates.length ? agent.random.pick(candidates).name : undefined;
+}

@@ -1,0 +1,405 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createClient,
+  type Era,
+  LeanHttpClient,
+  McpCallError,
+  type McpClient,
+  type Protocol,
+  StdioClient,
+  type Target,
+} from '../src/clients/index.js';
+
+/**
+ * Every client (lean HTTP, SDK over HTTP, lean stdio, SDK over stdio) in every protocol mode
+ * against the real server bin, plus a fake 2025-era server for what ours never does
+ * (session ids, SSE split across chunks, no `server/discover`) and a hanging call.
+ */
+
+// better-sqlite3 belongs to the server package; the agent only needs it to build a fixture.
+type Db = { exec(sql: string): void; close(): void };
+const Database = createRequire(new URL('../../server/package.json', import.meta.url))('better-sqlite3') as new (file: string) => Db;
+const BIN = fileURLToPath(new URL('../../server/dist/bin.js', import.meta.url));
+
+const TOOLS = ['aggregate', 'describe_table', 'get', 'list_tables', 'query'];
+const PROTOCOLS: Protocol[] = ['modern', 'legacy', 'auto'];
+const EXPECTED_ERA: Record<Protocol, Era> = { modern: 'modern', legacy: 'legacy', auto: 'modern' };
+const EXPECTED_VERSION: Record<Era, string> = { modern: '2026-07-28', legacy: '2025-11-25' };
+
+let dir = '';
+let dbUrl = '';
+const servers: ChildProcess[] = [];
+
+async function startServer(extraArgs: string[] = []): Promise<string> {
+  const child = spawn(process.execPath, [BIN, '--url', dbUrl, '--http', '--port', '0', ...extraArgs], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  servers.push(child);
+  let stderr = '';
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20_000);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+      const m = /listening on (\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${stderr}`));
+    });
+  });
+}
+
+/** A port nothing listens on: bound, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function failure(promise: Promise<unknown>): Promise<McpCallError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(McpCallError);
+    return error as McpCallError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+let endpoint = '';
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mcp-clients-'));
+  const file = join(dir, 'tiny.db');
+  const db = new Database(file);
+  db.exec(`
+    create table items (id integer primary key, label text not null, qty integer not null);
+    insert into items (label, qty) values ('one', 1), ('two', 7), ('three', 3), ('four', 9);
+  `);
+  db.close();
+  dbUrl = `sqlite:${file}`;
+  endpoint = await startServer();
+});
+
+afterAll(async () => {
+  await Promise.all(
+    servers.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const stdioTarget = (): Target => ({ kind: 'stdio', command: process.execPath, args: [BIN, '--url', dbUrl] });
+const httpTarget = (): Target => ({ kind: 'http', url: endpoint });
+
+const MATRIX = (['lean', 'sdk'] as const).flatMap((client) =>
+  (['http', 'stdio'] as const).flatMap((transport) => PROTOCOLS.map((protocol) => ({ client, transport, protocol }))),
+);
+
+describe.each(MATRIX)('$client client over $transport, protocol $protocol', ({ client, transport, protocol }) => {
+  let mcp: McpClient;
+  let opened: { era: Era; protocolVersion: string };
+
+  beforeAll(async () => {
+    mcp = createClient(transport === 'http' ? httpTarget() : stdioTarget(), { client, protocol, timeoutMs: 15_000 });
+    opened = await mcp.open();
+  });
+  afterAll(async () => {
+    await mcp?.close();
+  });
+
+  it('opens in the expected era', () => {
+    const era = EXPECTED_ERA[protocol];
+    expect(opened).toEqual({ era, protocolVersion: EXPECTED_VERSION[era] });
+  });
+
+  it('lists the server tools', async () => {
+    const tools = await mcp.listTools();
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(TOOLS));
+    expect(tools.find((t) => t.name === 'query')?.inputSchema).toMatchObject({ type: 'object' });
+  });
+
+  it('calls query with a filter and gets the rows as data', async () => {
+    const result = await mcp.callTool('query', { table: 'items', filter: 'qty > 5', columns: ['id', 'label'] });
+    expect(result).toEqual({
+      isError: false,
+      data: { columns: ['id', 'label'], rows: [{ id: 2, label: 'two' }, { id: 4, label: 'four' }], truncated: false, next_cursor: null },
+    });
+    // Again, on the same connection/process: the cached shapes and the id counter hold up.
+    const again = await mcp.callTool('query', { table: 'items', filter: { column: 'id', op: '=', value: 3 } });
+    expect((again.data as { rows: unknown[] }).rows).toEqual([{ id: 3, label: 'three', qty: 3 }]);
+  });
+
+  it('returns a tool error as isError with its code', async () => {
+    const result = await mcp.callTool('query', { table: 'nope' });
+    expect(result.isError).toBe(true);
+    expect((result.data as { error: { code: string } }).error.code).toBe('unknown_table');
+  });
+
+  it('rejects an unknown tool with jsonrpc_-32602', async () => {
+    const error = await failure(mcp.callTool('no_such_tool', {}));
+    expect(error.kind).toBe('jsonrpc_-32602');
+  });
+
+  it('can open again (a new session on a warm client)', async () => {
+    expect((await mcp.open()).era).toBe(EXPECTED_ERA[protocol]);
+    expect((await mcp.callTool('list_tables', {})).isError).toBe(false);
+  });
+});
+
+describe.each(
+  (['lean', 'sdk'] as const).flatMap((client) => PROTOCOLS.map((protocol) => ({ client, protocol }))),
+)('$client client, protocol $protocol, unreachable', ({ client, protocol }) => {
+  it('reports a refused connection as network', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const mcp = createClient({ kind: 'http', url }, { client, protocol, timeoutMs: 5_000 });
+    try {
+      expect((await failure(mcp.open())).kind).toBe('network');
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('reports a server command that cannot run as network', async () => {
+    const mcp = createClient({ kind: 'stdio', command: join(dir, 'no-such-server'), args: [] }, { client, protocol, timeoutMs: 5_000 });
+    try {
+      expect((await failure(mcp.open())).kind).toBe('network');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('HTTP status errors', () => {
+  let tokenEndpoint = '';
+  beforeAll(async () => {
+    tokenEndpoint = await startServer(['--token', 's3cret']);
+  });
+
+  it('lean: a wrong path is http_404', async () => {
+    const mcp = new LeanHttpClient({ url: endpoint.replace(/\/mcp$/, '/elsewhere'), protocol: 'modern' });
+    try {
+      expect((await failure(mcp.open())).kind).toBe('http_404');
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it.each(PROTOCOLS)('lean, %s: the bearer token is sent, and its absence is http_401 (never a legacy fallback)', async (protocol) => {
+    const withToken = createClient({ kind: 'http', url: tokenEndpoint }, { client: 'lean', protocol, token: 's3cret' });
+    const without = createClient({ kind: 'http', url: tokenEndpoint }, { client: 'lean', protocol });
+    try {
+      expect((await withToken.open()).era).toBe(EXPECTED_ERA[protocol]);
+      expect((await withToken.callTool('list_tables', {})).isError).toBe(false);
+      expect((await failure(without.open())).kind).toBe('http_401');
+    } finally {
+      await withToken.close();
+      await without.close();
+    }
+  });
+
+  it.each(PROTOCOLS)('sdk, %s: the bearer token is sent, and its absence is http_401', async (protocol) => {
+    const withToken = createClient({ kind: 'http', url: tokenEndpoint }, { client: 'sdk', protocol, token: 's3cret' });
+    const without = createClient({ kind: 'http', url: tokenEndpoint }, { client: 'sdk', protocol });
+    try {
+      expect((await withToken.open()).era).toBe(EXPECTED_ERA[protocol]);
+      expect((await withToken.callTool('list_tables', {})).isError).toBe(false);
+      expect((await failure(without.open())).kind).toBe('http_401');
+    } finally {
+      await withToken.close();
+      await without.close();
+    }
+  });
+});
+
+describe('stdio server that dies', () => {
+  it('rejects the pending call with network when the child exits mid-call', async () => {
+    // Reads the first request, then exits without answering.
+    const script = "process.stdin.once('data', () => { process.stderr.write('boom'); process.exit(3); });";
+    const mcp = new StdioClient({ command: process.execPath, args: ['-e', script], protocol: 'auto' });
+    const error = await failure(mcp.open());
+    expect(error.kind).toBe('network');
+    expect(error.message).toContain('code 3');
+    expect((await failure(mcp.listTools())).kind).toBe('protocol'); // never opened
+    await mcp.close();
+  });
+
+  it('rejects a call with network when the child exits before answering it, and every call after', async () => {
+    // Answers server/discover, then dies on the first tools/call.
+    const script = `
+      let buf = '';
+      process.stdin.on('data', (chunk) => {
+        buf += chunk;
+        for (let nl; (nl = buf.indexOf('\\n')) !== -1; buf = buf.slice(nl + 1)) {
+          const msg = JSON.parse(buf.slice(0, nl));
+          if (msg.method === 'tools/call') process.exit(2);
+          process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { supportedVersions: ['2026-07-28'] } }) + '\\n');
+        }
+      });`;
+    const mcp = new StdioClient({ command: process.execPath, args: ['-e', script], protocol: 'modern' });
+    try {
+      expect(await mcp.open()).toEqual({ era: 'modern', protocolVersion: '2026-07-28' });
+      const error = await failure(mcp.callTool('list_tables', {}));
+      expect(error.kind).toBe('network');
+      expect(error.message).toContain('code 2');
+      expect((await failure(mcp.callTool('list_tables', {}))).kind).toBe('network');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+/**
+ * A 2025-only Streamable HTTP server, shaped like the SDK's stateful one: `server/discover`
+ * is refused with 400 before initialize, a session id is handed out and required, answers
+ * come as SSE (with a notification first, CRLF line ends, JSON split over `data:` lines and
+ * across TCP chunks), and the `slow` tool never answers.
+ */
+interface Seen {
+  httpMethod: string;
+  rpcMethod?: string;
+  session?: string;
+  version?: string;
+  mcpMethod?: string;
+}
+
+async function startFakeLegacy(): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+  const seen: Seen[] = [];
+  const SESSION = 'sess-42';
+  const sse = (res: ServerResponse, msg: object, headers: Record<string, string> = {}) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', ...headers });
+    res.write('event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}\r\n\r\n');
+    const json = JSON.stringify(msg);
+    // One message over two data: lines (joined with a newline between tokens: still JSON) and two writes.
+    const half = json.indexOf(',"result"') + 1;
+    res.write(`event: message\r\ndata: ${json.slice(0, half)}`);
+    setTimeout(() => res.end(`\r\ndata: ${json.slice(half)}\r\n\r\n`), 5);
+  };
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      const entry: Seen = {
+        httpMethod: req.method ?? '',
+        session: req.headers['mcp-session-id'] as string | undefined,
+        version: req.headers['mcp-protocol-version'] as string | undefined,
+        mcpMethod: req.headers['mcp-method'] as string | undefined,
+      };
+      seen.push(entry);
+      if (req.method === 'DELETE') return res.writeHead(200).end();
+      const msg = JSON.parse(body) as { id?: number; method: string; params?: { name?: string } };
+      entry.rpcMethod = msg.method;
+      if (msg.method === 'initialize') {
+        return sse(
+          res,
+          {
+            jsonrpc: '2.0',
+            id: msg.id,
+            result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } },
+          },
+          { 'mcp-session-id': SESSION },
+        );
+      }
+      if (entry.session !== SESSION) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Server not initialized' }, id: null }));
+      }
+      if (msg.method === 'notifications/initialized') return res.writeHead(202).end();
+      if (msg.method === 'tools/list') {
+        return sse(res, { jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
+      }
+      if (msg.method === 'tools/call' && msg.params?.name === 'slow') return; // never answers
+      if (msg.method === 'tools/call') {
+        // Plain JSON this time, and only a text block: data comes from parsing it.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: '{"echoed":true}' }] } }));
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('lean HTTP client against a 2025-only server', () => {
+  let fake: Awaited<ReturnType<typeof startFakeLegacy>>;
+  beforeAll(async () => {
+    fake = await startFakeLegacy();
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it('auto falls back to initialize, echoes the session id, reads SSE and ends the session', async () => {
+    fake.seen.length = 0;
+    const mcp = new LeanHttpClient({ url: fake.url, protocol: 'auto' });
+    expect(await mcp.open()).toEqual({ era: 'legacy', protocolVersion: '2025-06-18' });
+    expect(await mcp.listTools()).toEqual([{ name: 'echo', description: undefined, inputSchema: { type: 'object' } }]);
+    expect(await mcp.callTool('echo', {})).toEqual({ isError: false, data: { echoed: true } });
+    await mcp.close();
+
+    expect(fake.seen.map((s) => s.rpcMethod ?? s.httpMethod)).toEqual([
+      'server/discover',
+      'initialize',
+      'notifications/initialized',
+      'tools/list',
+      'tools/call',
+      'DELETE',
+    ]);
+    expect(fake.seen[0]).toMatchObject({ mcpMethod: 'server/discover', version: '2026-07-28' });
+    // Everything after initialize carries the session and the negotiated revision.
+    for (const s of fake.seen.slice(2)) expect(s).toMatchObject({ session: 'sess-42', version: '2025-06-18' });
+  });
+
+  it('modern does not fall back: the refusal is the error', async () => {
+    const mcp = new LeanHttpClient({ url: fake.url, protocol: 'modern' });
+    try {
+      expect((await failure(mcp.open())).kind).toBe('http_400');
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('times a call out, then serves the next one on a fresh connection', async () => {
+    const mcp = new LeanHttpClient({ url: fake.url, protocol: 'legacy', timeoutMs: 300 });
+    try {
+      await mcp.open();
+      expect((await failure(mcp.callTool('slow', {}))).kind).toBe('timeout');
+      expect((await mcp.callTool('echo', {})).data).toEqual({ echoed: true });
+    } finally {
+      await mcp.close();
+    }
+  });
+});

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+
+/**
+ * The result file: every report renders from it alone. Latencies are HdrHistograms in
+ * microseconds, base64-encoded (hdr-histogram-js `encodeIntoCompressedBase64`), so results
+ * from several runs or machines merge exactly; percentiles are never averaged.
+ */
+export const RESULT_FILE_VERSION = 1;
+
+export const encodedHistogram = z.string().describe('HdrHistogram of latencies in microseconds, compressed base64');
+
+export const operationStats = z.object({
+  /** successful calls */
+  count: z.number().int(),
+  histogram: encodedHistogram,
+});
+
+export const intervalStats = z.object({
+  /** milliseconds since the measured part of the step began */
+  atMs: z.number(),
+  calls: z.number().int(),
+  errors: z.number().int(),
+  histogram: encodedHistogram,
+});
+
+export const clientStats = z.object({
+  /** load-generator CPU per call, microseconds (user + system) */
+  cpuPerCallUs: z.number(),
+  /** share of one core the load generator used */
+  cpuUtilization: z.number(),
+  eventLoopDelayP99Ms: z.number(),
+  eventLoopDelayMaxMs: z.number(),
+});
+
+export const stepResult = z.object({
+  target: z.string().describe('label of the database or server measured'),
+  indexes: z.string().nullable(),
+  workload: z.string(),
+  agents: z.number().int(),
+  iteration: z.number().int(),
+  mode: z.enum(['closed', 'open']),
+  /** open loop: intended calls per second */
+  rate: z.number().nullable(),
+  durationMs: z.number(),
+  calls: z.number().int().describe('successful calls'),
+  errors: z.record(z.string(), z.number().int()).describe('failed calls by kind'),
+  operations: z.record(z.string(), operationStats),
+  all: operationStats,
+  intervals: z.array(intervalStats),
+  client: clientStats,
+  openLoop: z
+    .object({ intended: z.number().int(), late: z.number().int(), dropped: z.number().int() })
+    .nullable(),
+});
+
+export const decompositionResult = z.object({
+  target: z.string(),
+  operation: z.string(),
+  /** the same statement through the database driver, no MCP */
+  raw: operationStats,
+  /** the echo tool: MCP and HTTP, no database */
+  echo: operationStats,
+  /** the tool call end to end */
+  full: operationStats,
+});
+
+export const resultFile = z.object({
+  version: z.literal(RESULT_FILE_VERSION),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  environment: z.object({
+    node: z.string(),
+    platform: z.string(),
+    arch: z.string(),
+    cpuModel: z.string(),
+    cpus: z.number().int(),
+    memoryMb: z.number().int(),
+    loadAverage: z.array(z.number()),
+  }),
+  config: z.object({
+    targets: z.array(z.object({ label: z.string(), engine: z.string().nullable(), url: z.string().nullable() })),
+    workloads: z.array(z.string()),
+    agents: z.array(z.number().int()),
+    durationMs: z.number(),
+    warmupMs: z.number(),
+    iterations: z.number().int(),
+    protocol: z.string(),
+    client: z.string(),
+    scale: z.number().nullable(),
+    seed: z.number().int(),
+    indexes: z.array(z.string()),
+    rate: z.number().nullable(),
+  }),
+  sessionInit: z.array(
+    z.object({ target: z.string(), indexes: z.string().nullable(), cold: operationStats, warm: operationStats }),
+  ),
+  steps: z.array(stepResult),
+  decomposition: z.array(decompositionResult),
+  warnings: z.array(z.string()),
+});
+
+export type ResultFile = z.infer<typeof resultFile>;
+export type StepResult = z.infer<typeof stepResult>;
+export type OperationStats = z.infer<typeof operationStats>;
+export type DecompositionResult = z.infer<typeof decompositionResult>;

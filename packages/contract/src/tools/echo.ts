@@ -1,0 +1,11 @@
+import { z } from 'zod';
+
+/** A tool that touches no database: benchmarks use it to measure the protocol's own cost. */
+export const echoInput = z.object({
+  message: z.string().max(10_000).optional().describe('Returned unchanged.'),
+});
+
+export const echoOutput = z.object({ message: z.string() });
+
+export type EchoInput = z.infer<typeof echoInput>;
+export type EchoOutput = z.infer<typeof echoOutput>;
