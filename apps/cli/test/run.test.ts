@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resultFile } from '@mcp-db-bench/contract';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../../../packages/server/test/support/databases.js';
 
 /** A short real benchmark end to end: seed SQLite, start the server, measure, write, report. */
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
@@ -28,16 +29,16 @@ describe('mcp-db-bench run', () => {
     expect(r.code, r.stderr).toBe(0);
     const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
     expect(result.config.targets.map((t) => t.engine)).toEqual(['sqlite']);
-    // database workloads run once per index profile, echo once
-    expect(result.steps).toHaveLength((workloads.length - 1) * 2 * 2 + 2);
+    // database workloads run once per index profile, echo once, and the bare node:http floor once
+    expect(result.steps).toHaveLength((workloads.length - 1) * 2 * 2 + 2 + 2);
     for (const step of result.steps) {
       expect(step.calls, `${step.workload} × ${step.agents}`).toBeGreaterThan(0);
       expect(step.errors, `${step.workload} × ${step.agents}`).toEqual({});
     }
-    expect(new Set(result.steps.map((s) => s.workload))).toEqual(new Set(workloads));
+    expect(new Set(result.steps.map((s) => s.workload))).toEqual(new Set([...workloads, 'http-echo']));
     expect(result.sessionInit.map((s) => s.indexes)).toEqual(['baseline', 'optimized']);
     expect(result.decomposition.map((d) => d.operation)).toEqual(['get orders by id', 'query order_items by order_id']);
-    for (const section of ['Session init', 'Latency and throughput', 'Concurrency scaling', 'Index speed-up', 'Where the time goes']) {
+    for (const section of ['Session init', 'Latency and throughput', 'Concurrency scaling', 'Index speed-up', 'Where the time goes', 'Load generator check']) {
       expect(r.stdout).toContain(section);
     }
   });
@@ -49,6 +50,20 @@ describe('mcp-db-bench run', () => {
     expect(md.stdout).toMatch(/\| sqlite \(optimized\) \| point-read \| 2 \|/);
     const json = await run(['report', out, '--format', 'json']);
     expect(resultFile.safeParse(JSON.parse(json.stdout)).success).toBe(true);
+  });
+
+  it.skipIf(!process.env.PG_URL || !process.env.MYSQL_URL)('compares SQLite, PostgreSQL and MariaDB side by side in one run', async () => {
+    const pg = await freshDatabase({ engine: 'postgres', baseUrl: process.env.PG_URL! }, 'bench_run');
+    const maria = await freshDatabase({ engine: 'mariadb', baseUrl: process.env.MYSQL_URL! }, 'bench_run');
+    const file = join(dir, 'compare.json');
+    const r = await run(['run', '--db', `sqlite:${join(dir, 'compare.db')}`, '--db', pg, '--db', maria, '--scale', '0.002', '--agents', '1,2',
+      '--workloads', 'point-read,filtered', '--indexes', 'optimized', '--duration', '300ms', '--warmup', '100ms', '--out', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = resultFile.parse(JSON.parse(readFileSync(file, 'utf8')));
+    expect(result.config.targets.map((t) => t.label)).toEqual(['sqlite', 'postgres', 'mysql']);
+    for (const step of result.steps) expect(step.errors, `${step.target} ${step.workload}`).toEqual({});
+    expect(r.stdout).toMatch(/Engines compared \(optimized indexes\)/);
+    expect(r.stdout).toMatch(/│\s+point-read │\s+2 │ [\d,.]+ \/s, p50 [\d.]+ │ [\d,.]+ \/s, p50 [\d.]+ │ [\d,.]+ \/s, p50 [\d.]+ │/);
   });
 
   it('refuses a file that is not a result file', async () => {

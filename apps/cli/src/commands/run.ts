@@ -11,6 +11,7 @@ import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
 import { environment } from '../run/environment.js';
+import { measureHttpFloor } from '../run/http-floor.js';
 import { measureTarget, type TargetResults } from '../run/measure-target.js';
 import { startServer } from '../run/server-process.js';
 import { VERSION } from '../version.js';
@@ -111,6 +112,9 @@ async function run(flags: RunFlags): Promise<ResultFile> {
       } finally {
         await server.stop();
       }
+    }
+    if (flags.workloads.includes('echo')) {
+      all.steps.push(...(await measureHttpFloor(flags.agents, { warmupMs: flags.warmup, durationMs: flags.duration }, log)));
     }
     if (flags.target) {
       targets.push({ label: 'target', engine: null, url: flags.target });

@@ -22,6 +22,7 @@ export function reportSections(result: ResultFile): Section[] {
     ...speedupSection(groups),
     ...comparisonSection(groups, result),
     ...decompositionSection(result),
+    loadGeneratorSection(result),
   ].filter((s): s is Section => s !== undefined && s.rows.length > 0);
 }
 
@@ -166,4 +167,29 @@ function decompositionSection(result: ResultFile): Section[] {
       rows,
     },
   ];
+}
+
+/** Is the harness the bottleneck? MCP echo against the bare node:http floor, and client CPU. */
+function loadGeneratorSection(result: ResultFile): Section {
+  const floor = result.steps.filter((s) => s.workload === 'http-echo');
+  const rows = result.steps
+    .filter((s) => s.workload === 'echo' || s.workload === 'http-echo')
+    .map((s) => {
+      const f = floor.find((x) => x.agents === s.agents);
+      const share = f ? throughput(s) / throughput(f) : Number.NaN;
+      return [
+        s.workload === 'echo' ? `MCP echo (${s.target})` : 'bare node:http echo',
+        String(s.agents),
+        rate(throughput(s)),
+        Number.isNaN(share) ? '–' : pct(share),
+        Math.round(s.client.cpuPerCallUs).toLocaleString('en-US'),
+        pct(s.client.cpuUtilization),
+        s.client.eventLoopDelayP99Ms.toFixed(1),
+      ];
+    });
+  return {
+    title: 'Load generator check: echo through MCP versus a bare node:http JSON echo, same client stack',
+    head: ['server', 'agents', 'calls/s', 'of bare floor', 'client CPU µs/call', 'client CPU', 'event-loop p99 ms'],
+    rows,
+  };
 }

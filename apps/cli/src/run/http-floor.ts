@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { type AgentLoop, runStep } from '@mcp-db-bench/agent';
+import type { StepResult } from '@mcp-db-bench/contract';
+import { Client } from 'undici';
+
+/**
+ * The floor under every MCP measurement: a bare node:http server answering a JSON-RPC-shaped
+ * POST with a constant, driven by the same engine and HTTP stack as the MCP calls. If MCP echo
+ * comes close to this, the load generator, not the server, is the limit.
+ */
+const SERVER = `
+const http = require('node:http');
+const answer = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'ping' }] } }));
+const server = http.createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length }).end(answer));
+});
+server.keepAliveTimeout = 65000;
+server.listen(0, '127.0.0.1', () => process.stderr.write('listening on ' + server.address().port + '\\n'));
+`;
+
+const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'ping' } } });
+
+export async function measureHttpFloor(
+  agentCounts: readonly number[],
+  timing: { warmupMs: number; durationMs: number },
+  log: (line: string) => void,
+): Promise<StepResult[]> {
+  const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let err = '';
+      child.stderr!.on('data', (c: Buffer) => {
+        err += c;
+        const m = /listening on (\d+)/.exec(err);
+        if (m) resolve(Number(m[1]));
+      });
+      child.once('exit', () => reject(new Error(`the node:http echo server exited: ${err}`)));
+    });
+    const steps: StepResult[] = [];
+    for (const agents of agentCounts) {
+      const m = await runStep({ agents, mode: 'closed', ...timing, makeAgent: async () => bareAgent(port) });
+      steps.push({ target: 'bare node:http', indexes: null, workload: 'http-echo', agents, iteration: 1, ...m });
+      log(`bare node:http echo × ${agents}: ${Math.round(m.calls / (m.durationMs / 1000))} calls/s`);
+    }
+    return steps;
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+function bareAgent(port: number): AgentLoop {
+  const client = new Client(`http://127.0.0.1:${port}`, { keepAliveTimeout: 60_000 });
+  const headers = { 'content-type': 'application/json', accept: 'application/json' };
+  return {
+    async next() {
+      const res = await client.request({ path: '/', method: 'POST', headers, body: BODY });
+      await res.body.text();
+      return { op: 'http-echo', ok: true };
+    },
+    close: () => client.close(),
+  };
+}
