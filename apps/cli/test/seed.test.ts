@@ -87,3 +87,16 @@ describe('mcp-db-bench seed', () => {
     expect(failure(await run(['seed', '--db', url.toString()]))).toMatch(/refused the login/);
   });
 });
+
+describe('mcp-db-bench doctor', () => {
+  it('checks Node, the drivers and a seeded database', async () => {
+    const db = `sqlite:${join(dir, 'doctor.db')}`;
+    expect((await run(['seed', '--db', db, '--scale', '0.001'])).code).toBe(0);
+    const r = await run(['doctor', '--db', db, '--db', 'foo://x']);
+    expect(r.stdout).toMatch(/^ok {3}Node \d+/m);
+    for (const pkg of ['pg', 'mysql2', 'tedious', 'better-sqlite3']) expect(r.stdout).toMatch(new RegExp(`^ok .* driver ${pkg} \\d`, 'm'));
+    expect(r.stdout).toMatch(/^ok .*doctor\.db: connected \(sqlite\); 8 of 8 dataset tables$/m);
+    expect(r.stdout).toMatch(/^FAIL foo:\/\/x: unknown database URL scheme/m);
+    expect(r.code).toBe(1);
+  });
+});

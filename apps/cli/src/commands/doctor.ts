@@ -47,9 +47,19 @@ export function doctorCommand(): Command {
             await close();
           }
         } catch (error) {
-          line(false, `${redactUrl(url)}: ${(error as Error).message}`);
+          const known = /^[a-z][a-z0-9+.-]*:/i.test(url) ? safeMap(url, error) : undefined;
+          line(false, `${redactUrl(url)}: ${(known ?? (error as Error)).message}`);
         }
       }
       process.exitCode = failures ? 1 : 0;
     });
+}
+
+/** The engine's reading of a driver error, when the URL names an engine at all. */
+function safeMap(url: string, error: unknown): Error | undefined {
+  try {
+    return engineForUrl(url).mapError(error);
+  } catch {
+    return undefined;
+  }
 }

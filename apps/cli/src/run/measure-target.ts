@@ -26,6 +26,8 @@ export interface MeasureOptions {
   rate: number | null;
   seed: number;
   log: (line: string) => void;
+  /** shows what is running now (a live line on a terminal) */
+  pending?: (line: string) => void;
 }
 
 export interface TargetResults {
@@ -57,6 +59,7 @@ export async function measureTarget(o: MeasureOptions): Promise<TargetResults> {
       }
       for (const agents of o.agents) {
         for (let iteration = 1; iteration <= o.iterations; iteration++) {
+          o.pending?.(`${o.label}${workload.database && indexes ? ` (${indexes})` : ''} ${name} × ${agents}`);
           const m = await runStep({
             agents,
             mode: o.rate ? 'open' : 'closed',
