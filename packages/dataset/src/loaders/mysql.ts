@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import type { Pool } from 'mysql2/promise';
-import type { Row, Value } from '../generate.js';
+import { delimitedText } from './delimited.js';
 import type { Loader } from './loader.js';
 
 /**
@@ -34,7 +34,7 @@ export const mysqlLoader: Loader = {
       // One statement per batch: mysql2 reads an infile stream without backpressure, so one
       // stream for a whole table would queue the table in memory. Awaiting each batch bounds it.
       for (const batch of rows) {
-        const data = Buffer.from(tsv(batch));
+        const data = Buffer.from(delimitedText(batch, ['1', '0']));
         await conn.query({ sql: statement, infileStreamFactory: () => Readable.from([data]) } as never);
         progress(batch.length);
       }
@@ -46,24 +46,3 @@ export const mysqlLoader: Loader = {
   analyze: (table) => [`analyze table \`${table}\``],
   dropIndex: (name, table) => `drop index if exists \`${name}\` on \`${table}\``,
 };
-
-function tsv(batch: Row[]): string {
-  let out = '';
-  for (const row of batch) {
-    for (let i = 0; i < row.length; i++) {
-      if (i) out += '\t';
-      out += tsvValue(row[i]!);
-    }
-    out += '\n';
-  }
-  return out;
-}
-
-function tsvValue(v: Value): string {
-  if (v === null) return '\\N';
-  if (typeof v === 'boolean') return v ? '1' : '0';
-  if (typeof v === 'number') return String(v);
-  return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!) : v;
-}
-
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Row, Value } from '../generate.js';
+import { delimitedText } from './delimited.js';
 import type { Loader } from './loader.js';
 
 /** COPY ... FROM STDIN in text format, written in large chunks with backpressure. */
@@ -26,7 +26,7 @@ export const postgresLoader: Loader = {
         stream.on('error', reject);
       });
       for (const batch of rows) {
-        if (!stream.write(copyText(batch))) await new Promise((r) => stream.once('drain', r));
+        if (!stream.write(delimitedText(batch, ['t', 'f']))) await new Promise((r) => stream.once('drain', r));
         progress(batch.length);
       }
       stream.end();
@@ -38,25 +38,3 @@ export const postgresLoader: Loader = {
   analyze: (table) => [`analyze "${table}"`],
   dropIndex: (name) => `drop index if exists "${name}"`,
 };
-
-/** Rows in COPY's text format: tab-separated, `\N` for null, backslash escapes. */
-export function copyText(batch: Row[]): string {
-  let out = '';
-  for (const row of batch) {
-    for (let i = 0; i < row.length; i++) {
-      if (i) out += '\t';
-      out += copyValue(row[i]!);
-    }
-    out += '\n';
-  }
-  return out;
-}
-
-function copyValue(v: Value): string {
-  if (v === null) return '\\N';
-  if (typeof v === 'boolean') return v ? 't' : 'f';
-  if (typeof v === 'number') return String(v);
-  return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!) : v;
-}
-
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };

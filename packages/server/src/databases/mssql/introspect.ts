@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { RawCatalog, RawColumn, RawTable } from '../../catalog/types.js';
 import type { AnyDb } from '../engine.js';
 import { nativeTypeText, normalizeDefault, portableType } from './types.js';
+import { groupBy } from '../group-runs.js';
 
 // The caller's default schema: schema_id() without an argument is the id of schema_name().
 // User tables and views only; sys.objects.type is char(2), and 'U' = 'U ' in T-SQL.
@@ -160,17 +161,4 @@ function toColumn(row: ColumnRow, views: ReadonlySet<string>): RawColumn {
     default: row.is_identity || row.is_computed ? null : normalizeDefault(row.default_definition),
     autoIncrement,
   };
-}
-
-/** Splits rows that arrive sorted by `key` into runs with the same key. */
-function groupBy<T>(rows: readonly T[], key: (row: T) => string): T[][] {
-  const groups: T[][] = [];
-  let last: string | undefined;
-  for (const row of rows) {
-    const k = key(row);
-    if (k !== last || groups.length === 0) groups.push([]);
-    groups[groups.length - 1]!.push(row);
-    last = k;
-  }
-  return groups;
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { RawCatalog, RawColumn, RawTable } from '../../catalog/types.js';
 import type { AnyDb } from '../engine.js';
 import { normalizeDefault, portableType } from './types.js';
+import { groupBy } from '../group-runs.js';
 
 // information_schema columns are aliased in lower case: MySQL 8 otherwise returns them in upper
 // case. Its BIGINT UNSIGNED counters arrive as strings (bigNumberStrings), hence num().
@@ -188,17 +189,4 @@ function nullableStr(value: unknown): string | null {
 
 function num(value: unknown): number {
   return Number(str(value));
-}
-
-/** Splits rows that arrive sorted by `key` into runs with the same key. */
-function groupBy<T>(rows: readonly T[], key: (row: T) => string): T[][] {
-  const groups: T[][] = [];
-  let last: string | undefined;
-  for (const row of rows) {
-    const k = key(row);
-    if (k !== last || groups.length === 0) groups.push([]);
-    groups[groups.length - 1]!.push(row);
-    last = k;
-  }
-  return groups;
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { RawCatalog, RawColumn, RawForeignKey, RawTable } from '../../catalog/types.js';
 import type { AnyDb } from '../engine.js';
 import { normalizeDefault, numericPrecision, portableType } from './types.js';
+import { groupBy } from '../group-runs.js';
 
 // Ordinary, partitioned and foreign tables; views and materialized views. Partitions are left
 // out: their parent already shows their rows.
@@ -164,17 +165,4 @@ function toColumn(row: ColumnRow): RawColumn {
     default: autoIncrement || row.is_generated ? null : normalizeDefault(row.default_expr),
     autoIncrement,
   };
-}
-
-/** Splits rows that arrive sorted by `key` into runs with the same key. */
-function groupBy<T>(rows: readonly T[], key: (row: T) => string): T[][] {
-  const groups: T[][] = [];
-  let last: string | undefined;
-  for (const row of rows) {
-    const k = key(row);
-    if (k !== last || groups.length === 0) groups.push([]);
-    groups[groups.length - 1]!.push(row);
-    last = k;
-  }
-  return groups;
 }
