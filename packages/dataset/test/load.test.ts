@@ -100,3 +100,30 @@ describe.each(liveTargets())('$engine', (target) => {
   });
 });
 
+
+describe('a load that fails half way', () => {
+  it('drops the tables it created and says so', async () => {
+    const [sqlite] = liveTargets();
+    const url = await freshDatabase(sqlite!, 'bench_failing');
+    const failing = seed({
+      url,
+      scale: SCALE,
+      seed: SEED,
+      indexes: 'optimized',
+      force: false,
+      on: {
+        tableDone: (t) => {
+          if (t.name === 'products') throw new Error('the disk filled up');
+        },
+      },
+    });
+    await expect(failing).rejects.toThrow(/the disk filled up \(dropped the partly loaded tables: reviews, order_items, orders, inventory, products, customers, suppliers, categories\)/);
+    const engine = engineForUrl(url);
+    const { db, close } = await engine.connect(url, { poolSize: 1 });
+    try {
+      expect((await engine.introspect(db)).tables).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});

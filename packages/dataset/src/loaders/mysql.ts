@@ -32,12 +32,15 @@ export const mysqlLoader: Loader = {
       const columns = table.columns.map((c) => `\`${c.name}\``).join(', ');
       const statement = `load data local infile 'batch.tsv' into table \`${table.name}\` character set utf8mb4 fields terminated by '\\t' escaped by '\\\\' lines terminated by '\\n' (${columns})`;
       // One statement per batch: mysql2 reads an infile stream without backpressure, so one
-      // stream for a whole table would queue the table in memory. Awaiting each batch bounds it.
+      // stream for a whole table would queue the table in memory. One batch in flight bounds
+      // it, and the next batch is generated while the server ingests the current one.
+      let inFlight: Promise<void> = Promise.resolve();
       for (const batch of rows) {
         const data = Buffer.from(delimitedText(batch, ['1', '0']));
-        await conn.query({ sql: statement, infileStreamFactory: () => Readable.from([data]) } as never);
-        progress(batch.length);
+        await inFlight;
+        inFlight = conn.query({ sql: statement, infileStreamFactory: () => Readable.from([data]) } as never).then(() => progress(batch.length));
       }
+      await inFlight;
       await conn.query('set foreign_key_checks = 1, unique_checks = 1');
     } finally {
       conn.release();
