@@ -1,5 +1,5 @@
 import { ToolError } from '@mcp-db-bench/contract';
-import { type Connection, type EngineProfile, engineForUrl } from '@mcp-db-bench/server';
+import { type Connection, type EngineProfile, engineForUrl } from '@mcp-db-bench/server/databases';
 import { sql } from 'kysely';
 import { batches, Dataset } from './generate.js';
 import { LOADERS, type Loader } from './loaders/index.js';

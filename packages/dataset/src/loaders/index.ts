@@ -1,4 +1,4 @@
-import type { SqlFamily } from '@mcp-db-bench/server';
+import type { SqlFamily } from '@mcp-db-bench/server/databases';
 import type { Loader } from './loader.js';
 import { mssqlLoader } from './mssql.js';
 import { mysqlLoader } from './mysql.js';

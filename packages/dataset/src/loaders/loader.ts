@@ -1,4 +1,4 @@
-import type { Connection, SqlFamily } from '@mcp-db-bench/server';
+import type { Connection, SqlFamily } from '@mcp-db-bench/server/databases';
 import type { RawBuilder } from 'kysely';
 import type { Row } from '../generate.js';
 import type { DatasetColumn, DatasetTable } from '../schema.js';
