@@ -88,7 +88,7 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
     const t1 = performance.now();
     if (loader.foreignKeys === 'after') {
       on.phase?.('adding foreign keys');
-      for (const table of TABLES) await addForeignKeys(connection, table);
+      for (const table of TABLES) await addForeignKeys(connection, loader, table);
     }
     on.phase?.(`building ${options.indexes} indexes`);
     await applyIndexProfile(options.url, options.indexes, { engine, connection, loader });
@@ -157,7 +157,6 @@ async function createTable(connection: Connection, loader: Loader, table: Datase
   );
   const keys = [sql`primary key (${sql.id('id')})`];
   if (loader.foreignKeys === 'inline') keys.push(...foreignKeys(table));
-  keys.push(...(loader.tableClauses?.(table) ?? []));
   await sql`create table ${sql.id(table.name)} (${sql.join([...columns, ...keys])})`.execute(connection.db);
 }
 
@@ -170,8 +169,10 @@ function foreignKeys(table: DatasetTable) {
     );
 }
 
-async function addForeignKeys(connection: Connection, table: DatasetTable): Promise<void> {
-  for (const fk of foreignKeys(table)) await sql`alter table ${sql.id(table.name)} add ${fk}`.execute(connection.db);
+async function addForeignKeys(connection: Connection, loader: Loader, table: DatasetTable): Promise<void> {
+  const constraints = foreignKeys(table);
+  if (loader.addForeignKeys) return loader.addForeignKeys(connection, table, constraints);
+  for (const fk of constraints) await sql`alter table ${sql.id(table.name)} add ${fk}`.execute(connection.db);
 }
 
 /**

@@ -5,7 +5,9 @@ import type { Section } from './table.js';
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 const rate = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** Successful calls per second: goodput. Failed calls are counted separately, never timed. */
 const throughput = (s: StepResult) => s.calls / (s.durationMs / 1000);
+const attempted = (s: StepResult) => (s.calls + Object.values(s.errors).reduce((a, b) => a + b, 0)) / (s.durationMs / 1000);
 const label = (s: { target: string; indexes: string | null }) => (s.indexes ? `${s.target} (${s.indexes})` : s.target);
 
 /**
@@ -78,13 +80,14 @@ function sessionInitSection(result: ResultFile): Section {
 
 function latencySection(groups: readonly Group[]): Section {
   return {
-    title: 'Latency and throughput per workload (closed loop; errors are counted, never timed)',
-    head: ['target', 'workload', 'agents', 'calls/s', 'spread', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'errors'],
+    title: 'Latency and throughput per workload (goodput = successful calls/s; errors are counted, never timed)',
+    head: ['target', 'workload', 'agents', 'goodput/s', 'spread', 'attempts/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'errors'],
     rows: groups.map((g) => {
       const h = summary(merge(g.steps.map((s) => s.all.histogram)));
       const { median, spread } = medianThroughput(g);
       const errors = g.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
-      return [label(g), g.workload, String(g.agents), rate(median), pct(spread), ms(h.p50), ms(h.p95), ms(h.p99), ms(h.p999), String(errors)];
+      const tried = g.steps.map(attempted).sort((a, b) => a - b)[Math.floor((g.steps.length - 1) / 2)]!;
+      return [label(g), g.workload, String(g.agents), rate(median), pct(spread), rate(tried), ms(h.p50), ms(h.p95), ms(h.p99), ms(h.p999), String(errors)];
     }),
   };
 }

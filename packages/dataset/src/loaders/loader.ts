@@ -16,8 +16,11 @@ export interface Loader {
    * added after loading, when one validating pass is cheaper than a check per row.
    */
   readonly foreignKeys: 'inline' | 'after';
-  /** Extra clauses for CREATE TABLE (MySQL: the indexes InnoDB demands for foreign keys). */
-  tableClauses?(table: DatasetTable): RawBuilder<unknown>[];
+  /**
+   * Adds a table's foreign-key constraints after loading, when `foreignKeys` is 'after'.
+   * Default: one ALTER TABLE per constraint.
+   */
+  addForeignKeys?(connection: Connection, table: DatasetTable, constraints: RawBuilder<unknown>[]): Promise<void>;
   /** Streams every row of a table in; `rows` yields batches lazily; `progress` gets row counts. */
   load(connection: Connection, table: DatasetTable, rows: Iterable<Row[]>, progress: (rows: number) => void): Promise<void>;
   /** Statements that refresh the planner's statistics after a load. */
