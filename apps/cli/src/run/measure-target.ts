@@ -43,6 +43,16 @@ export interface TargetResults {
 export async function measureTarget(o: MeasureOptions): Promise<TargetResults> {
   const out: TargetResults = { steps: [], sessionInit: [], decomposition: [] };
   const tools = await toolNames(o.client);
+  // A fresh server process compiles its hot paths during the first seconds; without this the
+  // first round (baseline) would pay for that and the index speed-up would be overstated.
+  o.pending?.(`${o.label}: warming up the server`);
+  await runStep({
+    agents: 2,
+    mode: 'closed',
+    warmupMs: 0,
+    durationMs: Math.max(1000, o.warmupMs * 2),
+    makeAgent: (i: number) => startAgent(WORKLOADS.mixed!, o.client(), o.seed, i),
+  });
   const rounds: (IndexProfile | null)[] = o.dbUrl ? o.indexes : [null];
   for (const [round, indexes] of rounds.entries()) {
     if (o.dbUrl && indexes) {
