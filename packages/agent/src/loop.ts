@@ -12,10 +12,9 @@ import type { Workload } from './workloads/workload.js';
 export async function startAgent(workload: Workload, client: McpClient, seed: number, index: number): Promise<AgentLoop> {
   const agent = new SimAgent(client, new Random(seed * 7919 + index * 104729 + 1));
   await agent.init(workload.tables);
-  const session = 'session' in workload && workload.session === true;
   return {
     async next() {
-      if (session) {
+      if (workload.session) {
         await agent.init(workload.tables);
         return { op: 'session-init', ok: true };
       }

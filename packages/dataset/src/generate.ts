@@ -23,7 +23,7 @@ const T2021 = Date.UTC(2021, 0, 1) / 1000;
 const T2024 = Date.UTC(2024, 0, 1) / 1000;
 const T2026 = Date.UTC(2026, 0, 1) / 1000;
 
-export function timestamp(epochSeconds: number): string {
+function timestamp(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
 }
 

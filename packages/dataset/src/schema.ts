@@ -72,12 +72,6 @@ export const TABLES: readonly DatasetTable[] = [
   },
 ];
 
-export function datasetTable(name: string): DatasetTable {
-  const t = TABLES.find((x) => x.name === name);
-  if (!t) throw new Error(`no dataset table ${name}`);
-  return t;
-}
-
 /** Every order has exactly this many items, so totals and items agree by construction. */
 export const ITEMS_PER_ORDER = 2;
 

@@ -1,11 +1,11 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { ToolError } from '@mcp-db-bench/contract';
-import { type SeedEvents, type SeedOptions, type SeedReport, seed } from './seed.js';
+import { DatasetExistsError, type SeedEvents, type SeedOptions, type SeedReport, seed } from './seed.js';
 
 type Message =
   | { kind: 'event'; name: keyof SeedEvents; args: unknown[] }
   | { kind: 'done'; report: SeedReport }
-  | { kind: 'failed'; code?: string; message: string };
+  | { kind: 'failed'; code?: string; message: string; existing?: readonly string[] };
 
 /**
  * Runs {@link seed} on a worker thread with a small young generation. Generating millions of
@@ -23,6 +23,7 @@ export function seedInWorker(options: Omit<SeedOptions, 'on'>, on: SeedEvents = 
       if (m.kind === 'event') (on[m.name] as ((...a: unknown[]) => void) | undefined)?.(...m.args);
       // maxRSS covers the whole process, worker included: the number a user's machine feels.
       else if (m.kind === 'done') resolve({ ...m.report, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) });
+      else if (m.existing) reject(new DatasetExistsError(m.existing));
       else reject(m.code ? new ToolError(m.code as never, m.message) : new Error(m.message));
     });
     worker.on('error', reject);
@@ -37,6 +38,11 @@ if (!isMainThread && parentPort && (workerData as SeedOptions | undefined)?.url)
   seed({ ...(workerData as SeedOptions), on })
     .then((report) => port.postMessage({ kind: 'done', report } satisfies Message))
     .catch((error: Error) =>
-      port.postMessage({ kind: 'failed', code: error instanceof ToolError ? error.code : undefined, message: error.message } satisfies Message),
+      port.postMessage({
+        kind: 'failed',
+        code: error instanceof ToolError ? error.code : undefined,
+        message: error.message,
+        existing: error instanceof DatasetExistsError ? error.tables : undefined,
+      } satisfies Message),
     );
 }

@@ -112,8 +112,9 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
     };
   } catch (error) {
     const dropped = await dropTables(connection, created.reverse()).catch(() => []);
-    const cause = engine.mapError(error) ?? (error as Error);
-    const note = dropped.length ? ` (dropped the partly loaded tables: ${dropped.join(', ')})` : '';
+    const cause = error instanceof ToolError ? error : (engine.mapError(error) ?? (error as Error));
+    if (dropped.length === 0) throw cause;
+    const note = ` (dropped the partly loaded tables: ${dropped.join(', ')})`;
     throw cause instanceof ToolError
       ? new ToolError(cause.code, `${cause.message}${note}`, { cause: error })
       : new Error(`${cause.message}${note}`, { cause: error });
@@ -135,13 +136,20 @@ async function connectOrExplain(engine: EngineProfile, url: string, create: bool
   }
 }
 
+/** The database already has dataset tables, and the seed was not told to replace them. */
+export class DatasetExistsError extends ToolError {
+  constructor(readonly tables: readonly string[]) {
+    super('invalid_argument', `the database already has dataset tables (${tables.join(', ')}); pass --force to drop and reload them`);
+  }
+}
+
 /** Refuses to touch existing dataset tables unless forced; forced, drops them. */
 async function clearWay(engine: EngineProfile, connection: Connection, force: boolean): Promise<void> {
   const existing = new Set((await engine.introspect(connection.db)).tables.map((t) => t.name.toLowerCase()));
   const clash = TABLES.filter((t) => existing.has(t.name)).map((t) => t.name);
   if (clash.length === 0) return;
   if (!force) {
-    throw new ToolError('invalid_argument', `the database already has dataset tables (${clash.join(', ')}); pass --force to drop and reload them`);
+    throw new DatasetExistsError(clash);
   }
   await dropTables(connection, [...TABLES].reverse().map((t) => t.name).filter((n) => clash.includes(n)));
 }

@@ -3,7 +3,6 @@ export type { Catalog, Column, Table } from './catalog/types.js';
 export { type DatabaseContext, type DatabaseOptions, DEFAULT_LIMITS, openDatabase } from './context.js';
 export { ENGINES, engineForUrl, redactUrl } from './databases/index.js';
 export type { AnyDb, Connection, ConnectOptions, EngineProfile, SqlFamily } from './databases/engine.js';
-export { decodeValue } from './output/decode.js';
 export { parseFilter } from './filter/tree.js';
 export { callTool, createServerFactory } from './server.js';
 export { BENCH_TOOLS, READ_TOOLS, type Limits, type ToolContext, type ToolDefinition } from './tools/index.js';

@@ -1,5 +1,6 @@
 import { ToolError } from '@mcp-db-bench/contract';
 import { type CallToolResult, McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
+import { SchemaChangedError } from './databases/schema-changed.js';
 import { adaptSchema, InvalidArguments } from './schemas.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
@@ -51,8 +52,8 @@ function toToolError(error: unknown, ctx: ToolContext): ToolError {
   if (error instanceof ToolError) return error;
   const mapped = ctx.engine.mapError(error);
   if (mapped) {
-    // A statement that named something the cached schema has is a sign the schema moved.
-    if (mapped.code === 'database_error') ctx.schema.refresh().catch(() => {});
+    // The cached schema named something the database no longer has: reload it.
+    if (mapped instanceof SchemaChangedError) ctx.schema.refresh().catch(() => {});
     return mapped;
   }
   process.stderr.write(`mcp-db-server: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`);

@@ -47,7 +47,7 @@ export function doctorCommand(): Command {
             await close();
           }
         } catch (error) {
-          const known = /^[a-z][a-z0-9+.-]*:/i.test(url) ? safeMap(url, error) : undefined;
+          const known = safeMap(url, error);
           line(false, `${redactUrl(url)}: ${(known ?? (error as Error)).message}`);
         }
       }

@@ -1,12 +1,12 @@
 import { applyIndexProfile } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/server';
 import { Command, Option } from 'commander';
-import { DEFAULT_DB, parseProfile } from '../options.js';
+import { dbOption, parseProfile } from '../options.js';
 
 export function indexCommand(): Command {
   return new Command('index')
     .description('switch a seeded database to an index profile, without reloading')
-    .addOption(new Option('--db <url>', 'database URL').env('MCP_DB_BENCH_DB').default(DEFAULT_DB))
+    .addOption(dbOption())
     .addOption(new Option('--profile <profile>', 'baseline (primary keys only) or optimized').makeOptionMandatory().argParser(parseProfile))
     .action(async (flags: { db: string; profile: 'baseline' | 'optimized' }) => {
       const t0 = performance.now();

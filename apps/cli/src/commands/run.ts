@@ -2,17 +2,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, WORKLOADS } from '@mcp-db-bench/agent';
-import { RESULT_FILE_VERSION, type ResultFile, ToolError } from '@mcp-db-bench/contract';
-import { type IndexProfile, seedInWorker } from '@mcp-db-bench/dataset';
+import { RESULT_FILE_VERSION, type ResultFile } from '@mcp-db-bench/contract';
+import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { parseProfile, parseScale, parseSeed } from '../options.js';
+import { parseProfile, scaleOption, seedOption } from '../options.js';
 import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
 import { environment } from '../run/environment.js';
 import { measureHttpFloor } from '../run/http-floor.js';
 import { measureTarget, type TargetResults } from '../run/measure-target.js';
+import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
 import { VERSION } from '../version.js';
 
@@ -49,8 +50,8 @@ export function runCommand(): Command {
     .addOption(new Option('--target <url>', 'benchmark another MCP server over Streamable HTTP instead').conflicts('db'))
     .addOption(new Option('--target-cmd <command>', 'benchmark an MCP server spawned over stdio (one process per agent)').conflicts(['db', 'target']))
     .addOption(new Option('--token <token>', 'bearer token for --target'))
-    .addOption(new Option('--scale <n>', 'dataset scale when seeding (1 = 2.56 million rows)').default(0.01).argParser(parseScale))
-    .addOption(new Option('--seed <n>', 'seed for the dataset and the agents').default(42).argParser(parseSeed))
+    .addOption(scaleOption('dataset scale when seeding (1 = 2.56 million rows)'))
+    .addOption(seedOption('seed for the dataset and the agents'))
     .addOption(new Option('--workloads <list>', `comma-separated: ${Object.keys(WORKLOADS).join(', ')}`).default(Object.keys(WORKLOADS)).argParser(parseList(parseWorkload)))
     .addOption(new Option('--agents <list>', 'concurrent agents per step, e.g. 1,2,5,10,25,50').default([1, 4, 16]).argParser(parseList(parsePositiveInt('agents'))))
     .addOption(new Option('--duration <time>', 'measured time per step').default(2000, '2s').argParser(parseDuration))
@@ -109,7 +110,7 @@ async function run(flags: RunFlags): Promise<ResultFile> {
       const engine = engineForUrl(url);
       const label = uniqueLabel(engine.name, targets);
       targets.push({ label, engine: engine.name, url: redactUrl(url) });
-      await ensureSeeded(url, flags);
+      await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: flags.indexes[0] ?? 'optimized' }, log);
       const server = await startServer(url);
       log(`${label}: our MCP server at ${server.endpoint}`);
       try {
@@ -165,20 +166,6 @@ async function run(flags: RunFlags): Promise<ResultFile> {
     ...all,
     warnings,
   };
-}
-
-/** Seeds a database that has no dataset yet; one that has it is used as it is. */
-async function ensureSeeded(url: string, flags: RunFlags): Promise<void> {
-  try {
-    const report = await seedInWorker({ url, scale: flags.scale, seed: flags.seed, indexes: flags.indexes[0] ?? 'optimized', force: false });
-    log(`${redactUrl(url)}: seeded ${report.tables.reduce((n, t) => n + t.rows, 0)} rows in ${report.seconds.toFixed(1)} s`);
-  } catch (error) {
-    if (error instanceof ToolError && /already has dataset tables/.test(error.message)) {
-      log(`${redactUrl(url)}: using the dataset tables already there (seed --force to reload)`);
-      return;
-    }
-    throw error;
-  }
 }
 
 function uniqueLabel(name: string, taken: readonly { label: string }[]): string {

@@ -2,7 +2,7 @@ import { type SeedEvents, seedInWorker } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/server';
 import cliProgress from 'cli-progress';
 import { Command, Option } from 'commander';
-import { DEFAULT_DB, parseProfile, parseScale, parseSeed } from '../options.js';
+import { dbOption, indexesOption, scaleOption, seedOption } from '../options.js';
 import { renderSeedSummary } from '../render/seed-summary.js';
 
 interface SeedFlags {
@@ -17,10 +17,10 @@ interface SeedFlags {
 export function seedCommand(): Command {
   return new Command('seed')
     .description('generate the e-commerce dataset and bulk-load it into a database')
-    .addOption(new Option('--db <url>', 'database URL (postgres://, mysql://, mariadb://, mssql://, sqlite:PATH)').env('MCP_DB_BENCH_DB').default(DEFAULT_DB))
-    .addOption(new Option('--scale <n>', 'dataset size: 1 = 2.56 million rows, 0.01 = 25,600').default(0.01).argParser(parseScale))
-    .addOption(new Option('--seed <n>', 'random seed: the same seed gives the same rows on every engine').default(42).argParser(parseSeed))
-    .addOption(new Option('--indexes <profile>', 'baseline (primary keys only) or optimized (foreign-key and filter columns)').default('optimized').argParser(parseProfile))
+    .addOption(dbOption())
+    .addOption(scaleOption())
+    .addOption(seedOption())
+    .addOption(indexesOption())
     .option('--force', 'drop and reload dataset tables that already exist')
     .option('--json', 'print the report as JSON on stdout instead of a table')
     .addHelpText(

@@ -5,7 +5,7 @@ import type { Workload } from './workload.js';
  * list_tables and describe_table for every table. Each repetition is one operation; the
  * runner handles it (see `session` below) rather than a single tool call.
  */
-export const sessionInit: Workload & { session: true } = {
+export const sessionInit: Workload = {
   name: 'session-init',
   description: 'discover or initialize, tools/list, list_tables, describe_table for every table (warm connection)',
   database: true,

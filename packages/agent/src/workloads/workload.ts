@@ -18,6 +18,8 @@ export interface Workload {
   tables?: readonly string[];
   /** whether it touches the database (echo does not: it runs once, not per index profile) */
   database: boolean;
+  /** each operation is a whole session start rather than one call (`next` is not used) */
+  session?: boolean;
   /** the next call; may look at the agent's knowledge and previous answers */
   next(agent: SimAgent): Call;
 }

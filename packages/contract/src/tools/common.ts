@@ -29,8 +29,3 @@ export const orderByArg = z
   .describe('Sort keys such as ["placed_at desc", "id"]. Nulls sort first ascending, last descending.');
 
 export const limitArg = z.number().int().min(1).max(1_000_000).describe('Maximum rows to return (default 100; capped by the server).');
-
-/** How `structuredContent` of a failed call looks, for clients that read it. */
-export const errorResultSchema = z.object({
-  error: z.object({ code: z.string(), message: z.string() }),
-});

@@ -88,22 +88,23 @@ function groupOutputs(table: Table, names: readonly string[]): Output[] {
   const outputs: Output[] = [];
   names.forEach((name, i) => {
     const c = requireOrderable(resolveColumn(table, name, `group_by[${i}]`), `group_by[${i}]`);
-    if (!outputs.some((o) => o.name === c.name)) outputs.push(columnOutput(c, sql.id(c.name), c));
+    if (!outputs.some((o) => o.name === c.name)) outputs.push(output(c.name, sql.id(c.name), c, c.nullable));
   });
   return outputs;
 }
 
-function columnOutput(c: Column, expr: Expression<unknown>, target: DecodeTarget, name = c.name): Output {
-  return { name, expr, type: target.type, scale: target.scale, nullable: c.nullable, render: (raw) => decodeValue(target, raw) };
+/** An output column rendered by the portable rules of `target`. */
+function output(name: string, expr: Expression<unknown>, target: DecodeTarget, nullable: boolean): Output {
+  return { name, expr, type: target.type, scale: target.scale, nullable, render: (raw) => decodeValue(target, raw) };
 }
+
+const COUNT: DecodeTarget = { type: 'integer', scale: null };
 
 function aggregateOutput_(table: Table, spec: AggregateSpec, where: string): Output {
   const { fn } = spec;
   if (spec.column === undefined) {
     if (fn !== 'count') throw new ToolError('invalid_argument', `${where}: ${fn} needs a column`);
-    const target: DecodeTarget = { type: 'integer', scale: null };
-    const name = spec.as ?? 'count';
-    return { name, expr: sql`count(*)`, ...target, nullable: false, render: (raw) => decodeValue(target, raw) };
+    return output(spec.as ?? 'count', sql`count(*)`, COUNT, false);
   }
   const c = resolveColumn(table, spec.column, `${where}.column`);
   const name = spec.as ?? `${fn}_${c.name}`;
@@ -114,21 +115,11 @@ function aggregateOutput_(table: Table, spec: AggregateSpec, where: string): Out
   if ((fn === 'min' || fn === 'max') && !orderable(c)) {
     throw new ToolError('type_mismatch', `${where}: ${fn} cannot compare ${c.type} values (${c.name})`);
   }
-  switch (fn) {
-    case 'count': {
-      const target: DecodeTarget = { type: 'integer', scale: null };
-      return { name, expr: sql`count(${id})`, ...target, nullable: false, render: (raw) => decodeValue(target, raw) };
-    }
-    case 'avg': {
-      // `* 1.0` keeps SQL Server from averaging integers with integer division.
-      const target: DecodeTarget = { type: 'float', scale: null };
-      return { name, expr: sql`avg(${id} * 1.0)`, ...target, nullable: true, render: roundAverage };
-    }
-    case 'sum':
-      return { ...columnOutput(c, sql`sum(${id})`, c, name), nullable: true };
-    default:
-      return { ...columnOutput(c, sql`${sql.raw(fn)}(${id})`, c, name), nullable: true };
-  }
+  if (fn === 'count') return output(name, sql`count(${id})`, COUNT, false);
+  // `* 1.0` keeps SQL Server from averaging integers with integer division.
+  if (fn === 'avg') return { ...output(name, sql`avg(${id} * 1.0)`, { type: 'float', scale: null }, true), render: roundAverage };
+  // sum, min and max keep the column's type (a sum of decimals keeps their scale)
+  return output(name, sql`${sql.raw(fn)}(${id})`, c, true);
 }
 
 /** Engines average in different arithmetic (exact decimal, double); six places make them agree. */

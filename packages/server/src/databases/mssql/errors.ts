@@ -1,4 +1,5 @@
 import { type ErrorCode, ToolError } from '@mcp-db-bench/contract';
+import { SchemaChangedError } from '../schema-changed.js';
 
 /** tedious ConnectionError codes: the connection could not be opened or was lost. */
 const CONNECTION_CODES = new Set([
@@ -65,8 +66,7 @@ export function mapError(error: unknown): ToolError | undefined {
 
   if (typeof number === 'number' && typeof code === 'string') {
     if (SCHEMA_CHANGED.has(number))
-      return new ToolError(
-        'database_error',
+      return new SchemaChangedError(
         `${message} (the database schema may have changed: refresh the catalog)`,
         { cause: error },
       );

@@ -1,4 +1,5 @@
 import { type ErrorCode, ToolError } from '@mcp-db-bench/contract';
+import { SchemaChangedError } from '../schema-changed.js';
 
 /** Client-side codes of Node and mysql2 for a connection that could not be made or was lost. */
 const CONNECTION_CODES = new Set([
@@ -77,8 +78,7 @@ export function mapError(error: unknown): ToolError | undefined {
   }
 
   if (SCHEMA_CHANGED.has(errno))
-    return new ToolError(
-      'database_error',
+    return new SchemaChangedError(
       `${message} (the database schema may have changed: refresh the catalog)`,
       { cause: error },
     );

@@ -1,4 +1,5 @@
 import { type ErrorCode, ToolError } from '@mcp-db-bench/contract';
+import { SchemaChangedError } from '../schema-changed.js';
 
 /** Socket-level failures Node reports while opening or using a connection. */
 const NETWORK_CODES = new Set([
@@ -61,8 +62,7 @@ export function mapError(error: unknown): ToolError | undefined {
   if (cls === '08' || code === '53300' || code === '3D000' || /^57P0[1-3]$/.test(code))
     return unavailable(error, message);
   if (code === '42P01' || code === '42703')
-    return new ToolError(
-      'database_error',
+    return new SchemaChangedError(
       `${message} (the database schema may have changed: refresh the catalog)`,
       { cause: error },
     );

@@ -1,4 +1,5 @@
 import { ToolError } from '@mcp-db-bench/contract';
+import { SchemaChangedError } from '../schema-changed.js';
 
 /** better-sqlite3 throws SqliteError with SQLite's extended result code name. */
 export function mapError(error: unknown): ToolError | undefined {
@@ -15,7 +16,7 @@ export function mapError(error: unknown): ToolError | undefined {
   }
   if (code === 'SQLITE_INTERRUPT') return new ToolError('timeout', 'the statement was interrupted after its timeout');
   if (/no such (table|column)/.test(message)) {
-    return new ToolError('database_error', `${message} (the schema may have changed; list_tables shows the current one)`);
+    return new SchemaChangedError(`${message} (the schema may have changed; list_tables shows the current one)`);
   }
   if (code.startsWith('SQLITE_MISMATCH') || code.startsWith('SQLITE_TOOBIG')) return new ToolError('type_mismatch', message);
   return new ToolError('database_error', message);

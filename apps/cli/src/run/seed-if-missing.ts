@@ -1,0 +1,17 @@
+import { DatasetExistsError, type IndexProfile, seedInWorker } from '@mcp-db-bench/dataset';
+import { redactUrl } from '@mcp-db-bench/server';
+
+/** Seeds a database that has no dataset yet; one that has it is used as it is. */
+export async function seedIfMissing(
+  url: string,
+  options: { scale: number; seed: number; indexes: IndexProfile },
+  log: (line: string) => void,
+): Promise<void> {
+  try {
+    const report = await seedInWorker({ url, ...options, force: false });
+    log(`${redactUrl(url)}: seeded ${report.tables.reduce((n, t) => n + t.rows, 0)} rows in ${report.seconds.toFixed(1)} s`);
+  } catch (error) {
+    if (!(error instanceof DatasetExistsError)) throw error;
+    log(`${redactUrl(url)}: using the dataset tables already there (seed --force to reload)`);
+  }
+}
