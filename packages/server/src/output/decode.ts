@@ -24,7 +24,8 @@ const DECODERS: Record<PortableType, Decoder> = {
   text: (raw) => text(raw),
   boolean: (raw) => boolean(raw),
   date: (raw) => (raw instanceof Date ? raw.toISOString().slice(0, 10) : String(raw).slice(0, 10)),
-  time: (raw) => (raw instanceof Date ? raw.toISOString().slice(11, 23) : trimFraction(String(raw))),
+  // tedious hands SQL Server times over as Dates on 1970-01-01: trim them like text ones
+  time: (raw) => trimFraction(raw instanceof Date ? raw.toISOString().slice(11, 23) : String(raw)),
   timestamp: (raw) => timestamp(raw),
   binary: (raw) => (raw instanceof Uint8Array ? Buffer.from(raw).toString('base64') : text(raw)),
   json: (raw) => (typeof raw === 'string' ? parseJson(raw) : (raw as PortableValue)),
