@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { PARITY_DIR, loadParityFixture } from './support/fixture.js';
 import { type CallOutcome, callJson, connectClient } from './support/mcp.js';
+import { FILTER_OPS, type FilterNode } from '@mcp-db-bench/contract';
+import { parseFilter } from '../src/filter/tree.js';
 
 /**
  * The parity suite: the fixture loaded into every live engine, the catalog of calls run
@@ -50,7 +52,7 @@ const outcomes = new Map<string, Map<string, Outcome>>();
  * Golden-file layout: objects and arrays one entry per line, except that an object or array
  * of plain values (a row, a column list) stays on one line, so diffs show changed rows.
  */
-export function formatGolden(value: unknown, indent = ''): string {
+function formatGolden(value: unknown, indent = ''): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   const entries = Array.isArray(value) ? value.map((v) => [null, v] as const) : Object.entries(value);
   if (entries.every(([, v]) => v === null || typeof v !== 'object')) return JSON.stringify(value);
@@ -91,6 +93,28 @@ describe('the parity catalog', () => {
     expect(ids.every((id) => /^[a-z0-9][a-z0-9._-]*$/.test(id))).toBe(true);
     expect(new Set(catalog.map((c) => c.tool))).toEqual(new Set(['list_tables', 'describe_table', 'query', 'get', 'aggregate']));
     expect(catalog.length).toBeGreaterThanOrEqual(150);
+  });
+
+  it('uses every filter operator in both filter forms', () => {
+    const used = { string: new Set<string>(), object: new Set<string>() };
+    const collect = (node: FilterNode, into: Set<string>): void => {
+      if ('and' in node) for (const n of node.and) collect(n, into);
+      else if ('or' in node) for (const n of node.or) collect(n, into);
+      else if ('not' in node) collect(node.not, into);
+      else into.add(node.op);
+    };
+    for (const { args } of catalog) {
+      for (const filter of [args.filter, args.having]) {
+        if (typeof filter !== 'string' && (typeof filter !== 'object' || filter === null)) continue;
+        try {
+          collect(parseFilter(filter), typeof filter === 'string' ? used.string : used.object);
+        } catch {
+          // error cases: their filters are meant not to parse
+        }
+      }
+    }
+    expect([...used.string].sort()).toEqual([...FILTER_OPS].sort());
+    expect([...used.object].sort()).toEqual([...FILTER_OPS].sort());
   });
 
   it('lists each difference once, for a known call, with a reason', () => {
