@@ -66,6 +66,8 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   database.defaultSafeIntegers(true);
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
+  // like is case-sensitive, as = is under SQLite's BINARY collation and like is on PostgreSQL
+  database.pragma('case_sensitive_like = ON');
   const db = new Kysely({ dialect: new SqliteDialect({ database }) });
   return { db, driver: database, close: () => db.destroy() };
 }
