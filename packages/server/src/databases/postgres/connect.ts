@@ -58,9 +58,12 @@ export async function connect(url: string, { poolSize }: ConnectOptions): Promis
     options: '-c TimeZone=UTC -c lc_monetary=C',
     types: { getTypeParser },
   });
-  // An idle client that loses its server makes the pool emit 'error'; unhandled, that would
-  // kill the process. The pool already discards the client, and the next query reports it.
+  // A client that loses its server emits 'error'; unhandled, that would kill the process. The
+  // pool listens only while a client is idle (and re-emits it here), so a checked-out client
+  // between statements needs its own listener. Either way the client is marked unusable, its
+  // next query fails with a mapped error, and the pool discards it on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   return { db, driver: pool, close: () => db.destroy() };
 }
