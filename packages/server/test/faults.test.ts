@@ -65,6 +65,11 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
       // fill the pool with idle connections, which the shutdown then cuts
       const warm = await Promise.all(Array.from({ length: 20 }, () => callJson(client, 'get', { table: 'orders', key: 1 })));
       expect(warm.every((r) => !r.isError)).toBe(true);
+      const probe = await sessionProbe(dbUrl);
+      const idle = await probe.sessions();
+      await probe.close();
+      expect(idle.total).toBeGreaterThan(0);
+      expect(idle.busy).toBe(0);
       await database.stop();
       await sleep(300);
       expect(http.process.exitCode).toBeNull();
