@@ -189,7 +189,12 @@ export async function startPrivateServer(engine: PrivateEngine): Promise<Private
     clearTimeout(timer);
   };
 
-  await start();
+  try {
+    await start();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     baseUrl: recipe.baseUrl(port),
     get pid() {
