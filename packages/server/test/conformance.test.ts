@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -95,12 +95,13 @@ async function runSuite(endpoint: string, dir: string, revision: Revision): Prom
   return { code, output: stdout, scenarios, results: readResults(out) };
 }
 
+let dir = '';
 let http: HttpServer | undefined;
 /** Both requirement sets, started together (the harness's start-up dominates). */
 const suites = new Map<Revision, Promise<Outcome>>();
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-db-conformance-'));
+  dir = mkdtempSync(join(tmpdir(), 'mcp-db-conformance-'));
   const dbUrl = await freshDatabase({ engine: 'sqlite', baseUrl: 'sqlite:' }, 'bench_conformance');
   await loadShop(dbUrl);
   http = await startHttpServer(dbUrl);
@@ -113,6 +114,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.allSettled(suites.values());
   await http?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 describe.each(REVISIONS)('MCP conformance suite, requirements %s, over HTTP', (revision) => {
