@@ -5,19 +5,26 @@ import { adaptSchema, InvalidArguments } from './schemas.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
 
-const INSTRUCTIONS =
-  'Read-only access to one relational database through a uniform interface. ' +
-  'Call list_tables first, then describe_table for the tables you need, then query, get or aggregate. ' +
+/** What an agent reads at session start; it names the write tools only when they exist. */
+export function instructions(tools: readonly ToolDefinition[]): string {
+  const writes = tools.some((t) => t.name === 'transact');
+  return (
+    `${writes ? 'Read and write' : 'Read-only'} access to one relational database through a uniform interface. ` +
+    'Call list_tables first, then describe_table for the tables you need, then query, get or aggregate' +
+    (writes ? '; change data with insert, update, delete, or transact for several changes that must happen together. ' : '. ') +
   'Filters are expressions like `status = \'paid\' and total > 100` or the same as JSON; columns must exist. ' +
-  'Values come back portable: big integers and decimals as strings, timestamps as ISO-8601 UTC.';
+    'Values come back portable: big integers and decimals as strings, timestamps as ISO-8601 UTC.'
+  );
+}
 
 /** One server definition; every transport and both protocol eras are served from it. */
 export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): McpServerFactory {
+  const text = instructions(tools);
   const schemas = new Map(tools.map((t) => [t, { input: adaptSchema(t.input, 'input'), output: adaptSchema(t.output, 'output') }]));
   return () => {
     const server = new McpServer(
       { name: 'mcp-db-server', title: 'mcp-db-bench database server', version: VERSION },
-      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+      { capabilities: { tools: {} }, instructions: text },
     );
     for (const tool of tools) {
       server.registerTool(

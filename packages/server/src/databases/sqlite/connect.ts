@@ -19,7 +19,11 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   let database: BetterSqlite3.Database;
   try {
     // A typo in a path must not silently create an empty database, unless asked to.
-    database = new Database(path, { fileMustExist: path !== ':memory:' && !options.create });
+    // A read-only server opens the file read-only: SQLite itself then refuses every write.
+    database = new Database(path, {
+      fileMustExist: path !== ':memory:' && !options.create,
+      readonly: options.readOnly === true && path !== ':memory:',
+    });
     // Opening is lazy about the header: read it now, so a wrong file fails here, with its name.
     database.pragma('schema_version');
   } catch (error) {
