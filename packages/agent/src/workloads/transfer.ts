@@ -130,7 +130,7 @@ class TransferPlan implements Plan {
     } else if (f.stage === 'account') {
       const balance = data.row ? toCents(data.row.balance) : 0;
       // Nothing to pay with: the agent gives up on this payment, as a person would.
-      if (!data.row || data.row.status !== 'active' || balance < 100) {
+      if (data.row?.status !== 'active' || balance < 100) {
         this.#flow = undefined;
         return;
       }
