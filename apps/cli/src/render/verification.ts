@@ -36,3 +36,16 @@ export function verificationSection(result: ResultFile): Section {
     ]),
   };
 }
+
+/**
+ * The contract's result schema does not know `verification` yet, so parsing a saved file drops
+ * it; this puts each step's back from the raw JSON (steps keep their order).
+ */
+export function keepVerification(result: ResultFile, raw: unknown): ResultFile {
+  const steps = (raw as { steps?: { verification?: unknown }[] }).steps ?? [];
+  result.steps.forEach((s, i) => {
+    const v = steps[i]?.verification as WriteVerification | undefined;
+    if (typeof v?.ok === 'boolean' && typeof v.marker === 'string') Object.assign(s, { verification: v });
+  });
+  return result;
+}
