@@ -49,6 +49,12 @@ export function buildCli(): Command {
         .argParser((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
     )
     .addOption(new Option('--max-rows <n>', 'most rows one call returns; larger limits are capped').env('MCP_DB_MAX_ROWS').default(1000).argParser(positiveInt('max-rows')))
+    .addOption(
+      new Option('--max-response-bytes <n>', 'largest tool result in bytes of JSON; larger ones are refused with a clear error')
+        .env('MCP_DB_MAX_RESPONSE_BYTES')
+        .default(1024 * 1024)
+        .argParser(positiveInt('max-response-bytes')),
+    )
     .addOption(new Option('--default-rows <n>', 'rows returned when a call gives no limit').env('MCP_DB_DEFAULT_ROWS').default(100).argParser(positiveInt('default-rows')))
     .addOption(new Option('--allow-writes', 'register insert, update, delete and transact, and open read-write sessions').env('MCP_DB_ALLOW_WRITES'))
     .addOption(new Option('--sql', 'register the sql tool: one caller-written SELECT with :named parameters, run read-only').env('MCP_DB_SQL'))
@@ -78,6 +84,7 @@ interface CliOptions {
   token?: string;
   allowedHosts?: string[];
   maxRows: number;
+  maxResponseBytes: number;
   defaultRows: number;
   poolSize: number;
   schemaTtl: number;
@@ -107,7 +114,7 @@ export async function main(argv = process.argv): Promise<void> {
     url,
     poolSize: options.poolSize,
     schemaTtl: options.schemaTtl,
-    limits: { maxRows: options.maxRows, defaultRows: options.defaultRows },
+    limits: { maxRows: options.maxRows, defaultRows: options.defaultRows, maxResponseBytes: options.maxResponseBytes },
     allowWrites: options.allowWrites,
     statementTimeoutMs: options.statementTimeout,
   });

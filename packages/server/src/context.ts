@@ -16,7 +16,7 @@ export interface DatabaseOptions {
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
-export const DEFAULT_LIMITS: Limits = { defaultRows: 100, maxRows: 1000 };
+export const DEFAULT_LIMITS: Limits = { defaultRows: 100, maxRows: 1000, maxResponseBytes: 1024 * 1024 };
 
 /** A connected database with its cached schema: what every tool call shares. */
 export interface DatabaseContext extends ToolContext {

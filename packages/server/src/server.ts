@@ -48,10 +48,24 @@ export async function callTool(tool: ToolDefinition, args: unknown, ctx: ToolCon
   try {
     if (args instanceof InvalidArguments) throw args.toError();
     const data = (await tool.run(args as never, ctx)) as Record<string, unknown>;
-    return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
+    const text = JSON.stringify(data);
+    checkSize(text, ctx.limits.maxResponseBytes);
+    return { content: [{ type: 'text', text }], structuredContent: data };
   } catch (error) {
     const failure = toToolError(error, ctx);
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure.toJSON()) }] };
+  }
+}
+
+/** A UTF-16 unit is at most 3 bytes of UTF-8: count bytes only when that bound is over. */
+function checkSize(text: string, limit: number): void {
+  if (text.length * 3 <= limit) return;
+  const bytes = Buffer.byteLength(text);
+  if (bytes > limit) {
+    throw new ToolError(
+      'limit_exceeded',
+      `the result is ${bytes} bytes of JSON, more than the server's limit of ${limit}; ask for fewer rows (limit) or fewer columns`,
+    );
   }
 }
 

@@ -12,7 +12,7 @@ import { shopCatalog } from './support/shop.js';
  * it pins down that caller text only ever arrives as parameters.
  */
 const catalog = shopCatalog();
-const limits = { defaultRows: 100, maxRows: 1000 };
+const limits = { defaultRows: 100, maxRows: 1000, maxResponseBytes: 1024 * 1024 };
 const engine = (name: string) => ENGINES.find((e) => e.name === name)!;
 const compileWith = (name: string) => {
   const e = engine(name);

@@ -20,6 +20,11 @@ export interface ConnectOptions {
   readOnly?: boolean;
   /** the engine cancels a statement that runs longer than this; 0 or absent: no limit */
   statementTimeoutMs?: number;
+  /**
+   * Run statements on the calling thread and expose the driver handle, for bulk loading.
+   * Only SQLite differs: a server runs its statements on worker threads.
+   */
+  inProcess?: boolean;
 }
 
 export interface Connection {
