@@ -3,6 +3,7 @@ import { resultFile } from '@mcp-db-bench/contract';
 import { Command, Option } from 'commander';
 import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
+import { keepVerification } from '../render/verification.js';
 
 export function reportCommand(): Command {
   return new Command('report')
@@ -10,11 +11,12 @@ export function reportCommand(): Command {
     .argument('<file>', 'result file (JSON)')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'markdown', 'json']).default('table'))
     .action((file: string, flags: { format: 'table' | 'markdown' | 'json' }) => {
-      const parsed = resultFile.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+      const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      const parsed = resultFile.safeParse(raw);
       if (!parsed.success) {
         throw new Error(`${file} is not an mcp-db-bench result file: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       }
-      const result = parsed.data;
+      const result = keepVerification(parsed.data, raw);
       if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       const sections = reportSections(result);
       const body = flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections);
