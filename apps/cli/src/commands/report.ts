@@ -3,7 +3,6 @@ import { resultFile } from '@mcp-db-bench/contract';
 import { Command, Option } from 'commander';
 import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
-import { keepVerification } from '../render/verification.js';
 
 export function reportCommand(): Command {
   return new Command('report')
@@ -16,7 +15,7 @@ export function reportCommand(): Command {
       if (!parsed.success) {
         throw new Error(`${file} is not an mcp-db-bench result file: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       }
-      const result = keepVerification(parsed.data, raw);
+      const result = parsed.data;
       if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       const sections = reportSections(result);
       const body = flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, DEFAULT_WORKLOADS, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
-import { RESULT_FILE_VERSION, type ResultFile } from '@mcp-db-bench/contract';
+import { RESULT_FILE_VERSION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -12,7 +12,7 @@ import { toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
 import { environment } from '../run/environment.js';
 import { measureHttpFloor } from '../run/http-floor.js';
-import { type MeasuredStep, measureTarget, type TargetResults } from '../run/measure-target.js';
+import { measureTarget, type TargetResults } from '../run/measure-target.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
 import { VERSION } from '../version.js';
@@ -180,7 +180,7 @@ async function run(flags: RunFlags): Promise<ResultFile> {
 }
 
 function failedVerifications(result: ResultFile) {
-  return (result.steps as MeasuredStep[]).filter((s): s is MeasuredStep & { verification: WriteVerification } => s.verification?.ok === false);
+  return result.steps.filter((s): s is StepResult & { verification: WriteVerification } => s.verification?.ok === false);
 }
 
 function uniqueLabel(name: string, taken: readonly { label: string }[]): string {

@@ -1,18 +1,14 @@
-import type { WriteVerification } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import type { Section } from './table.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 
 /**
- * Write steps against what was read back afterwards. `verification` rides on the step in the
- * result file (see MeasuredStep); steps of read workloads have none.
+ * Write steps against what was read back afterwards; steps of read workloads have no
+ * verification.
  */
 export function verificationSection(result: ResultFile): Section {
-  const steps = result.steps.flatMap((s) => {
-    const v = (s as { verification?: WriteVerification }).verification;
-    return v ? [{ s, v }] : [];
-  });
+  const steps = result.steps.flatMap((s) => (s.verification ? [{ s, v: s.verification }] : []));
   return {
     title: 'Write verification: the database read back against the acknowledged writes',
     note: 'failed = definite tool errors (nothing applied, e.g. conflict); unknown = no answer (either state accepted)',
@@ -35,17 +31,4 @@ export function verificationSection(result: ResultFile): Section {
       v.ok ? 'exact' : 'FAILED',
     ]),
   };
-}
-
-/**
- * The contract's result schema does not know `verification` yet, so parsing a saved file drops
- * it; this puts each step's back from the raw JSON (steps keep their order).
- */
-export function keepVerification(result: ResultFile, raw: unknown): ResultFile {
-  const steps = (raw as { steps?: { verification?: unknown }[] }).steps ?? [];
-  result.steps.forEach((s, i) => {
-    const v = steps[i]?.verification as WriteVerification | undefined;
-    if (typeof v?.ok === 'boolean' && typeof v.marker === 'string') Object.assign(s, { verification: v });
-  });
-  return result;
 }

@@ -35,10 +35,9 @@ export interface MeasureOptions {
 }
 
 /** A step of a write workload carries what reading the database back found. */
-export type MeasuredStep = StepResult & { verification?: WriteVerification };
 
 export interface TargetResults {
-  steps: MeasuredStep[];
+  steps: StepResult[];
   sessionInit: ResultFile['sessionInit'];
   decomposition: DecompositionResult[];
 }
@@ -87,7 +86,7 @@ export async function measureTarget(o: MeasureOptions): Promise<TargetResults> {
             durationMs: o.durationMs,
             makeAgent: (i: number) => startAgent(workload, o.client(), o.seed + iteration, i, ledger),
           });
-          const step: MeasuredStep = { target: o.label, indexes: workload.database ? indexes : null, workload: name, agents, iteration, ...m };
+          const step: StepResult = { target: o.label, indexes: workload.database ? indexes : null, workload: name, agents, iteration, ...m };
           if (ledger) step.verification = await verify(o, ledger);
           out.steps.push(step);
           const errors = Object.values(step.errors).reduce((a, b) => a + b, 0);

@@ -1,34 +1,10 @@
+import type { WriteVerification } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
 import type { WriteLedger, WriteOp } from './ledger.js';
 import { fromCents, readAll, toCents } from './read-back.js';
 
 /** What reading the database back after a write step found. `ok` = it matches the ledger exactly. */
-export interface WriteVerification {
-  marker: string;
-  ok: boolean;
-  /** acknowledged writes: rows inserted, updated, deleted; transfers committed */
-  acknowledged: Record<WriteOp, number>;
-  /** write calls that failed with a definite error (nothing applied), by code */
-  failed: Record<string, number>;
-  /** write calls with no answer; their rows may be in either state and are not held to one */
-  unknown: number;
-  /** rows with the marker that were read back */
-  rowsRead: number;
-  /** acknowledged rows or transfers that are missing */
-  lost: number;
-  /** rows with the marker that no acknowledged write explains (or that a delete removed) */
-  phantom: number;
-  /** rows present with other values than the last acknowledged write gave them */
-  wrongValues: number;
-  /** payments recorded by transfers: expected from the ledger, found in the table */
-  payments: { expected: number; found: number };
-  /** every account's balance against its balance before plus credits minus debits */
-  accounts: { checked: number; mismatched: number };
-  /** the sum of all balances before and after the step: transfers only move money */
-  money: { before: string; after: string };
-  /** the first few discrepancies, for the report */
-  problems: string[];
-}
+export type { WriteVerification };
 
 const MAX_PROBLEMS = 20;
 const WRITE_COLUMNS = ['id', 'memo', 'amount', 'status', 'from_account_id', 'to_account_id'];
