@@ -56,19 +56,24 @@ describe('limits', () => {
   });
 
   it('answers 413 to a body over 4 MiB and keeps serving', async () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(5 * 1024 * 1024) } });
-    // The server may answer and close before the whole body is sent: read the answer, not the write.
+    // Declare the size and send only the start: the server must refuse on the declaration,
+    // without reading (or buffering) the rest.
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(server.endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': String(5 * 1024 * 1024),
+        },
       });
       req.on('response', (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
+        req.destroy();
       });
-      req.on('error', (e) => setTimeout(() => reject(e), 1000));
-      req.end(body);
+      req.on('error', reject);
+      req.write('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"');
     });
     expect(status).toBe(413);
     expect((await callJson(client, 'get', { table: 'orders', key: 1 })).isError).toBe(false);
