@@ -41,7 +41,7 @@ const identity = (value: string): string => value;
 // With lc_monetary=C money prints as `-$1,234.56`: drop the symbol and separators.
 const moneyToDecimal = (value: string): string => value.replace(/[$,]/g, '');
 
-export async function connect(url: string, { poolSize }: ConnectOptions): Promise<Connection> {
+export async function connect(url: string, { poolSize, readOnly, statementTimeoutMs }: ConnectOptions): Promise<Connection> {
   const pg = await loadDriver<Pg>('postgres', 'pg');
   const getTypeParser = ((oid: number, format?: 'text' | 'binary') => {
     if (RAW_TEXT_OIDS.has(oid)) return identity;
@@ -54,8 +54,13 @@ export async function connect(url: string, { poolSize }: ConnectOptions): Promis
     // pg waits forever by default; the other drivers give up after 10-15 s
     connectionTimeoutMillis: 15_000,
     application_name: 'mcp-db-server',
-    // UTC makes timestamptz text end in +00; C makes money text locale-independent
-    options: '-c TimeZone=UTC -c lc_monetary=C',
+    // UTC makes timestamptz text end in +00; C makes money text locale-independent.
+    // The server itself refuses writes in a read-only session and cancels slow statements.
+    options: [
+      '-c TimeZone=UTC -c lc_monetary=C',
+      readOnly ? '-c default_transaction_read_only=on' : '',
+      statementTimeoutMs ? `-c statement_timeout=${Math.round(statementTimeoutMs)}` : '',
+    ].join(' '),
     types: { getTypeParser },
   });
   // An idle client that loses its server makes the pool emit 'error'; unhandled, that would

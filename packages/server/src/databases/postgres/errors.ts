@@ -31,6 +31,8 @@ const CLIENT_GONE = [
 const SQLSTATE: Readonly<Record<string, ErrorCode>> = {
   '57014': 'timeout', // query_canceled: statement_timeout or a cancel request
   '25006': 'read_only', // read_only_sql_transaction
+  '40P01': 'conflict', // deadlock_detected: this transaction was rolled back
+  '40001': 'conflict', // serialization_failure: this transaction was rolled back
   '22P02': 'type_mismatch', // invalid_text_representation
   '22003': 'type_mismatch', // numeric_value_out_of_range
   '22007': 'type_mismatch', // invalid_datetime_format

@@ -3,6 +3,9 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { ToolError } from '@mcp-db-bench/contract';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
+import { useSqlProcess } from './read-only.js';
+import { SqlProcess } from './sql-process.js';
+import { workerPoolDialect } from './worker-pool.js';
 
 /** `sqlite:PATH`, `sqlite://PATH`, `sqlite:///abs/path` or `sqlite::memory:`. */
 export function sqlitePath(url: string): string {
@@ -13,19 +16,51 @@ export function sqlitePath(url: string): string {
   return decodeURIComponent(path);
 }
 
+/** Threads beyond the cores only help when some run slow statements; each costs memory. */
+const MAX_WORKERS = 4;
+/** How long a call waits for a free connection, as the server drivers' pools do. */
+const ACQUIRE_TIMEOUT_MS = 15_000;
+
 export async function connect(url: string, options: ConnectOptions): Promise<Connection> {
   const Database = await loadDriver<typeof BetterSqlite3>('sqlite', 'better-sqlite3');
   const path = sqlitePath(url);
   let database: BetterSqlite3.Database;
   try {
     // A typo in a path must not silently create an empty database, unless asked to.
-    database = new Database(path, { fileMustExist: path !== ':memory:' && !options.create });
+    // A read-only server opens the file read-only: SQLite itself then refuses every write.
+    database = new Database(path, {
+      fileMustExist: path !== ':memory:' && !options.create,
+      readonly: options.readOnly === true && path !== ':memory:',
+    });
     // Opening is lazy about the header: read it now, so a wrong file fails here, with its name.
     database.pragma('schema_version');
   } catch (error) {
     throw new ToolError('database_unavailable', `cannot open SQLite database ${path}: ${(error as Error).message}`, {
       cause: error,
     });
+  }
+  // Serving: statements run on worker threads, so a slow one cannot stall the event loop.
+  // A memory database exists only in its own connection, so it stays on this thread.
+  if (!options.inProcess && path !== ':memory:') {
+    database.close();
+    const dialect = workerPoolDialect({
+      path,
+      readOnly: options.readOnly === true,
+      size: Math.min(options.poolSize, MAX_WORKERS),
+      statementTimeoutMs: options.statementTimeoutMs ?? 0,
+      acquireTimeoutMs: ACQUIRE_TIMEOUT_MS,
+    });
+    const db = new Kysely({ dialect });
+    const sqlProcess = new SqlProcess(path, options.statementTimeoutMs ?? 0);
+    useSqlProcess(db, sqlProcess);
+    return {
+      db,
+      driver: undefined,
+      close: () => {
+        sqlProcess.close();
+        return db.destroy();
+      },
+    };
   }
   // Integers arrive as BigInt so values past 2^53 survive; shared code renders them.
   database.defaultSafeIntegers(true);
