@@ -19,6 +19,7 @@ import { encodeCursor, fingerprint } from '../src/query/cursor.js';
 import { planQuery } from '../src/tools/query.js';
 import { planAggregate } from '../src/tools/aggregate.js';
 import { planGet } from '../src/tools/get.js';
+import { deleteRows, insertRows, updateRows, type WriteScope } from '../src/write/statements.js';
 import { resolveColumn } from '../src/query/names.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
@@ -47,6 +48,7 @@ interface Corpus {
   aggregates: (Entry & { args: Record<string, unknown> })[];
   cursors: (Entry & { cursor?: string; cursorJson?: unknown; forge?: unknown[] })[];
   keys: (Entry & { table: string; key: unknown })[];
+  sqlTexts: (Entry & { text: string })[];
 }
 
 const CORPUS_FILE = fileURLToPath(new URL('../../../fixtures/attacks/injection.json', import.meta.url));
@@ -302,4 +304,165 @@ describe.each(targets)('$engine', (target) => {
     const ok = await callJson(client, 'get', { table: 'orders', key: 1 });
     expect(ok.isError).toBe(false);
   }, 300_000);
+});
+
+/**
+ * The same payloads against the write tools and the sql tool (--allow-writes --sql). Here
+ * accepted values do change the scratch table `notes`, so the checks are: a hostile value is
+ * stored and read back exactly, a write aimed by a hostile value changes exactly the rows it
+ * names, hostile names are refused (and a transact step refused rolls back the steps before it),
+ * the SQL text of each write is byte-identical to the one for a harmless value, and every table
+ * but `notes` is unchanged at the end.
+ */
+describe.each(targets)('$engine writes and sql', (target) => {
+  let server: HttpServer;
+  let client: Client;
+  let engine: EngineProfile;
+  let direct: { db: AnyDb; close(): Promise<void> };
+  let scope: WriteScope;
+  const captured: string[] = [];
+
+  beforeAll(async () => {
+    const dbUrl = await freshDatabase(target, 'bench_fuzz_writes');
+    await loadShop(dbUrl);
+    engine = engineForUrl(dbUrl);
+    direct = await engine.connect(dbUrl, { poolSize: 2 });
+    await direct.db.schema.createTable(CANARY_TABLE).addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('secret', 'varchar(100)', (c) => c.notNull()).execute();
+    await direct.db.insertInto(CANARY_TABLE).values({ id: 1, secret: SECRET }).execute();
+    await direct.db.schema.createTable('notes').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('body', 'varchar(1000)').execute();
+    const compiler = new Kysely({
+      dialect: engine.compileOnlyDialect(),
+      log: (event) => {
+        if (event.level === 'query') captured.push(event.query.sql);
+      },
+    }) as AnyDb;
+    scope = { db: compiler, engine, catalog: await new SchemaCache(engine, direct.db, 0).get() };
+    server = await startHttpServer(dbUrl, ['--allow-writes', '--sql', '--statement-timeout', '5000']);
+    client = await connectClient('http', 'modern', { dbUrl, endpoint: server.endpoint });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+    await direct?.close();
+  });
+
+  /** The SQL text a write step sends, built offline against the compile-only dialect. */
+  async function writeSql(step: (s: WriteScope) => Promise<unknown>): Promise<string> {
+    captured.length = 0;
+    await step(scope);
+    return captured.join('\n');
+  }
+
+  it(`${corpus.payloads.length} payloads in every write and sql argument, and ${corpus.sqlTexts.length} hostile sql texts`, async () => {
+    const untouched = async () => Object.fromEntries(Object.entries(await checksum(engine, direct.db)).filter(([k]) => k !== 'notes' && k !== '(tables)'));
+    const before = await untouched();
+    const tablesBefore = (await checksum(engine, direct.db))['(tables)'];
+    const failures: string[] = [];
+    let calls = 0;
+    const tally = new Map<string, number>();
+
+    const call = async (label: string, tool: string, args: Record<string, unknown>) => {
+      calls++;
+      const outcome = await callJson(client, tool, args).catch((error: Error) => ({ isError: true, data: { error: { code: 'call failed', message: error.message } } }));
+      const text = JSON.stringify(outcome.data);
+      const key = outcome.isError ? (outcome.data as { error: { code: string } }).error.code : 'accepted';
+      tally.set(key, (tally.get(key) ?? 0) + 1);
+      const readsCanary = tool === 'sql' ? String(args.sql).toLowerCase().includes(CANARY_TABLE) : String(args.table).toLowerCase() === CANARY_TABLE;
+      if (text.includes(SECRET) && !readsCanary) failures.push(`${label}: the canary secret leaked`);
+      if (outcome.isError && !ERROR_CODES.includes(key as ErrorCode)) failures.push(`${label}: not a documented error: ${text}`);
+      if (key === 'internal_error') failures.push(`${label}: internal error: ${text}`);
+      return { ...outcome, text, code: key };
+    };
+    const refused = async (p: string, label: string, tool: string, args: Record<string, unknown>, mention: RegExp, codes: readonly string[], allowHarmless?: (data: Record<string, unknown>) => boolean) => {
+      const o = await call(label, tool, args);
+      if (!o.isError) {
+        if (!allowHarmless?.(o.data)) failures.push(`${label}: accepted: ${o.text.slice(0, 200)}`);
+        return;
+      }
+      if (!codes.includes(o.code)) failures.push(`${label}: code ${o.code}, expected ${codes.join('|')}: ${o.text.slice(0, 300)}`);
+      const message = (o.data as { error: { message: string } }).error.message;
+      // as in the read suite: a value the database itself refused may be named by quoting it
+      const quotesValue = p.length >= 4 && message.includes(p);
+      if (!mention.test(message) && !quotesValue) failures.push(`${label}: message does not name the argument (${mention}): ${o.text.slice(0, 300)}`);
+    };
+    const body = async (id: number) => {
+      const o = await call(`get notes ${id}`, 'get', { table: 'notes', key: id });
+      return (o.data as { row?: { body?: unknown } | null }).row?.body;
+    };
+
+    const attack = async (p: string, i: number) => {
+      const label = `payload ${i} (${JSON.stringify(p).slice(0, 40)})`;
+      const k = 10_000 + i * 2;
+      const hasNul = p.includes('\u0000');
+      // A value: stored and read back exactly, then aimed at by value, with SQL text that does not depend on it.
+      const ins = await call(`${label} insert value`, 'insert', { table: 'notes', rows: [{ id: k, body: p }] });
+      if (hasNul) {
+        if (ins.code !== 'type_mismatch' || !/rows\[0\]\.body/.test(ins.text)) failures.push(`${label} insert NUL: ${ins.text.slice(0, 200)}`);
+      } else {
+        if (ins.isError) return void failures.push(`${label} insert value refused: ${ins.text.slice(0, 300)}`);
+        if ((await body(k)) !== p) failures.push(`${label}: stored value differs`);
+        const upd = await call(`${label} update value`, 'update', { table: 'notes', set: { body: `${p}|u` }, filter: { column: 'id', op: '=', value: k } });
+        if ((upd.data as { updated?: number }).updated !== 1 || (await body(k)) !== `${p}|u`) failures.push(`${label} update value: ${upd.text.slice(0, 200)}`);
+        const aimed = await call(`${label} update by value`, 'update', { table: 'notes', set: { body: 'seen' }, filter: { column: 'body', op: '=', value: `${p}|u` } });
+        if ((aimed.data as { updated?: number }).updated !== 1 || (await body(k)) !== 'seen') failures.push(`${label} update by value: ${aimed.text.slice(0, 200)}`);
+        const none = await call(`${label} delete by value`, 'delete', { table: 'notes', filter: { column: 'body', op: '=', value: p } });
+        if ((none.data as { deleted?: number }).deleted !== 0) failures.push(`${label} delete by value: ${none.text.slice(0, 200)}`);
+        const del = await call(`${label} delete`, 'delete', { table: 'notes', filter: `id = ${k} and body = 'seen'` });
+        if ((del.data as { deleted?: number }).deleted !== 1) failures.push(`${label} delete: ${del.text.slice(0, 200)}`);
+        const twins: [string, (v: string) => (s: WriteScope) => Promise<unknown>][] = [
+          ['insert', (v) => (s) => insertRows(s, 'notes', [{ id: k, body: v }])],
+          ['update', (v) => (s) => updateRows(s, 'notes', { body: v }, { column: 'body', op: '=', value: v }, 10)],
+          ['delete', (v) => (s) => deleteRows(s, 'notes', { column: 'body', op: 'in', value: ['a', v] }, 10)],
+        ];
+        for (const [name, make] of twins) {
+          const hostile = await writeSql(make(p));
+          const benign = await writeSql(make('benign'));
+          if (hostile !== benign) failures.push(`${label} ${name}: SQL text depends on the value:\n  ${hostile}\n  ${benign}`);
+        }
+      }
+      // Names: refused, and a refused transact step undoes the steps before it.
+      const noRow = (data: Record<string, unknown>) => data.updated === 0 || data.deleted === 0;
+      await refused(p, `${label} insert table`, 'insert', { table: p, rows: [{ zz_no_such: 1 }] }, /table|rows\[0\]/, TABLE_CODES.concat('unknown_column'));
+      await refused(p, `${label} insert column`, 'insert', { table: 'notes', rows: [{ id: k + 1, [p]: 'x' }] }, /rows\.?\[?0/, COLUMN_CODES);
+      await refused(p, `${label} update column`, 'update', { table: 'notes', set: { [p]: 'x' }, filter: `id = ${k}` }, /set/, COLUMN_CODES);
+      await refused(p, `${label} update table`, 'update', { table: p, set: { zz_no_such: 1 }, filter: 'id = -1' }, /table|set/, TABLE_CODES.concat('unknown_column'));
+      await refused(p, `${label} update filter column`, 'update', { table: 'notes', set: { body: 'x' }, filter: `${quoteIdent(p)} = 1` }, /filter/, FILTER_CODES);
+      await refused(p, `${label} update raw filter`, 'update', { table: 'notes', set: { body: 'x' }, filter: `id = ${p}` }, /filter/, [...FILTER_CODES, 'invalid_argument'], noRow);
+      await refused(p, `${label} delete filter column`, 'delete', { table: 'notes', filter: { column: p, op: '=', value: 1 } }, /filter/, FILTER_CODES);
+      await refused(p, `${label} delete table`, 'delete', { table: p, filter: 'id = -1' }, /table/, TABLE_CODES, noRow);
+      await refused(p, `${label} delete raw filter`, 'delete', { table: 'notes', filter: p }, /filter/, [...FILTER_CODES, 'invalid_argument'], noRow);
+      await refused(
+        p,
+        `${label} transact`,
+        'transact',
+        { steps: [{ op: 'insert', table: 'notes', rows: [{ id: k + 1, body: 'first step' }] }, { op: 'update', table: 'notes', set: { [p]: 'x' }, filter: 'id = -1' }] },
+        /steps\.?\[?1|set/,
+        COLUMN_CODES,
+      );
+      if ((await body(k + 1)) !== undefined) failures.push(`${label} transact: the first step survived a refused second step`);
+      // sql: a parameter value comes back exactly as sent; hostile parameter names and texts are refused.
+      const echo = await call(`${label} sql param`, 'sql', { sql: 'select :v as v', params: { v: p } });
+      if (!echo.isError && (echo.data as { rows: { v?: unknown }[] }).rows[0]?.v !== p) failures.push(`${label} sql param: ${echo.text.slice(0, 200)}`);
+      if (echo.isError && !hasNul) failures.push(`${label} sql param refused: ${echo.text.slice(0, 300)}`);
+      await refused(p, `${label} sql param name`, 'sql', { sql: 'select :v as v', params: { [p]: 1 } }, /params/, ['invalid_argument']);
+      // The sql tool runs the caller's own query: a payload that is one may run (read-only).
+      await refused(p, `${label} sql text`, 'sql', { sql: p, params: { v: 1 } }, /sql|syntax|error|near|statement/i, ['read_only', 'invalid_argument', 'database_error'], () => true);
+    };
+
+    const WIDTH = 4;
+    for (let i = 0; i < corpus.payloads.length; i += WIDTH) {
+      await Promise.all(corpus.payloads.slice(i, i + WIDTH).map((p, j) => attack(p.text, i + j)));
+    }
+    for (const [i, s] of corpus.sqlTexts.entries()) {
+      await call(`sql text ${i} (${s.category})`, 'sql', { sql: s.text, params: { v: 'x', __proto__: 1, constructor: 1 } });
+    }
+
+    expect(await untouched(), 'a table other than notes changed').toEqual(before);
+    expect((await checksum(engine, direct.db))['(tables)']).toBe(tablesBefore);
+    const left = await direct.db.selectFrom('notes').selectAll().execute();
+    process.stdout.write(`injection ${target.engine} writes+sql: ${calls} calls; ${[...tally].map(([k, v]) => `${k} ${v}`).join(', ')}; ${failures.length} failures\n`);
+    expect(failures.slice(0, 40)).toEqual([]);
+    expect(left).toEqual([]);
+    expect(server.process.exitCode).toBeNull();
+  }, 400_000);
 });

@@ -66,6 +66,10 @@ export async function connect(url: string, { poolSize, readOnly, statementTimeou
   // An idle client that loses its server makes the pool emit 'error'; unhandled, that would
   // kill the process. The pool already discards the client, and the next query reports it.
   pool.on('error', () => {});
+  // A client in use has no such listener (the pool removes it while the client is checked out):
+  // a backend killed mid-statement (pg_terminate_backend, a failover) would crash the server.
+  // Its statement still fails, and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   return { db, driver: pool, close: () => db.destroy() };
 }
