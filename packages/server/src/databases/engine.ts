@@ -14,6 +14,8 @@ export type AnySelect = SelectQueryBuilder<any, any, any>;
 export interface ConnectOptions {
   /** most connections the pool opens */
   poolSize: number;
+  /** longest a statement waits for a pooled connection before failing; default DEFAULT_POOL_WAIT_MS */
+  poolWaitMs?: number;
   /** create the database if it does not exist (SQLite files); off for servers, on for seeding */
   create?: boolean;
   /** sessions the engine itself keeps from writing (see each engine's connect) */

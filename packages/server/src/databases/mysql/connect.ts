@@ -10,6 +10,8 @@ import {
 } from 'kysely';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
+import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
+import { boundedWait } from './bounded-pool.js';
 
 type Mysql2 = typeof import('mysql2');
 type TypeCast = Exclude<NonNullable<import('mysql2').PoolOptions['typeCast']>, boolean>;
@@ -40,7 +42,10 @@ const typeCast: TypeCast = (field, next) => {
   return next();
 };
 
-export async function connect(url: string, { poolSize, readOnly, statementTimeoutMs }: ConnectOptions): Promise<Connection> {
+export async function connect(
+  url: string,
+  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs }: ConnectOptions,
+): Promise<Connection> {
   const mysql = await loadDriver<Mysql2>('mysql', 'mysql2');
   const pool = mysql.createPool({
     uri: toMysql2Url(url),
@@ -50,7 +55,7 @@ export async function connect(url: string, { poolSize, readOnly, statementTimeou
   });
   const db = new Kysely({
     dialect: new MysqlDialect({
-      pool,
+      pool: boundedWait(pool, poolWaitMs),
       // cancels a query from its own connection instead of waiting for a free pooled one
       controlConnection: mysql.createConnection,
       onCreateConnection: async (connection) => {

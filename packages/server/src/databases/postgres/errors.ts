@@ -1,4 +1,5 @@
 import { type ErrorCode, ToolError } from '@mcp-db-bench/contract';
+import { poolWaitExceeded } from '../pool-wait.js';
 import { SchemaChangedError } from '../schema-changed.js';
 
 /** Socket-level failures Node reports while opening or using a connection. */
@@ -24,8 +25,10 @@ const CLIENT_GONE = [
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
   'Cannot use a pool after calling end on the pool',
-  'timeout exceeded when trying to connect',
 ];
+
+/** pg-pool's error for a wait in its queue past connectionTimeoutMillis (opening late reads "Connection terminated"). */
+const POOL_WAIT_EXCEEDED = 'timeout exceeded when trying to connect';
 
 /** SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) by tool error. */
 const SQLSTATE: Readonly<Record<string, ErrorCode>> = {
@@ -53,6 +56,7 @@ export function mapError(error: unknown): ToolError | undefined {
 
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return unavailable(error, message);
   if (typeof code !== 'string' || !isSqlState(code)) {
+    if (message === POOL_WAIT_EXCEEDED) return poolWaitExceeded(error);
     if (CLIENT_GONE.some((text) => message.startsWith(text))) return unavailable(error, message);
     return undefined;
   }

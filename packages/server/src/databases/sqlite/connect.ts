@@ -16,6 +16,14 @@ export function sqlitePath(url: string): string {
   return decodeURIComponent(path);
 }
 
+/** Every connection's settings, on this thread or another. */
+export const SESSION_PRAGMAS = [
+  'busy_timeout = 5000',
+  'foreign_keys = ON',
+  // like is case-sensitive, as = is under SQLite's BINARY collation and like is on PostgreSQL
+  'case_sensitive_like = ON',
+];
+
 /** Threads beyond the cores only help when some run slow statements; each costs memory. */
 const MAX_WORKERS = 4;
 /** How long a call waits for a free connection, as the server drivers' pools do. */
@@ -45,13 +53,14 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
     database.close();
     const dialect = workerPoolDialect({
       path,
+      pragmas: SESSION_PRAGMAS,
       readOnly: options.readOnly === true,
       size: Math.min(options.poolSize, MAX_WORKERS),
       statementTimeoutMs: options.statementTimeoutMs ?? 0,
       acquireTimeoutMs: ACQUIRE_TIMEOUT_MS,
     });
     const db = new Kysely({ dialect });
-    const sqlProcess = new SqlProcess(path, options.statementTimeoutMs ?? 0);
+    const sqlProcess = new SqlProcess({ path, pragmas: SESSION_PRAGMAS, readOnly: true }, options.statementTimeoutMs ?? 0);
     useSqlProcess(db, sqlProcess);
     return {
       db,
@@ -64,8 +73,7 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   }
   // Integers arrive as BigInt so values past 2^53 survive; shared code renders them.
   database.defaultSafeIntegers(true);
-  database.pragma('busy_timeout = 5000');
-  database.pragma('foreign_keys = ON');
+  for (const pragma of SESSION_PRAGMAS) database.pragma(pragma);
   const db = new Kysely({ dialect: new SqliteDialect({ database }) });
   return { db, driver: database, close: () => db.destroy() };
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import type { Reply } from './worker.js';
+import type { Reply, WorkerOptions } from './worker.js';
 
 const WORKER_PATH = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
 
@@ -16,7 +16,7 @@ export class SqlProcess {
   #next = 0;
 
   constructor(
-    private readonly path: string,
+    private readonly options: WorkerOptions,
     private readonly timeoutMs: number,
   ) {}
 
@@ -69,7 +69,7 @@ export class SqlProcess {
     if (this.#child && this.#child.exitCode === null && this.#ready) return this.#ready.then(() => this.#child!);
     const child = fork(WORKER_PATH, [], {
       serialization: 'advanced', // BigInt and binary values survive the trip
-      env: { ...process.env, MCP_DB_SQLITE_WORKER: JSON.stringify({ path: this.path, readOnly: true }) },
+      env: { ...process.env, MCP_DB_SQLITE_WORKER: JSON.stringify(this.options) },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     this.#child = child;

@@ -43,7 +43,7 @@ class WorkerConnection implements DatabaseConnection {
     options: WorkerOptions,
     private readonly timeoutMs: number,
   ) {
-    this.#worker = new Worker(WORKER_URL, { workerData: { path: options.path, readOnly: options.readOnly } });
+    this.#worker = new Worker(WORKER_URL, { workerData: options });
     this.ready = new Promise((resolve, reject) => {
       this.#worker.once('message', () => resolve());
       this.#worker.once('error', reject);

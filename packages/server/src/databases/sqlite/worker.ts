@@ -9,6 +9,8 @@ import Database from 'better-sqlite3';
 export interface WorkerOptions {
   path: string;
   readOnly: boolean;
+  /** the settings every connection of the server has (see connect.ts) */
+  pragmas: readonly string[];
 }
 
 export interface Request {
@@ -23,14 +25,13 @@ export type Reply =
 
 // A thread gets its options as workerData and talks through parentPort; a child process
 // gets them in the environment and talks through its IPC channel.
-const { path, readOnly } = (parentPort ? workerData : JSON.parse(process.env.MCP_DB_SQLITE_WORKER ?? '{}')) as WorkerOptions;
+const { path, readOnly, pragmas } = (parentPort ? workerData : JSON.parse(process.env.MCP_DB_SQLITE_WORKER ?? '{}')) as WorkerOptions;
 const send = (message: unknown) => (parentPort ? parentPort.postMessage(message) : process.send!(message));
 const channel = parentPort ?? process;
 const db = new Database(path, { fileMustExist: true, readonly: readOnly });
 // Integers arrive as BigInt so values past 2^53 survive; shared code renders them.
 db.defaultSafeIntegers(true);
-db.pragma('busy_timeout = 5000');
-db.pragma('foreign_keys = ON');
+for (const pragma of pragmas) db.pragma(pragma);
 
 // The same call shape compiles to the same text: prepare it once.
 const statements = new Map<string, Database.Statement>();
