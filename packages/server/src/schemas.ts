@@ -67,12 +67,25 @@ const SCAN_BUDGET = 10_000;
  * {"__proto__": 1, "id": 2} would silently lose a column. Iterative, so any nesting is safe.
  */
 export function reservedKeyPath(value: unknown): string[] | undefined {
-  const stack: [unknown, string[]][] = [[value, []]];
+  // Each entry links to its parent, so a path is built only when one is found (copying paths
+  // at every step would be quadratic in the nesting depth).
+  interface Step {
+    node: unknown;
+    key: string;
+    parent?: Step;
+  }
+  const pathOf = (step: Step): string[] => {
+    const path: string[] = [];
+    for (let at: Step | undefined = step; at?.parent; at = at.parent) path.unshift(at.key);
+    return path;
+  };
+  const stack: Step[] = [{ node: value, key: '' }];
   for (let seen = 0; stack.length > 0 && seen < SCAN_BUDGET; seen++) {
-    const [node, path] = stack.pop()!;
+    const step = stack.pop()!;
+    const { node } = step;
     if (typeof node !== 'object' || node === null) continue;
-    if (!Array.isArray(node) && Object.hasOwn(node, '__proto__')) return [...path, '__proto__'];
-    for (const [key, child] of Object.entries(node)) if (typeof child === 'object' && child !== null) stack.push([child, [...path, key]]);
+    if (!Array.isArray(node) && Object.hasOwn(node, '__proto__')) return [...pathOf(step), '__proto__'];
+    for (const [key, child] of Object.entries(node)) if (typeof child === 'object' && child !== null) stack.push({ node: child, key, parent: step });
   }
   return undefined;
 }

@@ -20,7 +20,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const PARALLEL = 8;
 /** The server's V8 old-space cap for this run, and how much resident memory it may gain. */
 const HEAP_CAP_MB = 48;
-const RSS_GROWTH_LIMIT_MB = 96;
+const RSS_GROWTH_LIMIT_MB = 128;
 const LEGACY_REVISION = '2025-11-25';
 const MAX_BODY = 4 * 1024 * 1024;
 
@@ -201,6 +201,11 @@ function generate(seed: number): Case[] {
     query: [['table', { limit: 5 }], ['columns', { table: 'items' }], ['limit', { table: 'items' }], ['order_by', { table: 'items' }], ['cursor', { table: 'items' }]],
     get: [['table', { key: 1 }], ['key', { table: 'items' }], ['columns', { table: 'items', key: 1 }]],
     aggregate: [['aggregates', { table: 'items' }], ['group_by', { table: 'items', aggregates: [{ fn: 'count' }] }], ['limit', { table: 'items', aggregates: [{ fn: 'count' }] }]],
+    insert: [['table', { rows: [{ label: 'x' }] }], ['rows', { table: 'items' }]],
+    update: [['set', { table: 'items', filter: 'id = -1' }], ['filter', { table: 'items', set: { label: 'x' } }], ['max_rows', { table: 'items', set: { label: 'x' }, filter: 'id = -1' }]],
+    delete: [['filter', { table: 'items' }], ['table', { filter: 'id = -1' }]],
+    transact: [['steps', {}]],
+    sql: [['sql', {}], ['params', { sql: 'select :v as v' }], ['limit', { sql: 'select 1 as v' }]],
   };
   times(150, () => {
     const e = era();
@@ -381,6 +386,13 @@ function parses(text: string): boolean {
 
 /** Whether `value` is a valid type for `field` of `tool`, so it is not a wrong-type case. */
 function acceptable(tool: string, field: string, value: unknown): boolean {
+  const object = typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (field === 'rows' || field === 'steps') return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+  if (field === 'set') return object && Object.keys(value).length > 0;
+  if (field === 'filter') return typeof value === 'string' || object;
+  if (field === 'sql') return typeof value === 'string' && value.length > 0;
+  if (field === 'params') return object;
+  if (field === 'max_rows') return Number.isInteger(value) && (value as number) >= 1;
   if (field === 'key') return typeof value === 'number' || typeof value === 'boolean' || value === null || (typeof value === 'string' && value !== '') || (typeof value === 'object' && !Array.isArray(value));
   if (field === 'cursor') return typeof value === 'string' && value.length <= 8000;
   if (field === 'table') return typeof value === 'string' && value.length >= 1 && value.length <= 256;
@@ -525,7 +537,7 @@ beforeAll(async () => {
   const inherited = process.env.NODE_OPTIONS;
   process.env.NODE_OPTIONS = `${inherited ?? ''} --max-old-space-size=${HEAP_CAP_MB}`.trim();
   try {
-    server = await startHttpServer(`sqlite:${file}`);
+    server = await startHttpServer(`sqlite:${file}`, ['--allow-writes', '--sql']);
   } finally {
     if (inherited === undefined) delete process.env.NODE_OPTIONS;
     else process.env.NODE_OPTIONS = inherited;
