@@ -24,7 +24,8 @@ export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefini
   return () => {
     const server = new McpServer(
       { name: 'mcp-db-server', title: 'mcp-db-bench database server', version: VERSION },
-      { capabilities: { tools: {} }, instructions: text },
+      // The tool list is fixed for the life of the process; the SDK would otherwise advertise listChanged: true.
+      { capabilities: { tools: { listChanged: false } }, instructions: text },
     );
     for (const tool of tools) {
       server.registerTool(

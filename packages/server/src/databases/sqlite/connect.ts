@@ -3,6 +3,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { ToolError } from '@mcp-db-bench/contract';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
+import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { useSqlProcess } from './read-only.js';
 import { SqlProcess } from './sql-process.js';
 import { workerPoolDialect } from './worker-pool.js';
@@ -26,8 +27,6 @@ export const SESSION_PRAGMAS = [
 
 /** Threads beyond the cores only help when some run slow statements; each costs memory. */
 const MAX_WORKERS = 4;
-/** How long a call waits for a free connection, as the server drivers' pools do. */
-const ACQUIRE_TIMEOUT_MS = 15_000;
 
 export async function connect(url: string, options: ConnectOptions): Promise<Connection> {
   const Database = await loadDriver<typeof BetterSqlite3>('sqlite', 'better-sqlite3');
@@ -57,7 +56,7 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
       readOnly: options.readOnly === true,
       size: Math.min(options.poolSize, MAX_WORKERS),
       statementTimeoutMs: options.statementTimeoutMs ?? 0,
-      acquireTimeoutMs: ACQUIRE_TIMEOUT_MS,
+      acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
     });
     const db = new Kysely({ dialect });
     const sqlProcess = new SqlProcess({ path, pragmas: SESSION_PRAGMAS, readOnly: true }, options.statementTimeoutMs ?? 0);

@@ -10,6 +10,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { poolWaitExceeded } from '../pool-wait.js';
 import type { Reply, WorkerOptions } from './worker.js';
 
 // Under the test runner this module is TypeScript, and Node strips the worker's types itself.
@@ -127,12 +128,7 @@ export class SqliteWorkerDriver implements Driver {
         reject,
         timer: setTimeout(() => {
           this.#waiting.splice(this.#waiting.indexOf(entry), 1);
-          reject(
-            new ToolError(
-              'database_unavailable',
-              `all ${this.options.size} SQLite connections stayed busy for ${this.options.acquireTimeoutMs} ms; try again`,
-            ),
-          );
+          reject(poolWaitExceeded());
         }, this.options.acquireTimeoutMs),
       };
       this.#waiting.push(entry);
