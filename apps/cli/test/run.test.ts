@@ -63,7 +63,7 @@ describe('mcp-db-bench run', () => {
     expect(result.config.targets.map((t) => t.label)).toEqual(['sqlite', 'postgres', 'mysql']);
     for (const step of result.steps) expect(step.errors, `${step.target} ${step.workload}`).toEqual({});
     expect(r.stdout).toMatch(/Engines compared \(optimized indexes\)/);
-    expect(r.stdout).toMatch(/│\s+point-read │\s+2 │ [\d,.]+ \/s, p50 [\d.]+ │ [\d,.]+ \/s, p50 [\d.]+ │ [\d,.]+ \/s, p50 [\d.]+ │/);
+    expect(r.stdout).toMatch(/│\s+point-read │\s+2(?: │\s+[\d,.]+ \/s, p50 [\d.]+){3} │/);
   });
 
   it('refuses a file that is not a result file', async () => {

@@ -39,7 +39,10 @@ describe('mcp-db-bench seed', () => {
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report).toMatchObject({ engine: 'sqlite', scale: 0.005, seed: 9, indexes: 'optimized' });
-    expect(report.tables.reduce((n: number, t: { rows: number }) => n + t.rows, 0)).toBe(12_800);
+    const rows = Object.fromEntries(report.tables.map((t: { name: string; rows: number }) => [t.name, t.rows]));
+    const { accounts, cards, payments, ...study } = rows;
+    expect(Object.values(study).reduce((n: number, r) => n + (r as number), 0)).toBe(12_800);
+    expect({ accounts, cards, payments }).toEqual({ accounts: 100, cards: 150, payments: 0 });
     expect(report.checks.ok).toBe(true);
     expect(r.stderr).toMatch(/order_items: 6000 rows in [\d.]+ s/);
   });
@@ -48,7 +51,7 @@ describe('mcp-db-bench seed', () => {
     const r = await run(['seed', '--db', db, '--scale', '0.001', '--force']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/order_items\s+│\s+1,200\s+│/);
-    expect(r.stdout).toMatch(/foreign keys: all 9 resolve/);
+    expect(r.stdout).toMatch(/foreign keys: all 16 resolve/);
   });
 
   it('refuses to overwrite existing tables without --force', async () => {
@@ -95,7 +98,7 @@ describe('mcp-db-bench doctor', () => {
     const r = await run(['doctor', '--db', db, '--db', 'foo://x']);
     expect(r.stdout).toMatch(/^ok {3}Node \d+/m);
     for (const pkg of ['pg', 'mysql2', 'tedious', 'better-sqlite3']) expect(r.stdout).toMatch(new RegExp(`^ok .* driver ${pkg} \\d`, 'm'));
-    expect(r.stdout).toMatch(/^ok .*doctor\.db: connected \(sqlite\); 8 of 8 dataset tables$/m);
+    expect(r.stdout).toMatch(/^ok .*doctor\.db: connected \(sqlite\); 11 of 11 dataset tables$/m);
     expect(r.stdout).toMatch(/^FAIL foo:\/\/x: unknown database URL scheme/m);
     expect(r.code).toBe(1);
   });

@@ -1,30 +1,52 @@
 import { SimAgent } from './agent.js';
 import type { McpClient } from './clients/client.js';
-import type { AgentLoop } from './engine/run-step.js';
+import { type AgentLoop, errorKindOf } from './engine/run-step.js';
 import { Random } from './random.js';
-import type { Workload } from './workloads/workload.js';
+import type { WriteLedger } from './writes/ledger.js';
+import type { Plan, Workload } from './workloads/workload.js';
 
 /**
  * Creates one simulated agent for a workload: it opens its session (not measured), then each
  * `next()` makes one call the workload chooses from what the agent knows. Tool errors are
- * outcomes (`tool:<code>`), never latencies; transport failures throw, with a kind.
+ * outcomes (`tool:<code>`), never latencies; transport failures throw, with a kind. A write
+ * workload needs the step's ledger, where its plan files what the server acknowledged.
  */
-export async function startAgent(workload: Workload, client: McpClient, seed: number, index: number): Promise<AgentLoop> {
+export async function startAgent(workload: Workload, client: McpClient, seed: number, index: number, ledger?: WriteLedger): Promise<AgentLoop> {
   const agent = new SimAgent(client, new Random(seed * 7919 + index * 104729 + 1));
   await agent.init(workload.tables);
-  return {
-    async next() {
-      if (workload.session) {
+  if (workload.session) {
+    return {
+      async next() {
         await agent.init(workload.tables);
         return { op: 'session-init', ok: true };
+      },
+      close: () => client.close(),
+    };
+  }
+  if (workload.plan && !ledger) throw new Error(`the ${workload.name} workload needs a write ledger`);
+  const plan = workload.plan?.(agent, { index, ledger: ledger! }) ?? { next: () => workload.next(agent), settle() {} };
+  return planned(plan, agent, client);
+}
+
+/** One call per `next()`; a stateful plan sees every outcome, including calls that threw. */
+function planned(plan: Plan, agent: SimAgent, client: McpClient): AgentLoop {
+  return {
+    async next() {
+      const call = plan.next();
+      let result: Awaited<ReturnType<McpClient['callTool']>>;
+      try {
+        result = await client.callTool(call.tool, call.args);
+      } catch (error) {
+        plan.settle(call, { kind: 'unknown', reason: errorKindOf(error) });
+        throw error;
       }
-      const call = workload.next(agent);
-      const result = await client.callTool(call.tool, call.args);
       if (result.isError) {
         const code = (result.data as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
+        plan.settle(call, { kind: 'failed', code });
         return { op: call.op, ok: false, errorKind: `tool:${code}` };
       }
       if (call.table) agent.observe(call.table, rowsOf(result.data));
+      plan.settle(call, { kind: 'ok', data: result.data });
       return { op: call.op, ok: true };
     },
     close: () => client.close(),

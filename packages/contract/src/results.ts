@@ -32,6 +32,35 @@ export const clientStats = z.object({
   eventLoopDelayMaxMs: z.number(),
 });
 
+const count = z.number().int();
+
+/** A write step's state read back against the writes the server acknowledged. */
+export const writeVerification = z.object({
+  /** the text every row of this step carries, so exactly its rows are read back */
+  marker: z.string(),
+  ok: z.boolean(),
+  /** acknowledged writes: rows inserted, updated, deleted; transfers committed */
+  acknowledged: z.object({ insert: count, update: count, delete: count, transfer: count }),
+  /** write calls that failed with a definite error (nothing applied), by code */
+  failed: z.record(z.string(), count),
+  /** write calls with no answer; their rows may be in either state */
+  unknown: count,
+  rowsRead: count,
+  /** acknowledged rows or transfers that are missing */
+  lost: count,
+  /** rows with the marker that no acknowledged write explains */
+  phantom: count,
+  /** rows present with other values than the last acknowledged write gave them */
+  wrongValues: count,
+  payments: z.object({ expected: count, found: count }),
+  /** every account's balance against its balance before plus credits minus debits */
+  accounts: z.object({ checked: count, mismatched: count }),
+  /** the sum of all balances before and after: transfers only move money */
+  money: z.object({ before: z.string(), after: z.string() }),
+  /** the first few discrepancies */
+  problems: z.array(z.string()),
+});
+
 export const stepResult = z.object({
   target: z.string().describe('label of the database or server measured'),
   indexes: z.string().nullable(),
@@ -51,6 +80,8 @@ export const stepResult = z.object({
   openLoop: z
     .object({ intended: z.number().int(), late: z.number().int(), dropped: z.number().int() })
     .nullable(),
+  /** write workloads only */
+  verification: writeVerification.optional(),
 });
 
 export const decompositionResult = z.object({
@@ -100,6 +131,7 @@ export const resultFile = z.object({
   warnings: z.array(z.string()),
 });
 
+export type WriteVerification = z.infer<typeof writeVerification>;
 export type ResultFile = z.infer<typeof resultFile>;
 export type StepResult = z.infer<typeof stepResult>;
 export type OperationStats = z.infer<typeof operationStats>;

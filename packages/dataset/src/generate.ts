@@ -35,6 +35,8 @@ const cents = (c: number) => {
 const ORDER_STATUSES = ['delivered', 'delivered', 'delivered', 'delivered', 'shipped', 'shipped', 'paid', 'pending', 'cancelled', 'refunded'];
 const TIERS = ['standard', 'standard', 'standard', 'standard', 'standard', 'standard', 'standard', 'silver', 'silver', 'gold'];
 const CURRENCIES = ['USD', 'USD', 'USD', 'USD', 'USD', 'USD', 'USD', 'EUR', 'EUR', 'GBP'];
+const ACCOUNT_STATUSES = ['active', 'active', 'active', 'active', 'active', 'active', 'active', 'active', 'active', 'frozen'];
+const CARD_STATUSES = ['active', 'active', 'active', 'active', 'active', 'active', 'active', 'active', 'blocked', 'expired'];
 const RATINGS = [5, 5, 5, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 3, 3, 2, 2, 1, 1];
 
 /** Values that several tables must agree on (a product's price, an order's items) come from here. */
@@ -139,6 +141,19 @@ const MAKERS: Record<string, RowMaker> = {
       r.chance(0.6) ? 0 : Math.floor(-Math.log(1 - r.next()) * 5),
       timestamp(r.int(T2021, T2026 - DAY)),
     ];
+  },
+  // Customer n holds account n (there are never more accounts than customers), so a payer's
+  // card and account are found from the customer, as an agent would look them up.
+  accounts(id, r) {
+    return [id, id, cents(r.int(0, 500_000)), r.pick(CURRENCIES), r.pick(ACCOUNT_STATUSES)];
+  },
+  cards(id, r, g) {
+    const account = ((id - 1) % g.count('accounts')) + 1;
+    return [id, account, account, String(r.int(0, 9999)).padStart(4, '0'), r.pick(CARD_STATUSES)];
+  },
+  // The ledger starts empty: transfers and the write workload fill it.
+  payments() {
+    throw new Error('payments starts empty: it has no generated rows');
   },
 };
 

@@ -8,6 +8,7 @@ export {
   ITEMS_PER_ORDER,
   MAX_SCALE,
   rowCounts,
+  STUDY_TABLES,
   TABLES,
 } from './schema.js';
 export { LOADERS, type Loader } from './loaders/index.js';

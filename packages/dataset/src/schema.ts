@@ -2,7 +2,8 @@ import type { PortableType } from '@mcp-db-bench/contract';
 
 /**
  * The benchmark dataset: 8 normalised e-commerce tables, the same logical schema on every
- * engine. At scale 1 it holds 2,560,000 rows, split like the published study's dataset.
+ * engine, holding 2,560,000 rows at scale 1, split like the published study's dataset; and 3
+ * small payment tables (accounts, cards, an empty payments ledger) for the write workloads.
  */
 export interface DatasetColumn {
   name: string;
@@ -14,11 +15,13 @@ export interface DatasetColumn {
   nullable?: boolean;
   /** a foreign key to another table's `id` */
   references?: string;
+  /** the database generates it on insert (identity / auto-increment); only on empty tables' `id` */
+  generated?: boolean;
 }
 
 export interface DatasetTable {
   name: string;
-  /** rows at scale 1 */
+  /** rows at scale 1; 0 = the table starts empty (a ledger that only writes fill) */
   baseRows: number;
   /** `id` first: every table has a single integer primary key called id */
   columns: DatasetColumn[];
@@ -70,7 +73,36 @@ export const TABLES: readonly DatasetTable[] = [
     baseRows: 349_000,
     columns: [id, fk('product_id', 'products'), fk('customer_id', 'customers'), int('rating'), text('title', 200), text('body', 1000, true), int('helpful_votes'), ts('created_at')],
   },
+  // The payment tables: what the write and transfer workloads change.
+  {
+    name: 'accounts',
+    baseRows: 20_000,
+    columns: [id, fk('customer_id', 'customers'), money('balance', 14), text('currency', 3), text('status', 20)],
+  },
+  {
+    name: 'cards',
+    baseRows: 30_000,
+    columns: [id, fk('account_id', 'accounts'), fk('customer_id', 'customers'), text('last4', 4), text('status', 20)],
+  },
+  {
+    name: 'payments',
+    baseRows: 0,
+    columns: [
+      { ...id, generated: true },
+      fk('from_account_id', 'accounts'),
+      fk('to_account_id', 'accounts'),
+      fk('card_id', 'cards', true),
+      fk('approved_by', 'customers', true),
+      money('amount'),
+      text('status', 20),
+      text('memo', 200),
+      ts('created_at'),
+    ],
+  },
 ];
+
+/** The tables of the published study's dataset; the payment tables come after them. */
+export const STUDY_TABLES = ['categories', 'suppliers', 'customers', 'products', 'inventory', 'orders', 'order_items', 'reviews'] as const;
 
 /** Every order has exactly this many items, so totals and items agree by construction. */
 export const ITEMS_PER_ORDER = 2;
@@ -79,16 +111,18 @@ export const ITEMS_PER_ORDER = 2;
 export const MAX_SCALE = 100;
 
 /**
- * Rows per table at a scale. Every table keeps at least one row (foreign keys need a
- * parent), and order_items is exactly ITEMS_PER_ORDER per order.
+ * Rows per table at a scale. Every table but an empty-by-design one keeps at least one row
+ * (foreign keys need a parent), order_items is exactly ITEMS_PER_ORDER per order, and there
+ * are never more accounts than customers (each account has its own holder).
  */
 export function rowCounts(scale: number): Record<string, number> {
   if (!Number.isFinite(scale) || scale <= 0 || scale > MAX_SCALE) {
     throw new RangeError(`scale must be a number above 0 and at most ${MAX_SCALE} (1 = 2.56 million rows); got ${scale}`);
   }
   const counts: Record<string, number> = {};
-  for (const t of TABLES) counts[t.name] = Math.max(1, Math.round(t.baseRows * scale));
+  for (const t of TABLES) counts[t.name] = t.baseRows === 0 ? 0 : Math.max(1, Math.round(t.baseRows * scale));
   counts.order_items = counts.orders! * ITEMS_PER_ORDER;
+  counts.accounts = Math.min(counts.accounts!, counts.customers!);
   return counts;
 }
 
@@ -114,6 +148,7 @@ export const INDEX_PROFILES: Record<'baseline' | 'optimized', readonly IndexSpec
     { name: 'ix_reviews_product_id', table: 'reviews', columns: ['product_id'] },
     { name: 'ix_reviews_customer_id', table: 'reviews', columns: ['customer_id'] },
     { name: 'ix_customers_email', table: 'customers', columns: ['email'] },
+    { name: 'ix_cards_customer_id', table: 'cards', columns: ['customer_id'] },
   ],
 };
 export type IndexProfile = keyof typeof INDEX_PROFILES;

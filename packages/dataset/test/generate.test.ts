@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { batches, Dataset, generateRows, ITEMS_PER_ORDER, rowCounts, TABLES } from '../src/index.js';
+import { batches, Dataset, generateRows, ITEMS_PER_ORDER, rowCounts, STUDY_TABLES, TABLES } from '../src/index.js';
 
 const digest = (seed: number, scale: number, batchSize: number) => {
   const g = new Dataset({ seed, counts: rowCounts(scale) });
@@ -14,14 +14,19 @@ const digest = (seed: number, scale: number, batchSize: number) => {
 };
 
 describe('the generator', () => {
-  it('splits scale 1 into 2,560,000 rows the documented way', () => {
+  it('splits scale 1 into 2,560,000 study rows the documented way, plus the payment tables', () => {
     const counts = rowCounts(1);
     expect(counts).toEqual({
       categories: 1_000, suppliers: 10_000, customers: 200_000, products: 100_000,
       inventory: 100_000, orders: 600_000, order_items: 1_200_000, reviews: 349_000,
+      accounts: 20_000, cards: 30_000, payments: 0,
     });
-    expect(Object.values(counts).reduce((a, b) => a + b)).toBe(2_560_000);
-    expect(Object.values(rowCounts(0.01)).reduce((a, b) => a + b)).toBe(25_600);
+    const study = (c: Record<string, number>) => STUDY_TABLES.reduce((n, t) => n + c[t]!, 0);
+    expect(study(counts)).toBe(2_560_000);
+    expect(study(rowCounts(0.01))).toBe(25_600);
+    // every account has its own holder, even where customers are few
+    const tiny = rowCounts(0.0001);
+    expect(tiny.accounts).toBeLessThanOrEqual(tiny.customers!);
   });
 
   it.each([0, -1, Number.NaN, 101, Number.POSITIVE_INFINITY])('refuses scale %s with a clear error', (scale) => {
@@ -35,7 +40,8 @@ describe('the generator', () => {
   it('gives different rows for a different seed', () => {
     const a = digest(7, 0.002, 1000);
     const b = digest(8, 0.002, 1000);
-    for (const t of TABLES) expect(a[t.name], t.name).not.toBe(b[t.name]);
+    // payments starts empty on every seed: there is nothing in it to differ
+    for (const t of TABLES.filter((x) => x.baseRows > 0)) expect(a[t.name], t.name).not.toBe(b[t.name]);
   });
 
   it('makes every foreign key point at an existing row, and ids 1..n', () => {
@@ -84,5 +90,23 @@ describe('the generator', () => {
     const sorted = [...perCustomer.values()].sort((a, b) => b - a);
     const top = sorted.slice(0, Math.ceil(counts.customers! / 10)).reduce((a, b) => a + b, 0);
     expect(top / counts.orders!).toBeGreaterThan(0.3);
+  });
+
+  it("gives each account its holder's cards, and money in every account", () => {
+    const counts = rowCounts(0.01);
+    const g = new Dataset({ seed: 4, counts });
+    const accounts = TABLES.find((t) => t.name === 'accounts')!;
+    const cards = TABLES.find((t) => t.name === 'cards')!;
+    const holder = new Map<number, number>();
+    generateRows(accounts, g, 1, counts.accounts!, (row) => {
+      holder.set(row[0] as number, row[1] as number);
+      expect(Number(row[2])).toBeGreaterThanOrEqual(0);
+    });
+    const perAccount = new Map<number, number>();
+    generateRows(cards, g, 1, counts.cards!, (row) => {
+      expect(row[2], `card ${row[0]}`).toBe(holder.get(row[1] as number));
+      perAccount.set(row[1] as number, (perAccount.get(row[1] as number) ?? 0) + 1);
+    });
+    expect(perAccount.size).toBe(counts.accounts);
   });
 });

@@ -10,7 +10,8 @@ export function reportCommand(): Command {
     .argument('<file>', 'result file (JSON)')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'markdown', 'json']).default('table'))
     .action((file: string, flags: { format: 'table' | 'markdown' | 'json' }) => {
-      const parsed = resultFile.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+      const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      const parsed = resultFile.safeParse(raw);
       if (!parsed.success) {
         throw new Error(`${file} is not an mcp-db-bench result file: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       }

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, WORKLOADS } from '@mcp-db-bench/agent';
-import { RESULT_FILE_VERSION, type ResultFile } from '@mcp-db-bench/contract';
+import { createClient, DEFAULT_WORKLOADS, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
+import { RESULT_FILE_VERSION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -52,7 +52,11 @@ export function runCommand(): Command {
     .addOption(new Option('--token <token>', 'bearer token for --target'))
     .addOption(scaleOption('dataset scale when seeding (1 = 2.56 million rows)'))
     .addOption(seedOption('seed for the dataset and the agents'))
-    .addOption(new Option('--workloads <list>', `comma-separated: ${Object.keys(WORKLOADS).join(', ')}`).default(Object.keys(WORKLOADS)).argParser(parseList(parseWorkload)))
+    .addOption(
+      new Option('--workloads <list>', `comma-separated: ${Object.keys(WORKLOADS).join(', ')} (write workloads only when named)`)
+        .default(DEFAULT_WORKLOADS, DEFAULT_WORKLOADS.join(','))
+        .argParser(parseList(parseWorkload)),
+    )
     .addOption(new Option('--agents <list>', 'concurrent agents per step, e.g. 1,2,5,10,25,50').default([1, 4, 16]).argParser(parseList(parsePositiveInt('agents'))))
     .addOption(new Option('--duration <time>', 'measured time per step').default(2000, '2s').argParser(parseDuration))
     .addOption(new Option('--warmup <time>', 'unmeasured warm-up before each step').default(500, '500ms').argParser(parseDuration))
@@ -66,6 +70,11 @@ export function runCommand(): Command {
     .option('--out <file>', 'also write the result file here')
     .action(async (flags: RunFlags) => {
       const result = await run(flags);
+      const failed = failedVerifications(result);
+      if (failed.length) {
+        process.exitCode = 1;
+        for (const s of failed) log(`write verification failed: ${s.target} ${s.workload} × ${s.agents} (${s.verification.marker})`);
+      }
       if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
       const sections = reportSections(result);
       process.stdout.write(
@@ -104,6 +113,8 @@ async function run(flags: RunFlags): Promise<ResultFile> {
     log,
     pending,
   };
+  // The server is read-only unless a workload that writes was asked for.
+  const writes = flags.workloads.some((name) => WORKLOADS[name]!.writes);
   const clientOptions = { client: flags.client, protocol: flags.protocol, token: flags.token, timeoutMs: 30_000 };
   try {
     for (const url of dbs) {
@@ -111,7 +122,7 @@ async function run(flags: RunFlags): Promise<ResultFile> {
       const label = uniqueLabel(engine.name, targets);
       targets.push({ label, engine: engine.name, url: redactUrl(url) });
       await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: flags.indexes[0] ?? 'optimized' }, log);
-      const server = await startServer(url);
+      const server = await startServer(url, writes ? ['--allow-writes'] : []);
       log(`${label}: our MCP server at ${server.endpoint}`);
       try {
         const results = await measureTarget({ ...common, label, dbUrl: url, client: () => createClient({ kind: 'http', url: server.endpoint }, clientOptions) });
@@ -166,6 +177,10 @@ async function run(flags: RunFlags): Promise<ResultFile> {
     ...all,
     warnings,
   };
+}
+
+function failedVerifications(result: ResultFile) {
+  return result.steps.filter((s): s is StepResult & { verification: WriteVerification } => s.verification?.ok === false);
 }
 
 function uniqueLabel(name: string, taken: readonly { label: string }[]): string {

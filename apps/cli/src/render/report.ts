@@ -1,6 +1,7 @@
 import { merge, summary } from '@mcp-db-bench/agent';
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import type { Section } from './table.js';
+import { verificationSection } from './verification.js';
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 const rate = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
@@ -20,6 +21,7 @@ export function reportSections(result: ResultFile): Section[] {
   return [
     sessionInitSection(result),
     latencySection(groups),
+    verificationSection(result),
     scalingSection(groups),
     ...speedupSection(groups),
     ...comparisonSection(groups, result),

@@ -1,11 +1,15 @@
 import {
   type McpClient,
   measureCalls,
+  openLedger,
   Random,
   runStep,
   SimAgent,
   startAgent,
+  verifyWrites,
   WORKLOADS,
+  type WriteLedger,
+  type WriteVerification,
 } from '@mcp-db-bench/agent';
 import type { DecompositionResult, OperationStats, ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { applyIndexProfile, type IndexProfile } from '@mcp-db-bench/dataset';
@@ -29,6 +33,8 @@ export interface MeasureOptions {
   /** shows what is running now (a live line on a terminal) */
   pending?: (line: string) => void;
 }
+
+/** A step of a write workload carries what reading the database back found. */
 
 export interface TargetResults {
   steps: StepResult[];
@@ -70,15 +76,18 @@ export async function measureTarget(o: MeasureOptions): Promise<TargetResults> {
       for (const agents of o.agents) {
         for (let iteration = 1; iteration <= o.iterations; iteration++) {
           o.pending?.(`${o.label}${workload.database && indexes ? ` (${indexes})` : ''} ${name} × ${agents}`);
+          // Write steps: accounts are read before (unmeasured) and everything is read back after.
+          const ledger = workload.writes ? await withClient(o.client, (c) => openLedger(c)) : undefined;
           const m = await runStep({
             agents,
             mode: o.rate ? 'open' : 'closed',
             rate: o.rate ?? undefined,
             warmupMs: o.warmupMs,
             durationMs: o.durationMs,
-            makeAgent: (i: number) => startAgent(workload, o.client(), o.seed + iteration, i),
+            makeAgent: (i: number) => startAgent(workload, o.client(), o.seed + iteration, i, ledger),
           });
           const step: StepResult = { target: o.label, indexes: workload.database ? indexes : null, workload: name, agents, iteration, ...m };
+          if (ledger) step.verification = await verify(o, ledger);
           out.steps.push(step);
           const errors = Object.values(step.errors).reduce((a, b) => a + b, 0);
           o.log(
@@ -91,6 +100,28 @@ export async function measureTarget(o: MeasureOptions): Promise<TargetResults> {
   }
   if (o.dbUrl && tools.includes('echo')) out.decomposition = await decompose(o.label, o.dbUrl, o.client);
   return out;
+}
+
+async function withClient<T>(factory: () => McpClient, use: (client: McpClient) => Promise<T>): Promise<T> {
+  const client = factory();
+  try {
+    await client.open();
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+async function verify(o: MeasureOptions, ledger: WriteLedger): Promise<WriteVerification> {
+  o.pending?.(`${o.label}: verifying ${ledger.marker}`);
+  const v = await withClient(o.client, (c) => verifyWrites(c, ledger));
+  const a = v.acknowledged;
+  o.log(
+    `${o.label}: ${v.ok ? 'verified' : 'VERIFICATION FAILED'}: ${a.insert} inserted, ${a.update} updated, ${a.delete} deleted, ${a.transfer} transfers; ` +
+      `${v.lost} lost, ${v.phantom} phantom, ${v.wrongValues} wrong, ${v.accounts.mismatched} balances off, money ${v.money.before} -> ${v.money.after}; ${v.unknown} unknown outcomes`,
+  );
+  for (const p of v.problems) o.log(`  ${p}`);
+  return v;
 }
 
 /** The stats of a sequence of timed calls; failed calls are an error here, not a data point. */

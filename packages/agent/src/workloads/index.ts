@@ -4,7 +4,10 @@ import { filtered } from './filtered.js';
 import { mixed } from './mixed.js';
 import { pointRead } from './point-read.js';
 import { sessionInit } from './session-init.js';
+import { transfer } from './transfer.js';
 import type { Workload } from './workload.js';
+import { write } from './write.js';
+import { writeTransfer } from './write-transfer.js';
 
 /** Every workload by name; adding one is a file and a line here. */
 export const WORKLOADS: Readonly<Record<string, Workload>> = {
@@ -14,6 +17,12 @@ export const WORKLOADS: Readonly<Record<string, Workload>> = {
   analytical,
   mixed,
   echo,
+  write,
+  transfer,
+  'write-transfer': writeTransfer,
 };
 
-export type { Call, Workload } from './workload.js';
+/** What a run does when not told: every workload that leaves the data as it found it. */
+export const DEFAULT_WORKLOADS: readonly string[] = Object.keys(WORKLOADS).filter((name) => !WORKLOADS[name]!.writes);
+
+export type { Call, CallOutcome, Plan, PlanContext, Workload } from './workload.js';

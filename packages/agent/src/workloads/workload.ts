@@ -1,4 +1,5 @@
 import type { SimAgent } from '../agent.js';
+import type { WriteLedger } from '../writes/ledger.js';
 
 /** One tool call a workload decided on, and what to learn from its answer. */
 export interface Call {
@@ -8,6 +9,29 @@ export interface Call {
   args: Record<string, unknown>;
   /** the table whose rows the answer holds, so the agent can remember keys */
   table?: string;
+}
+
+/**
+ * How a call ended, as a workload that keeps state sees it: `failed` is a tool error (the
+ * server answered, with a code), `unknown` a call that got no answer (transport error, timeout).
+ */
+export type CallOutcome = { kind: 'ok'; data: unknown } | { kind: 'failed'; code: string } | { kind: 'unknown'; reason: string };
+
+/**
+ * One agent's course through a stateful workload: a multi-step flow where each call depends
+ * on the answers before it. Each call is still one measured operation.
+ */
+export interface Plan {
+  next(): Call;
+  /** every call's outcome, before the next call is chosen */
+  settle(call: Call, outcome: CallOutcome): void;
+}
+
+export interface PlanContext {
+  /** the agent's number in the step, for markers unique to it */
+  index: number;
+  /** the step's record of acknowledged writes (write workloads only) */
+  ledger: WriteLedger;
 }
 
 /** A weighted mix of tool calls, chosen at run time from what the agent discovered. */
@@ -20,6 +44,10 @@ export interface Workload {
   database: boolean;
   /** each operation is a whole session start rather than one call (`next` is not used) */
   session?: boolean;
+  /** it writes: the server needs --allow-writes, and the step is verified afterwards */
+  writes?: boolean;
   /** the next call; may look at the agent's knowledge and previous answers */
   next(agent: SimAgent): Call;
+  /** stateful workloads: a plan per agent, used instead of `next` */
+  plan?(agent: SimAgent, context: PlanContext): Plan;
 }

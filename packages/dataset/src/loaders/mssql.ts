@@ -9,7 +9,7 @@ export const mssqlLoader: Loader = {
   family: 'mssql',
   foreignKeys: 'after',
   columnType(c) {
-    if (c.type === 'integer') return 'int';
+    if (c.type === 'integer') return c.generated ? 'int identity(1,1)' : 'int';
     if (c.type === 'decimal') return `decimal(${c.size},${c.scale})`;
     if (c.type === 'text') return `nvarchar(${c.size})`;
     if (c.type === 'boolean') return 'bit';

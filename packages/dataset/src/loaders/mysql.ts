@@ -29,7 +29,7 @@ export const mysqlLoader: Loader = {
     });
   },
   columnType(c) {
-    if (c.type === 'integer') return 'int';
+    if (c.type === 'integer') return c.generated ? 'int auto_increment' : 'int';
     if (c.type === 'decimal') return `decimal(${c.size},${c.scale})`;
     if (c.type === 'text') return `varchar(${c.size})`;
     if (c.type === 'boolean') return 'boolean';

@@ -9,6 +9,7 @@ export const sqliteLoader: Loader = {
   family: 'sqlite',
   foreignKeys: 'inline',
   columnType(c) {
+    // INTEGER as the primary key is the rowid: SQLite generates it when an insert leaves it out.
     if (c.type === 'integer') return 'INTEGER';
     if (c.type === 'decimal') return `DECIMAL(${c.size},${c.scale})`;
     if (c.type === 'text') return `VARCHAR(${c.size})`;

@@ -45,12 +45,13 @@ export function assignments(table: Table, set: Record<string, SetValue>, engine:
       throw new ToolError('type_mismatch', `set.${column.name}: add needs a numeric column; ${column.name} is ${column.type}`);
     }
     const amount = bindValue(column, value.add, engine, `set.${column.name}.add`);
+    if (column.type !== 'decimal' || column.precision === null) return sql`${target} = ${target} + ${amount}`;
     // An untyped parameter would make MySQL add in floating point: say it is this decimal.
-    const typed =
-      column.type === 'decimal' && column.precision !== null
-        ? sql`cast(${amount} as decimal(${sql.raw(String(column.precision))}, ${sql.raw(String(column.scale ?? 0))}))`
-        : sql`${amount}`;
-    return sql`${target} = ${target} + ${typed}`;
+    // Rounding to the scale changes nothing where decimals are exact, and keeps SQLite, which
+    // stores them as doubles, from drifting a fraction of a cent with every addition.
+    const scale = sql.raw(String(column.scale ?? 0));
+    const typed = sql`cast(${amount} as decimal(${sql.raw(String(column.precision))}, ${scale}))`;
+    return sql`${target} = round(${target} + ${typed}, ${scale})`;
   });
   return sql.join(parts);
 }

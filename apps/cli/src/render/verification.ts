@@ -1,0 +1,34 @@
+import type { ResultFile } from '@mcp-db-bench/contract';
+import type { Section } from './table.js';
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * Write steps against what was read back afterwards; steps of read workloads have no
+ * verification.
+ */
+export function verificationSection(result: ResultFile): Section {
+  const steps = result.steps.flatMap((s) => (s.verification ? [{ s, v: s.verification }] : []));
+  return {
+    title: 'Write verification: the database read back against the acknowledged writes',
+    note: 'failed = definite tool errors (nothing applied, e.g. conflict); unknown = no answer (either state accepted)',
+    head: ['target', 'workload', 'agents', 'inserted', 'updated', 'deleted', 'transfers', 'failed', 'unknown', 'lost', 'phantom', 'wrong', 'balances off', 'money before → after', 'verdict'],
+    rows: steps.map(({ s, v }) => [
+      s.indexes ? `${s.target} (${s.indexes})` : s.target,
+      s.workload,
+      String(s.agents),
+      count(v.acknowledged.insert),
+      count(v.acknowledged.update),
+      count(v.acknowledged.delete),
+      count(v.acknowledged.transfer),
+      count(Object.values(v.failed).reduce((a, b) => a + b, 0)),
+      count(v.unknown),
+      count(v.lost),
+      count(v.phantom),
+      count(v.wrongValues),
+      count(v.accounts.mismatched),
+      `${v.money.before} → ${v.money.after}`,
+      v.ok ? 'exact' : 'FAILED',
+    ]),
+  };
+}
