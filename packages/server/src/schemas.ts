@@ -47,9 +47,45 @@ export function adaptSchema<T extends StandardSchemaWithJSON>(schema: T, role: '
     role === 'output'
       ? std.validate
       : (value, options) => {
+          const reserved = reservedKeyPath(value);
+          if (reserved !== undefined) {
+            return { value: new InvalidArguments([{ message: '"__proto__" cannot be a name here (JavaScript objects reserve it)', path: reserved }]) };
+          }
           const result = std.validate(value, options);
           if (result instanceof Promise) return result;
           return result.issues ? { value: new InvalidArguments(result.issues) } : result;
         };
   return { '~standard': { ...std, validate, jsonSchema: { input: remembered('input'), output: remembered('output') } } } as T;
+}
+
+/** How many nodes {@link reservedKeyPath} visits at most: arguments are small, hostile ones are not. */
+const SCAN_BUDGET = 10_000;
+
+/**
+ * The path of the first "__proto__" key in parsed JSON arguments. zod copies records into fresh
+ * objects, where assigning "__proto__" sets the prototype instead of a key: an insert of
+ * {"__proto__": 1, "id": 2} would silently lose a column. Iterative, so any nesting is safe.
+ */
+export function reservedKeyPath(value: unknown): string[] | undefined {
+  // Each entry links to its parent, so a path is built only when one is found (copying paths
+  // at every step would be quadratic in the nesting depth).
+  interface Step {
+    node: unknown;
+    key: string;
+    parent?: Step;
+  }
+  const pathOf = (step: Step): string[] => {
+    const path: string[] = [];
+    for (let at: Step | undefined = step; at?.parent; at = at.parent) path.unshift(at.key);
+    return path;
+  };
+  const stack: Step[] = [{ node: value, key: '' }];
+  for (let seen = 0; stack.length > 0 && seen < SCAN_BUDGET; seen++) {
+    const step = stack.pop()!;
+    const { node } = step;
+    if (typeof node !== 'object' || node === null) continue;
+    if (!Array.isArray(node) && Object.hasOwn(node, '__proto__')) return [...pathOf(step), '__proto__'];
+    for (const [key, child] of Object.entries(node)) if (typeof child === 'object' && child !== null) stack.push({ node: child, key, parent: step });
+  }
+  return undefined;
 }

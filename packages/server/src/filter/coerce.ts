@@ -6,7 +6,7 @@ import { timestamp } from '../output/decode.js';
 export type Canonical = string | number | boolean;
 
 const EXAMPLES: Record<PortableType, string> = {
-  integer: 'an integer such as 42 (or "9007199254740993" past 2^53)',
+  integer: 'an integer such as 42 (or "9007199254740993" past 2^53), within 64 bits',
   decimal: 'a number such as 12.5 or "12.50"',
   float: 'a number such as 1.5',
   text: 'a string',
@@ -24,15 +24,23 @@ const EXAMPLES: Record<PortableType, string> = {
  * same literal binds the same way on every engine (and a wrong one fails before any SQL).
  */
 export function coerceValue(type: PortableType, value: Exclude<Scalar, null>, where: string): Canonical {
+  // Drivers and engines fail on NUL in text in ways of their own (PostgreSQL refuses it outright).
+  if (typeof value === 'string' && value.includes('\u0000')) {
+    throw new ToolError('type_mismatch', `${where}: NUL characters (U+0000) are not allowed in values`);
+  }
   const result = COERCE[type](value);
   if (result === undefined) {
     const shown = typeof value === 'string' ? `'${value.slice(0, 40)}'` : String(value);
-    throw new ToolError('type_mismatch', `${where}: ${shown} does not fit a ${type} column; expected ${EXAMPLES[type]}`);
+    const article = /^[aeiou]/.test(type) ? 'an' : 'a';
+    throw new ToolError('type_mismatch', `${where}: ${shown} does not fit ${article} ${type} column; expected ${EXAMPLES[type]}`);
   }
   return result;
 }
 
 const INTEGER = /^-?\d{1,40}$/;
+/** No engine has wider integer columns: signed 64-bit, or unsigned 64-bit on MySQL. */
+const INTEGER_MIN = -(2n ** 63n);
+const INTEGER_MAX = 2n ** 64n - 1n;
 const DECIMAL = /^-?\d{1,40}(\.\d{1,40})?$/;
 
 const COERCE: Record<PortableType, (v: Exclude<Scalar, null>) => Canonical | undefined> = {
@@ -40,6 +48,7 @@ const COERCE: Record<PortableType, (v: Exclude<Scalar, null>) => Canonical | und
     if (typeof v === 'number') return Number.isSafeInteger(v) ? v : undefined;
     if (typeof v !== 'string' || !INTEGER.test(v.trim())) return undefined;
     const big = BigInt(v.trim());
+    if (big < INTEGER_MIN || big > INTEGER_MAX) return undefined;
     return big <= BigInt(Number.MAX_SAFE_INTEGER) && big >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
   },
   decimal(v) {

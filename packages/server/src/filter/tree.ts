@@ -15,6 +15,7 @@ import {
   type Predicate,
   RANGE_OPS,
   type Scalar,
+  ToolError,
 } from '@mcp-db-bench/contract';
 import {
   MAX_IDENTIFIER_LENGTH,
@@ -64,8 +65,8 @@ export function normalizeOperator(raw: string): FilterOp | undefined {
 }
 
 /** Validates a JSON filter tree; throws `ToolError('invalid_filter')` naming the bad path. */
-export function normalizeFilterTree(input: unknown): FilterNode {
-  return normalizeNode(input, 'filter', 0, { nodes: 0 });
+export function normalizeFilterTree(input: unknown, argument = 'filter'): FilterNode {
+  return normalizeNode(input, argument, 0, { nodes: 0 });
 }
 
 /** `depth` is the number of groups above this node. */
@@ -193,9 +194,20 @@ function normalizeScalar(input: unknown, path: string, nullReason: string): Excl
   throw filterError(`${path}: expected a string, number or boolean; got ${typeName(input)}`);
 }
 
-/** Either filter form: an expression string or a JSON tree. */
-export function parseFilter(input: string | object): FilterNode {
-  if (typeof input === 'string') return parseFilterExpression(input);
-  if (typeof input === 'object' && input !== null) return normalizeFilterTree(input);
-  throw filterError(`filter: expected an expression string or a JSON filter object; got ${typeName(input)}`);
+/**
+ * Either filter form: an expression string or a JSON tree. `argument` names it in errors
+ * (`having` takes the same language as `filter`, and its mistakes must say `having`).
+ */
+export function parseFilter(input: string | object, argument = 'filter'): FilterNode {
+  if (typeof input === 'object' && input !== null) return normalizeFilterTree(input, argument);
+  if (typeof input !== 'string') {
+    throw filterError(`${argument}: expected an expression string or a JSON filter object; got ${typeName(input)}`);
+  }
+  try {
+    return parseFilterExpression(input);
+  } catch (error) {
+    // The expression parser's messages all start with "filter".
+    if (argument === 'filter' || !(error instanceof ToolError) || !error.message.startsWith('filter')) throw error;
+    throw new ToolError(error.code, `${argument}${error.message.slice('filter'.length)}`);
+  }
 }

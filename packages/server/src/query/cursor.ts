@@ -1,5 +1,6 @@
-import type { FilterNode, PortableValue, Scalar } from '@mcp-db-bench/contract';
+import type { FilterNode, PortableType, PortableValue, Scalar } from '@mcp-db-bench/contract';
 import { ToolError } from '@mcp-db-bench/contract';
+import { coerceValue } from '../filter/coerce.js';
 import type { OrderKey } from './order.js';
 
 /**
@@ -18,7 +19,12 @@ export function encodeCursor(fingerprint: string, values: PortableValue[]): stri
   return Buffer.from(JSON.stringify(state)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, fingerprint: string, keys: number): Scalar[] {
+/**
+ * The sort-key values of a cursor, each checked against its key's type: the fingerprint is a
+ * checksum, not a signature, so a forged cursor must fail here as a cursor, not later as a filter.
+ */
+export function decodeCursor(cursor: string, fingerprint: string, types: readonly PortableType[]): Scalar[] {
+  const keys = types.length;
   let state: CursorState;
   try {
     state = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorState;
@@ -31,7 +37,14 @@ export function decodeCursor(cursor: string, fingerprint: string, keys: number):
   if (state.q !== fingerprint) {
     throw new ToolError('invalid_cursor', 'cursor: belongs to a different query; repeat the same table, columns, filter and order_by');
   }
-  return state.k as Scalar[];
+  return (state.k as Scalar[]).map((value, i) => {
+    if (value === null) return null;
+    try {
+      return coerceValue(types[i]!, value, `cursor key ${i + 1}`);
+    } catch (error) {
+      throw new ToolError('invalid_cursor', `cursor: not a cursor returned by query (${(error as Error).message}); pass next_cursor unchanged`);
+    }
+  });
 }
 
 /** A short, stable fingerprint of what defines a result order. */

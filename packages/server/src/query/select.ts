@@ -23,20 +23,22 @@ export function columnResolver(table: Table): OperandResolver {
   };
 }
 
-/** The caller's filter (either form), validated; undefined when absent. */
-export function readFilter(filter: string | Record<string, unknown> | undefined): FilterNode | undefined {
+/** The caller's filter (either form) in argument `argument`, validated; undefined when absent. */
+export function readFilter(filter: string | Record<string, unknown> | undefined, argument = 'filter'): FilterNode | undefined {
   if (filter === undefined) return undefined;
-  return parseFilter(filter);
+  return parseFilter(filter, argument);
 }
 
+/** The conjunction of `nodes`; `argument` names them in errors (`filter`, `having`). */
 export function whereClause(
   nodes: (FilterNode | undefined)[],
   resolve: OperandResolver,
   engine: EngineProfile,
+  argument = 'filter',
 ): RawBuilder<SqlBool> | undefined {
   const present = nodes.filter((n): n is FilterNode => n !== undefined);
   if (present.length === 0) return undefined;
-  return compileFilter(present.length === 1 ? present[0]! : { and: present }, resolve, engine);
+  return compileFilter(present.length === 1 ? present[0]! : { and: present }, resolve, engine, argument);
 }
 
 /** Decodes the named columns of a driver row, in that order. */

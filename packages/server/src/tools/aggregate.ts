@@ -64,7 +64,7 @@ export function planAggregate(args: AggregateInput, catalog: Catalog, engine: En
   const where = whereClause([readFilter(args.filter)], columnResolver(table), engine);
   if (where) q = q.where(where);
   if (groups.length) q = q.groupBy(groups.map((g) => g.expr));
-  const having = whereClause([readFilter(args.having)], (name, path) => byName(name, path.replace(/^filter/, 'having')), engine);
+  const having = whereClause([readFilter(args.having, 'having')], byName, engine, 'having');
   if (having) q = q.having(having);
   for (const key of orderKeys(args.order_by ?? [], groups, byName)) {
     for (const term of orderTerms(byName(key.name, 'order_by').expr, key)) q = q.orderBy(term);

@@ -1,6 +1,7 @@
 import { type FilterNode, type GetInput, type GetOutput, TOOL_NAMES, ToolError, getInput, getOutput } from '@mcp-db-bench/contract';
 import type { Catalog, Table } from '../catalog/types.js';
 import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
+import { coerceValue } from '../filter/coerce.js';
 import { resolveColumns, resolveTable } from '../query/names.js';
 import { columnResolver, decodeRow, selectFrom, whereClause } from '../query/select.js';
 import { READ_ONLY, defineTool } from './tool.js';
@@ -52,8 +53,10 @@ export function keyFilter(table: Table, key: GetInput['key']): FilterNode {
   }
   const parts: FilterNode[] = pk.map((column) => {
     const value = values[column] as GetInput['key'];
-    if (value === null) throw new ToolError('invalid_argument', `key.${column}: a primary key value cannot be null`);
-    return { column, op: '=', value: value as string | number | boolean };
+    const where = pk.length === 1 && !(key !== null && typeof key === 'object') ? 'key' : `key.${column}`;
+    if (value === null) throw new ToolError('invalid_argument', `${where}: a primary key value cannot be null`);
+    // Checked here so a mistake names the key, not the filter built from it.
+    return { column, op: '=', value: coerceValue(table.column.get(column)!.type, value as string | number | boolean, where) };
   });
   return parts.length === 1 ? parts[0]! : { and: parts };
 }

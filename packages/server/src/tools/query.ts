@@ -44,11 +44,11 @@ export function planQuery(args: QueryInput, catalog: Catalog, engine: EngineProf
   const keys = orderKeys(table.columns, table.primaryKey, args.order_by ?? [], (n, w) => resolveColumn(table, n, w));
   const filter = readFilter(args.filter);
   const fp = fingerprint([table.name, keys, filter ?? null]);
-  const after = args.cursor ? keysetAfter(keys, decodeCursor(args.cursor, fp, keys.length)) : undefined;
-  const limit = effectiveLimit(args.limit, limits);
-
   // Sort keys the caller did not ask for are still read: the cursor is made of them.
   const keyColumns = keys.map((k) => table.column.get(k.name)!);
+  const after = args.cursor ? keysetAfter(keys, decodeCursor(args.cursor, fp, keyColumns.map((c) => c.type))) : undefined;
+  const limit = effectiveLimit(args.limit, limits);
+
   const read = [...columns, ...keyColumns.filter((k) => !columns.includes(k))];
   let q = selectFrom(db, table, read);
   const resolve = columnResolver(table);

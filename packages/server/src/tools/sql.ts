@@ -23,7 +23,8 @@ export const sqlTool = defineTool({
     requireQuery(args.sql);
     const { texts, names } = splitNamedParameters(args.sql);
     const params = args.params ?? {};
-    const missing = [...new Set(names.filter((n) => !(n in params)))];
+    // Own keys only: `:constructor` must not bind Object.prototype.constructor.
+    const missing = [...new Set(names.filter((n) => !Object.hasOwn(params, n)))];
     if (missing.length) throw new ToolError('invalid_argument', `params: no value for ${missing.map((n) => `:${n}`).join(', ')}`);
     const values = names.map((n) => bindLoose(ctx.engine, params[n]!));
     const statement = kyselySql.join(

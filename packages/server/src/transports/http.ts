@@ -46,6 +46,17 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       res.setHeader('WWW-Authenticate', 'Bearer');
       return sendJson(res, 401, { error: 'missing or wrong bearer token' });
     }
+    // Only POST carries MCP here (no SSE stream, no sessions to delete). Refused before the SDK,
+    // which turns methods that fetch's Request cannot hold (TRACE) into a 500.
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return sendJson(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+    }
+    // A compressed body would be read as if it were plain JSON.
+    const encoding = req.headers['content-encoding'];
+    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+      return sendJson(res, 415, { jsonrpc: '2.0', error: { code: -32000, message: `Unsupported Media Type: Content-Encoding ${encoding.slice(0, 40)} is not supported` }, id: null });
+    }
     mcp(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: (error as Error).message });
       else res.destroy();

@@ -28,7 +28,7 @@ export const sqlite: EngineProfile = {
   limit: (query, n) => query.limit(n),
   encodeParam(type, value) {
     if (typeof value === 'boolean') return value ? 1 : 0;
-    if (type === 'integer' && typeof value === 'string') return BigInt(value);
+    if (type === 'integer' && typeof value === 'string') return integerParam(value);
     if (type === 'decimal' && typeof value === 'string') return Number(value);
     if (type === 'timestamp' && typeof value === 'string') return timestampToStored(value);
     if (type === 'binary' && typeof value === 'string') return Buffer.from(value, 'base64');
@@ -40,3 +40,12 @@ export const sqlite: EngineProfile = {
   readOnlyStatement,
   insertReturningKeys: insertReturning(1),
 };
+
+/**
+ * SQLite integers are signed 64-bit and the driver refuses a wider BigInt; past that range
+ * (MySQL's unsigned bigint range is valid elsewhere) a real compares correctly with any integer.
+ */
+function integerParam(value: string): bigint | number {
+  const big = BigInt(value);
+  return big >= -(2n ** 63n) && big < 2n ** 63n ? big : Number(value);
+}
