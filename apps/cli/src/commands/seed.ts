@@ -1,7 +1,7 @@
 import { type SeedEvents, seedInWorker } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/server';
 import cliProgress from 'cli-progress';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { dbOption, indexesOption, scaleOption, seedOption } from '../options.js';
 import { renderSeedSummary } from '../render/seed-summary.js';
 

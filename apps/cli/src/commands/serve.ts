@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { dbOption, indexesOption, scaleOption, seedOption } from '../options.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { serverBin } from '../run/server-process.js';

@@ -1,6 +1,6 @@
 import type { WriteVerification } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
-import type { WriteLedger, WriteOp } from './ledger.js';
+import type { WriteLedger } from './ledger.js';
 import { fromCents, readAll, toCents } from './read-back.js';
 
 /** What reading the database back after a write step found. `ok` = it matches the ledger exactly. */

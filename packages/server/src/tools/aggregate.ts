@@ -9,7 +9,7 @@ import {
   aggregateOutput,
 } from '@mcp-db-bench/contract';
 import { type Expression, type RawBuilder, sql } from 'kysely';
-import type { Catalog, Column, Table } from '../catalog/types.js';
+import type { Catalog, Table } from '../catalog/types.js';
 import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
 import type { Operand, OperandResolver } from '../filter/compile.js';
 import { type DecodeTarget, decodeValue } from '../output/decode.js';
