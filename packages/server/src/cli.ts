@@ -1,8 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { openDatabase } from './context.js';
 import { redactUrl } from './databases/index.js';
-import { createServerFactory } from './server.js';
+import { createServerFactory, directTools } from './server.js';
 import { BENCH_TOOLS, READ_TOOLS } from './tools/index.js';
+import { isWorker, reportListening, servePrimary } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { runStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
@@ -52,6 +53,7 @@ export function buildCli(): Command {
     .addOption(new Option('--echo', 'also register an echo tool that skips the database (to measure protocol overhead)').env('MCP_DB_ECHO'))
     .addOption(new Option('--pool-size <n>', 'most database connections to open').env('MCP_DB_POOL_SIZE').default(10).argParser(positiveInt('pool-size')))
     .addOption(new Option('--schema-ttl <seconds>', 'reload the cached schema this often (0: only when a statement hits a missing object)').env('MCP_DB_SCHEMA_TTL').default(60).argParser(nonNegativeInt('schema-ttl')))
+    .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (each opens its own connections)').env('MCP_DB_WORKERS').default(1).argParser(positiveInt('workers')))
     .addHelpText(
       'after',
       '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n\n' +
@@ -73,6 +75,7 @@ interface CliOptions {
   poolSize: number;
   schemaTtl: number;
   echo?: boolean;
+  workers: number;
 }
 
 /** Parses arguments, opens the database and serves until stdin closes or a signal arrives. */
@@ -90,14 +93,16 @@ export async function main(argv = process.argv): Promise<void> {
   if (!url) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
 
   if (options.http) assertSafeBind(options);
+  const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
+  if (options.http && options.workers > 1 && !isWorker()) return servePrimary(options.workers, log);
   const ctx = await openDatabase({
     url,
     poolSize: options.poolSize,
     schemaTtl: options.schemaTtl,
     limits: { maxRows: options.maxRows, defaultRows: options.defaultRows },
   });
-  const factory = createServerFactory(ctx, options.echo ? [...READ_TOOLS, ...BENCH_TOOLS] : READ_TOOLS);
-  const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
+  const tools = options.echo ? [...READ_TOOLS, ...BENCH_TOOLS] : READ_TOOLS;
+  const factory = createServerFactory(ctx, tools);
   const tables = (await ctx.schema.get()).tables.length;
   log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, read-only`);
 
@@ -111,8 +116,10 @@ export async function main(argv = process.argv): Promise<void> {
     port: options.port,
     token: options.token,
     allowedHosts: options.allowedHosts,
+    direct: directTools(ctx, tools),
   });
-  log(`listening on ${endpoint}`);
+  if (isWorker()) reportListening(endpoint);
+  else log(`listening on ${endpoint}`);
   const stop = () => {
     server.close();
     server.closeAllConnections();
