@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { doctorCommand } from './commands/doctor.js';
+import { floorCommand } from './commands/floor.js';
 import { indexCommand } from './commands/indexes.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
@@ -18,5 +19,6 @@ export function buildProgram(): Command {
     .addCommand(indexCommand())
     .addCommand(serveCommand())
     .addCommand(doctorCommand())
+    .addCommand(floorCommand())
     .showHelpAfterError();
 }

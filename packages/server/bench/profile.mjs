@@ -43,29 +43,35 @@ try {
     echo: () => rpc.request('tools/call', { name: 'echo', arguments: { message: 'ping' } }, 'echo'),
   }[opts.tool];
   if (!call) throw new Error(`--tool must be get, query or echo`);
-  // The warm-up is in the profile too; it is small next to the measured calls.
   for (let i = 0; i < warmup; i++) await call();
+  // The profile's clock is the monotonic clock hrtime reads: count only the measured window.
+  const from = process.hrtime.bigint() / 1000n;
   const started = performance.now();
   for (let i = 0; i < calls; i++) {
     const answer = await call();
     if (!answer.result || answer.result.isError) throw new Error(`unexpected answer: ${JSON.stringify(answer)}`);
   }
   const seconds = (performance.now() - started) / 1000;
+  const to = process.hrtime.bigint() / 1000n;
   await server.stop();
   const name = readdirSync(profiles).find((f) => f.endsWith('.cpuprofile'));
   const profile = JSON.parse(readFileSync(join(profiles, name), 'utf8'));
   if (opts.keep) renameSync(join(profiles, name), join(opts.keep, `${opts.tool}-${opts.era}.cpuprofile`));
-  report(profile, calls + warmup, calls / seconds);
+  report(profile, calls, calls / seconds, Number(from), Number(to));
 } finally {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
 /** Self time per function and per layer, in microseconds per call. */
-function report(profile, totalCalls, rate) {
+function report(profile, totalCalls, rate, from, to) {
   const self = new Map(profile.nodes.map((n) => [n.id, 0]));
   const { samples, timeDeltas } = profile;
-  for (let i = 0; i < samples.length; i++) self.set(samples[i], self.get(samples[i]) + (timeDeltas[i] ?? 0));
+  let at = profile.startTime;
+  for (let i = 0; i < samples.length; i++) {
+    at += timeDeltas[i] ?? 0;
+    if (at >= from && at <= to) self.set(samples[i], self.get(samples[i]) + (timeDeltas[i] ?? 0));
+  }
   const byFunction = new Map();
   const byLayer = new Map();
   for (const node of profile.nodes) {

@@ -1,6 +1,7 @@
 import { ToolError } from '@mcp-db-bench/contract';
 import { type CallToolResult, McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
 import { SchemaChangedError } from './databases/schema-changed.js';
+import { reuseForCatalog } from './catalog/answers.js';
 import { adaptedSchemas, InvalidArguments } from './schemas.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
@@ -48,6 +49,11 @@ export async function callTool(tool: ToolDefinition, args: unknown, ctx: ToolCon
 export type ToolOutcome = { isError: false; data: Record<string, unknown>; text: string } | { isError: true; text: string };
 
 async function runTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  if (tool.catalogOnly && !(args instanceof InvalidArguments)) return reuseForCatalog(await ctx.schema.get(), tool, args, () => answer(tool, args, ctx));
+  return answer(tool, args, ctx);
+}
+
+async function answer(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   try {
     if (args instanceof InvalidArguments) throw args.toError();
     const data = (await tool.run(args as never, ctx)) as Record<string, unknown>;

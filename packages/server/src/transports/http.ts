@@ -58,6 +58,8 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       return sendJson(res, 401, { error: 'missing or wrong bearer token' });
     }
     if (!fast || req.method !== 'POST' || !isJsonContentType(req.headers['content-type'] ?? null)) return void toSdk(req, res);
+    // A body declared too large is refused by the SDK on the header alone, before it is sent.
+    if (Number(req.headers['content-length']) > maxRequestBodySize) return void toSdk(req, res);
     readBody(req, maxRequestBodySize, (chunks, complete) => {
       // Too large: the SDK reads the bytes again, sees it and answers 413.
       if (!complete) return void toSdk(replay(req, chunks), res);

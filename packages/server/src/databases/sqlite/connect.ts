@@ -3,6 +3,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { ToolError } from '@mcp-db-bench/contract';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
+import { cacheStatements } from './statement-cache.js';
 
 /** `sqlite:PATH`, `sqlite://PATH`, `sqlite:///abs/path` or `sqlite::memory:`. */
 export function sqlitePath(url: string): string {
@@ -31,6 +32,6 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   database.defaultSafeIntegers(true);
   database.pragma('busy_timeout = 5000');
   database.pragma('foreign_keys = ON');
-  const db = new Kysely({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely({ dialect: new SqliteDialect({ database: cacheStatements(database) }) });
   return { db, driver: database, close: () => db.destroy() };
 }
