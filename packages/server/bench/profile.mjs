@@ -3,8 +3,9 @@
 // at a time, and prints the server's CPU per call by layer and the costliest functions.
 //
 //   node bench/profile.mjs [--rows 25600] [--calls 5000] [--warmup 500] [--era modern|legacy]
-//                          [--tool get|query|echo] [--top 25] [--keep DIR]
+//                          [--tool get|query|echo] [--top 25] [--keep DIR] [--bin PATH]
 //
+// --bin profiles another build of the server (e.g. a checkout of an earlier commit) for a before/after.
 // --keep writes the .cpuprofile there (open it in Chrome DevTools or speedscope for a flame graph).
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ const { values: opts } = parseArgs({
     tool: { type: 'string', default: 'get' },
     top: { type: 'string', default: '25' },
     keep: { type: 'string' },
+    bin: { type: 'string' },
   },
 });
 const rows = Number(opts.rows);
@@ -31,7 +33,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-profile-'));
 const file = join(dir, 'bench.db');
 seed(file, rows);
 const profiles = join(dir, 'profiles');
-const server = await startServer(`sqlite:${file}`, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`], args: ['--echo'] });
+const server = await startServer(`sqlite:${file}`, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`], args: ['--echo'], bin: opts.bin });
 try {
   const rpc = client(server.endpoint, opts.era);
   await rpc.open();

@@ -27,9 +27,9 @@ export function seed(path, n) {
   db.close();
 }
 
-/** Starts dist/bin.js over HTTP on a free port; resolves with the child and its endpoint. */
-export async function startServer(dbUrl, { nodeArgs = [], args = [] } = {}) {
-  const child = spawn(process.execPath, [...nodeArgs, SERVER_BIN, '--url', dbUrl, '--http', '--port', '0', ...args], {
+/** Starts dist/bin.js (or `bin`, e.g. another checkout's build) over HTTP on a free port. */
+export async function startServer(dbUrl, { nodeArgs = [], args = [], bin = SERVER_BIN } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, bin, '--url', dbUrl, '--http', '--port', '0', ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const endpoint = await new Promise((resolve, reject) => {
