@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { doctorCommand } from './commands/doctor.js';
 import { floorCommand } from './commands/floor.js';
+import { soakCommand } from './commands/soak.js';
 import { indexCommand } from './commands/indexes.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
@@ -20,5 +21,6 @@ export function buildProgram(): Command {
     .addCommand(serveCommand())
     .addCommand(doctorCommand())
     .addCommand(floorCommand())
+    .addCommand(soakCommand())
     .showHelpAfterError();
 }

@@ -3,7 +3,7 @@ import { openDatabase } from './context.js';
 import { redactUrl } from './databases/index.js';
 import { createServerFactory, directTools } from './server.js';
 import { BENCH_TOOLS, READ_TOOLS } from './tools/index.js';
-import { isWorker, reportListening, servePrimary } from './transports/cluster.js';
+import { isWorker, reportListening } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { runStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
@@ -93,8 +93,6 @@ export async function main(argv = process.argv): Promise<void> {
   if (!url) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
 
   if (options.http) assertSafeBind(options);
-  const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
-  if (options.http && options.workers > 1 && !isWorker()) return servePrimary(options.workers, log);
   const ctx = await openDatabase({
     url,
     poolSize: options.poolSize,
@@ -103,6 +101,7 @@ export async function main(argv = process.argv): Promise<void> {
   });
   const tools = options.echo ? [...READ_TOOLS, ...BENCH_TOOLS] : READ_TOOLS;
   const factory = createServerFactory(ctx, tools);
+  const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
   const tables = (await ctx.schema.get()).tables.length;
   log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, read-only`);
 

@@ -1,6 +1,30 @@
 import cluster, { type Worker } from 'node:cluster';
 
 /**
+ * The worker count when this process should be a `--workers` primary: serving HTTP with more
+ * than one worker, and not asked for help or the version. Read from the arguments directly
+ * (`--workers N`, `--workers=N`, MCP_DB_WORKERS; `--http` or MCP_DB_HTTP) so the primary can
+ * start without loading the server at all; the workers parse and validate everything.
+ */
+export function requestedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): number {
+  if (argv.some((a) => ['-h', '--help', '-V', '--version'].includes(a))) return 0;
+  const http = argv.includes('--http') || (env.MCP_DB_HTTP !== undefined && !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP));
+  let given = env.MCP_DB_WORKERS;
+  argv.forEach((a, i) => {
+    if (a === '--workers') given = argv[i + 1];
+    else if (a.startsWith('--workers=')) given = a.slice('--workers='.length);
+  });
+  const n = Number(given);
+  return http && Number.isInteger(n) && n > 1 ? n : 0;
+}
+
+/**
+ * A request's garbage dies young, so a worker's young generation can be small: collected more
+ * often, each time cheaply, and each worker's memory stays lower (measured: no loss of calls/s).
+ */
+const WORKER_NODE_FLAGS = ['--max-semi-space-size=2'];
+
+/**
  * Multi-core HTTP serving: the primary forks `workers` copies of this process, each with its own
  * database connection(s) and its own listener on the shared port (the primary hands connections
  * out round-robin). Correct because serving is stateless in both eras: the modern era by design,
@@ -13,6 +37,7 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
     let stopping = false;
     let announced = false;
     const listening = new Set<Worker>();
+    cluster.setupPrimary({ execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS] });
     const fork = () => {
       const worker = cluster.fork();
       worker.on('message', (message: { listening?: string }) => {
@@ -53,7 +78,7 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
 }
 
 /** Whether this process is a worker forked by {@link servePrimary}. */
-export const isWorker = () => cluster.isWorker;
+export const isWorker = (): boolean => cluster.isWorker;
 
 /** A worker tells the primary it listens (the primary announces once all do). */
 export function reportListening(endpoint: string): void {
