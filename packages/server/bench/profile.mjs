@@ -109,7 +109,7 @@ function layer(f) {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url.replace(/.*\.pnpm\/[^/]+\//, ''));
   if (pkg) return pkg[1].startsWith('@modelcontextprotocol/') ? `MCP SDK (${pkg[1].split('/')[1]})` : pkg[1];
   if (url.includes('/packages/')) return 'ours (packages/)';
-  if (/undici|web\/|webstreams|streams/.test(url)) return 'node: web Request/Response/streams';
-  if (/_http|http|net|stream/.test(url)) return 'node: http and net';
+  if (/undici|webstreams/.test(url)) return 'node: web Request/Response (undici, web streams)';
+  if (/_http|http|net|internal\/streams/.test(url)) return 'node: http, net and streams';
   return 'node: other';
 }

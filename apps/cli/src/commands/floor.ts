@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, runStep, type StepMeasurement, startAgent, summarize, WORKLOADS } from '@mcp-db-bench/agent';
+import { createClient, encode, merge, runStep, type StepMeasurement, startAgent, summarize, WORKLOADS } from '@mcp-db-bench/agent';
 import { applyIndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, Option } from 'commander';
@@ -20,6 +20,7 @@ interface FloorFlags {
   iterations: number;
   duration: number;
   warmup: number;
+  slices: number;
   workers: number;
   scale: number;
   seed: number;
@@ -30,13 +31,21 @@ interface FloorFlags {
 /** The workloads the floor table compares: a point read and a foreign-key filter. */
 const WORKLOAD_NAMES = ['point-read', 'filtered'] as const;
 
+/** Calls and latencies of one side of a comparison, over all its slices. */
+interface Side {
+  calls: number;
+  durationMs: number;
+  /** encoded HdrHistogram, microseconds */
+  histogram: string;
+}
+
 interface Sample {
   target: string;
   workload: string;
   agents: number;
   iteration: number;
-  ours: StepMeasurement;
-  floor: StepMeasurement;
+  ours: Side;
+  floor: Side;
 }
 
 export function floorCommand(): Command {
@@ -50,6 +59,11 @@ export function floorCommand(): Command {
     .addOption(new Option('--iterations <n>', 'repetitions; the table shows the median and the range').default(3).argParser(parsePositiveInt('iterations')))
     .addOption(new Option('--duration <time>', 'measured time per step').default(3000, '3s').argParser(parseDuration))
     .addOption(new Option('--warmup <time>', 'unmeasured warm-up before each step').default(1000, '1s').argParser(parseDuration))
+    .addOption(
+      new Option('--slices <n>', 'each step alternates the floor and our server this many times, so drift on a shared machine hits both alike')
+        .default(3)
+        .argParser(parsePositiveInt('slices')),
+    )
     .addOption(
       new Option('--workers <n>', 'server worker processes (mcp-db-server --workers)').default(availableParallelism()).argParser(parsePositiveInt('workers')),
     )
@@ -73,7 +87,6 @@ async function measure(flags: FloorFlags) {
   const samples: Sample[] = [];
   const sessions: { target: string; iteration: number; p50Us: number; p99Us: number }[] = [];
   const floor = await startHttpFloor();
-  const timing = { warmupMs: flags.warmup, durationMs: flags.duration };
   try {
     for (const url of dbs) {
       const target = engineForUrl(url).name;
@@ -87,15 +100,24 @@ async function measure(flags: FloorFlags) {
         for (let iteration = 1; iteration <= flags.iterations; iteration++) {
           for (const agents of flags.agents) {
             for (const workload of WORKLOAD_NAMES) {
-              const echo = await floor.measure(agents, timing);
-              const ours = await runStep({
-                agents,
-                mode: 'closed',
-                ...timing,
-                makeAgent: (i) => startAgent(WORKLOADS[workload]!, client(), flags.seed + iteration, i),
-              });
-              const errors = Object.entries(ours.errors);
-              if (errors.length) throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
+              const floorSlices: StepMeasurement[] = [];
+              const ourSlices: StepMeasurement[] = [];
+              for (let slice = 0; slice < flags.slices; slice++) {
+                // The first slice warms up fully; later ones only reconnect and settle.
+                const timing = { warmupMs: slice === 0 ? flags.warmup : Math.min(flags.warmup, 250), durationMs: flags.duration / flags.slices };
+                floorSlices.push(await floor.measure(agents, timing));
+                const m = await runStep({
+                  agents,
+                  mode: 'closed',
+                  ...timing,
+                  makeAgent: (i) => startAgent(WORKLOADS[workload]!, client(), flags.seed + iteration * 100 + slice, i),
+                });
+                const errors = Object.entries(m.errors);
+                if (errors.length) throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
+                ourSlices.push(m);
+              }
+              const ours = combine(ourSlices);
+              const echo = combine(floorSlices);
               samples.push({ target, workload, agents, iteration, ours, floor: echo });
               log(`${target} ${workload} × ${agents} #${iteration}: ${rate(ours).toFixed(0)} calls/s, floor ${rate(echo).toFixed(0)} (${(rate(ours) / rate(echo)).toFixed(2)}×)`);
             }
@@ -115,7 +137,15 @@ async function measure(flags: FloorFlags) {
   return { samples, sessions };
 }
 
-const rate = (m: StepMeasurement) => m.calls / (m.durationMs / 1000);
+const rate = (m: Side) => m.calls / (m.durationMs / 1000);
+
+function combine(slices: StepMeasurement[]): Side {
+  return {
+    calls: slices.reduce((n, s) => n + s.calls, 0),
+    durationMs: slices.reduce((n, s) => n + s.durationMs, 0),
+    histogram: encode(merge(slices.map((s) => s.all.histogram))),
+  };
+}
 
 /** Median and range of a few numbers, as "median (min–max)". */
 function spread(values: number[], format: (n: number) => string): string {
@@ -137,7 +167,7 @@ function render(samples: Sample[], sessions: { target: string; p50Us: number; p9
   }
   const rows = [...groups.values()].map((g) => {
     const { target, workload, agents } = g[0]!;
-    const ours = g.map((s) => summarize(s.ours.all.histogram));
+    const ours = g.map((s) => summarize(s.ours.histogram));
     return [
       target,
       workload,
@@ -155,7 +185,7 @@ function render(samples: Sample[], sessions: { target: string; p50Us: number; p9
     {
       title: 'Our server against the bare node:http echo floor, same run',
       note:
-        `\`${command}\`: ${flags.iterations} iterations of ${flags.duration / 1000} s per step, median (min–max); ` +
+        `\`${command}\`: ${flags.iterations} iterations of ${flags.duration / 1000} s per step (in ${flags.slices} slices alternating with the floor), median (min–max); ` +
         `server with ${flags.workers} worker process(es); ${env.cpus} × ${env.cpuModel}, Node ${env.node}, load average ${env.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
       head: ['database', 'workload', 'agents', 'calls/s', 'p50 ms', 'p99 ms', 'echo floor calls/s', 'ratio'],
       rows,

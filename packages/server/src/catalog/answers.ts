@@ -10,7 +10,10 @@ const MOST = 512;
  */
 export function reuseForCatalog<T>(catalog: Catalog, tool: { name: string }, args: unknown, compute: () => Promise<T>): Promise<T> {
   let forCatalog = answers.get(catalog);
-  if (!forCatalog) answers.set(catalog, (forCatalog = new Map()));
+  if (!forCatalog) {
+    forCatalog = new Map();
+    answers.set(catalog, forCatalog);
+  }
   const key = `${tool.name} ${JSON.stringify(args)}`;
   let answer = forCatalog.get(key) as Promise<T> | undefined;
   if (!answer) {
