@@ -35,6 +35,8 @@ const WORKLOAD_NAMES = ['point-read', 'filtered'] as const;
 interface Side {
   calls: number;
   durationMs: number;
+  /** the load generator's CPU per call, microseconds: when ours is far above the floor's, the client is part of the gap */
+  clientCpuUs: number;
   /** encoded HdrHistogram, microseconds */
   histogram: string;
 }
@@ -143,15 +145,20 @@ function combine(slices: StepMeasurement[]): Side {
   return {
     calls: slices.reduce((n, s) => n + s.calls, 0),
     durationMs: slices.reduce((n, s) => n + s.durationMs, 0),
+    clientCpuUs: slices.reduce((n, s) => n + s.client.cpuPerCallUs * s.calls, 0) / Math.max(1, slices.reduce((n, s) => n + s.calls, 0)),
     histogram: encode(merge(slices.map((s) => s.all.histogram))),
   };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
 }
 
 /** Median and range of a few numbers, as "median (min–max)". */
 function spread(values: number[], format: (n: number) => string): string {
   const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
-  return sorted.length > 1 ? `${format(mid)} (${format(sorted[0]!)}–${format(sorted.at(-1)!)})` : format(mid);
+  return sorted.length > 1 ? `${format(median(sorted))} (${format(sorted[0]!)}–${format(sorted.at(-1)!)})` : format(median(sorted));
 }
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -177,6 +184,7 @@ function render(samples: Sample[], sessions: { target: string; p50Us: number; p9
       spread(ours.map((o) => o.p99), ms),
       spread(g.map((s) => rate(s.floor)), int),
       spread(g.map((s) => rate(s.ours) / rate(s.floor)), ratio),
+      `${int(median(g.map((s) => s.ours.clientCpuUs)))} / ${int(median(g.map((s) => s.floor.clientCpuUs)))}`,
     ];
   });
   const targets = [...new Set(sessions.map((s) => s.target))];
@@ -187,7 +195,7 @@ function render(samples: Sample[], sessions: { target: string; p50Us: number; p9
       note:
         `\`${command}\`: ${flags.iterations} iterations of ${flags.duration / 1000} s per step (in ${flags.slices} slices alternating with the floor), median (min–max); ` +
         `server with ${flags.workers} worker process(es); ${env.cpus} × ${env.cpuModel}, Node ${env.node}, load average ${env.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
-      head: ['database', 'workload', 'agents', 'calls/s', 'p50 ms', 'p99 ms', 'echo floor calls/s', 'ratio'],
+      head: ['database', 'workload', 'agents', 'calls/s', 'p50 ms', 'p99 ms', 'echo floor calls/s', 'ratio', 'client CPU µs/call (ours / floor)'],
       rows,
     },
     {
