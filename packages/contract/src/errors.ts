@@ -25,6 +25,8 @@ export const ERROR_CODES = [
   'timeout',
   /** a write was attempted on a read-only server */
   'read_only',
+  /** a write's guard failed (expect_rows) or it lost a deadlock after retries; nothing was changed */
+  'conflict',
   /** a bug: please report it */
   'internal_error',
 ] as const;

@@ -8,5 +8,7 @@ export * from './tools/get.js';
 export * from './tools/list-tables.js';
 export * from './tools/query.js';
 export * from './tools/names.js';
+export * from './tools/sql.js';
+export * from './tools/write.js';
 export * from './values.js';
 export * from './results.js';

@@ -125,7 +125,7 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
 
 async function connectOrExplain(engine: EngineProfile, url: string, create: boolean): Promise<Connection> {
   try {
-    const connection = await engine.connect(url, { poolSize: 2, create });
+    const connection = await engine.connect(url, { poolSize: 2, create, inProcess: true });
     await sql`select 1`.execute(connection.db).catch(async (error: unknown) => {
       await connection.close();
       throw error;

@@ -62,7 +62,7 @@ describe('the generator', () => {
         });
       });
     }
-  });
+  }, 30_000);
 
   it('makes each order total the sum of its items, and skews customers', () => {
     const counts = rowCounts(0.01);

@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { openDatabase } from './context.js';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
 import { redactUrl } from './databases/index.js';
 import { createServerFactory, directTools } from './server.js';
-import { BENCH_TOOLS, READ_TOOLS } from './tools/index.js';
+import { toolsFor } from './tools/index.js';
 import { isWorker, reportListening } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { runStdio } from './transports/stdio.js';
@@ -14,9 +14,9 @@ const positiveInt = (name: string) => (value: string) => {
   return n;
 };
 
-const nonNegativeInt = (name: string) => (value: string) => {
+const nonNegativeInt = (name: string, unit = 'seconds') => (value: string) => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number of seconds, 0 or more`);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number of ${unit}, 0 or more`);
   return n;
 };
 
@@ -29,8 +29,9 @@ const port = (value: string) => {
 export function buildCli(): Command {
   return new Command('mcp-db-server')
     .description(
-      'A read-only MCP server over PostgreSQL, MySQL/MariaDB, SQL Server or SQLite with one uniform set of tools:\n' +
-        'list_tables, describe_table, query, get, aggregate. Speaks MCP 2026-07-28 and 2025-11-25 over stdio (default) or HTTP.',
+      'An MCP server over PostgreSQL, MySQL/MariaDB, SQL Server or SQLite with one uniform set of tools:\n' +
+        'list_tables, describe_table, query, get, aggregate; insert, update, delete and transact with --allow-writes;\n' +
+        'sql with --sql. Read-only by default, enforced by the database. Speaks MCP 2026-07-28 and 2025-11-25 over stdio (default) or HTTP.',
     )
     .version(VERSION)
     .addOption(
@@ -49,7 +50,21 @@ export function buildCli(): Command {
         .argParser((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
     )
     .addOption(new Option('--max-rows <n>', 'most rows one call returns; larger limits are capped').env('MCP_DB_MAX_ROWS').default(1000).argParser(positiveInt('max-rows')))
+    .addOption(
+      new Option('--max-response-bytes <n>', 'largest tool result in bytes of JSON; larger ones are refused with a clear error')
+        .env('MCP_DB_MAX_RESPONSE_BYTES')
+        .default(1024 * 1024)
+        .argParser(positiveInt('max-response-bytes')),
+    )
     .addOption(new Option('--default-rows <n>', 'rows returned when a call gives no limit').env('MCP_DB_DEFAULT_ROWS').default(100).argParser(positiveInt('default-rows')))
+    .addOption(new Option('--allow-writes', 'register insert, update, delete and transact, and open read-write sessions').env('MCP_DB_ALLOW_WRITES'))
+    .addOption(new Option('--sql', 'register the sql tool: one caller-written SELECT with :named parameters, run read-only').env('MCP_DB_SQL'))
+    .addOption(
+      new Option('--statement-timeout <ms>', 'the database cancels a statement running longer than this (0: no limit)')
+        .env('MCP_DB_STATEMENT_TIMEOUT')
+        .default(DEFAULT_STATEMENT_TIMEOUT_MS)
+        .argParser(nonNegativeInt('statement-timeout', 'milliseconds')),
+    )
     .addOption(new Option('--echo', 'also register an echo tool that skips the database (to measure protocol overhead)').env('MCP_DB_ECHO'))
     .addOption(new Option('--pool-size <n>', 'most database connections to open').env('MCP_DB_POOL_SIZE').default(10).argParser(positiveInt('pool-size')))
     .addOption(new Option('--schema-ttl <seconds>', 'reload the cached schema this often (0: only when a statement hits a missing object)').env('MCP_DB_SCHEMA_TTL').default(60).argParser(nonNegativeInt('schema-ttl')))
@@ -71,10 +86,14 @@ interface CliOptions {
   token?: string;
   allowedHosts?: string[];
   maxRows: number;
+  maxResponseBytes: number;
   defaultRows: number;
   poolSize: number;
   schemaTtl: number;
   echo?: boolean;
+  allowWrites?: boolean;
+  sql?: boolean;
+  statementTimeout: number;
   workers: number;
 }
 
@@ -84,7 +103,8 @@ export async function main(argv = process.argv): Promise<void> {
   program.parse(argv);
   const options = program.opts<CliOptions>();
   // Commander turns on a boolean flag whenever its variable is set; MCP_DB_HTTP=0 should not.
-  for (const [flag, variable] of [['http', 'MCP_DB_HTTP'], ['echo', 'MCP_DB_ECHO']] as const) {
+  const flags = [['http', 'MCP_DB_HTTP'], ['echo', 'MCP_DB_ECHO'], ['allowWrites', 'MCP_DB_ALLOW_WRITES'], ['sql', 'MCP_DB_SQL']] as const;
+  for (const [flag, variable] of flags) {
     if (program.getOptionValueSource(flag) === 'env' && /^(0|false|no|off)?$/i.test(process.env[variable] ?? '')) {
       options[flag] = false;
     }
@@ -97,13 +117,20 @@ export async function main(argv = process.argv): Promise<void> {
     url,
     poolSize: options.poolSize,
     schemaTtl: options.schemaTtl,
-    limits: { maxRows: options.maxRows, defaultRows: options.defaultRows },
+    limits: { maxRows: options.maxRows, defaultRows: options.defaultRows, maxResponseBytes: options.maxResponseBytes },
+    allowWrites: options.allowWrites,
+    statementTimeoutMs: options.statementTimeout,
   });
-  const tools = options.echo ? [...READ_TOOLS, ...BENCH_TOOLS] : READ_TOOLS;
+  if (options.sql && !ctx.engine.readOnlyStatement) {
+    await ctx.close();
+    return program.error(`error: --sql is not available on ${ctx.engine.name}: it has no read-only transaction to enforce it with`);
+  }
+  const tools = toolsFor(options);
   const factory = createServerFactory(ctx, tools);
   const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
   const tables = (await ctx.schema.get()).tables.length;
-  log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, read-only`);
+  const mode = options.allowWrites ? 'read-write' : 'read-only';
+  log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, ${mode}, statement timeout ${options.statementTimeout || 'none'}${options.statementTimeout ? ' ms' : ''}`);
 
   if (!options.http) {
     await runStdio(factory);

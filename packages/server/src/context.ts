@@ -8,9 +8,15 @@ export interface DatabaseOptions {
   /** seconds before the cached schema is reloaded in the background; 0 = only on demand */
   schemaTtl?: number;
   limits?: Partial<Limits>;
+  /** open read-write sessions (the write tools need them); read-only by default */
+  allowWrites?: boolean;
+  /** the database cancels any statement running longer than this; 0 = no limit */
+  statementTimeoutMs?: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { defaultRows: 100, maxRows: 1000 };
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
+export const DEFAULT_LIMITS: Limits = { defaultRows: 100, maxRows: 1000, maxResponseBytes: 1024 * 1024 };
 
 /** A connected database with its cached schema: what every tool call shares. */
 export interface DatabaseContext extends ToolContext {
@@ -20,7 +26,11 @@ export interface DatabaseContext extends ToolContext {
 /** Connects (loading only this engine's driver) and reads the schema once, so errors show at start. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseContext> {
   const engine = engineForUrl(options.url);
-  const { db, close } = await engine.connect(options.url, { poolSize: options.poolSize ?? 10 });
+  const { db, close } = await engine.connect(options.url, {
+    poolSize: options.poolSize ?? 10,
+    readOnly: !options.allowWrites,
+    statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+  });
   const schema = new SchemaCache(engine, db, (options.schemaTtl ?? 60) * 1000);
   try {
     await schema.get();

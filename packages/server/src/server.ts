@@ -6,19 +6,27 @@ import { adaptedSchemas, InvalidArguments } from './schemas.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
 
-const INSTRUCTIONS =
-  'Read-only access to one relational database through a uniform interface. ' +
-  'Call list_tables first, then describe_table for the tables you need, then query, get or aggregate. ' +
+/** What an agent reads at session start; it names the write tools only when they exist. */
+export function instructions(tools: readonly ToolDefinition[]): string {
+  const writes = tools.some((t) => t.name === 'transact');
+  return (
+    `${writes ? 'Read and write' : 'Read-only'} access to one relational database through a uniform interface. ` +
+    'Call list_tables first, then describe_table for the tables you need, then query, get or aggregate' +
+    (writes ? '; change data with insert, update, delete, or transact for several changes that must happen together. ' : '. ') +
   'Filters are expressions like `status = \'paid\' and total > 100` or the same as JSON; columns must exist. ' +
-  'Values come back portable: big integers and decimals as strings, timestamps as ISO-8601 UTC.';
+    'Values come back portable: big integers and decimals as strings, timestamps as ISO-8601 UTC.'
+  );
+}
 
 /** One server definition; every transport and both protocol eras are served from it. */
 export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): McpServerFactory {
+  const text = instructions(tools);
   const schemas = new Map(tools.map((t) => [t, adaptedSchemas(t)]));
   return () => {
     const server = new McpServer(
       { name: 'mcp-db-server', title: 'mcp-db-bench database server', version: VERSION },
-      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+      // The tool list is fixed for the life of the process; the SDK would otherwise advertise listChanged: true.
+      { capabilities: { tools: { listChanged: false } }, instructions: text },
     );
     for (const tool of tools) {
       server.registerTool(
@@ -57,7 +65,9 @@ async function answer(tool: ToolDefinition, args: unknown, ctx: ToolContext): Pr
   try {
     if (args instanceof InvalidArguments) throw args.toError();
     const data = (await tool.run(args as never, ctx)) as Record<string, unknown>;
-    return { isError: false, data, text: JSON.stringify(data) };
+    const text = JSON.stringify(data);
+    checkSize(text, ctx.limits.maxResponseBytes);
+    return { isError: false, data, text };
   } catch (error) {
     return { isError: true, text: JSON.stringify(toToolError(error, ctx).toJSON()) };
   }
@@ -78,6 +88,18 @@ export function directTools(ctx: ToolContext, tools: readonly ToolDefinition[] =
       return [tool.name, call];
     }),
   );
+}
+
+/** A UTF-16 unit is at most 3 bytes of UTF-8: count bytes only when that bound is over. */
+function checkSize(text: string, limit: number): void {
+  if (text.length * 3 <= limit) return;
+  const bytes = Buffer.byteLength(text);
+  if (bytes > limit) {
+    throw new ToolError(
+      'limit_exceeded',
+      `the result is ${bytes} bytes of JSON, more than the server's limit of ${limit}; ask for fewer rows (limit) or fewer columns`,
+    );
+  }
 }
 
 function toToolError(error: unknown, ctx: ToolContext): ToolError {

@@ -80,14 +80,14 @@ afterAll(() => {
 
 /** The start-up line stdio mode prints before serving: engine, redacted URL, object count. */
 const startupLine = (url: string, count: number) =>
-  `mcp-db-server: sqlite ${url}: ${count} tables and views, read-only`;
+  `mcp-db-server: sqlite ${url}: ${count} tables and views, read-only, statement timeout 30000 ms`;
 
 describe('help and version', () => {
   it('--help exits 0 and documents every option and its environment variable', async () => {
     const result = await run(['--help']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
-    const options = ['--url', '--http', '--host', '--port', '--token', '--allowed-hosts', '--max-rows', '--default-rows', '--pool-size', '--schema-ttl'];
+    const options = ['--url', '--http', '--host', '--port', '--token', '--allowed-hosts', '--max-rows', '--default-rows', '--pool-size', '--schema-ttl', '--allow-writes', '--sql', '--statement-timeout'];
     for (const option of options) expect(result.stdout).toMatch(new RegExp(`^\\s+${option}\\b`, 'm'));
     const envVars = ['MCP_DB_URL', 'MCP_DB_HTTP', 'MCP_DB_HOST', 'MCP_DB_PORT', 'MCP_DB_TOKEN', 'MCP_DB_ALLOWED_HOSTS', 'MCP_DB_MAX_ROWS', 'MCP_DB_DEFAULT_ROWS', 'MCP_DB_POOL_SIZE', 'MCP_DB_SCHEMA_TTL', 'DATABASE_URL'];
     for (const name of envVars) expect(result.stdout).toMatch(new RegExp(`\\b${name}\\b`));

@@ -268,7 +268,7 @@ describe.skipIf(!PG_URL)('postgres', () => {
       col(2, 'name', 'text', 'text', { nullable: false, default: 'pending' }),
       col(3, 'status', 'character varying(20)', 'text', { default: "it's" }),
       col(4, 'amount', 'numeric(12,2)', 'decimal', { precision: 12, scale: 2, nullable: false, default: '0' }),
-      col(5, 'active', 'boolean', 'boolean', { nullable: false, default: 'true' }),
+      col(5, 'active', 'boolean', 'boolean', { nullable: false, default: '1' }),
       col(6, 'created_at', 'timestamp with time zone', 'timestamp', {
         nullable: false,
         default: 'CURRENT_TIMESTAMP',
@@ -279,7 +279,7 @@ describe.skipIf(!PG_URL)('postgres', () => {
       col(10, 'ratio', 'double precision', 'float', { default: '-1.5' }),
       col(11, 'born', 'date', 'date', { default: '2024-01-31' }),
       col(12, 'doc', 'jsonb', 'json'),
-      col(13, 'price', 'money', 'decimal', { scale: 2 }),
+      col(13, 'price', 'money', 'decimal', { precision: 19, scale: 2 }),
       col(14, 'tag', 'uuid', 'text', { default: 'gen_random_uuid()' }),
     ]);
     expect(columnsOf(catalog, `${PREFIX}child`)).toEqual([

@@ -141,7 +141,7 @@ export async function sessionInit(factory: () => McpClient) {
  */
 async function decompose(label: string, dbUrl: string, factory: () => McpClient): Promise<DecompositionResult[]> {
   const engine = engineForUrl(dbUrl);
-  const { db, close } = await engine.connect(dbUrl, { poolSize: 1 });
+  const { db, close } = await engine.connect(dbUrl, { poolSize: 1, inProcess: true });
   const client = factory();
   try {
     await client.open();

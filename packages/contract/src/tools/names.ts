@@ -5,6 +5,11 @@ export const TOOL_NAMES = {
   query: 'query',
   get: 'get',
   aggregate: 'aggregate',
+  insert: 'insert',
+  update: 'update',
+  delete: 'delete',
+  transact: 'transact',
+  sql: 'sql',
   echo: 'echo',
 } as const;
 export type ToolName = (typeof TOOL_NAMES)[keyof typeof TOOL_NAMES];

@@ -1,6 +1,6 @@
 import type { PortableType, Scalar } from '@mcp-db-bench/contract';
 import type { ToolError } from '@mcp-db-bench/contract';
-import type { Dialect, Kysely, SelectQueryBuilder } from 'kysely';
+import type { Dialect, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { RawCatalog } from '../catalog/types.js';
 
 /** SQL families: engines in one family share a dialect and most facts (MariaDB joins mysql). */
@@ -14,8 +14,19 @@ export type AnySelect = SelectQueryBuilder<any, any, any>;
 export interface ConnectOptions {
   /** most connections the pool opens */
   poolSize: number;
+  /** longest a statement waits for a pooled connection before failing; default DEFAULT_POOL_WAIT_MS */
+  poolWaitMs?: number;
   /** create the database if it does not exist (SQLite files); off for servers, on for seeding */
   create?: boolean;
+  /** sessions the engine itself keeps from writing (see each engine's connect) */
+  readOnly?: boolean;
+  /** the engine cancels a statement that runs longer than this; 0 or absent: no limit */
+  statementTimeoutMs?: number;
+  /**
+   * Run statements on the calling thread and expose the driver handle, for bulk loading.
+   * Only SQLite differs: a server runs its statements on worker threads.
+   */
+  inProcess?: boolean;
 }
 
 export interface Connection {
@@ -63,4 +74,20 @@ export interface EngineProfile {
 
   /** Maps a driver error to a tool error, or undefined when it is not a known kind. */
   mapError(error: unknown): ToolError | undefined;
+
+  /** The most bound parameters one statement may carry. */
+  readonly maxParameters: number;
+
+  /**
+   * Inserts rows (values already encoded, one array per row in `columns` order) and returns
+   * each row's primary key as the driver reads it, in row order, generated values included.
+   */
+  insertReturningKeys(db: AnyDb, table: string, columns: readonly string[], rows: readonly unknown[][], key: readonly string[]): Promise<Record<string, unknown>[]>;
+
+  /**
+   * Runs one caller-written statement so the engine itself refuses any write: inside a
+   * read-only transaction that is always rolled back, as a single statement, returning at
+   * most `maxRows` rows. Absent where the engine has no such mode (the `sql` tool is refused).
+   */
+  readonly readOnlyStatement?: (db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) => Promise<Record<string, unknown>[]>;
 }

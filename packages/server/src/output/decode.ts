@@ -24,7 +24,8 @@ const DECODERS: Record<PortableType, Decoder> = {
   text: (raw) => text(raw),
   boolean: (raw) => boolean(raw),
   date: (raw) => (raw instanceof Date ? raw.toISOString().slice(0, 10) : String(raw).slice(0, 10)),
-  time: (raw) => (raw instanceof Date ? raw.toISOString().slice(11, 23) : trimFraction(String(raw))),
+  // tedious hands SQL Server times over as Dates on 1970-01-01: trim them like text ones
+  time: (raw) => trimFraction(raw instanceof Date ? preciseIso(raw).slice(11, -1) : String(raw)),
   timestamp: (raw) => timestamp(raw),
   binary: (raw) => (raw instanceof Uint8Array ? Buffer.from(raw).toString('base64') : text(raw)),
   json: (raw) => (typeof raw === 'string' ? parseJson(raw) : (raw as PortableValue)),
@@ -114,7 +115,7 @@ const TIMESTAMP = /^(\d{4,})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d
  * are taken as UTC.
  */
 export function timestamp(raw: unknown): PortableValue {
-  if (raw instanceof Date) return trimIso(raw.toISOString());
+  if (raw instanceof Date) return trimIso(preciseIso(raw));
   const s = String(raw).trim();
   const m = TIMESTAMP.exec(s);
   if (!m) return s;
@@ -131,6 +132,18 @@ export function timestamp(raw: unknown): PortableValue {
     if (Number.isFinite(utc)) base = new Date(utc).toISOString().slice(0, 19);
   }
   return `${base}${fraction ? `.${fraction}` : ''}Z`;
+}
+
+/**
+ * A Date's ISO text with the digits below the millisecond that tedious keeps beside it
+ * (`nanosecondsDelta`, seconds in 100 ns steps) for SQL Server's time, datetime2 and
+ * datetimeoffset, so their microseconds survive as they do on the other engines.
+ */
+function preciseIso(date: Date): string {
+  const iso = date.toISOString();
+  const delta = (date as Date & { nanosecondsDelta?: number }).nanosecondsDelta;
+  if (!delta) return iso;
+  return `${iso.slice(0, -1)}${String(Math.round(delta * 1e7)).padStart(4, '0')}Z`;
 }
 
 function trimIso(iso: string): string {

@@ -47,7 +47,7 @@ export function planAggregate(args: AggregateInput, catalog: Catalog, engine: En
   const groups = groupOutputs(table, args.group_by ?? []);
   const outputs = [...groups];
   args.aggregates.forEach((spec, i) => {
-    const out = aggregateOutput_(table, spec, `aggregates[${i}]`);
+    const out = aggregateOutput_(table, spec, `aggregates[${i}]`, engine);
     if (outputs.some((o) => o.name === out.name)) {
       throw new ToolError('invalid_argument', `aggregates[${i}]: output name ${out.name} is taken; give it another with "as"`);
     }
@@ -100,7 +100,7 @@ function output(name: string, expr: Expression<unknown>, target: DecodeTarget, n
 
 const COUNT: DecodeTarget = { type: 'integer', scale: null };
 
-function aggregateOutput_(table: Table, spec: AggregateSpec, where: string): Output {
+function aggregateOutput_(table: Table, spec: AggregateSpec, where: string, engine: EngineProfile): Output {
   const { fn } = spec;
   if (spec.column === undefined) {
     if (fn !== 'count') throw new ToolError('invalid_argument', `${where}: ${fn} needs a column`);
@@ -116,10 +116,16 @@ function aggregateOutput_(table: Table, spec: AggregateSpec, where: string): Out
     throw new ToolError('type_mismatch', `${where}: ${fn} cannot compare ${c.type} values (${c.name})`);
   }
   if (fn === 'count') return output(name, sql`count(${id})`, COUNT, false);
-  // `* 1.0` keeps SQL Server from averaging integers with integer division.
-  if (fn === 'avg') return { ...output(name, sql`avg(${id} * 1.0)`, { type: 'float', scale: null }, true), render: roundAverage };
+  // `* 1.0e0` keeps SQL Server from averaging integers with integer division, and MySQL from
+  // averaging them as decimals with only div_precision_increment (4) more places than 1.0 has.
+  if (fn === 'avg') return { ...output(name, sql`avg(${id} * 1.0e0)`, { type: 'float', scale: null }, true), render: roundAverage };
   // sum, min and max keep the column's type (a sum of decimals keeps their scale)
-  return output(name, sql`${sql.raw(fn)}(${id})`, c, true);
+  return output(name, sql`${sql.raw(fn)}(${c.type === 'boolean' ? booleanAsBit(id, engine) : id})`, c, true);
+}
+
+/** PostgreSQL has no min/max over booleans: compare them as 1 and 0 on every engine. */
+function booleanAsBit(id: Expression<unknown>, engine: EngineProfile): RawBuilder<unknown> {
+  return sql`case when ${id} = ${engine.encodeParam('boolean', true)} then 1 when ${id} is not null then 0 end`;
 }
 
 /** Engines average in different arithmetic (exact decimal, double); six places make them agree. */

@@ -9,6 +9,8 @@ export interface Limits {
   defaultRows: number;
   /** the most rows one call returns; larger limits are capped to it */
   maxRows: number;
+  /** the largest tool result, in bytes of JSON; a larger one is refused, not cut */
+  maxResponseBytes: number;
 }
 
 /** What a tool needs to answer: the engine's facts, the pool and the cached schema. */

@@ -112,7 +112,7 @@ export function shopRows(): Record<string, Record<string, string | number | bool
 /** Creates the shop in an empty database and loads its rows. */
 export async function loadShop(url: string): Promise<void> {
   const engine = engineForUrl(url);
-  const { db, close } = await engine.connect(url, { poolSize: 1, create: true });
+  const { db, close } = await engine.connect(url, { poolSize: 1, create: true, inProcess: true });
   try {
     const types = TYPES[engine.family];
     for (const t of SHOP) {

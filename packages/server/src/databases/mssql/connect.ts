@@ -11,6 +11,7 @@ import {
 import type { ConnectionConfiguration } from 'tedious';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
+import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 
 type Tedious = typeof import('tedious');
 type Tarn = typeof import('tarn');
@@ -87,7 +88,7 @@ export function parseMssqlUrl(url: string): ConnectionConfiguration {
  * to 15-17 significant digits), and date/time types as Dates (milliseconds; tedious keeps the
  * rest of datetime2/time precision in a `nanosecondsDelta` property).
  */
-export async function connect(url: string, { poolSize }: ConnectOptions): Promise<Connection> {
+export async function connect(url: string, { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS }: ConnectOptions): Promise<Connection> {
   const config = parseMssqlUrl(url);
   const [tedious, tarn] = await Promise.all([
     loadDriver<Tedious>('mssql', 'tedious'),
@@ -96,8 +97,8 @@ export async function connect(url: string, { poolSize }: ConnectOptions): Promis
   const db = new Kysely({
     dialect: new MssqlDialect({
       // propagateCreateError: fail the waiting query when a connection cannot be opened, instead
-      // of retrying silently until tarn's 30 s acquire timeout
-      tarn: { ...tarn, options: { min: 0, max: poolSize, propagateCreateError: true } },
+      // of retrying silently until the acquire timeout
+      tarn: { ...tarn, options: { min: 0, max: poolSize, propagateCreateError: true, acquireTimeoutMillis: poolWaitMs } },
       tedious: { ...tedious, connectionFactory: () => new tedious.Connection(config) },
     }),
   });

@@ -10,6 +10,8 @@ import {
 } from 'kysely';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
+import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
+import { boundedWait } from './bounded-pool.js';
 
 type Mysql2 = typeof import('mysql2');
 type TypeCast = Exclude<NonNullable<import('mysql2').PoolOptions['typeCast']>, boolean>;
@@ -40,7 +42,10 @@ const typeCast: TypeCast = (field, next) => {
   return next();
 };
 
-export async function connect(url: string, { poolSize }: ConnectOptions): Promise<Connection> {
+export async function connect(
+  url: string,
+  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs }: ConnectOptions,
+): Promise<Connection> {
   const mysql = await loadDriver<Mysql2>('mysql', 'mysql2');
   const pool = mysql.createPool({
     uri: toMysql2Url(url),
@@ -50,16 +55,35 @@ export async function connect(url: string, { poolSize }: ConnectOptions): Promis
   });
   const db = new Kysely({
     dialect: new MysqlDialect({
-      pool,
+      pool: boundedWait(pool, poolWaitMs),
       // cancels a query from its own connection instead of waiting for a free pooled one
       controlConnection: mysql.createConnection,
-      // TIMESTAMP columns are converted to the session zone on read: make it UTC
       onCreateConnection: async (connection) => {
-        await connection.executeQuery(CompiledQuery.raw("set time_zone = '+00:00'"));
+        const { rows } = await connection.executeQuery<{ v: string }>(CompiledQuery.raw('select version() as v'));
+        const settings = sessionSettings(/mariadb/i.test(rows[0]?.v ?? ''), readOnly, statementTimeoutMs);
+        await connection.executeQuery(CompiledQuery.raw(`set ${settings.join(', ')}`));
       },
     }),
   });
   return { db, driver: pool, close: () => db.destroy() };
+}
+
+/**
+ * Per-session settings: TIMESTAMP columns are converted to the session zone on read, so UTC;
+ * a read-only session makes the server refuse writes in every transaction, autocommit ones
+ * included; the statement timeout is the server's own (it stops the statement), and MariaDB
+ * and MySQL name it differently.
+ */
+export function sessionSettings(mariadb: boolean, readOnly?: boolean, statementTimeoutMs?: number): string[] {
+  // mysql2 escapes parameters into the SQL text assuming backslash escapes: keep them on.
+  const settings = ["time_zone = '+00:00'", "sql_mode = replace(@@sql_mode, 'NO_BACKSLASH_ESCAPES', '')"];
+  if (readOnly) settings.push(mariadb ? 'session tx_read_only = 1' : 'session transaction_read_only = 1');
+  if (statementTimeoutMs) {
+    settings.push(
+      mariadb ? `session max_statement_time = ${statementTimeoutMs / 1000}` : `session max_execution_time = ${Math.round(statementTimeoutMs)}`,
+    );
+  }
+  return settings;
 }
 
 /** Compiles MySQL SQL without a driver. */

@@ -36,6 +36,8 @@ const ERRNO: Readonly<Record<number, ErrorCode>> = {
   3024: 'timeout', // ER_QUERY_TIMEOUT: MySQL max_execution_time
   1969: 'timeout', // ER_STATEMENT_TIMEOUT: MariaDB max_statement_time
   1792: 'read_only', // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+  1213: 'conflict', // ER_LOCK_DEADLOCK: the transaction was rolled back
+  1205: 'conflict', // ER_LOCK_WAIT_TIMEOUT: the statement was rolled back (and we roll back the rest)
   1290: 'read_only', // ER_OPTION_PREVENTS_STATEMENT: --read-only / --super-read-only
   1836: 'read_only', // ER_READ_ONLY_MODE
   1292: 'type_mismatch', // ER_TRUNCATED_WRONG_VALUE: bad date or number text

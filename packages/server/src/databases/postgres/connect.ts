@@ -9,6 +9,7 @@ import {
 } from 'kysely';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
+import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 
 type Pg = typeof import('pg').default;
 
@@ -41,7 +42,10 @@ const identity = (value: string): string => value;
 // With lc_monetary=C money prints as `-$1,234.56`: drop the symbol and separators.
 const moneyToDecimal = (value: string): string => value.replace(/[$,]/g, '');
 
-export async function connect(url: string, { poolSize }: ConnectOptions): Promise<Connection> {
+export async function connect(
+  url: string,
+  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs }: ConnectOptions,
+): Promise<Connection> {
   const pg = await loadDriver<Pg>('postgres', 'pg');
   const getTypeParser = ((oid: number, format?: 'text' | 'binary') => {
     if (RAW_TEXT_OIDS.has(oid)) return identity;
@@ -51,16 +55,24 @@ export async function connect(url: string, { poolSize }: ConnectOptions): Promis
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    // pg waits forever by default; the other drivers give up after 10-15 s
-    connectionTimeoutMillis: 15_000,
+    // bounds both the wait for a busy pool and opening a connection (pg waits forever by default)
+    connectionTimeoutMillis: poolWaitMs,
     application_name: 'mcp-db-server',
-    // UTC makes timestamptz text end in +00; C makes money text locale-independent
-    options: '-c TimeZone=UTC -c lc_monetary=C',
+    // UTC makes timestamptz text end in +00; C makes money text locale-independent.
+    // The server itself refuses writes in a read-only session and cancels slow statements.
+    options: [
+      '-c TimeZone=UTC -c lc_monetary=C',
+      readOnly ? '-c default_transaction_read_only=on' : '',
+      statementTimeoutMs ? `-c statement_timeout=${Math.round(statementTimeoutMs)}` : '',
+    ].join(' '),
     types: { getTypeParser },
   });
-  // An idle client that loses its server makes the pool emit 'error'; unhandled, that would
-  // kill the process. The pool already discards the client, and the next query reports it.
+  // A client that loses its server emits 'error'; unhandled, that would kill the process. The
+  // pool listens only while a client is idle (and re-emits it here), so a checked-out client
+  // between statements needs its own listener. Either way the client is marked unusable, its
+  // next query fails with a mapped error, and the pool discards it on release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   return { db, driver: pool, close: () => db.destroy() };
 }

@@ -1,4 +1,5 @@
 import { type ErrorCode, ToolError } from '@mcp-db-bench/contract';
+import { poolWaitExceeded } from '../pool-wait.js';
 import { SchemaChangedError } from '../schema-changed.js';
 
 /** Socket-level failures Node reports while opening or using a connection. */
@@ -24,13 +25,17 @@ const CLIENT_GONE = [
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
   'Cannot use a pool after calling end on the pool',
-  'timeout exceeded when trying to connect',
 ];
+
+/** pg-pool's error for a wait in its queue past connectionTimeoutMillis (opening late reads "Connection terminated"). */
+const POOL_WAIT_EXCEEDED = 'timeout exceeded when trying to connect';
 
 /** SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) by tool error. */
 const SQLSTATE: Readonly<Record<string, ErrorCode>> = {
   '57014': 'timeout', // query_canceled: statement_timeout or a cancel request
   '25006': 'read_only', // read_only_sql_transaction
+  '40P01': 'conflict', // deadlock_detected: this transaction was rolled back
+  '40001': 'conflict', // serialization_failure: this transaction was rolled back
   '22P02': 'type_mismatch', // invalid_text_representation
   '22003': 'type_mismatch', // numeric_value_out_of_range
   '22007': 'type_mismatch', // invalid_datetime_format
@@ -51,6 +56,7 @@ export function mapError(error: unknown): ToolError | undefined {
 
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return unavailable(error, message);
   if (typeof code !== 'string' || !isSqlState(code)) {
+    if (message === POOL_WAIT_EXCEEDED) return poolWaitExceeded(error);
     if (CLIENT_GONE.some((text) => message.startsWith(text))) return unavailable(error, message);
     return undefined;
   }

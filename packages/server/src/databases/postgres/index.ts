@@ -1,6 +1,8 @@
 import type { EngineProfile } from '../engine.js';
 import { compileOnlyDialect, connect } from './connect.js';
+import { insertReturning } from '../returning.js';
 import { mapError } from './errors.js';
+import { readOnlyStatement } from './read-only.js';
 import { introspect } from './introspect.js';
 import { encodeParam } from './types.js';
 
@@ -15,4 +17,7 @@ export const postgres: EngineProfile = {
   limit: (query, n) => query.limit(n),
   encodeParam,
   mapError,
+  maxParameters: 65_535,
+  readOnlyStatement,
+  insertReturningKeys: insertReturning(),
 };

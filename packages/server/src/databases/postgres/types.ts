@@ -40,8 +40,9 @@ export function numericPrecision(
   typname: string,
   typmod: number,
 ): { precision: number | null; scale: number | null } {
-  // money always has the two fraction digits of lc_monetary=C, which connect() sets
-  if (typname === 'money') return { precision: null, scale: 2 };
+  // money is a 64-bit count of cents (19 digits) shown with the two fraction digits of
+  // lc_monetary=C, which connect() sets: the same facts as decimal(19,2) elsewhere
+  if (typname === 'money') return { precision: 19, scale: 2 };
   if (typname !== 'numeric' || typmod < 4) return { precision: null, scale: null };
   const packed = typmod - 4;
   // the scale is an 11-bit signed field since PostgreSQL 15 (negative scales round left of the point)
@@ -52,12 +53,13 @@ const CAST_SUFFIX = String.raw`(?:::(?:"[^"]*"|[\w .,()[\]])+)*`;
 const STRING_LITERAL = new RegExp(`^(E?)'((?:[^']|'')*)'${CAST_SUFFIX}$`, 's');
 const NULL_LITERAL = new RegExp(`^null${CAST_SUFFIX}$`, 'i');
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+const BOOLEAN = /^(?:true|false)$/i;
 const NOW =
   /^(?:now\(\)|transaction_timestamp\(\)|statement_timestamp\(\)|current_timestamp(?:\(\d+\))?|localtimestamp(?:\(\d+\))?)$/i;
 
 /**
  * Normalises a column default as `pg_get_expr` prints it: `'pending'::text` -> `pending`,
- * `'-1'::integer` -> `-1`, `now()` -> `CURRENT_TIMESTAMP`, `NULL::text` -> null; any other
+ * `'-1'::integer` -> `-1`, `now()` -> `CURRENT_TIMESTAMP`, `true` -> `1`, `NULL::text` -> null; any other
  * expression is returned as PostgreSQL prints it. Serial defaults (`nextval(...)`) are dropped
  * by the caller, which reports them as auto-increment.
  */
@@ -72,6 +74,8 @@ export function normalizeDefault(expression: string | null): string | null {
   }
   if (NUMBER.test(text)) return text;
   if (NOW.test(text)) return 'CURRENT_TIMESTAMP';
+  // booleans as the other engines print them (MySQL tinyint(1), SQL Server bit, SQLite)
+  if (BOOLEAN.test(text)) return /^true$/i.test(text) ? '1' : '0';
   return text;
 }
 

@@ -3,7 +3,11 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { ToolError } from '@mcp-db-bench/contract';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
+import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
+import { useSqlProcess } from './read-only.js';
+import { SqlProcess } from './sql-process.js';
 import { cacheStatements } from './statement-cache.js';
+import { workerPoolDialect } from './worker-pool.js';
 
 /** `sqlite:PATH`, `sqlite://PATH`, `sqlite:///abs/path` or `sqlite::memory:`. */
 export function sqlitePath(url: string): string {
@@ -14,13 +18,28 @@ export function sqlitePath(url: string): string {
   return decodeURIComponent(path);
 }
 
+/** Every connection's settings, on this thread or another. */
+export const SESSION_PRAGMAS = [
+  'busy_timeout = 5000',
+  'foreign_keys = ON',
+  // like is case-sensitive, as = is under SQLite's BINARY collation and like is on PostgreSQL
+  'case_sensitive_like = ON',
+];
+
+/** Threads beyond the cores only help when some run slow statements; each costs memory. */
+const MAX_WORKERS = 4;
+
 export async function connect(url: string, options: ConnectOptions): Promise<Connection> {
   const Database = await loadDriver<typeof BetterSqlite3>('sqlite', 'better-sqlite3');
   const path = sqlitePath(url);
   let database: BetterSqlite3.Database;
   try {
     // A typo in a path must not silently create an empty database, unless asked to.
-    database = new Database(path, { fileMustExist: path !== ':memory:' && !options.create });
+    // A read-only server opens the file read-only: SQLite itself then refuses every write.
+    database = new Database(path, {
+      fileMustExist: path !== ':memory:' && !options.create,
+      readonly: options.readOnly === true && path !== ':memory:',
+    });
     // Opening is lazy about the header: read it now, so a wrong file fails here, with its name.
     database.pragma('schema_version');
   } catch (error) {
@@ -28,10 +47,33 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
       cause: error,
     });
   }
+  // Serving: statements run on worker threads, so a slow one cannot stall the event loop.
+  // A memory database exists only in its own connection, so it stays on this thread.
+  if (!options.inProcess && path !== ':memory:') {
+    database.close();
+    const dialect = workerPoolDialect({
+      path,
+      pragmas: SESSION_PRAGMAS,
+      readOnly: options.readOnly === true,
+      size: Math.min(options.poolSize, MAX_WORKERS),
+      statementTimeoutMs: options.statementTimeoutMs ?? 0,
+      acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
+    });
+    const db = new Kysely({ dialect });
+    const sqlProcess = new SqlProcess({ path, pragmas: SESSION_PRAGMAS, readOnly: true }, options.statementTimeoutMs ?? 0);
+    useSqlProcess(db, sqlProcess);
+    return {
+      db,
+      driver: undefined,
+      close: () => {
+        sqlProcess.close();
+        return db.destroy();
+      },
+    };
+  }
   // Integers arrive as BigInt so values past 2^53 survive; shared code renders them.
   database.defaultSafeIntegers(true);
-  database.pragma('busy_timeout = 5000');
-  database.pragma('foreign_keys = ON');
+  for (const pragma of SESSION_PRAGMAS) database.pragma(pragma);
   const db = new Kysely({ dialect: new SqliteDialect({ database: cacheStatements(database) }) });
   return { db, driver: database, close: () => db.destroy() };
 }

@@ -6,7 +6,9 @@ import {
 } from 'kysely';
 import type { EngineProfile } from '../engine.js';
 import { connect } from './connect.js';
+import { insertReturning } from '../returning.js';
 import { mapError } from './errors.js';
+import { readOnlyStatement } from './read-only.js';
 import { introspect } from './introspect.js';
 import { timestampToStored } from './types.js';
 
@@ -33,4 +35,8 @@ export const sqlite: EngineProfile = {
     return value;
   },
   mapError,
+  maxParameters: 32_766,
+  // SQLite does not promise that `returning` rows follow the order of the values
+  readOnlyStatement,
+  insertReturningKeys: insertReturning(1),
 };

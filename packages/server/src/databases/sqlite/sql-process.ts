@@ -1,0 +1,83 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import type { Reply, WorkerOptions } from './worker.js';
+
+const WORKER_PATH = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+
+/**
+ * Runs caller-written SQL in a child process that opens the file read-only. Unlike our own
+ * single-table statements, such SQL can run without end (a cross join, a recursive CTE), and
+ * better-sqlite3 cannot interrupt a statement: only ending the process stops it at once.
+ * Calls take turns; a timed-out process is killed and the next call starts a new one.
+ */
+export class SqlProcess {
+  #child?: ChildProcess;
+  #ready?: Promise<void>;
+  #queue: Promise<unknown> = Promise.resolve();
+  #next = 0;
+
+  constructor(
+    private readonly options: WorkerOptions,
+    private readonly timeoutMs: number,
+  ) {}
+
+  run(sql: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    const turn = this.#queue.then(() => this.#run(sql, parameters));
+    this.#queue = turn.catch(() => {});
+    return turn;
+  }
+
+  close(): void {
+    this.#child?.kill('SIGKILL');
+    this.#child = undefined;
+  }
+
+  async #run(sql: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    const child = await this.#start();
+    const id = ++this.#next;
+    const reply = await new Promise<Reply>((resolve, reject) => {
+      const onMessage = (message: Reply) => {
+        if (message.id !== id) return;
+        done();
+        resolve(message);
+      };
+      const onExit = () => {
+        done();
+        reject(Object.assign(new Error('the SQLite query process ended unexpectedly'), { code: 'SQLITE_IOERR' }));
+      };
+      const timer =
+        this.timeoutMs > 0
+          ? setTimeout(() => {
+              done();
+              this.close();
+              reject(Object.assign(new Error(`the statement ran longer than ${this.timeoutMs} ms and was stopped`), { code: 'SQLITE_INTERRUPT' }));
+            }, this.timeoutMs)
+          : undefined;
+      const done = () => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+      child.send({ id, sql, parameters });
+    });
+    if ('error' in reply) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
+    return reply.rows as Record<string, unknown>[];
+  }
+
+  #start(): Promise<ChildProcess> {
+    if (this.#child && this.#child.exitCode === null && this.#ready) return this.#ready.then(() => this.#child!);
+    const child = fork(WORKER_PATH, [], {
+      serialization: 'advanced', // BigInt and binary values survive the trip
+      env: { ...process.env, MCP_DB_SQLITE_WORKER: JSON.stringify(this.options) },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    this.#child = child;
+    this.#ready = new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(Object.assign(new Error(`the SQLite query process could not start (exit ${code})`), { code: 'SQLITE_CANTOPEN' })));
+    });
+    this.#ready.catch(() => {});
+    return this.#ready.then(() => child);
+  }
+}

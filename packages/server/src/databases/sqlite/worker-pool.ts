@@ -1,0 +1,201 @@
+import { Worker } from 'node:worker_threads';
+import { ToolError } from '@mcp-db-bench/contract';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import { poolWaitExceeded } from '../pool-wait.js';
+import type { Reply, WorkerOptions } from './worker.js';
+
+// Under the test runner this module is TypeScript, and Node strips the worker's types itself.
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+
+export interface WorkerPoolOptions extends WorkerOptions {
+  /** connections (threads) at most */
+  size: number;
+  /** a statement still running after this is abandoned and its thread ended; 0 = never */
+  statementTimeoutMs: number;
+  /** how long a call waits for a free connection before it fails */
+  acquireTimeoutMs: number;
+}
+
+/** A timed-out statement's error, in the shape better-sqlite3 would give (see errors.ts). */
+function interrupted(ms: number): Error {
+  return Object.assign(new Error(`the statement ran longer than ${ms} ms and was stopped`), { code: 'SQLITE_INTERRUPT' });
+}
+
+/** One connection: a worker thread and the replies it owes. */
+class WorkerConnection implements DatabaseConnection {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, { resolve(r: Reply): void; reject(e: Error): void; timer?: NodeJS.Timeout }>();
+  #next = 0;
+  /** set once the thread is gone (timed out or crashed); the pool then replaces it */
+  broken = false;
+  /** settles when the thread has opened its database */
+  readonly ready: Promise<void>;
+
+  constructor(
+    options: WorkerOptions,
+    private readonly timeoutMs: number,
+  ) {
+    this.#worker = new Worker(WORKER_URL, { workerData: options });
+    this.ready = new Promise((resolve, reject) => {
+      this.#worker.once('message', () => resolve());
+      this.#worker.once('error', reject);
+    });
+    this.ready.catch(() => {});
+    this.#worker.on('message', (reply: Reply) => {
+      const waiting = this.#pending.get(reply.id);
+      if (!waiting) return;
+      this.#pending.delete(reply.id);
+      clearTimeout(waiting.timer);
+      waiting.resolve(reply);
+    });
+    this.#worker.on('error', (error) => this.#fail(error));
+    this.#worker.on('exit', () => this.#fail(new Error('the SQLite worker thread exited')));
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    // After a timeout the transaction died with its thread: there is nothing left to roll back.
+    if (this.broken && query.sql === 'rollback') return { rows: [] };
+    if (this.broken) throw interrupted(this.timeoutMs);
+    const id = ++this.#next;
+    const reply = await new Promise<Reply>((resolve, reject) => {
+      const timer = this.timeoutMs > 0 ? setTimeout(() => this.#fail(interrupted(this.timeoutMs)), this.timeoutMs) : undefined;
+      this.#pending.set(id, { resolve, reject, timer });
+      this.#worker.postMessage({ id, sql: query.sql, parameters: query.parameters });
+    });
+    if ('error' in reply) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
+    return reply as QueryResult<R>;
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered; kysely requires the method
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported by the SQLite worker pool');
+  }
+
+  /**
+   * Ends the thread and fails what it owed. better-sqlite3 has no interrupt: the thread
+   * stops at the next row it hands back to JavaScript, or when its current step ends.
+   */
+  #fail(error: Error): void {
+    if (!this.broken) {
+      this.broken = true;
+      this.#worker.terminate().catch(() => {});
+    }
+    for (const { reject, timer } of this.#pending.values()) {
+      clearTimeout(timer);
+      reject(error);
+    }
+    this.#pending.clear();
+  }
+
+  close(): Promise<number> {
+    this.broken = true;
+    return this.#worker.terminate();
+  }
+}
+
+/** A bounded pool of worker connections; callers queue for one, for a bounded time. */
+export class SqliteWorkerDriver implements Driver {
+  readonly #idle: WorkerConnection[] = [];
+  readonly #all = new Set<WorkerConnection>();
+  readonly #waiting: { resolve(c: WorkerConnection): void; reject(e: Error): void; timer: NodeJS.Timeout }[] = [];
+
+  constructor(private readonly options: WorkerPoolOptions) {}
+
+  async init(): Promise<void> {
+    this.#idle.push(await this.#open());
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    let idle = this.#idle.pop();
+    while (idle?.broken) {
+      this.#all.delete(idle);
+      idle = this.#idle.pop();
+    }
+    if (idle) return idle;
+    if (this.#all.size < this.options.size) return await this.#open();
+    return new Promise((resolve, reject) => {
+      const entry = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.#waiting.splice(this.#waiting.indexOf(entry), 1);
+          reject(poolWaitExceeded());
+        }, this.options.acquireTimeoutMs),
+      };
+      this.#waiting.push(entry);
+    });
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    let next = connection as WorkerConnection;
+    if (next.broken) {
+      this.#all.delete(next);
+      if (this.#waiting.length === 0) return;
+      next = await this.#open();
+    }
+    const waiter = this.#waiting.shift();
+    if (!waiter) return void this.#idle.push(next);
+    clearTimeout(waiter.timer);
+    waiter.resolve(next);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    // Take the write lock now: two deferred transactions that both go on to write would deadlock.
+    await connection.executeQuery({ sql: 'begin immediate', parameters: [] } as unknown as CompiledQuery);
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery({ sql: 'commit', parameters: [] } as unknown as CompiledQuery);
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery({ sql: 'rollback', parameters: [] } as unknown as CompiledQuery);
+  }
+
+  async destroy(): Promise<void> {
+    for (const w of this.#waiting.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(new ToolError('database_unavailable', 'the database is closing'));
+    }
+    await Promise.all([...this.#all].map((c) => c.close()));
+    this.#all.clear();
+    this.#idle.length = 0;
+  }
+
+  async #open(): Promise<WorkerConnection> {
+    const connection = new WorkerConnection(this.options, this.options.statementTimeoutMs);
+    this.#all.add(connection);
+    try {
+      await connection.ready;
+    } catch (error) {
+      this.#all.delete(connection);
+      throw error;
+    }
+    return connection;
+  }
+}
+
+/** Several connections may run at once: each is its own thread. */
+class PooledSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
+  }
+}
+
+export function workerPoolDialect(options: WorkerPoolOptions): Dialect {
+  return {
+    createAdapter: () => new PooledSqliteAdapter(),
+    createDriver: () => new SqliteWorkerDriver(options),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}

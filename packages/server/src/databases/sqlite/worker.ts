@@ -1,0 +1,74 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+
+/**
+ * One SQLite connection off the main thread: a worker thread, or a child process for
+ * caller-written SQL (see sql-process.ts). better-sqlite3 is synchronous: on the main thread
+ * a slow statement would stall every other caller of the server.
+ */
+export interface WorkerOptions {
+  path: string;
+  readOnly: boolean;
+  /** the settings every connection of the server has (see connect.ts) */
+  pragmas: readonly string[];
+}
+
+export interface Request {
+  id: number;
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+export type Reply =
+  | { id: number; rows: unknown[]; numAffectedRows?: bigint; insertId?: bigint }
+  | { id: number; error: { message: string; code?: string } };
+
+// A thread gets its options as workerData and talks through parentPort; a child process
+// gets them in the environment and talks through its IPC channel.
+const { path, readOnly, pragmas } = (parentPort ? workerData : JSON.parse(process.env.MCP_DB_SQLITE_WORKER ?? '{}')) as WorkerOptions;
+const send = (message: unknown) => (parentPort ? parentPort.postMessage(message) : process.send!(message));
+const channel = parentPort ?? process;
+const db = new Database(path, { fileMustExist: true, readonly: readOnly });
+// Integers arrive as BigInt so values past 2^53 survive; shared code renders them.
+db.defaultSafeIntegers(true);
+for (const pragma of pragmas) db.pragma(pragma);
+
+// The same call shape compiles to the same text: prepare it once.
+const statements = new Map<string, Database.Statement>();
+const MAX_STATEMENTS = 500;
+
+function prepared(sql: string): Database.Statement {
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    if (statements.size >= MAX_STATEMENTS) statements.delete(statements.keys().next().value!);
+    statements.set(sql, statement);
+  }
+  return statement;
+}
+
+// Buffers cross threads as plain Uint8Arrays; better-sqlite3 binds blobs only from Buffers.
+const bindable = (value: unknown) => (value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value);
+
+// Tell the pool the connection is open, so a statement's time never includes the thread's start.
+send({ ready: true });
+
+channel.on('message', ({ id, sql, parameters: raw }: Request) => {
+  let reply: Reply;
+  try {
+    const parameters = raw.map(bindable);
+    const statement = prepared(sql);
+    if (statement.reader) reply = { id, rows: statement.all(parameters) };
+    else {
+      const { changes, lastInsertRowid } = statement.run(parameters);
+      reply = { id, rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    }
+  } catch (error) {
+    const { message, code } = error as { message: string; code?: string };
+    reply = { id, error: { message, code } };
+  }
+  send(reply);
+});
+
+// A child process ends with the server that started it.
+if (!parentPort) process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,54 @@
+import { type Scalar, TOOL_NAMES, ToolError, sqlInput, sqlOutput } from '@mcp-db-bench/contract';
+import type { PortableType } from '@mcp-db-bench/contract';
+import { sql as kyselySql } from 'kysely';
+import type { EngineProfile } from '../databases/engine.js';
+import { decodeValue } from '../output/decode.js';
+import { requireQuery, splitNamedParameters } from '../query/named-params.js';
+import { effectiveLimit } from '../query/select.js';
+import { READ_ONLY, defineTool } from './tool.js';
+
+export const sqlTool = defineTool({
+  name: TOOL_NAMES.sql,
+  title: 'Run a read-only SQL query',
+  description:
+    'Runs one SELECT in the database\'s own dialect, read-only (the database refuses writes) and rolled back. ' +
+    'Put values in named parameters such as `where customer_id = :id` with params {"id": 42}. ' +
+    'Prefer query, get and aggregate: their output is the same on every engine; this one returns what the driver gives, made JSON-safe.',
+  input: sqlInput,
+  output: sqlOutput,
+  annotations: READ_ONLY,
+  async run(args, ctx) {
+    const run = ctx.engine.readOnlyStatement;
+    if (!run) throw new ToolError('invalid_argument', `the sql tool is not available on ${ctx.engine.name}`);
+    requireQuery(args.sql);
+    const { texts, names } = splitNamedParameters(args.sql);
+    const params = args.params ?? {};
+    const missing = [...new Set(names.filter((n) => !(n in params)))];
+    if (missing.length) throw new ToolError('invalid_argument', `params: no value for ${missing.map((n) => `:${n}`).join(', ')}`);
+    const values = names.map((n) => bindLoose(ctx.engine, params[n]!));
+    const statement = kyselySql.join(
+      texts.flatMap((t, i) => (i < values.length ? [kyselySql.raw(t), kyselySql`${values[i]}`] : [kyselySql.raw(t)])),
+      kyselySql.raw(''),
+    );
+    const limit = effectiveLimit(args.limit, ctx.limits);
+    const raw = await run(ctx.db, statement, limit + 1);
+    const columns = raw[0] ? Object.keys(raw[0]) : [];
+    const rows = raw.slice(0, limit).map((r) => Object.fromEntries(columns.map((c) => [c, looseValue(r[c])])));
+    return { columns, rows, truncated: raw.length > limit };
+  },
+});
+
+/** Without a column type, a parameter binds as what its JSON form says it is. */
+function bindLoose(engine: EngineProfile, value: Scalar): unknown {
+  if (value === null) return null;
+  const type: PortableType = typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'float') : 'text';
+  return engine.encodeParam(type, value);
+}
+
+/** Driver values made JSON-safe: big integers as strings, bytes as base64, dates as ISO-8601. */
+function looseValue(raw: unknown) {
+  if (typeof raw === 'bigint') return decodeValue({ type: 'integer', scale: null }, raw);
+  if (raw instanceof Uint8Array) return decodeValue({ type: 'binary', scale: null }, raw);
+  if (raw instanceof Date) return raw.toISOString();
+  return (raw ?? null) as string | number | boolean | null;
+}

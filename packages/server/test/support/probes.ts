@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { type RawBuilder, sql } from 'kysely';
+import type { SqlFamily } from '../../src/databases/engine.js';
+import { engineForUrl } from '../../src/databases/index.js';
+
+/**
+ * What a server process holds, read from the operating system (Linux /proc), so the tests
+ * need no hook in production code: the client ports of its open connections on a port, its
+ * file descriptors, its memory.
+ */
+export function processHandles(pid: number, port: number): { peerPorts: Set<number>; fds: number; rssBytes: number } {
+  const sockets = new Set<string>();
+  const fdDir = `/proc/${pid}/fd`;
+  const fds = readdirSync(fdDir);
+  for (const fd of fds) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`${fdDir}/${fd}`))?.[1];
+      if (inode) sockets.add(inode);
+    } catch {
+      // closed between the listing and the read
+    }
+  }
+  const peerPorts = new Set<number>();
+  for (const table of ['tcp', 'tcp6']) {
+    for (const line of readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10) continue;
+      const localPort = Number.parseInt(f[1]!.split(':')[1]!, 16);
+      // any state but LISTEN (0A): an ESTABLISHED or CLOSE_WAIT socket this process still owns
+      if (localPort === port && f[3] !== '0A' && sockets.has(f[9]!)) peerPorts.add(Number.parseInt(f[2]!.split(':')[1]!, 16));
+    }
+  }
+  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return { peerPorts, fds: fds.length, rssBytes: Number(rss ?? 0) * 1024 };
+}
+
+/**
+ * The sessions the MCP server holds in one database, seen from the database: all of them, and
+ * those running a statement. Our own probe session is left out.
+ */
+const SESSIONS: Partial<Record<SqlFamily, RawBuilder<{ total: unknown; busy: unknown }>>> = {
+  postgres: sql`select count(*) as total, count(*) filter (where state <> 'idle') as busy
+    from pg_stat_activity
+    where application_name = 'mcp-db-server' and datname = current_database() and pid <> pg_backend_pid()`,
+  mysql: sql`select count(*) as total, coalesce(sum(command <> 'Sleep'), 0) as busy
+    from information_schema.processlist
+    where db = database() and id <> connection_id()`,
+};
+
+export interface SessionProbe {
+  sessions(): Promise<{ total: number; busy: number }>;
+  close(): Promise<void>;
+}
+
+/** One connection of its own to `url` that counts the server's sessions in that database. */
+export async function sessionProbe(url: string): Promise<SessionProbe> {
+  const engine = engineForUrl(url);
+  const query = SESSIONS[engine.family];
+  if (!query) throw new Error(`no session query for ${engine.family}`);
+  const { db, close } = await engine.connect(url, { poolSize: 1 });
+  return {
+    async sessions() {
+      const row = (await query.execute(db)).rows[0]!;
+      return { total: Number(row.total), busy: Number(row.busy) };
+    },
+    close,
+  };
+}

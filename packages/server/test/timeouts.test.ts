@@ -1,0 +1,108 @@
+import { spawnSync } from 'node:child_process';
+import type { Client } from '@modelcontextprotocol/client';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlFamily } from '../src/databases/engine.js';
+import { engineForUrl } from '../src/databases/index.js';
+import { freshDatabase, liveTargets } from './support/databases.js';
+import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
+import { loadShop } from './support/shop.js';
+
+/**
+ * Statement timeouts cancel the statement inside the database, not merely stop waiting for
+ * it; and while one statement runs long, the server keeps answering everyone else.
+ */
+const TIMEOUT_MS = 1000;
+
+/** A statement that runs for seconds, and how to find it in the engine's process list. */
+const SLOW: Record<Exclude<SqlFamily, 'mssql'>, { statement: string; running?: string }> = {
+  postgres: {
+    statement: 'select pg_sleep(30) as slept',
+    running: "select count(*) as n from pg_stat_activity where query like '%pg_sleep(30)%' and state = 'active' and pid <> pg_backend_pid()",
+  },
+  mysql: {
+    statement: 'select sleep(30) as slept',
+    running: "select count(*) as n from information_schema.processlist where info like '%sleep(30)%' and id <> connection_id()",
+  },
+  // SQLite has no process list: the statement's own process must be gone (see below).
+  sqlite: { statement: 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 300000000) select count(*) as n from c' },
+};
+
+const targets = liveTargets().filter((t) => t.engine !== 'mssql');
+
+describe.each(targets)('$engine', (target) => {
+  let dbUrl = '';
+  let server: HttpServer;
+  let slowClient: Client;
+  let client: Client;
+
+  beforeAll(async () => {
+    dbUrl = await freshDatabase(target, 'bench_timeouts');
+    await loadShop(dbUrl);
+    server = await startHttpServer(dbUrl, ['--sql', '--statement-timeout', String(TIMEOUT_MS)]);
+    [slowClient, client] = await Promise.all([
+      connectClient('http', 'modern', { dbUrl, endpoint: server.endpoint }),
+      connectClient('http', 'modern', { dbUrl, endpoint: server.endpoint }),
+    ]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([slowClient?.close(), client?.close()]);
+    await server?.stop();
+  });
+
+  it('cancels a slow statement in the database, answers timeout, and keeps serving meanwhile', async () => {
+    const slow = SLOW[engineForUrl(dbUrl).family as keyof typeof SLOW];
+    let slowDone = false;
+    const started = Date.now();
+    const pending = callJson(slowClient, 'sql', { sql: slow.statement }).finally(() => {
+      slowDone = true;
+    });
+
+    // Other calls are answered while the slow statement runs: the event loop is free.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    let servedMeanwhile = 0;
+    for (let i = 1; i <= 10 && !slowDone; i++) {
+      const got = await callJson(client, 'get', { table: 'customers', key: i });
+      expect(got.isError, JSON.stringify(got.data)).toBe(false);
+      if (!slowDone) servedMeanwhile++;
+    }
+    expect(servedMeanwhile).toBeGreaterThanOrEqual(5);
+
+    const outcome = await pending;
+    const elapsed = Date.now() - started;
+    expect(outcome.isError, JSON.stringify(outcome.data)).toBe(true);
+    expect((outcome.data as { error: { code: string } }).error.code).toBe('timeout');
+    // Well short of the statement's own 30 s (or the count's many seconds).
+    expect(elapsed).toBeLessThan(TIMEOUT_MS + 5000);
+
+    if (slow.running) {
+      // Gone from the engine's own process list: cancelled there, not abandoned.
+      const engine = engineForUrl(dbUrl);
+      const { db, close } = await engine.connect(dbUrl, { poolSize: 1 });
+      try {
+        let running = -1;
+        for (let i = 0; i < 20 && running !== 0; i++) {
+          running = Number((await sql.raw<{ n: unknown }>(slow.running).execute(db)).rows[0]?.n);
+          if (running !== 0) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(running).toBe(0);
+      } finally {
+        await close();
+      }
+    }
+
+    if (!slow.running) {
+      // SQLite runs caller-written SQL in a child process of the server: it must be gone.
+      let children = '?';
+      for (let i = 0; i < 20 && children !== ''; i++) {
+        children = spawnSync('pgrep', ['-P', String(server.process.pid)]).stdout.toString().trim();
+        if (children !== '') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(children).toBe('');
+    }
+
+    // And the server goes on: the same kind of call works again at once.
+    const after = await callJson(slowClient, 'sql', { sql: 'select count(*) as n from customers' });
+    expect(after.isError, JSON.stringify(after.data)).toBe(false);
+  }, 30_000);
+});
