@@ -56,7 +56,9 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const to = process.hrtime.bigint() / 1000n;
   await server.stop();
-  const name = readdirSync(profiles).find((f) => f.endsWith('.cpuprofile'));
+  // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (SQLite's
+  // worker threads write their own profiles, which this report leaves out).
+  const name = readdirSync(profiles).find((f) => /\.0\.\d+\.cpuprofile$/.test(f));
   const profile = JSON.parse(readFileSync(join(profiles, name), 'utf8'));
   if (opts.keep) renameSync(join(profiles, name), join(opts.keep, `${opts.tool}-${opts.era}.cpuprofile`));
   report(profile, calls, calls / seconds, Number(from), Number(to));
