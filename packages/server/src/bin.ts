@@ -1,9 +1,16 @@
 #!/usr/bin/env node
-import { main } from './cli.js';
+import { isWorker, requestedWorkers, servePrimary } from './transports/cluster.js';
 
-// The one error boundary: a clear line on stderr and a non-zero exit, never a stack for a user mistake.
-main().catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`mcp-db-server: ${message}\n`);
-  process.exit(1);
-});
+// A --workers primary only forks and supervises: it loads none of the server, so it stays small.
+const workers = isWorker() ? 0 : requestedWorkers(process.argv.slice(2), process.env);
+if (workers > 1) {
+  await servePrimary(workers, (line) => process.stderr.write(`mcp-db-server: ${line}\n`));
+} else {
+  const { main } = await import('./cli.js');
+  // The one error boundary: a clear line on stderr and a non-zero exit, never a stack for a user mistake.
+  main().catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`mcp-db-server: ${message}\n`);
+    process.exit(1);
+  });
+}

@@ -1,8 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
 import { redactUrl } from './databases/index.js';
-import { createServerFactory } from './server.js';
+import { createServerFactory, directTools } from './server.js';
 import { toolsFor } from './tools/index.js';
+import { isWorker, reportListening } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { runStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
@@ -67,6 +68,7 @@ export function buildCli(): Command {
     .addOption(new Option('--echo', 'also register an echo tool that skips the database (to measure protocol overhead)').env('MCP_DB_ECHO'))
     .addOption(new Option('--pool-size <n>', 'most database connections to open').env('MCP_DB_POOL_SIZE').default(10).argParser(positiveInt('pool-size')))
     .addOption(new Option('--schema-ttl <seconds>', 'reload the cached schema this often (0: only when a statement hits a missing object)').env('MCP_DB_SCHEMA_TTL').default(60).argParser(nonNegativeInt('schema-ttl')))
+    .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (each opens its own connections)').env('MCP_DB_WORKERS').default(1).argParser(positiveInt('workers')))
     .addHelpText(
       'after',
       '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n\n' +
@@ -92,6 +94,7 @@ interface CliOptions {
   allowWrites?: boolean;
   sql?: boolean;
   statementTimeout: number;
+  workers: number;
 }
 
 /** Parses arguments, opens the database and serves until stdin closes or a signal arrives. */
@@ -122,7 +125,8 @@ export async function main(argv = process.argv): Promise<void> {
     await ctx.close();
     return program.error(`error: --sql is not available on ${ctx.engine.name}: it has no read-only transaction to enforce it with`);
   }
-  const factory = createServerFactory(ctx, toolsFor(options));
+  const tools = toolsFor(options);
+  const factory = createServerFactory(ctx, tools);
   const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
   const tables = (await ctx.schema.get()).tables.length;
   const mode = options.allowWrites ? 'read-write' : 'read-only';
@@ -138,8 +142,10 @@ export async function main(argv = process.argv): Promise<void> {
     port: options.port,
     token: options.token,
     allowedHosts: options.allowedHosts,
+    direct: directTools(ctx, tools),
   });
-  log(`listening on ${endpoint}`);
+  if (isWorker()) reportListening(endpoint);
+  else log(`listening on ${endpoint}`);
   const stop = () => {
     server.close();
     server.closeAllConnections();

@@ -22,6 +22,18 @@ export class InvalidArguments {
   }
 }
 
+const adapted = new WeakMap<object, { input: StandardSchemaWithJSON; output: StandardSchemaWithJSON }>();
+
+/** A tool's adapted input and output schemas, made once per tool and shared by every server instance. */
+export function adaptedSchemas(tool: { input: StandardSchemaWithJSON; output: StandardSchemaWithJSON }) {
+  let schemas = adapted.get(tool);
+  if (!schemas) {
+    schemas = { input: adaptSchema(tool.input, 'input'), output: adaptSchema(tool.output, 'output') };
+    adapted.set(tool, schemas);
+  }
+  return schemas;
+}
+
 /**
  * Adapts a tool's zod schema for the SDK:
  * - JSON Schema is computed once. The SDK serves each HTTP request from a fresh server

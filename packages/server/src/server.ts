@@ -1,7 +1,8 @@
 import { ToolError } from '@mcp-db-bench/contract';
 import { type CallToolResult, McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
 import { SchemaChangedError } from './databases/schema-changed.js';
-import { adaptSchema, InvalidArguments } from './schemas.js';
+import { reuseForCatalog } from './catalog/answers.js';
+import { adaptedSchemas, InvalidArguments } from './schemas.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
 
@@ -20,7 +21,7 @@ export function instructions(tools: readonly ToolDefinition[]): string {
 /** One server definition; every transport and both protocol eras are served from it. */
 export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): McpServerFactory {
   const text = instructions(tools);
-  const schemas = new Map(tools.map((t) => [t, { input: adaptSchema(t.input, 'input'), output: adaptSchema(t.output, 'output') }]));
+  const schemas = new Map(tools.map((t) => [t, adaptedSchemas(t)]));
   return () => {
     const server = new McpServer(
       { name: 'mcp-db-server', title: 'mcp-db-bench database server', version: VERSION },
@@ -46,16 +47,47 @@ export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefini
 
 /** Runs a tool and never throws: failures become `isError` results the agent can act on. */
 export async function callTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
+  const outcome = await runTool(tool, args, ctx);
+  return outcome.isError
+    ? { isError: true, content: [{ type: 'text', text: outcome.text }] }
+    : { content: [{ type: 'text', text: outcome.text }], structuredContent: outcome.data };
+}
+
+/** A tool's answer with its JSON text, so a caller can reuse the text instead of serialising twice. */
+export type ToolOutcome = { isError: false; data: Record<string, unknown>; text: string } | { isError: true; text: string };
+
+async function runTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  if (tool.catalogOnly && !(args instanceof InvalidArguments)) return reuseForCatalog(await ctx.schema.get(), tool, args, () => answer(tool, args, ctx));
+  return answer(tool, args, ctx);
+}
+
+async function answer(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   try {
     if (args instanceof InvalidArguments) throw args.toError();
     const data = (await tool.run(args as never, ctx)) as Record<string, unknown>;
     const text = JSON.stringify(data);
     checkSize(text, ctx.limits.maxResponseBytes);
-    return { content: [{ type: 'text', text }], structuredContent: data };
+    return { isError: false, data, text };
   } catch (error) {
-    const failure = toToolError(error, ctx);
-    return { isError: true, content: [{ type: 'text', text: JSON.stringify(failure.toJSON()) }] };
+    return { isError: true, text: JSON.stringify(toToolError(error, ctx).toJSON()) };
   }
+}
+
+/**
+ * The tools as plain functions of their arguments, validated by the same adapted schema the
+ * SDK uses (`args ?? {}`, as the SDK does): the HTTP fast path calls these directly.
+ */
+export function directTools(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): Map<string, (args: unknown) => Promise<ToolOutcome>> {
+  return new Map(
+    tools.map((tool) => {
+      const validate = adaptedSchemas(tool).input['~standard'].validate;
+      const call = async (args: unknown) => {
+        const checked = await validate(args ?? {});
+        return runTool(tool, checked.issues ? new InvalidArguments(checked.issues) : checked.value, ctx);
+      };
+      return [tool.name, call];
+    }),
+  );
 }
 
 /** A UTF-16 unit is at most 3 bytes of UTF-8: count bytes only when that bound is over. */

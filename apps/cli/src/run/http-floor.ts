@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { type AgentLoop, runStep } from '@mcp-db-bench/agent';
+import { type AgentLoop, runStep, type StepMeasurement } from '@mcp-db-bench/agent';
 import type { StepResult } from '@mcp-db-bench/contract';
 import { Client } from 'undici';
 
@@ -26,6 +26,25 @@ export async function measureHttpFloor(
   timing: { warmupMs: number; durationMs: number },
   log: (line: string) => void,
 ): Promise<StepResult[]> {
+  const floor = await startHttpFloor();
+  try {
+    const steps: StepResult[] = [];
+    for (const agents of agentCounts) {
+      const m = await floor.measure(agents, timing);
+      steps.push({ target: 'bare node:http', indexes: null, workload: 'http-echo', agents, iteration: 1, ...m });
+      log(`bare node:http echo × ${agents}: ${Math.round(m.calls / (m.durationMs / 1000))} calls/s`);
+    }
+    return steps;
+  } finally {
+    floor.stop();
+  }
+}
+
+/** The echo server in its own process, to measure again and again within one run. */
+export async function startHttpFloor(): Promise<{
+  measure(agents: number, timing: { warmupMs: number; durationMs: number }): Promise<StepMeasurement>;
+  stop(): void;
+}> {
   const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     const port = await new Promise<number>((resolve, reject) => {
@@ -37,15 +56,13 @@ export async function measureHttpFloor(
       });
       child.once('exit', () => reject(new Error(`the node:http echo server exited: ${err}`)));
     });
-    const steps: StepResult[] = [];
-    for (const agents of agentCounts) {
-      const m = await runStep({ agents, mode: 'closed', ...timing, makeAgent: async () => bareAgent(port) });
-      steps.push({ target: 'bare node:http', indexes: null, workload: 'http-echo', agents, iteration: 1, ...m });
-      log(`bare node:http echo × ${agents}: ${Math.round(m.calls / (m.durationMs / 1000))} calls/s`);
-    }
-    return steps;
-  } finally {
+    return {
+      measure: (agents, timing) => runStep({ agents, mode: 'closed', ...timing, makeAgent: async () => bareAgent(port) }),
+      stop: () => child.kill('SIGTERM'),
+    };
+  } catch (error) {
     child.kill('SIGTERM');
+    throw error;
   }
 }
 

@@ -143,7 +143,7 @@ async function toolNames(factory: () => McpClient): Promise<string[]> {
 }
 
 /** Cold: a new connection and a whole session start each time; warm: again on one connection. */
-async function sessionInit(factory: () => McpClient) {
+export async function sessionInit(factory: () => McpClient) {
   const cold = await timed('session init (cold)', {
     count: 20,
     warmup: 2,

@@ -10,6 +10,7 @@ export const describeTable = defineTool({
   input: describeTableInput,
   output: describeTableOutput,
   annotations: READ_ONLY,
+  catalogOnly: true,
   async run(args, ctx) {
     const t = resolveTable(await ctx.schema.get(), args.table);
     return {

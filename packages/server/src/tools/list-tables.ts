@@ -10,6 +10,7 @@ export const listTables = defineTool({
   input: listTablesInput,
   output: listTablesOutput,
   annotations: READ_ONLY,
+  catalogOnly: true,
   async run(_args, ctx) {
     const catalog = await ctx.schema.get();
     return {

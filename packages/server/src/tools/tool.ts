@@ -29,6 +29,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   input: I;
   output: O;
   annotations: ToolAnnotations;
+  /** the answer is a function of the cached catalog and the arguments alone: it may be reused while the catalog is the same */
+  catalogOnly?: boolean;
   run(args: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;
 }
 

@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
+import { createMcpHandler, isJsonContentType, type McpHttpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
+import { type DirectTools, fastPath, MODERN_REVISION, REPLAYED_METHODS, type Replies } from './fast-path.js';
 
 export interface HttpOptions {
   host: string;
@@ -13,6 +14,8 @@ export interface HttpOptions {
   allowedHosts?: string[];
   /** largest request body accepted, in bytes */
   maxBodyBytes?: number;
+  /** the tools as direct calls: enables the fast path for plain 2026-07-28 requests (see fast-path.ts) */
+  direct?: DirectTools;
 }
 
 export const MCP_PATH = '/mcp';
@@ -35,8 +38,16 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
   const maxRequestBodySize = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const onerror = (error: Error) => process.stderr.write(`mcp-db-server: http: ${error.message}\n`);
   // Both layers read the body, and each enforces its own bound.
-  const mcp = toNodeHandler(createMcpHandler(factory, { maxRequestBodySize, onerror }), { maxRequestBodySize, onerror });
+  const handler = createMcpHandler(factory, { maxRequestBodySize, onerror });
+  const mcp = toNodeHandler(handler, { maxRequestBodySize, onerror });
   const authorized = options.token ? bearerCheck(options.token) : () => true;
+  const replies = options.direct ? await askOnce(handler) : undefined;
+  const fast = options.direct && replies ? fastPath(options.direct, replies) : undefined;
+  const toSdk = (req: IncomingMessage, res: ServerResponse, body?: unknown) =>
+    mcp(req, res, body).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: (error as Error).message });
+      else res.destroy();
+    });
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -57,9 +68,31 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
     if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
       return sendJson(res, 415, { jsonrpc: '2.0', error: { code: -32000, message: `Unsupported Media Type: Content-Encoding ${encoding.slice(0, 40)} is not supported` }, id: null });
     }
-    mcp(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: (error as Error).message });
-      else res.destroy();
+    if (!fast || !isJsonContentType(req.headers['content-type'] ?? null)) return void toSdk(req, res);
+    // A body declared too large is refused by the SDK on the header alone, before it is sent.
+    if (Number(req.headers['content-length']) > maxRequestBodySize) return void toSdk(req, res);
+    readBody(req, maxRequestBodySize, (chunks, complete) => {
+      // Too large: the SDK reads the bytes again, sees it and answers 413.
+      if (!complete) return void toSdk(replay(req, chunks), res);
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return void toSdk(replay(req, chunks), res);
+      }
+      const answer = fast(req, body);
+      if (!answer) return void toSdk(req, res, body);
+      answer.then(
+        (json) => {
+          const bytes = Buffer.from(json);
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length }).end(bytes);
+        },
+        (error: unknown) => {
+          onerror(error as Error);
+          const id = (body as { id?: unknown }).id ?? null;
+          sendJson(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id });
+        },
+      );
     });
   });
   server.keepAliveTimeout = 65_000;
@@ -70,6 +103,59 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
   const { port } = server.address() as AddressInfo;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return { server, url: `http://${shownHost}:${port}${MCP_PATH}` };
+}
+
+/**
+ * Asks the SDK, once, the questions whose modern answers do not depend on the request (discovery
+ * and the tool list), so the fast path can replay them. Undefined when the SDK does not serve
+ * the revision we ask in (the fast path then stays off and the SDK answers everything).
+ */
+async function askOnce(handler: McpHttpHandler): Promise<Replies | undefined> {
+  const results = new Map<string, unknown>();
+  let serverInfo: unknown;
+  let versions: string[] = [];
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+    'io.modelcontextprotocol/clientInfo': { name: 'mcp-db-server', version: '0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  for (const method of REPLAYED_METHODS) {
+    const request = new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method, params: { _meta } }),
+    });
+    const response = await handler.fetch(request);
+    if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('application/json')) return undefined;
+    const { result } = (await response.json()) as { result?: { supportedVersions?: string[]; nextCursor?: string; _meta?: Record<string, unknown> } };
+    if (!result || result.nextCursor !== undefined) return undefined;
+    if (method === 'server/discover') versions = result.supportedVersions ?? [];
+    serverInfo = result._meta?.['io.modelcontextprotocol/serverInfo'];
+    results.set(method, result);
+  }
+  return versions.includes(MODERN_REVISION) && serverInfo ? { versions, serverInfo, results } : undefined;
+}
+
+/** Collects a body up to `limit` bytes; `complete` is false when it was longer (reading stops there). */
+function readBody(req: IncomingMessage, limit: number, done: (chunks: Buffer[], complete: boolean) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer) => {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > limit) {
+      req.off('data', onData).off('end', onEnd).pause();
+      done(chunks, false);
+    }
+  };
+  const onEnd = () => done(chunks, true);
+  req.on('data', onData).on('end', onEnd);
+}
+
+/** The request again, its body served from bytes already read (the SDK's Node adapter iterates it). */
+function replay(req: IncomingMessage, chunks: readonly Buffer[]): IncomingMessage {
+  const copy = { method: req.method, url: req.url, headers: req.headers, [Symbol.asyncIterator]: async function* () { yield* chunks; } };
+  return copy as unknown as IncomingMessage;
 }
 
 /** Only loopback may go without a token: anything else is reachable by other machines. */

@@ -6,6 +6,7 @@ import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { useSqlProcess } from './read-only.js';
 import { SqlProcess } from './sql-process.js';
+import { cacheStatements } from './statement-cache.js';
 import { workerPoolDialect } from './worker-pool.js';
 
 /** `sqlite:PATH`, `sqlite://PATH`, `sqlite:///abs/path` or `sqlite::memory:`. */
@@ -73,6 +74,6 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   // Integers arrive as BigInt so values past 2^53 survive; shared code renders them.
   database.defaultSafeIntegers(true);
   for (const pragma of SESSION_PRAGMAS) database.pragma(pragma);
-  const db = new Kysely({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely({ dialect: new SqliteDialect({ database: cacheStatements(database) }) });
   return { db, driver: database, close: () => db.destroy() };
 }

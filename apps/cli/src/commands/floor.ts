@@ -1,0 +1,210 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, encode, merge, runStep, type StepMeasurement, startAgent, summarize, WORKLOADS } from '@mcp-db-bench/agent';
+import { applyIndexProfile } from '@mcp-db-bench/dataset';
+import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
+import { Command, Option } from 'commander';
+import { scaleOption, seedOption } from '../options.js';
+import { type Section, toMarkdown, toTerminal } from '../render/table.js';
+import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
+import { environment } from '../run/environment.js';
+import { startHttpFloor } from '../run/http-floor.js';
+import { sessionInit } from '../run/measure-target.js';
+import { seedIfMissing } from '../run/seed-if-missing.js';
+import { startServer } from '../run/server-process.js';
+
+interface FloorFlags {
+  db?: string[];
+  agents: number[];
+  iterations: number;
+  duration: number;
+  warmup: number;
+  slices: number;
+  workers: number;
+  scale: number;
+  seed: number;
+  format: 'table' | 'markdown';
+  out?: string;
+}
+
+/** The workloads the floor table compares: a point read and a foreign-key filter. */
+const WORKLOAD_NAMES = ['point-read', 'filtered'] as const;
+
+/** Calls and latencies of one side of a comparison, over all its slices. */
+interface Side {
+  calls: number;
+  durationMs: number;
+  /** the load generator's CPU per call, microseconds: when ours is far above the floor's, the client is part of the gap */
+  clientCpuUs: number;
+  /** encoded HdrHistogram, microseconds */
+  histogram: string;
+}
+
+interface Sample {
+  target: string;
+  workload: string;
+  agents: number;
+  iteration: number;
+  ours: Side;
+  floor: Side;
+}
+
+export function floorCommand(): Command {
+  return new Command('floor')
+    .description(
+      'the protocol floor table: our server (modern era, lean client) against a bare node:http echo measured in the same run, ' +
+        'per database and agent count, with each iteration\'s floor measured right before the calls it is compared with',
+    )
+    .addOption(new Option('--db <url...>', 'databases to measure, in turn (default: a new SQLite file)'))
+    .addOption(new Option('--agents <list>', 'agent counts').default([1, 10]).argParser(parseList(parsePositiveInt('agents'))))
+    .addOption(new Option('--iterations <n>', 'repetitions; the table shows the median and the range').default(3).argParser(parsePositiveInt('iterations')))
+    .addOption(new Option('--duration <time>', 'measured time per step').default(3000, '3s').argParser(parseDuration))
+    .addOption(new Option('--warmup <time>', 'unmeasured warm-up before each step').default(1000, '1s').argParser(parseDuration))
+    .addOption(
+      new Option('--slices <n>', 'each step alternates the floor and our server this many times, so drift on a shared machine hits both alike')
+        .default(3)
+        .argParser(parsePositiveInt('slices')),
+    )
+    .addOption(
+      new Option('--workers <n>', 'server worker processes (mcp-db-server --workers)').default(availableParallelism()).argParser(parsePositiveInt('workers')),
+    )
+    .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
+    .addOption(seedOption())
+    .addOption(new Option('--format <format>', 'report format').choices(['table', 'markdown']).default('markdown'))
+    .option('--out <file>', 'also write the raw samples (JSON)')
+    .action(async (flags: FloorFlags) => {
+      const { samples, sessions } = await measure(flags);
+      if (flags.out) writeFileSync(flags.out, `${JSON.stringify({ environment: environment(), flags, samples, sessions }, null, 2)}\n`);
+      const sections = render(samples, sessions, flags);
+      process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections));
+    });
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function measure(flags: FloorFlags) {
+  const tempDir = flags.db ? undefined : mkdtempSync(join(tmpdir(), 'mcp-db-bench-floor-'));
+  const dbs = flags.db ?? [`sqlite:${join(tempDir!, 'bench.db')}`];
+  const samples: Sample[] = [];
+  const sessions: { target: string; iteration: number; p50Us: number; p99Us: number }[] = [];
+  const floor = await startHttpFloor();
+  try {
+    for (const url of dbs) {
+      const target = engineForUrl(url).name;
+      await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' }, log);
+      await applyIndexProfile(url, 'optimized');
+      const server = await startServer(url, ['--workers', String(flags.workers)]);
+      const client = () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: 'modern', timeoutMs: 30_000 });
+      try {
+        // Compile the hot paths (in every worker) before anything is measured.
+        await runStep({ agents: 4, mode: 'closed', warmupMs: 0, durationMs: 2000, makeAgent: (i) => startAgent(WORKLOADS.mixed!, client(), flags.seed, i) });
+        for (let iteration = 1; iteration <= flags.iterations; iteration++) {
+          for (const agents of flags.agents) {
+            for (const workload of WORKLOAD_NAMES) {
+              const floorSlices: StepMeasurement[] = [];
+              const ourSlices: StepMeasurement[] = [];
+              for (let slice = 0; slice < flags.slices; slice++) {
+                // The first slice warms up fully; later ones only reconnect and settle.
+                const timing = { warmupMs: slice === 0 ? flags.warmup : Math.min(flags.warmup, 250), durationMs: flags.duration / flags.slices };
+                floorSlices.push(await floor.measure(agents, timing));
+                const m = await runStep({
+                  agents,
+                  mode: 'closed',
+                  ...timing,
+                  makeAgent: (i) => startAgent(WORKLOADS[workload]!, client(), flags.seed + iteration * 100 + slice, i),
+                });
+                const errors = Object.entries(m.errors);
+                if (errors.length) throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
+                ourSlices.push(m);
+              }
+              const ours = combine(ourSlices);
+              const echo = combine(floorSlices);
+              samples.push({ target, workload, agents, iteration, ours, floor: echo });
+              log(`${target} ${workload} × ${agents} #${iteration}: ${rate(ours).toFixed(0)} calls/s, floor ${rate(echo).toFixed(0)} (${(rate(ours) / rate(echo)).toFixed(2)}×)`);
+            }
+          }
+          const init = summarize((await sessionInit(client)).warm.histogram);
+          sessions.push({ target, iteration, p50Us: init.p50, p99Us: init.p99 });
+          log(`${target} session init (warm) #${iteration}: p50 ${(init.p50 / 1000).toFixed(2)} ms`);
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  } finally {
+    floor.stop();
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+  return { samples, sessions };
+}
+
+const rate = (m: Side) => m.calls / (m.durationMs / 1000);
+
+function combine(slices: StepMeasurement[]): Side {
+  return {
+    calls: slices.reduce((n, s) => n + s.calls, 0),
+    durationMs: slices.reduce((n, s) => n + s.durationMs, 0),
+    clientCpuUs: slices.reduce((n, s) => n + s.client.cpuPerCallUs * s.calls, 0) / Math.max(1, slices.reduce((n, s) => n + s.calls, 0)),
+    histogram: encode(merge(slices.map((s) => s.all.histogram))),
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+}
+
+/** Median and range of a few numbers, as "median (min–max)". */
+function spread(values: number[], format: (n: number) => string): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length > 1 ? `${format(median(sorted))} (${format(sorted[0]!)}–${format(sorted.at(-1)!)})` : format(median(sorted));
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (us: number) => (us / 1000).toFixed(2);
+const ratio = (n: number) => n.toFixed(2);
+
+function render(samples: Sample[], sessions: { target: string; p50Us: number; p99Us: number }[], flags: FloorFlags): Section[] {
+  const command = `mcp-db-bench floor ${process.argv.slice(3).map((a) => (a.includes('://') ? redactUrl(a) : a)).join(' ')}`.trim();
+  const groups = new Map<string, Sample[]>();
+  for (const s of samples) {
+    const key = `${s.target}\u0000${s.workload}\u0000${s.agents}`;
+    groups.set(key, [...(groups.get(key) ?? []), s]);
+  }
+  const rows = [...groups.values()].map((g) => {
+    const { target, workload, agents } = g[0]!;
+    const ours = g.map((s) => summarize(s.ours.histogram));
+    return [
+      target,
+      workload,
+      String(agents),
+      spread(g.map((s) => rate(s.ours)), int),
+      spread(ours.map((o) => o.p50), ms),
+      spread(ours.map((o) => o.p99), ms),
+      spread(g.map((s) => rate(s.floor)), int),
+      spread(g.map((s) => rate(s.ours) / rate(s.floor)), ratio),
+      `${int(median(g.map((s) => s.ours.clientCpuUs)))} / ${int(median(g.map((s) => s.floor.clientCpuUs)))}`,
+    ];
+  });
+  const targets = [...new Set(sessions.map((s) => s.target))];
+  const env = environment();
+  return [
+    {
+      title: 'Our server against the bare node:http echo floor, same run',
+      note:
+        `\`${command}\`: ${flags.iterations} iterations of ${flags.duration / 1000} s per step (in ${flags.slices} slices alternating with the floor), median (min–max); ` +
+        `server with ${flags.workers} worker process(es); ${env.cpus} × ${env.cpuModel}, Node ${env.node}, load average ${env.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
+      head: ['database', 'workload', 'agents', 'calls/s', 'p50 ms', 'p99 ms', 'echo floor calls/s', 'ratio', 'client CPU µs/call (ours / floor)'],
+      rows,
+    },
+    {
+      title: 'Session init (warm): discover, tools/list, list_tables, describe_table',
+      head: ['database', 'p50 ms', 'p99 ms'],
+      rows: targets.map((t) => {
+        const mine = sessions.filter((s) => s.target === t);
+        return [t, spread(mine.map((s) => s.p50Us), ms), spread(mine.map((s) => s.p99Us), ms)];
+      }),
+    },
+  ];
+}

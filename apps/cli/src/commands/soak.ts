@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, runStep, startAgent, summarize, WORKLOADS } from '@mcp-db-bench/agent';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { scaleOption, seedOption } from '../options.js';
+import { type Section, toMarkdown, toTerminal } from '../render/table.js';
+import { parseDuration, parsePositiveInt } from '../run/durations.js';
+import { treeMemory } from '../run/process-memory.js';
+import { seedIfMissing } from '../run/seed-if-missing.js';
+import { startServer } from '../run/server-process.js';
+
+interface SoakFlags {
+  db?: string;
+  agents: number;
+  duration: number;
+  warmup: number;
+  every: number;
+  workload: string;
+  workers: number;
+  scale: number;
+  seed: number;
+  format: 'table' | 'markdown';
+  out?: string;
+}
+
+/** A memory sample: milliseconds since the measured part began, resident bytes of the server's processes. */
+interface MemorySample {
+  atMs: number;
+  rss: number;
+}
+
+export function soakCommand(): Command {
+  return new Command('soak')
+    .description("hold N agents against our server for a long time and watch the server's memory (all its processes): peak, and growth from the start to the end")
+    .addOption(new Option('--db <url>', 'database to serve (default: a new SQLite file)'))
+    .addOption(new Option('--agents <n>', 'concurrent agents').default(50).argParser(parsePositiveInt('agents')))
+    .addOption(new Option('--duration <time>', 'measured time').default(600_000, '10m').argParser(parseDuration))
+    .addOption(new Option('--warmup <time>', 'load before memory is watched (the heap settles)').default(30_000, '30s').argParser(parseDuration))
+    .addOption(new Option('--every <time>', 'memory sampling interval').default(5000, '5s').argParser(parseDuration))
+    .addOption(
+      new Option('--workload <name>', 'what the agents do').default('mixed').argParser((name: string) => {
+        if (!(name in WORKLOADS)) throw new InvalidArgumentError(`unknown workload ${name}`);
+        return name;
+      }),
+    )
+    .addOption(new Option('--workers <n>', 'server worker processes').default(availableParallelism()).argParser(parsePositiveInt('workers')))
+    .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
+    .addOption(seedOption())
+    .addOption(new Option('--format <format>', 'report format').choices(['table', 'markdown']).default('table'))
+    .option('--out <file>', 'also write the samples (JSON)')
+    .action(async (flags: SoakFlags) => {
+      const result = await soak(flags);
+      if (flags.out) writeFileSync(flags.out, `${JSON.stringify({ flags, ...result }, null, 2)}\n`);
+      const sections = render(result, flags);
+      process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections));
+      if (result.errors > 0) process.exitCode = 1;
+    });
+}
+
+async function soak(flags: SoakFlags) {
+  const tempDir = flags.db ? undefined : mkdtempSync(join(tmpdir(), 'mcp-db-bench-soak-'));
+  const url = flags.db ?? `sqlite:${join(tempDir!, 'bench.db')}`;
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' }, log);
+    const server = await startServer(url, ['--workers', String(flags.workers)]);
+    const pid = server.child.pid!;
+    if (treeMemory(pid) === undefined) throw new Error('soak reads memory from /proc: it runs on Linux only');
+    const samples: MemorySample[] = [];
+    let started = 0;
+    const timer = setInterval(() => {
+      if (!started) return;
+      samples.push({ atMs: Date.now() - started, rss: treeMemory(pid) ?? 0 });
+      const last = samples.at(-1)!;
+      log(`${(last.atMs / 1000).toFixed(0)} s: server ${mb(last.rss)} MB`);
+    }, flags.every);
+    try {
+      const step = runStep({
+        agents: flags.agents,
+        mode: 'closed',
+        warmupMs: flags.warmup,
+        durationMs: flags.duration,
+        makeAgent: (i) =>
+          startAgent(WORKLOADS[flags.workload]!, createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: 'modern', timeoutMs: 30_000 }), flags.seed, i),
+      });
+      // The measured part starts after the warm-up (agents start first, then warm up).
+      setTimeout(() => {
+        started = Date.now();
+        samples.push({ atMs: 0, rss: treeMemory(pid) ?? 0 });
+      }, flags.warmup);
+      const m = await step;
+      const errors = Object.values(m.errors).reduce((a, b) => a + b, 0);
+      return { samples, calls: m.calls, errors, durationMs: m.durationMs, latency: summarize(m.all.histogram) };
+    } finally {
+      clearInterval(timer);
+      await server.stop();
+    }
+  } finally {
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+/** Median of the samples in a window; memory moves with every collection, so ends are compared as medians. */
+function medianRss(samples: MemorySample[]): number {
+  const sorted = samples.map((s) => s.rss).sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** Growth: the median of the last tenth of the samples against the median of the first tenth. */
+function growth(samples: MemorySample[]): { start: number; end: number; ratio: number } {
+  const tenth = Math.max(1, Math.floor(samples.length / 10));
+  const start = medianRss(samples.slice(0, tenth));
+  const end = medianRss(samples.slice(-tenth));
+  return { start, end, ratio: start ? end / start - 1 : 0 };
+}
+
+function render(r: Awaited<ReturnType<typeof soak>>, flags: SoakFlags): Section[] {
+  const g = growth(r.samples);
+  const peak = Math.max(...r.samples.map((s) => s.rss));
+  const command = `mcp-db-bench soak ${process.argv.slice(3).join(' ')}`.trim();
+  const minute = Math.max(1, Math.round(60_000 / flags.every));
+  return [
+    {
+      title: `Server memory under ${flags.agents} agents (${flags.workload}), ${flags.workers} worker process(es)`,
+      note: `\`${command}\`: ${(r.durationMs / 1000).toFixed(0)} s measured after ${(flags.warmup / 1000).toFixed(0)} s of warm-up; memory of the server and its workers (each process's anonymous pages, plus the shared file pages once)`,
+      head: ['calls/s', 'errors', 'p50 ms', 'p99 ms', 'start MB', 'end MB', 'peak MB', 'growth'],
+      rows: [
+        [
+          (r.calls / (r.durationMs / 1000)).toFixed(0),
+          String(r.errors),
+          (r.latency.p50 / 1000).toFixed(2),
+          (r.latency.p99 / 1000).toFixed(2),
+          mb(g.start),
+          mb(g.end),
+          mb(peak),
+          `${(g.ratio * 100).toFixed(1)}%`,
+        ],
+      ],
+    },
+    {
+      title: 'Memory over time (one sample a minute)',
+      head: ['at', 'MB'],
+      rows: r.samples.filter((_, i) => i % minute === 0 || i === r.samples.length - 1).map((s) => [`${(s.atMs / 1000).toFixed(0)} s`, mb(s.rss)]),
+    },
+  ];
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// Where the server's time goes per call: runs the built server under --cpu-prof, sends calls one
+// at a time, and prints the server's CPU per call by layer and the costliest functions.
+//
+//   node bench/profile.mjs [--rows 25600] [--calls 5000] [--warmup 500] [--era modern|legacy]
+//                          [--tool get|query|echo] [--top 25] [--keep DIR] [--bin PATH]
+//
+// --bin profiles another build of the server (e.g. a checkout of an earlier commit) for a before/after.
+// --keep writes the .cpuprofile there (open it in Chrome DevTools or speedscope for a flame graph).
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { client, keys, seed, startServer } from './support.mjs';
+
+const { values: opts } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '25600' },
+    calls: { type: 'string', default: '5000' },
+    warmup: { type: 'string', default: '500' },
+    era: { type: 'string', default: 'modern' },
+    tool: { type: 'string', default: 'get' },
+    top: { type: 'string', default: '25' },
+    keep: { type: 'string' },
+    bin: { type: 'string' },
+  },
+});
+const rows = Number(opts.rows);
+const calls = Number(opts.calls);
+const warmup = Number(opts.warmup);
+
+const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-profile-'));
+const file = join(dir, 'bench.db');
+seed(file, rows);
+const profiles = join(dir, 'profiles');
+const server = await startServer(`sqlite:${file}`, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`], args: ['--echo'], bin: opts.bin });
+try {
+  const rpc = client(server.endpoint, opts.era);
+  await rpc.open();
+  const key = keys(rows);
+  const customers = Math.max(1, Math.floor(rows / 10));
+  const call = {
+    get: () => rpc.request('tools/call', { name: 'get', arguments: { table: 'orders', key: key() } }, 'get'),
+    query: () => rpc.request('tools/call', { name: 'query', arguments: { table: 'orders', filter: `customer_id = ${(key() % customers) + 1}`, limit: 20 } }, 'query'),
+    echo: () => rpc.request('tools/call', { name: 'echo', arguments: { message: 'ping' } }, 'echo'),
+  }[opts.tool];
+  if (!call) throw new Error(`--tool must be get, query or echo`);
+  for (let i = 0; i < warmup; i++) await call();
+  // The profile's clock is the monotonic clock hrtime reads: count only the measured window.
+  const from = process.hrtime.bigint() / 1000n;
+  const started = performance.now();
+  for (let i = 0; i < calls; i++) {
+    const answer = await call();
+    if (!answer.result || answer.result.isError) throw new Error(`unexpected answer: ${JSON.stringify(answer)}`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const to = process.hrtime.bigint() / 1000n;
+  await server.stop();
+  // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (SQLite's
+  // worker threads write their own profiles, which this report leaves out).
+  const name = readdirSync(profiles).find((f) => /\.0\.\d+\.cpuprofile$/.test(f));
+  const profile = JSON.parse(readFileSync(join(profiles, name), 'utf8'));
+  if (opts.keep) renameSync(join(profiles, name), join(opts.keep, `${opts.tool}-${opts.era}.cpuprofile`));
+  report(profile, calls, calls / seconds, Number(from), Number(to));
+} finally {
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Self time per function and per layer, in microseconds per call. */
+function report(profile, totalCalls, rate, from, to) {
+  const self = new Map(profile.nodes.map((n) => [n.id, 0]));
+  const { samples, timeDeltas } = profile;
+  let at = profile.startTime;
+  for (let i = 0; i < samples.length; i++) {
+    at += timeDeltas[i] ?? 0;
+    if (at >= from && at <= to) self.set(samples[i], self.get(samples[i]) + (timeDeltas[i] ?? 0));
+  }
+  const byFunction = new Map();
+  const byLayer = new Map();
+  for (const node of profile.nodes) {
+    const us = self.get(node.id);
+    if (!us) continue;
+    const f = node.callFrame;
+    const where = f.url ? `${shortUrl(f.url)}:${f.lineNumber + 1}` : '';
+    const fn = `${f.functionName || '(anonymous)'} ${where}`.trim();
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+    const l = layer(f);
+    byLayer.set(l, (byLayer.get(l) ?? 0) + us);
+  }
+  const busy = [...byLayer].filter(([l]) => l !== '(idle)').reduce((a, [, us]) => a + us, 0);
+  const per = (us) => (us / totalCalls).toFixed(1).padStart(7);
+  console.log(`${opts.tool} on SQLite (${rows} rows), ${opts.era} era, 1 client: ${rate.toFixed(0)} calls/s; server CPU ${per(busy).trim()} µs per call`);
+  console.log('\nserver CPU per call by layer (self time, µs):');
+  for (const [l, us] of [...byLayer].filter(([l]) => l !== '(idle)').sort((a, b) => b[1] - a[1])) console.log(`  ${per(us)}  ${l}`);
+  console.log(`\ntop ${opts.top} functions (self time, µs per call):`);
+  for (const [fn, us] of [...byFunction].filter(([f]) => !f.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top))) {
+    console.log(`  ${per(us)}  ${fn}`);
+  }
+}
+
+function shortUrl(url) {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(url.replace(/.*\.pnpm\/[^/]+\//, ''));
+  if (pkg) return `${pkg[1]}/${pkg[2]}`;
+  return url.replace(/^file:\/\/.*\/packages\//, '').replace(/^node:/, 'node:');
+}
+
+function layer(f) {
+  const url = f.url;
+  if (!url) return f.functionName.startsWith('(') ? f.functionName : 'native (V8 / bindings)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url.replace(/.*\.pnpm\/[^/]+\//, ''));
+  if (pkg) return pkg[1].startsWith('@modelcontextprotocol/') ? `MCP SDK (${pkg[1].split('/')[1]})` : pkg[1];
+  if (url.includes('/packages/')) return 'ours (packages/)';
+  if (/undici|webstreams/.test(url)) return 'node: web Request/Response (undici, web streams)';
+  if (/_http|http|net|internal\/streams/.test(url)) return 'node: http, net and streams';
+  return 'node: other';
+}

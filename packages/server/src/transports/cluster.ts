@@ -1,0 +1,86 @@
+import cluster, { type Worker } from 'node:cluster';
+
+/**
+ * The worker count when this process should be a `--workers` primary: serving HTTP with more
+ * than one worker, and not asked for help or the version. Read from the arguments directly
+ * (`--workers N`, `--workers=N`, MCP_DB_WORKERS; `--http` or MCP_DB_HTTP) so the primary can
+ * start without loading the server at all; the workers parse and validate everything.
+ */
+export function requestedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): number {
+  if (argv.some((a) => ['-h', '--help', '-V', '--version'].includes(a))) return 0;
+  const http = argv.includes('--http') || (env.MCP_DB_HTTP !== undefined && !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP));
+  let given = env.MCP_DB_WORKERS;
+  argv.forEach((a, i) => {
+    if (a === '--workers') given = argv[i + 1];
+    else if (a.startsWith('--workers=')) given = a.slice('--workers='.length);
+  });
+  const n = Number(given);
+  return http && Number.isInteger(n) && n > 1 ? n : 0;
+}
+
+/**
+ * A request's garbage dies young, so a worker's young generation can be small: collected more
+ * often, each time cheaply, and each worker's memory stays lower (measured: no loss of calls/s).
+ */
+const WORKER_NODE_FLAGS = ['--max-semi-space-size=2'];
+
+/**
+ * Multi-core HTTP serving: the primary forks `workers` copies of this process, each with its own
+ * database connection(s) and its own listener on the shared port (the primary hands connections
+ * out round-robin). Correct because serving is stateless in both eras: the modern era by design,
+ * the 2025 era through the SDK's stateless fallback (no session lives in a worker).
+ *
+ * Resolves once the primary has been told to stop and every worker has exited.
+ */
+export function servePrimary(workers: number, log: (line: string) => void): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    let announced = false;
+    const listening = new Set<Worker>();
+    cluster.setupPrimary({ execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS] });
+    const fork = () => {
+      const worker = cluster.fork();
+      worker.on('message', (message: { listening?: string }) => {
+        if (!message.listening) return;
+        listening.add(worker);
+        if (!announced && listening.size === workers) {
+          announced = true;
+          log(`listening on ${message.listening} (${workers} worker processes)`);
+        }
+      });
+      worker.once('exit', (code, signal) => {
+        listening.delete(worker);
+        if (stopping) {
+          if (Object.keys(cluster.workers ?? {}).length === 0) resolve();
+          return;
+        }
+        // Before every worker is up a crash is a start-up error (a bad URL): give up, do not loop.
+        if (!announced) {
+          stopping = true;
+          for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
+          process.exitCode = code || 1;
+          if (Object.keys(cluster.workers ?? {}).length === 0) resolve();
+          return;
+        }
+        log(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+        fork();
+      });
+    };
+    for (let i = 0; i < workers; i++) fork();
+    const stop = () => {
+      stopping = true;
+      for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
+      if (Object.keys(cluster.workers ?? {}).length === 0) resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+/** Whether this process is a worker forked by {@link servePrimary}. */
+export const isWorker = (): boolean => cluster.isWorker;
+
+/** A worker tells the primary it listens (the primary announces once all do). */
+export function reportListening(endpoint: string): void {
+  process.send?.({ listening: endpoint });
+}
