@@ -43,8 +43,8 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
   const authorized = options.token ? bearerCheck(options.token) : () => true;
   const replies = options.direct ? await askOnce(handler) : undefined;
   const fast = options.direct && replies ? fastPath(options.direct, replies) : undefined;
-  const toSdk = (req: IncomingMessage, res: ServerResponse, body?: unknown) =>
-    mcp(req, res, body).catch((error: unknown) => {
+  const toSdk = (req: IncomingMessage, res: ServerResponse) =>
+    mcp(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: (error as Error).message });
       else res.destroy();
     });
@@ -81,7 +81,9 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
         return void toSdk(replay(req, chunks), res);
       }
       const answer = fast(req, body);
-      if (!answer) return void toSdk(req, res, body);
+      // Declined: the SDK gets the bytes, not our parse, and judges them exactly as it would
+      // alone (handed a parsed 100k-deep body, it answered 500).
+      if (!answer) return void toSdk(replay(req, chunks), res);
       answer.then(
         (json) => {
           const bytes = Buffer.from(json);
