@@ -27,7 +27,7 @@ export const SESSION_PRAGMAS = [
 ];
 
 /** Threads beyond the cores only help when some run slow statements; each costs memory. */
-const MAX_WORKERS = 4;
+const MAX_WORKERS = 2;
 
 export async function connect(url: string, options: ConnectOptions): Promise<Connection> {
   const Database = await loadDriver<typeof BetterSqlite3>('sqlite', 'better-sqlite3');
