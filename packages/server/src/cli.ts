@@ -150,6 +150,8 @@ export async function main(argv = process.argv): Promise<void> {
     server.close();
     server.closeAllConnections();
     ctx.close().finally(() => process.exit(0));
+    // A signal always ends the process, even when a connection refuses to close in time.
+    setTimeout(() => process.exit(0), 5_000).unref();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

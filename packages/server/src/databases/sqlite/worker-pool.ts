@@ -25,6 +25,10 @@ export interface WorkerPoolOptions extends WorkerOptions {
   acquireTimeoutMs: number;
 }
 
+/** How long a new thread may take to open its database, and how long closing waits for threads. */
+const START_TIMEOUT_MS = 10_000;
+const CLOSE_WAIT_MS = 2_000;
+
 /** A timed-out statement's error, in the shape better-sqlite3 would give (see errors.ts). */
 function interrupted(ms: number): Error {
   return Object.assign(new Error(`the statement ran longer than ${ms} ms and was stopped`), { code: 'SQLITE_INTERRUPT' });
@@ -46,8 +50,19 @@ class WorkerConnection implements DatabaseConnection {
   ) {
     this.#worker = new Worker(WORKER_URL, { workerData: options });
     this.ready = new Promise((resolve, reject) => {
-      this.#worker.once('message', () => resolve());
-      this.#worker.once('error', reject);
+      // A thread that never opens its database must not hold a caller forever.
+      const timer = setTimeout(() => {
+        this.#fail(new ToolError('database_unavailable', `a SQLite worker thread did not start within ${START_TIMEOUT_MS} ms`));
+        reject(new ToolError('database_unavailable', `a SQLite worker thread did not start within ${START_TIMEOUT_MS} ms`));
+      }, START_TIMEOUT_MS);
+      this.#worker.once('message', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.#worker.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
     });
     this.ready.catch(() => {});
     this.#worker.on('message', (reply: Reply) => {
@@ -166,7 +181,9 @@ export class SqliteWorkerDriver implements Driver {
       clearTimeout(w.timer);
       w.reject(new ToolError('database_unavailable', 'the database is closing'));
     }
-    await Promise.all([...this.#all].map((c) => c.close()));
+    // A thread still inside a statement ends only when the statement does: do not wait for it.
+    const closed = Promise.all([...this.#all].map((c) => c.close()));
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
     this.#all.clear();
     this.#idle.length = 0;
   }
