@@ -336,7 +336,7 @@ describe.each(targets)('$engine writes and sql', (target) => {
         if (event.level === 'query') captured.push(event.query.sql);
       },
     }) as AnyDb;
-    scope = { db: compiler, engine, catalog: await new SchemaCache(engine, direct.db, 0).get() };
+    scope = { db: compiler, engine, catalog: await new SchemaCache(engine, direct.db, 0).get(), maxRows: DEFAULT_LIMITS.maxRows };
     server = await startHttpServer(dbUrl, ['--allow-writes', '--sql', '--statement-timeout', '5000']);
     client = await connectClient('http', 'modern', { dbUrl, endpoint: server.endpoint });
   });

@@ -11,5 +11,5 @@ export const deleteTool = defineTool({
   input: deleteInput,
   output: deleteOutput,
   annotations: WRITES,
-  run: (args, ctx) => inTransaction(ctx, (scope) => deleteRows(scope, args.table, args.filter, args.max_rows ?? ctx.limits.maxRows)),
+  run: (args, ctx) => inTransaction(ctx, (scope) => deleteRows(scope, args.table, args.filter, args.max_rows)),
 });

@@ -18,15 +18,14 @@ export const transact = defineTool({
     inTransaction(ctx, async (scope) => {
       const results: TransactOutput['results'] = [];
       for (const [i, step] of args.steps.entries()) {
-        const cap = step.op === 'insert' ? 0 : (step.max_rows ?? ctx.limits.maxRows);
         if (step.op === 'insert') {
           results.push({ op: 'insert', ...(await insertRows(scope, step.table, step.rows, `steps[${i}].rows`)) });
           continue;
         }
         const result =
           step.op === 'update'
-            ? { op: step.op, ...(await updateRows(scope, step.table, step.set, step.filter, cap)) }
-            : { op: step.op, ...(await deleteRows(scope, step.table, step.filter, cap)) };
+            ? { op: step.op, ...(await updateRows(scope, step.table, step.set, step.filter, step.max_rows)) }
+            : { op: step.op, ...(await deleteRows(scope, step.table, step.filter, step.max_rows)) };
         const count = 'updated' in result ? result.updated : result.deleted;
         if (step.expect_rows !== undefined && count !== step.expect_rows) {
           throw new ToolError(

@@ -13,5 +13,5 @@ export const update = defineTool({
   input: updateInput,
   output: updateOutput,
   annotations: WRITES,
-  run: (args, ctx) => inTransaction(ctx, (scope) => updateRows(scope, args.table, args.set, args.filter, args.max_rows ?? ctx.limits.maxRows)),
+  run: (args, ctx) => inTransaction(ctx, (scope) => updateRows(scope, args.table, args.set, args.filter, args.max_rows)),
 });

@@ -13,6 +13,8 @@ export interface WriteScope {
   db: AnyDb;
   engine: EngineProfile;
   catalog: Catalog;
+  /** rows an update or delete may change when the call sets no max_rows */
+  maxRows: number;
 }
 
 function writableTable(catalog: Catalog, name: string): Table {
@@ -55,9 +57,9 @@ function requiredFilter(filter: string | Record<string, unknown>): FilterNode {
   return readFilter(filter)!;
 }
 
-/** The number of rows a statement changed, however the driver reports it. */
-function changed(result: { numAffectedRows?: bigint; numUpdatedOrDeletedRows?: bigint }): number {
-  return Number(result.numAffectedRows ?? result.numUpdatedOrDeletedRows ?? 0n);
+/** The number of rows a statement changed (matched, for MySQL: mysql2 sets FOUND_ROWS). */
+function changed(result: { numAffectedRows?: bigint }): number {
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 /** Refuses (the caller's transaction then rolls back) when more rows changed than allowed. */
@@ -70,19 +72,19 @@ function checkCap(count: number, cap: number, verb: string, table: string): void
   }
 }
 
-export async function updateRows(scope: WriteScope, tableName: string, set: Record<string, SetValue>, filter: string | Record<string, unknown>, cap: number) {
+export async function updateRows(scope: WriteScope, tableName: string, set: Record<string, SetValue>, filter: string | Record<string, unknown>, maxRows: number | undefined) {
   const table = writableTable(scope.catalog, tableName);
   const where = whereClause([requiredFilter(filter)], columnResolver(table), scope.engine)!;
   const result = await sql`update ${sql.id(table.name)} set ${assignments(table, set, scope.engine)} where ${where}`.execute(scope.db);
   const updated = changed(result);
-  checkCap(updated, cap, 'updated', table.name);
+  checkCap(updated, maxRows ?? scope.maxRows, 'updated', table.name);
   return { updated };
 }
 
-export async function deleteRows(scope: WriteScope, tableName: string, filter: string | Record<string, unknown>, cap: number) {
+export async function deleteRows(scope: WriteScope, tableName: string, filter: string | Record<string, unknown>, maxRows: number | undefined) {
   const table = writableTable(scope.catalog, tableName);
   const where = whereClause([requiredFilter(filter)], columnResolver(table), scope.engine)!;
   const deleted = changed(await sql`delete from ${sql.id(table.name)} where ${where}`.execute(scope.db));
-  checkCap(deleted, cap, 'deleted', table.name);
+  checkCap(deleted, maxRows ?? scope.maxRows, 'deleted', table.name);
   return { deleted };
 }

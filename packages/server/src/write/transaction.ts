@@ -15,7 +15,7 @@ export async function inTransaction<T>(ctx: ToolContext, work: (scope: WriteScop
   const catalog = await ctx.schema.get();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ctx.db.transaction().execute((trx) => work({ db: trx, engine: ctx.engine, catalog }));
+      return await ctx.db.transaction().execute((trx) => work({ db: trx, engine: ctx.engine, catalog, maxRows: ctx.limits.maxRows }));
     } catch (error) {
       // Our own refusals (a failed guard, a cap) are final.
       if (error instanceof ToolError) throw error;
