@@ -5,7 +5,7 @@ import type { SqlFamily } from '../src/databases/engine.js';
 import { engineForUrl } from '../src/databases/index.js';
 import { type CallRecord, countOutcomes, DATABASE_CALLS, Swarm, sleep } from './support/agents.js';
 import { freshDatabase } from './support/databases.js';
-import { callJson, connectClient, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
+import { callJson, connectClient, exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
 import { type PrivateEngine, type PrivateServer, privateServerUnavailable, startPrivateServer } from './support/private-server.js';
 import { processHandles, sessionProbe } from './support/probes.js';
 import { loadShop } from './support/shop.js';
@@ -72,7 +72,7 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
       expect(idle.busy).toBe(0);
       await database.stop();
       await sleep(300);
-      expect(http.process.exitCode).toBeNull();
+      expect(exitOf(http.process)).toBeUndefined();
       await database.start();
       const first = await callJson(client, 'get', { table: 'orders', key: 1 });
       expect(first.isError, JSON.stringify(first.data)).toBe(false);
@@ -120,7 +120,7 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
     expect(down.every((r) => r.outcome === 'database_unavailable')).toBe(true);
     expect(down[0]!.detail).toMatch(/Cannot reach the (PostgreSQL|MySQL\/MariaDB) server/);
     // the same process, still serving, and every agent recovered within the bound
-    expect(http.process.exitCode).toBeNull();
+    expect(exitOf(http.process)).toBeUndefined();
     expect(http.process.pid).toBe(pid);
     expect(recovered()).toBe(8);
     expect(recovery.all).toBeLessThan(RECOVERY_BOUND_MS);
@@ -147,7 +147,7 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
           }),
         ),
       );
-      expect(http.process.exitCode).toBeNull();
+      expect(exitOf(http.process)).toBeUndefined();
       const held = () => [...processHandles(pid, port).peerPorts].filter((p) => killed.has(p)).length;
       const heldRightAfter = held();
       const busyRightAfter = (await probe.sessions()).busy;

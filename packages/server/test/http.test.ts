@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
+import { exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
 
 /**
  * The Streamable HTTP endpoint of the built bin, spoken to with raw HTTP: the DNS-rebinding
@@ -143,7 +143,7 @@ describe('without a token (loopback)', () => {
 
   /** A valid modern tools/list, used after each bad request to show the server is still serving. */
   async function stillServes(): Promise<void> {
-    expect(server.process.exitCode).toBeNull();
+    expect(exitOf(server.process)).toBeUndefined();
     const reply = await post(endpoint, modern('tools/list', 'after'));
     expect(reply.status).toBe(200);
     const msg = message(reply);
@@ -183,6 +183,18 @@ describe('without a token (loopback)', () => {
     expect(msg.result).toBeUndefined();
     expect(msg.error?.code).toBe(-32020);
     expect(msg.error?.message).toContain('Mcp-Method');
+  });
+
+  it('refuses JSON nested deeper than 256 levels before parsing it (400, -32700), and serves 250', async () => {
+    for (const era of ['modern', 'legacy'] as const) {
+      const base = era === 'modern' ? modern('tools/list') : legacyInitialize();
+      const deep = (n: number) => base.body.replace('"params":{', `"params":{"x":${'['.repeat(n)}${']'.repeat(n)},`);
+      const refused = await post(endpoint, { headers: base.headers, body: deep(100_000) });
+      expect(refused.status).toBe(400);
+      expect(message(refused).error).toEqual({ code: -32700, message: 'Parse error: JSON nested deeper than 256 levels' });
+      const served = await post(endpoint, { headers: base.headers, body: deep(250) });
+      expect(served.status, `${era}: ${JSON.stringify(message(served))}`).toBe(200);
+    }
   });
 
   describe('DNS-rebinding protection', () => {

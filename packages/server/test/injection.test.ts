@@ -22,7 +22,7 @@ import { planGet } from '../src/tools/get.js';
 import { deleteRows, insertRows, updateRows, type WriteScope } from '../src/write/statements.js';
 import { resolveColumn } from '../src/query/names.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
-import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
+import { callJson, connectClient, exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
 
 /**
@@ -300,7 +300,7 @@ describe.each(targets)('$engine', (target) => {
     
     expect(failures.slice(0, 40)).toEqual([]);
     // The server answered everything and still serves.
-    expect(server.process.exitCode).toBeNull();
+    expect(exitOf(server.process)).toBeUndefined();
     const ok = await callJson(client, 'get', { table: 'orders', key: 1 });
     expect(ok.isError).toBe(false);
   }, 300_000);
@@ -463,6 +463,6 @@ describe.each(targets)('$engine writes and sql', (target) => {
     process.stdout.write(`injection ${target.engine} writes+sql: ${calls} calls; ${[...tally].map(([k, v]) => `${k} ${v}`).join(', ')}; ${failures.length} failures\n`);
     expect(failures.slice(0, 40)).toEqual([]);
     expect(left).toEqual([]);
-    expect(server.process.exitCode).toBeNull();
+    expect(exitOf(server.process)).toBeUndefined();
   }, 400_000);
 });

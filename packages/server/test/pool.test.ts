@@ -4,7 +4,7 @@ import type { SqlFamily } from '../src/databases/engine.js';
 import { engineForUrl } from '../src/databases/index.js';
 import { countOutcomes, latencyQuantile, Swarm, sleep } from './support/agents.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
-import { type HttpServer, startHttpServer } from './support/mcp.js';
+import { exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
 import { sessionProbe } from './support/probes.js';
 import { loadShop } from './support/shop.js';
 
@@ -68,7 +68,7 @@ describe.each(targets)('$engine', (target) => {
       expect(maxSessions).toBeGreaterThan(1);
       expect(maxSessions).toBeLessThanOrEqual(DEFAULT_POOL_SIZE);
     }
-    expect(http.process.exitCode).toBeNull();
+    expect(exitOf(http.process)).toBeUndefined();
   });
 
   // SQLite has one connection and no pool: better-sqlite3 runs each statement to completion

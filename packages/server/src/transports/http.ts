@@ -3,6 +3,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isJsonContentType, type McpHttpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
+import { MAX_JSON_DEPTH, nestsDeeper, readBody, replay } from './body.js';
 import { type DirectTools, fastPath, MODERN_REVISION, REPLAYED_METHODS, type Replies } from './fast-path.js';
 
 export interface HttpOptions {
@@ -68,12 +69,16 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
     if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
       return sendJson(res, 415, { jsonrpc: '2.0', error: { code: -32000, message: `Unsupported Media Type: Content-Encoding ${encoding.slice(0, 40)} is not supported` }, id: null });
     }
-    if (!fast || !isJsonContentType(req.headers['content-type'] ?? null)) return void toSdk(req, res);
-    // A body declared too large is refused by the SDK on the header alone, before it is sent.
+    // Not JSON, or declared too large: the SDK refuses it on the headers alone (415, 413).
+    if (!isJsonContentType(req.headers['content-type'] ?? null)) return void toSdk(req, res);
     if (Number(req.headers['content-length']) > maxRequestBodySize) return void toSdk(req, res);
     readBody(req, maxRequestBodySize, (chunks, complete) => {
       // Too large: the SDK reads the bytes again, sees it and answers 413.
       if (!complete) return void toSdk(replay(req, chunks), res);
+      if (nestsDeeper(chunks, MAX_JSON_DEPTH)) {
+        return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels` }, id: null });
+      }
+      if (!fast) return void toSdk(replay(req, chunks), res);
       let body: unknown;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -136,28 +141,6 @@ async function askOnce(handler: McpHttpHandler): Promise<Replies | undefined> {
     results.set(method, result);
   }
   return versions.includes(MODERN_REVISION) && serverInfo ? { versions, serverInfo, results } : undefined;
-}
-
-/** Collects a body up to `limit` bytes; `complete` is false when it was longer (reading stops there). */
-function readBody(req: IncomingMessage, limit: number, done: (chunks: Buffer[], complete: boolean) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const onData = (chunk: Buffer) => {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > limit) {
-      req.off('data', onData).off('end', onEnd).pause();
-      done(chunks, false);
-    }
-  };
-  const onEnd = () => done(chunks, true);
-  req.on('data', onData).on('end', onEnd);
-}
-
-/** The request again, its body served from bytes already read (the SDK's Node adapter iterates it). */
-function replay(req: IncomingMessage, chunks: readonly Buffer[]): IncomingMessage {
-  const copy = { method: req.method, url: req.url, headers: req.headers, [Symbol.asyncIterator]: async function* () { yield* chunks; } };
-  return copy as unknown as IncomingMessage;
 }
 
 /** Only loopback may go without a token: anything else is reachable by other machines. */

@@ -16,6 +16,16 @@ export interface HttpServer {
   stop(): Promise<void>;
 }
 
+/**
+ * How a child ended ("code 1", "signal SIGABRT"), or undefined while it runs. A process killed by
+ * a signal (V8 aborts on out-of-memory) keeps `exitCode` null, so checking that alone misses it.
+ */
+export function exitOf(child: ChildProcess): string | undefined {
+  if (child.signalCode !== null) return `signal ${child.signalCode}`;
+  if (child.exitCode !== null) return `code ${child.exitCode}`;
+  return undefined;
+}
+
 /** Starts the bin with --http on a free port and waits for its "listening on" line. */
 export async function startHttpServer(dbUrl: string, extraArgs: string[] = []): Promise<HttpServer> {
   const child = spawn(process.execPath, [BIN, '--url', dbUrl, '--http', '--port', '0', ...extraArgs], {
@@ -42,8 +52,13 @@ export async function startHttpServer(dbUrl: string, extraArgs: string[] = []): 
     process: child,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        if (exitOf(child)) return resolve();
+        // The server exits within 5 s of SIGTERM; one that does not is hung, and a test must not wait on it.
+        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
         child.kill('SIGTERM');
       }),
   };

@@ -1,0 +1,55 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * JSON nesting a request may have. Ours nest far less (a filter at most 32 groups deep, about 70
+ * levels in JSON form); parsing a 100,000-deep body took ~22 MB of heap, so such bodies are refused
+ * before any parser sees them.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Collects a body up to `limit` bytes; `complete` is false when it was longer (reading stops there). */
+export function readBody(req: IncomingMessage, limit: number, done: (chunks: Buffer[], complete: boolean) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const onData = (chunk: Buffer) => {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > limit) {
+      req.off('data', onData).off('end', onEnd).pause();
+      done(chunks, false);
+    }
+  };
+  const onEnd = () => done(chunks, true);
+  req.on('data', onData).on('end', onEnd);
+}
+
+/** The request again, its body served from bytes already read (the SDK's Node adapter iterates it). */
+export function replay(req: IncomingMessage, chunks: readonly Buffer[]): IncomingMessage {
+  const copy = { method: req.method, url: req.url, headers: req.headers, [Symbol.asyncIterator]: async function* () { yield* chunks; } };
+  return copy as unknown as IncomingMessage;
+}
+
+/**
+ * Whether JSON text opens more than `max` arrays and objects at once. Brackets inside strings do
+ * not count; invalid JSON is left to the parser. UTF-8 continuation bytes are never ASCII, so
+ * the bytes are scanned without decoding.
+ */
+export function nestsDeeper(chunks: readonly Buffer[], max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (const chunk of chunks) {
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === 0x5c) escaped = true; // \
+        else if (b === 0x22) inString = false; // "
+      } else if (b === 0x22) inString = true;
+      else if (b === 0x5b || b === 0x7b) {
+        if (++depth > max) return true; // [ {
+      } else if (b === 0x5d || b === 0x7d) depth--; // ] }
+    }
+  }
+  return false;
+}
