@@ -32,6 +32,11 @@ export interface ConnectOptions {
 export interface Connection {
   db: AnyDb;
   /**
+   * Where reads bounded by one primary-key seek may go instead of `db`, when the engine serves
+   * them more cheaply there (SQLite: on the calling thread, see sqlite/seek.ts); absent: `db`.
+   */
+  seekDb?: AnyDb;
+  /**
    * The driver-level handle under `db` (a pg Pool, a mysql2 Pool, a better-sqlite3 Database),
    * for bulk paths kysely does not model, such as COPY; undefined where none is exposed.
    */

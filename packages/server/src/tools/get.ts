@@ -14,7 +14,7 @@ export const get = defineTool({
   output: getOutput,
   annotations: READ_ONLY,
   async run(args, ctx) {
-    const plan = planGet(args, await ctx.schema.get(), ctx.engine, ctx.db);
+    const plan = planGet(args, await ctx.schema.get(), ctx.engine, ctx.seekDb ?? ctx.db);
     return plan.finish((await plan.query.execute()) as Record<string, unknown>[]);
   },
 });

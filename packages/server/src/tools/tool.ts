@@ -17,6 +17,8 @@ export interface Limits {
 export interface ToolContext {
   engine: EngineProfile;
   db: AnyDb;
+  /** for reads bounded by one primary-key seek, where the engine has a cheaper path (see Connection) */
+  seekDb?: AnyDb;
   schema: SchemaCache;
   limits: Limits;
 }

@@ -6,6 +6,7 @@ import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { useSqlProcess } from './read-only.js';
 import { SqlProcess } from './sql-process.js';
+import { seekDialect } from './seek.js';
 import { cacheStatements } from './statement-cache.js';
 import { workerPoolDialect } from './worker-pool.js';
 
@@ -60,14 +61,17 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
       acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
     });
     const db = new Kysely({ dialect });
+    const seekDb = new Kysely({ dialect: seekDialect(openSeekConnection(Database, path), db) });
     const sqlProcess = new SqlProcess({ path, pragmas: SESSION_PRAGMAS, readOnly: true }, options.statementTimeoutMs ?? 0);
     useSqlProcess(db, sqlProcess);
     return {
       db,
+      seekDb,
       driver: undefined,
-      close: () => {
+      close: async () => {
         sqlProcess.close();
-        return db.destroy();
+        await seekDb.destroy();
+        await db.destroy();
       },
     };
   }
@@ -76,4 +80,13 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   for (const pragma of SESSION_PRAGMAS) database.pragma(pragma);
   const db = new Kysely({ dialect: new SqliteDialect({ database: cacheStatements(database) }) });
   return { db, driver: database, close: () => db.destroy() };
+}
+
+/** The connection for primary-key reads on this thread (see seek.ts): read-only, never waiting for a lock. */
+function openSeekConnection(Database: typeof BetterSqlite3, path: string): BetterSqlite3.Database {
+  const database = new Database(path, { fileMustExist: true, readonly: true });
+  database.defaultSafeIntegers(true);
+  for (const pragma of SESSION_PRAGMAS) database.pragma(pragma);
+  database.pragma('busy_timeout = 0');
+  return cacheStatements(database);
 }
