@@ -1,3 +1,4 @@
+import type { GetInput } from '@mcp-db-bench/contract';
 import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../src/databases/index.js';
@@ -55,7 +56,7 @@ describe('mssql', () => {
   });
 
   it('get: a composite key', () => {
-    const { sql, parameters } = planGet({ table: 'order_items', key: { order_id: 7, line_no: 2 } }, catalog, e, db).query.compile();
+    const { sql, parameters } = planGet({ table: 'order_items', key: { order_id: 7, line_no: 2 } }, catalog, e, db).compiled;
     expect(sql).toBe(
       'select "order_id" as "order_id", "line_no" as "line_no", "sku" as "sku", "qty" as "qty", "price" as "price" from "order_items" as "t" where ("order_id" = @1 and "line_no" = @2)',
     );
@@ -95,5 +96,33 @@ describe.each(['postgres', 'mysql', 'sqlite'])('%s', (name) => {
     expect(sql).not.toContain('drop');
     expect(parameters).toContain("x'; drop table orders --");
     expect(parameters.at(-1)).toBe(101);
+  });
+});
+
+describe.each(['mssql', 'postgres', 'mysql', 'sqlite'])('%s: get compiles each shape once', (name) => {
+  const { e, db } = compileWith(name);
+  const calls: GetInput[] = [
+    { table: 'orders', key: 7 },
+    { table: 'orders', key: '9007199254740993' },
+    { table: 'orders', key: { id: -3 }, columns: ['note', 'id'] },
+    { table: 'order_items', key: { order_id: 7, line_no: 2 } },
+    { table: 'order_items', key: { line_no: '12', order_id: 9 }, columns: ['sku'] },
+  ];
+
+  it.each(calls)('binds a later call exactly as a fresh compile would: %o', (args) => {
+    const cached = shopCatalog();
+    planGet(args, cached, e, db); // the shape's first call compiles it; the next one reuses it
+    const later = planGet(args, cached, e, db).compiled;
+    const fresh = planGet(args, shopCatalog(), e, db).compiled;
+    expect(later.sql).toBe(fresh.sql);
+    expect(later.parameters).toEqual(fresh.parameters);
+  });
+
+  it('keeps one SQL text per shape while the keys change', () => {
+    const cached = shopCatalog();
+    const first = planGet({ table: 'orders', key: 1 }, cached, e, db).compiled;
+    const second = planGet({ table: 'orders', key: 2 }, cached, e, db).compiled;
+    expect(second.sql).toBe(first.sql);
+    expect(second.parameters).toEqual([2]);
   });
 });

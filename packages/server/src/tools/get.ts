@@ -1,6 +1,7 @@
 import { type FilterNode, type GetInput, type GetOutput, TOOL_NAMES, ToolError, getInput, getOutput } from '@mcp-db-bench/contract';
+import { CompiledQuery } from 'kysely';
 import type { Catalog, Table } from '../catalog/types.js';
-import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
+import type { AnyDb, EngineProfile } from '../databases/engine.js';
 import { coerceValue } from '../filter/coerce.js';
 import { resolveColumns, resolveTable } from '../query/names.js';
 import { columnResolver, decodeRow, selectFrom, whereClause } from '../query/select.js';
@@ -14,23 +15,52 @@ export const get = defineTool({
   output: getOutput,
   annotations: READ_ONLY,
   async run(args, ctx) {
-    const plan = planGet(args, await ctx.schema.get(), ctx.engine, ctx.seekDb ?? ctx.db);
-    return plan.finish((await plan.query.execute()) as Record<string, unknown>[]);
+    const db = ctx.seekDb ?? ctx.db;
+    const plan = planGet(args, await ctx.schema.get(), ctx.engine, db);
+    const { rows } = await db.executeQuery<Record<string, unknown>>(plan.compiled);
+    return plan.finish(rows);
   },
 });
+
+/**
+ * The SQL text of a `get`, per catalog and call shape (table and columns): only the key's values
+ * change between calls, and they are parameters, so kysely builds and compiles each shape once.
+ * Bounded, since callers choose the column lists.
+ */
+const shapes = new WeakMap<Catalog, Map<string, string>>();
+const MAX_SHAPES = 256;
 
 export function planGet(args: GetInput, catalog: Catalog, engine: EngineProfile, db: AnyDb) {
   const table = resolveTable(catalog, args.table);
   const columns = resolveColumns(table, args.columns);
   const match = keyFilter(table, args.key);
-  const query: AnySelect = selectFrom(db, table, columns).where(whereClause([match], columnResolver(table), engine)!);
+  let known = shapes.get(catalog);
+  if (!known) shapes.set(catalog, (known = new Map()));
+  const shape = `${table.name}\0${columns.map((c) => c.name).join('\0')}`;
+  const text = known.get(shape);
+  let compiled: CompiledQuery;
+  if (text === undefined) {
+    compiled = selectFrom(db, table, columns).where(whereClause([match], columnResolver(table), engine)!).compile();
+    if (known.size < MAX_SHAPES) known.set(shape, compiled.sql);
+  } else {
+    compiled = CompiledQuery.raw(text, keyParameters(table, match, engine));
+  }
   return {
-    query,
+    compiled,
     finish(raw: Record<string, unknown>[]): GetOutput {
       const first = raw[0];
       return first ? { found: true, row: decodeRow(columns, first) } : { found: false, row: null };
     },
   };
+}
+
+/** The parameters `whereClause` binds for a key filter: each key column's value, in key order. */
+function keyParameters(table: Table, match: FilterNode, engine: EngineProfile): unknown[] {
+  const parts = 'and' in match ? match.and : [match];
+  return parts.map((part) => {
+    const { column, value } = part as { column: string; value: string | number | boolean };
+    return engine.encodeParam(table.column.get(column)!.type, value);
+  });
 }
 
 /** `key` as an equality filter on every primary key column, checked against the key's shape. */
