@@ -14,11 +14,17 @@ export interface ServerProcess {
 }
 
 /**
+ * The young generation the server's `--workers` processes get (the server's cluster.ts), given to
+ * a single-process server too, so its memory is measured alike: left alone V8 grows it to 128 MB.
+ */
+const SERVER_NODE_FLAGS = ['--max-semi-space-size=2'];
+
+/**
  * Starts our server over HTTP on a free loopback port, in its own process (so its CPU is not
  * the load generator's), with the echo tool for measuring the protocol floor.
  */
 export async function startServer(dbUrl: string, extraArgs: readonly string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [serverBin(), '--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverBin(), '--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
