@@ -35,7 +35,10 @@ export function planGet(args: GetInput, catalog: Catalog, engine: EngineProfile,
   const columns = resolveColumns(table, args.columns);
   const match = keyFilter(table, args.key);
   let known = shapes.get(catalog);
-  if (!known) shapes.set(catalog, (known = new Map()));
+  if (!known) {
+    known = new Map();
+    shapes.set(catalog, known);
+  }
   const shape = `${table.name}\0${columns.map((c) => c.name).join('\0')}`;
   const text = known.get(shape);
   let compiled: CompiledQuery;
