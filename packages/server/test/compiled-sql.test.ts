@@ -118,6 +118,15 @@ describe.each(['mssql', 'postgres', 'mysql', 'sqlite'])('%s: get compiles each s
     expect(later.parameters).toEqual(fresh.parameters);
   });
 
+  it('keeps the SQL of each engine apart when engines share a catalog', () => {
+    const shared = shopCatalog();
+    const other = compileWith(name === 'sqlite' ? 'mssql' : 'sqlite');
+    const theirs = planGet({ table: 'orders', key: 1 }, shared, other.e, other.db).compiled;
+    const ours = planGet({ table: 'orders', key: 1 }, shared, e, db).compiled;
+    expect(ours.sql).toBe(planGet({ table: 'orders', key: 1 }, shopCatalog(), e, db).compiled.sql);
+    expect(ours.sql).not.toBe(theirs.sql);
+  });
+
   it('keeps one SQL text per shape while the keys change', () => {
     const cached = shopCatalog();
     const first = planGet({ table: 'orders', key: 1 }, cached, e, db).compiled;

@@ -23,9 +23,9 @@ export const get = defineTool({
 });
 
 /**
- * The SQL text of a `get`, per catalog and call shape (table and columns): only the key's values
- * change between calls, and they are parameters, so kysely builds and compiles each shape once.
- * Bounded, since callers choose the column lists.
+ * The SQL text of a `get`, per catalog and call shape (engine, table and columns): only the key's
+ * values change between calls, and they are parameters, so kysely builds and compiles each shape
+ * once. Bounded, since callers choose the column lists.
  */
 const shapes = new WeakMap<Catalog, Map<string, string>>();
 const MAX_SHAPES = 256;
@@ -39,7 +39,7 @@ export function planGet(args: GetInput, catalog: Catalog, engine: EngineProfile,
     known = new Map();
     shapes.set(catalog, known);
   }
-  const shape = `${table.name}\0${columns.map((c) => c.name).join('\0')}`;
+  const shape = `${engine.name}\0${table.name}\0${columns.map((c) => c.name).join('\0')}`;
   const text = known.get(shape);
   let compiled: CompiledQuery;
   if (text === undefined) {
