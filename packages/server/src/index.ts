@@ -6,5 +6,6 @@ export type { AnyDb, Connection, ConnectOptions, EngineProfile, SqlFamily } from
 export { parseFilter } from './filter/tree.js';
 export { callTool, createServerFactory } from './server.js';
 export { BENCH_TOOLS, READ_TOOLS, SQL_TOOLS, WRITE_TOOLS, toolsFor, type Limits, type ToolContext, type ToolDefinition } from './tools/index.js';
+export { WORKER_NODE_FLAGS } from './transports/cluster.js';
 export { type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
 export { runStdio } from './transports/stdio.js';

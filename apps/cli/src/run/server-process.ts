@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { WORKER_NODE_FLAGS } from '@mcp-db-bench/server';
 
 /** Our MCP server's bin, from the installed @mcp-db-bench/server package. */
 export function serverBin(): string {
@@ -14,17 +15,13 @@ export interface ServerProcess {
 }
 
 /**
- * The young generation the server's `--workers` processes get (the server's cluster.ts), given to
- * a single-process server too, so its memory is measured alike: left alone V8 grows it to 128 MB.
- */
-const SERVER_NODE_FLAGS = ['--max-semi-space-size=2'];
-
-/**
  * Starts our server over HTTP on a free loopback port, in its own process (so its CPU is not
  * the load generator's), with the echo tool for measuring the protocol floor.
  */
 export async function startServer(dbUrl: string, extraArgs: readonly string[] = []): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, serverBin(), '--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
+  // The small young generation of `--workers` processes, for a single process too, so memory is
+  // measured alike: left alone V8 grows it to 128 MB.
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, serverBin(), '--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

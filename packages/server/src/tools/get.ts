@@ -1,5 +1,6 @@
 import { type FilterNode, type GetInput, type GetOutput, TOOL_NAMES, ToolError, getInput, getOutput } from '@mcp-db-bench/contract';
 import { CompiledQuery } from 'kysely';
+import { memoPerCatalog } from '../catalog/answers.js';
 import type { Catalog, Table } from '../catalog/types.js';
 import type { AnyDb, EngineProfile } from '../databases/engine.js';
 import { coerceValue } from '../filter/coerce.js';
@@ -27,29 +28,21 @@ export const get = defineTool({
  * values change between calls, and they are parameters, so kysely builds and compiles each shape
  * once. Bounded, since callers choose the column lists.
  */
-const shapes = new WeakMap<Catalog, Map<string, string>>();
-const MAX_SHAPES = 256;
+const sqlOfShape = memoPerCatalog<string>(256);
 
 export function planGet(args: GetInput, catalog: Catalog, engine: EngineProfile, db: AnyDb) {
   const table = resolveTable(catalog, args.table);
   const columns = resolveColumns(table, args.columns);
   const match = keyFilter(table, args.key);
-  let known = shapes.get(catalog);
-  if (!known) {
-    known = new Map();
-    shapes.set(catalog, known);
-  }
+  // A shape's first call is kysely's own compile; later ones bind their key to its text.
+  let fresh: CompiledQuery | undefined;
   const shape = `${engine.name}\0${table.name}\0${columns.map((c) => c.name).join('\0')}`;
-  const text = known.get(shape);
-  let compiled: CompiledQuery;
-  if (text === undefined) {
-    compiled = selectFrom(db, table, columns).where(whereClause([match], columnResolver(table), engine)!).compile();
-    if (known.size < MAX_SHAPES) known.set(shape, compiled.sql);
-  } else {
-    compiled = CompiledQuery.raw(text, keyParameters(table, match, engine));
-  }
+  const text = sqlOfShape(catalog, shape, () => {
+    fresh = selectFrom(db, table, columns).where(whereClause([match], columnResolver(table), engine)!).compile();
+    return fresh.sql;
+  });
   return {
-    compiled,
+    compiled: fresh ?? CompiledQuery.raw(text, keyParameters(table, match, engine)),
     finish(raw: Record<string, unknown>[]): GetOutput {
       const first = raw[0];
       return first ? { found: true, row: decodeRow(columns, first) } : { found: false, row: null };

@@ -22,7 +22,7 @@ export function requestedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv
  * A request's garbage dies young, so a worker's young generation can be small: collected more
  * often, each time cheaply, and each worker's memory stays lower (measured: no loss of calls/s).
  */
-const WORKER_NODE_FLAGS = ['--max-semi-space-size=2'];
+export const WORKER_NODE_FLAGS = ['--max-semi-space-size=2'];
 
 /**
  * Multi-core HTTP serving: the primary forks `workers` copies of this process, each with its own

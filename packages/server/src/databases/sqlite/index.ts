@@ -1,11 +1,7 @@
-import {
-  DummyDriver,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
+import { DummyDriver } from 'kysely';
 import type { EngineProfile } from '../engine.js';
 import { connect } from './connect.js';
+import { sqliteDialect } from './dialect.js';
 import { insertReturning } from '../returning.js';
 import { mapError } from './errors.js';
 import { readOnlyStatement } from './read-only.js';
@@ -18,12 +14,7 @@ export const sqlite: EngineProfile = {
   schemes: ['sqlite'],
   drivers: ['better-sqlite3'],
   connect,
-  compileOnlyDialect: () => ({
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  }),
+  compileOnlyDialect: () => sqliteDialect(() => new DummyDriver()),
   introspect,
   limit: (query, n) => query.limit(n),
   encodeParam(type, value) {

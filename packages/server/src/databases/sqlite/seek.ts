@@ -1,15 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import {
-  type CompiledQuery,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type QueryResult,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
 import type { AnyDb } from '../engine.js';
+import { sqliteDialect } from './dialect.js';
 
 /**
  * Primary-key reads on the calling thread. Such a read is one index seek: it cannot run long the
@@ -65,10 +57,5 @@ class SeekDriver implements Driver {
 
 /** `database`: opened read-only, statements cached, `busy_timeout = 0`; `fallback`: the worker pool. */
 export function seekDialect(database: BetterSqlite3.Database, fallback: AnyDb): Dialect {
-  return {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new SeekDriver(database, fallback),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  };
+  return sqliteDialect(() => new SeekDriver(database, fallback));
 }

@@ -1,16 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { ToolError } from '@mcp-db-bench/contract';
-import {
-  type CompiledQuery,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type QueryResult,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
+import { type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, SqliteAdapter } from 'kysely';
 import { poolWaitExceeded } from '../pool-wait.js';
+import { sqliteDialect } from './dialect.js';
 import type { Reply, WorkerOptions } from './worker.js';
 
 // Under the test runner this module is TypeScript, and Node strips the worker's types itself.
@@ -209,10 +201,8 @@ class PooledSqliteAdapter extends SqliteAdapter {
 }
 
 export function workerPoolDialect(options: WorkerPoolOptions): Dialect {
-  return {
-    createAdapter: () => new PooledSqliteAdapter(),
-    createDriver: () => new SqliteWorkerDriver(options),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  };
+  return sqliteDialect(
+    () => new SqliteWorkerDriver(options),
+    () => new PooledSqliteAdapter(),
+  );
 }
