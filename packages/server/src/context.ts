@@ -26,7 +26,7 @@ export interface DatabaseContext extends ToolContext {
 /** Connects (loading only this engine's driver) and reads the schema once, so errors show at start. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseContext> {
   const engine = engineForUrl(options.url);
-  const { db, seekDb, close } = await engine.connect(options.url, {
+  const { db, shortReads, close } = await engine.connect(options.url, {
     poolSize: options.poolSize ?? 10,
     readOnly: !options.allowWrites,
     statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
@@ -40,5 +40,5 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseCo
   }
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   limits.defaultRows = Math.min(limits.defaultRows, limits.maxRows);
-  return { engine, db, seekDb, schema, limits, close };
+  return { engine, db, shortReads, schema, limits, close };
 }

@@ -1,4 +1,4 @@
-import type { GetInput } from '@mcp-db-bench/contract';
+import type { GetInput, QueryInput } from '@mcp-db-bench/contract';
 import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../src/databases/index.js';
@@ -32,7 +32,7 @@ describe('mssql', () => {
       db,
       limits,
     );
-    const { sql, parameters } = plan.query.compile();
+    const { sql, parameters } = plan.compiled;
     expect(sql).toBe(
       'select top(11) "id" as "id", "note" as "note" from "orders" as "t" ' +
         `where ("customer_id" = @1 and "note" like @2 escape '!') ` +
@@ -50,7 +50,7 @@ describe('mssql', () => {
     ]);
     expect(page.truncated).toBe(true);
     const next = planQuery({ table: 'orders', columns: ['id'], order_by: ['placed_at desc'], limit: 2, cursor: page.next_cursor! }, catalog, e, db, limits);
-    const { sql, parameters } = next.query.compile();
+    const { sql, parameters } = next.compiled;
     expect(sql).toContain('where ("placed_at" < @1 or ("placed_at" = @2 and "id" > @3))');
     expect(parameters).toEqual(['2023-01-13T00:00:00.008Z', '2023-01-13T00:00:00.008Z', 8].map((p) => (typeof p === 'string' ? e.encodeParam('timestamp', p) : p)));
   });
@@ -91,7 +91,7 @@ describe.each(['postgres', 'mysql', 'sqlite'])('%s', (name) => {
   const { e, db } = compileWith(name);
 
   it('query compiles with limit n+1 and parameters only', () => {
-    const { sql, parameters } = planQuery({ table: 'orders', columns: ['id'], filter: "status in ('paid', 'x''; drop table orders --')" }, catalog, e, db, limits).query.compile();
+    const { sql, parameters } = planQuery({ table: 'orders', columns: ['id'], filter: "status in ('paid', 'x''; drop table orders --')" }, catalog, e, db, limits).compiled;
     expect(sql).toMatch(/ limit (\$\d+|\?)$/);
     expect(sql).not.toContain('drop');
     expect(parameters).toContain("x'; drop table orders --");
@@ -133,5 +133,82 @@ describe.each(['mssql', 'postgres', 'mysql', 'sqlite'])('%s: get compiles each s
     const second = planGet({ table: 'orders', key: 2 }, cached, e, db).compiled;
     expect(second.sql).toBe(first.sql);
     expect(second.parameters).toEqual([2]);
+  });
+});
+
+describe.each(['mssql', 'postgres', 'mysql', 'sqlite'])('%s: query compiles each shape once', (name) => {
+  const { e, db } = compileWith(name);
+  // Pairs of one shape: the first call compiles it, the second binds its own values to that text.
+  const shapes: [QueryInput, QueryInput][] = [
+    [{ table: 'orders', filter: 'customer_id = 3', limit: 20 }, { table: 'orders', filter: 'customer_id = 17', limit: 20 }],
+    [
+      { table: 'orders', columns: ['id', 'note'], filter: "status in ('paid', 'x') and total between 1 and 2.5 and not (note like 'a%')" },
+      { table: 'orders', columns: ['id', 'note'], filter: "status in ('shipped', 'y') and total between 7 and 80.25 and not (note like '50\\%!%')" },
+    ],
+    [
+      { table: 'orders', filter: { or: [{ column: 'big', op: '>', value: '9007199254740993' }, { column: 'note', op: 'is null' }] }, order_by: ['placed_at desc'] },
+      { table: 'orders', filter: { or: [{ column: 'big', op: '>', value: -4 }, { column: 'note', op: 'is null' }] }, order_by: ['placed_at desc'] },
+    ],
+    [
+      { table: 'customers', filter: "vip = true and created_at >= '2020-03-01T00:00:00.125Z' and balance != '-12.50'" },
+      { table: 'customers', filter: "vip = false and created_at >= '2021-07-04T10:00:00Z' and balance != '99.99'" },
+    ],
+    [{ table: 'ORDER_ITEMS', filter: 'Order_Id = 4 and line_no > 1', columns: ['sku'] }, { table: 'ORDER_ITEMS', filter: 'Order_Id = 8 and line_no > 3', columns: ['sku'] }],
+  ];
+
+  it.each(shapes)('binds a later call exactly as a fresh compile would: %o', (first, later) => {
+    const cached = shopCatalog();
+    planQuery(first, cached, e, db, limits);
+    const reused = planQuery(later, cached, e, db, limits).compiled;
+    const fresh = planQuery(later, shopCatalog(), e, db, limits).compiled;
+    expect(reused.sql).toBe(fresh.sql);
+    expect(reused.parameters).toEqual(fresh.parameters);
+  });
+
+  it('binds a cursor page of a cached shape as a fresh compile would', () => {
+    const cached = shopCatalog();
+    const args: QueryInput = { table: 'orders', columns: ['id'], filter: 'customer_id = 3', order_by: ['placed_at desc'], limit: 2 };
+    const page = (a: QueryInput) =>
+      planQuery(a, cached, e, db, limits).finish([
+        { id: 9, placed_at: '2023-01-14 12:00:00.009' },
+        { id: 8, placed_at: '2023-01-13 00:00:00.008' },
+        { id: 7, placed_at: '2023-01-11 12:00:00.007' },
+      ]);
+    const cursor = page(args).next_cursor!;
+    planQuery({ ...args, cursor }, cached, e, db, limits);
+    const other = planQuery({ ...args, filter: 'customer_id = 5' }, cached, e, db, limits).finish([
+      { id: 30, placed_at: '2024-02-01 00:00:00.000' },
+      { id: 31, placed_at: '2024-01-01 00:00:00.000' },
+      { id: 32, placed_at: '2023-01-01 00:00:00.000' },
+    ]);
+    const next = { ...args, filter: 'customer_id = 5', cursor: other.next_cursor! };
+    const reused = planQuery(next, cached, e, db, limits).compiled;
+    const fresh = planQuery(next, shopCatalog(), e, db, limits).compiled;
+    expect(reused.sql).toBe(fresh.sql);
+    expect(reused.parameters).toEqual(fresh.parameters);
+  });
+
+  it('gives a bad value in a cached shape the error a fresh compile gives', () => {
+    const cached = shopCatalog();
+    planQuery({ table: 'orders', filter: 'customer_id = 3 and total > 5' }, cached, e, db, limits);
+    const bad: QueryInput = { table: 'orders', filter: "customer_id = 3 and total > 'lots'" };
+    const fresh = (() => {
+      try {
+        planQuery(bad, shopCatalog(), e, db, limits);
+      } catch (error) {
+        return error as Error;
+      }
+    })();
+    expect(fresh?.message).toMatch(/^filter.and\[1\].value: /);
+    expect(() => planQuery(bad, cached, e, db, limits)).toThrow(fresh!.message);
+  });
+
+  it('keeps a different limit apart (SQL Server writes it into the text)', () => {
+    const cached = shopCatalog();
+    planQuery({ table: 'orders', filter: 'customer_id = 3', limit: 5 }, cached, e, db, limits);
+    const reused = planQuery({ table: 'orders', filter: 'customer_id = 3', limit: 6 }, cached, e, db, limits).compiled;
+    const fresh = planQuery({ table: 'orders', filter: 'customer_id = 3', limit: 6 }, shopCatalog(), e, db, limits).compiled;
+    expect(reused.sql).toBe(fresh.sql);
+    expect(reused.parameters).toEqual(fresh.parameters);
   });
 });

@@ -1,7 +1,7 @@
 import type { PortableType, Scalar } from '@mcp-db-bench/contract';
 import type { ToolError } from '@mcp-db-bench/contract';
-import type { Dialect, Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
-import type { RawCatalog } from '../catalog/types.js';
+import type { CompiledQuery, Dialect, Kysely, QueryResult, RawBuilder, SelectQueryBuilder } from 'kysely';
+import type { RawCatalog, Table } from '../catalog/types.js';
 
 /** SQL families: engines in one family share a dialect and most facts (MariaDB joins mysql). */
 export type SqlFamily = 'postgres' | 'mysql' | 'mssql' | 'sqlite';
@@ -31,17 +31,30 @@ export interface ConnectOptions {
 
 export interface Connection {
   db: AnyDb;
-  /**
-   * Where reads bounded by one primary-key seek may go instead of `db`, when the engine serves
-   * them more cheaply there (SQLite: on the calling thread, see sqlite/seek.ts); absent: `db`.
-   */
-  seekDb?: AnyDb;
+  /** Where single-table reads go when the engine has a cheaper path for short ones; absent: `db`. */
+  shortReads?: ShortReads;
   /**
    * The driver-level handle under `db` (a pg Pool, a mysql2 Pool, a better-sqlite3 Database),
    * for bulk paths kysely does not model, such as COPY; undefined where none is exposed.
    */
   driver: unknown;
   close(): Promise<void>;
+}
+
+/** A comparison `column op ?` in a where clause made of nothing else, ANDed. */
+export interface Comparison {
+  column: string;
+  op: '=' | '<' | '<=' | '>' | '>=';
+}
+
+/**
+ * Single-table reads that the engine may serve more cheaply than `db` does, when it can prove
+ * them short (SQLite: on the calling thread instead of a worker thread, see
+ * sqlite/short-reads.ts). What it cannot prove short, it runs on `db`.
+ */
+export interface ShortReads {
+  /** `table`: the base table read; `where`: every condition of the statement's where clause. */
+  execute<R>(query: CompiledQuery, table: Table, where: readonly Comparison[]): Promise<QueryResult<R>>;
 }
 
 /**

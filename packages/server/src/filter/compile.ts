@@ -63,7 +63,48 @@ export function compileFilter(
   }
 }
 
-function param(operand: Operand, value: Scalar, engine: EngineProfile, at: string): unknown {
+/**
+ * The parameters `compileFilter` binds for `node`, in the order its SQL binds them, and with the
+ * same checks and errors: what a later call of an already compiled shape binds (query/shapes.ts).
+ * `typeOf` resolves a column name as `compileFilter`'s resolver does, to its type alone.
+ */
+export function filterParams(
+  node: FilterNode,
+  typeOf: (name: string, path: string) => PortableType,
+  engine: EngineProfile,
+  path = 'filter',
+  out: unknown[] = [],
+): unknown[] {
+  if ('and' in node || 'or' in node) {
+    const [word, children] = 'and' in node ? ['and', node.and] : ['or', node.or];
+    for (const [i, child] of children.entries()) filterParams(child, typeOf, engine, `${path}.${word}[${i}]`, out);
+    return out;
+  }
+  if ('not' in node) return filterParams(node.not, typeOf, engine, `${path}.not`, out);
+  const operand = { type: typeOf(node.column, `${path}.column`) };
+  switch (node.op) {
+    case 'is null':
+    case 'is not null':
+      break;
+    case 'in':
+    case 'not in':
+      for (const [i, v] of node.value.entries()) out.push(param(operand, v, engine, `${path}.value[${i}]`));
+      break;
+    case 'between':
+    case 'not between':
+      out.push(param(operand, node.value[0], engine, `${path}.value[0]`), param(operand, node.value[1], engine, `${path}.value[1]`));
+      break;
+    case 'like':
+    case 'not like':
+      out.push(likePattern(node.value));
+      break;
+    default:
+      out.push(param(operand, node.value, engine, `${path}.value`));
+  }
+  return out;
+}
+
+function param(operand: Pick<Operand, 'type'>, value: Scalar, engine: EngineProfile, at: string): unknown {
   if (value === null) throw new ToolError('invalid_filter', `${at}: null never compares equal in SQL; use is null / is not null`);
   return engine.encodeParam(operand.type, coerceValue(operand.type, value, at));
 }

@@ -1,10 +1,11 @@
 import { type FilterNode, type GetInput, type GetOutput, TOOL_NAMES, ToolError, getInput, getOutput } from '@mcp-db-bench/contract';
-import { CompiledQuery } from 'kysely';
-import { memoPerCatalog } from '../catalog/answers.js';
 import type { Catalog, Table } from '../catalog/types.js';
 import type { AnyDb, EngineProfile } from '../databases/engine.js';
 import { coerceValue } from '../filter/coerce.js';
+import { filterParams } from '../filter/compile.js';
 import { resolveColumns, resolveTable } from '../query/names.js';
+import { readRows } from '../query/read.js';
+import { compileShape } from '../query/shapes.js';
 import { columnResolver, decodeRow, selectFrom, whereClause } from '../query/select.js';
 import { READ_ONLY, defineTool } from './tool.js';
 
@@ -16,47 +17,32 @@ export const get = defineTool({
   output: getOutput,
   annotations: READ_ONLY,
   async run(args, ctx) {
-    const db = ctx.seekDb ?? ctx.db;
-    const plan = planGet(args, await ctx.schema.get(), ctx.engine, db);
-    const { rows } = await db.executeQuery<Record<string, unknown>>(plan.compiled);
-    return plan.finish(rows);
+    const plan = planGet(args, await ctx.schema.get(), ctx.engine, ctx.db);
+    return plan.finish(await readRows(ctx, plan.compiled, plan.table, plan.where));
   },
 });
 
-/**
- * The SQL text of a `get`, per catalog and call shape (engine, table and columns): only the key's
- * values change between calls, and they are parameters, so kysely builds and compiles each shape
- * once. Bounded, since callers choose the column lists.
- */
-const sqlOfShape = memoPerCatalog<string>(256);
-
+/** The statement of a `get` (compiled once per shape: engine, table and columns) and the function that shapes its row. */
 export function planGet(args: GetInput, catalog: Catalog, engine: EngineProfile, db: AnyDb) {
   const table = resolveTable(catalog, args.table);
   const columns = resolveColumns(table, args.columns);
-  const match = keyFilter(table, args.key);
-  // A shape's first call is kysely's own compile; later ones bind their key to its text.
-  let fresh: CompiledQuery | undefined;
-  const shape = `${engine.name}\0${table.name}\0${columns.map((c) => c.name).join('\0')}`;
-  const text = sqlOfShape(catalog, shape, () => {
-    fresh = selectFrom(db, table, columns).where(whereClause([match], columnResolver(table), engine)!).compile();
-    return fresh.sql;
-  });
+  const where = keyFilter(table, args.key);
+  const shape = JSON.stringify(['get', engine.name, table.name, columns.map((c) => c.name)]);
+  const compiled = compileShape(
+    catalog,
+    shape,
+    () => filterParams(where, (name) => table.column.get(name)!.type, engine),
+    () => selectFrom(db, table, columns).where(whereClause([where], columnResolver(table), engine)!).compile(),
+  );
   return {
-    compiled: fresh ?? CompiledQuery.raw(text, keyParameters(table, match, engine)),
+    table,
+    where,
+    compiled,
     finish(raw: Record<string, unknown>[]): GetOutput {
       const first = raw[0];
       return first ? { found: true, row: decodeRow(columns, first) } : { found: false, row: null };
     },
   };
-}
-
-/** The parameters `whereClause` binds for a key filter: each key column's value, in key order. */
-function keyParameters(table: Table, match: FilterNode, engine: EngineProfile): unknown[] {
-  const parts = 'and' in match ? match.and : [match];
-  return parts.map((part) => {
-    const { column, value } = part as { column: string; value: string | number | boolean };
-    return engine.encodeParam(table.column.get(column)!.type, value);
-  });
 }
 
 /** `key` as an equality filter on every primary key column, checked against the key's shape. */

@@ -1,10 +1,12 @@
-import { TOOL_NAMES, type QueryInput, type QueryOutput, queryInput, queryOutput } from '@mcp-db-bench/contract';
-import { type SqlBool, sql } from 'kysely';
-import type { Catalog, Column } from '../catalog/types.js';
-import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
+import { type FilterNode, TOOL_NAMES, type QueryInput, type QueryOutput, queryInput, queryOutput } from '@mcp-db-bench/contract';
+import { type CompiledQuery, type SqlBool, sql } from 'kysely';
+import type { Catalog, Column, Table } from '../catalog/types.js';
+import type { AnyDb, EngineProfile } from '../databases/engine.js';
+import { filterParams } from '../filter/compile.js';
 import { decodeCursor, encodeCursor, fingerprint, keysetAfter } from '../query/cursor.js';
 import { resolveColumn, resolveColumns, resolveTable } from '../query/names.js';
 import { type OrderKey, orderTerms, parseOrderTerm } from '../query/order.js';
+import { readRows } from '../query/read.js';
 import {
   columnResolver,
   decodeRow,
@@ -15,6 +17,7 @@ import {
   selectFrom,
   whereClause,
 } from '../query/select.js';
+import { compileShape, filterShape } from '../query/shapes.js';
 import { type Limits, READ_ONLY, defineTool } from './tool.js';
 
 export const query = defineTool({
@@ -28,16 +31,19 @@ export const query = defineTool({
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planQuery(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);
-    return plan.finish((await plan.query.execute()) as Record<string, unknown>[]);
+    return plan.finish(await readRows(ctx, plan.compiled, plan.table, plan.where));
   },
 });
 
 export interface QueryPlan {
-  query: AnySelect;
+  compiled: CompiledQuery;
+  table: Table;
+  /** the where clause as a filter; null when it is not one (no row can follow the cursor) */
+  where: FilterNode | undefined | null;
   finish(rows: Record<string, unknown>[]): QueryOutput;
 }
 
-/** Builds the statement (without running it) and the function that shapes its rows. */
+/** Builds the statement (without running it; compiled once per shape) and the function that shapes its rows. */
 export function planQuery(args: QueryInput, catalog: Catalog, engine: EngineProfile, db: AnyDb, limits: Limits): QueryPlan {
   const table = resolveTable(catalog, args.table);
   const columns = resolveColumns(table, args.columns);
@@ -48,18 +54,29 @@ export function planQuery(args: QueryInput, catalog: Catalog, engine: EngineProf
   const keyColumns = keys.map((k) => table.column.get(k.name)!);
   const after = args.cursor ? keysetAfter(keys, decodeCursor(args.cursor, fp, keyColumns.map((c) => c.type))) : undefined;
   const limit = effectiveLimit(args.limit, limits);
-
   const read = [...columns, ...keyColumns.filter((k) => !columns.includes(k))];
-  let q = selectFrom(db, table, read);
-  const resolve = columnResolver(table);
   // No row can follow the cursor: ask for none rather than for everything.
-  const where = after === null ? sql<SqlBool>`1 = 0` : whereClause([filter, after], resolve, engine);
-  if (where) q = q.where(where);
-  for (const key of keys) for (const term of orderTerms(sql.id(key.name), key)) q = q.orderBy(term);
-  q = engine.limit(q, limit + 1);
+  const where = after === null ? null : after && filter ? { and: [filter, after] } : (filter ?? after);
+
+  const shape = JSON.stringify(['query', engine.name, table.name, read.map((c) => c.name), keys, filterShape(where), limit]);
+  const typeOf = (name: string, path: string) => resolveColumn(table, name, path).type;
+  const compiled = compileShape(
+    catalog,
+    shape,
+    () => [...(where ? filterParams(where, typeOf, engine) : []), limit + 1],
+    () => {
+      let q = selectFrom(db, table, read);
+      const clause = where === null ? sql<SqlBool>`1 = 0` : whereClause([where], columnResolver(table), engine);
+      if (clause) q = q.where(clause);
+      for (const key of keys) for (const term of orderTerms(sql.id(key.name), key)) q = q.orderBy(term);
+      return engine.limit(q, limit + 1).compile();
+    },
+  );
 
   return {
-    query: q,
+    compiled,
+    table,
+    where,
     finish(raw) {
       const truncated = raw.length > limit;
       const page = truncated ? raw.slice(0, limit) : raw;

@@ -1,7 +1,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { SchemaCache } from '../catalog/cache.js';
-import type { AnyDb, EngineProfile } from '../databases/engine.js';
+import type { AnyDb, EngineProfile, ShortReads } from '../databases/engine.js';
 
 /** Row limits every read tool obeys. */
 export interface Limits {
@@ -17,8 +17,8 @@ export interface Limits {
 export interface ToolContext {
   engine: EngineProfile;
   db: AnyDb;
-  /** for reads bounded by one primary-key seek, where the engine has a cheaper path (see Connection) */
-  seekDb?: AnyDb;
+  /** the engine's cheaper path for short single-table reads, if it has one (see Connection) */
+  shortReads?: ShortReads;
   schema: SchemaCache;
   limits: Limits;
 }

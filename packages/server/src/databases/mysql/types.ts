@@ -79,6 +79,14 @@ export function normalizeDefault(value: string | null, mariadb: boolean): string
 
 const DECIMAL_TEXT = /^-?\d+(?:\.\d+)?$/;
 
+/** Text mysql2 writes into the SQL as it is (`toSqlString`); equal texts make equal parameters. */
+class BareLiteral {
+  constructor(readonly text: string) {}
+  toSqlString(): string {
+    return this.text;
+  }
+}
+
 /**
  * The parameter to bind for a validated portable value. mysql2 inlines parameters into the SQL
  * text, and MySQL compares a number column with a quoted string as doubles, so big integers go
@@ -91,7 +99,7 @@ export function encodeParam(type: PortableType, value: Exclude<Scalar, null>): u
     case 'decimal': {
       const text = String(value);
       // re-checked here because the text goes into the SQL unquoted
-      return DECIMAL_TEXT.test(text) ? { toSqlString: () => text } : value;
+      return DECIMAL_TEXT.test(text) ? new BareLiteral(text) : value;
     }
     case 'boolean':
       return value === true ? 1 : value === false ? 0 : value;

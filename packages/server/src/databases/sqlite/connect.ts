@@ -6,7 +6,8 @@ import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { useSqlProcess } from './read-only.js';
 import { SqlProcess } from './sql-process.js';
-import { seekDialect } from './seek.js';
+import { SESSION_PRAGMAS } from './pragmas.js';
+import { SqliteShortReads } from './short-reads.js';
 import { cacheStatements } from './statement-cache.js';
 import { workerPoolDialect } from './worker-pool.js';
 
@@ -19,13 +20,6 @@ export function sqlitePath(url: string): string {
   return decodeURIComponent(path);
 }
 
-/** Every connection's settings, on this thread or another. */
-export const SESSION_PRAGMAS = [
-  'busy_timeout = 5000',
-  'foreign_keys = ON',
-  // like is case-sensitive, as = is under SQLite's BINARY collation and like is on PostgreSQL
-  'case_sensitive_like = ON',
-];
 
 /** Threads beyond the cores only help when some run slow statements; each costs memory. */
 const MAX_WORKERS = 2;
@@ -61,16 +55,16 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
       acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
     });
     const db = new Kysely({ dialect });
-    const seekDb = new Kysely({ dialect: seekDialect(openSeekConnection(Database, path), db) });
+    const shortReads = SqliteShortReads.open(Database, path, db);
     const sqlProcess = new SqlProcess({ path, pragmas: SESSION_PRAGMAS, readOnly: true }, options.statementTimeoutMs ?? 0);
     useSqlProcess(db, sqlProcess);
     return {
       db,
-      seekDb,
+      shortReads,
       driver: undefined,
       close: async () => {
         sqlProcess.close();
-        await seekDb.destroy();
+        shortReads.close();
         await db.destroy();
       },
     };
@@ -80,13 +74,4 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   for (const pragma of SESSION_PRAGMAS) database.pragma(pragma);
   const db = new Kysely({ dialect: new SqliteDialect({ database: cacheStatements(database) }) });
   return { db, driver: database, close: () => db.destroy() };
-}
-
-/** The connection for primary-key reads on this thread (see seek.ts): read-only, never waiting for a lock. */
-function openSeekConnection(Database: typeof BetterSqlite3, path: string): BetterSqlite3.Database {
-  const database = new Database(path, { fileMustExist: true, readonly: true });
-  database.defaultSafeIntegers(true);
-  for (const pragma of SESSION_PRAGMAS) database.pragma(pragma);
-  database.pragma('busy_timeout = 0');
-  return cacheStatements(database);
 }

@@ -1,6 +1,6 @@
 import { type DialectAdapter, type Dialect, type Driver, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 
-/** SQLite's SQL and introspection over a driver of ours (compile-only, worker threads, the seek connection). */
+/** SQLite's SQL and introspection over a driver of ours (compile-only, worker threads). */
 export function sqliteDialect(createDriver: () => Driver, createAdapter: () => DialectAdapter = () => new SqliteAdapter()): Dialect {
   return {
     createAdapter,

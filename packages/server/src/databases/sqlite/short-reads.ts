@@ -1,0 +1,144 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { CompiledQuery, QueryResult } from 'kysely';
+import type { Table } from '../../catalog/types.js';
+import type { AnyDb, Comparison, ShortReads } from '../engine.js';
+import { SESSION_PRAGMAS } from './pragmas.js';
+import { cacheStatements } from './statement-cache.js';
+
+/**
+ * Short reads on the calling thread. Statements run on worker threads (worker-pool.ts) so that a
+ * long one cannot stall the server, but a read that SQLite answers by visiting only the rows it
+ * returns costs no more here than rendering its answer does anyway, and running it here skips
+ * the hand-off to a thread and back, the largest cost of such a read. SQLite's own plan is the
+ * proof (see `provesShort`), judged once per statement text and schema version.
+ *
+ * The connection is read-only, runs only statements that return rows (`all`), and never waits
+ * for a lock: a read that finds the file locked (a rollback-journal database while a write
+ * commits) goes to the worker pool instead, as does every read that is not proven short.
+ */
+export class SqliteShortReads implements ShortReads {
+  /** per statement text: the statement to run here in its place, or null when it runs on the pool */
+  readonly #verdicts = new Map<string, string | null>();
+  readonly #schemaVersion: BetterSqlite3.Statement;
+  #verdictsOf = -1;
+  #stat4 = false;
+
+  /** `database`: opened read-only, statements cached, `busy_timeout = 0` (see `open`); `pool`: the worker threads. */
+  constructor(
+    private readonly database: BetterSqlite3.Database,
+    private readonly pool: AnyDb,
+  ) {
+    if (!database.readonly) throw new Error('SQLite short reads need a connection opened read-only');
+    this.#schemaVersion = database.prepare('pragma schema_version').pluck();
+  }
+
+  /** Short reads of the file at `path`, on a connection of their own, falling back to `pool`. */
+  static open(Database: typeof BetterSqlite3, path: string, pool: AnyDb): SqliteShortReads {
+    const database = new Database(path, { fileMustExist: true, readonly: true });
+    database.defaultSafeIntegers(true);
+    for (const pragma of SESSION_PRAGMAS) database.pragma(pragma);
+    database.pragma('busy_timeout = 0');
+    return new SqliteShortReads(cacheStatements(database), pool);
+  }
+
+  async execute<R>(query: CompiledQuery, table: Table, where: readonly Comparison[]): Promise<QueryResult<R>> {
+    try {
+      const here = this.#judge(query, table, where);
+      if (here !== null) return { rows: this.database.prepare(here).all(query.parameters as unknown[]) as R[] };
+    } catch {
+      // A locked file (SQLITE_BUSY), or anything else: the pool runs the read as written, and
+      // its answer, or its error, is the one that counts.
+    }
+    return await this.pool.executeQuery<R>(query);
+  }
+
+  close(): void {
+    this.database.close();
+  }
+
+  #judge(query: CompiledQuery, table: Table, where: readonly Comparison[]): string | null {
+    // A plan holds while the schema does: a new or dropped index, or statistics appearing (ANALYZE
+    // creating its tables), changes the schema version, and every statement is judged again.
+    const version = Number(this.#schemaVersion.get());
+    if (version !== this.#verdictsOf) {
+      this.#verdicts.clear();
+      this.#verdictsOf = version;
+      this.#stat4 = Number(this.database.prepare("select count(*) from sqlite_master where name = 'sqlite_stat4'").pluck().get()) !== 0;
+    }
+    let verdict = this.#verdicts.get(query.sql);
+    if (verdict === undefined) {
+      verdict = this.#prove(query, table, where);
+      if (this.#verdicts.size >= 512) this.#verdicts.clear();
+      this.#verdicts.set(query.sql, verdict);
+    }
+    return verdict;
+  }
+
+  /**
+   * The statement proven short: the read itself, when its plan proves it. With STAT4 statistics
+   * SQLite plans a statement anew for the values bound, so one plan proves nothing about the next
+   * call; the read is then pinned (`indexed by`) to the index its plan searched, which no value
+   * can change, and the pinned statement's plan must prove it too. A full primary-key lookup
+   * needs no pin: SQLite plans it alike for every value.
+   */
+  #prove(query: CompiledQuery, table: Table, where: readonly Comparison[]): string | null {
+    const plan = this.#plan(query.sql, query.parameters);
+    if (!provesShort(plan, table, where)) return null;
+    if (!this.#stat4 || isKeyLookup(table, where)) return query.sql;
+    const pinned = pinIndex(query.sql, table.name, plan[0]!);
+    return pinned !== undefined && provesShort(this.#plan(pinned, query.parameters), table, where) ? pinned : null;
+  }
+
+  #plan(sql: string, parameters: readonly unknown[]): string[] {
+    return (this.database.prepare(`explain query plan ${sql}`).all(parameters as unknown[]) as { detail: string }[]).map((step) => step.detail);
+  }
+}
+
+/**
+ * `sql` with its table pinned to the index that `search` (a plan's SEARCH step) uses, or
+ * undefined when the step names no index or the text is not the one the read tools compile
+ * (`from "table" as "t"`, once; see query/select.ts).
+ */
+export function pinIndex(sql: string, tableName: string, search: string): string | undefined {
+  const index = /^SEARCH \S+ USING (?:COVERING )?INDEX (\S+) \(/.exec(search)?.[1];
+  const from = `from ${quoteId(tableName)} as "t"`;
+  const at = sql.indexOf(from);
+  if (index === undefined || at < 0 || sql.indexOf(from, at + 1) >= 0) return undefined;
+  const end = at + from.length;
+  return `${sql.slice(0, end)} indexed by ${quoteId(index)}${sql.slice(end)}`;
+}
+
+function quoteId(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Whether a plan (the `detail` lines of `explain query plan`) visits no row that the statement
+ * does not return: a single step (no temporary B-tree to sort, no second table, no subquery),
+ * which is either a search that uses every comparison of the where clause as a bound of its
+ * index, so no row it visits fails a condition, or a scan with no where clause at all. A view
+ * is never short: its own conditions do not show in its plan.
+ */
+export function provesShort(plan: readonly string[], table: Table, where: readonly Comparison[]): boolean {
+  if (table.kind !== 'table' || plan.length !== 1) return false;
+  const step = /^(SEARCH|SCAN) \S+(?: USING [A-Z ]+?(?: \S+)?)?(?: \((.*)\))?$/.exec(plan[0]!);
+  if (!step) return false;
+  if (step[1] === 'SCAN') return where.length === 0 && step[2] === undefined;
+  // The bounds as the plan prints them: `a=?`, `a>?` (also for >=), `rowid<?` (also for <=).
+  const bounds = (step[2] ?? '').split(' AND ');
+  // `rowid` is the integer primary key; a column of that name would make it ambiguous.
+  const rowid = table.primaryKey.length === 1 && !table.column.has('rowid') ? table.primaryKey[0] : undefined;
+  for (const { column, op } of where) {
+    const wanted = `${column}${op[0]}?`;
+    const i = bounds.findIndex((b) => b === wanted || (rowid === column && b === `rowid${op[0]}?`));
+    if (i < 0) return false;
+    bounds.splice(i, 1);
+  }
+  return true;
+}
+
+/** An equality on every primary key column: one row, by the same plan whatever the values. */
+function isKeyLookup(table: Table, where: readonly Comparison[]): boolean {
+  const pk = table.primaryKey;
+  return pk.length > 0 && where.length === pk.length && pk.every((c) => where.some((w) => w.column === c && w.op === '='));
+}
