@@ -83,6 +83,9 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The schema version is looked at once a second: wait until it will be again. */
+const pastSchemaCheck = () => new Promise((resolve) => setTimeout(resolve, 1100));
+
 /** Runs a tool's statement as the tool does; says where it ran and checks the rows against the pool's. */
 async function route(tool: 'get' | 'query', args: GetInput | QueryInput): Promise<'main thread' | 'worker'> {
   const plan = tool === 'get' ? planGet(args as GetInput, catalog, sqlite, connection.db) : planQuery(args as QueryInput, catalog, sqlite, connection.db, DEFAULT_LIMITS);
@@ -143,7 +146,20 @@ describe('a plan is judged again when the schema changes', () => {
     writer.exec('create index ix_child_kind on child (kind)');
     writer.close();
     catalog = buildCatalog(await sqlite.introspect(connection.db), new Map());
+    await pastSchemaCheck();
     expect(await route('query', args)).toBe('main thread');
+  });
+
+  it('sends a read pinned to a dropped index to the pool at once', async () => {
+    const args: QueryInput = { table: 'child', filter: "kind = 'x'", limit: 3 };
+    expect(await route('query', args)).toBe('main thread');
+    const writer = new Database(file);
+    writer.exec('drop index ix_child_kind');
+    writer.close();
+    // Before the schema is looked at again: the pinned statement fails here, the pool answers.
+    expect(await route('query', args)).toBe('worker');
+    await pastSchemaCheck();
+    expect(await route('query', args)).toBe('worker');
   });
 
   it('with STAT4 statistics, pins a read to the index its plan searched', async () => {
@@ -151,6 +167,7 @@ describe('a plan is judged again when the schema changes', () => {
     const writer = new Database(file);
     writer.exec('analyze');
     writer.close();
+    await pastSchemaCheck();
     // Judged on its first call's plan, a scan, a statement stays on the pool (until the schema changes).
     expect(await route('query', { table: 'skew', columns: ['g'], filter: 'g = 1', limit: 20 })).toBe('worker');
     expect(await route('query', { table: 'skew', columns: ['g'], filter: 'g = 7', limit: 20 })).toBe('worker');
@@ -174,8 +191,12 @@ describe('pinIndex', () => {
   it('quotes names', () => {
     expect(pinIndex('select 1 from "a""b" as "t" where x = ?', 'a"b', 'SEARCH t USING INDEX i"x (x=?)')).toBe('select 1 from "a""b" as "t" indexed by "i""x" where x = ?');
   });
+  it('pins the index a scan step names', () => {
+    expect(pinIndex(sql, 'child', 'SCAN t USING COVERING INDEX ix_child_parent')).toContain('from "child" as "t" indexed by "ix_child_parent" where');
+  });
   it('pins nothing it cannot name or place', () => {
     expect(pinIndex(sql, 'child', 'SEARCH t USING INTEGER PRIMARY KEY (rowid>?)')).toBeUndefined();
+    expect(pinIndex(sql, 'child', 'SEARCH t USING PRIMARY KEY (x=?)')).toBeUndefined();
     expect(pinIndex(sql, 'child', 'SCAN t')).toBeUndefined();
     expect(pinIndex(sql, 'orders', 'SEARCH t USING INDEX ix (a=?)')).toBeUndefined();
     expect(pinIndex(`${sql} union all ${sql}`, 'child', 'SEARCH t USING INDEX ix (a=?)')).toBeUndefined();

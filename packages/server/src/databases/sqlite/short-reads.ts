@@ -5,12 +5,16 @@ import type { AnyDb, Comparison, ShortReads } from '../engine.js';
 import { SESSION_PRAGMAS } from './pragmas.js';
 import { cacheStatements } from './statement-cache.js';
 
+/** How often the schema version is looked at (see `#judge`). */
+const SCHEMA_CHECK_MS = 1000;
+
 /**
  * Short reads on the calling thread. Statements run on worker threads (worker-pool.ts) so that a
  * long one cannot stall the server, but a read that SQLite answers by visiting only the rows it
  * returns costs no more here than rendering its answer does anyway, and running it here skips
  * the hand-off to a thread and back, the largest cost of such a read. SQLite's own plan is the
- * proof (see `provesShort`), judged once per statement text and schema version.
+ * proof (see `provesShort`), judged once per statement text and schema version, and the
+ * statement is pinned to the index that plan uses.
  *
  * The connection is read-only, runs only statements that return rows (`all`), and never waits
  * for a lock: a read that finds the file locked (a rollback-journal database while a write
@@ -21,6 +25,7 @@ export class SqliteShortReads implements ShortReads {
   readonly #verdicts = new Map<string, string | null>();
   readonly #schemaVersion: BetterSqlite3.Statement;
   #verdictsOf = -1;
+  #checkedAt = Number.NEGATIVE_INFINITY;
   #stat4 = false;
 
   /** `database`: opened read-only, statements cached, `busy_timeout = 0` (see `open`); `pool`: the worker threads. */
@@ -57,13 +62,19 @@ export class SqliteShortReads implements ShortReads {
   }
 
   #judge(query: CompiledQuery, table: Table, where: readonly Comparison[]): string | null {
-    // A plan holds while the schema does: a new or dropped index, or statistics appearing (ANALYZE
-    // creating its tables), changes the schema version, and every statement is judged again.
-    const version = Number(this.#schemaVersion.get());
-    if (version !== this.#verdictsOf) {
-      this.#verdicts.clear();
-      this.#verdictsOf = version;
-      this.#stat4 = Number(this.database.prepare("select count(*) from sqlite_master where name = 'sqlite_stat4'").pluck().get()) !== 0;
+    // A new or dropped index, or statistics appearing (ANALYZE creating its tables), changes the
+    // schema version, and every statement is judged again. Looked at once a second, not per call
+    // (it costs a statement): a verdict that is stale for that second is still safe, because a
+    // read is pinned to the index it was judged with and fails over to the pool without it.
+    const now = performance.now();
+    if (now - this.#checkedAt >= SCHEMA_CHECK_MS) {
+      this.#checkedAt = now;
+      const version = Number(this.#schemaVersion.get());
+      if (version !== this.#verdictsOf) {
+        this.#verdicts.clear();
+        this.#verdictsOf = version;
+        this.#stat4 = Number(this.database.prepare("select count(*) from sqlite_master where name = 'sqlite_stat4'").pluck().get()) !== 0;
+      }
     }
     let verdict = this.#verdicts.get(query.sql);
     if (verdict === undefined) {
@@ -75,18 +86,18 @@ export class SqliteShortReads implements ShortReads {
   }
 
   /**
-   * The statement proven short: the read itself, when its plan proves it. With STAT4 statistics
-   * SQLite plans a statement anew for the values bound, so one plan proves nothing about the next
-   * call; the read is then pinned (`indexed by`) to the index its plan searched, which no value
-   * can change, and the pinned statement's plan must prove it too. A full primary-key lookup
-   * needs no pin: SQLite plans it alike for every value.
+   * The statement proven short. It is pinned (`indexed by`) to the index its plan uses, so that
+   * no later plan can differ: with STAT4 statistics SQLite plans a statement anew for the values
+   * bound, and an index may be dropped; the pinned statement's plan must prove it too. A plan
+   * that names no index (a search by primary key, a plain scan) cannot be pinned: it is trusted
+   * without STAT4, and with it only for a full primary-key lookup, planned alike for every value.
    */
   #prove(query: CompiledQuery, table: Table, where: readonly Comparison[]): string | null {
     const plan = this.#plan(query.sql, query.parameters);
     if (!provesShort(plan, table, where)) return null;
-    if (!this.#stat4 || isKeyLookup(table, where)) return query.sql;
     const pinned = pinIndex(query.sql, table.name, plan[0]!);
-    return pinned !== undefined && provesShort(this.#plan(pinned, query.parameters), table, where) ? pinned : null;
+    if (pinned === undefined) return !this.#stat4 || isKeyLookup(table, where) ? query.sql : null;
+    return provesShort(this.#plan(pinned, query.parameters), table, where) ? pinned : null;
   }
 
   #plan(sql: string, parameters: readonly unknown[]): string[] {
@@ -95,12 +106,12 @@ export class SqliteShortReads implements ShortReads {
 }
 
 /**
- * `sql` with its table pinned to the index that `search` (a plan's SEARCH step) uses, or
- * undefined when the step names no index or the text is not the one the read tools compile
+ * `sql` with its table pinned to the index that `step` (a plan's one step) uses, or undefined
+ * when the step names no index or the text is not the one the read tools compile
  * (`from "table" as "t"`, once; see query/select.ts).
  */
-export function pinIndex(sql: string, tableName: string, search: string): string | undefined {
-  const index = /^SEARCH \S+ USING (?:COVERING )?INDEX (\S+) \(/.exec(search)?.[1];
+export function pinIndex(sql: string, tableName: string, step: string): string | undefined {
+  const index = /^(?:SEARCH|SCAN) \S+ USING (?:COVERING )?INDEX (\S+)(?: \(|$)/.exec(step)?.[1];
   const from = `from ${quoteId(tableName)} as "t"`;
   const at = sql.indexOf(from);
   if (index === undefined || at < 0 || sql.indexOf(from, at + 1) >= 0) return undefined;
