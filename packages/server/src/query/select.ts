@@ -1,4 +1,4 @@
-import type { FilterNode, Row } from '@mcp-db-bench/contract';
+import type { FilterNode, PortableType, Row } from '@mcp-db-bench/contract';
 import { ToolError } from '@mcp-db-bench/contract';
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Column, Table } from '../catalog/types.js';
@@ -16,6 +16,11 @@ export function selectFrom(db: AnyDb, table: Table, columns: readonly Column[]):
   return db.selectFrom(sql.id(table.name).as('t')).select(columns.map((c) => sql.id(c.name).as(c.name)));
 }
 
+/** A column name to its type, resolved as `columnResolver` does: what `filterParams` needs. */
+export function columnTypes(table: Table): (name: string, path: string) => PortableType {
+  return (name, path) => resolveColumn(table, name, path).type;
+}
+
 export function columnResolver(table: Table): OperandResolver {
   return (name, path) => {
     const column = resolveColumn(table, name, path);
@@ -29,16 +34,21 @@ export function readFilter(filter: string | Record<string, unknown> | undefined,
   return parseFilter(filter, argument);
 }
 
-/** The conjunction of `nodes`; `argument` names them in errors (`filter`, `having`). */
+/** The conjunction of `nodes` as one filter: the node itself when only one is present. */
+export function conjunction(nodes: readonly (FilterNode | undefined)[]): FilterNode | undefined {
+  const present = nodes.filter((n): n is FilterNode => n !== undefined);
+  return present.length <= 1 ? present[0] : { and: present };
+}
+
+/** The conjunction of `nodes` as SQL; `argument` names them in errors (`filter`, `having`). */
 export function whereClause(
   nodes: (FilterNode | undefined)[],
   resolve: OperandResolver,
   engine: EngineProfile,
   argument = 'filter',
 ): RawBuilder<SqlBool> | undefined {
-  const present = nodes.filter((n): n is FilterNode => n !== undefined);
-  if (present.length === 0) return undefined;
-  return compileFilter(present.length === 1 ? present[0]! : { and: present }, resolve, engine, argument);
+  const where = conjunction(nodes);
+  return where && compileFilter(where, resolve, engine, argument);
 }
 
 /** Decodes the named columns of a driver row, in that order. */

@@ -6,7 +6,7 @@ import { filterParams } from '../filter/compile.js';
 import { resolveColumns, resolveTable } from '../query/names.js';
 import { readRows } from '../query/read.js';
 import { compileShape } from '../query/shapes.js';
-import { columnResolver, decodeRow, selectFrom, whereClause } from '../query/select.js';
+import { columnResolver, columnTypes, decodeRow, selectFrom, whereClause } from '../query/select.js';
 import { READ_ONLY, defineTool } from './tool.js';
 
 export const get = defineTool({
@@ -31,7 +31,7 @@ export function planGet(args: GetInput, catalog: Catalog, engine: EngineProfile,
   const compiled = compileShape(
     catalog,
     shape,
-    () => filterParams(where, (name) => table.column.get(name)!.type, engine),
+    () => filterParams(where, columnTypes(table), engine),
     () => selectFrom(db, table, columns).where(whereClause([where], columnResolver(table), engine)!).compile(),
   );
   return {

@@ -9,6 +9,8 @@ import { type OrderKey, orderTerms, parseOrderTerm } from '../query/order.js';
 import { readRows } from '../query/read.js';
 import {
   columnResolver,
+  columnTypes,
+  conjunction,
   decodeRow,
   effectiveLimit,
   orderable,
@@ -56,14 +58,13 @@ export function planQuery(args: QueryInput, catalog: Catalog, engine: EngineProf
   const limit = effectiveLimit(args.limit, limits);
   const read = [...columns, ...keyColumns.filter((k) => !columns.includes(k))];
   // No row can follow the cursor: ask for none rather than for everything.
-  const where = after === null ? null : after && filter ? { and: [filter, after] } : (filter ?? after);
+  const where = after === null ? null : conjunction([filter, after]);
 
   const shape = JSON.stringify(['query', engine.name, table.name, read.map((c) => c.name), keys, filterShape(where), limit]);
-  const typeOf = (name: string, path: string) => resolveColumn(table, name, path).type;
   const compiled = compileShape(
     catalog,
     shape,
-    () => [...(where ? filterParams(where, typeOf, engine) : []), limit + 1],
+    () => [...(where ? filterParams(where, columnTypes(table), engine) : []), limit + 1],
     () => {
       let q = selectFrom(db, table, read);
       const clause = where === null ? sql<SqlBool>`1 = 0` : whereClause([where], columnResolver(table), engine);

@@ -20,7 +20,6 @@ export function sqlitePath(url: string): string {
   return decodeURIComponent(path);
 }
 
-
 /** Threads beyond the cores only help when some run slow statements; each costs memory. */
 const MAX_WORKERS = 2;
 

@@ -111,7 +111,7 @@ export class SqliteShortReads implements ShortReads {
  * (`from "table" as "t"`, once; see query/select.ts).
  */
 export function pinIndex(sql: string, tableName: string, step: string): string | undefined {
-  const index = /^(?:SEARCH|SCAN) \S+ USING (?:COVERING )?INDEX (\S+)(?: \(|$)/.exec(step)?.[1];
+  const index = parseStep(step)?.index;
   const from = `from ${quoteId(tableName)} as "t"`;
   const at = sql.indexOf(from);
   if (index === undefined || at < 0 || sql.indexOf(from, at + 1) >= 0) return undefined;
@@ -132,11 +132,10 @@ function quoteId(name: string): string {
  */
 export function provesShort(plan: readonly string[], table: Table, where: readonly Comparison[]): boolean {
   if (table.kind !== 'table' || plan.length !== 1) return false;
-  const step = /^(SEARCH|SCAN) \S+(?: USING [A-Z ]+?(?: \S+)?)?(?: \((.*)\))?$/.exec(plan[0]!);
+  const step = parseStep(plan[0]!);
   if (!step) return false;
-  if (step[1] === 'SCAN') return where.length === 0 && step[2] === undefined;
-  // The bounds as the plan prints them: `a=?`, `a>?` (also for >=), `rowid<?` (also for <=).
-  const bounds = (step[2] ?? '').split(' AND ');
+  if (!step.search) return where.length === 0 && step.bounds === undefined;
+  const bounds = step.bounds ?? [];
   // `rowid` is the integer primary key; a column of that name would make it ambiguous.
   const rowid = table.primaryKey.length === 1 && !table.column.has('rowid') ? table.primaryKey[0] : undefined;
   for (const { column, op } of where) {
@@ -146,6 +145,18 @@ export function provesShort(plan: readonly string[], table: Table, where: readon
     bounds.splice(i, 1);
   }
   return true;
+}
+
+/**
+ * One step of a plan as `explain query plan` prints it: `SEARCH t USING INDEX ix (a=? AND
+ * rowid>?)`, `SEARCH t USING INTEGER PRIMARY KEY (rowid=?)`, `SCAN t USING COVERING INDEX ix`,
+ * `SCAN t`. `index`: the index it names; `bounds`: as printed, `a=?`, `a>?` (also for >=),
+ * `rowid<?` (also for <=).
+ */
+function parseStep(detail: string): { search: boolean; index?: string; bounds?: string[] } | undefined {
+  const step = /^(SEARCH|SCAN) \S+(?: USING (?:(?:COVERING )?INDEX (\S+)|[A-Z ]+?))?(?: \((.*)\))?$/.exec(detail);
+  if (!step) return undefined;
+  return { search: step[1] === 'SEARCH', index: step[2], bounds: step[3]?.split(' AND ') };
 }
 
 /** An equality on every primary key column: one row, by the same plan whatever the values. */

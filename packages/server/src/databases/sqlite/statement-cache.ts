@@ -1,8 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 
 /**
- * Makes `database.prepare` reuse statements by SQL text (the in-process path; worker threads
- * keep their own, see worker.ts). Kysely's SQLite driver prepares every
+ * Makes `database.prepare` reuse statements by SQL text (on this thread: the in-process path
+ * and short reads; worker threads keep their own, see worker.ts). Kysely's SQLite driver prepares every
  * query afresh, which was the largest single cost of a `get` on SQLite; a tool's queries have a
  * few shapes (values are bound parameters), so a small cache serves nearly every call.
  * better-sqlite3 is synchronous, so a statement is never in use twice at once, except while an
