@@ -21,6 +21,8 @@ export class SimAgent {
   /** primary key values seen per table, newest last, bounded */
   readonly seen = new Map<string, unknown[]>();
   tableNames: string[] = [];
+  /** facts derived from the discovered tables, built on first use after each init (see `derive`) */
+  readonly #derived = new Map<string, unknown>();
 
   constructor(
     readonly client: McpClient,
@@ -32,6 +34,7 @@ export class SimAgent {
    * then describe_table for the tables it means to use (all of them when none are named).
    */
   async init(wanted?: readonly string[]): Promise<void> {
+    this.#derived.clear();
     await this.client.open();
     await this.client.listTools();
     const list = expectData<{ tables: { name: string; kind: string; rows: number | null }[] }>(
@@ -64,16 +67,31 @@ export class SimAgent {
    * and the keys of the rows they reference (an order item names a product to look at next).
    */
   observe(table: string, rows: readonly Record<string, unknown>[]): void {
-    const t = this.tables.get(table);
-    if (!t) return;
-    const links: [string, string][] = t.foreignKeys.filter((f) => f.columns.length === 1).map((f) => [f.table, f.columns[0]!]);
-    if (t.primaryKey.length === 1) links.push([table, t.primaryKey[0]!]);
+    const links = this.derive(`links:${table}`, () => {
+      const t = this.tables.get(table);
+      const found: [string, string][] = (t?.foreignKeys ?? []).filter((f) => f.columns.length === 1).map((f) => [f.table, f.columns[0]!]);
+      if (t?.primaryKey.length === 1) found.push([table, t.primaryKey[0]!]);
+      return found;
+    });
     for (const [target, column] of links) {
       const list = this.seen.get(target) ?? [];
       for (const row of rows) if (row[column] !== undefined && row[column] !== null) list.push(row[column]);
       if (list.length > 256) list.splice(0, list.length - 256);
       this.seen.set(target, list);
     }
+  }
+
+  /**
+   * `build()`'s value, kept under `key` until the next init: workloads choose among the same
+   * discovered tables on every call, and the load generator's own CPU per call is measured.
+   */
+  derive<T>(key: string, build: () => T): T {
+    let value = this.#derived.get(key) as T | undefined;
+    if (value === undefined) {
+      value = build();
+      this.#derived.set(key, value);
+    }
+    return value;
   }
 
   /** A key of a table: one it has seen, or (at first) one inside the reported row count. */

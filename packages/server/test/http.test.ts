@@ -239,6 +239,17 @@ describe('without a token (loopback)', () => {
       expect(reply.status).toBe(200);
       expect(toolNames(message(reply))).toEqual(TOOLS);
     });
+
+    it('judges every request: accepted values are remembered, refused ones are refused each time', async () => {
+      const { port } = new URL(endpoint);
+      const req = modern('tools/list');
+      for (let round = 0; round < 2; round++) {
+        expect((await rawPost(endpoint, { ...req.headers, host: `localhost:${port}` }, req.body)).status).toBe(200);
+        expect((await rawPost(endpoint, { ...req.headers, host: 'evil.example' }, req.body)).status).toBe(403);
+        expect((await post(endpoint, req, { origin: 'http://localhost:1234' })).status).toBe(200);
+        expect((await post(endpoint, req, { origin: 'http://evil.example' })).status).toBe(403);
+      }
+    });
   });
 
   describe('paths', () => {

@@ -6,18 +6,23 @@ export const NUMERIC = new Set(['integer', 'decimal', 'float']);
 
 /** Tables with a single-column key, more often the bigger ones (where agents spend their time). */
 export function keyedTable(agent: SimAgent): TableKnowledge {
-  const keyed = [...agent.tables.values()].filter((t) => t.primaryKey.length === 1);
-  if (keyed.length === 0) throw new Error('no table with a single-column primary key was discovered');
-  const weights = Object.fromEntries(keyed.map((t) => [t.name, Math.log10((t.rows ?? 1) + 10)]));
+  const weights = agent.derive('keyed', () => {
+    const keyed = [...agent.tables.values()].filter((t) => t.primaryKey.length === 1);
+    if (keyed.length === 0) throw new Error('no table with a single-column primary key was discovered');
+    return Object.fromEntries(keyed.map((t) => [t.name, Math.log10((t.rows ?? 1) + 10)]));
+  });
   return agent.tables.get(agent.random.weighted(weights))!;
 }
 
 /** A (parent, child table, child column) link to follow, from the discovered foreign keys. */
 export function someLink(agent: SimAgent): { parent: TableKnowledge; child: string; column: string } {
-  const links = [...agent.tables.values()].flatMap((parent) =>
-    parent.referencedBy.filter((r) => r.columns.length === 1).map((r) => ({ parent, child: r.table, column: r.columns[0]! })),
-  );
-  if (links.length === 0) throw new Error('no foreign keys were discovered: the filtered workload needs related tables');
+  const links = agent.derive('links', () => {
+    const found = [...agent.tables.values()].flatMap((parent) =>
+      parent.referencedBy.filter((r) => r.columns.length === 1).map((r) => ({ parent, child: r.table, column: r.columns[0]! })),
+    );
+    if (found.length === 0) throw new Error('no foreign keys were discovered: the filtered workload needs related tables');
+    return found;
+  });
   return agent.random.pick(links);
 }
 

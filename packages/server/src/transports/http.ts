@@ -34,8 +34,8 @@ export function isLoopback(host: string): boolean {
 export async function startHttp(factory: McpServerFactory, options: HttpOptions): Promise<{ server: Server; url: string }> {
   assertSafeBind(options);
   const hostnames = [...new Set([...LOOPBACK, options.host, ...(options.allowedHosts ?? [])])];
-  const checkHost = hostHeaderValidation(hostnames);
-  const checkOrigin = originValidation(hostnames);
+  const checkHost = rememberPasses(hostHeaderValidation(hostnames), 'host');
+  const checkOrigin = rememberPasses(originValidation(hostnames), 'origin');
   const maxRequestBodySize = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const onerror = (error: Error) => process.stderr.write(`mcp-db-server: http: ${error.message}\n`);
   // Both layers read the body, and each enforces its own bound.
@@ -51,8 +51,7 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
     });
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== MCP_PATH) return sendJson(res, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
+    if (!isMcpPath(req.url)) return sendJson(res, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
     if (!checkHost(req, res) || !checkOrigin(req, res)) return;
     if (!authorized(req)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
@@ -156,6 +155,27 @@ function bearerCheck(token: string): (req: IncomingMessage) => boolean {
   return (req) => {
     const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
     return timingSafeEqual(createHash('sha256').update(given).digest(), expected);
+  };
+}
+
+/** `url` names the endpoint, with or without a query. */
+function isMcpPath(url: string | undefined): boolean {
+  return url !== undefined && url.startsWith(MCP_PATH) && (url.length === MCP_PATH.length || url.charCodeAt(MCP_PATH.length) === 0x3f); // ?
+}
+
+/**
+ * One of the SDK's header checks (it answers 403 itself), with the values that passed remembered:
+ * a client sends the same Host and Origin on every request, and the check parses a URL each time.
+ * Only passes are kept, and a bounded number; anything else is judged by the SDK again.
+ */
+function rememberPasses(check: (req: IncomingMessage, res: ServerResponse) => boolean, header: 'host' | 'origin') {
+  const passed = new Set<string | undefined>();
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    const value = req.headers[header];
+    if (passed.has(value)) return true;
+    if (!check(req, res)) return false;
+    if (passed.size < 64) passed.add(value);
+    return true;
   };
 }
 
