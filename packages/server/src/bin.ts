@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { boundHeapGrowth } from './heap.js';
 import { isWorker, requestedWorkers, servePrimary } from './transports/cluster.js';
 
 // A --workers primary only forks and supervises: it loads none of the server, so it stays small.
@@ -6,6 +7,7 @@ const workers = isWorker() ? 0 : requestedWorkers(process.argv.slice(2), process
 if (workers > 1) {
   await servePrimary(workers, (line) => process.stderr.write(`mcp-db-server: ${line}\n`));
 } else {
+  boundHeapGrowth();
   const { main } = await import('./cli.js');
   // The one error boundary: a clear line on stderr and a non-zero exit, never a stack for a user mistake.
   main().catch((error: unknown) => {

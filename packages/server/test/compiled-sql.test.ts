@@ -1,4 +1,4 @@
-import type { GetInput, QueryInput } from '@mcp-db-bench/contract';
+import type { AggregateInput, GetInput, QueryInput } from '@mcp-db-bench/contract';
 import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../src/databases/index.js';
@@ -20,6 +20,9 @@ const compileWith = (name: string) => {
   const db = new Kysely({ dialect: e.compileOnlyDialect() });
   return { e, db };
 };
+
+/** What a later call of a cached shape holds: text bound anew (RawNode), or SQL Server's compile with `top (n)` in it. */
+const REUSED: Record<string, string> = { mssql: 'SelectQueryNode', postgres: 'RawNode', mysql: 'RawNode', sqlite: 'RawNode' };
 
 describe('mssql', () => {
   const { e, db } = compileWith('mssql');
@@ -78,7 +81,7 @@ describe('mssql', () => {
       db,
       limits,
     );
-    const { sql, parameters } = plan.query.compile();
+    const { sql, parameters } = plan.compiled;
     expect(sql).toBe(
       'select top(4) "customer_id" as "customer_id", count(*) as "n", avg("total" * 1.0e0) as "avg_total" from "orders" as "t" ' +
         'group by "customer_id" having count(*) >= @1 order by count(*) desc, "customer_id" asc',
@@ -116,6 +119,7 @@ describe.each(['mssql', 'postgres', 'mysql', 'sqlite'])('%s: get compiles each s
     const fresh = planGet(args, shopCatalog(), e, db).compiled;
     expect(later.sql).toBe(fresh.sql);
     expect(later.parameters).toEqual(fresh.parameters);
+    expect(later.query.kind, 'bound to the cached text, not compiled again').toBe('RawNode');
   });
 
   it('keeps the SQL of each engine apart when engines share a catalog', () => {
@@ -163,6 +167,7 @@ describe.each(['mssql', 'postgres', 'mysql', 'sqlite'])('%s: query compiles each
     const fresh = planQuery(later, shopCatalog(), e, db, limits).compiled;
     expect(reused.sql).toBe(fresh.sql);
     expect(reused.parameters).toEqual(fresh.parameters);
+    expect(reused.query.kind, 'reused unless the limit is in the text').toBe(REUSED[name]);
   });
 
   it('binds a cursor page of a cached shape as a fresh compile would', () => {
@@ -210,5 +215,65 @@ describe.each(['mssql', 'postgres', 'mysql', 'sqlite'])('%s: query compiles each
     const fresh = planQuery({ table: 'orders', filter: 'customer_id = 3', limit: 6 }, shopCatalog(), e, db, limits).compiled;
     expect(reused.sql).toBe(fresh.sql);
     expect(reused.parameters).toEqual(fresh.parameters);
+  });
+});
+
+describe.each(['mssql', 'postgres', 'mysql', 'sqlite'])('%s: aggregate compiles each shape once', (name) => {
+  const { e, db } = compileWith(name);
+  // Pairs of one shape: the first call compiles it, the second binds its own values to that text.
+  const shapes: [AggregateInput, AggregateInput][] = [
+    [
+      { table: 'orders', aggregates: [{ fn: 'count' }], filter: 'customer_id = 3' },
+      { table: 'orders', aggregates: [{ fn: 'count' }], filter: 'customer_id = 17' },
+    ],
+    [
+      {
+        table: 'orders',
+        aggregates: [{ fn: 'count', as: 'n' }, { fn: 'sum', column: 'total' }],
+        group_by: ['status'],
+        filter: "status in ('paid', 'x') and total > 2.5",
+        having: 'n >= 2 and sum_total < 100.25',
+        order_by: ['n desc'],
+        limit: 5,
+      },
+      {
+        table: 'orders',
+        aggregates: [{ fn: 'count', as: 'n' }, { fn: 'sum', column: 'total' }],
+        group_by: ['status'],
+        filter: "status in ('shipped', 'y') and total > 7",
+        having: 'n >= 9 and sum_total < 3.5',
+        order_by: ['n desc'],
+        limit: 5,
+      },
+    ],
+    [
+      { table: 'customers', aggregates: [{ fn: 'min', column: 'vip' }, { fn: 'max', column: 'vip' }], filter: "balance != '-12.50'" },
+      { table: 'customers', aggregates: [{ fn: 'min', column: 'vip' }, { fn: 'max', column: 'vip' }], filter: "balance != '99.99'" },
+    ],
+  ];
+
+  it.each(shapes)('binds a later call exactly as a fresh compile would: %o', (first, later) => {
+    const cached = shopCatalog();
+    planAggregate(first, cached, e, db, limits);
+    const reused = planAggregate(later, cached, e, db, limits).compiled;
+    const fresh = planAggregate(later, shopCatalog(), e, db, limits).compiled;
+    expect(reused.sql).toBe(fresh.sql);
+    expect(reused.parameters).toEqual(fresh.parameters);
+    expect(reused.query.kind, 'reused unless the limit is in the text').toBe(REUSED[name]);
+  });
+
+  it('gives a bad having value in a cached shape the error a fresh compile gives', () => {
+    const cached = shopCatalog();
+    const args = (having: string): AggregateInput => ({ table: 'orders', aggregates: [{ fn: 'count', as: 'n' }], group_by: ['status'], having });
+    planAggregate(args('n > 1'), cached, e, db, limits);
+    const fresh = (() => {
+      try {
+        planAggregate(args("n > 'many'"), shopCatalog(), e, db, limits);
+      } catch (error) {
+        return error as Error;
+      }
+    })();
+    expect(fresh?.message).toMatch(/^having.value: /);
+    expect(() => planAggregate(args("n > 'many'"), cached, e, db, limits)).toThrow(fresh!.message);
   });
 });

@@ -171,7 +171,7 @@ function identifiers(text: string): string[] {
 function plan(tool: Tool, args: Record<string, unknown>, catalog: Catalog, engine: EngineProfile, db: AnyDb) {
   if (tool === 'query') return planQuery(queryInput.parse(args), catalog, engine, db, DEFAULT_LIMITS).compiled;
   if (tool === 'get') return planGet(getInput.parse(args), catalog, engine, db).compiled;
-  if (tool === 'aggregate') return planAggregate(aggregateInput.parse(args), catalog, engine, db, DEFAULT_LIMITS).query.compile();
+  if (tool === 'aggregate') return planAggregate(aggregateInput.parse(args), catalog, engine, db, DEFAULT_LIMITS).compiled;
   return undefined;
 }
 

@@ -11,11 +11,12 @@ import {
 import { type Expression, type RawBuilder, sql } from 'kysely';
 import type { Catalog, Table } from '../catalog/types.js';
 import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
-import type { Operand, OperandResolver } from '../filter/compile.js';
+import { filterParams, type Operand, type OperandResolver } from '../filter/compile.js';
 import { type DecodeTarget, decodeValue } from '../output/decode.js';
 import { resolveColumn, resolveTable } from '../query/names.js';
 import { type OrderKey, orderTerms, parseOrderTerm } from '../query/order.js';
-import { columnResolver, effectiveLimit, orderable, readFilter, requireOrderable, whereClause } from '../query/select.js';
+import { columnResolver, columnTypes, effectiveLimit, orderable, readFilter, requireOrderable, whereClause } from '../query/select.js';
+import { compileShape, filterShape } from '../query/shapes.js';
 import { type Limits, READ_ONLY, defineTool } from './tool.js';
 
 export const aggregate = defineTool({
@@ -29,7 +30,7 @@ export const aggregate = defineTool({
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planAggregate(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);
-    return plan.finish((await plan.query.execute()) as Record<string, unknown>[]);
+    return plan.finish((await ctx.db.executeQuery<Record<string, unknown>>(plan.compiled)).rows);
   },
 });
 
@@ -37,6 +38,8 @@ export const aggregate = defineTool({
 interface Output extends Operand {
   name: string;
   nullable: boolean;
+  /** the values its SQL binds, in order */
+  params: readonly unknown[];
   render(raw: unknown): PortableValue;
 }
 
@@ -59,20 +62,35 @@ export function planAggregate(args: AggregateInput, catalog: Catalog, engine: En
     throw new ToolError('unknown_column', `${path}: '${name.slice(0, 80)}' is not an output; outputs: ${outputs.map((o) => o.name).join(', ')}`);
   };
   const limit = effectiveLimit(args.limit, limits);
+  const filter = readFilter(args.filter);
+  const having = readFilter(args.having, 'having');
+  const keys = orderKeys(args.order_by ?? [], groups, byName);
 
-  let q: AnySelect = db.selectFrom(sql.id(table.name).as('t')).select(outputs.map((o) => (o.expr as RawBuilder<unknown>).as(o.name)));
-  const where = whereClause([readFilter(args.filter)], columnResolver(table), engine);
-  if (where) q = q.where(where);
-  if (groups.length) q = q.groupBy(groups.map((g) => g.expr));
-  const having = whereClause([readFilter(args.having, 'having')], byName, engine, 'having');
-  if (having) q = q.having(having);
-  for (const key of orderKeys(args.order_by ?? [], groups, byName)) {
-    for (const term of orderTerms(byName(key.name, 'order_by').expr, key)) q = q.orderBy(term);
-  }
-  q = engine.limit(q, limit + 1);
+  const specs = args.aggregates.map((a) => [a.fn, a.column ?? null, a.as ?? null]);
+  const shape = JSON.stringify(['aggregate', engine.name, table.name, groups.map((g) => g.name), specs, filterShape(filter), filterShape(having), keys, limit]);
+  const compiled = compileShape(
+    catalog,
+    shape,
+    () => [
+      ...outputs.flatMap((o) => o.params),
+      ...(filter ? filterParams(filter, columnTypes(table), engine) : []),
+      ...(having ? filterParams(having, (name, path) => byName(name, path).type, engine, 'having') : []),
+      limit + 1,
+    ],
+    () => {
+      let q: AnySelect = db.selectFrom(sql.id(table.name).as('t')).select(outputs.map((o) => (o.expr as RawBuilder<unknown>).as(o.name)));
+      const where = whereClause([filter], columnResolver(table), engine);
+      if (where) q = q.where(where);
+      if (groups.length) q = q.groupBy(groups.map((g) => g.expr));
+      const after = whereClause([having], byName, engine, 'having');
+      if (after) q = q.having(after);
+      for (const key of keys) for (const term of orderTerms(byName(key.name, 'order_by').expr, key)) q = q.orderBy(term);
+      return engine.limit(q, limit + 1).compile();
+    },
+  );
 
   return {
-    query: q,
+    compiled,
     finish(raw: Record<string, unknown>[]): AggregateOutput {
       const page = raw.slice(0, limit);
       return {
@@ -94,8 +112,8 @@ function groupOutputs(table: Table, names: readonly string[]): Output[] {
 }
 
 /** An output column rendered by the portable rules of `target`. */
-function output(name: string, expr: Expression<unknown>, target: DecodeTarget, nullable: boolean): Output {
-  return { name, expr, type: target.type, scale: target.scale, nullable, render: (raw) => decodeValue(target, raw) };
+function output(name: string, expr: Expression<unknown>, target: DecodeTarget, nullable: boolean, params: readonly unknown[] = []): Output {
+  return { name, expr, type: target.type, scale: target.scale, nullable, params, render: (raw) => decodeValue(target, raw) };
 }
 
 const COUNT: DecodeTarget = { type: 'integer', scale: null };
@@ -120,12 +138,10 @@ function aggregateOutput_(table: Table, spec: AggregateSpec, where: string, engi
   // averaging them as decimals with only div_precision_increment (4) more places than 1.0 has.
   if (fn === 'avg') return { ...output(name, sql`avg(${id} * 1.0e0)`, { type: 'float', scale: null }, true), render: roundAverage };
   // sum, min and max keep the column's type (a sum of decimals keeps their scale)
-  return output(name, sql`${sql.raw(fn)}(${c.type === 'boolean' ? booleanAsBit(id, engine) : id})`, c, true);
-}
-
-/** PostgreSQL has no min/max over booleans: compare them as 1 and 0 on every engine. */
-function booleanAsBit(id: Expression<unknown>, engine: EngineProfile): RawBuilder<unknown> {
-  return sql`case when ${id} = ${engine.encodeParam('boolean', true)} then 1 when ${id} is not null then 0 end`;
+  if (c.type !== 'boolean') return output(name, sql`${sql.raw(fn)}(${id})`, c, true);
+  // PostgreSQL has no min/max over booleans: compare them as 1 and 0 on every engine.
+  const yes = engine.encodeParam('boolean', true);
+  return output(name, sql`${sql.raw(fn)}(case when ${id} = ${yes} then 1 when ${id} is not null then 0 end)`, c, true, [yes]);
 }
 
 /** Engines average in different arithmetic (exact decimal, double); six places make them agree. */
