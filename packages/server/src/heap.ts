@@ -3,9 +3,10 @@ import { setFlagsFromString } from 'node:v8';
 /**
  * How far V8 lets the old generation grow past what survived the last full collection before
  * it collects again. Left alone, a busy server's factor climbs toward 4 (V8 judges collection
- * cheap next to the work), so a 30 MB live heap held about 120 MB. 50% keeps the same calls/s
- * (see the README's Performance section). V8 reads the flag at every collection, so setting it at
- * start-up reaches every isolate of the process, however the server was started.
+ * cheap next to the work): at 50 agents one process held 120 MB of heap pages for about 30 MB
+ * in use. 50% held the whole process to 158 MB at the same calls/s (README, "Memory under
+ * load"). V8 reads the flag at every collection, so setting it at start-up reaches every
+ * isolate of the process, however the server was started.
  */
 export const HEAP_GROWING_PERCENT = 50;
 

@@ -160,7 +160,8 @@ function bearerCheck(token: string): (req: IncomingMessage) => boolean {
 
 /** `url` names the endpoint, with or without a query. */
 function isMcpPath(url: string | undefined): boolean {
-  return url !== undefined && url.startsWith(MCP_PATH) && (url.length === MCP_PATH.length || url.charCodeAt(MCP_PATH.length) === 0x3f); // ?
+  if (url === undefined || !url.startsWith(MCP_PATH)) return false;
+  return url.length === MCP_PATH.length || url[MCP_PATH.length] === '?';
 }
 
 /**
