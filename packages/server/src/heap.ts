@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
  * load"). V8 reads the flag at every collection, so setting it at start-up reaches every
  * isolate of the process, however the server was started.
  */
-export const HEAP_GROWING_PERCENT = 50;
+const HEAP_GROWING_PERCENT = 50;
 
 /** Applies {@link HEAP_GROWING_PERCENT} unless the node command line chose its own. */
 export function boundHeapGrowth(execArgv: readonly string[] = process.execArgv): boolean {

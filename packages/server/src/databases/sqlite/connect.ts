@@ -6,7 +6,7 @@ import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { useSqlProcess } from './read-only.js';
 import { SqlProcess } from './sql-process.js';
-import { SESSION_PRAGMAS } from './pragmas.js';
+import { SESSION_PRAGMAS, startSession } from './pragmas.js';
 import { SqliteShortReads } from './short-reads.js';
 import { cacheStatements } from './statement-cache.js';
 import { workerPoolDialect } from './worker-pool.js';
@@ -68,9 +68,6 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
       },
     };
   }
-  // Integers arrive as BigInt so values past 2^53 survive; shared code renders them.
-  database.defaultSafeIntegers(true);
-  for (const pragma of SESSION_PRAGMAS) database.pragma(pragma);
-  const db = new Kysely({ dialect: new SqliteDialect({ database: cacheStatements(database) }) });
+  const db = new Kysely({ dialect: new SqliteDialect({ database: cacheStatements(startSession(database)) }) });
   return { db, driver: database, close: () => db.destroy() };
 }

@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, QueryResult } from 'kysely';
 import type { Table } from '../../catalog/types.js';
 import type { AnyDb, Comparison, ShortReads } from '../engine.js';
-import { SESSION_PRAGMAS } from './pragmas.js';
+import { startSession } from './pragmas.js';
 import { cacheStatements } from './statement-cache.js';
 
 /** How often the schema version is looked at (see `#judge`). */
@@ -39,9 +39,7 @@ export class SqliteShortReads implements ShortReads {
 
   /** Short reads of the file at `path`, on a connection of their own, falling back to `pool`. */
   static open(Database: typeof BetterSqlite3, path: string, pool: AnyDb): SqliteShortReads {
-    const database = new Database(path, { fileMustExist: true, readonly: true });
-    database.defaultSafeIntegers(true);
-    for (const pragma of SESSION_PRAGMAS) database.pragma(pragma);
+    const database = startSession(new Database(path, { fileMustExist: true, readonly: true }));
     database.pragma('busy_timeout = 0');
     return new SqliteShortReads(cacheStatements(database), pool);
   }
