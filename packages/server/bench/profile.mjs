@@ -3,8 +3,10 @@
 // at a time, and prints the server's CPU per call by layer and the costliest functions.
 //
 //   node bench/profile.mjs [--rows 25600] [--calls 5000] [--warmup 500] [--era modern|legacy]
-//                          [--tool get|query|echo] [--top 25] [--keep DIR] [--bin PATH]
+//                          [--tool get|query|echo] [--top 25] [--keep DIR] [--bin PATH] [--url URL]
 //
+// --url profiles against a database seeded by `mcp-db-bench seed` (its orders and customers
+// tables; give --rows as its orders count) instead of a new SQLite file.
 // --bin profiles another build of the server (e.g. a checkout of an earlier commit) for a before/after.
 // --keep writes the .cpuprofile there (open it in Chrome DevTools or speedscope for a flame graph).
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -23,6 +25,7 @@ const { values: opts } = parseArgs({
     top: { type: 'string', default: '25' },
     keep: { type: 'string' },
     bin: { type: 'string' },
+    url: { type: 'string' },
   },
 });
 const rows = Number(opts.rows);
@@ -31,9 +34,11 @@ const warmup = Number(opts.warmup);
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-profile-'));
 const file = join(dir, 'bench.db');
-seed(file, rows);
+if (!opts.url) seed(file, rows);
+const dbUrl = opts.url ?? `sqlite:${file}`;
+const engine = dbUrl.slice(0, dbUrl.indexOf(':'));
 const profiles = join(dir, 'profiles');
-const server = await startServer(`sqlite:${file}`, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`], args: ['--echo'], bin: opts.bin });
+const server = await startServer(dbUrl, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`], args: ['--echo'], bin: opts.bin });
 try {
   const rpc = client(server.endpoint, opts.era);
   await rpc.open();
@@ -90,7 +95,7 @@ function report(profile, totalCalls, rate, from, to) {
   }
   const busy = [...byLayer].filter(([l]) => l !== '(idle)').reduce((a, [, us]) => a + us, 0);
   const per = (us) => (us / totalCalls).toFixed(1).padStart(7);
-  console.log(`${opts.tool} on SQLite (${rows} rows), ${opts.era} era, 1 client: ${rate.toFixed(0)} calls/s; server CPU ${per(busy).trim()} µs per call`);
+  console.log(`${opts.tool} on ${engine} (${rows} rows), ${opts.era} era, 1 client: ${rate.toFixed(0)} calls/s; server CPU ${per(busy).trim()} µs per call`);
   console.log('\nserver CPU per call by layer (self time, µs):');
   for (const [l, us] of [...byLayer].filter(([l]) => l !== '(idle)').sort((a, b) => b[1] - a[1])) console.log(`  ${per(us)}  ${l}`);
   console.log(`\ntop ${opts.top} functions (self time, µs per call):`);

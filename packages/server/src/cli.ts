@@ -37,7 +37,7 @@ export function buildCli(): Command {
     .addOption(
       new Option(
         '--url <url>',
-        'database URL: postgres://user:pass@host:5432/db, mysql://, mariadb://, mssql:// (or sqlserver://), sqlite:PATH, sqlite::memory:',
+        'database URL: postgres://user:pass@host:5432/db (add ?statement_cache_size=0 behind PgBouncer before 1.21), mysql://, mariadb://, mssql:// (or sqlserver://), sqlite:PATH, sqlite::memory:',
       ).env('MCP_DB_URL'),
     )
     .addOption(new Option('--http', 'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio').env('MCP_DB_HTTP'))

@@ -65,14 +65,18 @@ export async function startHttpServer(dbUrl: string, extraArgs: string[] = []): 
 }
 
 /** A real SDK client over a real transport, pinned to one protocol era. */
-export async function connectClient(kind: TransportKind, era: Era, target: { dbUrl: string; endpoint?: string }): Promise<Client> {
+export async function connectClient(
+  kind: TransportKind,
+  era: Era,
+  target: { dbUrl: string; endpoint?: string; /** more options for a stdio server */ args?: string[] },
+): Promise<Client> {
   const client = new Client(
     { name: 'mcp-db-bench-tests', version: '0.0.0' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: MODERN_REVISION } } } : {},
   );
   const transport =
     kind === 'stdio'
-      ? new StdioClientTransport({ command: process.execPath, args: [BIN, '--url', target.dbUrl], stderr: 'pipe' })
+      ? new StdioClientTransport({ command: process.execPath, args: [BIN, '--url', target.dbUrl, ...(target.args ?? [])], stderr: 'pipe' })
       : new StreamableHTTPClientTransport(new URL(target.endpoint!));
   await client.connect(transport);
   return client;

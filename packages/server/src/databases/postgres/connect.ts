@@ -10,6 +10,7 @@ import {
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
+import { PreparedStatements, statementCacheSize } from './prepared.js';
 
 type Pg = typeof import('pg').default;
 
@@ -46,6 +47,7 @@ export async function connect(
   url: string,
   { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs }: ConnectOptions,
 ): Promise<Connection> {
+  const prepared = new PreparedStatements(statementCacheSize(url));
   const pg = await loadDriver<Pg>('postgres', 'pg');
   const getTypeParser = ((oid: number, format?: 'text' | 'binary') => {
     if (RAW_TEXT_OIDS.has(oid)) return identity;
@@ -72,7 +74,10 @@ export async function connect(
   // between statements needs its own listener. Either way the client is marked unusable, its
   // next query fails with a mapped error, and the pool discards it on release.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    prepared.attach(client);
+  });
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   return { db, driver: pool, close: () => db.destroy() };
 }

@@ -1,0 +1,148 @@
+import { type Kysely, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineForUrl } from '../src/databases/index.js';
+import { statementCacheSize } from '../src/databases/postgres/prepared.js';
+import { freshDatabase, liveTargets } from './support/databases.js';
+import { callJson, connectClient } from './support/mcp.js';
+
+/**
+ * Named prepared statements on PostgreSQL (postgres/prepared.ts), on a real server: reused per
+ * connection, bounded, off on request, and a column type changing under a prepared plan costs
+ * no error and never runs a write twice, on its own or through the write tools' transactions.
+ */
+
+const target = liveTargets().find((t) => t.engine === 'postgres');
+
+/** One connection, so every statement below runs in the session it inspects. */
+async function open(url: string) {
+  return engineForUrl(url).connect(url, { poolSize: 1 });
+}
+
+/** This session's named statements: text and how many times each was executed. */
+async function prepared(db: Kysely<unknown>) {
+  const { rows } = await sql<{ statement: string; runs: number }>`
+    select statement, (generic_plans + custom_plans)::int as runs from pg_prepared_statements order by name`.execute(db);
+  return rows;
+}
+
+describe.runIf(target)('PostgreSQL named statements', () => {
+  let url = '';
+
+  beforeAll(async () => {
+    url = await freshDatabase(target!, 'bench_prepared');
+    const { db, close } = await open(url);
+    await sql`create table t (id int primary key, v int not null)`.execute(db);
+    await sql`insert into t select g, g * 10 from generate_series(1, 50) g`.execute(db);
+    await close();
+  });
+
+  it('a parameterized statement is parsed once per connection and then only executed', async () => {
+    const { db, close } = await open(url);
+    try {
+      for (let id = 1; id <= 7; id++) {
+        const { rows } = await sql<{ v: number }>`select v from t where id = ${id}`.execute(db);
+        expect(rows).toEqual([{ v: id * 10 }]);
+      }
+      expect(await prepared(db)).toEqual([{ statement: 'select v from t where id = $1', runs: 7 }]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('past statement_cache_size a connection drops its statements and names again from the start', async () => {
+    const { db, close } = await open(`${url}?statement_cache_size=2`);
+    try {
+      for (let round = 0; round < 3; round++) {
+        for (const column of ['v', 'id', 'v + id']) {
+          const { rows } = await sql<{ x: number }>`select ${sql.raw(column)} as x from t where id = ${5}`.execute(db);
+          expect(rows).toEqual([{ x: column === 'v' ? 50 : column === 'id' ? 5 : 55 }]);
+        }
+        expect((await prepared(db)).length).toBeLessThanOrEqual(2);
+      }
+    } finally {
+      await close();
+    }
+  });
+
+  it('statement_cache_size=0 prepares nothing', async () => {
+    const { db, close } = await open(`${url}?statement_cache_size=0`);
+    try {
+      for (let id = 1; id <= 3; id++) await sql`select v from t where id = ${id}`.execute(db);
+      expect(await prepared(db)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a column type changed under a prepared plan: a statement on its own answers as unnamed would, and a write runs once', async () => {
+    const schema = await open(`${url}?statement_cache_size=0`);
+    const { db, close } = await open(url);
+    try {
+      await sql`create table w (id int primary key, v int not null)`.execute(schema.db);
+      const read = () => sql<{ v: unknown }>`select v from w where id = ${1}`.execute(db);
+      const write = (id: number) => sql<{ v: unknown }>`insert into w (id, v) values (${id}, ${id}) returning v`.execute(db);
+      expect((await write(1)).rows).toEqual([{ v: 1 }]);
+      expect((await read()).rows).toEqual([{ v: 1 }]);
+
+      await sql`alter table w alter column v type text`.execute(schema.db);
+      expect((await read()).rows).toEqual([{ v: '1' }]);
+      await write(0); // prepares the write anew
+      await sql`alter table w alter column v type bigint using v::bigint`.execute(schema.db);
+      expect((await write(2)).rows).toEqual([{ v: '2' }]);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from w where id = 2`.execute(schema.db);
+      expect(rows).toEqual([{ n: 1 }]);
+
+      expect((await read()).rows).toEqual([{ v: '1' }]); // prepared again, for bigint
+      await sql`alter table w alter column v type text`.execute(schema.db);
+      // statements in a transaction are never named: an aborted transaction could not retry one
+      const inTransaction = await db.transaction().execute((tx) => sql<{ v: unknown }>`select v from w where id = ${1}`.execute(tx));
+      expect(inTransaction.rows).toEqual([{ v: '1' }]);
+      expect((await read()).rows).toEqual([{ v: '1' }]);
+    } finally {
+      await close();
+      await schema.close();
+    }
+  });
+
+  it('write tools run once and succeed after a column type changes under their statements', async () => {
+    const schema = await open(`${url}?statement_cache_size=0`);
+    // one connection, so the statements the writes prepared are the ones that go stale
+    const client = await connectClient('stdio', 'modern', { dbUrl: url, args: ['--allow-writes', '--pool-size', '1'] });
+    try {
+      await sql`create table w2 (id int primary key, v int not null)`.execute(schema.db);
+      const insert = (id: number) => callJson(client, 'insert', { table: 'w2', rows: [{ id, v: id }] });
+      const update = (id: number) => callJson(client, 'update', { table: 'w2', set: { v: id + 100 }, filter: `id = ${id}` });
+      for (const id of [1, 2]) {
+        expect((await insert(id)).isError).toBe(false);
+        expect((await update(id)).isError).toBe(false);
+      }
+      // insert returns "id": its result type changes
+      await sql`alter table w2 alter column id type bigint`.execute(schema.db);
+      for (const id of [3, 4]) {
+        const inserted = await insert(id);
+        expect(inserted.isError, JSON.stringify(inserted.data)).toBe(false);
+        const updated = await update(id);
+        expect(updated.isError, JSON.stringify(updated.data)).toBe(false);
+      }
+      const { rows } = await sql<{ id: number; v: number }>`select id::int as id, v from w2 order by id`.execute(schema.db);
+      expect(rows).toEqual([1, 2, 3, 4].map((id) => ({ id, v: id + 100 })));
+    } finally {
+      await client.close();
+      await schema.close();
+    }
+  });
+
+  it('statement_cache_size must be a whole number', () => {
+    expect(statementCacheSize('postgres://u@h/db')).toBe(256);
+    expect(statementCacheSize('postgres://u@h/db?statement_cache_size=7')).toBe(7);
+    for (const bad of ['-1', 'x', '1.5', '']) {
+      expect(() => statementCacheSize(`postgres://u@h/db?statement_cache_size=${bad}`)).toThrow(/statement_cache_size must be a whole number/);
+    }
+  });
+
+  afterAll(async () => {
+    const { db, close } = await open(url);
+    await sql`drop table if exists w, w2`.execute(db);
+    await close();
+  });
+});
