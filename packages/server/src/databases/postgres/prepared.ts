@@ -33,9 +33,8 @@ export function statementCacheSize(url: string): number {
 /**
  * Server-side prepared statements for a pool's connections. pg sends an unnamed statement's
  * text to be parsed and planned on every call; a named one is parsed once per connection, and
- * later calls only bind values, which took a point read's round trip from ~130 to ~80 µs here
- * (see the README's Performance section). The read tools compile a few statement shapes with
- * bound values, so a small cache per connection serves nearly every call.
+ * later calls only bind values (README, Performance, change 12). The read tools compile a few
+ * statement shapes with bound values, so a small cache per connection serves nearly every call.
  *
  * Only a statement that runs on its own is named, never one inside a transaction: the write
  * tools' and the caller's `sql` run in transactions, where a failed statement aborts the rest.
