@@ -11,6 +11,7 @@ import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { PreparedStatements, statementCacheSize } from './prepared.js';
+import { checkSession, sessionSettings, startupOptions } from './session.js';
 
 type Pg = typeof import('pg').default;
 
@@ -48,6 +49,7 @@ export async function connect(
   { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs }: ConnectOptions,
 ): Promise<Connection> {
   const prepared = new PreparedStatements(statementCacheSize(url));
+  const settings = sessionSettings(readOnly, statementTimeoutMs);
   const pg = await loadDriver<Pg>('postgres', 'pg');
   const getTypeParser = ((oid: number, format?: 'text' | 'binary') => {
     if (RAW_TEXT_OIDS.has(oid)) return identity;
@@ -60,15 +62,13 @@ export async function connect(
     // bounds both the wait for a busy pool and opening a connection (pg waits forever by default)
     connectionTimeoutMillis: poolWaitMs,
     application_name: 'mcp-db-server',
-    // UTC makes timestamptz text end in +00; C makes money text locale-independent.
-    // The server itself refuses writes in a read-only session and cancels slow statements.
-    options: [
-      '-c TimeZone=UTC -c lc_monetary=C',
-      readOnly ? '-c default_transaction_read_only=on' : '',
-      statementTimeoutMs ? `-c statement_timeout=${Math.round(statementTimeoutMs)}` : '',
-    ].join(' '),
+    options: startupOptions(settings),
     types: { getTypeParser },
-  });
+    // pg-pool checks each new client before handing it out; a failure discards the client and
+    // fails the caller's acquire, so no statement runs in a session without the settings.
+    verify: (client: import('pg').PoolClient, done: (error?: Error) => void) =>
+      checkSession(client, settings).then(() => done(), done),
+  } as import('pg').PoolConfig);
   // A client that loses its server emits 'error'; unhandled, that would kill the process. The
   // pool listens only while a client is idle (and re-emits it here), so a checked-out client
   // between statements needs its own listener. Either way the client is marked unusable, its
