@@ -3,8 +3,9 @@ import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
 import { redactUrl } from './databases/index.js';
 import { createServerFactory, directTools } from './server.js';
 import { toolsFor } from './tools/index.js';
-import { isWorker, reportListening } from './transports/cluster.js';
+import { isWorker, reportListening, workerSessions } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
+import { DEFAULT_SESSION_LIMITS, Sessions } from './transports/sessions.js';
 import { runStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
 
@@ -68,6 +69,18 @@ export function buildCli(): Command {
     .addOption(new Option('--echo', 'also register an echo tool that skips the database (to measure protocol overhead)').env('MCP_DB_ECHO'))
     .addOption(new Option('--pool-size <n>', 'most database connections to open').env('MCP_DB_POOL_SIZE').default(10).argParser(positiveInt('pool-size')))
     .addOption(new Option('--schema-ttl <seconds>', 'reload the cached schema this often (0: only when a statement hits a missing object)').env('MCP_DB_SCHEMA_TTL').default(60).argParser(nonNegativeInt('schema-ttl')))
+    .addOption(
+      new Option('--max-sessions <n>', 'most 2025-era sessions (Mcp-Session-Id) kept at once, per worker process')
+        .env('MCP_DB_MAX_SESSIONS')
+        .default(DEFAULT_SESSION_LIMITS.maxSessions)
+        .argParser(positiveInt('max-sessions')),
+    )
+    .addOption(
+      new Option('--session-idle <seconds>', 'a 2025-era session unused this long ends; its client must initialize again')
+        .env('MCP_DB_SESSION_IDLE')
+        .default(DEFAULT_SESSION_LIMITS.idleMs / 1000)
+        .argParser(positiveInt('session-idle')),
+    )
     .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (each opens its own connections)').env('MCP_DB_WORKERS').default(1).argParser(positiveInt('workers')))
     .addHelpText(
       'after',
@@ -94,6 +107,8 @@ interface CliOptions {
   allowWrites?: boolean;
   sql?: boolean;
   statementTimeout: number;
+  maxSessions: number;
+  sessionIdle: number;
   workers: number;
 }
 
@@ -137,12 +152,14 @@ export async function main(argv = process.argv): Promise<void> {
     await ctx.close();
     return;
   }
+  const limits = { maxSessions: options.maxSessions, idleMs: options.sessionIdle * 1000 };
   const { server, url: endpoint } = await startHttp(factory, {
     host: options.host,
     port: options.port,
     token: options.token,
     allowedHosts: options.allowedHosts,
     direct: directTools(ctx, tools),
+    sessions: isWorker() ? workerSessions(limits) : new Sessions(limits),
   });
   if (isWorker()) reportListening(endpoint);
   else log(`listening on ${endpoint}`);

@@ -269,10 +269,10 @@ describe('without a token (loopback)', () => {
       expect(toolNames(message(reply))).toEqual(TOOLS);
     });
 
-    it('answers GET on /mcp with 405 and Allow: POST (no standalone SSE stream)', async () => {
+    it('answers GET on /mcp with 405 and Allow: POST, DELETE (no standalone SSE stream)', async () => {
       const res = await fetch(endpoint, { headers: { accept: 'text/event-stream' } });
       expect(res.status).toBe(405);
-      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.headers.get('allow')).toBe('POST, DELETE');
       await res.text();
       await stillServes();
     });

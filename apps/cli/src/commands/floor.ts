@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createClient, encode, merge, runStep, type StepMeasurement, startAgent, summarize, WORKLOADS } from '@mcp-db-bench/agent';
 import { applyIndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { scaleOption, seedOption } from '../options.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
@@ -14,8 +14,11 @@ import { sessionInit } from '../run/measure-target.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
 
+type Era = 'legacy' | 'modern';
+
 interface FloorFlags {
   db?: string[];
+  protocol: Era[];
   agents: number[];
   iterations: number;
   duration: number;
@@ -53,10 +56,15 @@ interface Sample {
 export function floorCommand(): Command {
   return new Command('floor')
     .description(
-      'the protocol floor table: our server (modern era, lean client) against a bare node:http echo measured in the same run, ' +
+      'the protocol floor table: our server (lean client, each protocol era in turn) against a bare node:http echo measured in the same run, ' +
         'per database and agent count, with each iteration\'s floor measured right before the calls it is compared with',
     )
     .addOption(new Option('--db <url...>', 'databases to measure, in turn (default: a new SQLite file)'))
+    .addOption(
+      new Option('--protocol <list>', 'protocol eras, alternated within each step: legacy (2025-11-25 initialize and a session, what hosts speak), modern (2026-07-28)')
+        .default(['legacy', 'modern'] as Era[], 'legacy,modern')
+        .argParser(parseList(parseEra)),
+    )
     .addOption(new Option('--agents <list>', 'agent counts').default([1, 10]).argParser(parseList(parsePositiveInt('agents'))))
     .addOption(new Option('--iterations <n>', 'repetitions; the table shows the median and the range').default(3).argParser(parsePositiveInt('iterations')))
     .addOption(new Option('--duration <time>', 'measured time per step').default(3000, '3s').argParser(parseDuration))
@@ -83,6 +91,14 @@ export function floorCommand(): Command {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+function parseEra(value: string): Era {
+  if (value !== 'legacy' && value !== 'modern') throw new InvalidArgumentError(`protocol must be legacy or modern, not ${value}`);
+  return value;
+}
+
+/** How a row names its database and era. */
+export const eraLabel = (engine: string, era: string) => `${engine} ${era === 'legacy' ? '2025 session' : era === 'modern' ? '2026' : era}`;
+
 async function measure(flags: FloorFlags) {
   const tempDir = flags.db ? undefined : mkdtempSync(join(tmpdir(), 'mcp-db-bench-floor-'));
   const dbs = flags.db ?? [`sqlite:${join(tempDir!, 'bench.db')}`];
@@ -91,42 +107,54 @@ async function measure(flags: FloorFlags) {
   const floor = await startHttpFloor();
   try {
     for (const url of dbs) {
-      const target = engineForUrl(url).name;
+      const engine = engineForUrl(url).name;
       await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' }, log);
       await applyIndexProfile(url, 'optimized');
       const server = await startServer(url, ['--workers', String(flags.workers)]);
-      const client = () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: 'modern', timeoutMs: 30_000 });
+      const eras = flags.protocol.map((era) => ({
+        target: eraLabel(engine, era),
+        client: () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: era, timeoutMs: 30_000 }),
+      }));
       try {
-        // Compile the hot paths (in every worker) before anything is measured.
-        await runStep({ agents: 4, mode: 'closed', warmupMs: 0, durationMs: 2000, makeAgent: (i) => startAgent(WORKLOADS.mixed!, client(), flags.seed, i) });
+        // Compile the hot paths (in every worker, both eras) before anything is measured.
+        for (const { client } of eras) {
+          await runStep({ agents: 4, mode: 'closed', warmupMs: 0, durationMs: 2000, makeAgent: (i) => startAgent(WORKLOADS.mixed!, client(), flags.seed, i) });
+        }
         for (let iteration = 1; iteration <= flags.iterations; iteration++) {
           for (const agents of flags.agents) {
             for (const workload of WORKLOAD_NAMES) {
-              const floorSlices: StepMeasurement[] = [];
-              const ourSlices: StepMeasurement[] = [];
+              // The eras take turns with the floor, slice by slice, so drift hits all alike.
+              const floorSlices = eras.map((): StepMeasurement[] => []);
+              const ourSlices = eras.map((): StepMeasurement[] => []);
               for (let slice = 0; slice < flags.slices; slice++) {
-                // The first slice warms up fully; later ones only reconnect and settle.
-                const timing = { warmupMs: slice === 0 ? flags.warmup : Math.min(flags.warmup, 250), durationMs: flags.duration / flags.slices };
-                floorSlices.push(await floor.measure(agents, timing));
-                const m = await runStep({
-                  agents,
-                  mode: 'closed',
-                  ...timing,
-                  makeAgent: (i) => startAgent(WORKLOADS[workload]!, client(), flags.seed + iteration * 100 + slice, i),
-                });
-                const errors = Object.entries(m.errors);
-                if (errors.length) throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
-                ourSlices.push(m);
+                for (const [e, { target, client }] of eras.entries()) {
+                  // The first slice warms up fully; later ones only reconnect and settle.
+                  const timing = { warmupMs: slice === 0 ? flags.warmup : Math.min(flags.warmup, 250), durationMs: flags.duration / flags.slices };
+                  floorSlices[e]!.push(await floor.measure(agents, timing));
+                  const m = await runStep({
+                    agents,
+                    mode: 'closed',
+                    ...timing,
+                    makeAgent: (i) => startAgent(WORKLOADS[workload]!, client(), flags.seed + iteration * 100 + slice, i),
+                  });
+                  const errors = Object.entries(m.errors);
+                  if (errors.length) throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
+                  ourSlices[e]!.push(m);
+                }
               }
-              const ours = combine(ourSlices);
-              const echo = combine(floorSlices);
-              samples.push({ target, workload, agents, iteration, ours, floor: echo });
-              log(`${target} ${workload} × ${agents} #${iteration}: ${rate(ours).toFixed(0)} calls/s, floor ${rate(echo).toFixed(0)} (${(rate(ours) / rate(echo)).toFixed(2)}×)`);
+              for (const [e, { target }] of eras.entries()) {
+                const ours = combine(ourSlices[e]!);
+                const echo = combine(floorSlices[e]!);
+                samples.push({ target, workload, agents, iteration, ours, floor: echo });
+                log(`${target} ${workload} × ${agents} #${iteration}: ${rate(ours).toFixed(0)} calls/s, floor ${rate(echo).toFixed(0)} (${(rate(ours) / rate(echo)).toFixed(2)}×)`);
+              }
             }
           }
-          const init = summarize((await sessionInit(client)).warm.histogram);
-          sessions.push({ target, iteration, p50Us: init.p50, p99Us: init.p99 });
-          log(`${target} session init (warm) #${iteration}: p50 ${(init.p50 / 1000).toFixed(2)} ms`);
+          for (const { target, client } of eras) {
+            const init = summarize((await sessionInit(client)).warm.histogram);
+            sessions.push({ target, iteration, p50Us: init.p50, p99Us: init.p99 });
+            log(`${target} session init (warm) #${iteration}: p50 ${(init.p50 / 1000).toFixed(2)} ms`);
+          }
         }
       } finally {
         await server.stop();
@@ -195,12 +223,12 @@ function render(samples: Sample[], sessions: { target: string; p50Us: number; p9
       note:
         `\`${command}\`: ${flags.iterations} iterations of ${flags.duration / 1000} s per step (in ${flags.slices} slices alternating with the floor), median (min–max); ` +
         `server with ${flags.workers} worker process(es); ${env.cpus} × ${env.cpuModel}, Node ${env.node}, load average ${env.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
-      head: ['database', 'workload', 'agents', 'calls/s', 'p50 ms', 'p99 ms', 'echo floor calls/s', 'ratio', 'client CPU µs/call (ours / floor)'],
+      head: ['database and era', 'workload', 'agents', 'calls/s', 'p50 ms', 'p99 ms', 'echo floor calls/s', 'ratio', 'client CPU µs/call (ours / floor)'],
       rows,
     },
     {
-      title: 'Session init (warm): discover, tools/list, list_tables, describe_table',
-      head: ['database', 'p50 ms', 'p99 ms'],
+      title: 'Session init (warm): initialize and initialized (2025) or discover (2026), tools/list, list_tables, describe_table',
+      head: ['database and era', 'p50 ms', 'p99 ms'],
       rows: targets.map((t) => {
         const mine = sessions.filter((s) => s.target === t);
         return [t, spread(mine.map((s) => s.p50Us), ms), spread(mine.map((s) => s.p99Us), ms)];

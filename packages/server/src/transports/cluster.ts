@@ -1,4 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import { type SessionLimits, Sessions } from './sessions.js';
+
+/** The key every worker of one server signs its session ids with (see sessions.ts). */
+const SESSION_KEY_VARIABLE = 'MCP_DB_SESSION_KEY';
 
 /**
  * The worker count when this process should be a `--workers` primary: serving HTTP with more
@@ -27,8 +32,9 @@ export const WORKER_NODE_FLAGS = ['--max-semi-space-size=2'];
 /**
  * Multi-core HTTP serving: the primary forks `workers` copies of this process, each with its own
  * database connection(s) and its own listener on the shared port (the primary hands connections
- * out round-robin). Correct because serving is stateless in both eras: the modern era by design,
- * the 2025 era through the SDK's stateless fallback (no session lives in a worker).
+ * out round-robin). Correct because no answer depends on which worker gives it: the modern era
+ * is stateless by design, and a 2025-era session id issued by one worker is honoured by all
+ * (signed with a key the primary hands every worker; an ended session is told to all).
  *
  * Resolves once the primary has been told to stop and every worker has exited.
  */
@@ -38,9 +44,14 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
     let announced = false;
     const listening = new Set<Worker>();
     cluster.setupPrimary({ execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS] });
+    const key = randomBytes(32).toString('hex');
     const fork = () => {
-      const worker = cluster.fork();
-      worker.on('message', (message: { listening?: string }) => {
+      const worker = cluster.fork({ [SESSION_KEY_VARIABLE]: key });
+      worker.on('message', (message: { listening?: string; sessionEnded?: string }) => {
+        if (message.sessionEnded) {
+          for (const w of Object.values(cluster.workers ?? {})) if (w && w !== worker) w.send(message);
+          return;
+        }
         if (!message.listening) return;
         listening.add(worker);
         if (!announced && listening.size === workers) {
@@ -83,4 +94,15 @@ export const isWorker = (): boolean => cluster.isWorker;
 /** A worker tells the primary it listens (the primary announces once all do). */
 export function reportListening(endpoint: string): void {
   process.send?.({ listening: endpoint });
+}
+
+/** A worker's session table: ids signed with the server's shared key, ends told to the other workers. */
+export function workerSessions(limits: SessionLimits): Sessions {
+  const key = process.env[SESSION_KEY_VARIABLE];
+  const sessions = new Sessions(limits, key ? Buffer.from(key, 'hex') : undefined, String(cluster.worker?.id ?? 0));
+  sessions.onEnded = (id) => process.send?.({ sessionEnded: id });
+  process.on('message', (message: { sessionEnded?: string }) => {
+    if (typeof message?.sessionEnded === 'string') sessions.forget(message.sessionEnded);
+  });
+  return sessions;
 }

@@ -107,10 +107,10 @@ function envelopes(): (meta: unknown) => string | undefined {
   };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isId(value: unknown): value is string | number {
+export function isId(value: unknown): value is string | number {
   return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }

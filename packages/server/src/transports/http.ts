@@ -2,9 +2,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isJsonContentType, type McpHttpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
+import { createMcpHandler, isJsonContentType, type McpHttpHandler, type McpServerFactory, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { MAX_JSON_DEPTH, nestsDeeper, readBody, replay } from './body.js';
 import { type DirectTools, fastPath, MODERN_REVISION, REPLAYED_METHODS, type Replies } from './fast-path.js';
+import { type LegacyAnswer, legacyPath, type LegacyReplies } from './legacy-path.js';
+import { Sessions } from './sessions.js';
 
 export interface HttpOptions {
   host: string;
@@ -15,8 +17,10 @@ export interface HttpOptions {
   allowedHosts?: string[];
   /** largest request body accepted, in bytes */
   maxBodyBytes?: number;
-  /** the tools as direct calls: enables the fast path for plain 2026-07-28 requests (see fast-path.ts) */
+  /** the tools as direct calls: enables the hot paths for plain requests of both eras (fast-path.ts, legacy-path.ts) */
   direct?: DirectTools;
+  /** the 2025-era session table (default: one of this process, with the default limits) */
+  sessions?: Sessions;
 }
 
 export const MCP_PATH = '/mcp';
@@ -26,12 +30,17 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.includes(host) || host.startsWith('127.');
 }
 
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+
 /**
  * Streamable HTTP on one endpoint for both protocol eras: 2026-07-28 requests are served
- * statelessly per request, 2025-era ones (initialize, then calls) by the SDK's stateless
- * legacy fallback. Host and Origin are always checked (DNS-rebinding protection).
+ * statelessly per request; 2025-era clients get an `Mcp-Session-Id` at `initialize` (see
+ * sessions.ts), which later requests must name while it lives, and `DELETE` ends. The plain
+ * requests of both eras take a hot path; the SDK answers everything else (its stateless
+ * legacy fallback for the 2025 era). Host and Origin are always checked (DNS-rebinding
+ * protection).
  */
-export async function startHttp(factory: McpServerFactory, options: HttpOptions): Promise<{ server: Server; url: string }> {
+export async function startHttp(factory: McpServerFactory, options: HttpOptions): Promise<{ server: Server; url: string; sessions: Sessions }> {
   assertSafeBind(options);
   const hostnames = [...new Set([...LOOPBACK, options.host, ...(options.allowedHosts ?? [])])];
   const checkHost = rememberPasses(hostHeaderValidation(hostnames), 'host');
@@ -44,6 +53,9 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
   const authorized = options.token ? bearerCheck(options.token) : () => true;
   const replies = options.direct ? await askOnce(handler) : undefined;
   const fast = options.direct && replies ? fastPath(options.direct, replies) : undefined;
+  const legacyReplies = options.direct ? await askLegacy(handler) : undefined;
+  const legacy = options.direct && legacyReplies ? legacyPath(options.direct, legacyReplies) : undefined;
+  const sessions = options.sessions ?? new Sessions();
   const toSdk = (req: IncomingMessage, res: ServerResponse) =>
     mcp(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: (error as Error).message });
@@ -57,12 +69,20 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       res.setHeader('WWW-Authenticate', 'Bearer');
       return sendJson(res, 401, { error: 'missing or wrong bearer token' });
     }
-    // Only POST carries MCP here (no SSE stream, no sessions to delete). Refused before the SDK,
-    // which turns methods that fetch's Request cannot hold (TRACE) into a 500.
-    if (req.method !== 'POST') {
-      res.setHeader('Allow', 'POST');
-      return sendJson(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+    const sessionId = req.headers['mcp-session-id'];
+    if (req.method === 'DELETE') {
+      if (sessionId === undefined) return sendJson(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+      if (!sessions.end(sessionId as string)) return sendJson(res, 404, rpcError(-32001, 'Session not found'));
+      return void res.writeHead(200, { 'content-length': 0 }).end();
     }
+    // POST carries MCP, DELETE ends a session; there is no server-to-client SSE stream (GET).
+    // Refused before the SDK, which turns methods that fetch's Request cannot hold (TRACE) into a 500.
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST, DELETE');
+      return sendJson(res, 405, rpcError(-32000, 'Method not allowed.'));
+    }
+    // A 2025-era session that ended or expired, or that this server never issued: the client must initialize again.
+    if (sessionId !== undefined && !sessions.use(sessionId as string)) return sendJson(res, 404, rpcError(-32001, 'Session not found'));
     // A compressed body would be read as if it were plain JSON.
     const encoding = req.headers['content-encoding'];
     if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
@@ -77,28 +97,29 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       if (nestsDeeper(chunks, MAX_JSON_DEPTH)) {
         return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels` }, id: null });
       }
-      if (!fast) return void toSdk(replay(req, chunks), res);
+      if (!fast && !legacy) return void toSdk(replay(req, chunks), res);
       let body: unknown;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {
         return void toSdk(replay(req, chunks), res);
       }
-      const answer = fast(req, body);
-      // Declined: the SDK gets the bytes, not our parse, and judges them exactly as it would
-      // alone (handed a parsed 100k-deep body, it answered 500).
-      if (!answer) return void toSdk(replay(req, chunks), res);
-      answer.then(
-        (json) => {
+      const failed = (error: unknown) => {
+        onerror(error as Error);
+        sendJson(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: (body as { id?: unknown }).id ?? null });
+      };
+      const modern = fast?.(req, body);
+      if (modern) {
+        return void modern.then((json) => {
           const bytes = Buffer.from(json);
           res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length }).end(bytes);
-        },
-        (error: unknown) => {
-          onerror(error as Error);
-          const id = (body as { id?: unknown }).id ?? null;
-          sendJson(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id });
-        },
-      );
+        }, failed);
+      }
+      const old = legacy?.(req, body);
+      if (old) return void old.then((answer) => sendLegacy(res, answer, sessions), failed);
+      // Declined: the SDK gets the bytes, not our parse, and judges them exactly as it would
+      // alone (handed a parsed 100k-deep body, it answered 500).
+      toSdk(replay(req, chunks), res);
     });
   });
   server.keepAliveTimeout = 65_000;
@@ -106,9 +127,59 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   });
+  server.once('close', () => sessions.close());
   const { port } = server.address() as AddressInfo;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return { server, url: `http://${shownHost}:${port}${MCP_PATH}` };
+  return { server, url: `http://${shownHost}:${port}${MCP_PATH}`, sessions };
+}
+
+/** A hot-path answer of the 2025 era, framed as the SDK frames it (an `initialize` opens a session). */
+function sendLegacy(res: ServerResponse, answer: LegacyAnswer, sessions: Sessions): void {
+  if (answer.status === 202) return void res.writeHead(202, { 'content-length': 0 }).end();
+  const headers: Record<string, string | number> = { ...SSE_HEADERS };
+  if (answer.opensSession) {
+    const opened = sessions.open();
+    if ('refused' in opened) {
+      res.setHeader('Retry-After', String(opened.retryAfterSeconds));
+      sendJson(res, 503, rpcError(-32000, `Service Unavailable: ${opened.refused}`));
+      return;
+    }
+    headers['mcp-session-id'] = opened.id;
+  }
+  const bytes = Buffer.from(answer.message);
+  headers['content-length'] = bytes.length;
+  res.writeHead(200, headers).end(bytes);
+}
+
+function rpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/**
+ * Asks the SDK, once, its 2025-era answers that depend only on the revision: `initialize` for
+ * each revision it serves (and for one it does not, which it answers with its latest), and
+ * `tools/list`. Undefined when an answer is not the plain SSE event the hot path replays.
+ */
+async function askLegacy(handler: McpHttpHandler): Promise<LegacyReplies | undefined> {
+  const ask = async (method: string, params: unknown, version?: string) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    if (version) headers['mcp-protocol-version'] = version;
+    const response = await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method, params }) }));
+    const text = await response.text();
+    const data = /^event: message\ndata: (.*)\n\n$/s.exec(text)?.[1];
+    return response.status === 200 && data ? (JSON.parse(data) as { result?: unknown }).result : undefined;
+  };
+  const init = (protocolVersion: string) => ask('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'mcp-db-server', version: '0' } });
+  const initialize = new Map<string, unknown>();
+  const toolsList = new Map<string, unknown>();
+  for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
+    const [initResult, listResult] = [await init(version), await ask('tools/list', {}, version)];
+    if (initResult === undefined || listResult === undefined || (listResult as { nextCursor?: unknown }).nextCursor !== undefined) return undefined;
+    initialize.set(version, initResult);
+    toolsList.set(version, listResult);
+  }
+  const fallback = await init('0000-00-00');
+  return fallback === undefined ? undefined : { initialize, fallback, toolsList };
 }
 
 /**

@@ -1,0 +1,149 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Limits of the 2025-era session table (per server process). */
+export interface SessionLimits {
+  /** most sessions one process keeps at once */
+  maxSessions: number;
+  /** a session unused this long is forgotten (its id then gets 404) */
+  idleMs: number;
+}
+
+export const DEFAULT_SESSION_LIMITS: SessionLimits = { maxSessions: 10_000, idleMs: 30 * 60_000 };
+
+/**
+ * At the limit, a new session may take the place of one idle at least this long; only when
+ * every session was used more recently than this is `initialize` refused.
+ */
+const RECLAIMABLE_AFTER_MS = 60_000;
+
+export type OpenResult = { id: string } | { refused: string; retryAfterSeconds: number };
+
+/**
+ * The `Mcp-Session-Id`s of 2025-era clients. A session holds no server state but its last use:
+ * every tool answer depends only on the request (cursors and transactions are explicit handles),
+ * so a session exists to be ended (`DELETE`), to expire, and to be refused when unknown (404).
+ *
+ * Ids are `<issuer>.<nonce>.<mac>`: the mac (HMAC-SHA256 under a key shared by one server's
+ * worker processes) lets a sibling worker honour a session it did not issue, since the cluster
+ * hands out connections, not sessions. A process answers 404 for its own ids it no longer holds
+ * (expired or ended) and for ids no worker of this server issued. Ends are told to siblings
+ * (`onEnded`), so a `DELETE` ends a session in every worker; idle expiry is per worker.
+ */
+export class Sessions {
+  readonly #limits: SessionLimits;
+  readonly #key: Buffer;
+  readonly #issuer: string;
+  /** id → last use (ms) */
+  readonly #live = new Map<string, number>();
+  /** ids a sibling ended, kept as long as they could otherwise be honoured */
+  readonly #ended = new Map<string, number>();
+  readonly #sweeper: NodeJS.Timeout;
+  onEnded: ((id: string) => void) | undefined;
+
+  constructor(limits: SessionLimits = DEFAULT_SESSION_LIMITS, key: Buffer = randomBytes(32), issuer = '0') {
+    this.#limits = limits;
+    this.#key = key;
+    this.#issuer = issuer;
+    this.#sweeper = setInterval(() => this.sweep(Date.now()), Math.min(limits.idleMs, 10_000)).unref();
+  }
+
+  get size(): number {
+    return this.#live.size;
+  }
+
+  /** A new session, or why not (the table is full of recently used sessions). */
+  open(now = Date.now()): OpenResult {
+    if (this.#live.size >= this.#limits.maxSessions && !this.#reclaim(now)) {
+      return {
+        refused: `too many open sessions (this server keeps at most ${this.#limits.maxSessions}, all used within the last ${RECLAIMABLE_AFTER_MS / 1000} s); end unused sessions with DELETE, or raise --max-sessions`,
+        retryAfterSeconds: RECLAIMABLE_AFTER_MS / 1000,
+      };
+    }
+    const nonce = randomBytes(16).toString('base64url');
+    const id = `${this.#issuer}.${nonce}.${this.#mac(`${this.#issuer}.${nonce}`)}`;
+    this.#live.set(id, now);
+    return { id };
+  }
+
+  /** Marks a use; false when the id names no live session of this server (answer 404). */
+  use(id: string, now = Date.now()): boolean {
+    const seen = this.#live.get(id);
+    if (seen !== undefined) {
+      if (now - seen > this.#limits.idleMs) {
+        this.#live.delete(id);
+        return false;
+      }
+      this.#live.set(id, now);
+      return true;
+    }
+    if (!this.#isSiblings(id)) return false;
+    // A sibling's session seen here first: honour it like one of ours.
+    if (this.#live.size >= this.#limits.maxSessions && !this.#reclaim(now)) return false;
+    this.#live.set(id, now);
+    return true;
+  }
+
+  /** Ends a session (DELETE); false when it was not live. Siblings are told. */
+  end(id: string, now = Date.now()): boolean {
+    if (!this.use(id, now)) return false;
+    this.#live.delete(id);
+    this.onEnded?.(id);
+    return true;
+  }
+
+  /** A sibling ended this session. */
+  forget(id: string, now = Date.now()): void {
+    this.#live.delete(id);
+    if (id.startsWith(`${this.#issuer}.`)) return;
+    if (this.#ended.size >= this.#limits.maxSessions) this.#ended.delete(this.#ended.keys().next().value!);
+    this.#ended.set(id, now);
+  }
+
+  /** Drops expired sessions, and sibling ends too old to matter. */
+  sweep(now: number): void {
+    const { idleMs } = this.#limits;
+    for (const [id, seen] of this.#live) {
+      if (now - seen > idleMs) this.#live.delete(id);
+    }
+    for (const [id, at] of this.#ended) {
+      if (now - at <= idleMs) break;
+      this.#ended.delete(id);
+    }
+  }
+
+  close(): void {
+    clearInterval(this.#sweeper);
+    this.#live.clear();
+    this.#ended.clear();
+  }
+
+  /** Frees the least recently used session if it has been idle long enough. */
+  #reclaim(now: number): boolean {
+    this.sweep(now);
+    if (this.#live.size < this.#limits.maxSessions) return true;
+    let oldest: string | undefined;
+    let oldestSeen = Number.POSITIVE_INFINITY;
+    for (const [id, seen] of this.#live) {
+      if (seen < oldestSeen) {
+        oldest = id;
+        oldestSeen = seen;
+      }
+    }
+    if (oldest === undefined || now - oldestSeen < RECLAIMABLE_AFTER_MS) return false;
+    this.#live.delete(oldest);
+    return true;
+  }
+
+  #isSiblings(id: string): boolean {
+    const dot = id.lastIndexOf('.');
+    const issuer = id.slice(0, id.indexOf('.'));
+    if (dot <= 0 || issuer === this.#issuer || this.#ended.has(id)) return false;
+    const given = Buffer.from(id.slice(dot + 1));
+    const expected = Buffer.from(this.#mac(id.slice(0, dot)));
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  #mac(text: string): string {
+    return createHmac('sha256', this.#key).update(text).digest('base64url').slice(0, 22);
+  }
+}

@@ -1,0 +1,321 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseContext, openDatabase } from '../src/context.js';
+import { createServerFactory, directTools } from '../src/server.js';
+import { BENCH_TOOLS, READ_TOOLS } from '../src/tools/index.js';
+import { startHttp } from '../src/transports/http.js';
+import { Sessions } from '../src/transports/sessions.js';
+import { loadShop } from './support/shop.js';
+
+/**
+ * The 2025-era hot path against the SDK, answer for answer, in every 2025 revision a host
+ * speaks: the same requests go to a server with the hot path and to one without it (every
+ * request through the SDK's stateless fallback) and must get the same status and the same
+ * JSON-RPC message. The hot path answers with a fixed Content-Length where the SDK streams
+ * (chunked), which shows which of the two answered. The header sets are those real hosts send
+ * (fixtures/hosts/legacy-exchanges.json has them recorded); sessions are tested below.
+ */
+
+const TOOLS = [...READ_TOOLS, ...BENCH_TOOLS];
+/** Sessions of real hosts, recorded by test/clients/capture-hosts.mjs. */
+const HOSTS = JSON.parse(readFileSync(new URL('../../../fixtures/hosts/legacy-exchanges.json', import.meta.url), 'utf8')) as {
+  clients: { name: string; version: string; exchanges: { request: { method: string; headers: Record<string, string>; body: string } }[] }[];
+};
+const REVISIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
+const ACCEPT = 'application/json, text/event-stream';
+
+interface Case {
+  what: string;
+  body: unknown;
+  headers?: Record<string, string | undefined>;
+  /** whether the hot path should answer it (otherwise the SDK does, on both servers) */
+  fast: boolean;
+}
+
+const rpc = (method: string, params?: unknown, id: number | string = 1) => ({ jsonrpc: '2.0', id, method, ...(params !== undefined && { params }) });
+const call = (name: string, args?: Record<string, unknown>, id: number | string = 1, meta?: unknown) =>
+  rpc('tools/call', { name, ...(args && { arguments: args }), ...(meta !== undefined && { _meta: meta }) }, id);
+const initialize = (protocolVersion: string, extra: Record<string, unknown> = {}) =>
+  rpc('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'legacy-path-test', version: '0.0.0' }, ...extra }, 0);
+
+function cases(version: string): Case[] {
+  return [
+    { what: 'initialize', body: initialize(version), headers: { 'mcp-protocol-version': undefined }, fast: true },
+    {
+      what: 'initialize with the capabilities and identity a host sends',
+      body: initialize(version, { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} }, clientInfo: { name: 'claude-ai', title: 'Claude', version: '0.1.0' } }),
+      headers: { 'mcp-protocol-version': undefined },
+      fast: true,
+    },
+    { what: 'initialize naming a revision the server does not serve', body: initialize('2099-01-01'), headers: { 'mcp-protocol-version': undefined }, fast: true },
+    { what: 'notifications/initialized', body: { jsonrpc: '2.0', method: 'notifications/initialized' }, fast: true },
+    { what: 'ping', body: rpc('ping'), fast: true },
+    { what: 'ping with empty params', body: rpc('ping', {}, 'p'), fast: true },
+    { what: 'tools/list', body: rpc('tools/list'), fast: true },
+    { what: 'tools/list with empty params', body: rpc('tools/list', {}), fast: true },
+    { what: 'tools/list with a progress token', body: rpc('tools/list', { _meta: { progressToken: 7 } }), fast: true },
+    { what: 'tools/list without MCP-Protocol-Version', body: rpc('tools/list'), headers: { 'mcp-protocol-version': undefined }, fast: true },
+    { what: 'get, found', body: call('get', { table: 'orders', key: 3 }), fast: true },
+    { what: 'get, not found, string id', body: call('get', { table: 'orders', key: 999_999 }, 'abc'), fast: true },
+    { what: 'get, wrong key type (a tool error)', body: call('get', { table: 'orders', key: 'x' }), fast: true },
+    { what: 'get, argument failing the schema', body: call('get', { table: 7 }), fast: true },
+    { what: 'get, no arguments', body: call('get'), fast: true },
+    { what: 'get with a progress token (the Inspector sends one)', body: call('get', { table: 'orders', key: 2 }, 5, { progressToken: 5 }), fast: true },
+    { what: 'query by foreign key', body: call('query', { table: 'orders', filter: 'customer_id = 2', limit: 5 }), fast: true },
+    { what: 'query, unknown column (a tool error)', body: call('query', { table: 'orders', filter: 'nope = 1' }), fast: true },
+    { what: 'list_tables', body: call('list_tables', {}), fast: true },
+    { what: 'describe_table', body: call('describe_table', { table: 'order_items' }), fast: true },
+    { what: 'echo', body: call('echo', { message: 'ping' }), fast: true },
+    { what: 'Accept without text/event-stream', body: call('get', { table: 'orders', key: 1 }), headers: { accept: 'application/json' }, fast: false },
+    { what: 'no Accept', body: rpc('ping'), headers: { accept: undefined }, fast: false },
+    { what: 'MCP-Protocol-Version the server does not serve', body: rpc('ping'), headers: { 'mcp-protocol-version': '2099-01-01' }, fast: false },
+    { what: 'initialize without clientInfo', body: rpc('initialize', { protocolVersion: version, capabilities: {} }, 0), fast: false },
+    { what: 'unknown tool', body: call('drop_everything', {}), fast: false },
+    { what: 'arguments not an object', body: rpc('tools/call', { name: 'get', arguments: [1] }), fast: false },
+    { what: 'tools/list with a cursor', body: rpc('tools/list', { cursor: 'abc' }), fast: false },
+    { what: 'a _meta with more than a progress token', body: call('echo', { message: 'x' }, 1, { progressToken: 1, other: true }), fast: false },
+    { what: 'resources/list (no such capability)', body: rpc('resources/list'), fast: false },
+    { what: 'a batch', body: [call('echo', { message: 'x' })], fast: false },
+    { what: 'not JSON', body: '{"jsonrpc": "2.0", ', fast: false },
+    { what: 'notifications/cancelled', body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, fast: false },
+  ];
+}
+
+function headersFor(version: string, overrides: Case['headers'] = {}): Record<string, string> {
+  const headers: Record<string, string | undefined> = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': version, ...overrides };
+  return Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+/** The JSON-RPC message of an answer: the data of its one SSE event, or its JSON body. */
+function messageOf(text: string, type: string | null): unknown {
+  if (text === '') return null;
+  if (type?.startsWith('text/event-stream')) {
+    const events = text.split('\n\n').filter(Boolean);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.startsWith('event: message\ndata: ')).toBe(true);
+    return JSON.parse(events[0]!.slice('event: message\ndata: '.length));
+  }
+  return JSON.parse(text);
+}
+
+async function send(url: string, body: unknown, headers: Record<string, string>) {
+  const res = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    fixedLength: res.headers.get('content-length') !== null,
+    session: res.headers.get('mcp-session-id'),
+    message: messageOf(text, res.headers.get('content-type')),
+  };
+}
+
+describe('the 2025-era hot path', () => {
+  let dir: string;
+  let ctx: DatabaseContext;
+  const servers: Server[] = [];
+  let hotUrl: string;
+  let sdkUrl: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-legacy-path-'));
+    const url = `sqlite:${join(dir, 'shop.db')}`;
+    await loadShop(url);
+    ctx = await openDatabase({ url });
+    const factory = createServerFactory(ctx, TOOLS);
+    const hot = await startHttp(factory, { host: '127.0.0.1', port: 0, direct: directTools(ctx, TOOLS) });
+    const sdk = await startHttp(factory, { host: '127.0.0.1', port: 0 });
+    servers.push(hot.server, sdk.server);
+    hotUrl = hot.url;
+    sdkUrl = sdk.url;
+  });
+
+  afterAll(async () => {
+    for (const s of servers) {
+      s.closeAllConnections();
+      s.close();
+    }
+    await ctx?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const version of REVISIONS) {
+    describe(`in ${version}`, () => {
+      for (const c of cases(version)) {
+        it(`${c.what}: ${c.fast ? 'hot path' : 'left to the SDK'}, same answer`, async () => {
+          const headers = headersFor(version, c.headers);
+          const viaSdk = await send(sdkUrl, c.body, headers);
+          const viaHot = await send(hotUrl, c.body, headers);
+          expect(viaSdk.fixedLength).toBe(false);
+          expect(viaHot.fixedLength).toBe(c.fast);
+          expect(viaHot.status).toBe(viaSdk.status);
+          expect(viaHot.type).toBe(viaSdk.type);
+          expect(viaHot.message).toEqual(viaSdk.message);
+          // Only the hot path issues sessions (the SDK's fallback is stateless), and only at initialize.
+          expect(viaSdk.session).toBeNull();
+          expect(viaHot.session !== null).toBe(c.fast && (c.body as { method?: string }).method === 'initialize');
+        });
+      }
+    });
+  }
+
+  // Every POST of real sessions, as the hosts sent them (headers and bytes), on a session of our own.
+  for (const client of HOSTS.clients) {
+    it(`${client.name} ${client.version}: every request of a recorded session takes the hot path, same answer`, async () => {
+      let session: string | undefined;
+      for (const { request } of client.exchanges) {
+        if (request.method !== 'POST') continue;
+        const { 'mcp-session-id': recorded, ...headers } = request.headers;
+        const viaSdk = await send(sdkUrl, request.body, headers);
+        const viaHot = await send(hotUrl, request.body, recorded && session ? { ...headers, 'mcp-session-id': session } : headers);
+        expect(viaHot.fixedLength, request.body).toBe(true);
+        expect(viaHot.status).toBe(viaSdk.status);
+        expect(viaHot.type).toBe(viaSdk.type);
+        expect(viaHot.message).toEqual(viaSdk.message);
+        session = viaHot.session ?? session;
+      }
+      expect(session).toBeDefined();
+      await fetch(hotUrl, { method: 'DELETE', headers: { 'mcp-session-id': session! } });
+    });
+  }
+
+  it('answers calls made while others are in flight, each with its own id', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(hotUrl, call('get', { table: 'orders', key: (i % 10) + 1 }, i), headersFor('2025-06-18'))));
+    answers.forEach((a, i) => {
+      expect(a.fixedLength).toBe(true);
+      const msg = a.message as { id: number; result: { structuredContent: { row: { id: number } } } };
+      expect(msg.id).toBe(i);
+      expect(msg.result.structuredContent.row.id).toBe((i % 10) + 1);
+    });
+  });
+});
+
+describe('2025-era sessions over HTTP', () => {
+  let dir: string;
+  let ctx: DatabaseContext;
+  let server: Server;
+  let url: string;
+  let sessions: Sessions;
+  const LIMIT = 3;
+  const IDLE_MS = 400;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-sessions-'));
+    const dbUrl = `sqlite:${join(dir, 'shop.db')}`;
+    await loadShop(dbUrl);
+    ctx = await openDatabase({ url: dbUrl });
+    sessions = new Sessions({ maxSessions: LIMIT, idleMs: IDLE_MS });
+    const started = await startHttp(createServerFactory(ctx, TOOLS), { host: '127.0.0.1', port: 0, direct: directTools(ctx, TOOLS), sessions });
+    server = started.server;
+    url = started.url;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    server.close();
+    await ctx?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const open = async () => {
+    const reply = await send(url, initialize('2025-06-18'), headersFor('2025-06-18'));
+    expect(reply.status).toBe(200);
+    expect(reply.session).toMatch(/^[\w-]+\.[\w-]{22}\.[\w-]{22}$/);
+    return reply.session!;
+  };
+  const ping = (session: string) => send(url, rpc('ping'), { ...headersFor('2025-06-18'), 'mcp-session-id': session });
+  const end = (session?: string) => fetch(url, { method: 'DELETE', headers: session ? { 'mcp-session-id': session } : {} });
+
+  it('issues a session at initialize that later requests name, and DELETE ends it (then 404)', async () => {
+    const id = await open();
+    expect((await ping(id)).status).toBe(200);
+    expect((await end(id)).status).toBe(200);
+    const after = await ping(id);
+    expect(after.status).toBe(404);
+    expect(after.message).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+    expect((await end(id)).status).toBe(404);
+  });
+
+  it('answers 404 for a session id it never issued, 400 for DELETE without one', async () => {
+    expect((await ping('0.AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+    expect((await ping('made-up')).status).toBe(404);
+    expect((await end()).status).toBe(400);
+  });
+
+  it('forgets a session left idle longer than the expiry (then 404)', async () => {
+    const id = await open();
+    await new Promise((r) => setTimeout(r, IDLE_MS + 100));
+    expect((await ping(id)).status).toBe(404);
+  });
+
+  it('refuses sessions past the limit with 503 and a clear error, and holds no more than the limit', async () => {
+    const ids = [];
+    for (let i = 0; i < LIMIT; i++) ids.push(await open());
+    const refused = await send(url, initialize('2025-06-18'), headersFor('2025-06-18'));
+    expect(refused.status).toBe(503);
+    expect((refused.message as { error: { message: string } }).error.message).toMatch(/too many open sessions \(this server keeps at most 3/);
+    expect(sessions.size).toBe(LIMIT);
+    // Every session still works, and ending one makes room.
+    for (const id of ids) expect((await ping(id)).status).toBe(200);
+    expect((await end(ids[0])).status).toBe(200);
+    const next = await open();
+    expect((await ping(next)).status).toBe(200);
+    for (const id of [...ids.slice(1), next]) await end(id);
+  });
+
+  it('serves 2025-era requests that name no session, as before sessions existed', async () => {
+    const reply = await send(url, call('get', { table: 'orders', key: 1 }), headersFor('2025-06-18'));
+    expect(reply.status).toBe(200);
+    expect(reply.fixedLength).toBe(true);
+  });
+});
+
+describe('Sessions', () => {
+  const limits = { maxSessions: 2, idleMs: 1_000 };
+  const key = Buffer.alloc(32, 7);
+
+  it('honours a session a sibling worker issued, and forgets it when the sibling says it ended', () => {
+    const a = new Sessions(limits, key, '1');
+    const b = new Sessions(limits, key, '2');
+    const opened = a.open(0);
+    if (!('id' in opened)) throw new Error('refused');
+    expect(b.use(opened.id, 10)).toBe(true);
+    a.onEnded = (id) => b.forget(id, 20);
+    expect(a.end(opened.id, 20)).toBe(true);
+    expect(b.use(opened.id, 30)).toBe(false);
+    expect(a.use(opened.id, 30)).toBe(false);
+    a.close();
+    b.close();
+  });
+
+  it('refuses ids signed with another key, or altered', () => {
+    const a = new Sessions(limits, key, '1');
+    const stranger = new Sessions(limits, Buffer.alloc(32, 8), '2');
+    const opened = stranger.open(0);
+    if (!('id' in opened)) throw new Error('refused');
+    expect(a.use(opened.id, 1)).toBe(false);
+    const own = a.open(0);
+    if (!('id' in own)) throw new Error('refused');
+    const b = new Sessions(limits, key, '3');
+    expect(b.use(`${own.id.slice(0, -1)}x`, 1)).toBe(false);
+    for (const s of [a, stranger, b]) s.close();
+  });
+
+  it('at the limit, reclaims the least recently used session once it has been idle a minute', () => {
+    const s = new Sessions({ maxSessions: 2, idleMs: 10 * 60_000 }, key, '1');
+    const first = s.open(0);
+    const second = s.open(1_000);
+    expect('id' in first && 'id' in second).toBe(true);
+    expect('refused' in s.open(30_000)).toBe(true);
+    s.use((second as { id: string }).id, 50_000);
+    const third = s.open(61_000);
+    expect('id' in third).toBe(true);
+    expect(s.use((first as { id: string }).id, 61_000)).toBe(false);
+    expect(s.use((second as { id: string }).id, 61_000)).toBe(true);
+    expect(s.size).toBe(2);
+    s.close();
+  });
+});
