@@ -29,6 +29,9 @@ describe('mcp-db-bench run', () => {
     expect(r.code, r.stderr).toBe(0);
     const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
     expect(result.config.targets.map((t) => t.engine)).toEqual(['sqlite']);
+    // the default measures what hosts speak: the 2025 era on a session
+    expect(result.config.targets.map((t) => t.label)).toEqual(['sqlite 2025 session']);
+    expect(result.config.protocol).toBe('legacy');
     // database workloads run once per index profile, echo once, and the bare node:http floor once
     expect(result.steps).toHaveLength((workloads.length - 1) * 2 * 2 + 2 + 2);
     for (const step of result.steps) {
@@ -47,7 +50,7 @@ describe('mcp-db-bench run', () => {
     const md = await run(['report', out, '--format', 'markdown']);
     expect(md.code, md.stderr).toBe(0);
     expect(md.stdout).toMatch(/### Latency and throughput/);
-    expect(md.stdout).toMatch(/\| sqlite \(optimized\) \| point-read \| 2 \|/);
+    expect(md.stdout).toMatch(/\| sqlite 2025 session \(optimized\) \| point-read \| 2 \|/);
     const json = await run(['report', out, '--format', 'json']);
     expect(resultFile.safeParse(JSON.parse(json.stdout)).success).toBe(true);
   });
@@ -60,10 +63,25 @@ describe('mcp-db-bench run', () => {
       '--workloads', 'point-read,filtered', '--indexes', 'optimized', '--duration', '300ms', '--warmup', '100ms', '--out', file]);
     expect(r.code, r.stderr).toBe(0);
     const result = resultFile.parse(JSON.parse(readFileSync(file, 'utf8')));
-    expect(result.config.targets.map((t) => t.label)).toEqual(['sqlite', 'postgres', 'mysql']);
+    expect(result.config.targets.map((t) => t.label)).toEqual(['sqlite 2025 session', 'postgres 2025 session', 'mysql 2025 session']);
     for (const step of result.steps) expect(step.errors, `${step.target} ${step.workload}`).toEqual({});
     expect(r.stdout).toMatch(/Engines compared \(optimized indexes\)/);
     expect(r.stdout).toMatch(/│\s+point-read │\s+2(?: │\s+[\d,.]+ \/s, p50 [\d.]+){3} │/);
+  });
+
+  it('measures both protocol eras side by side, the host era first, each row naming its era', async () => {
+    const file = join(dir, 'eras.json');
+    const r = await run(['run', '--db', `sqlite:${join(dir, 'eras.db')}`, '--scale', '0.002', '--agents', '1', '--protocol', 'legacy,modern',
+      '--workloads', 'session-init,point-read', '--indexes', 'optimized', '--duration', '300ms', '--warmup', '100ms', '--out', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = resultFile.parse(JSON.parse(readFileSync(file, 'utf8')));
+    expect(result.config.targets.map((t) => t.label)).toEqual(['sqlite 2025 session', 'sqlite 2026']);
+    expect(result.sessionInit.map((s) => s.target)).toEqual(['sqlite 2025 session', 'sqlite 2026']);
+    const steps = result.steps.filter((s) => s.workload === 'point-read');
+    expect(steps.map((s) => s.target)).toEqual(['sqlite 2025 session', 'sqlite 2026']);
+    for (const step of steps) expect(step.errors).toEqual({});
+    expect(r.stdout).toMatch(/sqlite 2025 session \(optimized\)/);
+    expect(r.stdout).toMatch(/sqlite 2026 \(optimized\)/);
   });
 
   it('refuses a file that is not a result file', async () => {

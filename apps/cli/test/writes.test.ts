@@ -59,7 +59,7 @@ describe('write workloads', () => {
     // the saved file renders the same verification without re-running
     const again = await run(['report', out, '--format', 'markdown']);
     expect(again.stdout).toMatch(/### Write verification/);
-    expect(again.stdout).toMatch(/\| sqlite \(optimized\) \| transfer \| 4 \|.*\| exact \|/);
+    expect(again.stdout).toMatch(/\| sqlite 2025 session \(optimized\) \| transfer \| 4 \|.*\| exact \|/);
   }, 120_000);
 
   // The integrity check: 50 agents for 30 s, inserts, updates, deletes and transfers

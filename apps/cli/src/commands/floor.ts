@@ -9,6 +9,7 @@ import { scaleOption, seedOption } from '../options.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
 import { environment } from '../run/environment.js';
+import { eraLabel } from '../run/labels.js';
 import { startHttpFloor } from '../run/http-floor.js';
 import { sessionInit } from '../run/measure-target.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
@@ -95,9 +96,6 @@ function parseEra(value: string): Era {
   if (value !== 'legacy' && value !== 'modern') throw new InvalidArgumentError(`protocol must be legacy or modern, not ${value}`);
   return value;
 }
-
-/** How a row names its database and era. */
-export const eraLabel = (engine: string, era: string) => `${engine} ${era === 'legacy' ? '2025 session' : era === 'modern' ? '2026' : era}`;
 
 async function measure(flags: FloorFlags) {
   const tempDir = flags.db ? undefined : mkdtempSync(join(tmpdir(), 'mcp-db-bench-floor-'));

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, DEFAULT_WORKLOADS, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
+import { createClient, DEFAULT_WORKLOADS, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { RESULT_FILE_VERSION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
@@ -11,6 +11,7 @@ import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
 import { environment } from '../run/environment.js';
+import { eraLabel, type ProtocolChoice } from '../run/labels.js';
 import { measureHttpFloor } from '../run/http-floor.js';
 import { measureTarget, type TargetResults } from '../run/measure-target.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
@@ -31,12 +32,17 @@ interface RunFlags {
   iterations: number;
   indexes: IndexProfile[];
   rate?: number;
-  protocol: 'modern' | 'legacy' | 'auto';
+  protocol: ProtocolChoice[];
   client: 'lean' | 'sdk';
   format: 'table' | 'markdown';
   json?: boolean;
   out?: string;
 }
+
+const parseProtocol = (name: string): ProtocolChoice => {
+  if (name !== 'legacy' && name !== 'modern' && name !== 'auto') throw new InvalidArgumentError(`protocol must be legacy, modern or auto, not ${name}`);
+  return name;
+};
 
 const parseWorkload = (name: string) => {
   if (!(name in WORKLOADS)) throw new InvalidArgumentError(`unknown workload ${name}; workloads: ${Object.keys(WORKLOADS).join(', ')}`);
@@ -63,7 +69,11 @@ export function runCommand(): Command {
     .addOption(new Option('--iterations <n>', 'repeat each step; reports show the median and spread').default(1).argParser(parsePositiveInt('iterations')))
     .addOption(new Option('--indexes <list>', 'index profiles to run in turn (two rounds show the speed-up)').default(['baseline', 'optimized'] as IndexProfile[], 'baseline,optimized').argParser(parseList(parseProfile)))
     .addOption(new Option('--rate <n>', 'open loop: total calls per second across agents (default: closed loop)').argParser(parsePositiveInt('rate')))
-    .addOption(new Option('--protocol <era>', 'MCP revision: modern (2026-07-28), legacy (2025-11-25) or auto').choices(['modern', 'legacy', 'auto']).default('modern'))
+    .addOption(
+      new Option('--protocol <list>', 'MCP eras to measure, side by side: legacy (2025-11-25: initialize, then calls on a session, what hosts speak today), modern (2026-07-28) or auto')
+        .default(['legacy'] as ProtocolChoice[], 'legacy')
+        .argParser(parseList(parseProtocol)),
+    )
     .addOption(new Option('--client <kind>', 'lean (hand-built JSON-RPC on undici) or sdk (the official client)').choices(['lean', 'sdk']).default('lean'))
     .addOption(new Option('--format <format>', 'report format on stdout').choices(['table', 'markdown']).default('table'))
     .option('--json', 'print the result file (JSON) on stdout instead of the report')
@@ -115,18 +125,23 @@ async function run(flags: RunFlags): Promise<ResultFile> {
   };
   // The server is read-only unless a workload that writes was asked for.
   const writes = flags.workloads.some((name) => WORKLOADS[name]!.writes);
-  const clientOptions = { client: flags.client, protocol: flags.protocol, token: flags.token, timeoutMs: 30_000 };
+  const clientOptions = (protocol: ProtocolChoice) => ({ client: flags.client, protocol, token: flags.token, timeoutMs: 30_000 });
+  /** Every era asked for, host era first: one target row each, labelled with its era. */
+  const eachEra = async (name: string, entry: Omit<ResultFile['config']['targets'][number], 'label'>, dbUrl: string | null, target: Target) => {
+    for (const protocol of flags.protocol) {
+      const label = uniqueLabel(eraLabel(name, protocol), targets);
+      targets.push({ label, ...entry });
+      merge(all, await measureTarget({ ...common, label, dbUrl, client: () => createClient(target, clientOptions(protocol)) }));
+    }
+  };
   try {
     for (const url of dbs) {
       const engine = engineForUrl(url);
-      const label = uniqueLabel(engine.name, targets);
-      targets.push({ label, engine: engine.name, url: redactUrl(url) });
       await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: flags.indexes[0] ?? 'optimized' }, log);
       const server = await startServer(url, writes ? ['--allow-writes'] : []);
-      log(`${label}: our MCP server at ${server.endpoint}`);
+      log(`${engine.name}: our MCP server at ${server.endpoint}`);
       try {
-        const results = await measureTarget({ ...common, label, dbUrl: url, client: () => createClient({ kind: 'http', url: server.endpoint }, clientOptions) });
-        merge(all, results);
+        await eachEra(engine.name, { engine: engine.name, url: redactUrl(url) }, url, { kind: 'http', url: server.endpoint });
       } finally {
         await server.stop();
       }
@@ -134,14 +149,10 @@ async function run(flags: RunFlags): Promise<ResultFile> {
     if (flags.workloads.includes('echo')) {
       all.steps.push(...(await measureHttpFloor(flags.agents, { warmupMs: flags.warmup, durationMs: flags.duration }, log)));
     }
-    if (flags.target) {
-      targets.push({ label: 'target', engine: null, url: flags.target });
-      merge(all, await measureTarget({ ...common, label: 'target', dbUrl: null, client: () => createClient({ kind: 'http', url: flags.target! }, clientOptions) }));
-    }
+    if (flags.target) await eachEra('target', { engine: null, url: flags.target }, null, { kind: 'http', url: flags.target });
     if (flags.targetCmd) {
       const [command, ...args] = flags.targetCmd.split(/\s+/).filter(Boolean);
-      targets.push({ label: 'target', engine: null, url: null });
-      merge(all, await measureTarget({ ...common, label: 'target', dbUrl: null, client: () => createClient({ kind: 'stdio', command: command!, args }, clientOptions) }));
+      await eachEra('target', { engine: null, url: null }, null, { kind: 'stdio', command: command!, args });
     }
   } finally {
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
@@ -167,7 +178,7 @@ async function run(flags: RunFlags): Promise<ResultFile> {
       durationMs: flags.duration,
       warmupMs: flags.warmup,
       iterations: flags.iterations,
-      protocol: flags.protocol,
+      protocol: flags.protocol.join(','),
       client: flags.client,
       scale: dbs.length ? flags.scale : null,
       seed: flags.seed,

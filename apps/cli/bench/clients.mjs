@@ -1,0 +1,135 @@
+// Do clients we did not write agree with ours? One server, one dataset, the same 2025-era load
+// (initialize, then calls on a session) through four clients in turn:
+//   lean    our load generator (undici, hand-built JSON-RPC)       node-client.mjs --client lean
+//   sdk     the official TypeScript SDK client                     node-client.mjs --client sdk
+//   go      Go's net/http, standard library only                   go-client/ (needs `go`)
+//   python  the official Python `mcp` client                       py-client/load.py (needs its venv)
+// Each cell alternates the clients, round by round, so drift on a shared machine hits all alike.
+//
+//   pnpm build && node apps/cli/bench/clients.mjs [--agents 1,10] [--duration 5s] [--rounds 2]
+//     [--workloads get,query-fk,session] [--clients lean,sdk,go,python] [--url URL] [--python PATH]
+//
+// Without --url it seeds a temporary SQLite database (25,600 rows, optimized indexes) and starts
+// our server on it with its defaults. Prints a Markdown table; progress goes to stderr.
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+
+const run = promisify(execFile);
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const ROOT = here('../../../');
+const { values: o } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    agents: { type: 'string', default: '1,10' },
+    workloads: { type: 'string', default: 'get,query-fk,session' },
+    clients: { type: 'string', default: 'lean,sdk,go,python' },
+    duration: { type: 'string', default: '5s' },
+    warmup: { type: 'string', default: '1s' },
+    rounds: { type: 'string', default: '2' },
+    python: { type: 'string', default: join(ROOT, '.tools/py/bin/python') },
+  },
+});
+const log = (line) => process.stderr.write(`${line}\n`);
+const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-clients-'));
+
+/** How to run each client: a command line, given the load's flags. */
+function commands() {
+  const out = {};
+  const node = (client) => (flags) => [process.execPath, [here('node-client.mjs'), '--client', client, ...flags]];
+  out.lean = node('lean');
+  out.sdk = node('sdk');
+  try {
+    execFileSync('go', ['build', '-o', join(dir, 'go-load'), '.'], { cwd: here('go-client'), stdio: 'pipe' });
+    out.go = (flags) => [join(dir, 'go-load'), flags.map((f) => (f.startsWith('--') ? f.slice(1) : f))];
+  } catch (error) {
+    log(`go client skipped: ${error.stderr?.toString().trim() || error.message}`);
+  }
+  if (existsSync(o.python)) out.python = (flags) => [o.python, [here('py-client/load.py'), ...flags]];
+  else log(`python client skipped: no ${o.python} (.ci/run creates it)`);
+  return out;
+}
+
+async function serve() {
+  if (o.url) return { url: o.url, stop: () => {} };
+  const db = `sqlite:${join(dir, 'bench.db')}`;
+  log('seeding 25,600 rows (scale 0.01, optimized indexes)');
+  await run(process.execPath, [join(ROOT, 'apps/cli/dist/bin.js'), 'seed', '--db', db, '--scale', '0.01', '--indexes', 'optimized']);
+  const server = spawn(process.execPath, [join(ROOT, 'packages/server/dist/bin.js'), '--url', db, '--http', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise((resolve, reject) => {
+    let text = '';
+    server.stderr.on('data', (chunk) => {
+      text += chunk;
+      const m = /listening on (\S+)/.exec(text);
+      if (m) resolve(m[1]);
+    });
+    server.once('exit', (code) => reject(new Error(`server exited (${code}): ${text}`)));
+  });
+  return { url, stop: () => server.kill('SIGTERM'), pid: server.pid };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const server = await serve();
+const clients = commands();
+const chosen = o.clients.split(',').filter((c) => clients[c]);
+const results = [];
+try {
+  for (const workload of o.workloads.split(',')) {
+    for (const agents of o.agents.split(',')) {
+      for (let round = 1; round <= Number(o.rounds); round++) {
+        for (const name of chosen) {
+          const [command, args] = clients[name](['--url', server.url, '--workload', workload, '--agents', agents, '--duration', o.duration, '--warmup', o.warmup]);
+          try {
+            const { stdout } = await run(command, args, { maxBuffer: 16 * 2 ** 20, timeout: 300_000 });
+            const r = JSON.parse(stdout);
+            results.push({ name, workload, agents: Number(agents), ...r });
+            log(`${workload} × ${agents} #${round} ${name}: ${Math.round(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, client CPU ${Math.round(r.clientCpuUsPerCall)} µs/call${Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : ''}`);
+          } catch (error) {
+            log(`${workload} × ${agents} ${name} failed: ${error.stderr?.toString().trim() || error.message}`);
+          }
+        }
+      }
+    }
+  }
+} finally {
+  server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+// One row per cell and client: medians over the rounds, and the ratio to the lean client.
+const rows = [];
+for (const workload of o.workloads.split(',')) {
+  for (const agents of o.agents.split(',').map(Number)) {
+    const cell = results.filter((r) => r.workload === workload && r.agents === agents);
+    const lean = cell.filter((r) => r.name === 'lean');
+    const leanRate = median(lean.map((r) => r.callsPerSec));
+    const leanP50 = median(lean.map((r) => r.p50Ms));
+    for (const name of chosen) {
+      const mine = cell.filter((r) => r.name === name);
+      if (!mine.length) continue;
+      const rate = median(mine.map((r) => r.callsPerSec));
+      const p50 = median(mine.map((r) => r.p50Ms));
+      const cpu = median(mine.map((r) => r.clientCpuUsPerCall));
+      // Share of one core the client used: near 1, the client is the bottleneck, not the server.
+      const busy = (rate * cpu) / 1e6;
+      rows.push(
+        `| ${workload} | ${agents} | ${name} | ${Math.round(rate).toLocaleString('en-US')} | ${p50.toFixed(2)} | ${Math.round(cpu).toLocaleString('en-US')} | ${Math.round(busy * 100)}% | ${(rate / leanRate).toFixed(2)} | ${(p50 / leanP50).toFixed(2)} |`,
+      );
+    }
+  }
+}
+const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+const command = `node apps/cli/bench/clients.mjs ${process.argv.slice(2).join(' ')}`.trim();
+process.stdout.write(
+  `\`${command}\`: median of ${o.rounds} rounds of ${o.duration} per cell, after ${o.warmup} warm-up; load average at the end ${load}\n\n` +
+    '| workload | agents | client | calls/s | p50 ms | client CPU µs/call | client CPU | calls/s vs lean | p50 vs lean |\n' +
+    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n' +
+    `${rows.join('\n')}\n`,
+);

@@ -1,0 +1,3 @@
+module mcpdbbench/goclient
+
+go 1.22

@@ -1,0 +1,137 @@
+// The same load as go-client/ and py-client/, through one of our Node clients: the lean one
+// (undici, hand-built JSON-RPC: the benchmark's own) or the official TypeScript SDK client.
+// Each agent opens a 2025-era session (initialize, then calls on it) and runs closed-loop.
+//
+//   node apps/cli/bench/node-client.mjs --client lean|sdk --url http://127.0.0.1:7400/mcp \
+//     --workload get|query-point|query-fk|session --agents 1 --duration 5s --warmup 1s
+//
+// Prints one JSON object with the fields the Go client prints; clients.mjs runs all of them.
+import { parseArgs } from 'node:util';
+import { createClient } from '@mcp-db-bench/agent';
+
+const { values: o } = parseArgs({
+  options: {
+    client: { type: 'string', default: 'lean' },
+    url: { type: 'string' },
+    workload: { type: 'string', default: 'get' },
+    agents: { type: 'string', default: '1' },
+    duration: { type: 'string', default: '5s' },
+    warmup: { type: 'string', default: '1s' },
+    orders: { type: 'string', default: '6000' },
+    customers: { type: 'string', default: '2000' },
+    seed: { type: 'string', default: '1' },
+  },
+});
+if (!o.url) throw new Error('--url is required');
+const seconds = (text) => Number(/^([\d.]+)(ms|s)$/.exec(text)?.[1]) / (text.endsWith('ms') ? 1000 : 1);
+const agents = Number(o.agents);
+const orders = Number(o.orders);
+const customers = Number(o.customers);
+
+/** mulberry32, one stream per agent */
+function random(seed) {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return 1 + Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+  };
+}
+
+const open = async () => {
+  const client = createClient({ kind: 'http', url: o.url }, { client: o.client, protocol: 'legacy' });
+  const { protocolVersion } = await client.open();
+  return { client, protocolVersion };
+};
+
+const checked = (result) => {
+  if (result.isError) throw Object.assign(new Error('tool error'), { kind: 'tool_error' });
+};
+
+/** One operation of the workload on an agent's session (a whole session for `session`). */
+const OPERATIONS = {
+  get: (c, pick) => c.callTool('get', { table: 'orders', key: pick(orders) }).then(checked),
+  'query-point': (c, pick) => c.callTool('query', { table: 'orders', filter: `id = ${pick(orders)}`, limit: 1 }).then(checked),
+  'query-fk': (c, pick) => c.callTool('query', { table: 'orders', filter: `customer_id = ${pick(customers)}`, limit: 20 }).then(checked),
+  session: async () => {
+    const { client } = await open();
+    try {
+      await client.listTools();
+      for (const [name, args] of [['list_tables', {}], ['describe_table', { table: 'orders' }], ['describe_table', { table: 'customers' }]]) {
+        checked(await client.callTool(name, args));
+      }
+    } finally {
+      await client.close();
+    }
+  },
+};
+const operation = OPERATIONS[o.workload];
+if (!operation) throw new Error(`unknown workload ${o.workload}`);
+
+let sessions;
+try {
+  sessions = await Promise.all(Array.from({ length: agents }, open));
+} catch (error) {
+  process.stderr.write(`initialize failed against ${o.url}: ${error.message}\n`);
+  process.exit(1);
+}
+const samples = [];
+const errors = {};
+const warmupEnds = performance.now() + seconds(o.warmup) * 1000;
+const ends = warmupEnds + seconds(o.duration) * 1000;
+let cpuStart;
+let windowStart;
+let windowEnd = 0;
+setTimeout(() => {
+  cpuStart = process.cpuUsage();
+  windowStart = performance.now();
+}, seconds(o.warmup) * 1000);
+
+await Promise.all(
+  sessions.map(async ({ client }, i) => {
+    const pick = random(Number(o.seed) * 1000 + i);
+    for (;;) {
+      const start = performance.now();
+      if (start >= ends) return;
+      try {
+        await operation(client, pick);
+        const end = performance.now();
+        if (start >= warmupEnds) {
+          samples.push(end - start);
+          windowEnd = Math.max(windowEnd, end);
+        }
+      } catch (error) {
+        const kind = error.kind ?? 'error';
+        if (start >= warmupEnds) errors[kind] = (errors[kind] ?? 0) + 1;
+      }
+    }
+  }),
+);
+const cpu = process.cpuUsage(cpuStart);
+await Promise.all(sessions.map(({ client }) => client.close()));
+
+samples.sort((a, b) => a - b);
+const at = (q) => samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)] ?? 0;
+const durationSec = (windowEnd - windowStart) / 1000;
+const cpuSec = (cpu.user + cpu.system) / 1e6;
+const round = (n, d = 3) => Number(n.toFixed(d));
+process.stdout.write(
+  `${JSON.stringify({
+    client: o.client === 'sdk' ? 'typescript-sdk' : 'mcp-db-bench-lean',
+    node: process.version,
+    workload: o.workload,
+    agents,
+    protocolVersion: sessions[0].protocolVersion,
+    durationSec: round(durationSec),
+    calls: samples.length,
+    callsPerSec: round(samples.length / durationSec, 1),
+    p50Ms: round(at(0.5)),
+    p90Ms: round(at(0.9)),
+    p99Ms: round(at(0.99)),
+    maxMs: round(at(1)),
+    errors,
+    clientCpuSec: round(cpuSec),
+    clientCpuUsPerCall: round((cpuSec * 1e6) / Math.max(1, samples.length), 1),
+  })}\n`,
+);
