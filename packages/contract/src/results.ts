@@ -124,7 +124,18 @@ export const resultFile = z.object({
     rate: z.number().nullable(),
   }),
   sessionInit: z.array(
-    z.object({ target: z.string(), indexes: z.string().nullable(), cold: operationStats, warm: operationStats }),
+    z.object({
+      target: z.string(),
+      indexes: z.string().nullable(),
+      /** describing the tables a task needs (`taskTables`), on a new connection each time */
+      cold: operationStats,
+      /** the same on one connection */
+      warm: operationStats,
+      /** the warm start describing every table (`allTables`) */
+      full: operationStats.optional(),
+      taskTables: z.array(z.string()).optional(),
+      allTables: z.number().int().optional(),
+    }),
   ),
   steps: z.array(stepResult),
   decomposition: z.array(decompositionResult),

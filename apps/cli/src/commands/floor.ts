@@ -11,7 +11,7 @@ import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js'
 import { environment } from '../run/environment.js';
 import { eraLabel } from '../run/labels.js';
 import { startHttpFloor } from '../run/http-floor.js';
-import { sessionInit } from '../run/measure-target.js';
+import { decompose, sessionInit } from '../run/measure-target.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
 
@@ -43,6 +43,23 @@ interface Side {
   clientCpuUs: number;
   /** encoded HdrHistogram, microseconds */
   histogram: string;
+}
+
+/** One warm session start: describing the task's tables, and every table. */
+interface Session {
+  target: string;
+  iteration: number;
+  p50Us: number;
+  p99Us: number;
+  fullP50Us: number;
+}
+
+/** One lookup at 1 agent, p50: the same statement through the database driver alone, and as the whole MCP call. */
+interface Cost {
+  target: string;
+  operation: string;
+  rawUs: number;
+  fullUs: number;
 }
 
 interface Sample {
@@ -83,9 +100,9 @@ export function floorCommand(): Command {
     .addOption(new Option('--format <format>', 'report format').choices(['table', 'markdown']).default('markdown'))
     .option('--out <file>', 'also write the raw samples (JSON)')
     .action(async (flags: FloorFlags) => {
-      const { samples, sessions } = await measure(flags);
-      if (flags.out) writeFileSync(flags.out, `${JSON.stringify({ environment: environment(), flags, samples, sessions }, null, 2)}\n`);
-      const sections = render(samples, sessions, flags);
+      const { samples, sessions, costs } = await measure(flags);
+      if (flags.out) writeFileSync(flags.out, `${JSON.stringify({ environment: environment(), flags, samples, sessions, costs }, null, 2)}\n`);
+      const sections = render(samples, sessions, costs, flags);
       process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections));
     });
 }
@@ -101,7 +118,8 @@ async function measure(flags: FloorFlags) {
   const tempDir = flags.db ? undefined : mkdtempSync(join(tmpdir(), 'mcp-db-bench-floor-'));
   const dbs = flags.db ?? [`sqlite:${join(tempDir!, 'bench.db')}`];
   const samples: Sample[] = [];
-  const sessions: { target: string; iteration: number; p50Us: number; p99Us: number }[] = [];
+  const sessions: Session[] = [];
+  const costs: Cost[] = [];
   const floor = await startHttpFloor();
   try {
     for (const url of dbs) {
@@ -149,9 +167,14 @@ async function measure(flags: FloorFlags) {
             }
           }
           for (const { target, client } of eras) {
-            const init = summarize((await sessionInit(client)).warm.histogram);
-            sessions.push({ target, iteration, p50Us: init.p50, p99Us: init.p99 });
-            log(`${target} session init (warm) #${iteration}: p50 ${(init.p50 / 1000).toFixed(2)} ms`);
+            const measured = await sessionInit(client);
+            const init = summarize(measured.warm.histogram);
+            const full = summarize(measured.full.histogram);
+            sessions.push({ target, iteration, p50Us: init.p50, p99Us: init.p99, fullP50Us: full.p50 });
+            log(`${target} session init (warm) #${iteration}: p50 ${(init.p50 / 1000).toFixed(2)} ms, every table ${(full.p50 / 1000).toFixed(2)} ms`);
+            for (const d of await decompose(target, url, client)) {
+              costs.push({ target, operation: d.operation, rawUs: summarize(d.raw.histogram).p50, fullUs: summarize(d.full.histogram).p50 });
+            }
           }
         }
       } finally {
@@ -162,7 +185,7 @@ async function measure(flags: FloorFlags) {
     floor.stop();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   }
-  return { samples, sessions };
+  return { samples, sessions, costs };
 }
 
 const rate = (m: Side) => m.calls / (m.durationMs / 1000);
@@ -191,7 +214,7 @@ const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (us: number) => (us / 1000).toFixed(2);
 const ratio = (n: number) => n.toFixed(2);
 
-function render(samples: Sample[], sessions: { target: string; p50Us: number; p99Us: number }[], flags: FloorFlags): Section[] {
+function render(samples: Sample[], sessions: Session[], costs: Cost[], flags: FloorFlags): Section[] {
   const command = `mcp-db-bench floor ${process.argv.slice(3).map((a) => (a.includes('://') ? redactUrl(a) : a)).join(' ')}`.trim();
   const groups = new Map<string, Sample[]>();
   for (const s of samples) {
@@ -225,11 +248,20 @@ function render(samples: Sample[], sessions: { target: string; p50Us: number; p9
       rows,
     },
     {
-      title: 'Session init (warm): initialize and initialized (2025) or discover (2026), tools/list, list_tables, describe_table',
-      head: ['database and era', 'p50 ms', 'p99 ms'],
+      title: 'Session init (warm): initialize and initialized (2025) or discover (2026), tools/list, list_tables, describe_table for the task\'s 3 tables; and for every table',
+      head: ['database and era', 'p50 ms', 'p99 ms', 'every table p50 ms'],
       rows: targets.map((t) => {
         const mine = sessions.filter((s) => s.target === t);
-        return [t, spread(mine.map((s) => s.p50Us), ms), spread(mine.map((s) => s.p99Us), ms)];
+        return [t, spread(mine.map((s) => s.p50Us), ms), spread(mine.map((s) => s.p99Us), ms), spread(mine.map((s) => s.fullP50Us), ms)];
+      }),
+    },
+    {
+      title: 'What MCP adds to a call, per engine (1 agent, p50): the same statement through the driver alone, and as the tool call',
+      head: ['database and era', 'operation', 'driver alone µs', 'tool call µs', 'MCP adds µs'],
+      rows: [...new Set(costs.map((c) => `${c.target}\u0000${c.operation}`))].map((key) => {
+        const mine = costs.filter((c) => `${c.target}\u0000${c.operation}` === key);
+        const { target, operation } = mine[0]!;
+        return [target, operation, spread(mine.map((c) => c.rawUs), int), spread(mine.map((c) => c.fullUs), int), spread(mine.map((c) => c.fullUs - c.rawUs), int)];
       }),
     },
   ];

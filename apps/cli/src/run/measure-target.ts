@@ -142,15 +142,20 @@ async function toolNames(factory: () => McpClient): Promise<string[]> {
   }
 }
 
-/** Cold: a new connection and a whole session start each time; warm: again on one connection. */
+/**
+ * Cold: a new connection and a whole session start each time; warm: again on one connection.
+ * Both describe the tables a task needs, as an agent does; `full` is the warm start that
+ * describes every table, beside it.
+ */
 export async function sessionInit(factory: () => McpClient) {
+  const tables = WORKLOADS['session-init']!.tables;
   const cold = await timed('session init (cold)', {
     count: 20,
     warmup: 2,
     call: async () => {
       const client = factory();
       try {
-        await new SimAgent(client, new Random(1)).init();
+        await new SimAgent(client, new Random(1)).init(tables);
       } finally {
         await client.close();
       }
@@ -159,8 +164,9 @@ export async function sessionInit(factory: () => McpClient) {
   const client = factory();
   try {
     const agent = new SimAgent(client, new Random(1));
-    const warm = await timed('session init (warm)', { count: 50, warmup: 5, call: () => agent.init() });
-    return { cold, warm };
+    const warm = await timed('session init (warm)', { count: 50, warmup: 5, call: () => agent.init(tables) });
+    const full = await timed('session init (warm, every table)', { count: 20, warmup: 2, call: () => agent.init() });
+    return { cold, warm, full, taskTables: [...(tables ?? [])], allTables: agent.tableNames.length };
   } finally {
     await client.close();
   }
@@ -170,7 +176,7 @@ export async function sessionInit(factory: () => McpClient) {
  * The same lookups three ways, one at a time: through the driver with no MCP, through the
  * echo tool with no database, and as the full tool call.
  */
-async function decompose(label: string, dbUrl: string, factory: () => McpClient): Promise<DecompositionResult[]> {
+export async function decompose(label: string, dbUrl: string, factory: () => McpClient): Promise<DecompositionResult[]> {
   const engine = engineForUrl(dbUrl);
   const { db, close } = await engine.connect(dbUrl, { poolSize: 1, inProcess: true });
   const client = factory();
