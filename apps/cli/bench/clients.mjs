@@ -7,7 +7,7 @@
 // Each cell alternates the clients, round by round, so drift on a shared machine hits all alike.
 //
 //   pnpm build && node apps/cli/bench/clients.mjs [--agents 1,10] [--duration 5s] [--rounds 2]
-//     [--workloads get,query-fk,session] [--clients lean,sdk,go,python] [--url URL] [--python PATH]
+//     [--workloads get,query-fk,session] (also query-point, top50) [--clients lean,sdk,go,python] [--url URL] [--python PATH]
 //
 // Without --url it seeds a temporary SQLite database (25,600 rows, optimized indexes) and starts
 // our server on it with its defaults. Prints a Markdown table; progress goes to stderr.

@@ -3,7 +3,7 @@
 // Each agent opens a 2025-era session (initialize, then calls on it) and runs closed-loop.
 //
 //   node apps/cli/bench/node-client.mjs --client lean|sdk --url http://127.0.0.1:7400/mcp \
-//     --workload get|query-point|query-fk|session --agents 1 --duration 5s --warmup 1s
+//     --workload get|query-point|query-fk|top50|session --agents 1 --duration 5s --warmup 1s
 //
 // Prints one JSON object with the fields the Go client prints; clients.mjs runs all of them.
 import { parseArgs } from 'node:util';
@@ -54,6 +54,7 @@ const OPERATIONS = {
   get: (c, pick) => c.callTool('get', { table: 'orders', key: pick(orders) }).then(checked),
   'query-point': (c, pick) => c.callTool('query', { table: 'orders', filter: `id = ${pick(orders)}`, limit: 1 }).then(checked),
   'query-fk': (c, pick) => c.callTool('query', { table: 'orders', filter: `customer_id = ${pick(customers)}`, limit: 20 }).then(checked),
+  top50: (c) => c.callTool('query', { table: 'orders', order_by: ['placed_at desc'], limit: 50 }).then(checked),
   session: async () => {
     const { client } = await open();
     try {

@@ -304,6 +304,16 @@ describe('Sessions', () => {
     for (const s of [a, stranger, b]) s.close();
   });
 
+  it('at the limit, a session past its idle expiry makes room even when the expiry is under a minute', () => {
+    const s = new Sessions({ maxSessions: 1, idleMs: 500 }, key, '1');
+    const first = s.open(0);
+    expect('id' in first).toBe(true);
+    expect('refused' in s.open(400)).toBe(true);
+    expect('id' in s.open(600)).toBe(true);
+    expect(s.use((first as { id: string }).id, 600)).toBe(false);
+    s.close();
+  });
+
   it('at the limit, reclaims the least recently used session once it has been idle a minute', () => {
     const s = new Sessions({ maxSessions: 2, idleMs: 10 * 60_000 }, key, '1');
     const first = s.open(0);

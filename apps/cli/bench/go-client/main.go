@@ -110,7 +110,7 @@ func parseFlags() config {
 	flag.IntVar(&cfg.agents, "agents", 1, "concurrent agents, each with its own connection")
 	flag.DurationVar(&cfg.duration, "duration", 5*time.Second, "measured window")
 	flag.DurationVar(&cfg.warmup, "warmup", time.Second, "unrecorded warm-up before the measured window")
-	flag.StringVar(&cfg.workload, "workload", "get", "get | query-fk | query-point | session")
+	flag.StringVar(&cfg.workload, "workload", "get", "get | query-fk | query-point | top50 | session")
 	flag.StringVar(&cfg.protocolVersion, "protocol-version", "2025-06-18", "protocol version asked for in initialize")
 	flag.IntVar(&cfg.orders, "orders", 6000, "orders ids 1..N exist (keys for get and query-point)")
 	flag.IntVar(&cfg.customers, "customers", 2000, "customer ids 1..N exist (keys for query-fk)")
@@ -131,9 +131,9 @@ func parseFlags() config {
 		usagef("-orders and -customers must be at least 1")
 	}
 	switch cfg.workload {
-	case "get", "query-fk", "query-point", "session":
+	case "get", "query-fk", "query-point", "top50", "session":
 	default:
-		usagef("unknown -workload %q: want get, query-fk, query-point or session", cfg.workload)
+		usagef("unknown -workload %q: want get, query-fk, query-point, top50 or session", cfg.workload)
 	}
 	return cfg
 }
@@ -227,6 +227,8 @@ func (w *worker) operation() error {
 	case "query-fk":
 		customer := 1 + w.rng.IntN(w.cfg.customers)
 		return w.callTool("query", map[string]any{"table": "orders", "filter": fmt.Sprintf("customer_id = %d", customer), "limit": 20})
+	case "top50":
+		return w.callTool("query", map[string]any{"table": "orders", "order_by": []string{"placed_at desc"}, "limit": 50})
 	default:
 		return w.session()
 	}
@@ -496,6 +498,7 @@ func noteError(kind string, err error) {
 type report struct {
 	Client             string         `json:"client"`
 	GoVersion          string         `json:"goVersion"`
+	GoMaxProcs         int            `json:"gomaxprocs"`
 	Workload           string         `json:"workload"`
 	Agents             int            `json:"agents"`
 	ProtocolVersion    string         `json:"protocolVersion"`
@@ -526,6 +529,7 @@ func summarize(cfg config, workers []*worker, elapsed, cpu time.Duration) report
 	rep := report{
 		Client:          "go-net-http",
 		GoVersion:       runtime.Version(),
+		GoMaxProcs:      runtime.GOMAXPROCS(0),
 		Workload:        cfg.workload,
 		Agents:          cfg.agents,
 		ProtocolVersion: workers[0].negotiated,

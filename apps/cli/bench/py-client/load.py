@@ -10,7 +10,7 @@ official Python client costs next to the Go, lean and TypeScript SDK clients (..
         --url http://127.0.0.1:7400/mcp --workload get --agents 10 --duration 5s
 
 Flags are the Go client's, spelled `--url` or `-url` alike: --url (required), --agents 1,
---duration 5s, --warmup 1s, --workload get|query-point|query-fk|session, --orders 6000,
+--duration 5s, --warmup 1s, --workload get|query-point|query-fk|top50|session, --orders 6000,
 --customers 2000, --seed 1, --token. Durations are Go-style (500ms, 5s, 1m30s).
 --protocol-version is accepted for compatibility but ignored: the SDK always offers its
 newest handshake revision (2025-11-25 in mcp 2.3.0) and there is no option to change that;
@@ -67,7 +67,7 @@ from pydantic import ValidationError
 # Bounds one request (the session's read timeout), so a stuck server ends the run instead of hanging it.
 REQUEST_TIMEOUT_SEC = 30.0
 CLIENT_INFO = Implementation(name="py-load", version="0.1.0")
-WORKLOADS = ("get", "query-point", "query-fk", "session")
+WORKLOADS = ("get", "query-point", "query-fk", "top50", "session")
 # What a host does on a database server it does not know yet, after listing the tools.
 DISCOVERY: tuple[tuple[str, dict[str, Any]], ...] = (
     ("list_tables", {}),
@@ -354,6 +354,8 @@ class Agent:
         elif cfg.workload == "query-point":
             key = rng.randint(1, cfg.orders)
             checked(await client.call_tool("query", {"table": "orders", "filter": f"id = {key}", "limit": 1}))
+        elif cfg.workload == "top50":
+            checked(await client.call_tool("query", {"table": "orders", "order_by": ["placed_at desc"], "limit": 50}))
         else:
             customer = rng.randint(1, cfg.customers)
             checked(

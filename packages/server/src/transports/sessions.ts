@@ -33,7 +33,7 @@ export class Sessions {
   readonly #limits: SessionLimits;
   readonly #key: Buffer;
   readonly #issuer: string;
-  /** id → last use (ms) */
+  /** id → last use (ms), least recently used first */
   readonly #live = new Map<string, number>();
   /** ids a sibling ended, kept as long as they could otherwise be honoured */
   readonly #ended = new Map<string, number>();
@@ -69,10 +69,9 @@ export class Sessions {
   use(id: string, now = Date.now()): boolean {
     const seen = this.#live.get(id);
     if (seen !== undefined) {
-      if (now - seen > this.#limits.idleMs) {
-        this.#live.delete(id);
-        return false;
-      }
+      this.#live.delete(id);
+      if (now - seen > this.#limits.idleMs) return false;
+      // Re-inserted, so the map stays ordered from least to most recently used.
       this.#live.set(id, now);
       return true;
     }
@@ -99,11 +98,12 @@ export class Sessions {
     this.#ended.set(id, now);
   }
 
-  /** Drops expired sessions, and sibling ends too old to matter. */
+  /** Drops expired sessions (from the least recently used end), and sibling ends too old to matter. */
   sweep(now: number): void {
     const { idleMs } = this.#limits;
     for (const [id, seen] of this.#live) {
-      if (now - seen > idleMs) this.#live.delete(id);
+      if (now - seen <= idleMs) break;
+      this.#live.delete(id);
     }
     for (const [id, at] of this.#ended) {
       if (now - at <= idleMs) break;
@@ -117,20 +117,12 @@ export class Sessions {
     this.#ended.clear();
   }
 
-  /** Frees the least recently used session if it has been idle long enough. */
+  /** Frees the least recently used session if it has been idle long enough (constant time: the map's first entry). */
   #reclaim(now: number): boolean {
-    this.sweep(now);
-    if (this.#live.size < this.#limits.maxSessions) return true;
-    let oldest: string | undefined;
-    let oldestSeen = Number.POSITIVE_INFINITY;
-    for (const [id, seen] of this.#live) {
-      if (seen < oldestSeen) {
-        oldest = id;
-        oldestSeen = seen;
-      }
-    }
-    if (oldest === undefined || now - oldestSeen < RECLAIMABLE_AFTER_MS) return false;
-    this.#live.delete(oldest);
+    const first = this.#live.entries().next();
+    // Idle past the expiry, or at least a minute: either way its client can initialize again.
+    if (first.done || now - first.value[1] < Math.min(RECLAIMABLE_AFTER_MS, this.#limits.idleMs)) return false;
+    this.#live.delete(first.value[0]);
     return true;
   }
 
