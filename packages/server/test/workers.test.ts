@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +58,33 @@ describe('--workers', () => {
       }
     });
   }
+
+  it('honours a 2025-era session on every worker, and a DELETE ends it on all of them', async () => {
+    // Each request on a new connection: the primary hands connections to the workers in turn.
+    const send = (method: string, body: string | undefined, session?: string) =>
+      new Promise<{ status: number; session?: string }>((resolve, reject) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+        if (session) headers['mcp-session-id'] = session;
+        const req = request(server.endpoint, { method, headers, agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, session: res.headers['mcp-session-id'] as string | undefined }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'workers-test', version: '0' } } });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await send('POST', initialize)).session!);
+    // A session id starts with the worker that issued it: both workers issued some.
+    expect(new Set(ids.map((id) => id.split('.')[0])).size).toBe(2);
+    const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    for (const id of ids) for (let i = 0; i < 3; i++) expect((await send('POST', ping, id)).status).toBe(200);
+    for (const id of ids) expect((await send('DELETE', undefined, id)).status).toBe(200);
+    for (const id of ids) for (let i = 0; i < 3; i++) expect((await send('POST', ping, id)).status).toBe(404);
+    // An id no worker of this server signed is unknown to all of them.
+    const forged = `${ids[0]!.slice(0, ids[0]!.lastIndexOf('.'))}.${'A'.repeat(22)}`;
+    for (let i = 0; i < 4; i++) expect((await send('POST', ping, forged)).status).toBe(404);
+  });
 
   it('stops every worker when the primary is stopped', async () => {
     const workers = children(server.process.pid!);
