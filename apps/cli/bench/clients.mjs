@@ -2,12 +2,12 @@
 // (initialize, then calls on a session) through four clients in turn:
 //   lean    our load generator (undici, hand-built JSON-RPC)       node-client.mjs --client lean
 //   sdk     the official TypeScript SDK client                     node-client.mjs --client sdk
-//   go      Go's net/http, standard library only                   go-client/ (needs `go`)
+//   go      Go's net/http, standard library only                   go-client/ (needs `go`); go1: GOMAXPROCS=1
 //   python  the official Python `mcp` client                       py-client/load.py (needs its venv)
 // Each cell alternates the clients, round by round, so drift on a shared machine hits all alike.
 //
 //   pnpm build && node apps/cli/bench/clients.mjs [--agents 1,10] [--duration 5s] [--rounds 2]
-//     [--workloads get,query-fk,session] (also query-point, top50) [--clients lean,sdk,go,python] [--url URL] [--python PATH]
+//     [--workloads get,query-fk,session] (also query-point, top50) [--clients lean,sdk,go,go1,python] [--url URL] [--python PATH]
 //
 // Without --url it seeds a temporary SQLite database (25,600 rows, optimized indexes) and starts
 // our server on it with its defaults. Prints a Markdown table; progress goes to stderr.
@@ -26,7 +26,7 @@ const { values: o } = parseArgs({
     url: { type: 'string' },
     agents: { type: 'string', default: '1,10' },
     workloads: { type: 'string', default: 'get,query-fk,session' },
-    clients: { type: 'string', default: 'lean,sdk,go,python' },
+    clients: { type: 'string', default: 'lean,sdk,go,go1,python' },
     duration: { type: 'string', default: '5s' },
     warmup: { type: 'string', default: '1s' },
     rounds: { type: 'string', default: '2' },
@@ -44,7 +44,10 @@ function commands() {
   out.sdk = node('sdk');
   try {
     execFileSync('go', ['build', '-o', join(dir, 'go-load'), '.'], { cwd: here('go-client'), stdio: 'pipe' });
-    out.go = (flags) => [join(dir, 'go-load'), flags.map((f) => (f.startsWith('--') ? f.slice(1) : f))];
+    const goFlags = (flags) => flags.map((f) => (f.startsWith('--') ? f.slice(1) : f));
+    out.go = (flags) => [join(dir, 'go-load'), goFlags(flags)];
+    // Go's runtime on one thread: on 2 shared cores it spends about half the CPU per call.
+    out.go1 = (flags) => [join(dir, 'go-load'), goFlags(flags), { ...process.env, GOMAXPROCS: '1' }];
   } catch (error) {
     log(`go client skipped: ${error.stderr?.toString().trim() || error.message}`);
   }
@@ -85,9 +88,9 @@ try {
     for (const agents of o.agents.split(',')) {
       for (let round = 1; round <= Number(o.rounds); round++) {
         for (const name of chosen) {
-          const [command, args] = clients[name](['--url', server.url, '--workload', workload, '--agents', agents, '--duration', o.duration, '--warmup', o.warmup]);
+          const [command, args, env] = clients[name](['--url', server.url, '--workload', workload, '--agents', agents, '--duration', o.duration, '--warmup', o.warmup]);
           try {
-            const { stdout } = await run(command, args, { maxBuffer: 16 * 2 ** 20, timeout: 300_000 });
+            const { stdout } = await run(command, args, { env, maxBuffer: 16 * 2 ** 20, timeout: 300_000 });
             const r = JSON.parse(stdout);
             results.push({ name, workload, agents: Number(agents), ...r });
             log(`${workload} × ${agents} #${round} ${name}: ${Math.round(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, client CPU ${Math.round(r.clientCpuUsPerCall)} µs/call${Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : ''}`);

@@ -12,3 +12,4 @@ export * from './tools/sql.js';
 export * from './tools/write.js';
 export * from './values.js';
 export * from './results.js';
+export * from './protocol.js';

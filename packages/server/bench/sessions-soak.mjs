@@ -55,10 +55,11 @@ async function abandon(n) {
 }
 
 const samples = [];
-const sampler = setInterval(() => {
+const sample = () => {
   samples.push({ minute: samples.length + 1, rss: rssMb(), ...counts });
   process.stderr.write(`minute ${samples.length}: ${rssMb().toFixed(1)} MB, ${counts.opened} sessions opened and abandoned, ${counts.refused} refused\n`);
-}, 60_000);
+};
+const sampler = setInterval(sample, 60_000);
 let n = 0;
 await Promise.all(
   Array.from({ length: Number(o.loops) }, async () => {
@@ -66,6 +67,7 @@ await Promise.all(
   }),
 );
 clearInterval(sampler);
+if (samples.length < minutes) sample();
 await server.stop();
 rmSync(dir, { recursive: true, force: true });
 

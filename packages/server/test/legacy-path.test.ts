@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HOST_REVISIONS } from '@mcp-db-bench/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseContext, openDatabase } from '../src/context.js';
 import { createServerFactory, directTools } from '../src/server.js';
@@ -24,7 +25,7 @@ const TOOLS = [...READ_TOOLS, ...BENCH_TOOLS];
 const HOSTS = JSON.parse(readFileSync(new URL('../../../fixtures/hosts/legacy-exchanges.json', import.meta.url), 'utf8')) as {
   clients: { name: string; version: string; exchanges: { request: { method: string; headers: Record<string, string>; body: string } }[] }[];
 };
-const REVISIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
+const REVISIONS = HOST_REVISIONS;
 const ACCEPT = 'application/json, text/event-stream';
 
 interface Case {
@@ -223,7 +224,7 @@ describe('2025-era sessions over HTTP', () => {
   const open = async () => {
     const reply = await send(url, initialize('2025-06-18'), headersFor('2025-06-18'));
     expect(reply.status).toBe(200);
-    expect(reply.session).toMatch(/^[\w-]+\.[\w-]{22}\.[\w-]{22}$/);
+    expect(reply.session).toMatch(/^[\w-]+\.[\w-]+\.[\w-]{22}$/);
     return reply.session!;
   };
   const ping = (session: string) => send(url, rpc('ping'), { ...headersFor('2025-06-18'), 'mcp-session-id': session });

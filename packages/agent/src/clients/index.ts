@@ -8,7 +8,7 @@ export * from './client.js';
 export { LeanHttpClient, type LeanHttpOptions } from './lean-http.js';
 export { SdkClient, type SdkClientOptions, type SdkTarget, toCallError } from './sdk.js';
 export { StdioClient, type StdioOptions } from './stdio.js';
-export { type ClientInfo, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, LEGACY_VERSION, MODERN_VERSION } from './wire.js';
+export { type ClientInfo, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, LEGACY_REVISION, MODERN_REVISION } from './wire.js';
 
 export type Target =
   | { kind: 'http'; url: string }

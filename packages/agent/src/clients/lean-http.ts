@@ -8,7 +8,7 @@ import {
   initializeParams,
   isLegacySignal,
   legacyVersionOf,
-  MODERN_VERSION,
+  MODERN_REVISION,
   modernMetaFragment,
   type RpcMessage,
   resultOf,
@@ -94,9 +94,9 @@ export class LeanHttpClient implements McpClient {
     if (this.#protocol !== 'legacy') {
       try {
         const result = await this.#send('server/discover', this.#discoverHeaders, this.#modernParams(''));
-        if (discoverOffersModern(result)) return this.#enter('modern', MODERN_VERSION);
+        if (discoverOffersModern(result)) return this.#enter('modern', MODERN_REVISION);
         if (this.#protocol === 'modern') {
-          throw new McpCallError('protocol', `server does not offer ${MODERN_VERSION}: ${JSON.stringify(result.supportedVersions)}`);
+          throw new McpCallError('protocol', `server does not offer ${MODERN_REVISION}: ${JSON.stringify(result.supportedVersions)}`);
         }
       } catch (error) {
         if (this.#protocol === 'modern' || !isLegacySignal(error)) throw error;
@@ -177,7 +177,7 @@ export class LeanHttpClient implements McpClient {
   }
 
   #modernHeaders(method: string, toolName?: string): Headers {
-    const headers: HeaderObject = { ...this.#base, 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method };
+    const headers: HeaderObject = { ...this.#base, 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method };
     if (toolName !== undefined) headers['mcp-name'] = toolName;
     return flatten(headers);
   }

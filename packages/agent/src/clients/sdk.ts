@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type Era, McpCallError, type McpClient, type Protocol, type ToolCallResult, type ToolInfo } from './client.js';
-import { type ClientInfo, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, MODERN_VERSION, toToolCallResult } from './wire.js';
+import { type ClientInfo, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, MODERN_REVISION, toToolCallResult } from './wire.js';
 
 export type SdkTarget =
   | { kind: 'http'; url: string; token?: string; headers?: Record<string, string> }
@@ -104,7 +104,7 @@ export class SdkClient implements McpClient {
 }
 
 function clientOptions(protocol: Protocol): ClientOptions {
-  if (protocol === 'modern') return { versionNegotiation: { mode: { pin: MODERN_VERSION } } };
+  if (protocol === 'modern') return { versionNegotiation: { mode: { pin: MODERN_REVISION } } };
   if (protocol === 'auto') return { versionNegotiation: { mode: 'auto' } };
   return {};
 }

@@ -8,7 +8,7 @@ import {
   initializeParams,
   isLegacySignal,
   legacyVersionOf,
-  MODERN_VERSION,
+  MODERN_REVISION,
   modernMetaFragment,
   type RpcMessage,
   resultOf,
@@ -69,10 +69,10 @@ export class StdioClient implements McpClient {
         const result = await this.#request('server/discover', `{${this.#meta}}`);
         if (discoverOffersModern(result)) {
           this.#era = 'modern';
-          return { era: 'modern', protocolVersion: MODERN_VERSION };
+          return { era: 'modern', protocolVersion: MODERN_REVISION };
         }
         if (protocol === 'modern') {
-          throw new McpCallError('protocol', `server does not offer ${MODERN_VERSION}: ${JSON.stringify(result.supportedVersions)}`);
+          throw new McpCallError('protocol', `server does not offer ${MODERN_REVISION}: ${JSON.stringify(result.supportedVersions)}`);
         }
       } catch (error) {
         // On stdio a 2025 server may also just never answer an unknown method: a timeout falls back too.

@@ -1,3 +1,4 @@
+import { HOST_REVISIONS, LEGACY_REVISION, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { McpCallError, type ToolCallResult, type ToolInfo } from './client.js';
 
 /**
@@ -5,10 +6,9 @@ import { McpCallError, type ToolCallResult, type ToolInfo } from './client.js';
  * envelope, and turning JSON-RPC results into the `McpClient` shapes.
  */
 
-export const MODERN_VERSION = '2026-07-28';
-export const LEGACY_VERSION = '2025-11-25';
+export { LEGACY_REVISION, MODERN_REVISION };
 /** 2025-era revisions a server may answer `initialize` with; all speak the same wire for our purposes. */
-export const LEGACY_VERSIONS: ReadonlySet<string> = new Set(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+export const LEGACY_VERSIONS: ReadonlySet<string> = new Set([...HOST_REVISIONS, '2024-11-05']);
 
 export interface ClientInfo {
   name: string;
@@ -32,7 +32,7 @@ export interface RpcMessage {
  */
 export function modernMetaFragment(clientInfo: ClientInfo): string {
   const meta = {
-    'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+    'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
     'io.modelcontextprotocol/clientInfo': clientInfo,
     'io.modelcontextprotocol/clientCapabilities': {},
   };
@@ -41,7 +41,7 @@ export function modernMetaFragment(clientInfo: ClientInfo): string {
 
 /** The `initialize` params of the 2025-era handshake. */
 export function initializeParams(clientInfo: ClientInfo): string {
-  return JSON.stringify({ protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo });
+  return JSON.stringify({ protocolVersion: LEGACY_REVISION, capabilities: {}, clientInfo });
 }
 
 /** The result of a response, or the `jsonrpc_<code>` error it carries. */
@@ -63,7 +63,7 @@ export function rpcError(error: NonNullable<RpcMessage['error']>): McpCallError 
 /** True when a `server/discover` result offers the revision we speak. */
 export function discoverOffersModern(result: Record<string, unknown>): boolean {
   const supported = result.supportedVersions;
-  return Array.isArray(supported) && supported.includes(MODERN_VERSION);
+  return Array.isArray(supported) && supported.includes(MODERN_REVISION);
 }
 
 /** The negotiated 2025-era revision from an `initialize` result. */

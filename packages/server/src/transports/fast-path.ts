@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   classifyInboundRequest,
@@ -21,8 +22,6 @@ export interface Replies {
   results: ReadonlyMap<string, unknown>;
 }
 
-/** The revision the fast path speaks; the SDK's discovery answer confirms it is served. */
-export const MODERN_REVISION = '2026-07-28';
 
 /** Methods whose modern answer is the same for every well-formed request without params. */
 export const REPLAYED_METHODS = ['server/discover', 'tools/list'] as const;

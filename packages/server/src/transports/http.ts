@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isJsonContentType, type McpHttpHandler, type McpServerFactory, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { MAX_JSON_DEPTH, nestsDeeper, readBody, replay } from './body.js';
-import { type DirectTools, fastPath, MODERN_REVISION, REPLAYED_METHODS, type Replies } from './fast-path.js';
+import { type DirectTools, fastPath, REPLAYED_METHODS, type Replies } from './fast-path.js';
 import { type LegacyAnswer, legacyPath, type LegacyReplies } from './legacy-path.js';
 import { Sessions } from './sessions.js';
 

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Limits of the 2025-era session table (per server process). */
 export interface SessionLimits {
@@ -23,7 +23,7 @@ export type OpenResult = { id: string } | { refused: string; retryAfterSeconds: 
  * every tool answer depends only on the request (cursors and transactions are explicit handles),
  * so a session exists to be ended (`DELETE`), to expire, and to be refused when unknown (404).
  *
- * Ids are `<issuer>.<nonce>.<mac>`: the mac (HMAC-SHA256 under a key shared by one server's
+ * Ids are `<issuer>.<nonce>.<mac>`: the mac (a keyed SHA-256 under a key shared by one server's
  * worker processes) lets a sibling worker honour a session it did not issue, since the cluster
  * hands out connections, not sessions. A process answers 404 for its own ids it no longer holds
  * (expired or ended) and for ids no worker of this server issued. Ends are told to siblings
@@ -31,8 +31,13 @@ export type OpenResult = { id: string } | { refused: string; retryAfterSeconds: 
  */
 export class Sessions {
   readonly #limits: SessionLimits;
-  readonly #key: Buffer;
+  /** the key as the two secret prefixes of a nested keyed hash (see #mac) */
+  readonly #inner: string;
+  readonly #outer: string;
   readonly #issuer: string;
+  /** this process's ids: a random start, then a counter (the mac, not the nonce, makes an id unguessable) */
+  readonly #boot = randomBytes(9).toString('base64url');
+  #issued = 0;
   /** id → last use (ms), least recently used first */
   readonly #live = new Map<string, number>();
   /** ids a sibling ended, kept as long as they could otherwise be honoured */
@@ -42,7 +47,8 @@ export class Sessions {
 
   constructor(limits: SessionLimits = DEFAULT_SESSION_LIMITS, key: Buffer = randomBytes(32), issuer = '0') {
     this.#limits = limits;
-    this.#key = key;
+    this.#inner = `${key.toString('base64')}i`;
+    this.#outer = `${key.toString('base64')}o`;
     this.#issuer = issuer;
     this.#sweeper = setInterval(() => this.sweep(Date.now()), Math.min(limits.idleMs, 10_000)).unref();
   }
@@ -59,7 +65,7 @@ export class Sessions {
         retryAfterSeconds: RECLAIMABLE_AFTER_MS / 1000,
       };
     }
-    const nonce = randomBytes(16).toString('base64url');
+    const nonce = `${this.#boot}${(this.#issued++).toString(36)}`;
     const id = `${this.#issuer}.${nonce}.${this.#mac(`${this.#issuer}.${nonce}`)}`;
     this.#live.set(id, now);
     return { id };
@@ -135,7 +141,12 @@ export class Sessions {
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
+  /**
+   * A keyed hash of the id's text: SHA-256 over a secret prefix and the inner keyed hash, so the
+   * outer hash hides the inner one's state (no length extension). Two one-shot hashes cost about
+   * 1 µs where an HMAC object, with its key object, cost over 10.
+   */
   #mac(text: string): string {
-    return createHmac('sha256', this.#key).update(text).digest('base64url').slice(0, 22);
+    return hash('sha256', this.#outer + hash('sha256', this.#inner + text, 'base64url'), 'base64url').slice(0, 22);
   }
 }

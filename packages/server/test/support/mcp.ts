@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -8,7 +9,7 @@ export const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
 
 export type Era = 'modern' | 'legacy';
 export type TransportKind = 'stdio' | 'http';
-export const MODERN_REVISION = '2026-07-28';
+export { MODERN_REVISION };
 
 export interface HttpServer {
   endpoint: string;
