@@ -55,15 +55,13 @@ const OPERATIONS = {
   'query-point': (c, pick) => c.callTool('query', { table: 'orders', filter: `id = ${pick(orders)}`, limit: 1 }).then(checked),
   'query-fk': (c, pick) => c.callTool('query', { table: 'orders', filter: `customer_id = ${pick(customers)}`, limit: 20 }).then(checked),
   top50: (c) => c.callTool('query', { table: 'orders', order_by: ['placed_at desc'], limit: 50 }).then(checked),
-  session: async () => {
-    const { client } = await open();
-    try {
-      await client.listTools();
-      for (const [name, args] of [['list_tables', {}], ['describe_table', { table: 'orders' }], ['describe_table', { table: 'customers' }]]) {
-        checked(await client.callTool(name, args));
-      }
-    } finally {
-      await client.close();
+  // A new session on the agent's connection (the lean client ends the one it replaces off the
+  // timed path; the SDK client ends it in its open()).
+  session: async (c) => {
+    await c.open();
+    await c.listTools();
+    for (const [name, args] of [['list_tables', {}], ['describe_table', { table: 'orders' }], ['describe_table', { table: 'customers' }]]) {
+      checked(await c.callTool(name, args));
     }
   },
 };

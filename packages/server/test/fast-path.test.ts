@@ -1,14 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DatabaseContext, openDatabase } from '../src/context.js';
-import { createServerFactory, directTools } from '../src/server.js';
-import { BENCH_TOOLS, READ_TOOLS } from '../src/tools/index.js';
-import { startHttp } from '../src/transports/http.js';
+import { type BothPaths, bothPaths } from './support/both-paths.js';
 import { MODERN_REVISION } from './support/mcp.js';
-import { loadShop } from './support/shop.js';
 
 /**
  * The HTTP fast path against the SDK, answer for answer: the same requests go to a server with
@@ -17,7 +9,6 @@ import { loadShop } from './support/shop.js';
  * streams (chunked), which shows which of the two answered.
  */
 
-const TOOLS = [...READ_TOOLS, ...BENCH_TOOLS];
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
   'io.modelcontextprotocol/clientInfo': { name: 'fast-path-test', version: '0.0.0' },
@@ -93,33 +84,17 @@ async function send(url: string, c: Case) {
 }
 
 describe('the HTTP fast path answers exactly as the SDK does', () => {
-  let dir: string;
-  let ctx: DatabaseContext;
-  const servers: Server[] = [];
+  let servers: BothPaths;
   let fastUrl: string;
   let sdkUrl: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mcp-fast-path-'));
-    const url = `sqlite:${join(dir, 'shop.db')}`;
-    await loadShop(url);
-    ctx = await openDatabase({ url });
-    const factory = createServerFactory(ctx, TOOLS);
-    const fast = await startHttp(factory, { host: '127.0.0.1', port: 0, direct: directTools(ctx, TOOLS) });
-    const sdk = await startHttp(factory, { host: '127.0.0.1', port: 0 });
-    servers.push(fast.server, sdk.server);
-    fastUrl = fast.url;
-    sdkUrl = sdk.url;
+    servers = await bothPaths();
+    fastUrl = servers.hotUrl;
+    sdkUrl = servers.sdkUrl;
   });
 
-  afterAll(async () => {
-    for (const s of servers) {
-      s.closeAllConnections();
-      s.close();
-    }
-    await ctx?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => servers?.close());
 
   for (const c of CASES) {
     it(`${c.what}: ${c.fast ? 'fast path' : 'left to the SDK'}, same answer`, async () => {

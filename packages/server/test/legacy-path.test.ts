@@ -1,15 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { HOST_REVISIONS } from '@mcp-db-bench/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DatabaseContext, openDatabase } from '../src/context.js';
-import { createServerFactory, directTools } from '../src/server.js';
-import { BENCH_TOOLS, READ_TOOLS } from '../src/tools/index.js';
-import { startHttp } from '../src/transports/http.js';
 import { Sessions } from '../src/transports/sessions.js';
-import { loadShop } from './support/shop.js';
+import { type BothPaths, bothPaths } from './support/both-paths.js';
 
 /**
  * The 2025-era hot path against the SDK, answer for answer, in every 2025 revision a host
@@ -20,7 +13,6 @@ import { loadShop } from './support/shop.js';
  * (fixtures/hosts/legacy-exchanges.json has them recorded); sessions are tested below.
  */
 
-const TOOLS = [...READ_TOOLS, ...BENCH_TOOLS];
 /** Sessions of real hosts, recorded by test/clients/capture-hosts.mjs. */
 const HOSTS = JSON.parse(readFileSync(new URL('../../../fixtures/hosts/legacy-exchanges.json', import.meta.url), 'utf8')) as {
   clients: { name: string; version: string; exchanges: { request: { method: string; headers: Record<string, string>; body: string } }[] }[];
@@ -115,33 +107,17 @@ async function send(url: string, body: unknown, headers: Record<string, string>)
 }
 
 describe('the 2025-era hot path', () => {
-  let dir: string;
-  let ctx: DatabaseContext;
-  const servers: Server[] = [];
+  let servers: BothPaths;
   let hotUrl: string;
   let sdkUrl: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mcp-legacy-path-'));
-    const url = `sqlite:${join(dir, 'shop.db')}`;
-    await loadShop(url);
-    ctx = await openDatabase({ url });
-    const factory = createServerFactory(ctx, TOOLS);
-    const hot = await startHttp(factory, { host: '127.0.0.1', port: 0, direct: directTools(ctx, TOOLS) });
-    const sdk = await startHttp(factory, { host: '127.0.0.1', port: 0 });
-    servers.push(hot.server, sdk.server);
-    hotUrl = hot.url;
-    sdkUrl = sdk.url;
+    servers = await bothPaths();
+    hotUrl = servers.hotUrl;
+    sdkUrl = servers.sdkUrl;
   });
 
-  afterAll(async () => {
-    for (const s of servers) {
-      s.closeAllConnections();
-      s.close();
-    }
-    await ctx?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => servers?.close());
 
   for (const version of REVISIONS) {
     describe(`in ${version}`, () => {
@@ -195,31 +171,18 @@ describe('the 2025-era hot path', () => {
 });
 
 describe('2025-era sessions over HTTP', () => {
-  let dir: string;
-  let ctx: DatabaseContext;
-  let server: Server;
+  let servers: BothPaths;
   let url: string;
-  let sessions: Sessions;
   const LIMIT = 3;
   const IDLE_MS = 400;
+  const sessions = new Sessions({ maxSessions: LIMIT, idleMs: IDLE_MS });
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mcp-sessions-'));
-    const dbUrl = `sqlite:${join(dir, 'shop.db')}`;
-    await loadShop(dbUrl);
-    ctx = await openDatabase({ url: dbUrl });
-    sessions = new Sessions({ maxSessions: LIMIT, idleMs: IDLE_MS });
-    const started = await startHttp(createServerFactory(ctx, TOOLS), { host: '127.0.0.1', port: 0, direct: directTools(ctx, TOOLS), sessions });
-    server = started.server;
-    url = started.url;
+    servers = await bothPaths({ sessions });
+    url = servers.hotUrl;
   });
 
-  afterAll(async () => {
-    server.closeAllConnections();
-    server.close();
-    await ctx?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => servers?.close());
 
   const open = async () => {
     const reply = await send(url, initialize('2025-06-18'), headersFor('2025-06-18'));

@@ -50,6 +50,9 @@ interface CallShape {
  */
 export class LeanHttpClient implements McpClient {
   readonly #http: Client;
+  /** a second connection, made on first need, that ends replaced 2025-era sessions off the calls' path */
+  #side: Client | undefined;
+  readonly #origin: string;
   readonly #path: string;
   readonly #protocol: Protocol;
   readonly #timeoutMs: number;
@@ -74,6 +77,7 @@ export class LeanHttpClient implements McpClient {
       pipelining: 1,
       ...(this.#timeoutMs > 0 ? { connectTimeout: this.#timeoutMs } : {}),
     });
+    this.#origin = url.origin;
     this.#path = url.pathname + url.search;
     this.#protocol = options.protocol;
     this.#clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
@@ -130,17 +134,21 @@ export class LeanHttpClient implements McpClient {
     // A 2025 server that handed out a session expects it ended; best effort, never fatal.
     if (this.#sessionId !== undefined) {
       this.#sessionId = undefined;
-      await this.#http
-        .request({ path: this.#path, method: 'DELETE', headers: this.#legacyHeaders, headersTimeout: 2_000, bodyTimeout: 2_000 })
-        .then((res) => res.body.dump())
-        .catch(() => {});
+      await endSession(this.#http, this.#path, this.#legacyHeaders);
     }
     this.#era = undefined;
     this.#callShapes.clear();
     await this.#http.close().catch(() => this.#http.destroy());
+    await this.#side?.close().catch(() => this.#side?.destroy());
   }
 
   async #initialize(): Promise<{ era: Era; protocolVersion: string }> {
+    // Opening again replaces the session: the old one is ended, as a host would, on the side
+    // connection and without waiting, so a repeated session start is timed without it.
+    if (this.#sessionId !== undefined) {
+      this.#side ??= new Client(this.#origin, { keepAliveTimeout: 60_000, pipelining: 1 });
+      void endSession(this.#side, this.#path, this.#legacyHeaders);
+    }
     this.#sessionId = undefined;
     const id = this.#nextId++;
     const body = `{"jsonrpc":"2.0","id":${id},"method":"initialize","params":${initializeParams(this.#clientInfo)}}`;
@@ -230,6 +238,14 @@ export class LeanHttpClient implements McpClient {
       throw new McpCallError('network', (error as Error)?.message ?? String(error), { cause: error });
     }
   }
+}
+
+/** `DELETE` of the session the headers name; best effort, never fatal. */
+function endSession(http: Client, path: string, headers: Headers): Promise<void> {
+  return http
+    .request({ path, method: 'DELETE', headers, headersTimeout: 2_000, bodyTimeout: 2_000 })
+    .then((res) => res.body.dump())
+    .catch(() => {});
 }
 
 function flatten(headers: HeaderObject): Headers {

@@ -78,6 +78,9 @@ export class SdkClient implements McpClient {
   async close(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
+    // A 2025-era session over HTTP is ended (DELETE), as a well-behaved host does; the SDK's close() alone leaves it open.
+    const transport = client?.transport;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => {});
     await client?.close().catch(() => {});
   }
 
