@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   classifyInboundRequest,
