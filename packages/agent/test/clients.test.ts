@@ -273,8 +273,8 @@ describe('stdio server that dies', () => {
 /**
  * A 2025-only Streamable HTTP server, shaped like the SDK's stateful one: `server/discover`
  * is refused with 400 before initialize, a session id is handed out and required, answers
- * come as SSE (with a notification first, CRLF line ends, JSON split over `data:` lines and
- * across TCP chunks), and the `slow` tool never answers.
+ * come as SSE (with a notification first, CRLF line ends, JSON split over `data:` lines, and
+ * across TCP chunks or in one body of known length), and the `slow` tool never answers.
  */
 interface Seen {
   httpMethod: string;
@@ -295,6 +295,16 @@ async function startFakeLegacy(): Promise<{ url: string; seen: Seen[]; close(): 
     const half = json.indexOf(',"result"') + 1;
     res.write(`event: message\r\ndata: ${json.slice(0, half)}`);
     setTimeout(() => res.end(`\r\ndata: ${json.slice(half)}\r\n\r\n`), 5);
+  };
+  // The same events as one body of known length (how our server answers), read whole by the client.
+  const sseWhole = (res: ServerResponse, msg: object) => {
+    const json = JSON.stringify(msg);
+    const half = json.indexOf(',"result"') + 1;
+    const body = Buffer.from(
+      'event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}\r\n\r\n' +
+        `event: message\r\ndata: ${json.slice(0, half)}\r\ndata: ${json.slice(half)}\r\n\r\n`,
+    );
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': body.length }).end(body);
   };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let body = '';
@@ -329,7 +339,7 @@ async function startFakeLegacy(): Promise<{ url: string; seen: Seen[]; close(): 
       }
       if (msg.method === 'notifications/initialized') return res.writeHead(202).end();
       if (msg.method === 'tools/list') {
-        return sse(res, { jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
+        return sseWhole(res, { jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
       }
       if (msg.method === 'tools/call' && msg.params?.name === 'slow') return; // never answers
       if (msg.method === 'tools/call') {
