@@ -32,8 +32,8 @@ export function buildCli(): Command {
     .description(
       'An MCP server over PostgreSQL, MySQL/MariaDB, SQL Server or SQLite with one uniform set of tools:\n' +
         'list_tables, describe_table, query, get, aggregate; insert, update, delete and transact with --allow-writes;\n' +
-        'sql with --sql. Read-only by default, enforced by the database. Speaks MCP 2026-07-28 and the 2025 revisions (2025-03-26 to\n' +
-        '2025-11-25, with sessions over HTTP) over stdio (default) or HTTP.',
+        'sql with --sql. Read-only by default, enforced by the database. Speaks MCP 2026-07-28 and the 2025 revisions\n' +
+        '(2025-03-26 to 2025-11-25, with sessions over HTTP) over stdio (default) or HTTP.',
     )
     .version(VERSION)
     .addOption(
