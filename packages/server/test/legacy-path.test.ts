@@ -171,26 +171,32 @@ describe('the 2025-era hot path', () => {
 });
 
 describe('2025-era sessions over HTTP', () => {
+  // One server whose sessions do not expire during the tests, and one whose sessions expire fast.
   let servers: BothPaths;
+  let expiring: BothPaths;
   let url: string;
   const LIMIT = 3;
-  const IDLE_MS = 400;
-  const sessions = new Sessions({ maxSessions: LIMIT, idleMs: IDLE_MS });
+  const IDLE_MS = 1_000;
+  const sessions = new Sessions({ maxSessions: LIMIT, idleMs: 10 * 60_000 });
 
   beforeAll(async () => {
     servers = await bothPaths({ sessions });
+    expiring = await bothPaths({ sessions: new Sessions({ maxSessions: 100, idleMs: IDLE_MS }) });
     url = servers.hotUrl;
   });
 
-  afterAll(() => servers?.close());
+  afterAll(async () => {
+    await servers?.close();
+    await expiring?.close();
+  });
 
-  const open = async () => {
-    const reply = await send(url, initialize('2025-06-18'), headersFor('2025-06-18'));
+  const open = async (at = url) => {
+    const reply = await send(at, initialize('2025-06-18'), headersFor('2025-06-18'));
     expect(reply.status).toBe(200);
     expect(reply.session).toMatch(/^[\w-]+\.[\w-]+\.[\w-]{22}$/);
     return reply.session!;
   };
-  const ping = (session: string) => send(url, rpc('ping'), { ...headersFor('2025-06-18'), 'mcp-session-id': session });
+  const ping = (session: string, at = url) => send(at, rpc('ping'), { ...headersFor('2025-06-18'), 'mcp-session-id': session });
   const end = (session?: string) => fetch(url, { method: 'DELETE', headers: session ? { 'mcp-session-id': session } : {} });
 
   it('issues a session at initialize that later requests name, and DELETE ends it (then 404)', async () => {
@@ -210,9 +216,10 @@ describe('2025-era sessions over HTTP', () => {
   });
 
   it('forgets a session left idle longer than the expiry (then 404)', async () => {
-    const id = await open();
-    await new Promise((r) => setTimeout(r, IDLE_MS + 100));
-    expect((await ping(id)).status).toBe(404);
+    const id = await open(expiring.hotUrl);
+    expect((await ping(id, expiring.hotUrl)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, IDLE_MS + 200));
+    expect((await ping(id, expiring.hotUrl)).status).toBe(404);
   });
 
   it('refuses sessions past the limit with 503 and a clear error, and holds no more than the limit', async () => {
