@@ -11,12 +11,13 @@
 //
 // Without --url it seeds a temporary SQLite database (25,600 rows, optimized indexes) and starts
 // our server on it with its defaults. Prints a Markdown table; progress goes to stderr.
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { startServer } from '../../../packages/server/bench/support.mjs';
 
 const run = promisify(execFile);
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -61,17 +62,8 @@ async function serve() {
   const db = `sqlite:${join(dir, 'bench.db')}`;
   log('seeding 25,600 rows (scale 0.01, optimized indexes)');
   await run(process.execPath, [join(ROOT, 'apps/cli/dist/bin.js'), 'seed', '--db', db, '--scale', '0.01', '--indexes', 'optimized']);
-  const server = spawn(process.execPath, [join(ROOT, 'packages/server/dist/bin.js'), '--url', db, '--http', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise((resolve, reject) => {
-    let text = '';
-    server.stderr.on('data', (chunk) => {
-      text += chunk;
-      const m = /listening on (\S+)/.exec(text);
-      if (m) resolve(m[1]);
-    });
-    server.once('exit', (code) => reject(new Error(`server exited (${code}): ${text}`)));
-  });
-  return { url, stop: () => server.kill('SIGTERM'), pid: server.pid };
+  const { endpoint, stop } = await startServer(db);
+  return { url: endpoint, stop };
 }
 
 const median = (xs) => {
@@ -102,7 +94,7 @@ try {
     }
   }
 } finally {
-  server.stop();
+  await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -7,7 +7,7 @@
 //
 // Prints one JSON object with the fields the Go client prints; clients.mjs runs all of them.
 import { parseArgs } from 'node:util';
-import { createClient } from '@mcp-db-bench/agent';
+import { createClient, Random } from '@mcp-db-bench/agent';
 
 const { values: o } = parseArgs({
   options: {
@@ -27,17 +27,6 @@ const seconds = (text) => Number(/^([\d.]+)(ms|s)$/.exec(text)?.[1]) / (text.end
 const agents = Number(o.agents);
 const orders = Number(o.orders);
 const customers = Number(o.customers);
-
-/** mulberry32, one stream per agent */
-function random(seed) {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return 1 + Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
-}
 
 const open = async () => {
   const client = createClient({ kind: 'http', url: o.url }, { client: o.client, protocol: 'legacy' });
@@ -89,7 +78,9 @@ setTimeout(() => {
 
 await Promise.all(
   sessions.map(async ({ client }, i) => {
-    const pick = random(Number(o.seed) * 1000 + i);
+    // One seeded stream per agent; a key in 1..n.
+    const random = new Random(Number(o.seed) * 1000 + i);
+    const pick = (n) => random.int(1, n);
     for (;;) {
       const start = performance.now();
       if (start >= ends) return;

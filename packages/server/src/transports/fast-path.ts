@@ -68,15 +68,18 @@ export function fastPath(tools: DirectTools, replies: Replies): (req: IncomingMe
     const call = typeof name === 'string' ? tools.get(name) : undefined;
     if (!call || headers['mcp-name'] !== name || !(args === undefined || isObject(args))) return undefined;
     if (Object.keys(params).length !== (args === undefined ? 2 : 3)) return undefined;
-    return call(args).then((outcome) => encodeCall(outcome, id, stamp));
+    const tail = `,"resultType":"complete","_meta":${stamp}`;
+    return call(args).then((outcome) => `{"result":${toolResult(outcome, tail)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
   };
 }
 
-/** The SDK's encoding of a tool result, with the result's JSON text reused as its structured content. */
-function encodeCall(outcome: ToolOutcome, id: string | number, stamp: string): string {
+/**
+ * The SDK's encoding of a tool result (both eras; `tail` adds the modern era's fields), with the
+ * result's JSON text reused as its structured content.
+ */
+export function toolResult(outcome: ToolOutcome, tail = ''): string {
   const content = `{"content":[{"type":"text","text":${JSON.stringify(outcome.text)}}]`;
-  const rest = outcome.isError ? ',"isError":true' : `,"structuredContent":${outcome.text}`;
-  return `{"result":${content}${rest},"resultType":"complete","_meta":${stamp}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+  return outcome.isError ? `${content},"isError":true${tail}}` : `${content},"structuredContent":${outcome.text}${tail}}`;
 }
 
 /**

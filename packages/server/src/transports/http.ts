@@ -70,10 +70,11 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       res.setHeader('WWW-Authenticate', 'Bearer');
       return sendJson(res, 401, { error: 'missing or wrong bearer token' });
     }
-    const sessionId = req.headers['mcp-session-id'];
+    // An unknown header arrives as one string (repeats joined), never an array.
+    const sessionId = req.headers['mcp-session-id'] as string | undefined;
     if (req.method === 'DELETE') {
       if (sessionId === undefined) return sendJson(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
-      if (!sessions.end(sessionId as string)) return sendJson(res, 404, rpcError(-32001, 'Session not found'));
+      if (!sessions.end(sessionId)) return sendJson(res, 404, rpcError(-32001, 'Session not found'));
       return void res.writeHead(200, { 'content-length': 0 }).end();
     }
     // POST carries MCP, DELETE ends a session; there is no server-to-client SSE stream (GET).
@@ -83,11 +84,11 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       return sendJson(res, 405, rpcError(-32000, 'Method not allowed.'));
     }
     // A 2025-era session that ended or expired, or that this server never issued: the client must initialize again.
-    if (sessionId !== undefined && !sessions.use(sessionId as string)) return sendJson(res, 404, rpcError(-32001, 'Session not found'));
+    if (sessionId !== undefined && !sessions.use(sessionId)) return sendJson(res, 404, rpcError(-32001, 'Session not found'));
     // A compressed body would be read as if it were plain JSON.
     const encoding = req.headers['content-encoding'];
     if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-      return sendJson(res, 415, { jsonrpc: '2.0', error: { code: -32000, message: `Unsupported Media Type: Content-Encoding ${encoding.slice(0, 40)} is not supported` }, id: null });
+      return sendJson(res, 415, rpcError(-32000, `Unsupported Media Type: Content-Encoding ${encoding.slice(0, 40)} is not supported`));
     }
     // Not JSON, or declared too large: the SDK refuses it on the headers alone (415, 413).
     if (!isJsonContentType(req.headers['content-type'] ?? null)) return void toSdk(req, res);
@@ -96,7 +97,7 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       // Too large: the SDK reads the bytes again, sees it and answers 413.
       if (!complete) return void toSdk(replay(req, chunks), res);
       if (nestsDeeper(chunks, MAX_JSON_DEPTH)) {
-        return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels` }, id: null });
+        return sendJson(res, 400, rpcError(-32700, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`));
       }
       if (!fast && !legacy) return void toSdk(replay(req, chunks), res);
       let body: unknown;
@@ -107,7 +108,7 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       }
       const failed = (error: unknown) => {
         onerror(error as Error);
-        sendJson(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: (body as { id?: unknown }).id ?? null });
+        sendJson(res, 500, rpcError(-32603, 'Internal error', (body as { id?: unknown }).id ?? null));
       };
       const modern = fast?.(req, body);
       if (modern) {
@@ -152,8 +153,9 @@ function sendLegacy(res: ServerResponse, answer: LegacyAnswer, sessions: Session
   res.writeHead(200, headers).end(bytes);
 }
 
-function rpcError(code: number, message: string) {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
+/** A JSON-RPC error body, in the SDK's key order. */
+function rpcError(code: number, message: string, id: unknown = null) {
+  return { jsonrpc: '2.0', error: { code, message }, id };
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, isInitializeRequest } from '@modelcontextprotocol/server';
-import type { ToolOutcome } from '../server.js';
-import { type DirectTools, isId, isObject } from './fast-path.js';
+import { type DirectTools, isId, isObject, toolResult } from './fast-path.js';
 
 /** Answers the SDK gave once, at start-up, for the 2025 era (see `askLegacy` in http.ts). */
 export interface LegacyReplies {
@@ -62,7 +61,7 @@ export function legacyPath(tools: DirectTools, replies: LegacyReplies): (req: In
     const call = typeof name === 'string' ? tools.get(name) : undefined;
     if (!call || !(args === undefined || isObject(args)) || !(meta === undefined || plainMeta(meta))) return undefined;
     if (Object.keys(params).length !== 1 + Number(args !== undefined) + Number(meta !== undefined)) return undefined;
-    return call(args).then((outcome) => ({ status: 200, message: respond(encodeCall(outcome), id), opensSession: false }));
+    return call(args).then((outcome) => ({ status: 200, message: respond(toolResult(outcome), id), opensSession: false }));
   };
 }
 
@@ -77,12 +76,6 @@ function plainMeta(meta: unknown): boolean {
   if (!isObject(meta)) return false;
   const keys = Object.keys(meta);
   return keys.length === 0 || (keys.length === 1 && (typeof meta.progressToken === 'string' || Number.isSafeInteger(meta.progressToken)));
-}
-
-/** The SDK's 2025-era encoding of a tool result, the result's JSON text reused as its structured content. */
-function encodeCall(outcome: ToolOutcome): string {
-  const content = `{"content":[{"type":"text","text":${JSON.stringify(outcome.text)}}]`;
-  return outcome.isError ? `${content},"isError":true}` : `${content},"structuredContent":${outcome.text}}`;
 }
 
 /** A JSON-RPC response in the SDK's key order, as one SSE `message` event. */
