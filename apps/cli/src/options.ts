@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { INDEX_PROFILES, type IndexProfile, MAX_SCALE } from '@mcp-db-bench/dataset';
+import { URL_FORMS } from '@mcp-db-bench/server';
 
 /** The default database: an embedded SQLite file in the working directory. */
 export const DEFAULT_DB = 'sqlite:mcp-db-bench.db';
@@ -24,7 +25,7 @@ export function parseProfile(value: string): IndexProfile {
 }
 
 /** The options several commands share, defined once so their defaults cannot drift apart. */
-export const dbOption = (description = 'database URL (postgres://, mysql://, mariadb://, mssql://, sqlite:PATH)') =>
+export const dbOption = (description = `database URL: ${URL_FORMS}`) =>
   new Option('--db <url>', description).env('MCP_DB_BENCH_DB').default(DEFAULT_DB);
 
 export const scaleOption = (description = 'dataset size: 1 = 2.56 million rows, 0.01 = 25,600') =>

@@ -11,6 +11,5 @@ export {
   STUDY_TABLES,
   TABLES,
 } from './schema.js';
-export { LOADERS, type Loader } from './loaders/index.js';
 export { applyIndexProfile, type Checks, DatasetExistsError, type SeedEvents, type SeedOptions, type SeedReport, seed, type TableReport, verify } from './seed.js';
 export { seedInWorker } from './seed-worker.js';

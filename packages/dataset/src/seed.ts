@@ -1,8 +1,7 @@
 import { ToolError } from '@mcp-db-bench/contract';
-import { type Connection, type EngineProfile, engineForUrl } from '@mcp-db-bench/server/databases';
+import { type BulkLoader, type Connection, type EngineProfile, engineForUrl } from '@mcp-db-bench/server/databases';
 import { sql } from 'kysely';
 import { batches, Dataset } from './generate.js';
-import { LOADERS, type Loader } from './loaders/index.js';
 import { INDEX_PROFILES, type IndexProfile, rowCounts, type DatasetTable, TABLES } from './schema.js';
 
 export interface SeedOptions {
@@ -62,7 +61,7 @@ export interface Checks {
 export async function seed(options: SeedOptions): Promise<SeedReport> {
   const counts = rowCounts(options.scale);
   const engine = engineForUrl(options.url);
-  const loader = LOADERS[engine.family];
+  const loader = engine.bulk;
   const connection = await connectOrExplain(engine, options.url, true);
   const started = performance.now();
   const on = options.on ?? {};
@@ -91,7 +90,7 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
       for (const table of TABLES) await addForeignKeys(connection, loader, table);
     }
     on.phase?.(`building ${options.indexes} indexes`);
-    await applyIndexProfile(options.url, options.indexes, { engine, connection, loader });
+    await applyIndexProfile(options.url, options.indexes, { engine, connection });
     on.phase?.('refreshing statistics');
     for (const table of TABLES) for (const statement of loader.analyze(table.name)) await sql.raw(statement).execute(connection.db);
     const finishSeconds = (performance.now() - t1) / 1000;
@@ -159,7 +158,7 @@ async function dropTables(connection: Connection, names: string[]): Promise<stri
   return names;
 }
 
-async function createTable(connection: Connection, loader: Loader, table: DatasetTable): Promise<void> {
+async function createTable(connection: Connection, loader: BulkLoader, table: DatasetTable): Promise<void> {
   const columns = table.columns.map(
     (c) => sql`${sql.id(c.name)} ${sql.raw(loader.columnType(c))} ${sql.raw(c.nullable ? 'null' : 'not null')}`,
   );
@@ -177,7 +176,7 @@ function foreignKeys(table: DatasetTable) {
     );
 }
 
-async function addForeignKeys(connection: Connection, loader: Loader, table: DatasetTable): Promise<void> {
+async function addForeignKeys(connection: Connection, loader: BulkLoader, table: DatasetTable): Promise<void> {
   const constraints = foreignKeys(table);
   if (loader.addForeignKeys) return loader.addForeignKeys(connection, table, constraints);
   for (const fk of constraints) await sql`alter table ${sql.id(table.name)} add ${fk}`.execute(connection.db);
@@ -190,11 +189,10 @@ async function addForeignKeys(connection: Connection, loader: Loader, table: Dat
 export async function applyIndexProfile(
   url: string,
   profile: IndexProfile,
-  open?: { engine: EngineProfile; connection: Connection; loader: Loader },
+  open?: { engine: EngineProfile; connection: Connection },
 ): Promise<{ created: string[]; dropped: string[] }> {
   const engine = open?.engine ?? engineForUrl(url);
   const connection = open?.connection ?? (await connectOrExplain(engine, url, false));
-  const loader = open?.loader ?? LOADERS[engine.family];
   try {
     const catalog = await engine.introspect(connection.db);
     const missing = TABLES.filter((t) => !catalog.tables.some((x) => x.name === t.name)).map((t) => t.name);
@@ -206,7 +204,7 @@ export async function applyIndexProfile(
     const dropped: string[] = [];
     for (const spec of INDEX_PROFILES.optimized) {
       if (!wanted.has(spec.name) && existing.has(spec.name)) {
-        await sql.raw(loader.dropIndex(spec.name, spec.table)).execute(connection.db);
+        await sql.raw(engine.bulk.dropIndex(spec.name, spec.table)).execute(connection.db);
         dropped.push(spec.name);
       }
     }

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
-import { redactUrl } from './databases/index.js';
+import { ENGINE_TITLES, redactUrl, URL_FORMS } from './databases/index.js';
 import { createServerFactory, directTools } from './server.js';
 import { toolsFor } from './tools/index.js';
 import { isWorker, reportListening, workerSessions } from './transports/cluster.js';
@@ -30,17 +30,14 @@ const port = (value: string) => {
 export function buildCli(): Command {
   return new Command('mcp-db-server')
     .description(
-      'An MCP server over PostgreSQL, MySQL/MariaDB, SQL Server or SQLite with one uniform set of tools:\n' +
+      `An MCP server over ${ENGINE_TITLES} with one uniform set of tools:\n` +
         'list_tables, describe_table, query, get, aggregate; insert, update, delete and transact with --allow-writes;\n' +
         'sql with --sql. Read-only by default, enforced by the database. Speaks MCP 2026-07-28 and the 2025 revisions\n' +
         '(2025-03-26 to 2025-11-25, with sessions over HTTP) over stdio (default) or HTTP.',
     )
     .version(VERSION)
     .addOption(
-      new Option(
-        '--url <url>',
-        'database URL: postgres://user:pass@host:5432/db (add ?statement_cache_size=0 behind PgBouncer before 1.21), mysql://, mariadb://, mssql:// (or sqlserver://), sqlite:PATH, sqlite::memory:',
-      ).env('MCP_DB_URL'),
+      new Option('--url <url>', `database URL: ${URL_FORMS}`).env('MCP_DB_URL'),
     )
     .addOption(new Option('--http', 'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio').env('MCP_DB_HTTP'))
     .addOption(new Option('--host <host>', 'HTTP bind address; non-loopback addresses require --token').env('MCP_DB_HOST').default('127.0.0.1'))

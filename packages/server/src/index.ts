@@ -1,7 +1,7 @@
 export { SchemaCache } from './catalog/cache.js';
 export type { Catalog, Column, Table } from './catalog/types.js';
 export { type DatabaseContext, type DatabaseOptions, DEFAULT_LIMITS, openDatabase } from './context.js';
-export { ENGINES, engineForUrl, redactUrl } from './databases/index.js';
+export { ENGINE_TITLES, ENGINES, engineForUrl, redactUrl, URL_FORMS } from './databases/index.js';
 export type { AnyDb, Connection, ConnectOptions, EngineProfile, SqlFamily } from './databases/engine.js';
 export { parseFilter } from './filter/tree.js';
 export { callTool, createServerFactory } from './server.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { preciseIso } from '../src/databases/mssql/precise-dates.js';
 import { decodeValue } from '../src/output/decode.js';
 
 /**
@@ -22,8 +23,8 @@ describe('decodeValue: Dates and numbers render like the text forms', () => {
     expect(decodeValue(time, date)).toBe(expected);
   });
 
-  it('keeps the digits below the millisecond that tedious puts in nanosecondsDelta', () => {
-    const withDelta = (iso: string, delta: number) => Object.assign(new Date(iso), { nanosecondsDelta: delta });
+  it('keeps the digits below the millisecond that tedious puts in nanosecondsDelta (SQL Server\'s PreciseDates)', () => {
+    const withDelta = (iso: string, delta: number) => preciseIso(Object.assign(new Date(iso), { nanosecondsDelta: delta }));
     expect(decodeValue(timestamp, withDelta('2024-03-31T01:30:00.123Z', 0.000456))).toBe('2024-03-31T01:30:00.123456Z');
     expect(decodeValue(timestamp, withDelta('1999-12-31T23:59:59.999Z', 0.0009999))).toBe('1999-12-31T23:59:59.9999999Z');
     expect(decodeValue(timestamp, withDelta('2024-03-31T01:30:00.000Z', 0.00005))).toBe('2024-03-31T01:30:00.00005Z');

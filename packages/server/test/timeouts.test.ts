@@ -15,7 +15,7 @@ import { loadShop } from './support/shop.js';
 const TIMEOUT_MS = 1000;
 
 /** A statement that runs for seconds, and how to find it in the engine's process list. */
-const SLOW: Record<Exclude<SqlFamily, 'mssql'>, { statement: string; running?: string }> = {
+const SLOW: Record<SqlFamily, { statement: string; running?: string }> = {
   postgres: {
     statement: 'select pg_sleep(30) as slept',
     running: "select count(*) as n from pg_stat_activity where query like '%pg_sleep(30)%' and state = 'active' and pid <> pg_backend_pid()",
@@ -28,7 +28,8 @@ const SLOW: Record<Exclude<SqlFamily, 'mssql'>, { statement: string; running?: s
   sqlite: { statement: 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 300000000) select count(*) as n from c' },
 };
 
-const targets = liveTargets().filter((t) => t.engine !== 'mssql');
+// The slow statement goes through the sql tool, which engines without a read-only mode (SQL Server) lack.
+const targets = liveTargets().filter((t) => SLOW[engineForUrl(t.baseUrl).family]);
 
 describe.each(targets)('$engine', (target) => {
   let dbUrl = '';
@@ -51,7 +52,7 @@ describe.each(targets)('$engine', (target) => {
   });
 
   it('cancels a slow statement in the database, answers timeout, and keeps serving meanwhile', async () => {
-    const slow = SLOW[engineForUrl(dbUrl).family as keyof typeof SLOW];
+    const slow = SLOW[engineForUrl(dbUrl).family]!;
     let slowDone = false;
     const started = Date.now();
     const pending = callJson(slowClient, 'sql', { sql: slow.statement }).finally(() => {

@@ -106,7 +106,7 @@ describe.each(targets)('$engine', (target) => {
     await loadShop(dbUrl);
     const engine = engineForUrl(dbUrl);
     const { db, close } = await engine.connect(dbUrl, { poolSize: 1 });
-    await sql.raw(NOTES_DDL[engine.family]).execute(db);
+    await sql.raw(NOTES_DDL[engine.family]!).execute(db);
     await close();
     [writer, reader] = await Promise.all([
       startHttpServer(dbUrl, ['--allow-writes', '--sql', '--statement-timeout', '1500']),

@@ -1,15 +1,8 @@
 import { createRequire } from 'node:module';
 import { TABLES } from '@mcp-db-bench/dataset';
-import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
+import { ENGINES, engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command } from 'commander';
 import { serverBin } from '../run/server-process.js';
-
-const DRIVERS = [
-  ['pg', 'PostgreSQL'],
-  ['mysql2', 'MySQL / MariaDB'],
-  ['tedious', 'SQL Server'],
-  ['better-sqlite3', 'SQLite'],
-] as const;
 
 /** Checks what a run needs: Node, the server, each driver, and each database given. */
 export function doctorCommand(): Command {
@@ -26,13 +19,20 @@ export function doctorCommand(): Command {
       line(major >= 22, `Node ${process.versions.node} (needs 22 or newer)`);
       const server = createRequire(serverBin());
       line(true, `MCP server ${serverBin()}`);
-      for (const [pkg, engine] of DRIVERS) {
+      // Drivers are optional: a missing one matters only for a database that needs it (checked below).
+      for (const [pkg, titles] of driverUsers()) {
+        let version: string;
         try {
-          const version = (server(`${pkg}/package.json`) as { version: string }).version;
+          version = (server(`${pkg}/package.json`) as { version: string }).version;
+        } catch {
+          process.stdout.write(`--   ${titles} driver ${pkg}: not installed (npm install ${pkg})\n`);
+          continue;
+        }
+        try {
           server(pkg);
-          line(true, `${engine} driver ${pkg} ${version}`);
+          line(true, `${titles} driver ${pkg} ${version}`);
         } catch (error) {
-          line(false, `${engine} driver ${pkg}: ${(error as Error).message.split('\n')[0]}`);
+          line(false, `${titles} driver ${pkg} ${version}: ${(error as Error).message.split('\n')[0]}`);
         }
       }
       for (const url of flags.db ?? []) {
@@ -53,6 +53,13 @@ export function doctorCommand(): Command {
       }
       process.exitCode = failures ? 1 : 0;
     });
+}
+
+/** Each driver package with the engines that load it: `mysql2` → `MySQL, MariaDB`. */
+function driverUsers(): Map<string, string> {
+  const users = new Map<string, string[]>();
+  for (const engine of ENGINES) for (const pkg of engine.drivers) users.set(pkg, [...(users.get(pkg) ?? []), engine.title]);
+  return new Map([...users].map(([pkg, titles]) => [pkg, titles.join(', ')]));
 }
 
 /** The engine's reading of a driver error, when the URL names an engine at all. */

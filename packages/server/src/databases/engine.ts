@@ -3,8 +3,11 @@ import type { ToolError } from '@mcp-db-bench/contract';
 import type { CompiledQuery, Dialect, Kysely, QueryResult, RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { RawCatalog, Table } from '../catalog/types.js';
 
-/** SQL families: engines in one family share a dialect and most facts (MariaDB joins mysql). */
-export type SqlFamily = 'postgres' | 'mysql' | 'mssql' | 'sqlite';
+/**
+ * A SQL family: engines in one family share a dialect and most facts, and the test suites key
+ * their engine-specific SQL by it (MariaDB is in `mysql`). An engine's own name by default.
+ */
+export type SqlFamily = string;
 
 // biome-ignore lint/suspicious/noExplicitAny: tables are discovered at run time
 export type AnyDb = Kysely<any>;
@@ -58,16 +61,20 @@ export interface ShortReads {
 }
 
 /**
- * Everything shared code needs to know about one engine. Each engine's folder exports one
- * profile; shared code asks the profile and never switches on an engine name.
+ * Everything shared code needs to know about one engine. Each engine's folder defines one
+ * (with `defineEngine`); shared code asks it and never switches on an engine name.
  */
 export interface EngineProfile {
   /** user-facing name, e.g. `postgres` */
   readonly name: string;
+  /** the product's name, for people: `PostgreSQL` */
+  readonly title: string;
   readonly family: SqlFamily;
   /** URL schemes that select this engine, without the colon */
   readonly schemes: readonly string[];
-  /** npm packages the engine loads lazily; named in the error when one is missing */
+  /** how its URLs are written, for help and error messages: `postgres://USER:PASS@HOST:5432/DB` */
+  readonly urlForms: readonly string[];
+  /** npm packages the engine loads lazily (optional peer dependencies); named in the error when one is missing */
   readonly drivers: readonly string[];
 
   /** Opens a pool (loading the driver now, not at import time). */
@@ -108,4 +115,70 @@ export interface EngineProfile {
    * most `maxRows` rows. Absent where the engine has no such mode (the `sql` tool is refused).
    */
   readonly readOnlyStatement?: (db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) => Promise<Record<string, unknown>[]>;
+
+  /** How the dataset is created and streamed in: the engine's fastest bulk path. */
+  readonly bulk: BulkLoader;
+
+  /** How the test suites get an empty database of this engine; absent: tested through another engine's server. */
+  readonly testing?: TestDatabases;
+}
+
+/** A column as a bulk load declares it: the dataset's columns fit this shape. */
+export interface BulkColumn {
+  name: string;
+  type: PortableType;
+  /** text: maximum length; decimal: precision */
+  size?: number;
+  /** decimal: digits after the point */
+  scale?: number;
+  /** a foreign key to another table's `id` */
+  references?: string;
+  /** the database generates it on insert (identity / auto-increment) */
+  generated?: boolean;
+}
+
+export interface BulkTable {
+  name: string;
+  columns: readonly BulkColumn[];
+}
+
+/** One row, values in column order, as the dataset generates them. */
+export type BulkRow = (string | number | boolean | null)[];
+
+/**
+ * An engine's bulk path: how columns are declared and how rows reach a table fastest (COPY,
+ * LOAD DATA, a prepared statement in one transaction, batches).
+ */
+export interface BulkLoader {
+  /** the column's type in CREATE TABLE */
+  columnType(column: BulkColumn): string;
+  /**
+   * Whether foreign keys are declared in CREATE TABLE (and the load runs with checks off) or
+   * added after loading, when one validating pass is cheaper than a check per row.
+   */
+  readonly foreignKeys: 'inline' | 'after';
+  /** Adds a table's foreign-key constraints after loading. Default: one ALTER TABLE per constraint. */
+  addForeignKeys?(connection: Connection, table: BulkTable, constraints: RawBuilder<unknown>[]): Promise<void>;
+  /**
+   * Streams every row of a table in, over a connection opened with `inProcess`; `rows` yields
+   * batches lazily (the loader may change their values); `progress` gets row counts.
+   */
+  load(connection: Connection, table: BulkTable, rows: Iterable<BulkRow[]>, progress: (rows: number) => void): Promise<void>;
+  /** Statements that refresh the planner's statistics after a load. */
+  analyze(table: string): string[];
+  /** Drops an index if it exists. */
+  dropIndex(name: string, table: string): string;
+}
+
+/**
+ * Where the test suites find this engine, and how they make an empty database on it. An
+ * embedded engine (no `env`) is always tested; a server is tested where its URL is set.
+ */
+export interface TestDatabases {
+  /** the environment variable holding a URL of the server's maintenance database */
+  readonly env?: string;
+  /** CI (CI=true) fails instead of skipping when `env` is unset */
+  readonly requiredInCi?: boolean;
+  /** Creates (or re-creates) an empty database called `name`; `baseUrl` is `env`'s URL, or `NAME:` for embedded engines. */
+  fresh(baseUrl: string, name: string): Promise<string>;
 }

@@ -9,7 +9,11 @@ import { sqlite } from './sqlite/index.js';
 /** Every engine the server speaks; adding one is a folder and a line here. */
 export const ENGINES: readonly EngineProfile[] = [postgres, mysql, mariadb, mssql, sqlite];
 
-const URL_FORMS = 'postgres://, mysql://, mariadb://, mssql:// (or sqlserver://), sqlite:PATH or sqlite::memory:';
+/** Every engine's URL forms, for help text and errors. */
+export const URL_FORMS = ENGINES.flatMap((e) => e.urlForms).join(', ');
+
+/** The engines' titles, for a one-line description: `PostgreSQL, MySQL, ... or SQLite`. */
+export const ENGINE_TITLES = ENGINES.map((e) => e.title).join(', ').replace(/, ([^,]*)$/, ' or $1');
 
 /** Picks the engine from a connection URL's scheme. */
 export function engineForUrl(url: string): EngineProfile {
@@ -25,4 +29,16 @@ export function redactUrl(url: string): string {
   return url.replace(/(\/\/[^:/@]+:)[^@/]*@/, '$1***@');
 }
 
-export type { AnyDb, ConnectOptions, Connection, EngineProfile, SqlFamily } from './engine.js';
+export { defineEngine, type EngineDefinition } from './define.js';
+export type {
+  AnyDb,
+  BulkColumn,
+  BulkLoader,
+  BulkRow,
+  BulkTable,
+  ConnectOptions,
+  Connection,
+  EngineProfile,
+  SqlFamily,
+  TestDatabases,
+} from './engine.js';

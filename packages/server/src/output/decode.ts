@@ -24,8 +24,7 @@ const DECODERS: Record<PortableType, Decoder> = {
   text: (raw) => text(raw),
   boolean: (raw) => boolean(raw),
   date: (raw) => (raw instanceof Date ? raw.toISOString().slice(0, 10) : String(raw).slice(0, 10)),
-  // tedious hands SQL Server times over as Dates on 1970-01-01: trim them like text ones
-  time: (raw) => trimFraction(raw instanceof Date ? preciseIso(raw).slice(11, -1) : String(raw)),
+  time: (raw) => trimFraction(timeOfDay(raw)),
   timestamp: (raw) => timestamp(raw),
   binary: (raw) => (raw instanceof Uint8Array ? Buffer.from(raw).toString('base64') : text(raw)),
   json: (raw) => (typeof raw === 'string' ? parseJson(raw) : (raw as PortableValue)),
@@ -103,6 +102,12 @@ function parseJson(s: string): PortableValue {
   }
 }
 
+/** A time as text; drivers that know only timestamps hand it over on 1970-01-01 (a Date or its ISO text). */
+function timeOfDay(raw: unknown): string {
+  const s = raw instanceof Date ? raw.toISOString() : String(raw);
+  return /^\d{4}-\d\d-\d\dT.*Z$/.test(s) ? s.slice(11, -1) : s;
+}
+
 function trimFraction(s: string): string {
   return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
 }
@@ -115,7 +120,7 @@ const TIMESTAMP = /^(\d{4,})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d
  * are taken as UTC.
  */
 export function timestamp(raw: unknown): PortableValue {
-  if (raw instanceof Date) return trimIso(preciseIso(raw));
+  if (raw instanceof Date) return trimIso(raw.toISOString());
   const s = String(raw).trim();
   const m = TIMESTAMP.exec(s);
   if (!m) return s;
@@ -132,18 +137,6 @@ export function timestamp(raw: unknown): PortableValue {
     if (Number.isFinite(utc)) base = new Date(utc).toISOString().slice(0, 19);
   }
   return `${base}${fraction ? `.${fraction}` : ''}Z`;
-}
-
-/**
- * A Date's ISO text with the digits below the millisecond that tedious keeps beside it
- * (`nanosecondsDelta`, seconds in 100 ns steps) for SQL Server's time, datetime2 and
- * datetimeoffset, so their microseconds survive as they do on the other engines.
- */
-function preciseIso(date: Date): string {
-  const iso = date.toISOString();
-  const delta = (date as Date & { nanosecondsDelta?: number }).nanosecondsDelta;
-  if (!delta) return iso;
-  return `${iso.slice(0, -1)}${String(Math.round(delta * 1e7)).padStart(4, '0')}Z`;
 }
 
 function trimIso(iso: string): string {

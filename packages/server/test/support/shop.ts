@@ -115,6 +115,7 @@ export async function loadShop(url: string): Promise<void> {
   const { db, close } = await engine.connect(url, { poolSize: 1, create: true, inProcess: true });
   try {
     const types = TYPES[engine.family];
+    if (!types) throw new Error(`the shop fixture has no column types for the ${engine.family} family`);
     for (const t of SHOP) {
       const ids = (names: string[]) => sql.join(names.map((c) => sql.id(c)));
       const cols = t.columns.map(

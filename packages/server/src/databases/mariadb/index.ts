@@ -1,12 +1,16 @@
-import type { EngineProfile } from '../engine.js';
+import { defineEngine } from '../define.js';
+import { freshDatabase, mysql } from '../mysql/index.js';
 import { insertReturning } from '../returning.js';
-import { mysql } from '../mysql/index.js';
 
 /** MariaDB speaks the MySQL protocol; introspection tells the two apart where they differ. */
-export const mariadb: EngineProfile = {
+export const mariadb = defineEngine({
   ...mysql,
   name: 'mariadb',
+  title: 'MariaDB',
   schemes: ['mariadb'],
+  urlForms: ['mariadb://USER:PASS@HOST:3306/DB'],
   // MariaDB 10.5 added `insert ... returning`
   insertReturningKeys: insertReturning(),
-};
+  // MYSQL_URL names the suites' MySQL-protocol server, MariaDB in CI (mysql:// and mariadb:// reach it alike)
+  testing: { env: 'MYSQL_URL', requiredInCi: true, fresh: freshDatabase },
+});

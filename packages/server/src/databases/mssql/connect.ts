@@ -12,6 +12,7 @@ import type { ConnectionConfiguration } from 'tedious';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
+import { PreciseDates } from './precise-dates.js';
 
 type Tedious = typeof import('tedious');
 type Tarn = typeof import('tarn');
@@ -85,8 +86,8 @@ export function parseMssqlUrl(url: string): ConnectionConfiguration {
 /**
  * Opens a tarn pool of tedious connections. tedious has no option for lossless numbers:
  * bigint arrives as a string, but decimal/numeric/money arrive as JS numbers (exact only up
- * to 15-17 significant digits), and date/time types as Dates (milliseconds; tedious keeps the
- * rest of datetime2/time precision in a `nanosecondsDelta` property).
+ * to 15-17 significant digits), and date/time types as Dates (turned into precise text by
+ * PreciseDates).
  */
 export async function connect(url: string, { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS }: ConnectOptions): Promise<Connection> {
   const config = parseMssqlUrl(url);
@@ -101,6 +102,7 @@ export async function connect(url: string, { poolSize, poolWaitMs = DEFAULT_POOL
       tarn: { ...tarn, options: { min: 0, max: poolSize, propagateCreateError: true, acquireTimeoutMillis: poolWaitMs } },
       tedious: { ...tedious, connectionFactory: () => new tedious.Connection(config) },
     }),
+    plugins: [new PreciseDates()],
   });
   return { db, driver: undefined, close: () => db.destroy() };
 }

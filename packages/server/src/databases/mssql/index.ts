@@ -1,14 +1,18 @@
-import type { EngineProfile } from '../engine.js';
+import { sql } from 'kysely';
+import { defineEngine } from '../define.js';
+import { recreateOnServer } from '../test-database.js';
+import { bulk } from './bulk.js';
 import { compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
 import { insertReturningKeys } from './insert.js';
 import { introspect } from './introspect.js';
 import { encodeParam } from './types.js';
 
-export const mssql: EngineProfile = {
+export const mssql = defineEngine({
   name: 'mssql',
-  family: 'mssql',
+  title: 'SQL Server',
   schemes: ['mssql', 'sqlserver'],
+  urlForms: ['mssql://USER:PASS@HOST:1433/DB (or sqlserver://)'],
   drivers: ['tedious', 'tarn'],
   connect,
   compileOnlyDialect,
@@ -19,4 +23,13 @@ export const mssql: EngineProfile = {
   // 2,100 per request, one of which tedious keeps for itself
   maxParameters: 2_099,
   insertReturningKeys,
-};
+  bulk,
+  testing: {
+    env: 'MSSQL_URL',
+    fresh: (baseUrl, name) =>
+      recreateOnServer(connect, baseUrl, name, (id, text) => [
+        sql`if db_id(${text}) is not null begin alter database ${id} set single_user with rollback immediate; drop database ${id}; end`,
+        sql`create database ${id}`,
+      ]),
+  },
+});

@@ -1,23 +1,30 @@
-import type { EngineProfile } from '../engine.js';
+import { sql } from 'kysely';
+import { defineEngine } from '../define.js';
+import { recreateOnServer } from '../test-database.js';
+import { bulk } from './bulk.js';
 import { compileOnlyDialect, connect } from './connect.js';
-import { insertReturning } from '../returning.js';
 import { mapError } from './errors.js';
-import { readOnlyStatement } from './read-only.js';
 import { introspect } from './introspect.js';
+import { readOnlyStatement } from './read-only.js';
 import { encodeParam } from './types.js';
 
-export const postgres: EngineProfile = {
+export const postgres = defineEngine({
   name: 'postgres',
-  family: 'postgres',
+  title: 'PostgreSQL',
   schemes: ['postgres', 'postgresql'],
-  drivers: ['pg'],
+  urlForms: ['postgres://USER:PASS@HOST:5432/DB (or postgresql://; add ?statement_cache_size=0 behind PgBouncer before 1.21)'],
+  drivers: ['pg', 'pg-copy-streams'],
   connect,
   compileOnlyDialect,
   introspect,
-  limit: (query, n) => query.limit(n),
   encodeParam,
   mapError,
-  maxParameters: 65_535,
   readOnlyStatement,
-  insertReturningKeys: insertReturning(),
-};
+  bulk,
+  testing: {
+    env: 'PG_URL',
+    requiredInCi: true,
+    fresh: (baseUrl, name) =>
+      recreateOnServer(connect, baseUrl, name, (id) => [sql`drop database if exists ${id} with (force)`, sql`create database ${id}`]),
+  },
+});

@@ -1,22 +1,23 @@
 import { DummyDriver } from 'kysely';
-import type { EngineProfile } from '../engine.js';
+import { defineEngine } from '../define.js';
+import { insertReturning } from '../returning.js';
+import { temporaryPath } from '../test-database.js';
+import { bulk } from './bulk.js';
 import { connect } from './connect.js';
 import { sqliteDialect } from './dialect.js';
-import { insertReturning } from '../returning.js';
 import { mapError } from './errors.js';
 import { readOnlyStatement } from './read-only.js';
 import { introspect } from './introspect.js';
 import { timestampToStored } from './types.js';
 
-export const sqlite: EngineProfile = {
+export const sqlite = defineEngine({
   name: 'sqlite',
-  family: 'sqlite',
-  schemes: ['sqlite'],
+  title: 'SQLite',
+  urlForms: ['sqlite:PATH', 'sqlite::memory:'],
   drivers: ['better-sqlite3'],
   connect,
   compileOnlyDialect: () => sqliteDialect(() => new DummyDriver()),
   introspect,
-  limit: (query, n) => query.limit(n),
   encodeParam(type, value) {
     if (typeof value === 'boolean') return value ? 1 : 0;
     if (type === 'integer' && typeof value === 'string') return integerParam(value);
@@ -27,10 +28,12 @@ export const sqlite: EngineProfile = {
   },
   mapError,
   maxParameters: 32_766,
-  // SQLite does not promise that `returning` rows follow the order of the values
   readOnlyStatement,
+  // SQLite does not promise that `returning` rows follow the order of the values
   insertReturningKeys: insertReturning(1),
-};
+  bulk,
+  testing: { fresh: async (_, name) => `sqlite:${temporaryPath(`${name}.db`)}` },
+});
 
 /**
  * SQLite integers are signed 64-bit and the driver refuses a wider BigInt; past that range

@@ -1,12 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Row, Value } from '../generate.js';
-import type { Loader } from './loader.js';
+import type { BulkLoader, BulkRow } from '../engine.js';
 
 const ROWS_PER_INSERT = 64;
 
 /** One prepared INSERT, one transaction per batch, journaling relaxed for the load. */
-export const sqliteLoader: Loader = {
-  family: 'sqlite',
+export const bulk: BulkLoader = {
   foreignKeys: 'inline',
   columnType(c) {
     // INTEGER as the primary key is the rowid: SQLite generates it when an insert leaves it out.
@@ -31,8 +29,8 @@ export const sqliteLoader: Loader = {
     const booleans = table.columns.flatMap((c, i) => (c.type === 'boolean' ? [i] : []));
     const decimals = table.columns.flatMap((c, i) => (c.type === 'decimal' ? [i] : []));
     const width = table.columns.length;
-    const params: Value[] = new Array(ROWS_PER_INSERT * width);
-    const write = db.transaction((batch: Row[]) => {
+    const params: BulkRow[number][] = new Array(ROWS_PER_INSERT * width);
+    const write = db.transaction((batch: BulkRow[]) => {
       for (const row of batch) {
         // better-sqlite3 binds no booleans; decimals go in as numbers, as SQLite stores them
         for (const i of booleans) row[i] = row[i] ? 1 : 0;

@@ -1,12 +1,11 @@
-import type { Loader } from './loader.js';
+import type { BulkLoader } from '../engine.js';
 
 /**
  * Multi-row INSERTs through kysely, sized under SQL Server's 2,100-parameter limit. Not the
  * bulk-load protocol (tedious' BulkLoad), which would be faster; it is not verified here
  * because SQL Server cannot run on the build machine.
  */
-export const mssqlLoader: Loader = {
-  family: 'mssql',
+export const bulk: BulkLoader = {
   foreignKeys: 'after',
   columnType(c) {
     if (c.type === 'integer') return c.generated ? 'int identity(1,1)' : 'int';

@@ -1,15 +1,14 @@
 import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import type { Pool } from 'mysql2/promise';
-import { delimitedText } from './delimited.js';
-import type { Loader } from './loader.js';
+import { delimitedText } from '../delimited.js';
+import type { BulkLoader } from '../engine.js';
 
 /**
  * LOAD DATA LOCAL INFILE, one statement per batch, with foreign-key and unique checks off for
  * the session (the seed verifies foreign keys once, after loading).
  */
-export const mysqlLoader: Loader = {
-  family: 'mysql',
+export const bulk: BulkLoader = {
   foreignKeys: 'after',
   // Keys and their indexes are built after the load, by sorting, instead of row by row. InnoDB
   // needs an index behind every foreign key and silently adopts any index that fits, which

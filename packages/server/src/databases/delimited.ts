@@ -1,10 +1,12 @@
-import type { Row, Value } from '../generate.js';
+import type { BulkRow } from './engine.js';
+
+type Value = BulkRow[number];
 
 /**
  * Rows as tab-separated text with `\N` for null and backslash escapes: the format both
  * PostgreSQL's COPY and MySQL's LOAD DATA read. Only booleans are spelled differently.
  */
-export function delimitedText(batch: readonly Row[], booleans: readonly [string, string]): string {
+export function delimitedText(batch: readonly BulkRow[], booleans: readonly [string, string]): string {
   let out = '';
   for (const row of batch) {
     for (let i = 0; i < row.length; i++) {
