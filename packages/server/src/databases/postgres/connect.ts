@@ -20,7 +20,7 @@ type Pg = typeof import('pg').default;
  * date/time types as Date with millisecond precision and a local-time guess), plus their
  * arrays: shared code decodes these from the text PostgreSQL sends.
  */
-const RAW_TEXT_OIDS = new Set([
+const RAW_TEXT_OIDS = [
   20, // int8
   1700, // numeric
   1082, // date
@@ -37,12 +37,17 @@ const RAW_TEXT_OIDS = new Set([
   1115, // timestamp[]
   1185, // timestamptz[]
   1187, // interval[]
-]);
+];
 const MONEY_OID = 790;
 
 const identity = (value: string): string => value;
-// With lc_monetary=C money prints as `-$1,234.56`: drop the symbol and separators.
-const moneyToDecimal = (value: string): string => value.replace(/[$,]/g, '');
+
+/** Text parsers by type oid, in place of the driver's own: raw text, and money as a plain decimal. */
+export const TEXT_PARSERS: Readonly<Record<number, (value: string) => string>> = {
+  ...Object.fromEntries(RAW_TEXT_OIDS.map((oid) => [oid, identity])),
+  // With lc_monetary=C money prints as `-$1,234.56`: drop the symbol and separators.
+  [MONEY_OID]: (value) => value.replace(/[$,]/g, ''),
+};
 
 export async function connect(
   url: string,
@@ -51,11 +56,8 @@ export async function connect(
   const prepared = new PreparedStatements(statementCacheSize(url));
   const settings = sessionSettings(readOnly, statementTimeoutMs);
   const pg = await loadDriver<Pg>('postgres', 'pg');
-  const getTypeParser = ((oid: number, format?: 'text' | 'binary') => {
-    if (RAW_TEXT_OIDS.has(oid)) return identity;
-    if (oid === MONEY_OID) return moneyToDecimal;
-    return pg.types.getTypeParser(oid, format);
-  }) as Pg['types']['getTypeParser'];
+  const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
+    TEXT_PARSERS[oid] ?? pg.types.getTypeParser(oid, format)) as Pg['types']['getTypeParser'];
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
