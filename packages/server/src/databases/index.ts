@@ -1,13 +1,9 @@
 import { ToolError } from '@mcp-db-bench/contract';
 import type { EngineProfile } from './engine.js';
-import { mariadb } from './mariadb/index.js';
-import { mssql } from './mssql/index.js';
-import { mysql } from './mysql/index.js';
-import { postgres } from './postgres/index.js';
-import { sqlite } from './sqlite/index.js';
+import * as registry from './registry.js';
 
-/** Every engine the server speaks; adding one is a folder and a line here. */
-export const ENGINES: readonly EngineProfile[] = [postgres, mysql, mariadb, mssql, sqlite];
+/** Every engine the server speaks, in the registry's (alphabetical) order. */
+export const ENGINES: readonly EngineProfile[] = Object.values(registry);
 
 /** Every engine's URL forms, for help text and errors. */
 export const URL_FORMS = ENGINES.flatMap((e) => e.urlForms).join(', ');
