@@ -143,7 +143,8 @@ export async function main(argv = process.argv): Promise<void> {
   const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
   const tables = (await ctx.schema.get()).tables.length;
   const mode = options.allowWrites ? 'read-write' : 'read-only';
-  log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, ${mode}, statement timeout ${options.statementTimeout || 'none'}${options.statementTimeout ? ' ms' : ''}`);
+  const timeout = !options.statementTimeout ? 'none' : ctx.engine.cancelsStatements ? `${options.statementTimeout} ms` : `none (${ctx.engine.title} cannot cancel a statement)`;
+  log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, ${mode}, statement timeout ${timeout}`);
 
   if (!options.http) {
     await runStdio(factory);

@@ -71,7 +71,8 @@ const BYPASS_ATTEMPTS: string[] = [
   'explain delete from customers',
 ];
 
-const targets = liveTargets();
+// A read-write and a read-only server share each database: engines open in one process at a time sit this out.
+const targets = liveTargets().filter((t) => !engineForUrl(t.baseUrl).oneProcess);
 
 describe.each(targets)('$engine', (target) => {
   let dbUrl = '';

@@ -2,7 +2,7 @@ import type { EngineProfile } from './engine.js';
 import { insertReturning } from './returning.js';
 
 /** What most engines share; an engine states only where it differs. */
-type Defaulted = 'family' | 'schemes' | 'limit' | 'encodeParam' | 'maxParameters' | 'insertReturningKeys';
+type Defaulted = 'family' | 'schemes' | 'limit' | 'encodeParam' | 'maxParameters' | 'insertReturningKeys' | 'oneProcess' | 'cancelsStatements';
 
 export type EngineDefinition = Omit<EngineProfile, Defaulted> & Partial<Pick<EngineProfile, Defaulted>>;
 
@@ -10,7 +10,8 @@ export type EngineDefinition = Omit<EngineProfile, Defaulted> & Partial<Pick<Eng
  * One engine, described in full in its own folder: its URLs, drivers, dialect, introspection,
  * types, errors, bulk loader and test databases. Defaults: selected by the scheme `name:`, its
  * own SQL family, `limit n`, values bound as given, 65,535 parameters per statement, and keys
- * read back with `insert ... returning`.
+ * read back with `insert ... returning`; open in many processes at once, and able to cancel
+ * a statement.
  */
 export function defineEngine(definition: EngineDefinition): EngineProfile {
   return {
@@ -20,6 +21,8 @@ export function defineEngine(definition: EngineDefinition): EngineProfile {
     encodeParam: (_, value) => value,
     maxParameters: 65_535,
     insertReturningKeys: insertReturning(),
+    oneProcess: false,
+    cancelsStatements: true,
     ...definition,
   };
 }

@@ -116,6 +116,17 @@ export interface EngineProfile {
    */
   readonly readOnlyStatement?: (db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) => Promise<Record<string, unknown>[]>;
 
+  /**
+   * Whether the database can be open in one process at a time (an embedded engine with no
+   * lock manager): while our server has it open, nothing else may open it, so whatever needs
+   * a second connection beside the server (re-indexing between rounds, raw-driver lookups)
+   * cannot run. Default false.
+   */
+  readonly oneProcess: boolean;
+
+  /** Whether the engine can cancel a running statement (`statementTimeoutMs`). Default true. */
+  readonly cancelsStatements: boolean;
+
   /** How the dataset is created and streamed in: the engine's fastest bulk path. */
   readonly bulk: BulkLoader;
 

@@ -8,7 +8,7 @@ export const ENGINES: readonly EngineProfile[] = Object.values(registry);
 /** Every engine's URL forms, for help text and errors. */
 export const URL_FORMS = ENGINES.flatMap((e) => e.urlForms).join(', ');
 
-/** The engines' titles, for a one-line description: `PostgreSQL, MySQL, ... or SQLite`. */
+/** The engines' titles, for a one-line description: `MariaDB, SQL Server, ... or SQLite`. */
 export const ENGINE_TITLES = ENGINES.map((e) => e.title).join(', ').replace(/, ([^,]*)$/, ' or $1');
 
 /** Picks the engine from a connection URL's scheme. */
