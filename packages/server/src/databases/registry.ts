@@ -2,5 +2,6 @@
 export { mariadb } from './mariadb/index.js';
 export { mssql } from './mssql/index.js';
 export { mysql } from './mysql/index.js';
+export { pglite } from './pglite/index.js';
 export { postgres } from './postgres/index.js';
 export { sqlite } from './sqlite/index.js';
