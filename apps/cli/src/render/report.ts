@@ -44,10 +44,10 @@ export function reportHeader(result: ResultFile): string {
   ].join('\n');
 }
 
-/** One line per target: the workloads it could not serve and why (never errors). */
+/** One line per target: the workloads it could not serve (each one's reason is in the result file); never errors. */
 function skippedLines(skipped: NonNullable<ResultFile['skipped']>): string[] {
   const targets = [...new Set(skipped.map((s) => s.target))];
-  return targets.map((t) => `skipped on ${t}: ${skipped.filter((s) => s.target === t).map((s) => `${s.workload} (${s.reason})`).join(', ')}`);
+  return targets.map((t) => `skipped on ${t}: ${skipped.filter((s) => s.target === t).map((s) => s.workload).join(', ')} (it lacks tools they need)`);
 }
 
 interface Group {
