@@ -140,6 +140,8 @@ export const resultFile = z.object({
   steps: z.array(stepResult),
   decomposition: z.array(decompositionResult),
   warnings: z.array(z.string()),
+  /** workloads not run on a target (it lacks a tool they need), never counted as errors */
+  skipped: z.array(z.object({ target: z.string(), workload: z.string(), reason: z.string() })).optional(),
 });
 
 export type WriteVerification = z.infer<typeof writeVerification>;

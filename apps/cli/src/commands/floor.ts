@@ -1,17 +1,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, encode, merge, runStep, type StepMeasurement, startAgent, summarize, WORKLOADS } from '@mcp-db-bench/agent';
-import { applyIndexProfile } from '@mcp-db-bench/dataset';
+import { createClient, type PlanTarget, runPlan, summarize, WORKLOADS } from '@mcp-db-bench/agent';
+import type { StepResult } from '@mcp-db-bench/contract';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { scaleOption, seedOption } from '../options.js';
+import { callsPerSecond, int, median, spread } from '../render/numbers.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
+import { ownedDatabase } from '../run/database.js';
 import { environment } from '../run/environment.js';
+import { FLOOR_LABEL, startHttpFloor } from '../run/http-floor.js';
 import { eraLabel } from '../run/labels.js';
-import { startHttpFloor } from '../run/http-floor.js';
-import { decompose, sessionInit } from '../run/measure-target.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
 
@@ -114,103 +115,100 @@ function parseEra(value: string): Era {
   return value;
 }
 
+/** Each era's own floor: measured in the turn right before it, so each is compared with the floor of its moment. */
+const floorLabel = (era: string) => `${FLOOR_LABEL} before ${era}`;
+
 async function measure(flags: FloorFlags) {
   const tempDir = flags.db ? undefined : mkdtempSync(join(tmpdir(), 'mcp-db-bench-floor-'));
   const dbs = flags.db ?? [`sqlite:${join(tempDir!, 'bench.db')}`];
-  const samples: Sample[] = [];
   const sessions: Session[] = [];
   const costs: Cost[] = [];
-  const floor = await startHttpFloor();
+  const floors = new Map<string, StepResult>();
+  const stops: Array<() => unknown> = [];
   try {
+    const floor = await startHttpFloor();
+    stops.push(floor.stop);
+    const targets: PlanTarget[] = [];
     for (const url of dbs) {
       const engine = engineForUrl(url).name;
       await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' }, log);
-      await applyIndexProfile(url, 'optimized');
       const server = await startServer(url, ['--workers', String(flags.workers)]);
-      const eras = flags.protocol.map((era) => ({
-        target: eraLabel(engine, era),
-        client: () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: era, timeoutMs: 30_000 }),
-      }));
-      try {
-        // Compile the hot paths (in every worker, both eras) before anything is measured.
-        for (const { client } of eras) {
-          await runStep({ agents: 4, mode: 'closed', warmupMs: 0, durationMs: 2000, makeAgent: (i) => startAgent(WORKLOADS.mixed!, client(), flags.seed, i) });
-        }
-        for (let iteration = 1; iteration <= flags.iterations; iteration++) {
-          for (const agents of flags.agents) {
-            for (const workload of WORKLOAD_NAMES) {
-              // The eras take turns with the floor, slice by slice, so drift hits all alike.
-              const floorSlices = eras.map((): StepMeasurement[] => []);
-              const ourSlices = eras.map((): StepMeasurement[] => []);
-              for (let slice = 0; slice < flags.slices; slice++) {
-                for (const [e, { target, client }] of eras.entries()) {
-                  // The first slice warms up fully; later ones only reconnect and settle.
-                  const timing = { warmupMs: slice === 0 ? flags.warmup : Math.min(flags.warmup, 250), durationMs: flags.duration / flags.slices };
-                  floorSlices[e]!.push(await floor.measure(agents, timing));
-                  const m = await runStep({
-                    agents,
-                    mode: 'closed',
-                    ...timing,
-                    makeAgent: (i) => startAgent(WORKLOADS[workload]!, client(), flags.seed + iteration * 100 + slice, i),
-                  });
-                  const errors = Object.entries(m.errors);
-                  if (errors.length) throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
-                  ourSlices[e]!.push(m);
-                }
-              }
-              for (const [e, { target }] of eras.entries()) {
-                const ours = combine(ourSlices[e]!);
-                const echo = combine(floorSlices[e]!);
-                samples.push({ target, workload, agents, iteration, ours, floor: echo });
-                log(`${target} ${workload} × ${agents} #${iteration}: ${rate(ours).toFixed(0)} calls/s, floor ${rate(echo).toFixed(0)} (${(rate(ours) / rate(echo)).toFixed(2)}×)`);
-              }
-            }
-          }
-          for (const { target, client } of eras) {
-            const measured = await sessionInit(client);
-            const init = summarize(measured.warm.histogram);
-            const full = summarize(measured.full.histogram);
-            sessions.push({ target, iteration, p50Us: init.p50, p99Us: init.p99, fullP50Us: full.p50 });
-            log(`${target} session init (warm) #${iteration}: p50 ${(init.p50 / 1000).toFixed(2)} ms, every table ${(full.p50 / 1000).toFixed(2)} ms`);
-            for (const d of await decompose(target, url, client)) {
-              costs.push({ target, operation: d.operation, rawUs: summarize(d.raw.histogram).p50, fullUs: summarize(d.full.histogram).p50 });
-            }
-          }
-        }
-      } finally {
-        await server.stop();
-      }
+      stops.push(server.stop);
+      const { reindex, driver } = ownedDatabase(url);
+      targets.push(
+        ...flags.protocol.flatMap((era): PlanTarget[] => [
+          // the floor's agents make the same raw echo call whatever the workload
+          { label: floorLabel(eraLabel(engine, era)), agent: floor.agent },
+          {
+            label: eraLabel(engine, era),
+            client: () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: era, timeoutMs: 30_000 }),
+            reindex,
+            driver,
+          },
+        ]),
+      );
     }
+    const result = await runPlan(
+      {
+        targets,
+        indexes: ['optimized'],
+        workloads: WORKLOAD_NAMES.map((name) => WORKLOADS[name]!),
+        agents: flags.agents,
+        iterations: flags.iterations,
+        repeat: 'plan',
+        warmupMs: flags.warmup,
+        durationMs: flags.duration,
+        seed: flags.seed,
+        slices: flags.slices,
+        // Compile the hot paths (in every worker, both eras) before anything is measured.
+        warmUp: { workload: WORKLOADS.mixed!, agents: 4, durationMs: 2000 },
+        sessionInit: true,
+        decomposition: true,
+      },
+      {
+        on: (event) => {
+          if (event.type === 'log') log(event.line);
+          if (event.type === 'step-end') {
+            const { target, workload, agents, iteration } = event.step;
+            if (target.startsWith(FLOOR_LABEL)) return void floors.set(target, event.step);
+            const errors = Object.entries(event.step.errors);
+            if (errors.length) throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
+            const ours = callsPerSecond(event.step);
+            const echo = callsPerSecond(floors.get(floorLabel(target))!);
+            log(`${target} ${workload} × ${agents} #${iteration}: ${ours.toFixed(0)} calls/s, floor ${echo.toFixed(0)} (${(ours / echo).toFixed(2)}×)`);
+          }
+          if (event.type === 'session-init') {
+            const { target, warm, full } = event.result;
+            const init = summarize(warm.histogram);
+            const every = summarize(full!.histogram);
+            sessions.push({ target, iteration: event.iteration, p50Us: init.p50, p99Us: init.p99, fullP50Us: every.p50 });
+            log(`${target} session init (warm) #${event.iteration}: p50 ${ms(init.p50)} ms, every table ${ms(every.p50)} ms`);
+          }
+          if (event.type === 'decomposition') {
+            for (const d of event.results) costs.push({ target: d.target, operation: d.operation, rawUs: summarize(d.raw.histogram).p50, fullUs: summarize(d.full.histogram).p50 });
+          }
+        },
+      },
+    );
+    return { samples: pair(result.steps), sessions, costs };
   } finally {
-    floor.stop();
+    for (const stop of stops.reverse()) await stop();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   }
-  return { samples, sessions, costs };
 }
 
-const rate = (m: Side) => m.calls / (m.durationMs / 1000);
-
-function combine(slices: StepMeasurement[]): Side {
-  return {
-    calls: slices.reduce((n, s) => n + s.calls, 0),
-    durationMs: slices.reduce((n, s) => n + s.durationMs, 0),
-    clientCpuUs: slices.reduce((n, s) => n + s.client.cpuPerCallUs * s.calls, 0) / Math.max(1, slices.reduce((n, s) => n + s.calls, 0)),
-    histogram: encode(merge(slices.map((s) => s.all.histogram))),
-  };
+/** Each of our steps beside the floor measured in the turns right before its own. */
+function pair(steps: readonly StepResult[]): Sample[] {
+  const side = (s: StepResult): Side => ({ calls: s.calls, durationMs: s.durationMs, clientCpuUs: s.client.cpuPerCallUs, histogram: s.all.histogram });
+  return steps
+    .filter((s) => !s.target.startsWith(FLOOR_LABEL))
+    .map((s) => {
+      const floor = steps.find((f) => f.target === floorLabel(s.target) && f.workload === s.workload && f.agents === s.agents && f.iteration === s.iteration)!;
+      return { target: s.target, workload: s.workload, agents: s.agents, iteration: s.iteration, ours: side(s), floor: side(floor) };
+    });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
-}
-
-/** Median and range of a few numbers, as "median (min–max)". */
-function spread(values: number[], format: (n: number) => string): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length > 1 ? `${format(median(sorted))} (${format(sorted[0]!)}–${format(sorted.at(-1)!)})` : format(median(sorted));
-}
-
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const rate = callsPerSecond;
 const ms = (us: number) => (us / 1000).toFixed(2);
 const ratio = (n: number) => n.toFixed(2);
 

@@ -1,19 +1,20 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, DEFAULT_WORKLOADS, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
-import { RESULT_FILE_VERSION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
+import { createClient, DEFAULT_WORKLOADS, type PlanTarget, runPlan, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
+import { RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseProfile, scaleOption, seedOption } from '../options.js';
+import { logLine, progress } from '../render/progress.js';
 import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
+import { ownedDatabase } from '../run/database.js';
 import { environment } from '../run/environment.js';
+import { FLOOR_LABEL, startHttpFloor } from '../run/http-floor.js';
 import { eraLabel, type ProtocolChoice } from '../run/labels.js';
-import { measureHttpFloor } from '../run/http-floor.js';
-import { measureTarget, type TargetResults } from '../run/measure-target.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
 import { VERSION } from '../version.js';
@@ -83,7 +84,7 @@ export function runCommand(): Command {
       const failed = failedVerifications(result);
       if (failed.length) {
         process.exitCode = 1;
-        for (const s of failed) log(`write verification failed: ${s.target} ${s.workload} × ${s.agents} (${s.verification.marker})`);
+        for (const s of failed) logLine(`write verification failed: ${s.target} ${s.workload} × ${s.agents} (${s.verification.marker})`);
       }
       if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
       const sections = reportSections(result);
@@ -97,97 +98,87 @@ export function runCommand(): Command {
     });
 }
 
-/** Progress on stderr: on a terminal each step shows a live line until its result replaces it. */
-const tty = process.stderr.isTTY === true;
-const log = (line: string) => process.stderr.write(tty ? `\r\x1b[K${line}\n` : `${line}\n`);
-const pending = (line: string) => {
-  if (tty) process.stderr.write(`\r\x1b[K${line} …`);
-};
-
 async function run(flags: RunFlags): Promise<ResultFile> {
-  const startedAt = new Date().toISOString();
   const tempDir = !flags.db && !flags.target && !flags.targetCmd ? mkdtempSync(join(tmpdir(), 'mcp-db-bench-')) : undefined;
   const dbs = flags.db ?? (tempDir ? [`sqlite:${join(tempDir, 'bench.db')}`] : []);
+  const workloads = flags.workloads.map((name) => WORKLOADS[name]!);
   const targets: ResultFile['config']['targets'] = [];
-  const all: TargetResults = { steps: [], sessionInit: [], decomposition: [] };
-  const warnings: string[] = [];
-  const common = {
-    workloads: flags.workloads,
-    agents: flags.agents,
-    durationMs: flags.duration,
-    warmupMs: flags.warmup,
-    iterations: flags.iterations,
-    indexes: flags.indexes,
-    rate: flags.rate ?? null,
-    seed: flags.seed,
-    log,
-    pending,
-  };
-  // The server is read-only unless a workload that writes was asked for.
-  const writes = flags.workloads.some((name) => WORKLOADS[name]!.writes);
+  const plan: PlanTarget[] = [];
+  const stops: Array<() => unknown> = [];
   const clientOptions = (protocol: ProtocolChoice) => ({ client: flags.client, protocol, token: flags.token, timeoutMs: 30_000 });
-  /** Every era asked for, host era first: one target row each, labelled with its era. */
-  const eachEra = async (name: string, entry: Omit<ResultFile['config']['targets'][number], 'label'>, dbUrl: string | null, target: Target) => {
+  /** Every era asked for, host era first: one target each, labelled with its era. */
+  const eachEra = (name: string, entry: Omit<ResultFile['config']['targets'][number], 'label'>, target: Target, owned?: Pick<PlanTarget, 'reindex' | 'driver'>) => {
     for (const protocol of flags.protocol) {
       const label = uniqueLabel(eraLabel(name, protocol), targets);
       targets.push({ label, ...entry });
-      merge(all, await measureTarget({ ...common, label, dbUrl, client: () => createClient(target, clientOptions(protocol)) }));
+      plan.push({ label, client: () => createClient(target, clientOptions(protocol)), ...owned });
     }
   };
   try {
+    // The server is read-only unless a workload that writes was asked for.
+    const writes = workloads.some((w) => w.writes);
     for (const url of dbs) {
       const engine = engineForUrl(url);
-      await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: flags.indexes[0] ?? 'optimized' }, log);
+      await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: flags.indexes[0] ?? 'optimized' }, logLine);
       const server = await startServer(url, writes ? ['--allow-writes'] : []);
-      log(`${engine.name}: our MCP server at ${server.endpoint}`);
-      try {
-        await eachEra(engine.name, { engine: engine.name, url: redactUrl(url) }, url, { kind: 'http', url: server.endpoint });
-      } finally {
-        await server.stop();
-      }
+      stops.push(server.stop);
+      logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
+      eachEra(engine.name, { engine: engine.name, url: redactUrl(url) }, { kind: 'http', url: server.endpoint }, ownedDatabase(url));
     }
-    if (flags.workloads.includes('echo')) {
-      all.steps.push(...(await measureHttpFloor(flags.agents, { warmupMs: flags.warmup, durationMs: flags.duration }, log)));
-    }
-    if (flags.target) await eachEra('target', { engine: null, url: flags.target }, null, { kind: 'http', url: flags.target });
+    if (flags.target) eachEra('target', { engine: null, url: flags.target }, { kind: 'http', url: flags.target });
     if (flags.targetCmd) {
       const [command, ...args] = flags.targetCmd.split(/\s+/).filter(Boolean);
-      await eachEra('target', { engine: null, url: null }, null, { kind: 'stdio', command: command!, args });
+      eachEra('target', { engine: null, url: null }, { kind: 'stdio', command: command!, args });
     }
+    // The bare echo floor beside MCP echo: it answers echo alone, so it runs what needs no more.
+    if (workloads.some((w) => w.requires.every((tool) => tool === TOOL_NAMES.echo))) {
+      const floor = await startHttpFloor();
+      stops.push(floor.stop);
+      plan.push({ label: FLOOR_LABEL, agent: floor.agent, tools: [TOOL_NAMES.echo], fileAs: 'http-echo' });
+    }
+    const measured = await runPlan(
+      {
+        targets: plan,
+        indexes: flags.indexes,
+        workloads,
+        agents: flags.agents,
+        iterations: flags.iterations,
+        warmupMs: flags.warmup,
+        durationMs: flags.duration,
+        rate: flags.rate,
+        seed: flags.seed,
+        // A fresh server process compiles its hot paths during the first seconds; without this the
+        // first round (baseline) would pay for that and the index speed-up would be overstated.
+        warmUp: { workload: WORKLOADS.mixed!, agents: 2, durationMs: Math.max(1000, flags.warmup * 2) },
+        sessionInit: true,
+        decomposition: true,
+      },
+      { on: progress() },
+    );
+    return {
+      version: RESULT_FILE_VERSION,
+      tool: { name: 'mcp-db-bench', version: VERSION },
+      environment: environment(),
+      config: {
+        targets,
+        workloads: flags.workloads,
+        agents: flags.agents,
+        durationMs: flags.duration,
+        warmupMs: flags.warmup,
+        iterations: flags.iterations,
+        protocol: flags.protocol.join(','),
+        client: flags.client,
+        scale: dbs.length ? flags.scale : null,
+        seed: flags.seed,
+        indexes: dbs.length ? flags.indexes : [],
+        rate: flags.rate ?? null,
+      },
+      ...measured,
+    };
   } finally {
+    for (const stop of stops.reverse()) await stop();
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   }
-  // The bare floor is meant to saturate the client; its check is the report's last table.
-  for (const s of all.steps.filter((x) => x.workload !== 'http-echo')) {
-    if (s.client.cpuUtilization > 0.8 || s.client.eventLoopDelayP99Ms > 20) {
-      warnings.push(
-        `the load generator was busy during ${s.target} ${s.workload} × ${s.agents} (CPU ${Math.round(s.client.cpuUtilization * 100)}%, event-loop delay p99 ${s.client.eventLoopDelayP99Ms.toFixed(1)} ms): it may be the bottleneck`,
-      );
-    }
-  }
-  return {
-    version: RESULT_FILE_VERSION,
-    tool: { name: 'mcp-db-bench', version: VERSION },
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    environment: environment(),
-    config: {
-      targets,
-      workloads: flags.workloads,
-      agents: flags.agents,
-      durationMs: flags.duration,
-      warmupMs: flags.warmup,
-      iterations: flags.iterations,
-      protocol: flags.protocol.join(','),
-      client: flags.client,
-      scale: dbs.length ? flags.scale : null,
-      seed: flags.seed,
-      indexes: dbs.length ? flags.indexes : [],
-      rate: flags.rate ?? null,
-    },
-    ...all,
-    warnings,
-  };
 }
 
 function failedVerifications(result: ResultFile) {
@@ -198,10 +189,4 @@ function uniqueLabel(name: string, taken: readonly { label: string }[]): string 
   let label = name;
   for (let i = 2; taken.some((t) => t.label === label); i++) label = `${name}-${i}`;
   return label;
-}
-
-function merge(into: TargetResults, from: TargetResults): void {
-  into.steps.push(...from.steps);
-  into.sessionInit.push(...from.sessionInit);
-  into.decomposition.push(...from.decomposition);
 }

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, runStep, startAgent, summarize, WORKLOADS } from '@mcp-db-bench/agent';
+import { createClient, errorTotal, runPlan, summarize, WORKLOADS } from '@mcp-db-bench/agent';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { scaleOption, seedOption } from '../options.js';
+import { callsPerSecond, median } from '../render/numbers.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parsePositiveInt } from '../run/durations.js';
 import { treeMemory } from '../run/process-memory.js';
@@ -37,7 +38,7 @@ export function soakCommand(): Command {
     .addOption(new Option('--agents <n>', 'concurrent agents').default(50).argParser(parsePositiveInt('agents')))
     .addOption(new Option('--duration <time>', 'measured time').default(600_000, '10m').argParser(parseDuration))
     .addOption(new Option('--warmup <time>', 'load before memory is watched (the heap settles)').default(30_000, '30s').argParser(parseDuration))
-    .addOption(new Option('--every <time>', 'memory sampling interval').default(5000, '5s').argParser(parseDuration))
+    .addOption(new Option('--every <time>', 'memory sampling interval, in whole seconds').default(5000, '5s').argParser((v: string) => Math.ceil(parseDuration(v) / 1000) * 1000))
     .addOption(
       new Option('--workload <name>', 'what the agents do').default('mixed').argParser((name: string) => {
         if (!(name in WORKLOADS)) throw new InvalidArgumentError(`unknown workload ${name}`);
@@ -65,35 +66,27 @@ async function soak(flags: SoakFlags) {
   try {
     await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' }, log);
     const server = await startServer(url, ['--workers', String(flags.workers)]);
-    const pid = server.child.pid!;
-    if (treeMemory(pid) === undefined) throw new Error('soak reads memory from /proc: it runs on Linux only');
-    const samples: MemorySample[] = [];
-    let started = 0;
-    const timer = setInterval(() => {
-      if (!started) return;
-      samples.push({ atMs: Date.now() - started, rss: treeMemory(pid) ?? 0 });
-      const last = samples.at(-1)!;
-      log(`${(last.atMs / 1000).toFixed(0)} s: server ${mb(last.rss)} MB`);
-    }, flags.every);
     try {
-      const step = runStep({
-        agents: flags.agents,
-        mode: 'closed',
-        warmupMs: flags.warmup,
-        durationMs: flags.duration,
-        makeAgent: (i) =>
-          startAgent(WORKLOADS[flags.workload]!, createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: 'modern', timeoutMs: 30_000 }), flags.seed, i),
-      });
-      // The measured part starts after the warm-up (agents start first, then warm up).
-      setTimeout(() => {
-        started = Date.now();
-        samples.push({ atMs: 0, rss: treeMemory(pid) ?? 0 });
-      }, flags.warmup);
-      const m = await step;
-      const errors = Object.values(m.errors).reduce((a, b) => a + b, 0);
-      return { samples, calls: m.calls, errors, durationMs: m.durationMs, latency: summarize(m.all.histogram) };
+      const pid = server.child.pid!;
+      if (treeMemory(pid) === undefined) throw new Error('soak reads memory from /proc: it runs on Linux only');
+      const samples: MemorySample[] = [];
+      const result = await runPlan(
+        {
+          targets: [{ label: 'soak', client: () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: 'modern', timeoutMs: 30_000 }) }],
+          indexes: [],
+          workloads: [WORKLOADS[flags.workload]!],
+          agents: [flags.agents],
+          iterations: 1,
+          warmupMs: flags.warmup,
+          durationMs: flags.duration,
+          seed: flags.seed,
+        },
+        // The measured part starts after the warm-up: memory is sampled on its seconds.
+        { on: (event) => event.type === 'interval' && sample(samples, event.atMs, flags.every, pid, log) },
+      );
+      const m = result.steps[0]!;
+      return { samples, calls: m.calls, errors: errorTotal(m), durationMs: m.durationMs, latency: summarize(m.all.histogram) };
     } finally {
-      clearInterval(timer);
       await server.stop();
     }
   } finally {
@@ -101,19 +94,22 @@ async function soak(flags: SoakFlags) {
   }
 }
 
-const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-
-/** Median of the samples in a window; memory moves with every collection, so ends are compared as medians. */
-function medianRss(samples: MemorySample[]): number {
-  const sorted = samples.map((s) => s.rss).sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+/** A sample when the window opens, then each `every` ms of it (on the whole second at or after). */
+function sample(samples: MemorySample[], atMs: number, every: number, pid: number, log: (line: string) => void): void {
+  const last = samples.at(-1);
+  if (last !== undefined && atMs < last.atMs + every) return;
+  samples.push({ atMs, rss: treeMemory(pid) ?? 0 });
+  if (atMs > 0) log(`${(atMs / 1000).toFixed(0)} s: server ${mb(samples.at(-1)!.rss)} MB`);
 }
+
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 /** Growth: the median of the last tenth of the samples against the median of the first tenth. */
 function growth(samples: MemorySample[]): { start: number; end: number; ratio: number } {
   const tenth = Math.max(1, Math.floor(samples.length / 10));
-  const start = medianRss(samples.slice(0, tenth));
-  const end = medianRss(samples.slice(-tenth));
+  // memory moves with every collection, so the ends are compared as medians
+  const start = median(samples.slice(0, tenth).map((s) => s.rss));
+  const end = median(samples.slice(-tenth).map((s) => s.rss));
   return { start, end, ratio: start ? end / start - 1 : 0 };
 }
 
@@ -129,7 +125,7 @@ function render(r: Awaited<ReturnType<typeof soak>>, flags: SoakFlags): Section[
       head: ['calls/s', 'errors', 'p50 ms', 'p99 ms', 'start MB', 'end MB', 'peak MB', 'growth'],
       rows: [
         [
-          (r.calls / (r.durationMs / 1000)).toFixed(0),
+          callsPerSecond(r).toFixed(0),
           String(r.errors),
           (r.latency.p50 / 1000).toFixed(2),
           (r.latency.p99 / 1000).toFixed(2),

@@ -1,5 +1,7 @@
 import { merge, summary } from '@mcp-db-bench/agent';
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { callsPerSecond, median } from './numbers.js';
+import { roundLabel } from './progress.js';
 import type { Section } from './table.js';
 import { verificationSection } from './verification.js';
 
@@ -7,9 +9,9 @@ const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 const rate = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** Successful calls per second: goodput. Failed calls are counted separately, never timed. */
-const throughput = (s: StepResult) => s.calls / (s.durationMs / 1000);
+const throughput = callsPerSecond;
 const attempted = (s: StepResult) => (s.calls + Object.values(s.errors).reduce((a, b) => a + b, 0)) / (s.durationMs / 1000);
-const label = (s: { target: string; indexes: string | null }) => (s.indexes ? `${s.target} (${s.indexes})` : s.target);
+const label = roundLabel;
 
 /**
  * Every report is rendered from the result file alone, by these pure functions. Iterations of
@@ -38,7 +40,14 @@ export function reportHeader(result: ResultFile): string {
     `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
     `workloads ${c.workloads.join(', ')} · agents ${c.agents.join(', ')} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
     ...result.warnings.map((w) => `warning: ${w}`),
+    ...skippedLines(result.skipped ?? []),
   ].join('\n');
+}
+
+/** One line per target: the workloads it could not serve (each one's reason is in the result file); never errors. */
+function skippedLines(skipped: NonNullable<ResultFile['skipped']>): string[] {
+  const targets = [...new Set(skipped.map((s) => s.target))];
+  return targets.map((t) => `skipped on ${t}: ${skipped.filter((s) => s.target === t).map((s) => s.workload).join(', ')} (it lacks tools they need)`);
 }
 
 interface Group {
@@ -63,9 +72,9 @@ function groupSteps(steps: readonly StepResult[]): Group[] {
 
 /** Median throughput over iterations, and the spread (max-min as a share of the median). */
 function medianThroughput(g: Group): { median: number; spread: number } {
-  const xs = g.steps.map(throughput).sort((a, b) => a - b);
-  const median = xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2;
-  return { median, spread: median > 0 ? (xs.at(-1)! - xs[0]!) / median : 0 };
+  const xs = g.steps.map(throughput);
+  const m = median(xs);
+  return { median: m, spread: m > 0 ? (Math.max(...xs) - Math.min(...xs)) / m : 0 };
 }
 
 function sessionInitSection(result: ResultFile): Section {
@@ -87,10 +96,10 @@ function latencySection(groups: readonly Group[]): Section {
     head: ['target', 'workload', 'agents', 'goodput/s', 'spread', 'attempts/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'errors'],
     rows: groups.map((g) => {
       const h = summary(merge(g.steps.map((s) => s.all.histogram)));
-      const { median, spread } = medianThroughput(g);
+      const goodput = medianThroughput(g);
       const errors = g.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
-      const tried = g.steps.map(attempted).sort((a, b) => a - b)[Math.floor((g.steps.length - 1) / 2)]!;
-      return [label(g), g.workload, String(g.agents), rate(median), pct(spread), rate(tried), ms(h.p50), ms(h.p95), ms(h.p99), ms(h.p999), String(errors)];
+      const tried = median(g.steps.map(attempted));
+      return [label(g), g.workload, String(g.agents), rate(goodput.median), pct(goodput.spread), rate(tried), ms(h.p50), ms(h.p95), ms(h.p99), ms(h.p999), String(errors)];
     }),
   };
 }

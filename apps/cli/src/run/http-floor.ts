@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { type AgentLoop, runStep, type StepMeasurement } from '@mcp-db-bench/agent';
-import type { StepResult } from '@mcp-db-bench/contract';
+import type { AgentLoop } from '@mcp-db-bench/agent';
 import { Client } from 'undici';
 
 /**
@@ -21,30 +20,17 @@ server.listen(0, '127.0.0.1', () => process.stderr.write('listening on ' + serve
 
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'ping' } } });
 
-export async function measureHttpFloor(
-  agentCounts: readonly number[],
-  timing: { warmupMs: number; durationMs: number },
-  log: (line: string) => void,
-): Promise<StepResult[]> {
-  const floor = await startHttpFloor();
-  try {
-    const steps: StepResult[] = [];
-    for (const agents of agentCounts) {
-      const m = await floor.measure(agents, timing);
-      steps.push({ target: 'bare node:http', indexes: null, workload: 'http-echo', agents, iteration: 1, ...m });
-      log(`bare node:http echo × ${agents}: ${Math.round(m.calls / (m.durationMs / 1000))} calls/s`);
-    }
-    return steps;
-  } finally {
-    floor.stop();
-  }
+/** How reports name the floor. */
+export const FLOOR_LABEL = 'bare node:http';
+
+export interface HttpFloor {
+  /** one agent: raw echo POSTs on its own connection, no MCP */
+  agent(): Promise<AgentLoop>;
+  stop(): void;
 }
 
-/** The echo server in its own process, to measure again and again within one run. */
-export async function startHttpFloor(): Promise<{
-  measure(agents: number, timing: { warmupMs: number; durationMs: number }): Promise<StepMeasurement>;
-  stop(): void;
-}> {
+/** The echo server in its own process, for the runner to drive like a target, again and again. */
+export async function startHttpFloor(): Promise<HttpFloor> {
   const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'ignore', 'pipe'] });
   try {
     const port = await new Promise<number>((resolve, reject) => {
@@ -56,10 +42,7 @@ export async function startHttpFloor(): Promise<{
       });
       child.once('exit', () => reject(new Error(`the node:http echo server exited: ${err}`)));
     });
-    return {
-      measure: (agents, timing) => runStep({ agents, mode: 'closed', ...timing, makeAgent: async () => bareAgent(port) }),
-      stop: () => child.kill('SIGTERM'),
-    };
+    return { agent: async () => bareAgent(port), stop: () => child.kill('SIGTERM') };
   } catch (error) {
     child.kill('SIGTERM');
     throw error;

@@ -13,6 +13,7 @@ export {
   QUEUE_PER_AGENT,
   type RunStepOptions,
   runStep,
+  type SecondTick,
   type StepMeasurement,
   throughput,
 } from './run-step.js';

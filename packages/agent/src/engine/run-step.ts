@@ -5,7 +5,7 @@
  * counted by kind, and a thrown error is just another outcome.
  */
 import type { StepResult } from '@mcp-db-bench/contract';
-import { StepRecorder } from '../metrics/recorder.js';
+import { INTERVAL_MS, StepRecorder } from '../metrics/recorder.js';
 import { type Clock, realClock } from './clock.js';
 import { type ClientProbe, processProbe } from './probe.js';
 
@@ -37,6 +37,19 @@ export interface RunStepOptions {
   maxQueue?: number;
   /** ends the measured window early; calls in flight still finish and are counted */
   signal?: AbortSignal;
+  /**
+   * Called when the measured window opens and after each whole second of it, with the calls and
+   * errors so far: progress and samplers follow the step without timers of their own. It runs on
+   * its own sleep, never on the calls' path.
+   */
+  onSecond?: (tick: SecondTick) => void;
+}
+
+export interface SecondTick {
+  /** milliseconds since the measured window opened */
+  atMs: number;
+  calls: number;
+  errors: number;
 }
 
 /** The parts of a contract `stepResult` the engine knows; the caller adds target, workload, agents... */
@@ -105,8 +118,10 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     };
     const probing = options.warmupMs > 0 ? clock.sleep(options.warmupMs).then(startProbe) : startProbe();
 
+    const ticking = options.onSecond ? tick(window, options.onSecond) : undefined;
     const openLoop = options.mode === 'open' ? await runOpen(agents, window, options) : null;
     if (options.mode === 'closed') await Promise.all(agents.map((agent) => runClosed(agent, window)));
+    ticking?.stop();
     await probing;
     const wallMs = clock.now() - probeStartedAt;
     const reading = probe.stop();
@@ -133,6 +148,24 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     // closing is not measured, and a failing close must not cost the step its results
     await Promise.allSettled(agents.map((agent) => agent.close()));
   }
+}
+
+/** Ticks at the window's start and each whole second of it; a tick due after `stop` is not made. */
+function tick(window: Window, onSecond: (tick: SecondTick) => void): { stop(): void } {
+  const { clock, recorder } = window;
+  let stopped = false;
+  void (async () => {
+    for (let atMs = 0; window.start + atMs <= window.end; atMs += INTERVAL_MS) {
+      await clock.sleep(window.start + atMs - clock.now());
+      if (stopped || window.start + atMs > window.end) return;
+      onSecond({ atMs, calls: recorder.calls, errors: recorder.errorCount });
+    }
+  })();
+  return {
+    stop() {
+      stopped = true;
+    },
+  };
 }
 
 function validate(o: RunStepOptions): void {

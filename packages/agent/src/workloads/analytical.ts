@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from '@mcp-db-bench/contract';
 import { literal, measureColumn, someLink } from './pick.js';
 import type { Workload } from './workload.js';
 
@@ -9,6 +10,7 @@ export const analytical: Workload = {
   name: 'analytical',
   description: 'aggregate: per-entity count/sum/avg by foreign key, and whole-table top-10 groupings',
   database: true,
+  requires: [TOOL_NAMES.aggregate],
   next(agent) {
     const { parent, child, column } = someLink(agent);
     const table = agent.tables.get(child);
@@ -16,11 +18,11 @@ export const analytical: Workload = {
     const aggregates = [{ fn: 'count', as: 'n' }, ...(measure ? [{ fn: agent.random.pick(['sum', 'avg', 'max']), column: measure }] : [])];
     if (agent.random.next() < 0.75) {
       const filter = `${column} = ${literal(agent.someKey(parent.name))}`;
-      return { op: 'aggregate', tool: 'aggregate', args: { table: child, aggregates, filter } };
+      return { op: 'aggregate', tool: TOOL_NAMES.aggregate, args: { table: child, aggregates, filter } };
     }
     return {
       op: 'aggregate:top',
-      tool: 'aggregate',
+      tool: TOOL_NAMES.aggregate,
       args: { table: child, aggregates, group_by: [column], order_by: ['n desc'], limit: 10 },
     };
   },

@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { Workload } from './workload.js';
 
 /** The protocol floor: a full MCP tool call that never reaches the database (server --echo). */
@@ -6,5 +7,6 @@ export const echo: Workload = {
   description: 'the echo tool: MCP and HTTP cost with no database',
   tables: [],
   database: false,
-  next: () => ({ op: 'echo', tool: 'echo', args: { message: 'ping' } }),
+  requires: [TOOL_NAMES.echo],
+  next: () => ({ op: 'echo', tool: TOOL_NAMES.echo, args: { message: 'ping' } }),
 };

@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from '@mcp-db-bench/contract';
 import { literal, someLink } from './pick.js';
 import type { Workload } from './workload.js';
 
@@ -10,9 +11,10 @@ export const filtered: Workload = {
   name: 'filtered',
   description: 'query a child table by a foreign key, following keys seen in earlier answers',
   database: true,
+  requires: [TOOL_NAMES.query],
   next(agent) {
     const { parent, child, column } = someLink(agent);
     const filter = `${column} = ${literal(agent.someKey(parent.name))}`;
-    return { op: 'query', tool: 'query', args: { table: child, filter, limit: 20 }, table: child };
+    return { op: 'query', tool: TOOL_NAMES.query, args: { table: child, filter, limit: 20 }, table: child };
   },
 };

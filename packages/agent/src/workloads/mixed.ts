@@ -11,5 +11,6 @@ export const mixed: Workload = {
   name: 'mixed',
   description: 'point-read 50%, filtered 35%, analytical 15%',
   database: true,
+  requires: [...new Set(Object.values(PARTS).flatMap((part) => part.requires))],
   next: (agent) => PARTS[agent.random.weighted(WEIGHTS)].next(agent),
 };

@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { Workload } from './workload.js';
 
 /**
@@ -16,6 +17,7 @@ export const sessionInit: Workload = {
   description: `discover or initialize, tools/list, list_tables, describe_table for the task's tables (${TASK_TABLES.join(', ')}), on a warm connection`,
   tables: TASK_TABLES,
   database: true,
+  requires: [TOOL_NAMES.listTables, TOOL_NAMES.describeTable],
   session: true,
   next() {
     throw new Error('session-init is run by the agent loop, not call by call');

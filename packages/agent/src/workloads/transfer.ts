@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
 import type { Account, WriteLedger } from '../writes/ledger.js';
 import { fromCents, toCents } from '../writes/read-back.js';
@@ -17,6 +18,7 @@ export const transfer: Workload = {
   tables: ['customers', 'accounts', 'cards', 'payments'],
   database: true,
   writes: true,
+  requires: [TOOL_NAMES.get, TOOL_NAMES.query, TOOL_NAMES.transact],
   next() {
     throw new Error('transfer keeps state per agent: the agent loop uses its plan');
   },
@@ -56,18 +58,18 @@ class TransferPlan implements Plan {
     const f = this.#flow ?? this.#begin();
     switch (f.stage) {
       case 'payer':
-        return { op: 'transfer:payer', tool: 'get', args: { table: 'customers', key: f.payer.customerId }, table: 'customers' };
+        return { op: 'transfer:payer', tool: TOOL_NAMES.get, args: { table: 'customers', key: f.payer.customerId }, table: 'customers' };
       case 'card':
         return {
           op: 'transfer:card',
-          tool: 'query',
+          tool: TOOL_NAMES.query,
           args: { table: 'cards', columns: ['id', 'account_id', 'last4'], filter: `customer_id = ${f.payer.customerId} and status = 'active'`, limit: 10 },
           table: 'cards',
         };
       case 'account':
-        return { op: 'transfer:account', tool: 'get', args: { table: 'accounts', key: f.accountId }, table: 'accounts' };
+        return { op: 'transfer:account', tool: TOOL_NAMES.get, args: { table: 'accounts', key: f.accountId }, table: 'accounts' };
       case 'approver':
-        return { op: 'transfer:approver', tool: 'get', args: { table: 'customers', key: f.approver }, table: 'customers' };
+        return { op: 'transfer:approver', tool: TOOL_NAMES.get, args: { table: 'customers', key: f.approver }, table: 'customers' };
       case 'commit': {
         f.to = this.#payee(f.accountId, r);
         f.memo = `${this.#ledger.marker}t:${this.context.index}:${++this.#sequence}`;
@@ -81,7 +83,7 @@ class TransferPlan implements Plan {
             rows: [{ from_account_id: f.accountId, to_account_id: f.to, card_id: f.cardId, approved_by: f.approver, amount, status: 'settled', memo: f.memo, created_at: now() }],
           },
         ];
-        return { op: 'transfer:commit', tool: 'transact', args: { steps } };
+        return { op: 'transfer:commit', tool: TOOL_NAMES.transact, args: { steps } };
       }
     }
   }

@@ -1,3 +1,4 @@
+import type { ToolName } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
 import type { WriteLedger } from '../writes/ledger.js';
 
@@ -40,6 +41,8 @@ export interface Workload {
   description: string;
   /** tables the agent describes at session start; undefined = every table */
   tables?: readonly string[];
+  /** the tools its calls use: a target without one of them is skipped, with the reason, not failed */
+  requires: readonly ToolName[];
   /** whether it touches the database (echo does not: it runs once, not per index profile) */
   database: boolean;
   /** each operation is a whole session start rather than one call (`next` is not used) */

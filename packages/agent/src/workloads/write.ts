@@ -1,3 +1,4 @@
+import { TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
 import type { Draft, WriteLedger } from '../writes/ledger.js';
 import { fromCents } from '../writes/read-back.js';
@@ -20,6 +21,7 @@ export const write: Workload = {
   tables: ['accounts', 'payments'],
   database: true,
   writes: true,
+  requires: [TOOL_NAMES.insert, TOOL_NAMES.update, TOOL_NAMES.delete, TOOL_NAMES.query],
   next() {
     throw new Error('write keeps state per agent: the agent loop uses its plan');
   },
@@ -52,18 +54,18 @@ class WritePlan implements Plan {
     const draft = r.pick(this.#live);
     if (op === 'delete') {
       this.#pending = { op, draft };
-      return { op: 'write:delete', tool: 'delete', args: { table: 'payments', filter: `id = ${draft.id}`, max_rows: 1 } };
+      return { op: 'write:delete', tool: TOOL_NAMES.delete, args: { table: 'payments', filter: `id = ${draft.id}`, max_rows: 1 } };
     }
     const status = r.pick(['pending', 'pending', 'approved']);
     if (r.next() < 0.5) {
       const amountCents = r.int(100, 50_000);
       this.#pending = { op, draft, amountCents, status };
-      return { op: 'write:update', tool: 'update', args: { table: 'payments', set: { amount: fromCents(amountCents), status }, filter: `id = ${draft.id}`, max_rows: 1 } };
+      return { op: 'write:update', tool: TOOL_NAMES.update, args: { table: 'payments', set: { amount: fromCents(amountCents), status }, filter: `id = ${draft.id}`, max_rows: 1 } };
     }
     // adding inside the database: the value after is the value before plus n
     const delta = r.int(-500, 500) || 1;
     this.#pending = { op, draft, amountCents: draft.amountCents + delta, status };
-    return { op: 'write:update', tool: 'update', args: { table: 'payments', set: { amount: { add: fromCents(delta) }, status }, filter: `id = ${draft.id}`, max_rows: 1 } };
+    return { op: 'write:update', tool: TOOL_NAMES.update, args: { table: 'payments', set: { amount: { add: fromCents(delta) }, status }, filter: `id = ${draft.id}`, max_rows: 1 } };
   }
 
   #insert(): Call {
@@ -90,7 +92,7 @@ class WritePlan implements Plan {
       };
     });
     this.#pending = { op: 'insert', drafts };
-    return { op: 'write:insert', tool: 'insert', args: { table: 'payments', rows } };
+    return { op: 'write:insert', tool: TOOL_NAMES.insert, args: { table: 'payments', rows } };
   }
 
   settle(_call: Call, outcome: CallOutcome): void {

@@ -1,0 +1,61 @@
+import type { OperationStats } from '@mcp-db-bench/contract';
+import type { StepMeasurement } from '../engine/run-step.js';
+import { encode, merge } from '../metrics/histogram.js';
+
+/**
+ * One step's slices as one measurement: counts add up, histograms merge exactly, intervals
+ * follow one another, and the client's figures are weighted by the calls (CPU per call) or the
+ * time (utilisation) they came from.
+ */
+export function combineSlices(slices: readonly StepMeasurement[]): StepMeasurement {
+  const [first] = slices;
+  if (first === undefined) throw new RangeError('no slices to combine');
+  if (slices.length === 1) return first;
+  const completed = (s: StepMeasurement) => s.calls + Object.values(s.errors).reduce((a, b) => a + b, 0);
+  const calls = slices.reduce((n, s) => n + completed(s), 0);
+  const durationMs = sum(slices.map((s) => s.durationMs));
+  let offset = 0;
+  const intervals = slices.flatMap((s) => {
+    const shifted = s.intervals.map((i) => ({ ...i, atMs: i.atMs + offset }));
+    offset += s.durationMs;
+    return shifted;
+  });
+  return {
+    mode: first.mode,
+    rate: first.rate,
+    durationMs,
+    calls: sum(slices.map((s) => s.calls)),
+    errors: addUp(slices.map((s) => s.errors)),
+    operations: mergeOperations(slices.map((s) => s.operations)),
+    all: mergeStats(slices.map((s) => s.all)),
+    intervals,
+    client: {
+      cpuPerCallUs: calls > 0 ? sum(slices.map((s) => s.client.cpuPerCallUs * completed(s))) / calls : 0,
+      cpuUtilization: durationMs > 0 ? sum(slices.map((s) => s.client.cpuUtilization * s.durationMs)) / durationMs : 0,
+      eventLoopDelayP99Ms: Math.max(...slices.map((s) => s.client.eventLoopDelayP99Ms)),
+      eventLoopDelayMaxMs: Math.max(...slices.map((s) => s.client.eventLoopDelayMaxMs)),
+    },
+    openLoop: first.openLoop && {
+      intended: sum(slices.map((s) => s.openLoop?.intended ?? 0)),
+      late: sum(slices.map((s) => s.openLoop?.late ?? 0)),
+      dropped: sum(slices.map((s) => s.openLoop?.dropped ?? 0)),
+    },
+  };
+}
+
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+
+function addUp(records: readonly Record<string, number>[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of records) for (const [k, n] of Object.entries(r)) out[k] = (out[k] ?? 0) + n;
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function mergeStats(stats: readonly OperationStats[]): OperationStats {
+  return { count: sum(stats.map((s) => s.count)), histogram: encode(merge(stats.map((s) => s.histogram))) };
+}
+
+function mergeOperations(ops: readonly Record<string, OperationStats>[]): Record<string, OperationStats> {
+  const names = [...new Set(ops.flatMap((o) => Object.keys(o)))].sort((a, b) => a.localeCompare(b));
+  return Object.fromEntries(names.map((name) => [name, mergeStats(ops.flatMap((o) => (o[name] ? [o[name]] : [])))]));
+}

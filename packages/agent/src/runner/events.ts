@@ -1,0 +1,26 @@
+/**
+ * What the runner reports as it goes. Progress lines, samplers and paired tables subscribe to
+ * these instead of running loops or timers of their own. A listener that throws ends the plan.
+ */
+import type { DecompositionResult, ResultFile, StepResult } from '@mcp-db-bench/contract';
+import type { PlanResult, Skipped } from './plan.js';
+
+/** Which measurement a step is. */
+export type StepKey = Pick<StepResult, 'target' | 'indexes' | 'workload' | 'agents' | 'iteration'>;
+
+export type RunEvent =
+  | { type: 'plan-start'; targets: string[] }
+  /** one turn of a step on one target begins (slice 0 of 1 when steps are not sliced) */
+  | { type: 'step-start'; step: StepKey; slice: number; slices: number }
+  /** the measured window opened (atMs 0) or another second of it passed; calls and errors so far in this turn */
+  | { type: 'interval'; step: StepKey; slice: number; atMs: number; calls: number; errors: number }
+  /** a step's measurement on one target, its slices combined, verified when it wrote */
+  | { type: 'step-end'; step: StepResult }
+  | ({ type: 'skipped' } & Skipped)
+  | { type: 'session-init'; iteration: number; result: ResultFile['sessionInit'][number] }
+  | { type: 'decomposition'; iteration: number; target: string; results: DecompositionResult[] }
+  /** something worth a line: indexes set, a write step verified */
+  | { type: 'log'; line: string }
+  /** what runs now, between measurements (a live line on a terminal) */
+  | { type: 'activity'; line: string }
+  | { type: 'plan-end'; result: PlanResult };

@@ -1,0 +1,4 @@
+export { combineSlices } from './combine.js';
+export type { RunEvent, StepKey } from './events.js';
+export type { BenchPlan, PlanResult, PlanTarget, RawDriver, Skipped } from './plan.js';
+export { type RunPlanOptions, runPlan } from './run-plan.js';

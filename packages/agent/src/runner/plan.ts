@@ -1,0 +1,84 @@
+/**
+ * A benchmark plan: targets × index rounds × workloads × agent counts × iterations, as data.
+ * The commands turn their flags into one; the runner (run-plan.ts) carries it out. What only
+ * the caller can do (re-index a database it owns, query it without MCP) comes in as callbacks.
+ */
+import type { ResultFile } from '@mcp-db-bench/contract';
+import type { McpClient } from '../clients/client.js';
+import type { AgentLoop } from '../engine/run-step.js';
+import type { Workload } from '../workloads/workload.js';
+
+/** The database behind a target through its driver alone, for the cost decomposition. */
+export interface RawDriver {
+  /** rows in a table */
+  count(table: string): Promise<number>;
+  /**
+   * The statement a tool runs: `select *` where `column` = `value`; with a limit also ordered by
+   * `id` and cut at `limit` rows.
+   */
+  select(table: string, column: string, value: number, limit?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface PlanTarget {
+  /** how reports name it */
+  label: string;
+  /** an MCP server: a new client per agent (each agent owns its connection) */
+  client?: () => McpClient;
+  /**
+   * Not an MCP server (the bare HTTP floor): agents of its own, making the same call whatever
+   * the workload. Its steps set the scale, so the load-generator check leaves them out.
+   */
+  agent?: (index: number) => Promise<AgentLoop>;
+  /** the tools it offers; an MCP target's come from tools/list; on an `agent` target, undefined = not checked */
+  tools?: readonly string[];
+  /** files its steps under this workload name instead of the workload's (the floor's `http-echo`) */
+  fileAs?: string;
+  /**
+   * A database we own: sets an index profile, and says what changed. Targets on one database
+   * share the function, and the runner calls it once per round for all of them.
+   */
+  reindex?: (profile: string) => Promise<{ created: number; dropped: number }>;
+  /** the database's driver, opened for the cost decomposition */
+  driver?: () => Promise<RawDriver>;
+}
+
+export interface BenchPlan {
+  targets: readonly PlanTarget[];
+  /** index profiles, a round each, on targets that can `reindex`; empty = one round as found */
+  indexes: readonly string[];
+  workloads: readonly Workload[];
+  agents: readonly number[];
+  iterations: number;
+  /**
+   * `step` (default): a step's iterations run back to back; `plan`: each iteration is a whole
+   * pass over workloads × agents, session init and decomposition included, so drift over the
+   * run spreads over the iterations.
+   */
+  repeat?: 'step' | 'plan';
+  warmupMs: number;
+  durationMs: number;
+  /** open loop: calls per second across the agents; closed loop when undefined */
+  rate?: number;
+  seed: number;
+  /**
+   * Each step takes turns over the targets this many times, its duration split between the
+   * turns, so drift on a shared machine hits all targets alike (default 1). The first turn warms
+   * up fully, later ones only reconnect and settle.
+   */
+  slices?: number;
+  /** unmeasured load on each MCP target first: a fresh server compiles its hot paths */
+  warmUp?: { workload: Workload; agents: number; durationMs: number };
+  /** time session starts on each MCP target, every round */
+  sessionInit?: boolean;
+  /** time the cost decomposition, after the last round, on targets with a driver and the echo tool */
+  decomposition?: boolean;
+}
+
+/** A workload the runner did not run on a target, and why. */
+export type Skipped = NonNullable<ResultFile['skipped']>[number];
+
+/** What a plan measured: the result file without its header and configuration. */
+export type PlanResult = Pick<ResultFile, 'startedAt' | 'finishedAt' | 'sessionInit' | 'steps' | 'decomposition' | 'warnings'> & {
+  skipped: Skipped[];
+};

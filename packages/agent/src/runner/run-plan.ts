@@ -1,0 +1,239 @@
+/**
+ * The one benchmark loop: every command's plan runs here. `runStep` stays the inner loop, so
+ * the runner adds nothing per call; around it, the runner orders the steps, skips what a target
+ * cannot serve, combines slices, verifies writes and says what happens as events.
+ */
+import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import type { McpClient } from '../clients/client.js';
+import { type Clock, realClock } from '../engine/clock.js';
+import type { ClientProbe } from '../engine/probe.js';
+import { runStep, type StepMeasurement } from '../engine/run-step.js';
+import { startAgent } from '../loop.js';
+import type { Workload } from '../workloads/workload.js';
+import { openLedger, type WriteLedger } from '../writes/ledger.js';
+import { verifyWrites } from '../writes/verify.js';
+import { combineSlices } from './combine.js';
+import { decompose } from './decompose.js';
+import type { RunEvent, StepKey } from './events.js';
+import type { BenchPlan, PlanResult, PlanTarget } from './plan.js';
+import { measureSessionInit } from './session-init.js';
+
+export interface RunPlanOptions {
+  /** default: the real clock */
+  clock?: Clock;
+  /** every event, in order */
+  on?: (event: RunEvent) => void;
+  /** the load generator's probe for every step (default: a process probe per step) */
+  probe?: ClientProbe;
+}
+
+/** The first turn of a sliced step warms up fully; later turns reconnect and settle this long at most. */
+const SETTLE_MS = 250;
+
+interface Target {
+  plan: PlanTarget;
+  /** undefined: not checked (an agent target that makes its own call whatever the workload) */
+  tools: ReadonlySet<string> | undefined;
+}
+
+interface Run {
+  plan: BenchPlan;
+  clock: Clock;
+  probe: ClientProbe | undefined;
+  emit: (event: RunEvent) => void;
+  targets: Target[];
+  result: PlanResult;
+}
+
+export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Promise<PlanResult> {
+  validate(plan);
+  const run: Run = {
+    plan,
+    clock: options.clock ?? realClock,
+    probe: options.probe,
+    emit: options.on ?? (() => {}),
+    targets: [],
+    result: { startedAt: new Date().toISOString(), finishedAt: '', sessionInit: [], steps: [], decomposition: [], warnings: [], skipped: [] },
+  };
+  run.emit({ type: 'plan-start', targets: plan.targets.map((t) => t.label) });
+  for (const target of plan.targets) run.targets.push({ plan: target, tools: await toolsOf(target) });
+  if (plan.warmUp) for (const target of run.targets) await warmUp(run, target, plan.warmUp);
+
+  const rounds = plan.indexes.length > 0 && plan.targets.some((t) => t.reindex) ? plan.indexes : [null];
+  const all = Array.from({ length: plan.iterations }, (_, i) => i + 1);
+  const passes = plan.repeat === 'plan' ? all.map((i) => [i]) : [all];
+  for (const [round, profile] of rounds.entries()) {
+    if (profile !== null) await reindex(run, profile);
+    for (const iterations of passes) {
+      const pass = iterations[0]!;
+      const present = run.targets.filter((t) => round === 0 || t.plan.reindex);
+      if (plan.sessionInit) for (const target of present) await sessionInit(run, target, profile, pass);
+      for (const workload of plan.workloads) {
+        const targets = present.filter((t) => (round === 0 || workload.database) && serves(run, t, workload));
+        if (targets.length === 0) continue;
+        for (const agents of plan.agents) {
+          for (const iteration of iterations) await step(run, targets, { workload, agents, iteration, profile });
+        }
+      }
+      if (plan.decomposition && round === rounds.length - 1) for (const target of run.targets) await decomposition(run, target, pass);
+    }
+  }
+  run.result.warnings = busyWarnings(run);
+  run.result.finishedAt = new Date().toISOString();
+  run.emit({ type: 'plan-end', result: run.result });
+  return run.result;
+}
+
+function validate(plan: BenchPlan): void {
+  const slices = plan.slices ?? 1;
+  if (plan.targets.length === 0) throw new RangeError('a plan needs a target');
+  for (const t of plan.targets) if (!t.client === !t.agent) throw new RangeError(`${t.label}: a target has a client or agents of its own, not both`);
+  if (!Number.isInteger(plan.iterations) || plan.iterations < 1) throw new RangeError(`iterations must be a positive integer: ${plan.iterations}`);
+  if (!Number.isInteger(slices) || slices < 1) throw new RangeError(`slices must be a positive integer: ${slices}`);
+  // a write step is verified as a whole, and its markers are unique within one turn only
+  const writes = plan.workloads.find((w) => w.writes);
+  if (writes && slices > 1) throw new RangeError(`the ${writes.name} workload writes: its steps cannot be sliced`);
+}
+
+async function toolsOf(target: PlanTarget): Promise<ReadonlySet<string> | undefined> {
+  if (target.tools || !target.client) return target.tools && new Set(target.tools);
+  return withClient(target.client, async (client) => new Set((await client.listTools()).map((t) => t.name)));
+}
+
+async function withClient<T>(factory: () => McpClient, use: (client: McpClient) => Promise<T>): Promise<T> {
+  const client = factory();
+  try {
+    await client.open();
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+const has = (target: Target, workload: Workload) => workload.requires.every((tool) => target.tools?.has(tool) ?? true);
+
+/** Whether a target offers every tool a workload needs; the first time it does not, says so. */
+function serves(run: Run, target: Target, workload: Workload): boolean {
+  if (has(target, workload)) return true;
+  const label = target.plan.label;
+  if (!run.result.skipped.some((s) => s.target === label && s.workload === workload.name)) {
+    const missing = workload.requires.filter((tool) => !target.tools?.has(tool));
+    const skip = { target: label, workload: workload.name, reason: `it has no ${missing.join(', ')} tool${missing.length > 1 ? 's' : ''}` };
+    run.result.skipped.push(skip);
+    run.emit({ type: 'skipped', ...skip });
+  }
+  return false;
+}
+
+async function warmUp(run: Run, target: Target, warm: NonNullable<BenchPlan['warmUp']>): Promise<void> {
+  const client = target.plan.client;
+  if (!client || !has(target, warm.workload)) return;
+  run.emit({ type: 'activity', line: `${target.plan.label}: warming up the server` });
+  await runStep({
+    agents: warm.agents,
+    mode: 'closed',
+    warmupMs: 0,
+    durationMs: warm.durationMs,
+    clock: run.clock,
+    probe: run.probe,
+    makeAgent: (i) => startAgent(warm.workload, client(), run.plan.seed, i),
+  });
+}
+
+/** Each database once a round, however many targets (protocol eras) share it. */
+async function reindex(run: Run, profile: string): Promise<void> {
+  const owners = new Map<NonNullable<PlanTarget['reindex']>, string>();
+  for (const t of run.plan.targets) if (t.reindex && !owners.has(t.reindex)) owners.set(t.reindex, t.label);
+  for (const [apply, label] of owners) {
+    run.emit({ type: 'activity', line: `${label}: ${profile} indexes` });
+    const changed = await apply(profile);
+    run.emit({ type: 'log', line: `${label}: ${profile} indexes (created ${changed.created}, dropped ${changed.dropped})` });
+  }
+}
+
+const indexesOf = (target: Target, profile: string | null) => (target.plan.reindex ? profile : null);
+
+async function sessionInit(run: Run, target: Target, profile: string | null, iteration: number): Promise<void> {
+  const client = target.plan.client;
+  if (!client) return;
+  const indexes = indexesOf(target, profile);
+  run.emit({ type: 'activity', line: `${target.plan.label}${indexes ? ` (${indexes})` : ''}: session init` });
+  const result = { target: target.plan.label, indexes, ...(await measureSessionInit(client, run.clock)) };
+  run.result.sessionInit.push(result);
+  run.emit({ type: 'session-init', iteration, result });
+}
+
+async function decomposition(run: Run, target: Target, iteration: number): Promise<void> {
+  const { client, driver, label } = target.plan;
+  if (!client || !driver || !target.tools?.has(TOOL_NAMES.echo)) return;
+  run.emit({ type: 'activity', line: `${label}: where the time goes` });
+  const results = await decompose(label, driver, client, run.clock);
+  run.result.decomposition.push(...results);
+  run.emit({ type: 'decomposition', iteration, target: label, results });
+}
+
+interface StepSpec {
+  workload: Workload;
+  agents: number;
+  iteration: number;
+  profile: string | null;
+}
+
+/** One step on every target that serves it: in turns (slices) when asked, then one result each. */
+async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promise<void> {
+  const { plan } = run;
+  const slices = plan.slices ?? 1;
+  const turns = targets.map((): StepMeasurement[] => []);
+  for (let slice = 0; slice < slices; slice++) {
+    for (const [i, target] of targets.entries()) {
+      const key: StepKey = {
+        target: target.plan.label,
+        indexes: spec.workload.database ? indexesOf(target, spec.profile) : null,
+        workload: target.plan.fileAs ?? spec.workload.name,
+        agents: spec.agents,
+        iteration: spec.iteration,
+      };
+      run.emit({ type: 'step-start', step: key, slice, slices });
+      // Write steps: accounts are read before (unmeasured) and everything is read back after.
+      const client = target.plan.client;
+      const ledger = spec.workload.writes && client ? await withClient(client, (c) => openLedger(c)) : undefined;
+      const seed = plan.seed + spec.iteration + 100 * slice;
+      const agent = target.plan.agent;
+      turns[i]!.push(
+        await runStep({
+          agents: spec.agents,
+          mode: plan.rate ? 'open' : 'closed',
+          rate: plan.rate,
+          warmupMs: slice === 0 ? plan.warmupMs : Math.min(plan.warmupMs, SETTLE_MS),
+          durationMs: plan.durationMs / slices,
+          clock: run.clock,
+          probe: run.probe,
+          makeAgent: agent ? (n) => agent(n) : (n) => startAgent(spec.workload, client!(), seed, n, ledger),
+          onSecond: (tick) => run.emit({ type: 'interval', step: key, slice, ...tick }),
+        }),
+      );
+      if (slice < slices - 1) continue;
+      const result = { ...key, ...combineSlices(turns[i]!) };
+      if (ledger && client) {
+        run.emit({ type: 'activity', line: `${key.target}: verifying ${ledger.marker}` });
+        Object.assign(result, { verification: await verify(client, ledger) });
+      }
+      run.result.steps.push(result);
+      run.emit({ type: 'step-end', step: result });
+    }
+  }
+}
+
+const verify = (client: () => McpClient, ledger: WriteLedger) => withClient(client, (c) => verifyWrites(c, ledger));
+
+/** A load generator short of CPU, or with a lagging event loop, measures itself, not the server. */
+function busyWarnings(run: Run): string[] {
+  // agent targets (the bare floor) are meant to saturate the client: that is what they measure
+  const own = new Set(run.plan.targets.filter((t) => t.agent).map((t) => t.label));
+  return run.result.steps
+    .filter((s) => !own.has(s.target) && (s.client.cpuUtilization > 0.8 || s.client.eventLoopDelayP99Ms > 20))
+    .map(
+      (s) =>
+        `the load generator was busy during ${s.target} ${s.workload} × ${s.agents} (CPU ${Math.round(s.client.cpuUtilization * 100)}%, event-loop delay p99 ${s.client.eventLoopDelayP99Ms.toFixed(1)} ms): it may be the bottleneck`,
+    );
+}

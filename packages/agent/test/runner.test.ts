@@ -1,0 +1,225 @@
+import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { describe, expect, it } from 'vitest';
+import type { McpClient, ToolCallResult } from '../src/clients/client.js';
+import { FakeClock } from '../src/engine/clock.js';
+import { nullProbe } from '../src/engine/probe.js';
+import type { AgentLoop } from '../src/engine/run-step.js';
+import { combineSlices } from '../src/runner/combine.js';
+import type { RunEvent } from '../src/runner/events.js';
+import type { BenchPlan, PlanTarget } from '../src/runner/plan.js';
+import { runPlan } from '../src/runner/run-plan.js';
+import { WORKLOADS } from '../src/workloads/index.js';
+
+/** Every call takes this long on the fake clock. */
+const CALL_MS = 10;
+
+const ANSWERS: Record<string, unknown> = {
+  [TOOL_NAMES.listTables]: { tables: [{ name: 'customers', kind: 'table', rows: 100 }] },
+  [TOOL_NAMES.describeTable]: {
+    rows: 100,
+    columns: [{ name: 'id', type: 'integer', nullable: false }],
+    primary_key: ['id'],
+    foreign_keys: [],
+    referenced_by: [],
+  },
+  [TOOL_NAMES.get]: { row: { id: 1 } },
+  [TOOL_NAMES.echo]: { message: 'ping' },
+};
+
+/** An in-memory MCP server: it answers at once after CALL_MS of fake time, and offers `tools`. */
+function fakeServer(clock: FakeClock, tools: readonly string[]) {
+  const calls: string[] = [];
+  const client = (): McpClient => ({
+    open: async () => {
+      await clock.sleep(CALL_MS);
+      return { era: 'modern', protocolVersion: 'test' };
+    },
+    listTools: async () => tools.map((name) => ({ name })),
+    async callTool(name): Promise<ToolCallResult> {
+      calls.push(name);
+      await clock.sleep(CALL_MS);
+      return tools.includes(name) ? { isError: false, data: ANSWERS[name] } : { isError: true, data: { error: { code: 'unknown_tool' } } };
+    },
+    close: async () => {},
+  });
+  return { client, calls };
+}
+
+/** A target that is not MCP: its agents make one raw call each `next()`, like the bare HTTP floor. */
+function rawAgent(clock: FakeClock): () => Promise<AgentLoop> {
+  return async () => ({
+    async next() {
+      await clock.sleep(CALL_MS);
+      return { op: 'http-echo', ok: true };
+    },
+    close: async () => {},
+  });
+}
+
+function setup() {
+  const clock = new FakeClock();
+  const reindexed: string[] = [];
+  const reindex = async (profile: string) => {
+    reindexed.push(profile);
+    return { created: 1, dropped: 0 };
+  };
+  const withEcho = fakeServer(clock, Object.values(TOOL_NAMES));
+  const noEcho = fakeServer(
+    clock,
+    Object.values(TOOL_NAMES).filter((t) => t !== TOOL_NAMES.echo),
+  );
+  const targets: PlanTarget[] = [
+    { label: 'A', client: withEcho.client, reindex },
+    { label: 'B', client: noEcho.client, reindex },
+    { label: 'floor', agent: rawAgent(clock), tools: [TOOL_NAMES.echo], fileAs: 'http-echo' },
+  ];
+  const plan: BenchPlan = {
+    targets,
+    indexes: ['baseline', 'optimized'],
+    workloads: [WORKLOADS['point-read']!, WORKLOADS.echo!],
+    agents: [1, 2],
+    iterations: 1,
+    warmupMs: 100,
+    durationMs: 2000,
+    seed: 1,
+    slices: 2,
+  };
+  return { clock, plan, reindexed, withEcho, noEcho };
+}
+
+async function drive(clock: FakeClock, plan: BenchPlan) {
+  const events: RunEvent[] = [];
+  const result = await clock.run(runPlan(plan, { clock, probe: nullProbe, on: (e) => events.push(e) }));
+  return { events, result };
+}
+
+const name = (s: { target: string; indexes: string | null; workload: string; agents: number }) => `${s.target} ${s.indexes ?? '-'} ${s.workload} × ${s.agents}`;
+
+describe('runPlan', () => {
+  it('runs the steps in plan order, taking turns over the targets slice by slice', async () => {
+    const { clock, plan, reindexed } = setup();
+    const { events, result } = await drive(clock, plan);
+    expect(events[0]).toEqual({ type: 'plan-start', targets: ['A', 'B', 'floor'] });
+    expect(events.at(-1)).toEqual({ type: 'plan-end', result });
+    // one re-index per round for the database A and B share
+    expect(reindexed).toEqual(['baseline', 'optimized']);
+    const turns = events.flatMap((e) => (e.type === 'step-start' ? [`${e.slice}: ${name(e.step)}`] : []));
+    expect(turns.slice(0, 6)).toEqual([
+      '0: A baseline point-read × 1',
+      '0: B baseline point-read × 1',
+      '1: A baseline point-read × 1',
+      '1: B baseline point-read × 1',
+      '0: A baseline point-read × 2',
+      '0: B baseline point-read × 2',
+    ]);
+    // echo needs no database: once, in the first round, beside the floor; the second round re-runs the database workload only
+    expect(result.steps.map(name)).toEqual([
+      'A baseline point-read × 1',
+      'B baseline point-read × 1',
+      'A baseline point-read × 2',
+      'B baseline point-read × 2',
+      'A - echo × 1',
+      'floor - http-echo × 1',
+      'A - echo × 2',
+      'floor - http-echo × 2',
+      'A optimized point-read × 1',
+      'B optimized point-read × 1',
+      'A optimized point-read × 2',
+      'B optimized point-read × 2',
+    ]);
+    expect(events.filter((e) => e.type === 'step-end').map((e) => e.type === 'step-end' && e.step)).toEqual(result.steps);
+  });
+
+  it('skips a workload on a target without the tools it needs, once, with the reason, never as an error', async () => {
+    const { clock, plan, noEcho } = setup();
+    const { events, result } = await drive(clock, plan);
+    const skips = [
+      { target: 'B', workload: 'echo', reason: 'it has no echo tool' },
+      { target: 'floor', workload: 'point-read', reason: 'it has no get tool' },
+    ];
+    expect(events.filter((e) => e.type === 'skipped')).toEqual(expect.arrayContaining(skips.map((s) => ({ type: 'skipped', ...s }))));
+    expect(events.filter((e) => e.type === 'skipped')).toHaveLength(2);
+    expect(result.skipped).toEqual(expect.arrayContaining(skips));
+    expect(noEcho.calls).not.toContain(TOOL_NAMES.echo);
+    for (const step of result.steps) expect(step.errors, name(step)).toEqual({});
+  });
+
+  it('measures every turn for its share of the time and combines the turns exactly', async () => {
+    const { clock, plan } = setup();
+    const { events, result } = await drive(clock, plan);
+    for (const step of result.steps) {
+      // 2 slices of 1000 ms, CALL_MS per call, back to back
+      expect(step.durationMs).toBe(2000);
+      expect(step.calls, name(step)).toBe((2000 / CALL_MS) * step.agents);
+      expect(step.all.count).toBe(step.calls);
+      expect(step.intervals.map((i) => [i.atMs, i.calls])).toEqual([
+        [0, (1000 / CALL_MS) * step.agents],
+        [1000, (1000 / CALL_MS) * step.agents],
+      ]);
+    }
+    // the second turn only settles: its warm-up is min(warmup, 250 ms)
+    const first = events.find((e) => e.type === 'step-start');
+    expect(first).toMatchObject({ slice: 0, slices: 2 });
+  });
+
+  it('reports each second of every turn with the calls and errors so far', async () => {
+    const { clock, plan } = setup();
+    const { events } = await drive(clock, { ...plan, workloads: [WORKLOADS['point-read']!], agents: [2], indexes: [], slices: 1, durationMs: 3000 });
+    const ticks = events.flatMap((e) => (e.type === 'interval' ? [`${e.step.target} ${e.atMs}: ${e.calls}/${e.errors}`] : []));
+    // the calls that ended before the tick: each agent's call ending on it belongs to the next second
+    const before = (s: number) => (s === 0 ? 0 : s * (1000 / CALL_MS) * 2 - 2);
+    expect(ticks).toEqual(['A', 'B'].flatMap((t) => [0, 1, 2, 3].map((s) => `${t} ${s * 1000}: ${before(s)}/0`)));
+  });
+
+  it('times session starts per round and the decomposition once, on targets that can', async () => {
+    const { clock, plan } = setup();
+    const opened: string[] = [];
+    const driver = async () => {
+      opened.push('driver');
+      return { count: async () => 100, select: async () => {}, close: async () => {} };
+    };
+    const targets = plan.targets.map((t) => (t.label === 'floor' ? t : { ...t, driver }));
+    const { events, result } = await drive(clock, { ...plan, targets, agents: [1], sessionInit: true, decomposition: true });
+    expect(result.sessionInit.map((s) => `${s.target} ${s.indexes}`)).toEqual(['A baseline', 'B baseline', 'A optimized', 'B optimized']);
+    expect(result.sessionInit[0]).toMatchObject({ cold: { count: 20 }, warm: { count: 50 }, full: { count: 20 }, allTables: 1 });
+    // B has no echo tool: there is nothing to compare its calls with
+    expect(result.decomposition.map((d) => `${d.target}: ${d.operation}`)).toEqual(['A: get orders by id', 'A: query order_items by order_id']);
+    expect(opened).toEqual(['driver']);
+    const order = events.flatMap((e) => (e.type === 'session-init' || e.type === 'decomposition' || e.type === 'step-end' ? [e.type] : []));
+    expect(order.at(-1)).toBe('decomposition');
+  });
+
+  it('repeats the whole plan per iteration when asked, and each step back to back otherwise', async () => {
+    const { clock, plan } = setup();
+    const small = { ...plan, targets: plan.targets.slice(0, 1), workloads: [WORKLOADS['point-read']!], indexes: [], slices: 1, durationMs: 100, iterations: 2 };
+    const steps = async (p: BenchPlan) => (await drive(clock, p)).result.steps.map((s) => `${s.agents}#${s.iteration}`);
+    expect(await steps(small)).toEqual(['1#1', '1#2', '2#1', '2#2']);
+    expect(await steps({ ...small, repeat: 'plan' })).toEqual(['1#1', '2#1', '1#2', '2#2']);
+  });
+
+  it('refuses to slice a step that writes: it is verified as a whole', async () => {
+    const { plan } = setup();
+    await expect(runPlan({ ...plan, workloads: [WORKLOADS.write!] })).rejects.toThrow(/cannot be sliced/);
+  });
+});
+
+describe('combineSlices', () => {
+  it('adds counts, merges histograms and weights the client figures by calls and time', async () => {
+    const clock = new FakeClock();
+    const server = fakeServer(clock, Object.values(TOOL_NAMES));
+    const plan: BenchPlan = { targets: [{ label: 'A', client: server.client }], indexes: [], workloads: [WORKLOADS.echo!], agents: [1], iterations: 1, warmupMs: 0, durationMs: 1000, seed: 1 };
+    const [a] = (await drive(clock, plan)).result.steps;
+    const [b] = (await drive(clock, { ...plan, agents: [3] })).result.steps;
+    const one = { ...a!, client: { ...a!.client, cpuPerCallUs: 10, cpuUtilization: 0.5, eventLoopDelayP99Ms: 1 } };
+    const three = { ...b!, client: { ...b!.client, cpuPerCallUs: 30, cpuUtilization: 0.1, eventLoopDelayP99Ms: 4 } };
+    const c = combineSlices([one, three]);
+    expect(c.calls).toBe(one.calls + three.calls);
+    expect(c.all.count).toBe(one.calls + three.calls);
+    expect(c.operations.echo!.count).toBe(one.calls + three.calls);
+    expect(c.durationMs).toBe(2000);
+    expect(c.intervals.map((i) => i.atMs)).toEqual([0, 1000]);
+    expect(c.client.cpuPerCallUs).toBeCloseTo((10 * one.calls + 30 * three.calls) / (one.calls + three.calls));
+    expect(c.client.cpuUtilization).toBeCloseTo(0.3);
+    expect(c.client.eventLoopDelayP99Ms).toBe(4);
+  });
+});
