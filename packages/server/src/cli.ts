@@ -134,6 +134,10 @@ export async function main(argv = process.argv): Promise<void> {
     allowWrites: options.allowWrites,
     statementTimeoutMs: options.statementTimeout,
   });
+  if (options.http && options.workers > 1 && ctx.engine.oneProcess) {
+    await ctx.close();
+    return program.error(`error: --workers ${options.workers} is not available on ${ctx.engine.name}: ${ctx.engine.title} can be open in one process at a time (use --workers 1)`);
+  }
   if (options.sql && !ctx.engine.readOnlyStatement) {
     await ctx.close();
     return program.error(`error: --sql is not available on ${ctx.engine.name}: it has no read-only transaction to enforce it with`);

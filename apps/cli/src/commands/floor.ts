@@ -9,7 +9,7 @@ import { scaleOption, seedOption } from '../options.js';
 import { callsPerSecond, int, median, spread } from '../render/numbers.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
-import { ownedDatabase } from '../run/database.js';
+import { ownedDatabase, workersFor } from '../run/database.js';
 import { environment } from '../run/environment.js';
 import { FLOOR_LABEL, startHttpFloor } from '../run/http-floor.js';
 import { eraLabel } from '../run/labels.js';
@@ -132,9 +132,9 @@ async function measure(flags: FloorFlags) {
     for (const url of dbs) {
       const engine = engineForUrl(url).name;
       await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' }, log);
-      const server = await startServer(url, ['--workers', String(flags.workers)]);
+      const { reindex, driver } = await ownedDatabase(url, 'optimized', log);
+      const server = await startServer(url, ['--workers', String(workersFor(url, flags.workers, log))]);
       stops.push(server.stop);
-      const { reindex, driver } = ownedDatabase(url);
       targets.push(
         ...flags.protocol.flatMap((era): PlanTarget[] => [
           // the floor's agents make the same raw echo call whatever the workload

@@ -119,11 +119,13 @@ async function run(flags: RunFlags): Promise<ResultFile> {
     const writes = workloads.some((w) => w.writes);
     for (const url of dbs) {
       const engine = engineForUrl(url);
-      await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: flags.indexes[0] ?? 'optimized' }, logLine);
+      const first = flags.indexes[0] ?? 'optimized';
+      await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: first }, logLine);
+      const owned = await ownedDatabase(url, first, logLine);
       const server = await startServer(url, writes ? ['--allow-writes'] : []);
       stops.push(server.stop);
       logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
-      eachEra(engine.name, { engine: engine.name, url: redactUrl(url) }, { kind: 'http', url: server.endpoint }, ownedDatabase(url));
+      eachEra(engine.name, { engine: engine.name, url: redactUrl(url) }, { kind: 'http', url: server.endpoint }, owned);
     }
     if (flags.target) eachEra('target', { engine: null, url: flags.target }, { kind: 'http', url: flags.target });
     if (flags.targetCmd) {

@@ -8,6 +8,7 @@ import { callsPerSecond, median } from '../render/numbers.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parsePositiveInt } from '../run/durations.js';
 import { treeMemory } from '../run/process-memory.js';
+import { workersFor } from '../run/database.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
 
@@ -65,7 +66,7 @@ async function soak(flags: SoakFlags) {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   try {
     await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' }, log);
-    const server = await startServer(url, ['--workers', String(flags.workers)]);
+    const server = await startServer(url, ['--workers', String(workersFor(url, flags.workers, log))]);
     try {
       const pid = server.child.pid!;
       if (treeMemory(pid) === undefined) throw new Error('soak reads memory from /proc: it runs on Linux only');

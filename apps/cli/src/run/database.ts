@@ -5,9 +5,17 @@ import { sql } from 'kysely';
 
 /**
  * What the runner cannot do itself for a database we seeded: set its index profile, and run a
- * tool's statement through the driver alone. Every target on the database shares these.
+ * tool's statement through the driver alone. Every target on the database shares these. Call
+ * it before the server starts: on an engine that can be open in one process at a time
+ * (PGlite), neither can run beside the server, so the database gets `first` now and keeps it.
  */
-export function ownedDatabase(url: string): Required<Pick<PlanTarget, 'reindex' | 'driver'>> {
+export async function ownedDatabase(url: string, first: IndexProfile, log: (line: string) => void): Promise<Pick<PlanTarget, 'reindex' | 'driver'>> {
+  const engine = engineForUrl(url);
+  if (engine.oneProcess) {
+    await applyIndexProfile(url, first);
+    log(`${engine.name}: ${engine.title} can be open in one process at a time: measured with ${first} indexes only, and without the driver-only decomposition`);
+    return {};
+  }
   return {
     reindex: async (profile) => {
       const changed = await applyIndexProfile(url, profile as IndexProfile);
@@ -15,6 +23,14 @@ export function ownedDatabase(url: string): Required<Pick<PlanTarget, 'reindex' 
     },
     driver: () => rawDriver(url),
   };
+}
+
+/** Server worker processes for a database: one where the engine can be open in one process at a time. */
+export function workersFor(url: string, wanted: number, log: (line: string) => void): number {
+  const engine = engineForUrl(url);
+  if (!engine.oneProcess || wanted === 1) return wanted;
+  log(`${engine.name}: one server process instead of ${wanted} (${engine.title} can be open in one process at a time)`);
+  return 1;
 }
 
 async function rawDriver(url: string): Promise<RawDriver> {
