@@ -13,3 +13,4 @@ export * from './tools/write.js';
 export * from './values.js';
 export * from './results.js';
 export * from './protocol.js';
+export * from './random.js';
