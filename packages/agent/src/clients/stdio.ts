@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { McpCallError, type Protocol } from './client.js';
+import { type Era, McpCallError, type Protocol } from './client.js';
 import { Session } from './session.js';
 import type { Transport } from './transport.js';
 import { type ClientInfo, DEFAULT_TIMEOUT_MS, type RpcMessage } from './wire.js';
@@ -58,10 +58,11 @@ class StdioTransport implements Transport<string> {
     if (this.#child === undefined) this.#spawn();
   }
 
-  route(_era: unknown, method: string): string {
+  route(_era: Era, method: string): string {
     return method;
   }
 
+  /** Nothing to carry: on stdio the era is in each message's body. */
   negotiated(): void {}
 
   request(body: string, id: number, method: string): Promise<RpcMessage> {
