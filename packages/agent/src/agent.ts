@@ -1,14 +1,15 @@
+import { type DescribeTableInput, type DescribeTableOutput, type ListTablesOutput, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { McpClient, ToolCallResult } from './clients/client.js';
 import type { Random } from './random.js';
 
-/** What an agent learned about a table from describe_table. */
+/** What an agent learned about a table from describe_table (its answer, keyed in camelCase). */
 export interface TableKnowledge {
   name: string;
-  rows: number | null;
-  columns: { name: string; type: string; nullable: boolean }[];
-  primaryKey: string[];
-  foreignKeys: { columns: string[]; table: string; references: string[] }[];
-  referencedBy: { columns: string[]; table: string; references: string[] }[];
+  rows: DescribeTableOutput['rows'];
+  columns: DescribeTableOutput['columns'];
+  primaryKey: DescribeTableOutput['primary_key'];
+  foreignKeys: DescribeTableOutput['foreign_keys'];
+  referencedBy: DescribeTableOutput['referenced_by'];
 }
 
 /**
@@ -37,20 +38,12 @@ export class SimAgent {
     this.#derived.clear();
     await this.client.open();
     await this.client.listTools();
-    const list = expectData<{ tables: { name: string; kind: string; rows: number | null }[] }>(
-      await this.client.callTool('list_tables', {}),
-      'list_tables',
-    );
+    const list = expectData<ListTablesOutput>(await this.client.callTool(TOOL_NAMES.listTables, {}), TOOL_NAMES.listTables);
     this.tableNames = list.tables.filter((t) => t.kind === 'table').map((t) => t.name);
     for (const name of wanted ?? this.tableNames) {
       if (!this.tableNames.includes(name)) continue;
-      const d = expectData<{
-        rows: number | null;
-        columns: TableKnowledge['columns'];
-        primary_key: string[];
-        foreign_keys: TableKnowledge['foreignKeys'];
-        referenced_by: TableKnowledge['referencedBy'];
-      }>(await this.client.callTool('describe_table', { table: name }), 'describe_table');
+      const args: DescribeTableInput = { table: name };
+      const d = expectData<DescribeTableOutput>(await this.client.callTool(TOOL_NAMES.describeTable, args), TOOL_NAMES.describeTable);
       this.tables.set(name, {
         name,
         rows: d.rows,

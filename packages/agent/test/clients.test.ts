@@ -14,9 +14,12 @@ import {
   McpCallError,
   type McpClient,
   type Protocol,
+  Session,
   StdioClient,
   type Target,
+  type Transport,
 } from '../src/clients/index.js';
+import type { RpcMessage } from '../src/clients/wire.js';
 
 /**
  * Every client (lean HTTP, SDK over HTTP, lean stdio, SDK over stdio) in every protocol mode
@@ -412,5 +415,70 @@ describe('lean HTTP client against a 2025-only server', () => {
     } finally {
       await mcp.close();
     }
+  });
+});
+
+/** A transport that answers from a script, recording what the session sent and which routes it asked for. */
+class ScriptedTransport implements Transport<string> {
+  readonly sent: { body: string; route: string }[] = [];
+  readonly routes: string[] = [];
+  negotiatedVersion: string | undefined;
+  constructor(
+    readonly unansweredIsLegacy: boolean,
+    readonly answer: (method: string, id: number) => RpcMessage | McpCallError,
+  ) {}
+  begin(): void {}
+  route(era: Era, method: string, tool?: string): string {
+    const route = `${era} ${method}${tool ? ` ${tool}` : ''}`;
+    this.routes.push(route);
+    return route;
+  }
+  negotiated(version: string): void {
+    this.negotiatedVersion = version;
+  }
+  async request(body: string, id: number, route: string): Promise<RpcMessage> {
+    this.sent.push({ body, route });
+    const answer = this.answer((JSON.parse(body) as { method: string }).method, id);
+    if (answer instanceof McpCallError) throw answer;
+    return answer;
+  }
+  async notify(body: string, route: string): Promise<void> {
+    this.sent.push({ body, route });
+  }
+  async close(): Promise<void> {}
+}
+
+describe('the session over a transport', () => {
+  const legacyServer = (silent: boolean) => (method: string, id: number): RpcMessage | McpCallError => {
+    if (method === 'server/discover') return silent ? new McpCallError('timeout', 'no answer') : { id, error: { code: -32601, message: 'Method not found' } };
+    if (method === 'initialize') return { id, result: { protocolVersion: '2025-06-18' } };
+    return { id, result: { content: [{ type: 'text', text: '{"ok":true}' }] } };
+  };
+
+  it('falls back to initialize on a JSON-RPC refusal, and names the agreed revision to the transport', async () => {
+    const transport = new ScriptedTransport(false, legacyServer(false));
+    const session = new Session(transport, { protocol: 'auto' });
+    expect(await session.open()).toEqual({ era: 'legacy', protocolVersion: '2025-06-18' });
+    expect(transport.negotiatedVersion).toBe('2025-06-18');
+    expect(transport.sent.map((m) => m.route)).toEqual(['modern server/discover', 'legacy initialize', 'legacy notifications/initialized']);
+  });
+
+  it('falls back on a silent probe only where the transport says silence means 2025', async () => {
+    expect((await new Session(new ScriptedTransport(true, legacyServer(true)), { protocol: 'auto' }).open()).era).toBe('legacy');
+    expect((await failure(new Session(new ScriptedTransport(false, legacyServer(true)), { protocol: 'auto' }).open())).kind).toBe('timeout');
+  });
+
+  it('asks a route once per tool and era, and numbers every request', async () => {
+    const transport = new ScriptedTransport(false, legacyServer(false));
+    const session = new Session(transport, { protocol: 'legacy' });
+    await expect(session.callTool('get', {})).rejects.toThrow('call open() first');
+    await session.open();
+    for (const key of [1, 2]) expect((await session.callTool('get', { key })).data).toEqual({ ok: true });
+    expect(transport.routes.filter((r) => r === 'legacy tools/call get')).toHaveLength(1);
+    const calls = transport.sent.filter((m) => m.route === 'legacy tools/call get').map((m) => JSON.parse(m.body));
+    expect(calls).toEqual([
+      { jsonrpc: '2.0', method: 'tools/call', params: { name: 'get', arguments: { key: 1 } }, id: 2 },
+      { jsonrpc: '2.0', method: 'tools/call', params: { name: 'get', arguments: { key: 2 } }, id: 3 },
+    ]);
   });
 });

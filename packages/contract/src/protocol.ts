@@ -12,3 +12,9 @@ export const HOST_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as cons
 
 /** The 2025-era revision our clients ask for in `initialize`. */
 export const LEGACY_REVISION = HOST_REVISIONS[0];
+
+/**
+ * The revisions a 2025-era client accepts in answer to `initialize`: the host revisions and the
+ * first revision, whose wire is the same for our purposes.
+ */
+export const INITIALIZE_REVISIONS = [...HOST_REVISIONS, '2024-11-05'] as const;

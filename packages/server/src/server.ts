@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-db-bench/contract';
+import { TOOL_NAMES, ToolError } from '@mcp-db-bench/contract';
 import { type CallToolResult, McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
 import { SchemaChangedError } from './databases/schema-changed.js';
 import { reuseForCatalog } from './catalog/answers.js';
@@ -8,7 +8,7 @@ import { VERSION } from './version.js';
 
 /** What an agent reads at session start; it names the write tools only when they exist. */
 export function instructions(tools: readonly ToolDefinition[]): string {
-  const writes = tools.some((t) => t.name === 'transact');
+  const writes = tools.some((t) => t.name === TOOL_NAMES.transact);
   return (
     `${writes ? 'Read and write' : 'Read-only'} access to one relational database through a uniform interface. ` +
     'Call list_tables first, then describe_table for the tables you need, then query, get or aggregate' +

@@ -6,6 +6,8 @@ import type { ClientInfo } from './wire.js';
 
 export * from './client.js';
 export { LeanHttpClient, type LeanHttpOptions } from './lean-http.js';
+export { Session, type SessionOptions } from './session.js';
+export type { Transport } from './transport.js';
 export { SdkClient, type SdkClientOptions, type SdkTarget, toCallError } from './sdk.js';
 export { StdioClient, type StdioOptions } from './stdio.js';
 export { type ClientInfo, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, LEGACY_REVISION, MODERN_REVISION } from './wire.js';

@@ -1,20 +1,9 @@
+import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import { Client, type Dispatcher } from 'undici';
-import { type Era, McpCallError, type McpClient, type Protocol, type ToolCallResult, type ToolInfo } from './client.js';
-import {
-  type ClientInfo,
-  DEFAULT_CLIENT_INFO,
-  DEFAULT_TIMEOUT_MS,
-  discoverOffersModern,
-  initializeParams,
-  isLegacySignal,
-  legacyVersionOf,
-  MODERN_REVISION,
-  modernMetaFragment,
-  type RpcMessage,
-  resultOf,
-  toToolCallResult,
-  toTools,
-} from './wire.js';
+import { type Era, McpCallError, type Protocol } from './client.js';
+import { Session } from './session.js';
+import type { Transport } from './transport.js';
+import { type ClientInfo, DEFAULT_TIMEOUT_MS, type RpcMessage } from './wire.js';
 
 export interface LeanHttpOptions {
   /** the Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp */
@@ -32,26 +21,33 @@ export interface LeanHttpOptions {
   timeoutMs?: number;
 }
 
-/** Replaced sessions ended together (see #initialize): far below any server's session limit. */
+/** Replaced sessions ended together (see begin): far below any server's session limit. */
 const REPLACED_BATCH = 64;
 
 /** Header objects flattened once into undici's `[name, value, ...]` form, which it walks without Object.keys. */
 type Headers = string[];
 type HeaderObject = Record<string, string>;
 
-/** A tools/call body split around its two variable parts (`prefix` args `suffix` id `}`), and its headers. */
-interface CallShape {
-  prefix: string;
-  suffix: string;
+/** The headers of one kind of request; `handshake` marks `initialize`, whose answer may open a session. */
+interface HttpRoute {
   headers: Headers;
+  handshake: boolean;
 }
 
 /**
- * The load generator's client: one keep-alive connection, request bodies assembled from
- * prebuilt string fragments and header lists reused across calls, so a call costs about
- * one JSON.stringify of the arguments and one JSON.parse of the answer on top of undici.
+ * The load generator's client: our session over one keep-alive undici connection, with header
+ * lists built once per method and tool, so a call costs about one JSON.stringify of the
+ * arguments and one JSON.parse of the answer on top of undici.
  */
-export class LeanHttpClient implements McpClient {
+export class LeanHttpClient extends Session<HttpRoute> {
+  constructor(options: LeanHttpOptions) {
+    super(new HttpTransport(options), options);
+  }
+}
+
+/** Streamable HTTP: the modern era's headers (`Mcp-Method`, `Mcp-Name`), or a 2025 session's, and SSE answers. */
+class HttpTransport implements Transport<HttpRoute> {
+  readonly unansweredIsLegacy = false;
   readonly #http: Client;
   /** a second connection, made on first need, that ends replaced 2025-era sessions off the calls' path */
   #side: Client | undefined;
@@ -59,20 +55,14 @@ export class LeanHttpClient implements McpClient {
   #replaced: Headers[] = [];
   readonly #origin: string;
   readonly #path: string;
-  readonly #protocol: Protocol;
   readonly #timeoutMs: number;
-  readonly #clientInfo: ClientInfo;
   readonly #base: HeaderObject;
-  readonly #meta: string;
-  #era: Era | undefined;
+  readonly #handshake: HttpRoute;
+  /** per method and tool name */
+  readonly #modern = new Map<string, HttpRoute>();
   #sessionId: string | undefined;
-  #nextId = 1;
-  readonly #discoverHeaders: Headers;
-  readonly #listHeaders: Headers;
   /** every request of a 2025 session: negotiated revision and session id are known after initialize */
-  #legacyHeaders: Headers = [];
-  /** per tool name, for the current era; rebuilt after each open() */
-  #callShapes = new Map<string, CallShape>();
+  #legacy: HttpRoute = { headers: [], handshake: false };
 
   constructor(options: LeanHttpOptions) {
     const url = new URL(options.url);
@@ -84,160 +74,56 @@ export class LeanHttpClient implements McpClient {
     });
     this.#origin = url.origin;
     this.#path = url.pathname + url.search;
-    this.#protocol = options.protocol;
-    this.#clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
     this.#base = {
       ...options.headers,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
     if (options.token) this.#base.authorization = `Bearer ${options.token}`;
-    this.#meta = modernMetaFragment(this.#clientInfo);
-    this.#discoverHeaders = this.#modernHeaders('server/discover');
-    this.#listHeaders = this.#modernHeaders('tools/list');
+    this.#handshake = { headers: flatten(this.#base), handshake: true };
   }
 
-  async open(): Promise<{ era: Era; protocolVersion: string }> {
-    this.#era = undefined;
-    this.#callShapes.clear();
-    if (this.#protocol !== 'legacy') {
-      try {
-        const result = await this.#send('server/discover', this.#discoverHeaders, this.#modernParams(''));
-        if (discoverOffersModern(result)) return this.#enter('modern', MODERN_REVISION);
-        if (this.#protocol === 'modern') {
-          throw new McpCallError('protocol', `server does not offer ${MODERN_REVISION}: ${JSON.stringify(result.supportedVersions)}`);
-        }
-      } catch (error) {
-        if (this.#protocol === 'modern' || !isLegacySignal(error)) throw error;
-      }
-    }
-    return this.#initialize();
-  }
-
-  async listTools(): Promise<ToolInfo[]> {
-    const tools: ToolInfo[] = [];
-    let cursor: string | undefined;
-    do {
-      const inner = cursor === undefined ? '' : `"cursor":${JSON.stringify(cursor)}`;
-      const result =
-        this.#requireEra() === 'modern'
-          ? await this.#send('tools/list', this.#listHeaders, this.#modernParams(inner))
-          : await this.#send('tools/list', this.#legacyHeaders, `{${inner}}`);
-      cursor = toTools(result, tools);
-    } while (cursor !== undefined);
-    return tools;
-  }
-
-  async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
-    const shape = this.#callShapes.get(name) ?? this.#callShape(name);
-    const id = this.#nextId++;
-    const body = `${shape.prefix}${JSON.stringify(args)}${shape.suffix}${id}}`;
-    return toToolCallResult(resultOf(await this.#post(body, shape.headers, id)));
-  }
-
-  async close(): Promise<void> {
-    // A 2025 server that handed out a session expects it ended; best effort, never fatal.
-    if (this.#sessionId !== undefined) {
-      this.#sessionId = undefined;
-      await endSession(this.#http, this.#path, this.#legacyHeaders);
-    }
-    await this.#endReplaced();
-    this.#era = undefined;
-    this.#callShapes.clear();
-    await this.#http.close().catch(() => this.#http.destroy());
-    await this.#side?.close().catch(() => this.#side?.destroy());
-  }
-
-  async #initialize(): Promise<{ era: Era; protocolVersion: string }> {
+  begin(): void {
     // Opening again replaces the session. The old one is ended, as a host would, but in batches on
     // a side connection: a benchmark that starts sessions over and over then times the starts, not
     // the ends, and never holds more than a batch of sessions the server must keep.
-    if (this.#sessionId !== undefined) {
-      this.#replaced.push(this.#legacyHeaders);
-      if (this.#replaced.length >= REPLACED_BATCH) void this.#endReplaced();
-    }
+    if (this.#sessionId === undefined) return;
+    this.#replaced.push(this.#legacy.headers);
+    if (this.#replaced.length >= REPLACED_BATCH) void this.#endReplaced();
     this.#sessionId = undefined;
-    const id = this.#nextId++;
-    const body = `{"jsonrpc":"2.0","id":${id},"method":"initialize","params":${initializeParams(this.#clientInfo)}}`;
-    const result = resultOf(await this.#post(body, flatten(this.#base), id, true));
-    const version = legacyVersionOf(result);
+  }
+
+  route(era: Era, method: string, tool?: string): HttpRoute {
+    if (era === 'legacy') return method === 'initialize' ? this.#handshake : this.#legacy;
+    const key = tool === undefined ? method : `${method} ${tool}`;
+    let route = this.#modern.get(key);
+    if (route === undefined) {
+      const headers: HeaderObject = { ...this.#base, 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method };
+      if (tool !== undefined) headers['mcp-name'] = tool;
+      route = { headers: flatten(headers), handshake: false };
+      this.#modern.set(key, route);
+    }
+    return route;
+  }
+
+  negotiated(version: string): void {
     const headers: HeaderObject = { ...this.#base, 'mcp-protocol-version': version };
     if (this.#sessionId !== undefined) headers['mcp-session-id'] = this.#sessionId;
-    this.#legacyHeaders = flatten(headers);
-    await this.#post('{"jsonrpc":"2.0","method":"notifications/initialized"}', this.#legacyHeaders, undefined);
-    return this.#enter('legacy', version);
-  }
-
-  async #endReplaced(): Promise<void> {
-    const batch = this.#replaced.splice(0);
-    if (batch.length === 0) return;
-    this.#side ??= new Client(this.#origin, { keepAliveTimeout: 60_000, pipelining: 1 });
-    for (const headers of batch) await endSession(this.#side, this.#path, headers);
-  }
-
-  #enter(era: Era, protocolVersion: string): { era: Era; protocolVersion: string } {
-    this.#era = era;
-    this.#callShapes.clear();
-    return { era, protocolVersion };
-  }
-
-  #requireEra(): Era {
-    if (this.#era === undefined) throw new McpCallError('protocol', 'call open() first');
-    return this.#era;
-  }
-
-  /** Built once per tool name and era: everything of the body before the arguments, and the headers. */
-  #callShape(name: string): CallShape {
-    const era = this.#requireEra();
-    const prefix = `{"jsonrpc":"2.0","method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":`;
-    const shape =
-      era === 'modern'
-        ? { prefix, suffix: `,${this.#meta}},"id":`, headers: this.#modernHeaders('tools/call', name) }
-        : { prefix, suffix: '},"id":', headers: this.#legacyHeaders };
-    this.#callShapes.set(name, shape);
-    return shape;
-  }
-
-  #modernHeaders(method: string, toolName?: string): Headers {
-    const headers: HeaderObject = { ...this.#base, 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method };
-    if (toolName !== undefined) headers['mcp-name'] = toolName;
-    return flatten(headers);
-  }
-
-  #modernParams(inner: string): string {
-    return inner === '' ? `{${this.#meta}}` : `{${inner},${this.#meta}}`;
-  }
-
-  async #send(method: string, headers: Headers, params: string): Promise<Record<string, unknown>> {
-    const id = this.#nextId++;
-    return resultOf(await this.#post(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`, headers, id));
+    this.#legacy = { headers: flatten(headers), handshake: false };
   }
 
   /**
-   * One POST. Resolves with the JSON-RPC message answering `id` (`{}` for a notification),
-   * rejects with McpCallError: timeout, network, http_<status> or protocol.
+   * One POST. Resolves with the JSON-RPC message answering `id`, rejects with McpCallError:
+   * timeout, network, http_<status> or protocol.
    */
-  async #post(body: string, headers: Headers, id: number | undefined, handshake = false): Promise<RpcMessage> {
+  async request(body: string, id: number, route: HttpRoute): Promise<RpcMessage> {
     try {
-      // undici's own header and body-idle timers, not an AbortSignal: they are armed on every
-      // request anyway, while a controller plus a timer per call cost ~20% more client CPU.
-      const res = await this.#http.request({
-        path: this.#path,
-        method: 'POST',
-        headers,
-        body,
-        headersTimeout: this.#timeoutMs,
-        bodyTimeout: this.#timeoutMs,
-      });
-      if (handshake) {
+      const res = await this.#post(body, route.headers);
+      if (route.handshake) {
         const session = res.headers['mcp-session-id'];
         if (typeof session === 'string' && session !== '') this.#sessionId = session;
       }
       if (res.statusCode >= 400) throw await httpError(res);
-      if (id === undefined) {
-        await res.body.dump();
-        return {};
-      }
       const type = res.headers['content-type'];
       if (typeof type === 'string' && type.startsWith('text/event-stream')) {
         // A stream of known length (one event, as our server sends) is read whole; an open one event by event.
@@ -247,13 +133,58 @@ export class LeanHttpClient implements McpClient {
       if (msg.id !== id) throw new McpCallError('protocol', `response id ${String(msg.id)} does not answer request ${id}`);
       return msg;
     } catch (error) {
-      if (error instanceof McpCallError) throw error;
-      const code = (error as { code?: unknown })?.code;
-      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-        throw new McpCallError('timeout', `no answer within ${this.#timeoutMs} ms`, { cause: error });
-      }
-      throw new McpCallError('network', (error as Error)?.message ?? String(error), { cause: error });
+      throw this.#callError(error);
     }
+  }
+
+  async notify(body: string, route: HttpRoute): Promise<void> {
+    try {
+      const res = await this.#post(body, route.headers);
+      if (res.statusCode >= 400) throw await httpError(res);
+      await res.body.dump();
+    } catch (error) {
+      throw this.#callError(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    // A 2025 server that handed out a session expects it ended; best effort, never fatal.
+    if (this.#sessionId !== undefined) {
+      this.#sessionId = undefined;
+      await endSession(this.#http, this.#path, this.#legacy.headers);
+    }
+    await this.#endReplaced();
+    await this.#http.close().catch(() => this.#http.destroy());
+    await this.#side?.close().catch(() => this.#side?.destroy());
+  }
+
+  #post(body: string, headers: Headers): Promise<Dispatcher.ResponseData> {
+    // undici's own header and body-idle timers, not an AbortSignal: they are armed on every
+    // request anyway, while a controller plus a timer per call cost ~20% more client CPU.
+    return this.#http.request({
+      path: this.#path,
+      method: 'POST',
+      headers,
+      body,
+      headersTimeout: this.#timeoutMs,
+      bodyTimeout: this.#timeoutMs,
+    });
+  }
+
+  #callError(error: unknown): McpCallError {
+    if (error instanceof McpCallError) return error;
+    const code = (error as { code?: unknown })?.code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return new McpCallError('timeout', `no answer within ${this.#timeoutMs} ms`, { cause: error });
+    }
+    return new McpCallError('network', (error as Error)?.message ?? String(error), { cause: error });
+  }
+
+  async #endReplaced(): Promise<void> {
+    const batch = this.#replaced.splice(0);
+    if (batch.length === 0) return;
+    this.#side ??= new Client(this.#origin, { keepAliveTimeout: 60_000, pipelining: 1 });
+    for (const headers of batch) await endSession(this.#side, this.#path, headers);
   }
 }
 

@@ -1,20 +1,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { type Era, McpCallError, type McpClient, type Protocol, type ToolCallResult, type ToolInfo } from './client.js';
-import {
-  type ClientInfo,
-  DEFAULT_CLIENT_INFO,
-  DEFAULT_TIMEOUT_MS,
-  discoverOffersModern,
-  initializeParams,
-  isLegacySignal,
-  legacyVersionOf,
-  MODERN_REVISION,
-  modernMetaFragment,
-  type RpcMessage,
-  resultOf,
-  toToolCallResult,
-  toTools,
-} from './wire.js';
+import { type Era, McpCallError, type Protocol } from './client.js';
+import { Session } from './session.js';
+import type { Transport } from './transport.js';
+import { type ClientInfo, DEFAULT_TIMEOUT_MS, type RpcMessage } from './wire.js';
 
 export interface StdioOptions {
   command: string;
@@ -38,73 +26,67 @@ interface Pending {
 const STDERR_TAIL = 4096;
 
 /**
- * MCP over a child's stdin/stdout: newline-delimited JSON-RPC, responses matched by id.
- * There are no headers on stdio, so the modern era is the `_meta` envelope alone. The child
- * is spawned by open() (once) and killed by close().
+ * MCP over a child's stdin/stdout: our session over newline-delimited JSON-RPC. The child is
+ * spawned by the first open() and killed by close().
  */
-export class StdioClient implements McpClient {
+export class StdioClient extends Session<string> {
+  constructor(options: StdioOptions) {
+    super(new StdioTransport(options), options);
+  }
+}
+
+/**
+ * Responses matched by id. There are no headers on stdio, so the modern era is the `_meta`
+ * envelope alone, and a route is just the method (named when a request times out).
+ */
+class StdioTransport implements Transport<string> {
+  readonly unansweredIsLegacy = true;
   readonly #options: StdioOptions;
   readonly #timeoutMs: number;
-  readonly #meta: string;
   #child: ChildProcessWithoutNullStreams | undefined;
   #exited: McpCallError | undefined;
   #stderr = '';
   #buffer = '';
   #pending = new Map<number, Pending>();
-  #nextId = 1;
-  #era: Era | undefined;
 
   constructor(options: StdioOptions) {
     this.#options = options;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#meta = modernMetaFragment(options.clientInfo ?? DEFAULT_CLIENT_INFO);
   }
 
-  async open(): Promise<{ era: Era; protocolVersion: string }> {
+  begin(): void {
     if (this.#child === undefined) this.#spawn();
-    this.#era = undefined;
-    const protocol = this.#options.protocol;
-    if (protocol !== 'legacy') {
-      try {
-        const result = await this.#request('server/discover', `{${this.#meta}}`);
-        if (discoverOffersModern(result)) {
-          this.#era = 'modern';
-          return { era: 'modern', protocolVersion: MODERN_REVISION };
-        }
-        if (protocol === 'modern') {
-          throw new McpCallError('protocol', `server does not offer ${MODERN_REVISION}: ${JSON.stringify(result.supportedVersions)}`);
-        }
-      } catch (error) {
-        // On stdio a 2025 server may also just never answer an unknown method: a timeout falls back too.
-        const fallBack = isLegacySignal(error) || (error instanceof McpCallError && error.kind === 'timeout');
-        if (protocol === 'modern' || !fallBack) throw error;
-      }
-    }
-    const result = await this.#request('initialize', initializeParams(this.#options.clientInfo ?? DEFAULT_CLIENT_INFO));
-    const version = legacyVersionOf(result);
-    this.#write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-    this.#era = 'legacy';
-    return { era: 'legacy', protocolVersion: version };
   }
 
-  async listTools(): Promise<ToolInfo[]> {
-    const tools: ToolInfo[] = [];
-    let cursor: string | undefined;
-    do {
-      const inner = cursor === undefined ? '' : `"cursor":${JSON.stringify(cursor)}`;
-      cursor = toTools(await this.#request('tools/list', this.#params(inner)), tools);
-    } while (cursor !== undefined);
-    return tools;
+  route(_era: Era, method: string): string {
+    return method;
   }
 
-  async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
-    const inner = `"name":${JSON.stringify(name)},"arguments":${JSON.stringify(args)}`;
-    return toToolCallResult(await this.#request('tools/call', this.#params(inner)));
+  /** Nothing to carry: on stdio the era is in each message's body. */
+  negotiated(): void {}
+
+  request(body: string, id: number, method: string): Promise<RpcMessage> {
+    if (this.#exited !== undefined) return Promise.reject(this.#exited);
+    if (this.#child === undefined) return Promise.reject(new McpCallError('protocol', 'call open() first'));
+    return new Promise<RpcMessage>((resolve, reject) => {
+      const timer =
+        this.#timeoutMs > 0
+          ? setTimeout(() => {
+              this.#pending.delete(id);
+              reject(new McpCallError('timeout', `no answer to ${method} within ${this.#timeoutMs} ms`));
+            }, this.#timeoutMs)
+          : undefined;
+      this.#pending.set(id, { resolve, reject, timer });
+      this.#write(`${body}\n`);
+    });
+  }
+
+  async notify(body: string): Promise<void> {
+    this.#write(`${body}\n`);
   }
 
   async close(): Promise<void> {
     const child = this.#child;
-    this.#era = undefined;
     if (child === undefined || this.#exited !== undefined) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     // Closing stdin is the MCP stdio shutdown; SIGTERM, then SIGKILL, for a server that lingers.
@@ -114,12 +96,6 @@ export class StdioClient implements McpClient {
     await exited;
     clearTimeout(term);
     clearTimeout(kill);
-  }
-
-  #params(inner: string): string {
-    if (this.#era === undefined) throw new McpCallError('protocol', 'call open() first');
-    if (this.#era === 'legacy') return `{${inner}}`;
-    return inner === '' ? `{${this.#meta}}` : `{${inner},${this.#meta}}`;
   }
 
   #spawn(): void {
@@ -201,23 +177,5 @@ export class StdioClient implements McpClient {
 
   #write(text: string): void {
     this.#child?.stdin.write(text);
-  }
-
-  async #request(method: string, params: string): Promise<Record<string, unknown>> {
-    if (this.#exited !== undefined) throw this.#exited;
-    if (this.#child === undefined) throw new McpCallError('protocol', 'call open() first');
-    const id = this.#nextId++;
-    const msg = await new Promise<RpcMessage>((resolve, reject) => {
-      const timer =
-        this.#timeoutMs > 0
-          ? setTimeout(() => {
-              this.#pending.delete(id);
-              reject(new McpCallError('timeout', `no answer to ${method} within ${this.#timeoutMs} ms`));
-            }, this.#timeoutMs)
-          : undefined;
-      this.#pending.set(id, { resolve, reject, timer });
-      this.#write(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}\n`);
-    });
-    return resultOf(msg);
   }
 }

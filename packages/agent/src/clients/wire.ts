@@ -1,14 +1,13 @@
-import { HOST_REVISIONS, LEGACY_REVISION, MODERN_REVISION } from '@mcp-db-bench/contract';
+import { INITIALIZE_REVISIONS, LEGACY_REVISION, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { McpCallError, type ToolCallResult, type ToolInfo } from './client.js';
 
 /**
- * What the hand-rolled clients (lean HTTP, stdio) share: protocol constants, the `_meta`
- * envelope, and turning JSON-RPC results into the `McpClient` shapes.
+ * The wire of our clients' session (session.ts) and its transports: protocol constants, the
+ * `_meta` envelope, and turning JSON-RPC results into the `McpClient` shapes (the SDK client's too).
  */
 
 export { LEGACY_REVISION, MODERN_REVISION };
-/** 2025-era revisions a server may answer `initialize` with; all speak the same wire for our purposes. */
-export const LEGACY_VERSIONS: ReadonlySet<string> = new Set([...HOST_REVISIONS, '2024-11-05']);
+const LEGACY_VERSIONS: ReadonlySet<string> = new Set(INITIALIZE_REVISIONS);
 
 export interface ClientInfo {
   name: string;
@@ -76,7 +75,7 @@ export function legacyVersionOf(result: Record<string, unknown>): string {
 }
 
 /**
- * Whether an `auto` probe's failure means "this server does not speak 2026-07-28" (fall back
+ * Whether an `auto` probe's failure means "this server does not speak MODERN_REVISION" (fall back
  * to initialize) rather than a real failure. Mirrors the SDK's probe classifier: any JSON-RPC
  * error and any 4xx but 401/403 is a legacy signal; auth walls, 5xx, network and timeouts are not.
  */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { rowSchema } from '../values.js';
 import { filterArg, limitArg, orderByArg, tableArg } from './common.js';
+import { toolSpec } from './spec.js';
 
 export const AGGREGATE_FUNCTIONS = ['count', 'sum', 'avg', 'min', 'max'] as const;
 export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];
@@ -32,6 +33,8 @@ export const aggregateOutput = z.object({
   rows: z.array(rowSchema),
   truncated: z.boolean(),
 });
+
+export const aggregateSpec = toolSpec({ name: 'aggregate', input: aggregateInput, output: aggregateOutput });
 
 export type AggregateSpec = z.infer<typeof aggregateSpecSchema>;
 export type AggregateInput = z.infer<typeof aggregateInput>;

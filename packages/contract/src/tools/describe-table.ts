@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PORTABLE_TYPES } from '../values.js';
 import { tableArg } from './common.js';
+import { toolSpec } from './spec.js';
 
 export const describeTableInput = z.object({ table: tableArg });
 
@@ -36,6 +37,8 @@ export const describeTableOutput = z.object({
     .describe('Other tables whose columns reference this one ("table"."columns" -> this."references").'),
   indexes: z.array(indexSchema).describe('Secondary indexes and unique constraints (the primary key is not repeated).'),
 });
+
+export const describeTableSpec = toolSpec({ name: 'describe_table', input: describeTableInput, output: describeTableOutput });
 
 export type DescribeTableInput = z.infer<typeof describeTableInput>;
 export type DescribeTableOutput = z.infer<typeof describeTableOutput>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { rowSchema, scalarSchema } from '../values.js';
 import { columnsArg, tableArg } from './common.js';
+import { toolSpec } from './spec.js';
 
 export const getInput = z.object({
   table: tableArg,
@@ -14,6 +15,8 @@ export const getOutput = z.object({
   found: z.boolean(),
   row: rowSchema.nullable(),
 });
+
+export const getSpec = toolSpec({ name: 'get', input: getInput, output: getOutput });
 
 export type GetInput = z.infer<typeof getInput>;
 export type GetOutput = z.infer<typeof getOutput>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toolSpec } from './spec.js';
 
 export const listTablesInput = z.object({});
 
@@ -10,6 +11,8 @@ export const tableSummarySchema = z.object({
 });
 
 export const listTablesOutput = z.object({ tables: z.array(tableSummarySchema) });
+
+export const listTablesSpec = toolSpec({ name: 'list_tables', input: listTablesInput, output: listTablesOutput });
 
 export type ListTablesInput = z.infer<typeof listTablesInput>;
 export type ListTablesOutput = z.infer<typeof listTablesOutput>;

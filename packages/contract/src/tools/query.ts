@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { rowSchema } from '../values.js';
 import { columnsArg, filterArg, limitArg, orderByArg, tableArg } from './common.js';
+import { toolSpec } from './spec.js';
 
 export const queryInput = z.object({
   table: tableArg,
@@ -21,6 +22,8 @@ export const queryOutput = z.object({
   truncated: z.boolean().describe('True when more rows match than were returned.'),
   next_cursor: z.string().nullable().describe('Pass as cursor to fetch the next page; null on the last page.'),
 });
+
+export const querySpec = toolSpec({ name: 'query', input: queryInput, output: queryOutput });
 
 export type QueryInput = z.infer<typeof queryInput>;
 export type QueryOutput = z.infer<typeof queryOutput>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { rowSchema, scalarSchema } from '../values.js';
 import { limitArg } from './common.js';
+import { toolSpec } from './spec.js';
 
 export const sqlInput = z.object({
   sql: z
@@ -23,6 +24,8 @@ export const sqlOutput = z.object({
   rows: z.array(rowSchema),
   truncated: z.boolean(),
 });
+
+export const sqlSpec = toolSpec({ name: 'sql', input: sqlInput, output: sqlOutput });
 
 export type SqlInput = z.infer<typeof sqlInput>;
 export type SqlOutput = z.infer<typeof sqlOutput>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { rowSchema, scalarSchema } from '../values.js';
 import { filterArg, tableArg } from './common.js';
+import { toolSpec } from './spec.js';
 
 /** Writes are opt-in (`--allow-writes`); these bound what one call may do. */
 export const WRITE_LIMITS = {
@@ -81,6 +82,11 @@ export const transactOutput = z.object({
     }),
   ),
 });
+
+export const insertSpec = toolSpec({ name: 'insert', input: insertInput, output: insertOutput });
+export const updateSpec = toolSpec({ name: 'update', input: updateInput, output: updateOutput });
+export const deleteSpec = toolSpec({ name: 'delete', input: deleteInput, output: deleteOutput });
+export const transactSpec = toolSpec({ name: 'transact', input: transactInput, output: transactOutput });
 
 export type SetValue = z.infer<typeof setValueSchema>;
 export type InsertInput = z.infer<typeof insertInput>;

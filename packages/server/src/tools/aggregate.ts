@@ -1,13 +1,4 @@
-import {
-  type AggregateInput,
-  type AggregateOutput,
-  type AggregateSpec,
-  type PortableValue,
-  TOOL_NAMES,
-  ToolError,
-  aggregateInput,
-  aggregateOutput,
-} from '@mcp-db-bench/contract';
+import { type AggregateInput, type AggregateOutput, type AggregateSpec, aggregateSpec, type PortableValue, ToolError } from '@mcp-db-bench/contract';
 import { type Expression, type RawBuilder, sql } from 'kysely';
 import type { Catalog, Table } from '../catalog/types.js';
 import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
@@ -19,14 +10,11 @@ import { columnResolver, columnTypes, effectiveLimit, orderable, readFilter, req
 import { compileShape, filterShape } from '../query/shapes.js';
 import { type Limits, READ_ONLY, defineTool } from './tool.js';
 
-export const aggregate = defineTool({
-  name: TOOL_NAMES.aggregate,
+export const aggregate = defineTool(aggregateSpec, {
   title: 'Aggregate rows',
   description:
     'count, sum, avg, min and max over one table, optionally grouped, filtered before (filter) and after (having) grouping, sorted and limited. ' +
     'avg is a number rounded to 6 decimal places; sum keeps the column type.',
-  input: aggregateInput,
-  output: aggregateOutput,
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planAggregate(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);

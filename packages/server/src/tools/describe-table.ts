@@ -1,14 +1,11 @@
-import { TOOL_NAMES, describeTableInput, describeTableOutput } from '@mcp-db-bench/contract';
+import { describeTableSpec } from '@mcp-db-bench/contract';
 import { resolveTable } from '../query/names.js';
 import { READ_ONLY, defineTool } from './tool.js';
 
-export const describeTable = defineTool({
-  name: TOOL_NAMES.describeTable,
+export const describeTable = defineTool(describeTableSpec, {
   title: 'Describe a table',
   description:
     'Columns (portable type, nullability, default), primary key, foreign keys in both directions and indexes of one table or view.',
-  input: describeTableInput,
-  output: describeTableOutput,
   annotations: READ_ONLY,
   catalogOnly: true,
   async run(args, ctx) {

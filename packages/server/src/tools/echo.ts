@@ -1,13 +1,10 @@
-import { echoInput, echoOutput, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { echoSpec } from '@mcp-db-bench/contract';
 import { defineTool, READ_ONLY } from './tool.js';
 
 /** Registered only with --echo: the same path as every tool, minus the database. */
-export const echo = defineTool({
-  name: TOOL_NAMES.echo,
+export const echo = defineTool(echoSpec, {
   title: 'Echo',
   description: 'Returns its message unchanged without touching the database (for measuring protocol overhead).',
-  input: echoInput,
-  output: echoOutput,
   annotations: READ_ONLY,
   async run(args) {
     return { message: args.message ?? '' };

@@ -1,4 +1,4 @@
-import { type FilterNode, type GetInput, type GetOutput, TOOL_NAMES, ToolError, getInput, getOutput } from '@mcp-db-bench/contract';
+import { type FilterNode, type GetInput, type GetOutput, getSpec, ToolError } from '@mcp-db-bench/contract';
 import type { Catalog, Table } from '../catalog/types.js';
 import type { AnyDb, EngineProfile } from '../databases/engine.js';
 import { coerceValue } from '../filter/coerce.js';
@@ -9,12 +9,9 @@ import { compileShape } from '../query/shapes.js';
 import { columnResolver, columnTypes, decodeRow, selectFrom, whereClause } from '../query/select.js';
 import { READ_ONLY, defineTool } from './tool.js';
 
-export const get = defineTool({
-  name: TOOL_NAMES.get,
+export const get = defineTool(getSpec, {
   title: 'Get a row by primary key',
   description: 'Reads one row by its primary key: a value, or {"column": value} for each column of a composite key.',
-  input: getInput,
-  output: getOutput,
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planGet(args, await ctx.schema.get(), ctx.engine, ctx.db);

@@ -1,17 +1,14 @@
-import { TOOL_NAMES, insertInput, insertOutput } from '@mcp-db-bench/contract';
+import { insertSpec } from '@mcp-db-bench/contract';
 import { insertRows } from '../write/statements.js';
 import { inTransaction } from '../write/transaction.js';
 import { defineTool } from './tool.js';
 import { WRITES } from './write-tool.js';
 
-export const insert = defineTool({
-  name: TOOL_NAMES.insert,
+export const insert = defineTool(insertSpec, {
   title: 'Insert rows',
   description:
     'Inserts rows into one table, all or none, and returns the primary key of each (generated values included). ' +
     'Values use the same forms query returns: decimals and big integers may be strings, timestamps ISO-8601.',
-  input: insertInput,
-  output: insertOutput,
   annotations: { ...WRITES, destructiveHint: false },
   run: (args, ctx) => inTransaction(ctx, (scope) => insertRows(scope, args.table, args.rows)),
 });

@@ -1,14 +1,11 @@
-import { TOOL_NAMES, listTablesInput, listTablesOutput } from '@mcp-db-bench/contract';
+import { listTablesSpec } from '@mcp-db-bench/contract';
 import type { Table } from '../catalog/types.js';
 import { READ_ONLY, defineTool } from './tool.js';
 
-export const listTables = defineTool({
-  name: TOOL_NAMES.listTables,
+export const listTables = defineTool(listTablesSpec, {
   title: 'List tables',
   description:
     'Lists the tables and views you can read, with row counts and a one-line summary of keys and relations. Start here, then describe_table.',
-  input: listTablesInput,
-  output: listTablesOutput,
   annotations: READ_ONLY,
   catalogOnly: true,
   async run(_args, ctx) {

@@ -1,4 +1,4 @@
-import { type FilterNode, TOOL_NAMES, type QueryInput, type QueryOutput, queryInput, queryOutput } from '@mcp-db-bench/contract';
+import { type FilterNode, type QueryInput, type QueryOutput, querySpec } from '@mcp-db-bench/contract';
 import { type CompiledQuery, type SqlBool, sql } from 'kysely';
 import type { Catalog, Column, Table } from '../catalog/types.js';
 import type { AnyDb, EngineProfile } from '../databases/engine.js';
@@ -22,14 +22,11 @@ import {
 import { compileShape, filterShape } from '../query/shapes.js';
 import { type Limits, READ_ONLY, defineTool } from './tool.js';
 
-export const query = defineTool({
-  name: TOOL_NAMES.query,
+export const query = defineTool(querySpec, {
   title: 'Query rows',
   description:
     'Reads rows of one table: choose columns, filter, sort and limit. Unsorted results come in primary key order. ' +
     'When truncated is true, pass next_cursor back as cursor (with the same table, filter and order_by) for the next page.',
-  input: queryInput,
-  output: queryOutput,
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planQuery(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);

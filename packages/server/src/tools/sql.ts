@@ -1,4 +1,4 @@
-import { type Scalar, TOOL_NAMES, ToolError, sqlInput, sqlOutput } from '@mcp-db-bench/contract';
+import { type Scalar, sqlSpec, ToolError } from '@mcp-db-bench/contract';
 import type { PortableType } from '@mcp-db-bench/contract';
 import { sql as kyselySql } from 'kysely';
 import type { EngineProfile } from '../databases/engine.js';
@@ -7,15 +7,12 @@ import { requireQuery, splitNamedParameters } from '../query/named-params.js';
 import { effectiveLimit } from '../query/select.js';
 import { READ_ONLY, defineTool } from './tool.js';
 
-export const sqlTool = defineTool({
-  name: TOOL_NAMES.sql,
+export const sqlTool = defineTool(sqlSpec, {
   title: 'Run a read-only SQL query',
   description:
     'Runs one SELECT in the database\'s own dialect, read-only (the database refuses writes) and rolled back. ' +
     'Put values in named parameters such as `where customer_id = :id` with params {"id": 42}. ' +
     'Prefer query, get and aggregate: their output is the same on every engine; this one returns what the driver gives, made JSON-safe.',
-  input: sqlInput,
-  output: sqlOutput,
   annotations: READ_ONLY,
   async run(args, ctx) {
     const run = ctx.engine.readOnlyStatement;

@@ -1,3 +1,4 @@
+import type { ToolSpec } from '@mcp-db-bench/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { SchemaCache } from '../catalog/cache.js';
@@ -23,21 +24,22 @@ export interface ToolContext {
   limits: Limits;
 }
 
-/** One MCP tool: its contract and a handler that returns data or throws a ToolError. */
-export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
-  name: string;
+/** One MCP tool: its contract (name and schemas, from the contract package) and how the server presents and answers it. */
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> extends ToolSpec<string, I, O> {
   title: string;
   description: string;
-  input: I;
-  output: O;
   annotations: ToolAnnotations;
   /** the answer is a function of the cached catalog and the arguments alone: it may be reused while the catalog is the same */
   catalogOnly?: boolean;
   run(args: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;
 }
 
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition<I, O> {
-  return tool;
+/** A tool of `spec`: the server adds what hosts see beside the schemas, and the handler. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  spec: ToolSpec<string, I, O>,
+  tool: Omit<ToolDefinition<I, O>, keyof ToolSpec>,
+): ToolDefinition<I, O> {
+  return { ...spec, ...tool };
 }
 
 /** Every read tool only reads, is safe to repeat and touches nothing outside the database. */

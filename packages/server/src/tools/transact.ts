@@ -1,18 +1,15 @@
-import { TOOL_NAMES, ToolError, type TransactOutput, transactInput, transactOutput } from '@mcp-db-bench/contract';
+import { ToolError, type TransactOutput, transactSpec } from '@mcp-db-bench/contract';
 import { deleteRows, insertRows, updateRows } from '../write/statements.js';
 import { inTransaction } from '../write/transaction.js';
 import { defineTool } from './tool.js';
 import { WRITES } from './write-tool.js';
 
-export const transact = defineTool({
-  name: TOOL_NAMES.transact,
+export const transact = defineTool(transactSpec, {
   title: 'Run writes atomically',
   description:
     'Runs insert, update and delete steps in order in one transaction: all take effect or none does. ' +
     'expect_rows on a step makes a guard: e.g. a debit {"op":"update","table":"accounts","set":{"balance":{"add":"-25.00"}},' +
     '"filter":"id = 7 and balance >= 25","expect_rows":1} rolls everything back with code conflict when the balance is short.',
-  input: transactInput,
-  output: transactOutput,
   annotations: WRITES,
   run: (args, ctx) =>
     inTransaction(ctx, async (scope) => {

@@ -28,8 +28,8 @@ export const REPLAYED_METHODS = ['server/discover', 'tools/list'] as const;
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
 
 /**
- * The hot path of the 2026-07-28 era without the SDK's per-request machinery (a web Request,
- * a fresh McpServer with every tool registered, an exchange transport, a web Response).
+ * The hot path of the modern era (MODERN_REVISION) without the SDK's per-request machinery (a
+ * web Request, a fresh McpServer with every tool registered, an exchange transport, a web Response).
  *
  * It answers only the plainest well-formed requests: a single `tools/call` of a known tool, or
  * a param-less `tools/list` / `server/discover`, whose envelope (`_meta`) holds exactly the

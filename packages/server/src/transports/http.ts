@@ -34,8 +34,8 @@ export function isLoopback(host: string): boolean {
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
 /**
- * Streamable HTTP on one endpoint for both protocol eras: 2026-07-28 requests are served
- * statelessly per request; 2025-era clients get an `Mcp-Session-Id` at `initialize` (see
+ * Streamable HTTP on one endpoint for both protocol eras: modern (MODERN_REVISION) requests are
+ * served statelessly per request; 2025-era clients get an `Mcp-Session-Id` at `initialize` (see
  * sessions.ts), which later requests must name while it lives, and `DELETE` ends. The plain
  * requests of both eras take a hot path; the SDK answers everything else (its stateless
  * legacy fallback for the 2025 era). Host and Origin are always checked (DNS-rebinding

@@ -3,8 +3,8 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 
 /**
  * Serves one client over stdin/stdout. The SDK decides the era from the opening message
- * (`initialize` or a 2026-07-28 request) and pins it for the connection. Resolves when the
- * client closes stdin.
+ * (`initialize`, or a request in the modern envelope) and pins it for the connection. Resolves
+ * when the client closes stdin.
  */
 export function runStdio(factory: McpServerFactory): Promise<void> {
   return new Promise((resolve) => {

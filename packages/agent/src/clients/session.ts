@@ -1,0 +1,136 @@
+import { MODERN_REVISION } from '@mcp-db-bench/contract';
+import { type Era, McpCallError, type McpClient, type Protocol, type ToolCallResult, type ToolInfo } from './client.js';
+import type { Transport } from './transport.js';
+import {
+  type ClientInfo,
+  DEFAULT_CLIENT_INFO,
+  discoverOffersModern,
+  initializeParams,
+  isLegacySignal,
+  legacyVersionOf,
+  modernMetaFragment,
+  resultOf,
+  toToolCallResult,
+  toTools,
+} from './wire.js';
+
+export interface SessionOptions {
+  protocol: Protocol;
+  clientInfo?: ClientInfo;
+}
+
+/** A tools/call body split around its two variable parts (`prefix` args `suffix` id `}`), and its route. */
+interface CallShape<R> {
+  prefix: string;
+  suffix: string;
+  route: R;
+}
+
+/**
+ * The protocol side of our hand-rolled clients, over any transport: era negotiation
+ * (`server/discover`, else `initialize`), request ids, tools/list, tools/call and JSON-RPC errors.
+ * Bodies are assembled from string fragments built once per tool and era, so a call costs about
+ * one JSON.stringify of the arguments on top of the transport.
+ */
+export class Session<R> implements McpClient {
+  readonly #transport: Transport<R>;
+  readonly #protocol: Protocol;
+  readonly #clientInfo: ClientInfo;
+  /** `"_meta":{...}`, the modern era's envelope: the same on every request, so stringified once */
+  readonly #meta: string;
+  #era: Era | undefined;
+  #nextId = 1;
+  #listRoute: R | undefined;
+  /** per tool name, for the current era */
+  readonly #calls = new Map<string, CallShape<R>>();
+
+  constructor(transport: Transport<R>, options: SessionOptions) {
+    this.#transport = transport;
+    this.#protocol = options.protocol;
+    this.#clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
+    this.#meta = modernMetaFragment(this.#clientInfo);
+  }
+
+  async open(): Promise<{ era: Era; protocolVersion: string }> {
+    this.#setEra(undefined);
+    const transport = this.#transport;
+    transport.begin();
+    if (this.#protocol !== 'legacy') {
+      try {
+        const result = await this.#request('server/discover', transport.route('modern', 'server/discover'), this.#modernParams(''));
+        if (discoverOffersModern(result)) {
+          this.#setEra('modern');
+          return { era: 'modern', protocolVersion: MODERN_REVISION };
+        }
+        if (this.#protocol === 'modern') {
+          throw new McpCallError('protocol', `server does not offer ${MODERN_REVISION}: ${JSON.stringify(result.supportedVersions)}`);
+        }
+      } catch (error) {
+        const silent = transport.unansweredIsLegacy && error instanceof McpCallError && error.kind === 'timeout';
+        if (this.#protocol === 'modern' || !(isLegacySignal(error) || silent)) throw error;
+      }
+    }
+    const result = await this.#request('initialize', transport.route('legacy', 'initialize'), initializeParams(this.#clientInfo));
+    const version = legacyVersionOf(result);
+    transport.negotiated(version);
+    await transport.notify('{"jsonrpc":"2.0","method":"notifications/initialized"}', transport.route('legacy', 'notifications/initialized'));
+    this.#setEra('legacy');
+    return { era: 'legacy', protocolVersion: version };
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    const era = this.#requireEra();
+    this.#listRoute ??= this.#transport.route(era, 'tools/list');
+    const tools: ToolInfo[] = [];
+    let cursor: string | undefined;
+    do {
+      const inner = cursor === undefined ? '' : `"cursor":${JSON.stringify(cursor)}`;
+      const params = era === 'modern' ? this.#modernParams(inner) : `{${inner}}`;
+      cursor = toTools(await this.#request('tools/list', this.#listRoute, params), tools);
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+    const shape = this.#calls.get(name) ?? this.#callShape(name);
+    const id = this.#nextId++;
+    const body = `${shape.prefix}${JSON.stringify(args)}${shape.suffix}${id}}`;
+    return toToolCallResult(resultOf(await this.#transport.request(body, id, shape.route)));
+  }
+
+  async close(): Promise<void> {
+    this.#setEra(undefined);
+    await this.#transport.close();
+  }
+
+  /** The era (none before negotiating and after closing): routes and shapes of the last one are dropped. */
+  #setEra(era: Era | undefined): void {
+    this.#era = era;
+    this.#listRoute = undefined;
+    this.#calls.clear();
+  }
+
+  #requireEra(): Era {
+    if (this.#era === undefined) throw new McpCallError('protocol', 'call open() first');
+    return this.#era;
+  }
+
+  /** Built once per tool name and era: everything of the body before the arguments, and the route. */
+  #callShape(name: string): CallShape<R> {
+    const era = this.#requireEra();
+    const prefix = `{"jsonrpc":"2.0","method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":`;
+    const suffix = era === 'modern' ? `,${this.#meta}},"id":` : '},"id":';
+    const shape = { prefix, suffix, route: this.#transport.route(era, 'tools/call', name) };
+    this.#calls.set(name, shape);
+    return shape;
+  }
+
+  #modernParams(inner: string): string {
+    return inner === '' ? `{${this.#meta}}` : `{${inner},${this.#meta}}`;
+  }
+
+  async #request(method: string, route: R, params: string): Promise<Record<string, unknown>> {
+    const id = this.#nextId++;
+    return resultOf(await this.#transport.request(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`, id, route));
+  }
+}
