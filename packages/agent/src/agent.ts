@@ -1,6 +1,6 @@
 import { type DescribeTableInput, type DescribeTableOutput, type ListTablesOutput, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { McpClient, ToolCallResult } from './clients/client.js';
-import type { Random } from './random.js';
+import type { Random } from '@mcp-db-bench/contract';
 
 /** What an agent learned about a table from describe_table (its answer, keyed in camelCase). */
 export interface TableKnowledge {

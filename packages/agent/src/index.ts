@@ -3,7 +3,7 @@ export * from './clients/index.js';
 export * from './engine/index.js';
 export { startAgent } from './loop.js';
 export { decode, encode, type Histogram, type LatencySummary, merge, mergeHistograms, newHistogram, record, summarize, summary } from './metrics/histogram.js';
-export { Random } from './random.js';
+export { Random } from '@mcp-db-bench/contract';
 export * from './runner/index.js';
 export { type Call, type CallOutcome, DEFAULT_WORKLOADS, type Plan, type PlanContext, WORKLOADS, type Workload } from './workloads/index.js';
 export { type Account, type Draft, newMarker, openLedger, type Transfer, WriteLedger, type WriteOp } from './writes/ledger.js';

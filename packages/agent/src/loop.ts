@@ -1,7 +1,7 @@
 import { SimAgent } from './agent.js';
 import type { McpClient } from './clients/client.js';
 import { type AgentLoop, errorKindOf } from './engine/run-step.js';
-import { Random } from './random.js';
+import { type GetOutput, type QueryOutput, Random } from '@mcp-db-bench/contract';
 import type { WriteLedger } from './writes/ledger.js';
 import type { Plan, Workload } from './workloads/workload.js';
 
@@ -54,7 +54,8 @@ function planned(plan: Plan, agent: SimAgent, client: McpClient): AgentLoop {
 }
 
 function rowsOf(data: unknown): Record<string, unknown>[] {
-  const d = data as { rows?: Record<string, unknown>[]; row?: Record<string, unknown> | null } | undefined;
+  // a query's or aggregate's rows, or a get's row
+  const d = data as Partial<QueryOutput> & Partial<GetOutput> | undefined;
   if (Array.isArray(d?.rows)) return d.rows;
   return d?.row ? [d.row] : [];
 }

@@ -1,3 +1,4 @@
+import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
 import { ENGINE_TITLES, redactUrl, URL_FORMS } from './databases/index.js';
@@ -32,8 +33,8 @@ export function buildCli(): Command {
     .description(
       `An MCP server over ${ENGINE_TITLES} with one uniform set of tools:\n` +
         'list_tables, describe_table, query, get, aggregate; insert, update, delete and transact with --allow-writes;\n' +
-        'sql with --sql. Read-only by default, enforced by the database. Speaks MCP 2026-07-28 and the 2025 revisions\n' +
-        '(2025-03-26 to 2025-11-25, with sessions over HTTP) over stdio (default) or HTTP.',
+        `sql with --sql. Read-only by default, enforced by the database. Speaks MCP ${MODERN_REVISION} and the 2025 revisions\n` +
+        `(${HOST_REVISIONS.at(-1)} to ${HOST_REVISIONS[0]}, with sessions over HTTP) over stdio (default) or HTTP.`,
     )
     .version(VERSION)
     .addOption(

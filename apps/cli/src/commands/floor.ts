@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type PlanTarget, runPlan, summarize, WORKLOADS } from '@mcp-db-bench/agent';
-import type { StepResult } from '@mcp-db-bench/contract';
+import { LEGACY_REVISION, MODERN_REVISION, type StepResult } from '@mcp-db-bench/contract';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { scaleOption, seedOption } from '../options.js';
@@ -80,7 +80,7 @@ export function floorCommand(): Command {
     )
     .addOption(new Option('--db <url...>', 'databases to measure, in turn (default: a new SQLite file)'))
     .addOption(
-      new Option('--protocol <list>', 'protocol eras, alternated within each step: legacy (2025-11-25 initialize and a session, what hosts speak), modern (2026-07-28)')
+      new Option('--protocol <list>', `protocol eras, alternated within each step: legacy (${LEGACY_REVISION} initialize and a session, what hosts speak), modern (${MODERN_REVISION})`)
         .default(['legacy', 'modern'] as Era[], 'legacy,modern')
         .argParser(parseList(parseEra)),
     )

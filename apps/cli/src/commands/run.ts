@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, DEFAULT_WORKLOADS, type PlanTarget, runPlan, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
-import { RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { LEGACY_REVISION, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -71,7 +71,7 @@ export function runCommand(): Command {
     .addOption(new Option('--indexes <list>', 'index profiles to run in turn (two rounds show the speed-up)').default(['baseline', 'optimized'] as IndexProfile[], 'baseline,optimized').argParser(parseList(parseProfile)))
     .addOption(new Option('--rate <n>', 'open loop: total calls per second across agents (default: closed loop)').argParser(parsePositiveInt('rate')))
     .addOption(
-      new Option('--protocol <list>', 'MCP eras to measure, side by side: legacy (2025-11-25: initialize, then calls on a session, what hosts speak today), modern (2026-07-28) or auto')
+      new Option('--protocol <list>', `MCP eras to measure, side by side: legacy (${LEGACY_REVISION}: initialize, then calls on a session, what hosts speak today), modern (${MODERN_REVISION}) or auto`)
         .default(['legacy'] as ProtocolChoice[], 'legacy')
         .argParser(parseList(parseProtocol)),
     )

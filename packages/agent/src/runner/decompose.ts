@@ -1,7 +1,7 @@
 import { type DecompositionResult, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
 import type { Clock } from '../engine/clock.js';
-import { Random } from '../random.js';
+import { Random } from '@mcp-db-bench/contract';
 import type { RawDriver } from './plan.js';
 import { timed } from './timed.js';
 

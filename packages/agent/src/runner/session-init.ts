@@ -2,7 +2,7 @@ import type { ResultFile } from '@mcp-db-bench/contract';
 import { SimAgent } from '../agent.js';
 import type { McpClient } from '../clients/client.js';
 import type { Clock } from '../engine/clock.js';
-import { Random } from '../random.js';
+import { Random } from '@mcp-db-bench/contract';
 import { TASK_TABLES } from '../workloads/session-init.js';
 import { timed } from './timed.js';
 

@@ -1,3 +1,4 @@
+import { type QueryInput, type QueryOutput, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
 
 /** Every row of a table that matches a filter, page by page through the query tool's cursor. */
@@ -10,10 +11,10 @@ export async function readAll(
   const rows: Record<string, unknown>[] = [];
   let cursor: string | null = null;
   do {
-    const args: Record<string, unknown> = { table, columns, limit: 1000, ...(filter ? { filter } : {}), ...(cursor ? { cursor } : {}) };
-    const result = await client.callTool('query', args);
+    const args: QueryInput = { table, columns: [...columns], limit: 1000, ...(filter ? { filter } : {}), ...(cursor ? { cursor } : {}) };
+    const result = await client.callTool(TOOL_NAMES.query, args);
     if (result.isError) throw new Error(`reading ${table} back failed: ${JSON.stringify(result.data).slice(0, 300)}`);
-    const page = result.data as { rows: Record<string, unknown>[]; next_cursor: string | null };
+    const page = result.data as QueryOutput;
     rows.push(...page.rows);
     cursor = page.next_cursor;
   } while (cursor);
