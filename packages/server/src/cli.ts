@@ -31,10 +31,10 @@ const port = (value: string) => {
 export function buildCli(): Command {
   return new Command('mcp-db-server')
     .description(
-      `An MCP server over ${ENGINE_TITLES} with one uniform set of tools:\n` +
-        'list_tables, describe_table, query, get, aggregate; insert, update, delete and transact with --allow-writes;\n' +
-        `sql with --sql. Read-only by default, enforced by the database. Speaks MCP ${MODERN_REVISION} and the 2025 revisions\n` +
-        `(${HOST_REVISIONS.at(-1)} to ${HOST_REVISIONS[0]}, with sessions over HTTP) over stdio (default) or HTTP.`,
+      `An MCP server over ${ENGINE_TITLES} with one uniform set of tools: list_tables, describe_table, query, get, ` +
+        'aggregate; insert, update, delete and transact with --allow-writes; sql with --sql. Read-only by default, enforced by ' +
+        `the database. Speaks MCP ${MODERN_REVISION} and the 2025 revisions (${HOST_REVISIONS.at(-1)} to ${HOST_REVISIONS[0]}, ` +
+        'with sessions over HTTP) over stdio (default) or HTTP.',
     )
     .version(VERSION)
     .addOption(

@@ -2,13 +2,13 @@ import { ToolError } from '@mcp-db-bench/contract';
 import type { EngineProfile } from './engine.js';
 import * as registry from './registry.js';
 
-/** Every engine the server speaks, in the registry's (alphabetical) order. */
-export const ENGINES: readonly EngineProfile[] = Object.values(registry);
+/** Every engine the server speaks, by title. */
+export const ENGINES: readonly EngineProfile[] = Object.values(registry).sort((a, b) => a.title.localeCompare(b.title));
 
 /** Every engine's URL forms, for help text and errors. */
 export const URL_FORMS = ENGINES.flatMap((e) => e.urlForms).join(', ');
 
-/** The engines' titles, for a one-line description: `MariaDB, SQL Server, ... or SQLite`. */
+/** The engines' titles, for a one-line description: `MariaDB, MySQL, ... or SQLite`. */
 export const ENGINE_TITLES = ENGINES.map((e) => e.title).join(', ').replace(/, ([^,]*)$/, ' or $1');
 
 /** Picks the engine from a connection URL's scheme. */
