@@ -170,7 +170,7 @@ describe('pure functions', () => {
     expect(error).toBeInstanceOf(ToolError);
     expect(error).toMatchObject({
       code: 'database_unavailable',
-      message: "The postgres driver is not installed: run 'npm install mcp-db-bench-no-such-driver'",
+      message: "The postgres driver is not installed: run 'npm install mcp-db-bench-no-such-driver' (under npx, add '-p mcp-db-bench-no-such-driver')",
     });
     // CommonJS packages come back as their module.exports
     const pg = await loadDriver<{ Pool: unknown; types: unknown }>('postgres', 'pg');

@@ -14,8 +14,9 @@ import { parseFilter } from '../src/filter/tree.js';
  * byte for byte with its golden file. An engine may differ only where differences.json says
  * so, with the reason and the exact output it gives instead.
  *
- * UPDATE_GOLDEN=1 rewrites the golden files from SQLite (or, for a call SQLite is listed as
- * differing on, from the next engine) and the outputs recorded in differences.json; every
+ * UPDATE_GOLDEN=1 rewrites the golden files from the first engine tested (embedded ones come
+ * first; for a call it is listed as differing on, from the next) and the outputs recorded in
+ * differences.json; every
  * other engine must still equal what was written.
  */
 interface CatalogCall {

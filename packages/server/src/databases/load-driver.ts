@@ -19,7 +19,7 @@ export async function loadDriver<T>(engine: string, pkg: string): Promise<T> {
     if (typeof code === 'string' && MISSING_MODULE.has(code)) {
       throw new ToolError(
         'database_unavailable',
-        `The ${engine} driver is not installed: run 'npm install ${pkg}'`,
+        `The ${engine} driver is not installed: run 'npm install ${pkg}' (under npx, add '-p ${pkg}')`,
         { cause: error },
       );
     }
