@@ -78,3 +78,18 @@ export function unknownCommand(program: Command, word: string): string {
   return `unknown command '${word}' ${near ? `(did you mean ${near}?)` : `(commands: ${names.join(', ')})`}`;
 }
 
+
+/** Runs `work` on a database; its error, if it does not say which database, is prefixed with the URL (password redacted). */
+export async function onDatabase<T>(url: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    const shown = redactUrl(url);
+    const rest = url.slice(url.indexOf(':') + 1).replace(/^\/\//, '');
+    if (error.message.includes(shown) || (rest && error.message.includes(rest))) throw error;
+    // the same error (its class still tells callers what it is), now naming the database
+    error.message = `${shown}: ${error.message}`;
+    throw error;
+  }
+}

@@ -2,7 +2,7 @@ import { applyIndexProfile } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/server';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { Command, Option } from 'commander';
-import { UsageError } from '../errors.js';
+import { onDatabase, UsageError } from '../errors.js';
 import { dbOption, examples, parseProfile } from '../options.js';
 
 export function indexCommand(): Command {
@@ -18,7 +18,7 @@ export function indexCommand(): Command {
       if (!profile) throw new UsageError('index needs --indexes baseline or --indexes optimized');
       const flags = { db: options.db, profile };
       const t0 = performance.now();
-      const { created, dropped } = await applyIndexProfile(flags.db, flags.profile);
+      const { created, dropped } = await onDatabase(flags.db, () => applyIndexProfile(flags.db, flags.profile));
       const seconds = ((performance.now() - t0) / 1000).toFixed(2);
       process.stdout.write(
         `${redactUrl(flags.db)}: ${flags.profile} profile in ${seconds} s; created ${created.length ? created.join(', ') : 'none'}; dropped ${dropped.length ? dropped.join(', ') : 'none'}\n`,

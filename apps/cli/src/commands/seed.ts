@@ -2,6 +2,7 @@ import { type SeedEvents, seedInWorker } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/server';
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
+import { onDatabase } from '../errors.js';
 import { dbOption, examples, type Format, formatOption, indexesOption, jsonAlias, scaleOption, seedOption } from '../options.js';
 import { renderSeedSummary, seedSummarySections } from '../render/seed-summary.js';
 import { toMarkdown } from '../render/table.js';
@@ -33,9 +34,11 @@ export function seedCommand(): Command {
     )
     .action(async (flags: SeedFlags) => {
       process.stderr.write(`seeding ${redactUrl(flags.db)} at scale ${flags.scale} (seed ${flags.seed})\n`);
-      const report = await seedInWorker(
-        { url: flags.db, scale: flags.scale, seed: flags.seed, indexes: flags.indexes, force: flags.force ?? false },
-        process.stderr.isTTY ? barProgress() : lineProgress(),
+      const report = await onDatabase(flags.db, () =>
+        seedInWorker(
+          { url: flags.db, scale: flags.scale, seed: flags.seed, indexes: flags.indexes, force: flags.force ?? false },
+          process.stderr.isTTY ? barProgress() : lineProgress(),
+        ),
       );
       process.stdout.write(
         flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : flags.format === 'markdown' ? toMarkdown(seedSummarySections(report)) : renderSeedSummary(report),
