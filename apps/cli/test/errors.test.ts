@@ -145,7 +145,7 @@ describe('help', () => {
   it.each(['run', 'report', 'seed', 'index', 'serve', 'doctor', 'floor', 'soak'])('%s --help ends with examples', async (command) => {
     const r = await run([command, '--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\nExamples:\n(  \$ .*mcp-db-bench.*\n)+\n?$/);
+    expect(r.stdout).toMatch(/\nExamples:\n( {2}\$ .*mcp-db-bench.*\n)+\n?$/);
     if (command !== 'run') expect(r.stdout).toMatch(new RegExp(`\\$ (MCP_DB_BENCH_DB=\\S+ )?mcp-db-bench ${command}`));
   });
 
