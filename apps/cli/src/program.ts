@@ -49,10 +49,11 @@ export function usageLine(text: string): string {
   line = line.replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)');
   const invalid = /^option '(\S+)[^']*' (?:argument '(.*)'|value '(.*)' from env '(\S+)') is invalid\. (.*)$/s.exec(line);
   if (invalid) {
-    const [, flag, arg, envValue, env, reason] = invalid as unknown as [string, string, string | undefined, string | undefined, string | undefined, string];
+    const [, flag, arg, envValue, env, said] = invalid as unknown as [string, string, string | undefined, string | undefined, string | undefined, string];
+    const reason = said.replace(/^Allowed choices are (.*)\.$/, 'must be one of $1');
     const value = arg ?? envValue ?? '';
     const source = env ? ` (from ${env})` : '';
-    const named = reason.startsWith(flag) ? reason : reason.startsWith(`${flag.slice(2)} `) ? `--${reason}` : `${flag}: ${reason}`;
+    const named = reason.startsWith('must ') ? `${flag} ${reason}` : reason.startsWith(flag) ? reason : reason.startsWith(`${flag.slice(2)} `) ? `--${reason}` : `${flag}: ${reason}`;
     line = new RegExp(`(^|[\\s'"])${escapeRegExp(value)}([\\s'",;)]|$)`).test(reason) ? `${named}${source}` : `${named}: ${value}${source}`;
   }
   return redactAll(line.replace(/\s*\n\s*/g, ' '));

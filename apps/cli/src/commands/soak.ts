@@ -70,7 +70,7 @@ export function soakCommand(): Command {
 /** Soak holds one workload: a name, not a list. */
 function parseOneWorkload(name: string): string {
   if (name.includes(',')) throw new InvalidArgumentError('soak runs one workload at a time');
-  if (!(name in WORKLOADS)) throw new InvalidArgumentError(`unknown workload; workloads: ${Object.keys(WORKLOADS).join(', ')}`);
+  if (!(name in WORKLOADS)) throw new InvalidArgumentError(`unknown workload ${name}; workloads: ${Object.keys(WORKLOADS).join(', ')}`);
   return name;
 }
 
