@@ -1,9 +1,22 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { availableParallelism } from 'node:os';
 import { INDEX_PROFILES, type IndexProfile, MAX_SCALE } from '@mcp-db-bench/dataset';
 import { URL_FORMS } from '@mcp-db-bench/server';
+import { InvalidArgumentError, Option } from 'commander';
+import { parseList, parsePositiveInt } from './run/durations.js';
 
-/** The default database: an embedded SQLite file in the working directory. */
+/**
+ * The CLI's grammar, defined once: the same idea has the same flag on every command, and its
+ * value the same syntax. A flag names the idea (`--db`, `--indexes`, `--workloads`, `--agents`);
+ * a command that takes one value where others take a list accepts a list of one (`soak
+ * --agents 50`, `seed --indexes optimized`). Old spellings stay as hidden aliases.
+ */
+
+/** The default database of seed, index and serve: an embedded SQLite file in the working directory. */
 export const DEFAULT_DB = 'sqlite:mcp-db-bench.db';
+/** Every command that takes a database reads it from here when --db is not given. */
+export const DB_ENV = 'MCP_DB_BENCH_DB';
+
+export type Format = 'table' | 'markdown' | 'json';
 
 export function parseScale(value: string): number {
   const n = Number(value);
@@ -24,9 +37,11 @@ export function parseProfile(value: string): IndexProfile {
   return value as IndexProfile;
 }
 
-/** The options several commands share, defined once so their defaults cannot drift apart. */
-export const dbOption = (description = `database URL: ${URL_FORMS}`) =>
-  new Option('--db <url>', description).env('MCP_DB_BENCH_DB').default(DEFAULT_DB);
+/** One database, with the working directory's SQLite file as the default (seed, index, serve). */
+export const dbOption = (description = `database URL: ${URL_FORMS}`) => new Option('--db <url>', description).env(DB_ENV).default(DEFAULT_DB);
+
+/** Databases a benchmark starts our server on; without one it seeds a new SQLite file in a temporary directory, removed afterwards. */
+export const dbListOption = (description: string) => new Option('--db <url...>', description).env(DB_ENV);
 
 export const scaleOption = (description = 'dataset size: 1 = 2.56 million rows, 0.01 = 25,600') =>
   new Option('--scale <n>', description).default(0.01).argParser(parseScale);
@@ -36,3 +51,23 @@ export const seedOption = (description = 'random seed: the same seed gives the s
 
 export const indexesOption = (description = 'baseline (primary keys only) or optimized (foreign-key and filter columns)') =>
   new Option('--indexes <profile>', description).default('optimized').argParser(parseProfile);
+
+/** Concurrent agents: a comma-separated list, the default shown as it is typed. */
+export const agentsOption = (defaults: number[], description = 'concurrent agents per step, comma-separated, e.g. 1,2,5,10,25,50') =>
+  new Option('--agents <list>', description).default(defaults, defaults.join(',')).argParser(parseList(parsePositiveInt('agents')));
+
+/** Server worker processes: one per core unless told, and help says so. */
+export const workersOption = (description = 'server worker processes (mcp-db-server --workers)') => {
+  const cores = availableParallelism();
+  return new Option('--workers <n>', description).default(cores, `one per core: ${cores} here`).argParser(parsePositiveInt('workers'));
+};
+
+/** What a command prints on stdout: the same three formats everywhere, a table unless told. */
+export const formatOption = (description = 'output on stdout', choices: readonly Format[] = ['table', 'markdown', 'json']) =>
+  new Option('--format <format>', description).choices(choices).default('table');
+
+/** The old `--json`: `--format json`, kept so scripts do not break. */
+export const jsonAlias = () => new Option('--json', 'same as --format json').implies({ format: 'json' }).hideHelp();
+
+/** Examples at the end of a command's help. */
+export const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;

@@ -7,11 +7,13 @@ import { runCommand } from './commands/run.js';
 import { seedCommand } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
 import { soakCommand } from './commands/soak.js';
+import { commandNames, EXIT, redactAll, unknownCommand } from './errors.js';
+import { examples } from './options.js';
 import { VERSION } from './version.js';
 
 /** The CLI: one file per command under commands/, registered here. */
 export function buildProgram(): Command {
-  return new Command('mcp-db-bench')
+  const program = new Command('mcp-db-bench')
     .description('Benchmark databases the way AI agents use them: through MCP.')
     .version(VERSION)
     .addCommand(runCommand(), { isDefault: true })
@@ -22,5 +24,52 @@ export function buildProgram(): Command {
     .addCommand(doctorCommand())
     .addCommand(floorCommand())
     .addCommand(soakCommand())
-    .showHelpAfterError();
+    .addHelpText(
+      'after',
+      '\nWith no command, mcp-db-bench runs `run`. Every command that takes a database reads --db from MCP_DB_BENCH_DB when it is not given.\n' +
+        'Exit codes: 0 done, 1 a failure while running, 2 a mistake on the command line, 130 interrupted (Ctrl-C).\n' +
+        examples('mcp-db-bench', 'mcp-db-bench run --db postgres://bench:bench@127.0.0.1:5432/bench --out result.json', 'mcp-db-bench report result.json --format markdown'),
+    );
+  for (const command of [program, ...program.commands]) configure(command);
+  return program;
+}
+
+/** Every command alike: commander errors thrown (bin.ts exits 2 on them), one line each, with a suggestion. */
+function configure(command: Command): void {
+  const where = command.parent ? `mcp-db-bench ${command.name()}` : 'mcp-db-bench';
+  command
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({ outputError: (text, write) => write(`mcp-db-bench: ${usageLine(text)}; see ${where} --help\n`) });
+}
+
+/** Commander's message as one line: `error: ` dropped, a suggestion kept, a rejected value named after the reason. */
+export function usageLine(text: string): string {
+  let line = text.trim().replace(/^error: /, '');
+  line = line.replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)');
+  const invalid = /^option '(\S+)[^']*' (?:argument '(.*)'|value '(.*)' from env '(\S+)') is invalid\. (.*)$/s.exec(line);
+  if (invalid) {
+    const [, flag, arg, envValue, env, said] = invalid as unknown as [string, string, string | undefined, string | undefined, string | undefined, string];
+    const reason = said.replace(/^Allowed choices are (.*)\.$/, 'must be one of $1');
+    const value = arg ?? envValue ?? '';
+    const source = env ? ` (from ${env})` : '';
+    const named = reason.startsWith('must ') ? `${flag} ${reason}` : reason.startsWith(flag) ? reason : reason.startsWith(`${flag.slice(2)} `) ? `--${reason}` : `${flag}: ${reason}`;
+    line = new RegExp(`(^|[\\s'"])${escapeRegExp(value)}([\\s'",;)]|$)`).test(reason) ? `${named}${source}` : `${named}: ${value}${source}`;
+  }
+  return redactAll(line.replace(/\s*\n\s*/g, ' '));
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Parses and runs. A first word that is not a command is a usage error naming the closest
+ * command, not an argument of the default command `run`.
+ */
+export async function parseCli(argv: readonly string[]): Promise<void> {
+  const program = buildProgram();
+  const first = argv[2];
+  if (first !== undefined && !first.startsWith('-') && !commandNames(program).includes(first)) {
+    program.error(unknownCommand(program, first), { exitCode: EXIT.usage, code: 'commander.unknownCommand' });
+  }
+  await program.parseAsync([...argv]);
 }

@@ -86,7 +86,7 @@ describe('mcp-db-bench run', () => {
 
   it('refuses a file that is not a result file', async () => {
     const r = await run(['report', join(dir, 'result.json.missing')]);
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/mcp-db-bench: /);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`mcp-db-bench: cannot read the result file ${join(dir, 'result.json.missing')}: no such file\n`);
   });
 });

@@ -35,7 +35,7 @@ describe('mcp-db-bench seed', () => {
   const db = `sqlite:${join(dir, 'shop.db')}`;
 
   it('loads a scale into SQLite and reports rows, rates and checks as JSON', async () => {
-    const r = await run(['seed', '--db', db, '--scale', '0.005', '--seed', '9', '--json']);
+    const r = await run(['seed', '--db', db, '--scale', '0.005', '--seed', '9', '--format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report).toMatchObject({ engine: 'sqlite', scale: 0.005, seed: 9, indexes: 'optimized' });
@@ -54,13 +54,24 @@ describe('mcp-db-bench seed', () => {
     expect(r.stdout).toMatch(/foreign keys: all 16 resolve/);
   });
 
+  it('keeps --json as the old spelling of --format json, and prints Markdown too', async () => {
+    const json = await run(['seed', '--db', db, '--scale', '0.001', '--force', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ engine: 'sqlite', scale: 0.001 });
+    const md = await run(['seed', '--db', db, '--scale', '0.001', '--force', '--format', 'markdown']);
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toMatch(/^### sqlite: scale 0\.001/);
+    expect(md.stdout).toMatch(/\| order_items \| 1,200 \|/);
+  });
+
   it('refuses to overwrite existing tables without --force', async () => {
     expect(failure(await run(['seed', '--db', db, '--scale', '0.001']))).toMatch(/already has dataset tables .* pass --force/);
   });
 
   it('switches index profiles on the loaded database', async () => {
-    const down = await run(['index', '--db', db, '--profile', 'baseline']);
+    const down = await run(['index', '--db', db, '--indexes', 'baseline']);
     expect(down.stdout).toMatch(/baseline profile .* created none; dropped ix_/);
+    // the old spelling still works
     const up = await run(['index', '--db', db, '--profile', 'optimized']);
     expect(up.stdout).toMatch(/optimized profile .* created ix_categories_parent_id/);
   });
@@ -80,7 +91,7 @@ describe('mcp-db-bench seed', () => {
 
   it('index refuses a database that was never seeded, without creating it', async () => {
     const path = join(dir, 'empty.db');
-    expect(failure(await run(['index', '--db', `sqlite:${path}`, '--profile', 'optimized']))).toMatch(/cannot open SQLite database|not a seeded database/);
+    expect(failure(await run(['index', '--db', `sqlite:${path}`, '--indexes', 'optimized']))).toMatch(/cannot open SQLite database|not a seeded database/);
     expect(existsSync(path)).toBe(false);
   });
 

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
@@ -27,6 +28,16 @@ const port = (value: string) => {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('port must be 0-65535');
   return n;
 };
+
+/** The exit code of a mistake on the command line (commander's own errors included). */
+export const USAGE_EXIT = 2;
+
+/** SQLite's `unable to open database file` for a file that is not there, said plainly (the server never creates one). */
+function missingSqliteFile(error: unknown): unknown {
+  const m = error instanceof Error ? /^cannot open SQLite database (.+): unable to open database file$/.exec(error.message) : null;
+  if (!m || existsSync(m[1]!)) return error;
+  return new Error(`cannot open SQLite database ${m[1]}: no such file (the server does not create one; mcp-db-bench seed --db sqlite:${m[1]} makes one)`);
+}
 
 export function buildCli(): Command {
   return new Command('mcp-db-server')
@@ -83,7 +94,8 @@ export function buildCli(): Command {
     .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (each opens its own connections)').env('MCP_DB_WORKERS').default(1).argParser(positiveInt('workers')))
     .addHelpText(
       'after',
-      '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n\n' +
+      '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n' +
+        'Exit codes: 0 stopped, 1 a failure (the database cannot be opened, the port is taken), 2 a mistake on the command line.\n\n' +
         'Examples:\n' +
         '  mcp-db-server --url sqlite:./shop.db\n' +
         '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n',
@@ -114,6 +126,8 @@ interface CliOptions {
 /** Parses arguments, opens the database and serves until stdin closes or a signal arrives. */
 export async function main(argv = process.argv): Promise<void> {
   const program = buildCli();
+  // Usage errors (commander's, and the checks below that call program.error) exit 2; failures exit 1 (bin.ts).
+  program.exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT));
   program.parse(argv);
   const options = program.opts<CliOptions>();
   // Commander turns on a boolean flag whenever its variable is set; MCP_DB_HTTP=0 should not.
@@ -134,6 +148,8 @@ export async function main(argv = process.argv): Promise<void> {
     limits: { maxRows: options.maxRows, defaultRows: options.defaultRows, maxResponseBytes: options.maxResponseBytes },
     allowWrites: options.allowWrites,
     statementTimeoutMs: options.statementTimeout,
+  }).catch((error: unknown) => {
+    throw missingSqliteFile(error);
   });
   if (options.http && options.workers > 1 && ctx.engine.oneProcess) {
     await ctx.close();

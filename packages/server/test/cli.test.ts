@@ -106,8 +106,8 @@ describe('help and version', () => {
 describe('where the database URL comes from', () => {
   it('fails with one actionable line when no URL is given anywhere', async () => {
     const result = await run([]);
-    expect(result.code).not.toBe(0);
-    expect(result.code).not.toBeNull();
+    // a usage error: exit 2
+    expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(lines(result.stderr)).toHaveLength(1);
     expect(result.stderr).not.toMatch(STACK_FRAME);
@@ -161,7 +161,7 @@ describe('bad URLs and unreachable databases', () => {
   it('does not create a missing SQLite file in an existing directory (a typo must not yield an empty database)', async () => {
     const target = join(dir, 'typo.db');
     const message = expectOneLineFailure(await run(['--url', `sqlite:${target}`]));
-    expect(message).toContain(`cannot open SQLite database ${target}`);
+    expect(message).toBe(`mcp-db-server: cannot open SQLite database ${target}: no such file (the server does not create one; mcp-db-bench seed --db sqlite:${target} makes one)`);
     expect(existsSync(target)).toBe(false);
   });
 
@@ -199,20 +199,26 @@ describe('option validation', () => {
 
   it('rejects a non-numeric --port with commander\'s message', async () => {
     const result = await run(['--url', url(), '--port', 'abc']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim()).toBe("error: option '--port <port>' argument 'abc' is invalid. port must be 0-65535");
   });
 
+  it('exits 2 on an unknown option, as on every usage error', async () => {
+    const result = await run(['--url', url(), '--bogus']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe("error: unknown option '--bogus'");
+  });
+
   it('rejects --max-rows 0 with commander\'s message', async () => {
     const result = await run(['--url', url(), '--max-rows', '0']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe("error: option '--max-rows <n>' argument '0' is invalid. max-rows must be a positive integer");
   });
 
   it('validates values that come from the environment too', async () => {
     const result = await run([], cleanEnv({ MCP_DB_URL: url(), MCP_DB_PORT: '70000' }));
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe("error: option '--port <port>' value '70000' from env 'MCP_DB_PORT' is invalid. port must be 0-65535");
   });
 

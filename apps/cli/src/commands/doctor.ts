@@ -2,13 +2,15 @@ import { createRequire } from 'node:module';
 import { TABLES } from '@mcp-db-bench/dataset';
 import { ENGINES, engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command } from 'commander';
+import { dbListOption, examples } from '../options.js';
 import { serverBin } from '../run/server-process.js';
 
 /** Checks what a run needs: Node, the server, each driver, and each database given. */
 export function doctorCommand(): Command {
   return new Command('doctor')
     .description('check Node, the MCP server, the database drivers and the databases you name')
-    .option('--db <url...>', 'databases to check')
+    .addOption(dbListOption('databases to check'))
+    .addHelpText('after', examples('mcp-db-bench doctor', 'mcp-db-bench doctor --db sqlite:mcp-db-bench.db --db postgres://bench:bench@127.0.0.1:5432/bench'))
     .action(async (flags: { db?: string[] }) => {
       let failures = 0;
       const line = (ok: boolean, text: string) => {

@@ -1,17 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, type PlanTarget, runPlan, summarize, WORKLOADS } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type StepResult } from '@mcp-db-bench/contract';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { scaleOption, seedOption } from '../options.js';
+import { agentsOption, dbListOption, examples, type Format, formatOption, scaleOption, seedOption, workersOption } from '../options.js';
 import { callsPerSecond, int, median, spread } from '../render/numbers.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
 import { ownedDatabase, workersFor } from '../run/database.js';
 import { environment } from '../run/environment.js';
 import { FLOOR_LABEL, startHttpFloor } from '../run/http-floor.js';
+import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../run/interrupt.js';
 import { eraLabel } from '../run/labels.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
@@ -29,7 +29,7 @@ interface FloorFlags {
   workers: number;
   scale: number;
   seed: number;
-  format: 'table' | 'markdown';
+  format: Format;
   out?: string;
 }
 
@@ -78,13 +78,13 @@ export function floorCommand(): Command {
       'the protocol floor table: our server (lean client, each protocol era in turn) against a bare node:http echo measured in the same run, ' +
         'per database and agent count, with each iteration\'s floor measured right before the calls it is compared with',
     )
-    .addOption(new Option('--db <url...>', 'databases to measure, in turn (default: a new SQLite file)'))
+    .addOption(dbListOption('databases to measure, in turn (default: a new SQLite file in a temporary directory)'))
     .addOption(
       new Option('--protocol <list>', `protocol eras, alternated within each step: legacy (${LEGACY_REVISION} initialize and a session, what hosts speak), modern (${MODERN_REVISION})`)
         .default(['legacy', 'modern'] as Era[], 'legacy,modern')
         .argParser(parseList(parseEra)),
     )
-    .addOption(new Option('--agents <list>', 'agent counts').default([1, 10]).argParser(parseList(parsePositiveInt('agents'))))
+    .addOption(agentsOption([1, 10], 'agent counts, comma-separated'))
     .addOption(new Option('--iterations <n>', 'repetitions; the table shows the median and the range').default(3).argParser(parsePositiveInt('iterations')))
     .addOption(new Option('--duration <time>', 'measured time per step').default(3000, '3s').argParser(parseDuration))
     .addOption(new Option('--warmup <time>', 'unmeasured warm-up before each step').default(1000, '1s').argParser(parseDuration))
@@ -93,16 +93,21 @@ export function floorCommand(): Command {
         .default(3)
         .argParser(parsePositiveInt('slices')),
     )
-    .addOption(
-      new Option('--workers <n>', 'server worker processes (mcp-db-server --workers)').default(availableParallelism()).argParser(parsePositiveInt('workers')),
-    )
+    .addOption(workersOption())
     .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
     .addOption(seedOption())
-    .addOption(new Option('--format <format>', 'report format').choices(['table', 'markdown']).default('markdown'))
+    .addOption(formatOption('on stdout: the tables, or the raw samples (json, as --out writes them)'))
     .option('--out <file>', 'also write the raw samples (JSON)')
+    .addHelpText(
+      'after',
+      examples('mcp-db-bench floor', 'mcp-db-bench floor --agents 1 --protocol modern --format markdown', 'mcp-db-bench floor --db postgres://bench:bench@127.0.0.1:5432/bench --workers 2 --out floor.json'),
+    )
     .action(async (flags: FloorFlags) => {
+      cleanUpOnSignals();
       const { samples, sessions, costs } = await measure(flags);
-      if (flags.out) writeFileSync(flags.out, `${JSON.stringify({ environment: environment(), flags, samples, sessions, costs }, null, 2)}\n`);
+      const raw = `${JSON.stringify({ environment: environment(), flags, samples, sessions, costs }, null, 2)}\n`;
+      if (flags.out) writeFileSync(flags.out, raw);
+      if (flags.format === 'json') return void process.stdout.write(raw);
       const sections = render(samples, sessions, costs, flags);
       process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections));
     });
@@ -119,7 +124,7 @@ function parseEra(value: string): Era {
 const floorLabel = (era: string) => `${FLOOR_LABEL} before ${era}`;
 
 async function measure(flags: FloorFlags) {
-  const tempDir = flags.db ? undefined : mkdtempSync(join(tmpdir(), 'mcp-db-bench-floor-'));
+  const tempDir = flags.db ? undefined : makeTempDir('mcp-db-bench-floor-');
   const dbs = flags.db ?? [`sqlite:${join(tempDir!, 'bench.db')}`];
   const sessions: Session[] = [];
   const costs: Cost[] = [];
@@ -193,7 +198,7 @@ async function measure(flags: FloorFlags) {
     return { samples: pair(result.steps), sessions, costs };
   } finally {
     for (const stop of stops.reverse()) await stop();
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    if (tempDir) removeTempDir(tempDir);
   }
 }
 

@@ -1,12 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, DEFAULT_WORKLOADS, type PlanTarget, runPlan, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { parseProfile, scaleOption, seedOption } from '../options.js';
+import { request } from 'undici';
+import { networkReason, unknownCommand, UsageError } from '../errors.js';
+import { agentsOption, dbListOption, examples, type Format, formatOption, jsonAlias, parseProfile, scaleOption, seedOption } from '../options.js';
 import { logLine, progress } from '../render/progress.js';
 import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
@@ -14,6 +15,7 @@ import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js'
 import { ownedDatabase } from '../run/database.js';
 import { environment } from '../run/environment.js';
 import { FLOOR_LABEL, startHttpFloor } from '../run/http-floor.js';
+import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../run/interrupt.js';
 import { eraLabel, type ProtocolChoice } from '../run/labels.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
@@ -35,8 +37,7 @@ interface RunFlags {
   rate?: number;
   protocol: ProtocolChoice[];
   client: 'lean' | 'sdk';
-  format: 'table' | 'markdown';
-  json?: boolean;
+  format: Format;
   out?: string;
 }
 
@@ -50,12 +51,24 @@ const parseWorkload = (name: string) => {
   return name;
 };
 
+/** An http(s) URL for --target, or a usage error naming what was given. */
+export function parseTarget(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('--target must be an http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('--target must be an http(s) URL');
+  return value;
+}
+
 export function runCommand(): Command {
   return new Command('run')
     .description('seed (if needed), serve and benchmark: the default command; with no options, all on embedded SQLite')
-    .addOption(new Option('--db <url...>', 'databases to benchmark through our MCP server; give several to compare engines (default: a new SQLite file)'))
-    .addOption(new Option('--target <url>', 'benchmark another MCP server over Streamable HTTP instead').conflicts('db'))
-    .addOption(new Option('--target-cmd <command>', 'benchmark an MCP server spawned over stdio (one process per agent)').conflicts(['db', 'target']))
+    .addOption(dbListOption('databases to benchmark through our MCP server; give several to compare engines (default: a new SQLite file in a temporary directory)'))
+    .addOption(new Option('--target <url>', 'benchmark another MCP server over Streamable HTTP instead (http:// or https://)').argParser(parseTarget))
+    .addOption(new Option('--target-cmd <command>', 'benchmark an MCP server spawned over stdio (one process per agent)'))
     .addOption(new Option('--token <token>', 'bearer token for --target'))
     .addOption(scaleOption('dataset scale when seeding (1 = 2.56 million rows)'))
     .addOption(seedOption('seed for the dataset and the agents'))
@@ -64,7 +77,7 @@ export function runCommand(): Command {
         .default(DEFAULT_WORKLOADS, DEFAULT_WORKLOADS.join(','))
         .argParser(parseList(parseWorkload)),
     )
-    .addOption(new Option('--agents <list>', 'concurrent agents per step, e.g. 1,2,5,10,25,50').default([1, 4, 16]).argParser(parseList(parsePositiveInt('agents'))))
+    .addOption(agentsOption([1, 4, 16]))
     .addOption(new Option('--duration <time>', 'measured time per step').default(2000, '2s').argParser(parseDuration))
     .addOption(new Option('--warmup <time>', 'unmeasured warm-up before each step').default(500, '500ms').argParser(parseDuration))
     .addOption(new Option('--iterations <n>', 'repeat each step; reports show the median and spread').default(1).argParser(parsePositiveInt('iterations')))
@@ -76,10 +89,21 @@ export function runCommand(): Command {
         .argParser(parseList(parseProtocol)),
     )
     .addOption(new Option('--client <kind>', 'lean (hand-built JSON-RPC on undici) or sdk (the official client)').choices(['lean', 'sdk']).default('lean'))
-    .addOption(new Option('--format <format>', 'report format on stdout').choices(['table', 'markdown']).default('table'))
-    .option('--json', 'print the result file (JSON) on stdout instead of the report')
+    .addOption(formatOption('on stdout: the report as a table or Markdown, or the result file (json)'))
+    .addOption(jsonAlias())
     .option('--out <file>', 'also write the result file here')
-    .action(async (flags: RunFlags) => {
+    .allowExcessArguments()
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-db-bench run --agents 1,8 --duration 5s',
+        'mcp-db-bench run --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench --indexes optimized --out result.json',
+        'mcp-db-bench run --target https://mcp.example.com/mcp --token $TOKEN --workloads point-read,filtered',
+      ),
+    )
+    .action(async (flags: RunFlags, command: Command) => {
+      checkRunUsage(flags, command);
+      cleanUpOnSignals();
       const result = await run(flags);
       const failed = failedVerifications(result);
       if (failed.length) {
@@ -89,7 +113,7 @@ export function runCommand(): Command {
       if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
       const sections = reportSections(result);
       process.stdout.write(
-        flags.json
+        flags.format === 'json'
           ? `${JSON.stringify(result, null, 2)}\n`
           : flags.format === 'markdown'
             ? `${reportHeader(result)}\n\n${toMarkdown(sections)}`
@@ -98,8 +122,31 @@ export function runCommand(): Command {
     });
 }
 
+/** What commander cannot check: a word where no argument belongs, and options that need or exclude each other. */
+function checkRunUsage(flags: RunFlags, command: Command): void {
+  const parent = command.parent!;
+  if (command.args.length) throw new UsageError(unknownCommand(parent, command.args[0]!));
+  // MCP_DB_BENCH_DB names the database to use when nothing else is named: --target or --target-cmd wins over it.
+  if (command.getOptionValueSource('db') === 'env' && (flags.target || flags.targetCmd)) flags.db = undefined;
+  const given = [flags.db && '--db', flags.target && '--target', flags.targetCmd && '--target-cmd'].filter(Boolean);
+  if (given.length > 1) throw new UsageError(`${given.join(' and ')} cannot be used together: benchmark our server on databases (--db), or another server (--target or --target-cmd)`);
+  if (flags.token && !flags.target) throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
+}
+
+/** Fails early, naming the target, when nothing answers HTTP at its address. Any HTTP answer will do. */
+async function checkReachable(url: string): Promise<void> {
+  try {
+    const res = await request(url, { method: 'GET', headers: { accept: 'text/event-stream, application/json' }, signal: AbortSignal.timeout(10_000) });
+    res.body.destroy();
+  } catch (error) {
+    const why = (error as Error).name === 'TimeoutError' ? 'no answer within 10 s' : networkReason(error);
+    throw new Error(`cannot reach the target ${redactUrl(url)}: ${why}`);
+  }
+}
+
 async function run(flags: RunFlags): Promise<ResultFile> {
-  const tempDir = !flags.db && !flags.target && !flags.targetCmd ? mkdtempSync(join(tmpdir(), 'mcp-db-bench-')) : undefined;
+  if (flags.target) await checkReachable(flags.target);
+  const tempDir = !flags.db && !flags.target && !flags.targetCmd ? makeTempDir('mcp-db-bench-') : undefined;
   const dbs = flags.db ?? (tempDir ? [`sqlite:${join(tempDir, 'bench.db')}`] : []);
   const workloads = flags.workloads.map((name) => WORKLOADS[name]!);
   const targets: ResultFile['config']['targets'] = [];
@@ -177,9 +224,14 @@ async function run(flags: RunFlags): Promise<ResultFile> {
       },
       ...measured,
     };
+  } catch (error) {
+    // the target went away during the run: say which server it was
+    const why = networkReason(error);
+    if (flags.target && why !== (error as Error).message) throw new Error(`cannot reach the target ${redactUrl(flags.target)}: ${why}`);
+    throw error;
   } finally {
     for (const stop of stops.reverse()) await stop();
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    if (tempDir) removeTempDir(tempDir);
   }
 }
 

@@ -2,8 +2,10 @@ import { type SeedEvents, seedInWorker } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/server';
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
-import { dbOption, indexesOption, scaleOption, seedOption } from '../options.js';
-import { renderSeedSummary } from '../render/seed-summary.js';
+import { onDatabase } from '../errors.js';
+import { dbOption, examples, type Format, formatOption, indexesOption, jsonAlias, scaleOption, seedOption } from '../options.js';
+import { renderSeedSummary, seedSummarySections } from '../render/seed-summary.js';
+import { toMarkdown } from '../render/table.js';
 
 interface SeedFlags {
   db: string;
@@ -11,7 +13,7 @@ interface SeedFlags {
   seed: number;
   indexes: 'baseline' | 'optimized';
   force?: boolean;
-  json?: boolean;
+  format: Format;
 }
 
 export function seedCommand(): Command {
@@ -22,19 +24,25 @@ export function seedCommand(): Command {
     .addOption(seedOption())
     .addOption(indexesOption())
     .option('--force', 'drop and reload dataset tables that already exist')
-    .option('--json', 'print the report as JSON on stdout instead of a table')
+    .addOption(formatOption('the seed report on stdout'))
+    .addOption(jsonAlias())
     .addHelpText(
       'after',
       '\nTables and rows at scale 1: categories 1,000; suppliers 10,000; customers 200,000; products 100,000;\n' +
-        'inventory 100,000; orders 600,000; order_items 1,200,000; reviews 349,000.\n',
+        'inventory 100,000; orders 600,000; order_items 1,200,000; reviews 349,000.\n' +
+        examples('mcp-db-bench seed', 'mcp-db-bench seed --db postgres://bench:bench@127.0.0.1:5432/bench --scale 1', 'MCP_DB_BENCH_DB=sqlite:shop.db mcp-db-bench seed --force --indexes baseline'),
     )
     .action(async (flags: SeedFlags) => {
       process.stderr.write(`seeding ${redactUrl(flags.db)} at scale ${flags.scale} (seed ${flags.seed})\n`);
-      const report = await seedInWorker(
-        { url: flags.db, scale: flags.scale, seed: flags.seed, indexes: flags.indexes, force: flags.force ?? false },
-        process.stderr.isTTY ? barProgress() : lineProgress(),
+      const report = await onDatabase(flags.db, () =>
+        seedInWorker(
+          { url: flags.db, scale: flags.scale, seed: flags.seed, indexes: flags.indexes, force: flags.force ?? false },
+          process.stderr.isTTY ? barProgress() : lineProgress(),
+        ),
       );
-      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderSeedSummary(report));
+      process.stdout.write(
+        flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : flags.format === 'markdown' ? toMarkdown(seedSummarySections(report)) : renderSeedSummary(report),
+      );
       if (!report.checks.ok) process.exitCode = 1;
     });
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { Command } from 'commander';
-import { dbOption, indexesOption, scaleOption, seedOption } from '../options.js';
+import { dbOption, examples, indexesOption, scaleOption, seedOption } from '../options.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { serverBin } from '../run/server-process.js';
 
@@ -26,6 +26,10 @@ export function serveCommand(): Command {
     .option('--host <host>', 'HTTP bind address', '127.0.0.1')
     .option('--port <port>', 'HTTP port', '7400')
     .option('--token <token>', 'require this bearer token over HTTP')
+    .addHelpText(
+      'after',
+      examples('mcp-db-bench serve', 'mcp-db-bench serve --stdio --db sqlite:shop.db', 'mcp-db-bench serve --db postgres://bench:bench@127.0.0.1:5432/bench --port 7400 --token $TOKEN'),
+    )
     .action(async (flags: ServeFlags) => {
       const { scale, seed, indexes } = flags;
       await seedIfMissing(flags.db, { scale, seed, indexes }, (line) => process.stderr.write(`${line}\n`));

@@ -1,14 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, errorTotal, runPlan, summarize, WORKLOADS } from '@mcp-db-bench/agent';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { scaleOption, seedOption } from '../options.js';
+import { DB_ENV, examples, type Format, formatOption, scaleOption, seedOption, workersOption } from '../options.js';
 import { callsPerSecond, median } from '../render/numbers.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parsePositiveInt } from '../run/durations.js';
 import { treeMemory } from '../run/process-memory.js';
 import { workersFor } from '../run/database.js';
+import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../run/interrupt.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
 
@@ -18,11 +18,12 @@ interface SoakFlags {
   duration: number;
   warmup: number;
   every: number;
-  workload: string;
+  workloads: string;
+  workload?: string;
   workers: number;
   scale: number;
   seed: number;
-  format: 'table' | 'markdown';
+  format: Format;
   out?: string;
 }
 
@@ -35,33 +36,46 @@ interface MemorySample {
 export function soakCommand(): Command {
   return new Command('soak')
     .description("hold N agents against our server for a long time and watch the server's memory (all its processes): peak, and growth from the start to the end")
-    .addOption(new Option('--db <url>', 'database to serve (default: a new SQLite file)'))
+    .addOption(new Option('--db <url>', 'database to serve (default: a new SQLite file in a temporary directory)').env(DB_ENV))
     .addOption(new Option('--agents <n>', 'concurrent agents').default(50).argParser(parsePositiveInt('agents')))
     .addOption(new Option('--duration <time>', 'measured time').default(600_000, '10m').argParser(parseDuration))
     .addOption(new Option('--warmup <time>', 'load before memory is watched (the heap settles)').default(30_000, '30s').argParser(parseDuration))
     .addOption(new Option('--every <time>', 'memory sampling interval, in whole seconds').default(5000, '5s').argParser((v: string) => Math.ceil(parseDuration(v) / 1000) * 1000))
-    .addOption(
-      new Option('--workload <name>', 'what the agents do').default('mixed').argParser((name: string) => {
-        if (!(name in WORKLOADS)) throw new InvalidArgumentError(`unknown workload ${name}`);
-        return name;
-      }),
-    )
-    .addOption(new Option('--workers <n>', 'server worker processes').default(availableParallelism()).argParser(parsePositiveInt('workers')))
+    .addOption(new Option('--workloads <name>', 'what the agents do: one workload, for the whole soak').default('mixed').argParser(parseOneWorkload))
+    // the old spelling, kept for scripts
+    .addOption(new Option('--workload <name>').argParser(parseOneWorkload).hideHelp())
+    .addOption(workersOption())
     .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
     .addOption(seedOption())
-    .addOption(new Option('--format <format>', 'report format').choices(['table', 'markdown']).default('table'))
+    .addOption(formatOption('on stdout: the tables, or the samples (json, as --out writes them)'))
     .option('--out <file>', 'also write the samples (JSON)')
+    .addHelpText(
+      'after',
+      examples('mcp-db-bench soak --duration 1m', 'mcp-db-bench soak --agents 200 --workloads point-read --duration 30m --out soak.json'),
+    )
     .action(async (flags: SoakFlags) => {
+      flags.workloads = flags.workload ?? flags.workloads;
+      delete flags.workload;
+      cleanUpOnSignals();
       const result = await soak(flags);
-      if (flags.out) writeFileSync(flags.out, `${JSON.stringify({ flags, ...result }, null, 2)}\n`);
+      const raw = `${JSON.stringify({ flags, ...result }, null, 2)}\n`;
+      if (flags.out) writeFileSync(flags.out, raw);
+      if (result.errors > 0) process.exitCode = 1;
+      if (flags.format === 'json') return void process.stdout.write(raw);
       const sections = render(result, flags);
       process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections));
-      if (result.errors > 0) process.exitCode = 1;
     });
 }
 
+/** Soak holds one workload: a name, not a list. */
+function parseOneWorkload(name: string): string {
+  if (name.includes(',')) throw new InvalidArgumentError('soak runs one workload at a time');
+  if (!(name in WORKLOADS)) throw new InvalidArgumentError(`unknown workload ${name}; workloads: ${Object.keys(WORKLOADS).join(', ')}`);
+  return name;
+}
+
 async function soak(flags: SoakFlags) {
-  const tempDir = flags.db ? undefined : mkdtempSync(join(tmpdir(), 'mcp-db-bench-soak-'));
+  const tempDir = flags.db ? undefined : makeTempDir('mcp-db-bench-soak-');
   const url = flags.db ?? `sqlite:${join(tempDir!, 'bench.db')}`;
   const log = (line: string) => process.stderr.write(`${line}\n`);
   try {
@@ -75,7 +89,7 @@ async function soak(flags: SoakFlags) {
         {
           targets: [{ label: 'soak', client: () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: 'modern', timeoutMs: 30_000 }) }],
           indexes: [],
-          workloads: [WORKLOADS[flags.workload]!],
+          workloads: [WORKLOADS[flags.workloads]!],
           agents: [flags.agents],
           iterations: 1,
           warmupMs: flags.warmup,
@@ -91,7 +105,7 @@ async function soak(flags: SoakFlags) {
       await server.stop();
     }
   } finally {
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    if (tempDir) removeTempDir(tempDir);
   }
 }
 
@@ -121,7 +135,7 @@ function render(r: Awaited<ReturnType<typeof soak>>, flags: SoakFlags): Section[
   const minute = Math.max(1, Math.round(60_000 / flags.every));
   return [
     {
-      title: `Server memory under ${flags.agents} agents (${flags.workload}), ${flags.workers} worker process(es)`,
+      title: `Server memory under ${flags.agents} agents (${flags.workloads}), ${flags.workers} worker process(es)`,
       note: `\`${command}\`: ${(r.durationMs / 1000).toFixed(0)} s measured after ${(flags.warmup / 1000).toFixed(0)} s of warm-up; memory of the server and its workers (each process's anonymous pages, plus the shared file pages once)`,
       head: ['calls/s', 'errors', 'p50 ms', 'p99 ms', 'start MB', 'end MB', 'peak MB', 'growth'],
       rows: [

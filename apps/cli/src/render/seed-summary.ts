@@ -1,5 +1,6 @@
 import type { SeedReport } from '@mcp-db-bench/dataset';
 import Table from 'cli-table3';
+import type { Section } from './table.js';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const secs = (s: number) => s.toFixed(2);
@@ -31,4 +32,22 @@ export function renderSeedSummary(report: SeedReport): string {
       : `foreign keys: all ${report.checks.orphans.length} resolve`,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** The same summary as Markdown sections: the table per table, the checks as the note. */
+export function seedSummarySections(report: SeedReport): Section[] {
+  const rows = report.tables.map((t) => [t.name, int(t.rows), secs(t.seconds), int(t.rows / t.seconds)]);
+  const all = report.tables.reduce((n, t) => n + t.rows, 0);
+  const loading = report.tables.reduce((n, t) => n + t.seconds, 0);
+  rows.push(['all tables', int(all), secs(loading), int(all / loading)]);
+  // the last three lines of the terminal summary: timings, row counts, foreign keys
+  const checks = renderSeedSummary(report).trimEnd().split('\n').slice(-3);
+  return [
+    {
+      title: `${report.engine}: scale ${report.scale}, seed ${report.seed}, ${report.indexes} indexes`,
+      note: checks.join('; '),
+      head: ['table', 'rows', 'seconds', 'rows/s'],
+      rows,
+    },
+  ];
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { AgentLoop } from '@mcp-db-bench/agent';
 import { Client } from 'undici';
+import { trackChild } from './interrupt.js';
 
 /**
  * The floor under every MCP measurement: a bare node:http server answering a JSON-RPC-shaped
@@ -31,7 +32,7 @@ export interface HttpFloor {
 
 /** The echo server in its own process, for the runner to drive like a target, again and again. */
 export async function startHttpFloor(): Promise<HttpFloor> {
-  const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = trackChild(spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'ignore', 'pipe'] }));
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let err = '';

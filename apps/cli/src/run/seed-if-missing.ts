@@ -1,5 +1,6 @@
 import { DatasetExistsError, type IndexProfile, seedInWorker } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/server';
+import { onDatabase } from '../errors.js';
 
 /** Seeds a database that has no dataset yet; one that has it is used as it is. */
 export async function seedIfMissing(
@@ -8,7 +9,7 @@ export async function seedIfMissing(
   log: (line: string) => void,
 ): Promise<void> {
   try {
-    const report = await seedInWorker({ url, ...options, force: false });
+    const report = await onDatabase(url, () => seedInWorker({ url, ...options, force: false }));
     log(`${redactUrl(url)}: seeded ${report.tables.reduce((n, t) => n + t.rows, 0)} rows in ${report.seconds.toFixed(1)} s`);
   } catch (error) {
     if (!(error instanceof DatasetExistsError)) throw error;

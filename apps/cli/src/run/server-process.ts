@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { WORKER_NODE_FLAGS } from '@mcp-db-bench/server';
+import { trackChild } from './interrupt.js';
 
 /** Our MCP server's bin, from the installed @mcp-db-bench/server package. */
 export function serverBin(): string {
@@ -21,9 +22,9 @@ export interface ServerProcess {
 export async function startServer(dbUrl: string, extraArgs: readonly string[] = []): Promise<ServerProcess> {
   // The small young generation of `--workers` processes, for a single process too, so memory is
   // measured alike: left alone V8 grows it to 128 MB.
-  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, serverBin(), '--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
+  const child = trackChild(spawn(process.execPath, [...WORKER_NODE_FLAGS, serverBin(), '--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  }));
   let stderr = '';
   const endpoint = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the MCP server did not start within 30 s: ${stderr.trim()}`)), 30_000);

@@ -1,0 +1,209 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The CLI's errors as a user meets them: one line on stderr naming the file, URL or value it is
+ * about, exit 2 for a mistake on the command line and 1 for a failure while running, and
+ * Ctrl-C leaving nothing behind.
+ */
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-errors-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The one line a failure prints, after checking it is the only one, with no stack and the given exit code. */
+function failure(r: Run, code: 1 | 2): string {
+  expect(r.code, r.stderr).toBe(code);
+  expect(r.stdout).toBe('');
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines, r.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^mcp-db-bench: \S/);
+  return lines[0]!;
+}
+
+/** A loopback port nothing listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('report names the file it cannot use (exit 1)', () => {
+  it('a missing file', async () => {
+    expect(failure(await run(['report', 'missing.json']), 1)).toBe('mcp-db-bench: cannot read the result file missing.json: no such file');
+  });
+
+  it('a directory', async () => {
+    mkdirSync(join(dir, 'results'), { recursive: true });
+    expect(failure(await run(['report', 'results']), 1)).toBe('mcp-db-bench: cannot read the result file results: it is a directory');
+  });
+
+  it('broken JSON', async () => {
+    writeFileSync(join(dir, 'broken.json'), '{"version": 1,');
+    expect(failure(await run(['report', 'broken.json']), 1)).toMatch(/^mcp-db-bench: broken\.json is not JSON \(.+\): is it a result file written by run --out\?$/);
+  });
+
+  it('JSON that is not a result file', async () => {
+    writeFileSync(join(dir, 'other.json'), '{"name": "something else"}');
+    expect(failure(await run(['report', 'other.json']), 1)).toMatch(/^mcp-db-bench: other\.json is not an mcp-db-bench result file: version: /);
+  });
+});
+
+describe('usage errors exit 2 and say what was meant', () => {
+  it('an unknown command is not an argument of run: it lists the commands', async () => {
+    expect(failure(await run(['frobnicate']), 2)).toBe(
+      "mcp-db-bench: unknown command 'frobnicate' (commands: run, report, seed, index, serve, doctor, floor, soak); see mcp-db-bench --help",
+    );
+  });
+
+  it('a mistyped command gets the closest one, also after options of run', async () => {
+    expect(failure(await run(['sed', '--db', 'sqlite:x.db']), 2)).toBe("mcp-db-bench: unknown command 'sed' (did you mean seed?); see mcp-db-bench --help");
+    expect(failure(await run(['--agents', '1', 'repot']), 2)).toBe("mcp-db-bench: unknown command 'repot' (did you mean report?)");
+  });
+
+  it('a mistyped option gets the closest one', async () => {
+    expect(failure(await run(['run', '--agent', '1']), 2)).toBe("mcp-db-bench: unknown option '--agent' (did you mean --agents?); see mcp-db-bench run --help");
+  });
+
+  it('a bad value names the option and the value', async () => {
+    expect(failure(await run(['seed', '--scale', '-1']), 2)).toMatch(/^mcp-db-bench: --scale must be above 0 .*: -1; see mcp-db-bench seed --help$/);
+  });
+
+  it('--target not-a-url', async () => {
+    expect(failure(await run(['run', '--target', 'not-a-url']), 2)).toBe('mcp-db-bench: --target must be an http(s) URL: not-a-url; see mcp-db-bench run --help');
+  });
+
+  it('--token without --target, before anything is seeded or started', async () => {
+    const tmp = mkdtempSync(join(dir, 'token-'));
+    expect(failure(await run(['run', '--token', 'abc'], { TMPDIR: tmp }), 2)).toBe(
+      'mcp-db-bench: --token needs --target: it is the bearer token sent to that HTTP server',
+    );
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('--db with --target', async () => {
+    expect(failure(await run(['run', '--db', 'sqlite:x.db', '--target', 'http://127.0.0.1:1/mcp']), 2)).toMatch(/--db and --target cannot be used together/);
+  });
+
+  it('a missing argument', async () => {
+    expect(failure(await run(['report']), 2)).toBe("mcp-db-bench: missing required argument 'file'; see mcp-db-bench report --help");
+  });
+
+  it('index without a profile', async () => {
+    expect(failure(await run(['index']), 2)).toBe('mcp-db-bench: index needs --indexes baseline or --indexes optimized');
+  });
+
+  it('soak takes one workload', async () => {
+    expect(failure(await run(['soak', '--workloads', 'point-read,filtered']), 2)).toMatch(/--workloads: soak runs one workload at a time: point-read,filtered/);
+  });
+});
+
+describe('runtime failures exit 1 and name their target', () => {
+  it('an unreachable --target: the URL and the reason in words', async () => {
+    const url = `http://127.0.0.1:${await freePort()}/mcp`;
+    expect(failure(await run(['run', '--target', url, '--duration', '100ms']), 1)).toBe(`mcp-db-bench: cannot reach the target ${url}: connection refused`);
+  });
+
+  it('a database URL with a password: redacted in the message', async () => {
+    const r = await run(['seed', '--db', 'postgres://bench:s3cret@127.0.0.1:1/bench']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toContain('s3cret');
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(/^mcp-db-bench: postgres:\/\/bench:\*\*\*@127\.0\.0\.1:1\/bench: Cannot reach the PostgreSQL server/);
+  });
+
+  it('run reads MCP_DB_BENCH_DB like seed, index and serve', async () => {
+    const path = join(dir, 'no-such-dir', 'x.db');
+    expect(failure(await run(['run', '--duration', '100ms'], { MCP_DB_BENCH_DB: `sqlite:${path}` }), 1)).toContain(`cannot open SQLite database ${path}`);
+  });
+});
+
+describe('help', () => {
+  it.each(['run', 'report', 'seed', 'index', 'serve', 'doctor', 'floor', 'soak'])('%s --help ends with examples', async (command) => {
+    const r = await run([command, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\nExamples:\n( {2}\$ .*mcp-db-bench.*\n)+\n?$/);
+    if (command !== 'run') expect(r.stdout).toMatch(new RegExp(`\\$ (MCP_DB_BENCH_DB=\\S+ )?mcp-db-bench ${command}`));
+  });
+
+  it('prints defaults as they are typed and as the code uses them', async () => {
+    const runHelp = (await run(['run', '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(runHelp).toContain('(default: 1,4,16)');
+    expect(runHelp).toMatch(/--format <format> .*\(choices: "table", "markdown", "json", default: "table"\)/);
+    expect(runHelp).toContain('env: MCP_DB_BENCH_DB');
+    for (const command of ['floor', 'soak']) {
+      const help = (await run([command, '--help'])).stdout.replace(/\s+/g, ' ');
+      expect(help).toMatch(/--workers <n> .*\(default: one per core: \d+ here\)/);
+      expect(help).toContain('default: "table"');
+      expect(help).toContain('env: MCP_DB_BENCH_DB');
+    }
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('stops the server run started, removes its temporary database and exits 130', async () => {
+    const tmp = mkdtempSync(join(dir, 'sigint-'));
+    const child = spawn(process.execPath, [BIN, 'run', '--scale', '0.001', '--agents', '1', '--workloads', 'point-read', '--duration', '60s', '--warmup', '100ms'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', TMPDIR: tmp },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no server within 60 s: ${stderr}`)), 60_000);
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk;
+        if (/our MCP server at/.test(stderr)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`run ended early: ${stderr}`)));
+    });
+    const made = readdirSync(tmp);
+    expect(made).toHaveLength(1);
+    expect(serversOn(join(tmp, made[0]!))).not.toEqual([]);
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/interrupted: stopping \d+ process\(es\) and removing 1 temporary directory/);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(serversOn(join(tmp, made[0]!))).toEqual([]);
+  }, 120_000);
+});
+
+/** The processes whose command line names a path: the MCP servers (and their workers) run on a database there. */
+function serversOn(path: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path)) pids.push(Number(pid));
+    } catch {
+      // gone already
+    }
+  }
+  return pids;
+}
