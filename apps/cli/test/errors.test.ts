@@ -1,36 +1,25 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../packages/server/test/support/ports.js';
+import { BIN, type CliRun, runCli } from './support/cli.js';
 
 /**
  * The CLI's errors as a user meets them: one line on stderr naming the file, URL or value it is
  * about, exit 2 for a mistake on the command line and 1 for a failure while running, and
  * Ctrl-C leaving nothing behind.
  */
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
+function run(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(args, { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, timeoutMs: 60_000 });
 }
 
 /** The one line a failure prints, after checking it is the only one, with no stack and the given exit code. */
-function failure(r: Run, code: 1 | 2): string {
+function failure(r: CliRun, code: 1 | 2): string {
   expect(r.code, r.stderr).toBe(code);
   expect(r.stdout).toBe('');
   expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -38,18 +27,6 @@ function failure(r: Run, code: 1 | 2): string {
   expect(lines, r.stderr).toHaveLength(1);
   expect(lines[0]).toMatch(/^mcp-db-bench: \S/);
   return lines[0]!;
-}
-
-/** A loopback port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('report names the file it cannot use (exit 1)', () => {

@@ -1,23 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { resultFile } from '@mcp-db-bench/contract';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
+import { type CliRun, runCli } from './support/cli.js';
 
-/** A short real benchmark end to end: seed SQLite, start the server, measure, write, report. */
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: dir, timeout: 240_000, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function run(args: string[]): Promise<CliRun> {
+  return runCli(args, { cwd: dir, timeoutMs: 240_000 });
 }
 
 describe('mcp-db-bench run', () => {

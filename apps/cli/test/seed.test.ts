@@ -1,31 +1,18 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type CliRun, runCli } from './support/cli.js';
 
-/** The built `mcp-db-bench` bin, run as a user runs it. */
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '' }, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
+function run(args: string[]): Promise<CliRun> {
+  return runCli(args, { env: { PATH: process.env.PATH ?? '' }, timeoutMs: 120_000 });
 }
 
 /** The last stderr line of a failed run: the one the error boundary wrote. */
-function failure(r: Run): string {
+function failure(r: CliRun): string {
   expect(r.code).not.toBe(0);
   expect(r.stderr).not.toMatch(/\n\s+at /);
   return r.stderr.trim().split('\n').at(-1)!;

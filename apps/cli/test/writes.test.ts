@@ -1,28 +1,22 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { WriteVerification } from '@mcp-db-bench/agent';
 import { resultFile } from '@mcp-db-bench/contract';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase, liveTargets } from '../../../packages/server/test/support/databases.js';
+import { type CliRun, runCli } from './support/cli.js';
 
 /**
  * Write integrity end to end: `mcp-db-bench run` seeds, starts the server with --allow-writes,
  * runs agents that insert, update, delete and transfer, then reads everything back through MCP
  * and holds it to the writes the server acknowledged.
  */
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-writes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: dir, timeout: 300_000, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function run(args: string[]): Promise<CliRun> {
+  return runCli(args, { cwd: dir, timeoutMs: 300_000 });
 }
 
 type Step = { target: string; workload: string; agents: number; calls: number; errors: Record<string, number>; operations: Record<string, unknown>; verification?: WriteVerification };

@@ -1,29 +1,24 @@
 import { defineEngine } from '../define.js';
-import { compileOnlyDialect } from '../postgres/connect.js';
-import { mapError } from '../postgres/errors.js';
-import { introspect } from '../postgres/introspect.js';
-import { readOnlyStatement } from '../postgres/read-only.js';
-import { encodeParam } from '../postgres/types.js';
+import { postgres } from '../postgres/index.js';
 import { temporaryPath } from '../test-database.js';
 import { bulk } from './bulk.js';
 import { connect } from './connect.js';
 
-/** PostgreSQL compiled to WebAssembly, embedded: PostgreSQL's SQL and types with nothing to install. */
+/**
+ * PostgreSQL compiled to WebAssembly, embedded: PostgreSQL's SQL, types, introspection and
+ * errors, with nothing to install. It runs on the server's event loop with no lock manager
+ * (see connect.ts).
+ */
 export const pglite = defineEngine({
+  ...postgres,
   name: 'pglite',
   title: 'PGlite',
-  family: 'postgres',
+  schemes: ['pglite'],
   urlForms: ['pglite:DIRECTORY', 'pglite::memory:'],
   drivers: ['@electric-sql/pglite'],
-  // Runs on the server's event loop with no lock manager (see connect.ts).
+  connect,
+  bulk,
   oneProcess: true,
   cancelsStatements: false,
-  connect,
-  compileOnlyDialect,
-  introspect,
-  encodeParam,
-  mapError,
-  readOnlyStatement,
-  bulk,
   testing: { fresh: async (_, name) => `pglite:${temporaryPath(name)}` },
 });
