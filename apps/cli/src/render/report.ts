@@ -2,6 +2,7 @@ import { merge, summary } from '@mcp-db-bench/agent';
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { callsPerSecond, median } from './numbers.js';
 import { roundLabel } from './progress.js';
+import { formatStages, stageSections } from './stages.js';
 import type { Section } from './table.js';
 import { verificationSection } from './verification.js';
 
@@ -23,6 +24,7 @@ export function reportSections(result: ResultFile): Section[] {
   return [
     sessionInitSection(result),
     latencySection(groups),
+    ...stageSections(result),
     verificationSection(result),
     scalingSection(groups),
     ...speedupSection(groups),
@@ -38,7 +40,7 @@ export function reportHeader(result: ResultFile): string {
   return [
     `mcp-db-bench ${result.tool.version} · ${result.startedAt}`,
     `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
-    `workloads ${c.workloads.join(', ')} · agents ${c.agents.join(', ')} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
+    `workloads ${c.workloads.join(', ')} · agents ${c.agents.join(', ')}${c.stages ? ` · ${c.stages.kind} stages ${formatStages(c.stages.stages)}` : ''} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
     ...result.warnings.map((w) => `warning: ${w}`),
     ...skippedLines(result.skipped ?? []),
   ].join('\n');

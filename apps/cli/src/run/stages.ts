@@ -36,9 +36,3 @@ function stageTarget(part: string, target: string): number {
   return n;
 }
 
-/** `5s:1,2s:16`: how reports and progress write stages back. */
-export function formatStages(stages: readonly LoadStage[]): string {
-  return stages.map((s) => `${formatDuration(s.durationMs)}:${s.target}`).join(',');
-}
-
-const formatDuration = (ms: number) => (ms % 60_000 === 0 && ms > 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);

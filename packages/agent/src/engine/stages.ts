@@ -75,8 +75,10 @@ export function meanAgents(changes: readonly AgentChange[], fromMs: number, toMs
 
 /**
  * Intended start times (ms after the stages began) when the targets are calls per second: the
- * k-th call (k = 1, 2, ...) is due when the rate's integral reaches k. On a ramp the integral is
- * quadratic, solved in the form that stays exact when the slope is 0 or the start rate is 0.
+ * k-th call (k = 1, 2, ...) is due when the rate's integral reaches k - 1/2, the middle of its
+ * share, so each second gets the calls its area holds (10 calls/s for 1 s: 10 calls, none on
+ * the boundary). On a ramp the integral is quadratic, solved in the form that stays exact when
+ * the slope or the start rate is 0.
  */
 export function* arrivals(stages: readonly Stage[]): Generator<number, void, undefined> {
   let from = 0;
@@ -86,9 +88,9 @@ export function* arrivals(stages: readonly Stage[]): Generator<number, void, und
     const seconds = durationMs / 1000;
     const area = ((from + to) / 2) * seconds;
     const slope = seconds > 0 ? (to - from) / seconds : 0;
-    for (let k = Math.floor(before) + 1; k - before <= area; k++) {
-      const x = k - before;
-      const t = (2 * x) / (from + Math.sqrt(Math.max(0, from * from + 2 * slope * x)));
+    for (let mark = Math.ceil(before - 0.5) + 0.5; mark < before + area; mark++) {
+      const x = mark - before;
+      const t = x === 0 ? 0 : (2 * x) / (from + Math.sqrt(Math.max(0, from * from + 2 * slope * x)));
       yield t0 + t * 1000;
     }
     before += area;
