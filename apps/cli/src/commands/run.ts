@@ -158,7 +158,7 @@ function checkStagesUsage(flags: RunFlags, command: Command): void {
   if (!staged) return;
   const excluded = [staged === '--stages' && typed('agents') && '--agents', typed('duration') && '--duration', flags.rate && '--rate'].filter(Boolean);
   if (excluded.length) {
-    const why = staged === '--stages' ? 'the stages set the agents and the time' : 'the stages set the rate and the time';
+    const why = staged === '--stages' ? `the stages set the agents and the time${flags.rate ? '; to ramp an open loop, use --rate-stages' : ''}` : 'the stages set the rate and the time';
     throw new UsageError(`${staged} cannot be used with ${excluded.join(' or ')}: ${why}`);
   }
   if (flags.rateStages && !typed('agents')) flags.agents = [RATE_STAGES_POOL];
