@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunEvent, StepKey } from '@mcp-db-bench/agent';
@@ -60,6 +60,7 @@ describe('the live progress line', () => {
     expect(liveStepLine(step, { slice: 0, atMs: 4000, calls: 10_000, errors: 1, agents: 9 }, { slices: 1, durationMs: 14_000 })).toBe(
       'sqlite (optimized) point-read × 16: 4 s / 14 s, 2,500 calls/s, 1 error, 9 agents now',
     );
+    expect(liveStepLine(step, { slice: 0, atMs: 1000, calls: 10, errors: 0, agents: 1 })).toBe('sqlite (optimized) point-read × 16: 1 s, 10 calls/s, 0 errors, 1 agent now');
     expect(liveStepLine(step, { slice: 1, atMs: 2000, calls: 300, errors: 2, rate: 150.4 }, { slices: 3, durationMs: 2000 })).toBe(
       'sqlite (optimized) point-read × 16 (turn 2/3): 2 s / 2 s, 150 calls/s, 2 errors, 150 calls/s intended now',
     );

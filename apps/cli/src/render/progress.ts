@@ -36,7 +36,7 @@ export function liveStepLine(step: StepKey, tick: Tick, turn?: Pick<StepStart, '
   const name = `${roundLabel(step)} ${step.workload} × ${step.agents}${slices > 1 ? ` (turn ${tick.slice + 1}/${slices})` : ''}`;
   const at = turn?.durationMs ? `${seconds(tick.atMs)} / ${seconds(turn.durationMs)}` : seconds(tick.atMs);
   const rate = tick.atMs > 0 ? `${Math.round(tick.calls / (tick.atMs / 1000)).toLocaleString('en-US')} calls/s` : 'starting';
-  const now = [tick.agents !== undefined && `${tick.agents} agents now`, tick.rate !== undefined && `${Math.round(tick.rate)} calls/s intended now`].filter(Boolean);
+  const now = [tick.agents !== undefined && `${tick.agents} agent${tick.agents === 1 ? '' : 's'} now`, tick.rate !== undefined && `${Math.round(tick.rate)} calls/s intended now`].filter(Boolean);
   return [`${name}: ${at}`, rate, `${tick.errors} error${tick.errors === 1 ? '' : 's'}`, ...now].join(', ');
 }
 
