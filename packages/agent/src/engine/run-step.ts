@@ -1,8 +1,9 @@
 /**
  * One measured step: N simulated agents against one target for warm-up + duration, closed loop
  * (call, wait, call) or open loop (calls arrive at a fixed rate whether or not the target keeps
- * up). The engine owns all timing; agents only perform calls. Failures are data: they are
- * counted by kind, and a thrown error is just another outcome.
+ * up); or through load stages that move the active agents or the rate over time (stages.ts).
+ * The engine owns all timing; agents only perform calls. Failures are data: they are counted by
+ * kind, and a thrown error is just another outcome.
  */
 import type { StepResult } from '@mcp-db-bench/contract';
 import { INTERVAL_MS, StepRecorder } from '../metrics/recorder.js';
