@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunEvent, StepKey } from '@mcp-db-bench/agent';
@@ -6,7 +6,7 @@ import { resultFile } from '@mcp-db-bench/contract';
 import { InvalidArgumentError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveStepLine, progress } from '../src/render/progress.js';
-import { formatStages } from '../src/render/stages.js';
+import { formatStages, MAX_STAGE_ROWS, stageSections } from '../src/render/stages.js';
 import { parseStages } from '../src/run/stages.js';
 import { type CliRun, runCli } from './support/cli.js';
 
@@ -113,6 +113,20 @@ describe('staged runs of the CLI (SQLite)', () => {
     expect(md.stdout).toContain('### sqlite 2025 session (optimized) point-read through agent stages 1s:1,1s:4,1s:4,1s:1');
     expect(md.stdout).toMatch(/\| at \| agents \| calls\/s \| p50 ms \| p99 ms \| errors \|\n.*\n\| 0 s \| 0\.5 \| \d+ \| [\d.]+ \| [\d.]+ \| 0 \|\n\| 1 s \| 2\.5 \|.*\n\| 2 s \| 4 \|.*\n\| 3 s \| 2\.5 \|/);
   }, 60_000);
+
+  it('a long staged step groups its seconds: the report keeps to 30 rows', () => {
+    // the spike's result, its 4 seconds repeated 20 times: 80 s
+    const result = resultFile.parse(JSON.parse(readFileSync(join(dir, 'spike.json'), 'utf8')));
+    const step = result.steps[0]!;
+    const intervals = Array.from({ length: 80 }, (_, i) => ({ ...step.intervals[i % 4]!, atMs: i * 1000 }));
+    const [section] = stageSections({ ...result, steps: [{ ...step, intervals, durationMs: 80_000 }] });
+    expect(section!.rows).toHaveLength(Math.ceil(80 / 3));
+    expect(section!.rows.length).toBeLessThanOrEqual(MAX_STAGE_ROWS);
+    const [first] = section!.rows;
+    expect(first!.slice(0, 3)).toEqual(['0–3 s', '2.3', String(Math.round((step.intervals[0]!.calls + step.intervals[1]!.calls + step.intervals[2]!.calls) / 3))]);
+    // the last group is two seconds: its rate is over those two
+    expect(section!.rows.at(-1)!.slice(0, 2)).toEqual(['78–80 s', '3.3']);
+  });
 
   it('--rate-stages ramps an open loop: each second records the calls intended and served', async () => {
     const r = await run(['run', '--rate-stages', '1s:40,1s:40', '--agents', '2', ...seeded, '--format', 'json']);
