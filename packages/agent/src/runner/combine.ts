@@ -40,6 +40,7 @@ export function combineSlices(slices: readonly StepMeasurement[]): StepMeasureme
       late: sum(slices.map((s) => s.openLoop?.late ?? 0)),
       dropped: sum(slices.map((s) => s.openLoop?.dropped ?? 0)),
     },
+    startedAt: first.startedAt,
   };
 }
 
