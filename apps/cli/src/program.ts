@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { doctorCommand } from './commands/doctor.js';
 import { floorCommand } from './commands/floor.js';
 import { indexCommand } from './commands/indexes.js';
+import { mergeCommand } from './commands/merge.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { seedCommand } from './commands/seed.js';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .version(VERSION)
     .addCommand(runCommand(), { isDefault: true })
     .addCommand(reportCommand())
+    .addCommand(mergeCommand())
     .addCommand(seedCommand())
     .addCommand(indexCommand())
     .addCommand(serveCommand())

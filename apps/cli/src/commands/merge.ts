@@ -1,0 +1,34 @@
+import { writeFileSync } from 'node:fs';
+import { MergeError, mergeShards } from '@mcp-db-bench/agent';
+import { Command } from 'commander';
+import { examples, type Format, formatOption } from '../options.js';
+import { reportHeader, reportSections } from '../render/report.js';
+import { toMarkdown, toTerminal } from '../render/table.js';
+import { readResultFile } from './report.js';
+
+export function mergeCommand(): Command {
+  return new Command('merge')
+    .description('merge the result files of a sharded run (run --shard I/N) into one, exactly: histograms added, seconds aligned on the wall clock')
+    .argument('<files...>', "every shard's result file (run --shard I/N --out FILE)")
+    .option('-o, --out <file>', 'write the merged result file here')
+    .addOption(formatOption('on stdout: the merged report as a table or Markdown, or the merged result file (json)'))
+    .addHelpText(
+      'after',
+      examples('mcp-db-bench merge shard-0.json shard-1.json shard-2.json shard-3.json -o run.json', 'mcp-db-bench merge shards/*.json --format markdown > RESULTS.md'),
+    )
+    .action((files: string[], flags: { out?: string; format: Format }) => {
+      const shards = files.map((name) => ({ name, result: readResultFile(name) }));
+      let result: ReturnType<typeof mergeShards>;
+      try {
+        result = mergeShards(shards);
+      } catch (error) {
+        // exit 1, as for a file that is not a result file: the check failed on what the files hold
+        if (error instanceof MergeError) throw new Error(`cannot merge: ${error.message}`);
+        throw error;
+      }
+      if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
+      if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      const sections = reportSections(result);
+      process.stdout.write(`${reportHeader(result)}\n\n${flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections)}`);
+    });
+}
