@@ -297,7 +297,7 @@ async function run(flags: RunFlags): Promise<ResultFile> {
       iterations: flags.iterations,
       protocol: flags.protocol.join(','),
       client: flags.client,
-      scale: dbs.length ? flags.scale : null,
+      scale: dbs.length && !shard ? flags.scale : null,
       seed: flags.seed,
       indexes: dbs.length ? flags.indexes : [],
       rate: flags.rate ?? null,
