@@ -36,6 +36,7 @@ describe('run --shard and merge', () => {
     const merge = await run(['merge', 'shard-0.json', 'shard-1.json', 'shard-2.json', 'shard-3.json', '-o', 'merged.json', '--format', 'markdown']);
     expect(merge.code, merge.stderr).toBe(0);
     expect(merge.stdout).toContain('### Latency and throughput');
+    expect(merge.stdout).toMatch(/^4 shards merged · run \w+, begun at /m);
     const merged = read('merged.json');
     const one = read('single.json');
     const parts = [0, 1, 2, 3].map((i) => read(`shard-${i}.json`));
