@@ -72,12 +72,17 @@ describe('run --shard and merge', () => {
       expect(r.stderr).toContain(message);
       expect(r.code, r.stderr).toBe(2);
     };
-    await usage(['--shard', '4/4', '--barrier-file', 'b'], '--shard 4/4: I counts from 0, so with N = 4 it must be 0 to 3');
+    await usage(['--shard', '0/2', '--barrier-file', 'b'], '--shard needs --db, --target or --target-cmd');
+    await usage(['--db', db, '--shard', '4/4', '--barrier-file', 'b'], '--shard 4/4: I counts from 0, so with N = 4 it must be 0 to 3');
     await usage(['--shard', '1-4'], '--shard must be I/N');
-    await usage(['--shard', '0/2'], '--shard needs --start-at TIME or --barrier-file PATH');
-    await usage(['--shard', '0/2', '--start-at', '2020-01-01T00:00:00Z'], 's in the past');
+    await usage(['--db', db, '--shard', '0/2'], '--shard needs --start-at TIME or --barrier-file PATH');
+    await usage(['--db', db, '--shard', '0/2', '--start-at', '2020-01-01T00:00:00Z'], 's in the past');
     await usage(['--start-at', new Date(Date.now() + 60_000).toISOString()], '--start-at needs --shard I/N');
-    await usage(['--shard', '0/2', '--barrier-file', 'b', '--indexes', 'baseline'], '--indexes cannot be used with --shard');
-    await usage(['--shard', '0/2', '--barrier-file', 'b', '--workloads', 'transfer'], '--shard cannot run write workloads (transfer)');
+    await usage(['--db', db, '--shard', '0/2', '--barrier-file', 'b', '--indexes', 'baseline'], '--indexes cannot be used with --shard');
+    await usage(['--db', db, '--shard', '0/2', '--barrier-file', 'b', '--workloads', 'transfer'], '--shard cannot run write workloads (transfer)');
+    // a shard never seeds: a database without the dataset fails before anything starts
+    const unseeded = await run(['run', '--db', `sqlite:${join(dir, 'none.db')}`, '--shard', '0/2', '--barrier-file', join(dir, 'b'), '--workloads', 'point-read']);
+    expect(unseeded.code).toBe(1);
+    expect(unseeded.stderr).toContain('shards never seed: seed it once with mcp-db-bench seed');
   });
 });

@@ -169,6 +169,7 @@ function checkShardUsage(flags: RunFlags, command: Command): void {
     if (timing.length) throw new UsageError(`${timing.join(' and ')} ${timing.length > 1 ? 'need' : 'needs'} --shard I/N`);
     return;
   }
+  if (!flags.db && !flags.target && !flags.targetCmd) throw new UsageError('--shard needs --db, --target or --target-cmd: the shards share what they measure, not a temporary database each');
   if (flags.startAt === undefined && !flags.barrierFile) throw new UsageError('--shard needs --start-at TIME or --barrier-file PATH: the shards must begin together');
   if (flags.startAt !== undefined && flags.barrierFile) throw new UsageError('--start-at and --barrier-file cannot be used together: agree on a time, or on a barrier');
   if (command.getOptionValueSource('indexes') === 'cli') {

@@ -86,6 +86,7 @@ export function runIdOf(config: ResultFile['config'], startAt: string): string {
 /** Shards never seed: the dataset must be there already, or the shards would race to load it. */
 export async function requireDataset(url: string): Promise<void> {
   const engine = engineForUrl(url);
+  const seedFirst = 'seed it once with mcp-db-bench seed --db ... before starting the shards';
   const tables = await onDatabase(url, async () => {
     const { db, close } = await engine.connect(url, { poolSize: 1, inProcess: true });
     try {
@@ -93,7 +94,10 @@ export async function requireDataset(url: string): Promise<void> {
     } finally {
       await close();
     }
+  }).catch((error: Error) => {
+    error.message = `${error.message} (shards never seed: ${seedFirst})`;
+    throw error;
   });
   const missing = TABLES.filter((t) => !tables.has(t.name)).map((t) => t.name);
-  if (missing.length) throw new Error(`${redactUrl(url)} has no benchmark dataset (no ${missing.join(', ')}): seed it once with mcp-db-bench seed --db ... before starting the shards`);
+  if (missing.length) throw new Error(`${redactUrl(url)} has no benchmark dataset (no ${missing.join(', ')}): ${seedFirst}`);
 }
