@@ -105,6 +105,14 @@ describe('sharded plans', () => {
     expect(merged.shards!.map((s) => s.environment.cpuModel)).toEqual(['cpu of shard 0', 'cpu of shard 1', 'cpu of shard 2']);
   });
 
+  it('a shard that reaches a step after its agreed instant begins at once and says how late', async () => {
+    const plan = { ...base, durationMs: 100, agents: [1], targets: [target([])] };
+    const late = await runPlan({ ...plan, shard: { index: 0, count: 1, start: async () => Date.now() - 500 } }, { probe: nullProbe });
+    expect(late.warnings).toEqual([expect.stringMatching(/^shard 0 began raw echo × 1 \d+ ms after the agreed instant/)]);
+    const onTime = await runPlan({ ...plan, shard: { index: 0, count: 1, start: async () => Date.now() + 50 } }, { probe: nullProbe });
+    expect(onTime.warnings).toEqual([]);
+  });
+
   it('refuses a plan a shard could not run', async () => {
     const start = async () => Date.now();
     const plan = { ...base, agents: [1], targets: [target([])] };

@@ -8,8 +8,8 @@ import type { McpClient } from '../clients/client.js';
 import { type Clock, realClock } from '../engine/clock.js';
 import type { ClientProbe } from '../engine/probe.js';
 import { runStep, type StepMeasurement } from '../engine/run-step.js';
-import { encode, newHistogram } from '../metrics/histogram.js';
 import { peakTarget, stagesDuration } from '../engine/stages.js';
+import { encode, newHistogram } from '../metrics/histogram.js';
 import { startAgent } from '../loop.js';
 import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';
@@ -83,7 +83,7 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
       if (plan.decomposition && (plan.shard?.index ?? 0) === 0 && round === rounds.length - 1) for (const target of run.targets) await decomposition(run, target, pass);
     }
   }
-  run.result.warnings = busyWarnings(run);
+  run.result.warnings.push(...busyWarnings(run));
   run.result.finishedAt = new Date().toISOString();
   run.emit({ type: 'plan-end', result: run.result });
   return run.result;
@@ -267,22 +267,22 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
       const own = shard ? shardAgents(spec.agents, shard) : spec.agents;
       const global = (n: number) => (shard ? shard.index + n * shard.count : n);
       const rate = plan.rate && (plan.rate * own) / spec.agents;
-      if (own === 0) {
-        turns[i]!.push(idleStep(run, mode, (await slot(run, key)) + plan.warmupMs));
-      } else turns[i]!.push(
-        await runStep({
-          agents: own,
-          mode,
-          rate,
-          stages,
-          warmupMs: slice === 0 ? plan.warmupMs : Math.min(plan.warmupMs, SETTLE_MS),
-          durationMs,
-          clock: run.clock,
-          probe: run.probe,
-          makeAgent: agent ? (n) => agent(global(n)) : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),
-          onSecond: (tick) => run.emit({ type: 'interval', step: key, slice, ...tick }),
-          ready: shard && (() => slot(run, key).then(() => {})),
-        }),
+      turns[i]!.push(
+        own === 0
+          ? idleStep(run, mode, (await slot(run, key)) + plan.warmupMs)
+          : await runStep({
+              agents: own,
+              mode,
+              rate,
+              stages,
+              warmupMs: slice === 0 ? plan.warmupMs : Math.min(plan.warmupMs, SETTLE_MS),
+              durationMs,
+              clock: run.clock,
+              probe: run.probe,
+              makeAgent: agent ? (n) => agent(global(n)) : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),
+              onSecond: (tick) => run.emit({ type: 'interval', step: key, slice, ...tick }),
+              ready: shard && (() => slot(run, key).then(() => {})),
+            }),
       );
       if (slice < slices - 1) continue;
       const result = { ...key, ...combineSlices(turns[i]!) };
