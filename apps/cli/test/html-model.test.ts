@@ -1,7 +1,7 @@
 import { newHistogram, record } from '@mcp-db-bench/agent';
 import { describe, expect, it } from 'vitest';
 import { htmlReport } from '../src/render/html/index.js';
-import { indexPairs, intervalRates, percentiles, reportModel, SPECTRUM_LEVELS, scalingLine, spectrum, timeline, tokenRecords } from '../src/render/html/model.js';
+import { indexPairs, intervalRates, loadStages, percentiles, reportModel, SPECTRUM_LEVELS, scalingLine, spectrum, timeline, tokenRecords } from '../src/render/html/model.js';
 import { groupSteps } from '../src/render/report.js';
 import { result, stats, step } from './support/results.js';
 
@@ -62,18 +62,27 @@ describe('scaling, timeline and index pairs', () => {
   it('lays a round’s steps end to end, marking where each begins, with agents only where intervals carry them', () => {
     const interval = (atMs: number, calls: number, extra = {}) => ({ atMs, calls, errors: 0, ...stats(Array(calls).fill(2000)), ...extra });
     const first = step({ workload: 'point-read', agents: 1, calls: 30, durationMs: 2000, intervals: [interval(0, 10), interval(1000, 20)] });
-    const second = step({ workload: 'point-read', agents: 4, calls: 40, durationMs: 1000, intervals: [interval(0, 40, { agents: 4 })] });
+    const second = step({ workload: 'point-read', agents: 4, calls: 40, durationMs: 1000, intervals: [interval(0, 40, { agents: 4, rate: 50 })] });
     const t = timeline([first, second]);
     expect(t.markers).toEqual([
       { x: 0, label: 'point-read × 1' },
       { x: 2, label: 'point-read × 4' },
     ]);
-    expect(t.points.map((p) => [p.x, p.rate, p.agents])).toEqual([
-      [0.5, 10, null],
-      [1.5, 20, null],
-      [2.5, 40, 4],
+    expect(t.points.map((p) => [p.x, p.rate, p.agents, p.intended])).toEqual([
+      [0.5, 10, null, null],
+      [1.5, 20, null, null],
+      [2.5, 40, 4, 50],
     ]);
     expect(t.points[0]!.p99Ms).toBeCloseTo(2, 2);
+  });
+
+  it('names the load stages of a staged run, and nothing for a run without them', () => {
+    expect(loadStages(result([]))).toBeUndefined();
+    const staged = result([]);
+    (staged.config as Record<string, unknown>).stages = { kind: 'agents', stages: [{ durationMs: 5000, target: 1 }, { durationMs: 2000, target: 16 }] };
+    expect(loadStages(staged)).toBe('agents 5s:1, 2s:16');
+    const model = reportModel([{ label: 'a', result: staged }]);
+    expect(model.runs[0]!.facts.find((f) => f.key === 'stages')?.text).toBe('agents 5s:1, 2s:16');
   });
 
   it('pairs the baseline and optimized rounds of the same step, with the speed-up', () => {

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { createClient, DEFAULT_WORKLOADS, type PlanTarget, runPlan, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
@@ -116,7 +116,7 @@ export function runCommand(): Command {
         for (const s of failed) logLine(`write verification failed: ${s.target} ${s.workload} × ${s.agents} (${s.verification.marker})`);
       }
       if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
-      if (flags.html) writeFileSync(flags.html, htmlReport([{ label: flags.out ? basename(flags.out).replace(/\.json$/i, '') : 'run', result }]));
+      if (flags.html) writeFileSync(flags.html, htmlReport([{ label: 'run', result }]));
       const sections = reportSections(result);
       process.stdout.write(
         flags.format === 'json'

@@ -45,7 +45,7 @@ export function reportHeader(result: ResultFile): string {
 }
 
 /** One line per target: the workloads it could not serve (each one's reason is in the result file); never errors. */
-function skippedLines(skipped: NonNullable<ResultFile['skipped']>): string[] {
+export function skippedLines(skipped: NonNullable<ResultFile['skipped']>): string[] {
   const targets = [...new Set(skipped.map((s) => s.target))];
   return targets.map((t) => `skipped on ${t}: ${skipped.filter((s) => s.target === t).map((s) => s.workload).join(', ')} (it lacks tools they need)`);
 }

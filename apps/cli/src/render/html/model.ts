@@ -2,7 +2,7 @@ import { decode, type Histogram, merge, summary } from '@mcp-db-bench/agent';
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { callsPerSecond } from '../numbers.js';
 import { roundLabel } from '../progress.js';
-import { efficiency, type Group, groupSteps, kneeIndex, medianThroughput } from '../report.js';
+import { efficiency, type Group, groupSteps, kneeIndex, medianThroughput, skippedLines } from '../report.js';
 import { type ChartSpec, color, type SeriesSpec, slug } from './charts.js';
 
 /**
@@ -42,6 +42,8 @@ export interface RunSummary {
   /** key (data-summary), what it is, the text shown and the exact value where it is a number */
   facts: { key: string; label: string; text: string; value?: number }[];
   warnings: string[];
+  /** workloads a target could not serve (never errors) */
+  notes: string[];
 }
 
 export interface ReportModel {
@@ -143,6 +145,7 @@ function runSummary(run: Run): RunSummary {
   const calls = r.steps.reduce((n, s) => n + s.calls, 0);
   const errors = r.steps.reduce((n, s) => n + errorCount(s), 0);
   const measuredMs = r.steps.reduce((n, s) => n + s.durationMs, 0);
+  const stages = loadStages(r);
   return {
     label: run.label,
     facts: [
@@ -152,6 +155,7 @@ function runSummary(run: Run): RunSummary {
       { key: 'environment', label: 'environment', text: `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, ${e.platform}/${e.arch}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}` },
       { key: 'workloads', label: 'workloads', text: c.workloads.join(', ') },
       { key: 'agents', label: 'agents', text: c.agents.join(', ') },
+      ...(stages ? [{ key: 'stages', label: 'load stages', text: stages }] : []),
       {
         key: 'configuration',
         label: 'configuration',
@@ -162,8 +166,17 @@ function runSummary(run: Run): RunSummary {
       { key: 'errors', label: 'failed calls', text: errors.toLocaleString('en-US'), value: errors },
       { key: 'measured-seconds', label: 'measured time', text: `${(measuredMs / 1000).toFixed(1)} s`, value: measuredMs / 1000 },
     ],
-    warnings: [...r.warnings, ...(r.skipped ?? []).map((s) => `skipped ${s.workload} on ${s.target}: ${s.reason}`)],
+    warnings: r.warnings,
+    notes: skippedLines(r.skipped ?? []),
   };
+}
+
+/** `config.stages` of a staged run (optional, read by shape) as `agents 5s:1, 2s:16 …`. */
+export function loadStages(result: ResultFile): string | undefined {
+  const stages = (result.config as { stages?: unknown }).stages as { kind?: unknown; stages?: unknown } | null | undefined;
+  if (!stages || !Array.isArray(stages.stages)) return undefined;
+  const list = stages.stages.filter((s): s is { durationMs: number; target: number } => typeof s?.durationMs === 'number' && typeof s?.target === 'number');
+  return `${stages.kind === 'rate' ? 'calls/s' : 'agents'} ${list.map((s) => `${s.durationMs / 1000}s:${s.target}`).join(', ')}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -282,7 +295,9 @@ interface TimelinePoint {
   x: number;
   rate: number;
   p99Ms: number | null;
+  /** load stages: the agents active in the interval, and the calls/s the schedule intended */
   agents: number | null;
+  intended: number | null;
 }
 
 /** A round's steps laid end to end: interval points (x in seconds of measured time) and where each step begins. */
@@ -296,12 +311,14 @@ export function timeline(steps: readonly StepResult[]): { points: TimelinePoint[
     s.intervals.forEach((interval, i) => {
       const { startMs, lengthMs, rate } = rates[i]!;
       const h = decode(interval.histogram);
-      const agents = (interval as { agents?: unknown }).agents;
+      // optional fields of staged steps, read by shape so files without them still render
+      const { agents, rate: intended } = interval as { agents?: unknown; rate?: unknown };
       points.push({
         x: (offsetMs + startMs + lengthMs / 2) / 1000,
         rate,
         p99Ms: h.totalCount ? h.getValueAtPercentile(99) / 1000 : null,
         agents: typeof agents === 'number' ? agents : null,
+        intended: typeof intended === 'number' ? intended / (lengthMs / 1000) : null,
       });
     });
     offsetMs += s.durationMs;
@@ -317,6 +334,7 @@ function timelineSection(ctx: Context): ReportSection {
     const series: SeriesSpec[] = [];
     const data: (number | null)[][] = [xs];
     const withAgents = lines.some((l) => l.points.some((p) => p.agents !== null));
+    const withIntended = lines.some((l) => l.points.some((p) => p.intended !== null));
     for (const l of lines) {
       const at = (pick: (p: TimelinePoint) => number | null) => xs.map((x) => {
         const p = l.points.find((q) => q.x === x);
@@ -326,6 +344,10 @@ function timelineSection(ctx: Context): ReportSection {
       data.push(at((p) => p.rate));
       series.push({ label: ctx.name(l.run, 'p99 ms'), scale: 'ms', color: color(l.run * 3 + 1), dash: true });
       data.push(at((p) => p.p99Ms));
+      if (withIntended) {
+        series.push({ label: ctx.name(l.run, 'intended calls/s'), scale: 'rate', color: color(l.run * 3), stepped: true });
+        data.push(at((p) => p.intended));
+      }
       if (withAgents) {
         series.push({ label: ctx.name(l.run, 'agents'), scale: 'agents', color: color(l.run * 3 + 2), stepped: true });
         data.push(at((p) => p.agents));
@@ -369,7 +391,7 @@ function timelineSection(ctx: Context): ReportSection {
   return {
     id: 'timeline',
     title: 'Over time',
-    note: 'Each step’s measured seconds, one after another (warm-ups left out): calls/s in each 1-second interval and that interval’s p99. A vertical line marks where a step begins.',
+    note: 'Each step’s measured seconds, one after another (warm-ups left out): calls/s in each 1-second interval and that interval’s p99. A vertical line marks where a step begins. With load stages, the agents of each interval (and, ramping a rate, the calls/s intended) are stepped lines.',
     blocks,
   };
 }

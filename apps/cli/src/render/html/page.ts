@@ -43,8 +43,8 @@ function summarySection(runs: readonly RunSummary[]): string {
     const facts = run.facts
       .map((f) => `<tr><th>${esc(f.label)}</th><td data-summary="${esc(f.key)}"${f.value === undefined ? '' : ` data-value="${f.value}"`}>${esc(f.text)}</td></tr>`)
       .join('');
-    const warnings = run.warnings.length ? `<ul class="warnings">${run.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>` : '';
-    return `<div class="run" data-run="${esc(run.label)}">${runs.length > 1 ? `<h3>${esc(run.label)}</h3>` : ''}<table class="facts">${facts}</table>${warnings}</div>`;
+    const list = (cls: string, lines: string[]) => (lines.length ? `<ul class="${cls}">${lines.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>` : '');
+    return `<div class="run" data-run="${esc(run.label)}">${runs.length > 1 ? `<h3>${esc(run.label)}</h3>` : ''}<table class="facts">${facts}</table>${list('warnings', run.warnings)}${list('notes', run.notes)}</div>`;
   };
   return `<section id="summary"><h2>Summary</h2><div class="runs">${runs.map(one).join('')}</div></section>`;
 }
@@ -95,6 +95,7 @@ thead th { position: sticky; top: 0; background: #f6f8fa; }
 table.facts th { text-align: left; color: #57606a; font-weight: normal; vertical-align: top; }
 table.facts td { text-align: left; white-space: normal; }
 .warnings { color: #9a6700; background: #fff8c5; padding: 8px 8px 8px 28px; border-radius: 6px; }
+.notes { color: #57606a; padding-left: 20px; }
 .uplot { font-family: inherit; }
 .u-title { font-size: 14px !important; font-weight: 600 !important; }
 .u-legend { font-size: 12px; text-align: left; }

@@ -23,13 +23,17 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
           ? { time: false, range: () => [-0.5, spec.data[0]!.length - 0.5] }
           : { time: false },
     };
-    for (const a of spec.axes) scales[a.scale] = a.log ? { distr: 3, log: a.log } : {};
+    // bars on a log axis start a decade below the smallest, so the smallest bar still shows
+    const decades = (_u: unknown, min: number, max: number) => [10 ** Math.floor(Math.log10(min)), 10 ** Math.ceil(Math.log10(max))];
+    for (const a of spec.axes) scales[a.scale] = a.log ? { distr: 3, log: a.log, ...(barSeries.length ? { range: decades } : {}) } : {};
     const ticks = spec.x.ticks;
     const axes: object[] = [
       {
         label: spec.x.label,
+        // many category names slanted, so they do not run into each other
+        ...(barSeries.length && spec.data[0]!.length > 6 ? { rotate: -30, size: 110, gap: 4 } : {}),
         ...(ticks
-          ? { splits: () => ticks.map((t) => t.value), values: (_u: unknown, splits: number[]) => splits.map((v) => ticks.find((t) => t.value === v)?.label ?? '') }
+          ? { splits: () => ticks.map((t) => t.value), filter: (_u: unknown, splits: number[]) => splits, values: (_u: unknown, splits: number[]) => splits.map((v) => ticks.find((t) => t.value === v)?.label ?? '') }
           : {}),
       },
       ...spec.axes.map((a, i) => ({
