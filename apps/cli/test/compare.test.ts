@@ -112,6 +112,18 @@ describe('mcp-db-bench compare on real runs', () => {
     expect(report.stdout).toMatch(/warning: every tool call was delayed 2 ms on purpose/);
   });
 
+  it('report takes several files: each under its label, and one label too many is a usage error', async () => {
+    const r = await cli(['report', file('a'), file('b'), '--label', 'main', '--label', 'branch', '--format', 'markdown']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.match(/^## (main|branch)$/gm)).toEqual(['## main', '## branch']);
+    expect(r.stdout.match(/### Latency and throughput/g)).toHaveLength(2);
+    const json = JSON.parse((await cli(['report', file('a'), file('b'), '--format', 'json'])).stdout) as { label: string }[];
+    expect(json.map((x) => x.label)).toEqual(['a', 'b']);
+    const bad = await cli(['report', file('a'), '--label', 'x', '--label', 'y']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/2 labels for 1 file\(s\)/);
+  });
+
   it('explains its noise rule in --help and refuses a malformed percentage', async () => {
     const help = await cli(['compare', '--help']);
     expect(help.stdout).toMatch(/min–max ranges of the two runs' per-iteration values do not overlap/);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -30,6 +30,8 @@ interface Drawn {
   /** latency table: row key → p99 ms */
   p99: Record<string, number>;
   legends: string[];
+  /** compare's page: its one-line verdict */
+  headline: string;
 }
 
 describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
@@ -44,6 +46,11 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     );
     if (run.code !== 0) throw new Error(`run exited ${run.code}: ${run.stderr}`);
     result = resultFile.parse(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')));
+    // a second run, 20% slower in calls/s, to compare against: a rendering test, not a measurement
+    const slower = { ...result, steps: result.steps.map((step) => ({ ...step, calls: Math.round(step.calls * 0.8) })) };
+    writeFileSync(join(dir, 'slower.json'), JSON.stringify(slower));
+    const compared = await runCli(['compare', 'run.json', 'slower.json', '--format', 'html', '-o', 'compare.html'], { cwd: dir, timeoutMs: 60_000 });
+    if (compared.code !== 0) throw new Error(`compare exited ${compared.code}: ${compared.stderr}`);
     const both = await runCli(['report', 'run.json', 'run.json', '--label', 'first', '--label', 'second', '--format', 'html', '-o', 'both.html'], { cwd: dir, timeoutMs: 60_000 });
     if (both.code !== 0) throw new Error(`report exited ${both.code}: ${both.stderr}`);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -85,10 +92,11 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
         }
         return { id: el.dataset.chart, pixels };
       });
+      const headline = document.querySelector('[data-summary=headline]')?.textContent ?? '';
       const summary = Object.fromEntries([...document.querySelectorAll('#summary [data-summary][data-value]')].map((el) => [el.dataset.summary, Number(el.dataset.value)]));
       const p99 = Object.fromEntries([...document.querySelectorAll('#latency tr[data-key]')].map((tr) => [tr.dataset.key, Number(tr.children[4].dataset.value)]));
       const legends = [...document.querySelectorAll('#latency .u-legend .u-label')].map((el) => el.textContent);
-      return { charts: painted.length, painted, summary, p99, legends };
+      return { charts: painted.length, painted, summary, p99, legends, headline };
     })()`)) as Drawn;
     await context.close();
     return { drawn, problems, requests };
@@ -124,5 +132,16 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     const second = drawn.legends.filter((l) => l.startsWith('second: '));
     expect(first.length).toBeGreaterThan(0);
     expect(second.map((l) => l.slice('second: '.length))).toEqual(first.map((l) => l.slice('first: '.length)));
+  }, 60_000);
+
+  it('compare --format html: draws the changes offline without an error', async () => {
+    const { drawn, problems, requests } = await open('compare.html');
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
+    expect(drawn.painted.map((c) => c.id)).toEqual(['changes']);
+    expect(drawn.painted[0]!.pixels, 'the changes chart drew no bars').toBeGreaterThan(200);
+    // every step is 20% slower in calls/s (beyond the default 5% floor) with the same latencies
+    const steps = new Set(result.steps.map((s) => `${roundLabel(s)}/${s.workload}/${s.agents}`)).size;
+    expect(drawn.headline).toMatch(new RegExp(`^${steps} of ${steps * 3} changes beyond noise \\(${steps} slower, 0 faster\\)`));
   }, 60_000);
 });
