@@ -167,22 +167,26 @@ export function compareJson(c: Comparison, files: { base: string; next: string }
 /** The comparison as a self-contained page: the change of every row charted, and the table. */
 export function compareHtml(c: Comparison, files: { base: string; next: string }): string {
   const rows = c.rows.filter((r) => !r.only);
-  const labels = rows.map((r) => `${r.target} ${r.workload} × ${r.agents}`);
+  // the steps by their row number in the table below: their names would not fit under the bars
   const chart: ChartSpec = {
     id: 'changes',
     title: 'change from base to new, % (calls/s: up is faster; p50, p99: up is slower)',
-    x: { label: 'step', ticks: labels.map((label, i) => ({ value: i, label })) },
+    x: { label: 'step (# in the table)', ticks: rows.map((_, i) => ({ value: i, label: String(i + 1) })) },
     axes: [{ scale: 'pct', label: '%' }],
     series: METRICS.map((m, i) => ({ label: m, scale: 'pct', color: color(i), bars: true })),
-    data: [labels.map((_, i) => i), ...METRICS.map((m) => rows.map((r) => r.changes.find((x) => x.metric === m)?.changePct ?? null))],
+    data: [rows.map((_, i) => i), ...METRICS.map((m) => rows.map((r) => r.changes.find((x) => x.metric === m)?.changePct ?? null))],
   };
   const [changes, diffs] = compareSections(c);
   const tableOf = (s: Section) => htmlTable({ head: s.head, rows: s.rows.map((cells) => ({ cells })) });
+  const numbered = (s: Section): Section => {
+    let n = 0;
+    return { ...s, head: ['#', ...s.head], rows: c.rows.map((r, i) => [r.only ? '' : String(++n), ...s.rows[i]!]) };
+  };
   const body = [
     `<header><h1>mcp-db-bench compare</h1><p class="note">base ${esc(files.base)} → new ${esc(files.next)}</p></header>`,
     `<section id="changes"><h2>${esc(changes!.title)}</h2><p class="note" data-summary="headline">${esc(headline(c))}</p>`,
     rows.length ? `<div class="block"><div class="chart" data-chart="changes"></div></div>` : '',
-    `<div class="numbers wide">${tableOf(changes!)}</div></section>`,
+    `<div class="numbers wide">${tableOf(numbered(changes!))}</div></section>`,
     diffs ? `<section id="differences"><h2>${esc(diffs.title)}</h2>${tableOf(diffs)}</section>` : '',
   ].join('\n');
   return htmlDocument('mcp-db-bench compare', body, rows.length ? [chart] : []);
