@@ -19,7 +19,7 @@ export function reportCommand(): Command {
     .description('render result files written by run --out (or run --format json); several are shown together, overlaid in html')
     .argument('<file...>', 'result files (JSON)')
     .addOption(formatOption('table, markdown, json (the result files, checked) or html (one self-contained page with charts)', ['table', 'markdown', 'json', 'html']))
-    .addOption(new Option('--label <name>', 'name of a file\'s run in the report, once per file in order (default: the file name)').argParser(collect).default([]))
+    .addOption(new Option('--label <name>', 'name of a file\'s run in the report, once per file in order').argParser(collect).default([], "each file's name"))
     .addOption(new Option('-o, --output <file>', 'write to this file instead of stdout'))
     .addHelpText(
       'after',

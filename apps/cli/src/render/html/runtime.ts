@@ -48,7 +48,8 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
     const series: object[] = [
       { label: spec.x.label, value: (_u: unknown, v: number | null) => (ticks ? (ticks.find((t) => t.value === v)?.label ?? fmt(v)) : fmt(v)) },
       ...spec.series.map((s) => {
-        const common = { label: s.label, scale: s.scale, stroke: s.color, width: 2, spanGaps: false, value: (_u: unknown, v: number | null) => fmt(v) };
+        // overlaid runs need not share every x: a run's line goes on across the other's points
+        const common = { label: s.label, scale: s.scale, stroke: s.color, width: 2, spanGaps: true, value: (_u: unknown, v: number | null) => fmt(v) };
         if (s.bars) {
           const slot = barSeries.indexOf(s);
           const w = groupWidth / barSeries.length;
