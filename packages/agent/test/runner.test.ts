@@ -201,6 +201,44 @@ describe('runPlan', () => {
     const { plan } = setup();
     await expect(runPlan({ ...plan, workloads: [WORKLOADS.write!] })).rejects.toThrow(/cannot be sliced/);
   });
+
+  it('runs one staged step per workload and target, filed under the peak agents, its seconds saying the agents active', async () => {
+    const { clock, plan } = setup();
+    const staged: BenchPlan = {
+      ...plan,
+      indexes: [],
+      workloads: [WORKLOADS.echo!],
+      agents: [1, 2, 8],
+      slices: 1,
+      stages: { kind: 'agents', stages: [{ durationMs: 1000, target: 3 }, { durationMs: 1000, target: 3 }] },
+    };
+    const { events, result } = await drive(clock, staged);
+    expect(result.steps.map(name)).toEqual(['A - echo × 3', 'floor - http-echo × 3']);
+    for (const step of result.steps) {
+      expect(step.durationMs).toBe(2000);
+      expect(step.mode).toBe('closed');
+      // 0→3 over the first second: 1 agent from 1/6 s, 2 from 1/2 s, 3 from 5/6 s
+      expect(step.intervals.map((i) => i.agents)).toEqual([1.5, 3]);
+    }
+    expect(events.find((e) => e.type === 'step-start')).toMatchObject({ durationMs: 2000 });
+    expect(events.flatMap((e) => (e.type === 'interval' && e.step.target === 'A' ? [e.agents] : []))).toEqual([0, 3, 3]);
+  });
+
+  it('runs rate stages as an open loop, a step per pool size, and refuses what would contradict them', async () => {
+    const { clock, plan } = setup();
+    const stages = { kind: 'rate' as const, stages: [{ durationMs: 1000, target: 20 }] };
+    const staged: BenchPlan = { ...plan, indexes: [], workloads: [WORKLOADS.echo!], agents: [1, 2], slices: 1, stages };
+    const { result } = await drive(clock, staged);
+    expect(result.steps.map(name)).toEqual(['A - echo × 1', 'floor - http-echo × 1', 'A - echo × 2', 'floor - http-echo × 2']);
+    for (const step of result.steps) {
+      expect(step.mode).toBe('open');
+      expect(step.rate).toBe(20);
+      expect(step.intervals.map((i) => i.rate)).toEqual([10]);
+      expect(step.openLoop?.intended).toBe(10);
+    }
+    await expect(runPlan({ ...staged, slices: 2 })).rejects.toThrow(/staged plan cannot be sliced/);
+    await expect(runPlan({ ...staged, rate: 5 })).rejects.toThrow(/takes its rate from the stages/);
+  });
 });
 
 describe('combineSlices', () => {

@@ -21,6 +21,10 @@ export const intervalStats = z.object({
   calls: z.number().int(),
   errors: z.number().int(),
   histogram: encodedHistogram,
+  /** staged steps: agents active in this interval (their mean over it: a ramp moves within a second) */
+  agents: z.number().optional(),
+  /** rate stages: calls the schedule intended in this interval */
+  rate: z.number().optional(),
 });
 
 export const clientStats = z.object({
@@ -60,6 +64,12 @@ export const writeVerification = z.object({
   /** the first few discrepancies */
   problems: z.array(z.string()),
 });
+
+/** One load stage: move linearly from the previous stage's target (0 before the first) to `target` over `durationMs`. */
+export const loadStage = z.object({ durationMs: z.number(), target: z.number() });
+
+/** `run --stages` (agents) or `--rate-stages` (open loop, calls per second): k6's ramping-vus and ramping-arrival-rate. */
+export const loadStages = z.object({ kind: z.enum(['agents', 'rate']), stages: z.array(loadStage) });
 
 export const stepResult = z.object({
   target: z.string().describe('label of the database or server measured'),
@@ -122,6 +132,8 @@ export const resultFile = z.object({
     seed: z.number().int(),
     indexes: z.array(z.string()),
     rate: z.number().nullable(),
+    /** staged runs: each workload ran once through these stages instead of the agents × duration grid */
+    stages: loadStages.nullable().optional(),
   }),
   sessionInit: z.array(
     z.object({
@@ -148,4 +160,6 @@ export type WriteVerification = z.infer<typeof writeVerification>;
 export type ResultFile = z.infer<typeof resultFile>;
 export type StepResult = z.infer<typeof stepResult>;
 export type OperationStats = z.infer<typeof operationStats>;
+export type LoadStage = z.infer<typeof loadStage>;
+export type LoadStages = z.infer<typeof loadStages>;
 export type DecompositionResult = z.infer<typeof decompositionResult>;

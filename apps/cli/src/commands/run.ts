@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createClient, DEFAULT_WORKLOADS, type PlanTarget, runPlan, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
-import { LEGACY_REVISION, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { createClient, DEFAULT_WORKLOADS, type PlanTarget, peakTarget, runPlan, stagesDuration, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
+import { LEGACY_REVISION, type LoadStage, type LoadStages, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl, TEST_DELAY_ENV } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -20,6 +20,7 @@ import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../run/interrupt.j
 import { eraLabel, type ProtocolChoice } from '../run/labels.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
+import { parseStages } from '../run/stages.js';
 import { VERSION } from '../version.js';
 
 interface RunFlags {
@@ -36,6 +37,8 @@ interface RunFlags {
   iterations: number;
   indexes: IndexProfile[];
   rate?: number;
+  stages?: LoadStage[];
+  rateStages?: LoadStage[];
   protocol: ProtocolChoice[];
   client: 'lean' | 'sdk';
   format: Format;
@@ -86,6 +89,14 @@ export function runCommand(): Command {
     .addOption(new Option('--indexes <list>', 'index profiles to run in turn (two rounds show the speed-up)').default(['baseline', 'optimized'] as IndexProfile[], 'baseline,optimized').argParser(parseList(parseProfile)))
     .addOption(new Option('--rate <n>', 'open loop: total calls per second across agents (default: closed loop)').argParser(parsePositiveInt('rate')))
     .addOption(
+      new Option('--stages <list>', 'ramp the agents instead of --agents × --duration, k6-style: DURATION:AGENTS, comma-separated, each moving linearly from the last (from 0); one staged step per workload').argParser(
+        parseStages,
+      ),
+    )
+    .addOption(
+      new Option('--rate-stages <list>', `open loop, ramping the calls per second the same way (DURATION:RATE,...), served by a pool of --agents (default ${RATE_STAGES_POOL})`).argParser(parseStages),
+    )
+    .addOption(
       new Option('--protocol <list>', `MCP eras to measure, side by side: legacy (${LEGACY_REVISION}: initialize, then calls on a session, what hosts speak today), modern (${MODERN_REVISION}) or auto`)
         .default(['legacy'] as ProtocolChoice[], 'legacy')
         .argParser(parseList(parseProtocol)),
@@ -102,6 +113,8 @@ export function runCommand(): Command {
         'mcp-db-bench run --agents 1,8 --duration 5s',
         'mcp-db-bench run --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench --indexes optimized --out result.json',
         'mcp-db-bench run --target https://mcp.example.com/mcp --token $TOKEN --workloads point-read,filtered',
+        'mcp-db-bench run --stages 5s:1,2s:16,5s:16,2s:1 --workloads point-read',
+        'mcp-db-bench run --rate-stages 10s:100,30s:1000,10s:0 --agents 32 --workloads point-read',
       ),
     )
     .action(async (flags: RunFlags, command: Command) => {
@@ -137,6 +150,31 @@ function checkRunUsage(flags: RunFlags, command: Command): void {
   const given = [flags.db && '--db', flags.target && '--target', flags.targetCmd && '--target-cmd'].filter(Boolean);
   if (given.length > 1) throw new UsageError(`${given.join(' and ')} cannot be used together: benchmark our server on databases (--db), or another server (--target or --target-cmd)`);
   if (flags.token && !flags.target) throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
+  checkStagesUsage(flags, command);
+}
+
+/** Agents connected to serve --rate-stages when --agents is not given. */
+const RATE_STAGES_POOL = 16;
+
+/** Stages set the load and its time: the flags that would too are refused, not silently ignored. */
+function checkStagesUsage(flags: RunFlags, command: Command): void {
+  const typed = (name: string) => command.getOptionValueSource(name) === 'cli';
+  if (flags.stages && flags.rateStages) throw new UsageError('--stages and --rate-stages cannot be used together: ramp agents (closed loop) or calls per second (open loop)');
+  const staged = flags.stages ? '--stages' : flags.rateStages ? '--rate-stages' : undefined;
+  if (!staged) return;
+  const excluded = [staged === '--stages' && typed('agents') && '--agents', typed('duration') && '--duration', flags.rate && '--rate'].filter(Boolean);
+  if (excluded.length) {
+    const why = staged === '--stages' ? `the stages set the agents and the time${flags.rate ? '; to ramp an open loop, use --rate-stages' : ''}` : 'the stages set the rate and the time';
+    throw new UsageError(`${staged} cannot be used with ${excluded.join(' or ')}: ${why}`);
+  }
+  if (flags.rateStages && !typed('agents')) flags.agents = [RATE_STAGES_POOL];
+}
+
+/** The stages asked for, as the plan and the result file take them. */
+function stagesOf(flags: RunFlags): LoadStages | undefined {
+  if (flags.stages) return { kind: 'agents', stages: flags.stages };
+  if (flags.rateStages) return { kind: 'rate', stages: flags.rateStages };
+  return undefined;
 }
 
 /** Fails early, naming the target, when nothing answers HTTP at its address. Any HTTP answer will do. */
@@ -155,6 +193,7 @@ async function run(flags: RunFlags): Promise<ResultFile> {
   const tempDir = !flags.db && !flags.target && !flags.targetCmd ? makeTempDir('mcp-db-bench-') : undefined;
   const dbs = flags.db ?? (tempDir ? [`sqlite:${join(tempDir, 'bench.db')}`] : []);
   const workloads = flags.workloads.map((name) => WORKLOADS[name]!);
+  const stages = stagesOf(flags);
   const targets: ResultFile['config']['targets'] = [];
   const plan: PlanTarget[] = [];
   const stops: Array<() => unknown> = [];
@@ -201,6 +240,7 @@ async function run(flags: RunFlags): Promise<ResultFile> {
         warmupMs: flags.warmup,
         durationMs: flags.duration,
         rate: flags.rate,
+        stages,
         seed: flags.seed,
         // A fresh server process compiles its hot paths during the first seconds; without this the
         // first round (baseline) would pay for that and the index speed-up would be overstated.
@@ -217,8 +257,8 @@ async function run(flags: RunFlags): Promise<ResultFile> {
       config: {
         targets,
         workloads: flags.workloads,
-        agents: flags.agents,
-        durationMs: flags.duration,
+        agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : flags.agents,
+        durationMs: stages ? stagesDuration(stages.stages) : flags.duration,
         warmupMs: flags.warmup,
         iterations: flags.iterations,
         protocol: flags.protocol.join(','),
@@ -227,6 +267,7 @@ async function run(flags: RunFlags): Promise<ResultFile> {
         seed: flags.seed,
         indexes: dbs.length ? flags.indexes : [],
         rate: flags.rate ?? null,
+        stages: stages ?? null,
       },
       ...measured,
     };

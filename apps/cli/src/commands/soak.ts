@@ -4,6 +4,7 @@ import { createClient, errorTotal, runPlan, summarize, WORKLOADS } from '@mcp-db
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DB_ENV, examples, type Format, formatOption, scaleOption, seedOption, workersOption } from '../options.js';
 import { callsPerSecond, median } from '../render/numbers.js';
+import { logLine, progress } from '../render/progress.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parsePositiveInt } from '../run/durations.js';
 import { treeMemory } from '../run/process-memory.js';
@@ -35,7 +36,9 @@ interface MemorySample {
 
 export function soakCommand(): Command {
   return new Command('soak')
-    .description("hold N agents against our server for a long time and watch the server's memory (all its processes): peak, and growth from the start to the end")
+    .description(
+      "hold N agents against our server for a long time and watch the server's memory (all its processes): peak, and growth from the start to the end; the load is run's, as --stages 0s:N,DURATION:N",
+    )
     .addOption(new Option('--db <url>', 'database to serve (default: a new SQLite file in a temporary directory)').env(DB_ENV))
     .addOption(new Option('--agents <n>', 'concurrent agents').default(50).argParser(parsePositiveInt('agents')))
     .addOption(new Option('--duration <time>', 'measured time').default(600_000, '10m').argParser(parseDuration))
@@ -77,7 +80,7 @@ function parseOneWorkload(name: string): string {
 async function soak(flags: SoakFlags) {
   const tempDir = flags.db ? undefined : makeTempDir('mcp-db-bench-soak-');
   const url = flags.db ?? `sqlite:${join(tempDir!, 'bench.db')}`;
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const log = logLine;
   try {
     await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' }, log);
     const server = await startServer(url, ['--workers', String(workersFor(url, flags.workers, log))]);
@@ -85,22 +88,36 @@ async function soak(flags: SoakFlags) {
       const pid = server.child.pid!;
       if (treeMemory(pid) === undefined) throw new Error('soak reads memory from /proc: it runs on Linux only');
       const samples: MemorySample[] = [];
+      const show = progress();
+      // a preset of `run --stages`: one stage that jumps to the agents and holds them (0s:N,DURATION:N)
+      const hold = [
+        { durationMs: 0, target: flags.agents },
+        { durationMs: flags.duration, target: flags.agents },
+      ];
       const result = await runPlan(
         {
           targets: [{ label: 'soak', client: () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: 'modern', timeoutMs: 30_000 }) }],
           indexes: [],
           workloads: [WORKLOADS[flags.workloads]!],
           agents: [flags.agents],
+          stages: { kind: 'agents', stages: hold },
           iterations: 1,
           warmupMs: flags.warmup,
           durationMs: flags.duration,
           seed: flags.seed,
         },
-        // The measured part starts after the warm-up: memory is sampled on its seconds.
-        { on: (event) => event.type === 'interval' && sample(samples, event.atMs, flags.every, pid, log) },
+        {
+          on: (event) => {
+            show(event);
+            // The measured part starts after the warm-up: memory is sampled on its seconds.
+            if (event.type === 'interval') sample(samples, event.atMs, flags.every, pid, log);
+          },
+        },
       );
       const m = result.steps[0]!;
-      return { samples, calls: m.calls, errors: errorTotal(m), durationMs: m.durationMs, latency: summarize(m.all.histogram) };
+      // per second: what the server served while its memory was sampled (histograms left to run's result file)
+      const intervals = m.intervals.map(({ atMs, agents, calls, errors }) => ({ atMs, agents, calls, errors }));
+      return { samples, calls: m.calls, errors: errorTotal(m), durationMs: m.durationMs, latency: summarize(m.all.histogram), intervals };
     } finally {
       await server.stop();
     }

@@ -1,4 +1,4 @@
-import { errorTotal, type RunEvent, type WriteVerification } from '@mcp-db-bench/agent';
+import { errorTotal, type RunEvent, type StepKey, type WriteVerification } from '@mcp-db-bench/agent';
 import type { StepResult } from '@mcp-db-bench/contract';
 import { callsPerSecond } from './numbers.js';
 
@@ -22,11 +22,34 @@ export function verificationLines(target: string, v: WriteVerification): string[
   ];
 }
 
-/** An event as progress: lines that stay, and a live line for what runs now (undefined: nothing to say). */
-export function progressOf(event: RunEvent): { lines: string[] } | { live: string } | undefined {
+type StepStart = Extract<RunEvent, { type: 'step-start' }>;
+type Tick = Omit<Extract<RunEvent, { type: 'interval' }>, 'type' | 'step'>;
+
+const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+
+/**
+ * A running step in one line: where it is in its time, calls per second so far, errors, and for
+ * a staged step the agents (or the intended rate) now.
+ */
+export function liveStepLine(step: StepKey, tick: Tick, turn?: Pick<StepStart, 'slices' | 'durationMs'>): string {
+  const slices = turn?.slices ?? 1;
+  const name = `${roundLabel(step)} ${step.workload} × ${step.agents}${slices > 1 ? ` (turn ${tick.slice + 1}/${slices})` : ''}`;
+  const at = turn?.durationMs ? `${seconds(tick.atMs)} / ${seconds(turn.durationMs)}` : seconds(tick.atMs);
+  const rate = tick.atMs > 0 ? `${Math.round(tick.calls / (tick.atMs / 1000)).toLocaleString('en-US')} calls/s` : 'starting';
+  const now = [tick.agents !== undefined && `${tick.agents} agent${tick.agents === 1 ? '' : 's'} now`, tick.rate !== undefined && `${Math.round(tick.rate)} calls/s intended now`].filter(Boolean);
+  return [`${name}: ${at}`, rate, `${tick.errors} error${tick.errors === 1 ? '' : 's'}`, ...now].join(', ');
+}
+
+/**
+ * An event as progress: lines that stay, and a live line for what runs now (undefined: nothing
+ * to say). `current` is the step-start of the step running, for its time and turns.
+ */
+export function progressOf(event: RunEvent, current?: StepStart): { lines: string[] } | { live: string } | undefined {
   switch (event.type) {
     case 'step-start':
       return event.slice === 0 ? { live: `${roundLabel(event.step)} ${event.step.workload} × ${event.step.agents}` } : undefined;
+    case 'interval':
+      return { live: liveStepLine(event.step, event, current) };
     case 'step-end': {
       const v = event.step.verification;
       return { lines: [...(v ? verificationLines(event.step.target, v) : []), stepLine(event.step)] };
@@ -44,8 +67,10 @@ export function progressOf(event: RunEvent): { lines: string[] } | { live: strin
 
 /** Progress on stderr: on a terminal, what runs now shows on a live line until a result replaces it. */
 export function progress(write: (text: string) => void = (text) => process.stderr.write(text), tty = process.stderr.isTTY === true) {
+  let current: StepStart | undefined;
   return (event: RunEvent): void => {
-    const p = progressOf(event);
+    if (event.type === 'step-start') current = event;
+    const p = progressOf(event, current);
     if (p === undefined) return;
     if ('live' in p) {
       if (tty) write(`\r\x1b[K${p.live} …`);

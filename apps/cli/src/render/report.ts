@@ -2,6 +2,7 @@ import { merge, summary } from '@mcp-db-bench/agent';
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { callsPerSecond, median } from './numbers.js';
 import { roundLabel } from './progress.js';
+import { formatStages, stageSections } from './stages.js';
 import type { Section } from './table.js';
 import { verificationSection } from './verification.js';
 
@@ -23,6 +24,7 @@ export function reportSections(result: ResultFile): Section[] {
   return [
     sessionInitSection(result),
     latencySection(groups),
+    ...stageSections(result),
     verificationSection(result),
     scalingSection(groups),
     ...speedupSection(groups),
@@ -38,10 +40,17 @@ export function reportHeader(result: ResultFile): string {
   return [
     `mcp-db-bench ${result.tool.version} · ${result.startedAt}`,
     `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
-    `workloads ${c.workloads.join(', ')} · agents ${c.agents.join(', ')} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
+    `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
     ...result.warnings.map((w) => `warning: ${w}`),
     ...skippedLines(result.skipped ?? []),
   ].join('\n');
+}
+
+/** The load asked for: agent counts, or the stages that set it. */
+function loadLine(c: ResultFile['config']): string {
+  if (c.stages?.kind === 'agents') return `agent stages ${formatStages(c.stages.stages)}`;
+  if (c.stages?.kind === 'rate') return `rate stages ${formatStages(c.stages.stages)} (calls/s), ${c.agents.join(', ')} agents`;
+  return `agents ${c.agents.join(', ')}`;
 }
 
 /** One line per target: the workloads it could not serve (each one's reason is in the result file); never errors. */

@@ -1,5 +1,6 @@
 export { type Clock, FakeClock, realClock } from './clock.js';
 export { type MeasureCallsOptions, type MeasuredCalls, measureCalls } from './measure-calls.js';
+export { type AgentChange, agentChanges, agentsAt, arrivals, meanAgents, peakTarget, type Stage, stagesDuration, targetAt } from './stages.js';
 export { type ClientProbe, nullProbe, type ProbeReading, processProbe } from './probe.js';
 export {
   type AgentLoop,

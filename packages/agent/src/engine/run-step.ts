@@ -1,13 +1,15 @@
 /**
  * One measured step: N simulated agents against one target for warm-up + duration, closed loop
  * (call, wait, call) or open loop (calls arrive at a fixed rate whether or not the target keeps
- * up). The engine owns all timing; agents only perform calls. Failures are data: they are
- * counted by kind, and a thrown error is just another outcome.
+ * up); or through load stages that move the active agents or the rate over time (stages.ts).
+ * The engine owns all timing; agents only perform calls. Failures are data: they are counted by
+ * kind, and a thrown error is just another outcome.
  */
 import type { StepResult } from '@mcp-db-bench/contract';
 import { INTERVAL_MS, StepRecorder } from '../metrics/recorder.js';
 import { type Clock, realClock } from './clock.js';
 import { type ClientProbe, processProbe } from './probe.js';
+import { type AgentChange, agentChanges, arrivals, meanAgents, peakTarget, type Stage, stagesDuration, targetAt } from './stages.js';
 
 /** What one call of one agent produced. `op` is the operation type the latency is filed under. */
 export type OpOutcome = { op: string; ok: true } | { op: string; ok: false; errorKind: string };
@@ -26,7 +28,16 @@ export interface RunStepOptions {
   /** open loop: intended calls per second across all agents */
   rate?: number;
   warmupMs: number;
+  /** with `stages`: their total, whatever is given here */
   durationMs: number;
+  /**
+   * Load stages (stages.ts), timed from the measured window's start; the warm-up holds the level
+   * they start at. Closed loop: targets are active agents, out of `agents` connected up front
+   * (as k6 initialises its VUs first), so connecting is never measured; an agent above the
+   * target finishes its call and waits. Open loop: targets are calls per second (`rate` unused),
+   * served by the `agents` pool.
+   */
+  stages?: readonly Stage[];
   makeAgent(index: number): Promise<AgentLoop>;
   clock?: Clock;
   /** defaults to `processProbe()` (CPU and event-loop delay of this process) */
@@ -50,6 +61,10 @@ export interface SecondTick {
   atMs: number;
   calls: number;
   errors: number;
+  /** staged closed loop: agents active now */
+  agents?: number;
+  /** staged open loop: the intended calls per second now */
+  rate?: number;
 }
 
 /** The parts of a contract `stepResult` the engine knows; the caller adds target, workload, agents... */
@@ -95,15 +110,35 @@ interface Window {
   end: number;
 }
 
+/** Which agents may call: those with an index below `active`; the others wait for it to rise. */
+class Gate {
+  #waiting: Array<{ index: number; resolve: () => void }> = [];
+  constructor(public active: number) {}
+
+  set(active: number): void {
+    this.active = active;
+    const ready = this.#waiting.filter((w) => w.index < active);
+    this.#waiting = this.#waiting.filter((w) => w.index >= active);
+    for (const w of ready) w.resolve();
+  }
+
+  wait(index: number): Promise<void> {
+    return new Promise((resolve) => this.#waiting.push({ index, resolve }));
+  }
+}
+
 export async function runStep(options: RunStepOptions): Promise<StepMeasurement> {
   validate(options);
+  const stages = options.stages;
+  const planned = stages ? stagesDuration(stages) : options.durationMs;
+  const changes = stages && options.mode === 'closed' ? agentChanges(stages) : undefined;
   const clock = options.clock ?? realClock;
   const probe = options.probe ?? processProbe();
   const agents = await createAgents(options);
   try {
     const t0 = clock.now();
     const start = t0 + options.warmupMs;
-    const end = start + options.durationMs;
+    const end = start + planned;
     const window: Window = { clock, recorder: new StepRecorder(start), origin: t0, start, end };
     const onAbort = () => {
       window.end = Math.min(window.end, clock.now());
@@ -118,9 +153,16 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     };
     const probing = options.warmupMs > 0 ? clock.sleep(options.warmupMs).then(startProbe) : startProbe();
 
-    const ticking = options.onSecond ? tick(window, options.onSecond) : undefined;
-    const openLoop = options.mode === 'open' ? await runOpen(agents, window, options) : null;
-    if (options.mode === 'closed') await Promise.all(agents.map((agent) => runClosed(agent, window)));
+    const level = (atMs: number): Pick<SecondTick, 'agents' | 'rate'> =>
+      changes ? { agents: levelAt(changes, atMs) } : stages ? { rate: targetAt(stages, atMs) } : {};
+    const onSecond = options.onSecond;
+    const ticking = onSecond ? tick(window, (t) => onSecond({ ...t, ...level(t.atMs) })) : undefined;
+    const intended: number[] = [];
+    const openLoop = options.mode === 'open' ? await runOpen(agents, window, options, intended) : null;
+    if (options.mode === 'closed') {
+      const gate = changes ? new Gate(changes[0]!.agents) : undefined;
+      await Promise.all([...agents.map((agent, i) => runClosed(agent, i, window, gate)), gate && follow(window, gate, changes!)]);
+    }
     ticking?.stop();
     await probing;
     const wallMs = clock.now() - probeStartedAt;
@@ -128,12 +170,14 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     options.signal?.removeEventListener('abort', onAbort);
 
     // the configured figure unless aborted: `end - start` of two clock readings is not exact
-    const durationMs = window.end === end ? options.durationMs : Math.max(0, window.end - start);
+    const durationMs = window.end === end ? planned : Math.max(0, window.end - start);
     const recorded = window.recorder.finish(durationMs);
+    if (changes) for (const i of recorded.intervals) i.agents = round2(meanAgents(changes, i.atMs, Math.min(i.atMs + INTERVAL_MS, durationMs)));
+    else if (stages) for (const [n, i] of recorded.intervals.entries()) i.rate = intended[n] ?? 0;
     const completed = recorded.calls + window.recorder.errorCount;
     return {
       mode: options.mode,
-      rate: options.mode === 'open' ? options.rate! : null,
+      rate: options.mode === 'open' ? (stages ? peakTarget(stages) : options.rate!) : null,
       durationMs,
       ...recorded,
       client: {
@@ -148,6 +192,35 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     // closing is not measured, and a failing close must not cost the step its results
     await Promise.allSettled(agents.map((agent) => agent.close()));
   }
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+const levelAt = (changes: readonly AgentChange[], atMs: number) => changes.findLast((c) => c.atMs <= atMs)?.agents ?? 0;
+
+/**
+ * Sleeps until `due` in steps of at most a second, so an abort (which moves `window.end`) ends a
+ * long wait soon. The last step is one sleep, taken as done: a timer may wake a fraction of a
+ * millisecond early, and sleeping again for that would make the call late.
+ */
+async function sleepUntil(window: Window, due: number): Promise<void> {
+  const { clock } = window;
+  for (let wait = due - clock.now(); wait > 0 && clock.now() < window.end; wait = due - clock.now()) {
+    await clock.sleep(Math.min(wait, INTERVAL_MS));
+    if (wait <= INTERVAL_MS) return;
+  }
+}
+
+/** Moves the gate through the stages' changes, then lets every waiting agent see the window close. */
+async function follow(window: Window, gate: Gate, changes: readonly AgentChange[]): Promise<void> {
+  for (const change of changes.slice(1)) {
+    const due = window.start + change.atMs;
+    await sleepUntil(window, due);
+    if (due >= window.end) break;
+    gate.set(change.agents);
+  }
+  await sleepUntil(window, window.end);
+  gate.set(Number.POSITIVE_INFINITY);
 }
 
 /** Ticks at the window's start and each whole second of it; a tick due after `stop` is not made. */
@@ -171,6 +244,13 @@ function tick(window: Window, onSecond: (tick: SecondTick) => void): { stop(): v
 function validate(o: RunStepOptions): void {
   if (!Number.isInteger(o.agents) || o.agents < 1) throw new RangeError(`agents must be a positive integer: ${o.agents}`);
   if (!(o.warmupMs >= 0) || !(o.durationMs >= 0)) throw new RangeError('warmupMs and durationMs must be >= 0');
+  if (o.stages) {
+    if (o.stages.length === 0 || !(stagesDuration(o.stages) > 0)) throw new RangeError('stages need a total duration above 0');
+    if (o.stages.some((s) => !(s.durationMs >= 0) || !(s.target >= 0))) throw new RangeError('stage durations and targets must be >= 0');
+    if (o.mode === 'closed' && peakTarget(o.stages) > o.agents) throw new RangeError(`stages reach ${peakTarget(o.stages)} agents, more than the ${o.agents} connected`);
+    if (peakTarget(o.stages) === 0) throw new RangeError('stages never rise above 0');
+    return;
+  }
   if (o.mode === 'open' && !(typeof o.rate === 'number' && o.rate > 0 && Number.isFinite(o.rate))) {
     throw new RangeError(`open loop needs a positive rate: ${o.rate}`);
   }
@@ -202,9 +282,13 @@ function file(window: Window, outcome: OpOutcome, from: number, endedAt: number)
 }
 
 /** Back to back until the window closes; a call counts if it started inside the window. */
-async function runClosed(agent: AgentLoop, window: Window): Promise<void> {
+async function runClosed(agent: AgentLoop, index: number, window: Window, gate: Gate | undefined): Promise<void> {
   const { clock } = window;
   for (let started = clock.now(); started < window.end; started = clock.now()) {
+    if (gate && index >= gate.active) {
+      await gate.wait(index);
+      continue;
+    }
     const outcome = await invoke(agent);
     if (started >= window.start) file(window, outcome, started, clock.now());
   }
@@ -215,11 +299,10 @@ async function runClosed(agent: AgentLoop, window: Window): Promise<void> {
  * else queued, else dropped. Latency runs from the intended time, so a stalled target cannot
  * hide its stall by slowing the arrivals (no coordinated omission).
  */
-async function runOpen(agents: AgentLoop[], window: Window, options: RunStepOptions): Promise<OpenLoopStats> {
+async function runOpen(agents: AgentLoop[], window: Window, options: RunStepOptions, intendedPerInterval: number[]): Promise<OpenLoopStats> {
   const { clock } = window;
   const tolerance = options.lateToleranceMs ?? DEFAULT_LATE_TOLERANCE_MS;
   const maxQueue = options.maxQueue ?? agents.length * QUEUE_PER_AGENT;
-  const interval = 1000 / options.rate!;
   const stats: OpenLoopStats = { intended: 0, late: 0, dropped: 0 };
   const queue: number[] = [];
   const idle: Array<(intended: number | undefined) => void> = [];
@@ -243,7 +326,11 @@ async function runOpen(agents: AgentLoop[], window: Window, options: RunStepOpti
 
   const dispatch = (intended: number): void => {
     const measured = intended >= window.start;
-    if (measured) stats.intended++;
+    if (measured) {
+      stats.intended++;
+      const i = Math.floor((intended - window.start) / INTERVAL_MS);
+      intendedPerInterval[i] = (intendedPerInterval[i] ?? 0) + 1;
+    }
     const agent = idle.shift();
     if (agent !== undefined) agent(intended);
     else if (queue.length < maxQueue) queue.push(intended);
@@ -251,16 +338,32 @@ async function runOpen(agents: AgentLoop[], window: Window, options: RunStepOpti
   };
 
   const workers = agents.map(work);
-  // Times come from the index, not a running sum, so the schedule does not drift; a timer that
-  // fires late finds several calls due and dispatches them at once, so arrivals are not thinned.
-  for (let k = 0, intended = window.origin; intended < window.end; k++, intended = window.origin + k * interval) {
-    const wait = intended - clock.now();
-    if (wait > 0) await clock.sleep(wait);
+  // A timer that fires late finds several calls due and dispatches them at once, so arrivals are not thinned.
+  for (const intended of options.stages ? stagedTimes(window, options.stages) : steadyTimes(window.origin, 1000 / options.rate!)) {
+    if (intended >= window.end) break;
+    if (intended > clock.now()) await sleepUntil(window, intended); // an overdue call goes at once, no await
     if (intended >= window.end) break; // aborted while asleep
     dispatch(intended);
   }
+  // stages may end at rate 0 before the window does: the step still lasts its time
+  if (options.stages) await sleepUntil(window, window.end);
   closed = true;
   for (const agent of idle.splice(0)) agent(undefined);
   await Promise.all(workers);
   return stats;
+}
+
+/** Every `interval` ms from `origin`, from the index, not a running sum, so the schedule does not drift. */
+function* steadyTimes(origin: number, interval: number): Generator<number, never, undefined> {
+  for (let k = 0; ; k++) yield origin + k * interval;
+}
+
+/** The warm-up at the rate the stages start from, then the stages' arrivals. */
+function* stagedTimes(window: Window, stages: readonly Stage[]): Generator<number, void, undefined> {
+  const first = targetAt(stages, 0);
+  if (first > 0) for (const t of steadyTimes(window.origin, 1000 / first)) {
+    if (t >= window.start) break;
+    yield t;
+  }
+  for (const offset of arrivals(stages)) yield window.start + offset;
 }

@@ -3,7 +3,7 @@
  * The commands turn their flags into one; the runner (run-plan.ts) carries it out. What only
  * the caller can do (re-index a database it owns, query it without MCP) comes in as callbacks.
  */
-import type { ResultFile } from '@mcp-db-bench/contract';
+import type { LoadStages, ResultFile } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
 import type { AgentLoop } from '../engine/run-step.js';
 import type { Workload } from '../workloads/workload.js';
@@ -60,6 +60,12 @@ export interface BenchPlan {
   durationMs: number;
   /** open loop: calls per second across the agents; closed loop when undefined */
   rate?: number;
+  /**
+   * Load stages instead of a fixed load for `durationMs`: each workload runs one step through
+   * them. `agents` stages: the step's agents are their peak (`agents` is not used); `rate`
+   * stages: open loop, a step per pool size in `agents`.
+   */
+  stages?: LoadStages;
   seed: number;
   /**
    * Each step takes turns over the targets this many times, its duration split between the

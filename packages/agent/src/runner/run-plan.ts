@@ -8,6 +8,7 @@ import type { McpClient } from '../clients/client.js';
 import { type Clock, realClock } from '../engine/clock.js';
 import type { ClientProbe } from '../engine/probe.js';
 import { runStep, type StepMeasurement } from '../engine/run-step.js';
+import { peakTarget, stagesDuration } from '../engine/stages.js';
 import { startAgent } from '../loop.js';
 import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';
@@ -71,7 +72,7 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
       for (const workload of plan.workloads) {
         const targets = present.filter((t) => (round === 0 || workload.database) && serves(run, t, workload));
         if (targets.length === 0) continue;
-        for (const agents of plan.agents) {
+        for (const agents of stepAgents(plan)) {
           for (const iteration of iterations) await step(run, targets, { workload, agents, iteration, profile });
         }
       }
@@ -93,7 +94,13 @@ function validate(plan: BenchPlan): void {
   // a write step is verified as a whole, and its markers are unique within one turn only
   const writes = plan.workloads.find((w) => w.writes);
   if (writes && slices > 1) throw new RangeError(`the ${writes.name} workload writes: its steps cannot be sliced`);
+  // a staged step's intervals follow its stages: a slice would restart them
+  if (plan.stages && slices > 1) throw new RangeError('a staged plan cannot be sliced');
+  if (plan.stages && plan.rate) throw new RangeError('a staged plan takes its rate from the stages, not `rate`');
 }
+
+/** The agent counts to step through: the stages' peak when they count agents. */
+const stepAgents = (plan: BenchPlan): readonly number[] => (plan.stages?.kind === 'agents' ? [peakTarget(plan.stages.stages)] : plan.agents);
 
 async function toolsOf(target: PlanTarget): Promise<ReadonlySet<string> | undefined> {
   if (target.tools || !target.client) return target.tools && new Set(target.tools);
@@ -193,7 +200,9 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
         agents: spec.agents,
         iteration: spec.iteration,
       };
-      run.emit({ type: 'step-start', step: key, slice, slices });
+      const stages = plan.stages?.stages;
+      const durationMs = stages ? stagesDuration(stages) : plan.durationMs / slices;
+      run.emit({ type: 'step-start', step: key, slice, slices, durationMs });
       // Write steps: accounts are read before (unmeasured) and everything is read back after.
       const client = target.plan.client;
       const ledger = spec.workload.writes && client ? await withClient(client, (c) => openLedger(c)) : undefined;
@@ -202,10 +211,11 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
       turns[i]!.push(
         await runStep({
           agents: spec.agents,
-          mode: plan.rate ? 'open' : 'closed',
+          mode: plan.rate || plan.stages?.kind === 'rate' ? 'open' : 'closed',
           rate: plan.rate,
+          stages,
           warmupMs: slice === 0 ? plan.warmupMs : Math.min(plan.warmupMs, SETTLE_MS),
-          durationMs: plan.durationMs / slices,
+          durationMs,
           clock: run.clock,
           probe: run.probe,
           makeAgent: agent ? (n) => agent(n) : (n) => startAgent(spec.workload, client!(), seed, n, ledger),
