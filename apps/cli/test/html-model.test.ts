@@ -79,10 +79,10 @@ describe('scaling, timeline and index pairs', () => {
   it('names the load stages of a staged run, and nothing for a run without them', () => {
     expect(loadStages(result([]))).toBeUndefined();
     const staged = result([]);
-    (staged.config as Record<string, unknown>).stages = { kind: 'agents', stages: [{ durationMs: 5000, target: 1 }, { durationMs: 2000, target: 16 }] };
-    expect(loadStages(staged)).toBe('agents 5s:1, 2s:16');
+    staged.config.stages = { kind: 'agents', stages: [{ durationMs: 5000, target: 1 }, { durationMs: 2000, target: 16 }] };
+    expect(loadStages(staged)).toBe('agents 5s:1,2s:16');
     const model = reportModel([{ label: 'a', result: staged }]);
-    expect(model.runs[0]!.facts.find((f) => f.key === 'stages')?.text).toBe('agents 5s:1, 2s:16');
+    expect(model.runs[0]!.facts.find((f) => f.key === 'stages')?.text).toBe('agents 5s:1,2s:16');
   });
 
   it('pairs the baseline and optimized rounds of the same step, with the speed-up', () => {

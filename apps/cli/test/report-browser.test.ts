@@ -32,6 +32,9 @@ interface Drawn {
   legends: string[];
   /** compare's page: its one-line verdict */
   headline: string;
+  /** the legends' series names of the timeline charts */
+  timelines: string[];
+  specs: { id: string; series: { label: string }[]; data: (number | null)[][] }[];
 }
 
 describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
@@ -46,6 +49,11 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     );
     if (run.code !== 0) throw new Error(`run exited ${run.code}: ${run.stderr}`);
     result = resultFile.parse(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')));
+    const staged = await runCli(
+      ['run', '--scale', '0.002', '--workloads', 'point-read', '--indexes', 'optimized', '--stages', '1s:1,1s:3', '--warmup', '200ms', '--out', 'staged.json', '--html', 'staged.html'],
+      { cwd: dir, timeoutMs: 180_000 },
+    );
+    if (staged.code !== 0) throw new Error(`staged run exited ${staged.code}: ${staged.stderr}`);
     // a second run, 20% slower in calls/s, to compare against: a rendering test, not a measurement
     const slower = { ...result, steps: result.steps.map((step) => ({ ...step, calls: Math.round(step.calls * 0.8) })) };
     writeFileSync(join(dir, 'slower.json'), JSON.stringify(slower));
@@ -96,7 +104,8 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
       const summary = Object.fromEntries([...document.querySelectorAll('#summary [data-summary][data-value]')].map((el) => [el.dataset.summary, Number(el.dataset.value)]));
       const p99 = Object.fromEntries([...document.querySelectorAll('#latency tr[data-key]')].map((tr) => [tr.dataset.key, Number(tr.children[4].dataset.value)]));
       const legends = [...document.querySelectorAll('#latency .u-legend .u-label')].map((el) => el.textContent);
-      return { charts: painted.length, painted, summary, p99, legends, headline };
+      const timelines = [...document.querySelectorAll('#timeline .u-legend .u-label')].map((el) => el.textContent);
+      return { charts: painted.length, painted, summary, p99, legends, timelines, headline, specs };
     })()`)) as Drawn;
     await context.close();
     return { drawn, problems, requests };
@@ -143,5 +152,18 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     // every step is 20% slower in calls/s (beyond the default 5% floor) with the same latencies
     const steps = new Set(result.steps.map((s) => `${roundLabel(s)}/${s.workload}/${s.agents}`)).size;
     expect(drawn.headline).toMatch(new RegExp(`^${steps} of ${steps * 3} changes beyond noise \\(${steps} slower, 0 faster\\)`));
+  }, 60_000);
+
+  it('run --stages: the timeline draws each interval’s agents beside calls/s and p99', async () => {
+    const { drawn, problems } = await open('staged.html');
+    expect(problems).toEqual([]);
+    for (const chart of drawn.painted) expect(chart.pixels, `chart ${chart.id} drew no series`).toBeGreaterThan(200);
+    expect(drawn.timelines).toEqual(expect.arrayContaining(['calls/s', 'p99 ms', 'agents']));
+    const staged = resultFile.parse(JSON.parse(readFileSync(join(dir, 'staged.json'), 'utf8')));
+    const timeline = drawn.specs.find((s) => s.id.startsWith('timeline-') && s.series.some((x) => x.label === 'agents'))!;
+    const agents = timeline.data[1 + timeline.series.findIndex((x) => x.label === 'agents')]!;
+    const step = staged.steps.find((s) => s.workload === 'point-read')!;
+    expect(agents).toEqual(step.intervals.map((i) => i.agents));
+    expect(drawn.summary.steps).toBe(staged.steps.length);
   }, 60_000);
 });

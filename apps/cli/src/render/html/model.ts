@@ -3,6 +3,7 @@ import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { callsPerSecond } from '../numbers.js';
 import { roundLabel } from '../progress.js';
 import { efficiency, type Group, groupSteps, kneeIndex, medianThroughput, skippedLines } from '../report.js';
+import { formatStages } from '../stages.js';
 import { type ChartSpec, color, type SeriesSpec, slug } from './charts.js';
 
 /**
@@ -171,12 +172,10 @@ function runSummary(run: Run): RunSummary {
   };
 }
 
-/** `config.stages` of a staged run (optional, read by shape) as `agents 5s:1, 2s:16 …`. */
+/** A staged run's stages as typed: `agents 5s:1,2s:16` or `calls/s 10s:100,30s:1000`. */
 export function loadStages(result: ResultFile): string | undefined {
-  const stages = (result.config as { stages?: unknown }).stages as { kind?: unknown; stages?: unknown } | null | undefined;
-  if (!stages || !Array.isArray(stages.stages)) return undefined;
-  const list = stages.stages.filter((s): s is { durationMs: number; target: number } => typeof s?.durationMs === 'number' && typeof s?.target === 'number');
-  return `${stages.kind === 'rate' ? 'calls/s' : 'agents'} ${list.map((s) => `${s.durationMs / 1000}s:${s.target}`).join(', ')}`;
+  const stages = result.config.stages;
+  return stages ? `${stages.kind === 'rate' ? 'calls/s' : 'agents'} ${formatStages(stages.stages)}` : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -311,14 +310,13 @@ export function timeline(steps: readonly StepResult[]): { points: TimelinePoint[
     s.intervals.forEach((interval, i) => {
       const { startMs, lengthMs, rate } = rates[i]!;
       const h = decode(interval.histogram);
-      // optional fields of staged steps, read by shape so files without them still render
-      const { agents, rate: intended } = interval as { agents?: unknown; rate?: unknown };
       points.push({
         x: (offsetMs + startMs + lengthMs / 2) / 1000,
         rate,
         p99Ms: h.totalCount ? h.getValueAtPercentile(99) / 1000 : null,
-        agents: typeof agents === 'number' ? agents : null,
-        intended: typeof intended === 'number' ? intended / (lengthMs / 1000) : null,
+        agents: interval.agents ?? null,
+        // rate stages record the calls intended in the interval
+        intended: interval.rate === undefined ? null : interval.rate / (lengthMs / 1000),
       });
     });
     offsetMs += s.durationMs;
