@@ -58,6 +58,12 @@ describe('run --shard and merge', () => {
     expect(m.errors).toEqual({});
     expect(m.calls).toBe(parts.reduce((n, p) => n + p.steps[0]!.calls, 0));
 
+    // a merged file is a result file like any other: the HTML report and compare read it
+    const html = await run(['report', 'merged.json', '--format', 'html', '-o', 'merged.html']);
+    expect(html.code, html.stderr).toBe(0);
+    const compared = await run(['compare', 'single.json', 'merged.json', '--format', 'json']);
+    expect(compared.code, compared.stderr).toBe(0);
+
     const rejected = await run(['merge', 'shard-0.json', 'shard-2.json', 'shard-3.json', 'other.json', '-o', 'bad.json']);
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toMatch(/other\.json \(shard 1 of run \w+\) is from another run than shard-0\.json \(shard 0 of run \w+\): configurations differ in agents/);
