@@ -61,8 +61,10 @@ describe('run --shard and merge', () => {
     // a merged file is a result file like any other: the HTML report and compare read it
     const html = await run(['report', 'merged.json', '--format', 'html', '-o', 'merged.html']);
     expect(html.code, html.stderr).toBe(0);
-    const compared = await run(['compare', 'single.json', 'merged.json', '--format', 'json']);
+    const compared = await run(['compare', 'merged.json', 'merged.json', '--format', 'json']);
     expect(compared.code, compared.stderr).toBe(0);
+    const rows = JSON.parse(compared.stdout).rows as { workload: string; changes: { marked: boolean }[] }[];
+    expect(rows.map((r) => [r.workload, r.changes.length, r.changes.some((c) => c.marked)])).toEqual([['point-read', 3, false]]);
 
     const rejected = await run(['merge', 'shard-0.json', 'shard-2.json', 'shard-3.json', 'other.json', '-o', 'bad.json']);
     expect(rejected.code).toBe(1);
