@@ -1,5 +1,5 @@
 import { RESULT_FILE_VERSION, type ResultFile, resultFile } from '@mcp-db-bench/contract';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { nullProbe } from '../src/engine/probe.js';
 import type { AgentLoop } from '../src/engine/run-step.js';
 import { summarize } from '../src/metrics/histogram.js';
@@ -123,8 +123,11 @@ describe('sharded plans', () => {
   });
 });
 
-describe('merge refuses files that are not one run', async () => {
-  const { results } = await runShards(2, { ...base, durationMs: 200, agents: [2] });
+describe('merge refuses files that are not one run', () => {
+  let results: PlanResult[] = [];
+  beforeAll(async () => {
+    ({ results } = await runShards(2, { ...base, durationMs: 200, agents: [2] }));
+  });
   const shard = (i: number, overrides: Partial<ResultFile['config']> = {}) => ({ name: `s${i}.json`, result: file(results[i]!, i, 2, overrides) });
 
   it('a shard of another run, naming both files and what differs', () => {
