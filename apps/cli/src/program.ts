@@ -3,6 +3,7 @@ import { doctorCommand } from './commands/doctor.js';
 import { compareCommand } from './commands/compare.js';
 import { floorCommand } from './commands/floor.js';
 import { indexCommand } from './commands/indexes.js';
+import { mergeCommand } from './commands/merge.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { seedCommand } from './commands/seed.js';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .addCommand(runCommand(), { isDefault: true })
     .addCommand(reportCommand())
     .addCommand(compareCommand())
+    .addCommand(mergeCommand())
     .addCommand(seedCommand())
     .addCommand(indexCommand())
     .addCommand(serveCommand())

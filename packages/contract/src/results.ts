@@ -92,6 +92,8 @@ export const stepResult = z.object({
     .nullable(),
   /** write workloads only */
   verification: writeVerification.optional(),
+  /** wall-clock time the measured window opened, epoch milliseconds: sharded runs align their intervals on it */
+  startedAt: z.number().optional(),
 });
 
 export const decompositionResult = z.object({
@@ -105,20 +107,22 @@ export const decompositionResult = z.object({
   full: operationStats,
 });
 
+export const environment = z.object({
+  node: z.string(),
+  platform: z.string(),
+  arch: z.string(),
+  cpuModel: z.string(),
+  cpus: z.number().int(),
+  memoryMb: z.number().int(),
+  loadAverage: z.array(z.number()),
+});
+
 export const resultFile = z.object({
   version: z.literal(RESULT_FILE_VERSION),
   tool: z.object({ name: z.string(), version: z.string() }),
   startedAt: z.string(),
   finishedAt: z.string(),
-  environment: z.object({
-    node: z.string(),
-    platform: z.string(),
-    arch: z.string(),
-    cpuModel: z.string(),
-    cpus: z.number().int(),
-    memoryMb: z.number().int(),
-    loadAverage: z.array(z.number()),
-  }),
+  environment,
   config: z.object({
     targets: z.array(z.object({ label: z.string(), engine: z.string().nullable(), url: z.string().nullable() })),
     workloads: z.array(z.string()),
@@ -134,6 +138,17 @@ export const resultFile = z.object({
     rate: z.number().nullable(),
     /** staged runs: each workload ran once through these stages instead of the agents × duration grid */
     stages: loadStages.nullable().optional(),
+    /** `run --shard I/N`: this file is part `index` (0-based) of `count`; a merged file has no `index` */
+    shard: z
+      .object({
+        index: z.number().int().optional(),
+        count: z.number().int(),
+        /** the same on every shard of one run: `merge` refuses files whose run ids differ */
+        runId: z.string(),
+        /** the agreed instant the first step's warm-up began, ISO */
+        startAt: z.string(),
+      })
+      .optional(),
   }),
   sessionInit: z.array(
     z.object({
@@ -154,6 +169,10 @@ export const resultFile = z.object({
   warnings: z.array(z.string()),
   /** workloads not run on a target (it lacks a tool they need), never counted as errors */
   skipped: z.array(z.object({ target: z.string(), workload: z.string(), reason: z.string() })).optional(),
+  /** a merged sharded run: each shard's machine and times (the top-level `environment` is shard 0's) */
+  shards: z
+    .array(z.object({ index: z.number().int(), environment: environment, startedAt: z.string(), finishedAt: z.string() }))
+    .optional(),
 });
 
 export type WriteVerification = z.infer<typeof writeVerification>;

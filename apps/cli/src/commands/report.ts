@@ -40,7 +40,8 @@ export function reportCommand(): Command {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-function render(runs: readonly Run[], format: ReportFormat): string {
+/** The report of one or more runs in a format. */
+export function render(runs: readonly Run[], format: ReportFormat): string {
   if (format === 'html') return htmlReport(runs);
   if (format === 'json') {
     const [only] = runs;

@@ -21,6 +21,7 @@ import { eraLabel, type ProtocolChoice } from '../run/labels.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
 import { parseStages } from '../run/stages.js';
+import { announceStart, barrier, checkBarrier, parseShard, parseStartAt, requireDataset, runIdOf, type ShardFlag } from '../run/shard.js';
 import { VERSION } from '../version.js';
 
 interface RunFlags {
@@ -43,6 +44,10 @@ interface RunFlags {
   client: 'lean' | 'sdk';
   format: Format;
   out?: string;
+  shard?: ShardFlag;
+  startAt?: number;
+  barrierFile?: string;
+  runId?: string;
   html?: string;
 }
 
@@ -105,6 +110,14 @@ export function runCommand(): Command {
     .addOption(formatOption('on stdout: the report as a table or Markdown, or the result file (json)'))
     .addOption(jsonAlias())
     .option('--out <file>', 'also write the result file here')
+    .addOption(
+      new Option('--shard <I/N>', 'run shard I of N (I from 0 to N-1) of this configuration: its share of the agents and the rate; merge the shards\' --out files with mcp-db-bench merge').argParser(
+        parseShard,
+      ),
+    )
+    .addOption(new Option('--start-at <time>', 'with --shard: the ISO instant every shard begins its first step').argParser((v) => parseStartAt(v)))
+    .addOption(new Option('--barrier-file <path>', 'with --shard: begin together once every shard has written PATH.I (a shared volume) instead of --start-at'))
+    .addOption(new Option('--run-id <id>', 'with --shard: names the run in every shard\'s file (default: a hash of the configuration and start instant)'))
     .option('--html <file>', 'also write the HTML report here (the page report --format html makes)')
     .allowExcessArguments()
     .addHelpText(
@@ -115,6 +128,7 @@ export function runCommand(): Command {
         'mcp-db-bench run --target https://mcp.example.com/mcp --token $TOKEN --workloads point-read,filtered',
         'mcp-db-bench run --stages 5s:1,2s:16,5s:16,2s:1 --workloads point-read',
         'mcp-db-bench run --rate-stages 10s:100,30s:1000,10s:0 --agents 32 --workloads point-read',
+        'mcp-db-bench run --target http://db-mcp:8080/mcp --shard 0/4 --start-at 2026-01-01T12:00:00Z --agents 64 --rate 8000 --out shard-0.json',
       ),
     )
     .action(async (flags: RunFlags, command: Command) => {
@@ -151,6 +165,27 @@ function checkRunUsage(flags: RunFlags, command: Command): void {
   if (given.length > 1) throw new UsageError(`${given.join(' and ')} cannot be used together: benchmark our server on databases (--db), or another server (--target or --target-cmd)`);
   if (flags.token && !flags.target) throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
   checkStagesUsage(flags, command);
+  checkShardUsage(flags, command);
+}
+
+/** A shard shares the database and the instant with the others: what would clash is refused. */
+function checkShardUsage(flags: RunFlags, command: Command): void {
+  const timing = [flags.startAt !== undefined && '--start-at', flags.barrierFile && '--barrier-file', flags.runId && '--run-id'].filter(Boolean);
+  if (!flags.shard) {
+    if (timing.length) throw new UsageError(`${timing.join(' and ')} ${timing.length > 1 ? 'need' : 'needs'} --shard I/N`);
+    return;
+  }
+  if (!flags.db && !flags.target && !flags.targetCmd) throw new UsageError('--shard needs --db, --target or --target-cmd: the shards share what they measure, not a temporary database each');
+  if (flags.startAt === undefined && !flags.barrierFile) throw new UsageError('--shard needs --start-at TIME or --barrier-file PATH: the shards must begin together');
+  if (flags.startAt !== undefined && flags.barrierFile) throw new UsageError('--start-at and --barrier-file cannot be used together: agree on a time, or on a barrier');
+  if (command.getOptionValueSource('indexes') === 'cli') {
+    throw new UsageError('--indexes cannot be used with --shard: shards never re-index the database they share; set it once with mcp-db-bench indexes');
+  }
+  const writes = flags.workloads.filter((name) => WORKLOADS[name]!.writes);
+  if (writes.length) throw new UsageError(`--shard cannot run write workloads (${writes.join(', ')}): each shard could verify only its own writes while the others change the same rows`);
+  if (flags.stages || flags.rateStages) throw new UsageError(`--shard cannot be used with ${flags.stages ? '--stages' : '--rate-stages'}`);
+  if (flags.barrierFile) checkBarrier(flags.barrierFile, flags.shard);
+  flags.indexes = [];
 }
 
 /** Agents connected to serve --rate-stages when --agents is not given. */
@@ -212,8 +247,11 @@ async function run(flags: RunFlags): Promise<ResultFile> {
     for (const url of dbs) {
       const engine = engineForUrl(url);
       const first = flags.indexes[0] ?? 'optimized';
-      await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: first }, logLine);
-      const owned = await ownedDatabase(url, first, logLine);
+      if (flags.shard && engine.oneProcess) throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
+      if (flags.shard) await requireDataset(url);
+      else await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: first }, logLine);
+      // a shard's database is shared: never re-indexed, only read through the driver for the decomposition
+      const owned = flags.shard ? { driver: (await ownedDatabase(url, first, logLine)).driver } : await ownedDatabase(url, first, logLine);
       const server = await startServer(url, writes ? ['--allow-writes'] : []);
       stops.push(server.stop);
       logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
@@ -230,6 +268,12 @@ async function run(flags: RunFlags): Promise<ResultFile> {
       stops.push(floor.stop);
       plan.push({ label: FLOOR_LABEL, agent: floor.agent, tools: [TOOL_NAMES.echo], fileAs: 'http-echo' });
     }
+    const { shard } = flags;
+    let startAt: number | undefined;
+    const start = async () => {
+      startAt = flags.barrierFile ? await barrier(flags.barrierFile, shard!, logLine) : flags.startAt!;
+      return announceStart(startAt, shard!, logLine);
+    };
     const measured = await runPlan(
       {
         targets: plan,
@@ -247,30 +291,30 @@ async function run(flags: RunFlags): Promise<ResultFile> {
         warmUp: { workload: WORKLOADS.mixed!, agents: 2, durationMs: Math.max(1000, flags.warmup * 2) },
         sessionInit: true,
         decomposition: true,
+        shard: shard && { ...shard, start },
       },
       { on: progress() },
     );
-    return {
-      version: RESULT_FILE_VERSION,
-      tool: { name: 'mcp-db-bench', version: VERSION },
-      environment: environment(),
-      config: {
-        targets,
-        workloads: flags.workloads,
-        agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : flags.agents,
-        durationMs: stages ? stagesDuration(stages.stages) : flags.duration,
-        warmupMs: flags.warmup,
-        iterations: flags.iterations,
-        protocol: flags.protocol.join(','),
-        client: flags.client,
-        scale: dbs.length ? flags.scale : null,
-        seed: flags.seed,
-        indexes: dbs.length ? flags.indexes : [],
-        rate: flags.rate ?? null,
-        stages: stages ?? null,
-      },
-      ...measured,
+    const config: ResultFile['config'] = {
+      targets,
+      workloads: flags.workloads,
+      agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : flags.agents,
+      durationMs: stages ? stagesDuration(stages.stages) : flags.duration,
+      warmupMs: flags.warmup,
+      iterations: flags.iterations,
+      protocol: flags.protocol.join(','),
+      client: flags.client,
+      scale: dbs.length && !shard ? flags.scale : null,
+      seed: flags.seed,
+      indexes: dbs.length ? flags.indexes : [],
+      rate: flags.rate ?? null,
+      stages: stages ?? null,
     };
+    if (shard) {
+      const at = new Date(startAt ?? Date.now()).toISOString();
+      config.shard = { ...shard, runId: flags.runId ?? runIdOf(config, at), startAt: at };
+    }
+    return { version: RESULT_FILE_VERSION, tool: { name: 'mcp-db-bench', version: VERSION }, environment: environment(), config, ...measured };
   } catch (error) {
     // the target went away during the run: say which server it was
     const why = networkReason(error);

@@ -41,9 +41,16 @@ export function reportHeader(result: ResultFile): string {
     `mcp-db-bench ${result.tool.version} · ${result.startedAt}`,
     `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
     `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
+    ...(c.shard ? [shardLine(c.shard)] : []),
     ...result.warnings.map((w) => `warning: ${w}`),
     ...skippedLines(result.skipped ?? []),
   ].join('\n');
+}
+
+/** A shard's file, or a merged run of shards: the numbers above are one part's, or every part's. */
+function shardLine(shard: NonNullable<ResultFile['config']['shard']>): string {
+  const part = shard.index === undefined ? `${shard.count} shards merged` : `shard ${shard.index} of ${shard.count} (0-based; merge all ${shard.count} files for the run)`;
+  return `${part} · run ${shard.runId}, begun at ${shard.startAt}`;
 }
 
 /** The load asked for: agent counts, or the stages that set it. */

@@ -54,6 +54,8 @@ export interface RunStepOptions {
    * its own sleep, never on the calls' path.
    */
   onSecond?: (tick: SecondTick) => void;
+  /** awaited once the agents are connected, before the clock starts: a sharded run waits here for the step's agreed instant */
+  ready?: () => Promise<void>;
 }
 
 export interface SecondTick {
@@ -70,7 +72,7 @@ export interface SecondTick {
 /** The parts of a contract `stepResult` the engine knows; the caller adds target, workload, agents... */
 export type StepMeasurement = Pick<
   StepResult,
-  'mode' | 'rate' | 'durationMs' | 'calls' | 'errors' | 'operations' | 'all' | 'intervals' | 'client' | 'openLoop'
+  'mode' | 'rate' | 'durationMs' | 'calls' | 'errors' | 'operations' | 'all' | 'intervals' | 'client' | 'openLoop' | 'startedAt'
 >;
 
 export type OpenLoopStats = NonNullable<StepResult['openLoop']>;
@@ -136,8 +138,11 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
   const probe = options.probe ?? processProbe();
   const agents = await createAgents(options);
   try {
+    await options.ready?.();
     const t0 = clock.now();
     const start = t0 + options.warmupMs;
+    // wall-clock time of the window's opening, so steps of several processes line up
+    const startedAt = Math.round(Date.now() + options.warmupMs);
     const end = start + planned;
     const window: Window = { clock, recorder: new StepRecorder(start), origin: t0, start, end };
     const onAbort = () => {
@@ -187,6 +192,7 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
         eventLoopDelayMaxMs: reading.eventLoopDelayMaxMs,
       },
       openLoop,
+      startedAt,
     };
   } finally {
     // closing is not measured, and a failing close must not cost the step its results

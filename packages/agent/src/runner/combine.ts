@@ -40,22 +40,23 @@ export function combineSlices(slices: readonly StepMeasurement[]): StepMeasureme
       late: sum(slices.map((s) => s.openLoop?.late ?? 0)),
       dropped: sum(slices.map((s) => s.openLoop?.dropped ?? 0)),
     },
+    startedAt: first.startedAt,
   };
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
-function addUp(records: readonly Record<string, number>[]): Record<string, number> {
+export function addUp(records: readonly Record<string, number>[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const r of records) for (const [k, n] of Object.entries(r)) out[k] = (out[k] ?? 0) + n;
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-function mergeStats(stats: readonly OperationStats[]): OperationStats {
+export function mergeStats(stats: readonly OperationStats[]): OperationStats {
   return { count: sum(stats.map((s) => s.count)), histogram: encode(merge(stats.map((s) => s.histogram))) };
 }
 
-function mergeOperations(ops: readonly Record<string, OperationStats>[]): Record<string, OperationStats> {
+export function mergeOperations(ops: readonly Record<string, OperationStats>[]): Record<string, OperationStats> {
   const names = [...new Set(ops.flatMap((o) => Object.keys(o)))].sort((a, b) => a.localeCompare(b));
   return Object.fromEntries(names.map((name) => [name, mergeStats(ops.flatMap((o) => (o[name] ? [o[name]] : [])))]));
 }

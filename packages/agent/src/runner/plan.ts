@@ -79,6 +79,24 @@ export interface BenchPlan {
   sessionInit?: boolean;
   /** time the cost decomposition, after the last round, on targets with a driver and the echo tool */
   decomposition?: boolean;
+  /** one of several processes that run this plan together (`run --shard`) */
+  shard?: ShardPlan;
+}
+
+/**
+ * Shard `index` (0-based) of `count`: it runs the agents whose global index i has
+ * i % count == index, with their global indexes (hence their seeds), and the share of the
+ * open-loop rate its agents make up, so all shards together make the calls one process would.
+ * Each step begins at an agreed wall-clock instant, `start` + its number × (warm-up + duration +
+ * `gapMs`), so the shards load the target together however long their other work takes.
+ */
+export interface ShardPlan {
+  index: number;
+  count: number;
+  /** the agreed instant (epoch ms) the first step's warm-up begins: a time given, or a barrier; asked once, before the first step */
+  start: () => Promise<number>;
+  /** time between steps beyond warm-up + duration, to close and connect agents (default 2000) */
+  gapMs?: number;
 }
 
 /** A workload the runner did not run on a target, and why. */

@@ -9,6 +9,7 @@ import { type Clock, realClock } from '../engine/clock.js';
 import type { ClientProbe } from '../engine/probe.js';
 import { runStep, type StepMeasurement } from '../engine/run-step.js';
 import { peakTarget, stagesDuration } from '../engine/stages.js';
+import { encode, newHistogram } from '../metrics/histogram.js';
 import { startAgent } from '../loop.js';
 import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';
@@ -44,6 +45,8 @@ interface Run {
   emit: (event: RunEvent) => void;
   targets: Target[];
   result: PlanResult;
+  /** sharded: the agreed start (epoch ms), once asked, and the steps begun so far */
+  slots: { startAt?: number; next: number };
 }
 
 export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Promise<PlanResult> {
@@ -54,6 +57,7 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
     probe: options.probe,
     emit: options.on ?? (() => {}),
     targets: [],
+    slots: { next: 0 },
     result: { startedAt: new Date().toISOString(), finishedAt: '', sessionInit: [], steps: [], decomposition: [], warnings: [], skipped: [] },
   };
   run.emit({ type: 'plan-start', targets: plan.targets.map((t) => t.label) });
@@ -76,10 +80,10 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
           for (const iteration of iterations) await step(run, targets, { workload, agents, iteration, profile });
         }
       }
-      if (plan.decomposition && round === rounds.length - 1) for (const target of run.targets) await decomposition(run, target, pass);
+      if (plan.decomposition && (plan.shard?.index ?? 0) === 0 && round === rounds.length - 1) for (const target of run.targets) await decomposition(run, target, pass);
     }
   }
-  run.result.warnings = busyWarnings(run);
+  run.result.warnings.push(...busyWarnings(run));
   run.result.finishedAt = new Date().toISOString();
   run.emit({ type: 'plan-end', result: run.result });
   return run.result;
@@ -97,6 +101,55 @@ function validate(plan: BenchPlan): void {
   // a staged step's intervals follow its stages: a slice would restart them
   if (plan.stages && slices > 1) throw new RangeError('a staged plan cannot be sliced');
   if (plan.stages && plan.rate) throw new RangeError('a staged plan takes its rate from the stages, not `rate`');
+  const shard = plan.shard;
+  if (shard) {
+    if (!Number.isInteger(shard.count) || shard.count < 1) throw new RangeError(`shard count must be a positive integer: ${shard.count}`);
+    if (!Number.isInteger(shard.index) || shard.index < 0 || shard.index >= shard.count) throw new RangeError(`shard index must be 0 to ${shard.count - 1}: ${shard.index}`);
+    // a shard verifies only its own writes, while transfers of other shards move the same balances
+    if (writes) throw new RangeError(`the ${writes.name} workload writes: it cannot run sharded`);
+    if (plan.stages) throw new RangeError('a staged plan cannot run sharded');
+    if (slices > 1) throw new RangeError('a sharded plan cannot be sliced');
+  }
+}
+
+/** How many of a step's agents a shard runs: the global indexes i with i % count == index. */
+export const shardAgents = (agents: number, shard: { index: number; count: number }): number =>
+  shard.index < agents ? Math.floor((agents - 1 - shard.index) / shard.count) + 1 : 0;
+
+/** Sharded: sleeps until the next step's agreed instant; a shard that arrives late says by how much. */
+async function slot(run: Run, key: StepKey): Promise<number> {
+  const shard = run.plan.shard!;
+  run.slots.startAt ??= await shard.start();
+  const at = run.slots.startAt + run.slots.next++ * (run.plan.warmupMs + run.plan.durationMs + (shard.gapMs ?? DEFAULT_GAP_MS));
+  const wait = at - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  else if (-wait > LATE_SLOT_MS) {
+    run.result.warnings.push(`shard ${shard.index} began ${key.target} ${key.workload} × ${key.agents} ${Math.round(-wait)} ms after the agreed instant: its load overlapped the other shards' only in part`);
+  }
+  return at;
+}
+
+const DEFAULT_GAP_MS = 2000;
+/** timers and event-loop turns make a few ms normal */
+const LATE_SLOT_MS = 50;
+
+/** A shard with none of a step's agents: nothing measured, in a result that merges cleanly. */
+function idleStep(run: Run, mode: StepMeasurement['mode'], startedAt: number): StepMeasurement {
+  const empty = () => ({ count: 0, histogram: encode(newHistogram()) });
+  const open = mode === 'open';
+  return {
+    mode,
+    rate: open ? 0 : null,
+    durationMs: run.plan.durationMs,
+    calls: 0,
+    errors: {},
+    operations: {},
+    all: empty(),
+    intervals: [],
+    client: { cpuPerCallUs: 0, cpuUtilization: 0, eventLoopDelayP99Ms: 0, eventLoopDelayMaxMs: 0 },
+    openLoop: open ? { intended: 0, late: 0, dropped: 0 } : null,
+    startedAt,
+  };
 }
 
 /** The agent counts to step through: the stages' peak when they count agents. */
@@ -208,19 +261,28 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
       const ledger = spec.workload.writes && client ? await withClient(client, (c) => openLedger(c)) : undefined;
       const seed = plan.seed + spec.iteration + 100 * slice;
       const agent = target.plan.agent;
+      const mode = plan.rate || plan.stages?.kind === 'rate' ? 'open' : 'closed';
+      // sharded: this shard's agents by their global index, and their share of the rate
+      const { shard } = plan;
+      const own = shard ? shardAgents(spec.agents, shard) : spec.agents;
+      const global = (n: number) => (shard ? shard.index + n * shard.count : n);
+      const rate = plan.rate && (plan.rate * own) / spec.agents;
       turns[i]!.push(
-        await runStep({
-          agents: spec.agents,
-          mode: plan.rate || plan.stages?.kind === 'rate' ? 'open' : 'closed',
-          rate: plan.rate,
-          stages,
-          warmupMs: slice === 0 ? plan.warmupMs : Math.min(plan.warmupMs, SETTLE_MS),
-          durationMs,
-          clock: run.clock,
-          probe: run.probe,
-          makeAgent: agent ? (n) => agent(n) : (n) => startAgent(spec.workload, client!(), seed, n, ledger),
-          onSecond: (tick) => run.emit({ type: 'interval', step: key, slice, ...tick }),
-        }),
+        own === 0
+          ? idleStep(run, mode, (await slot(run, key)) + plan.warmupMs)
+          : await runStep({
+              agents: own,
+              mode,
+              rate,
+              stages,
+              warmupMs: slice === 0 ? plan.warmupMs : Math.min(plan.warmupMs, SETTLE_MS),
+              durationMs,
+              clock: run.clock,
+              probe: run.probe,
+              makeAgent: agent ? (n) => agent(global(n)) : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),
+              onSecond: (tick) => run.emit({ type: 'interval', step: key, slice, ...tick }),
+              ready: shard && (() => slot(run, key).then(() => {})),
+            }),
       );
       if (slice < slices - 1) continue;
       const result = { ...key, ...combineSlices(turns[i]!) };

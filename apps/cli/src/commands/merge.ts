@@ -1,0 +1,31 @@
+import { writeFileSync } from 'node:fs';
+import { MergeError, mergeShards } from '@mcp-db-bench/agent';
+import type { ResultFile } from '@mcp-db-bench/contract';
+import { Command } from 'commander';
+import { examples, formatOption, type ReportFormat } from '../options.js';
+import { readResultFile, render } from './report.js';
+
+export function mergeCommand(): Command {
+  return new Command('merge')
+    .description('merge the result files of a sharded run (run --shard I/N) into one, exactly: histograms added, seconds aligned on the wall clock')
+    .argument('<files...>', "every shard's result file (run --shard I/N --out FILE)")
+    .option('-o, --out <file>', 'write the merged result file here')
+    .addOption(formatOption('on stdout: the merged run\'s report as a table, Markdown or HTML, or the merged result file (json)', ['table', 'markdown', 'json', 'html']))
+    .addHelpText(
+      'after',
+      examples('mcp-db-bench merge shard-0.json shard-1.json shard-2.json shard-3.json -o run.json', 'mcp-db-bench merge shards/*.json --format markdown > RESULTS.md'),
+    )
+    .action((files: string[], flags: { out?: string; format: ReportFormat }) => {
+      const shards = files.map((name) => ({ name, result: readResultFile(name) }));
+      let result: ResultFile;
+      try {
+        result = mergeShards(shards);
+      } catch (error) {
+        // exit 1, as for a file that is not a result file: the check failed on what the files hold
+        if (error instanceof MergeError) throw new Error(`cannot merge: ${error.message}`);
+        throw error;
+      }
+      if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
+      process.stdout.write(render([{ label: 'merged', result }], flags.format));
+    });
+}
