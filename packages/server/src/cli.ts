@@ -29,6 +29,12 @@ const port = (value: string) => {
   return n;
 };
 
+/** Shared by every server behind one load balancer, so it must be a real secret, not a word. */
+const sessionKey = (value: string) => {
+  if (value.length < 32) throw new InvalidArgumentError('session-key must be at least 32 characters (e.g. openssl rand -hex 32)');
+  return value;
+};
+
 /** The exit code of a mistake on the command line (commander's own errors included). */
 export const USAGE_EXIT = 2;
 
@@ -91,6 +97,11 @@ export function buildCli(): Command {
         .default(DEFAULT_SESSION_LIMITS.idleMs / 1000)
         .argParser(positiveInt('session-idle')),
     )
+    .addOption(
+      new Option('--session-key <key>', 'sign 2025-era session ids with this secret (32+ characters; better set by its variable), so every server given it honours them')
+        .env('MCP_DB_SESSION_KEY')
+        .argParser(sessionKey),
+    )
     .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (each opens its own connections)').env('MCP_DB_WORKERS').default(1).argParser(positiveInt('workers')))
     .addHelpText(
       'after',
@@ -98,7 +109,9 @@ export function buildCli(): Command {
         'Exit codes: 0 stopped, 1 a failure (the database cannot be opened, the port is taken), 2 a mistake on the command line.\n\n' +
         'Examples:\n' +
         '  mcp-db-server --url sqlite:./shop.db\n' +
-        '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n',
+        '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n' +
+        '  MCP_DB_TOKEN=$TOKEN MCP_DB_SESSION_KEY=$KEY mcp-db-server --url $DATABASE_URL --http --host 0.0.0.0   # one of several behind a load balancer\n' +
+        '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database answers too (503 otherwise); neither needs the token.\n',
     );
 }
 
@@ -120,6 +133,7 @@ interface CliOptions {
   statementTimeout: number;
   maxSessions: number;
   sessionIdle: number;
+  sessionKey?: string;
   workers: number;
 }
 
@@ -173,13 +187,16 @@ export async function main(argv = process.argv): Promise<void> {
     return;
   }
   const limits = { maxSessions: options.maxSessions, idleMs: options.sessionIdle * 1000 };
+  const key = options.sessionKey === undefined ? undefined : Buffer.from(options.sessionKey);
   const { server, url: endpoint } = await startHttp(factory, {
     host: options.host,
     port: options.port,
     token: options.token,
     allowedHosts: options.allowedHosts,
     direct: directTools(ctx, tools),
-    sessions: isWorker() ? workerSessions(limits) : new Sessions(limits),
+    // A worker always has a key: the given one, or the one its primary made.
+    sessions: isWorker() && key ? workerSessions(limits, key) : new Sessions(limits, key),
+    health: ctx.ping,
   });
   if (isWorker()) reportListening(endpoint);
   else log(`listening on ${endpoint}`);
