@@ -43,7 +43,7 @@ export class Sessions {
   #issued = 0;
   /** id → last use (ms), least recently used first */
   readonly #live = new Map<string, number>();
-  /** ids a sibling ended, kept as long as they could otherwise be honoured */
+  /** siblings' ids ended (here or told by a sibling), kept as long as they could otherwise be honoured */
   readonly #ended = new Map<string, number>();
   readonly #sweeper: NodeJS.Timeout;
   onEnded: ((id: string) => void) | undefined;
@@ -94,12 +94,13 @@ export class Sessions {
   /** Ends a session (DELETE); false when it was not live. Siblings are told. */
   end(id: string, now = Date.now()): boolean {
     if (!this.use(id, now)) return false;
-    this.#live.delete(id);
+    // Remembered as ended here too: a sibling's id would otherwise be honoured again on its next use.
+    this.forget(id, now);
     this.onEnded?.(id);
     return true;
   }
 
-  /** A sibling ended this session. */
+  /** This session ended, here or in a sibling. */
   forget(id: string, now = Date.now()): void {
     this.#live.delete(id);
     if (id.startsWith(`${this.#issuer}.`)) return;
