@@ -196,7 +196,7 @@ describe('deploy/kubernetes against the real programs', () => {
         commands.push(container.args);
       }
     }
-    expect(commands.map((c) => c[0]).sort()).toEqual(['merge', 'report', 'run', 'seed']);
+    expect(commands.map((c) => c[0]).sort()).toEqual(['merge', 'run', 'seed']);
     for (const args of commands) {
       const help = await runCli([args[0]!, '--help'], { timeoutMs: 30_000 });
       expect(help.code, `mcp-db-bench ${args[0]} --help: ${help.stderr}`).toBe(0);
