@@ -222,6 +222,52 @@ describe('deploy/kubernetes against the real programs', () => {
   });
 });
 
+/**
+ * The jobs' own commands, end to end on this machine: the seed job's, then one shard of the
+ * bench job's (its args with the Secret example's token, shard 0 of 1, a short duration) against
+ * a server started with server.yaml's token and session key, then the merge job's line.
+ */
+describe('deploy/kubernetes jobs, run here', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-deploy-jobs-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('seed, one shard of the benchmark and the merge succeed against the server as deployed', async () => {
+    const secret = find('Secret', 'mcp-db-bench').stringData as Record<string, string>;
+    const url = `sqlite:${join(dir, 'shop.db')}`;
+    const seedArgs = find('Job', 'mcp-db-bench-seed').spec.template.spec.containers[0].args as string[];
+    const seeded = await runCli([...seedArgs.map((a) => (a === '0.1' ? '0.001' : a)), '--db', url], { timeoutMs: 120_000 });
+    expect(seeded.code, seeded.stderr).toBe(0);
+
+    const server = await startServer(url, ['--token', secret.token!, '--session-key', secret['session-key']!]);
+    try {
+      const bench = find('Job', 'mcp-db-bench-run').spec.template.spec.containers[0];
+      const values: Record<string, string> = { MCP_DB_TOKEN: secret.token!, SHARD_INDEX: '0', SHARDS: '1' };
+      const args = (bench.args as string[]).map((a) => a.replace(/\$\((\w+)\)/g, (_, name: string) => values[name]!).replace(/^\/results\//, `${dir}/`));
+      const at = (flag: string) => args.indexOf(flag) + 1;
+      args[at('--target')] = server.endpoint;
+      args[at('--duration')] = '1s';
+      args[at('--agents')] = '2';
+      const ran = await runCli([...args, '--warmup', '100ms'], { timeoutMs: 120_000 });
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(existsSync(join(dir, 'shard-0.json'))).toBe(true);
+    } finally {
+      await server.stop();
+    }
+
+    const line = find('Job', 'mcp-db-bench-merge').spec.template.spec.containers[0].args[0] as string;
+    const shards = readdirSync(dir).filter((f) => /^shard-\d+\.json$/.test(f)).map((f) => join(dir, f));
+    const words = line.replace(/\/results\//g, `${dir}/`).split(/\s+/).slice(1);
+    const merged = await runCli(words.flatMap((w) => (w.includes('*') ? shards : [w])), { timeoutMs: 60_000 });
+    expect(merged.code, merged.stderr).toBe(0);
+    const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { steps: unknown[] };
+    expect(run.steps.length).toBeGreaterThan(0);
+  });
+});
+
 /** `mcp-db-server ARGS`, its stdout. */
 async function runCliServer(args: string[]): Promise<string> {
   const { execFile } = await import('node:child_process');
