@@ -29,12 +29,6 @@ const port = (value: string) => {
   return n;
 };
 
-/** Shared by every server behind one load balancer, so it must be a real secret, not a word. */
-const sessionKey = (value: string) => {
-  if (value.length < 32) throw new InvalidArgumentError('session-key must be at least 32 characters (e.g. openssl rand -hex 32)');
-  return value;
-};
-
 /** The exit code of a mistake on the command line (commander's own errors included). */
 export const USAGE_EXIT = 2;
 
@@ -99,8 +93,7 @@ export function buildCli(): Command {
     )
     .addOption(
       new Option('--session-key <key>', 'sign 2025-era session ids with this secret (32+ characters; better set by its variable), so every server given it honours them')
-        .env('MCP_DB_SESSION_KEY')
-        .argParser(sessionKey),
+        .env('MCP_DB_SESSION_KEY'),
     )
     .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (each opens its own connections)').env('MCP_DB_WORKERS').default(1).argParser(positiveInt('workers')))
     .addHelpText(
@@ -154,6 +147,10 @@ export async function main(argv = process.argv): Promise<void> {
   const url = options.url || process.env.DATABASE_URL;
   if (!url) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
 
+  // Checked here, not by commander, whose message would print the secret.
+  if (options.sessionKey !== undefined && options.sessionKey.length < 32) {
+    return program.error('error: --session-key (MCP_DB_SESSION_KEY) must be at least 32 characters: it is shared by every server behind one load balancer, so make a real secret (openssl rand -hex 32)');
+  }
   if (options.http) assertSafeBind(options);
   const ctx = await openDatabase({
     url,
