@@ -194,6 +194,12 @@ describe('deploy/kubernetes against the real programs', () => {
       } else {
         expect(container.command, file).toBeUndefined();
         commands.push(container.args);
+        // A variable no argument expands must be one the command reads itself.
+        for (const env of (container.env ?? []) as Doc[]) {
+          if (container.args.some((a: string) => a.includes(`$(${env.name})`))) continue;
+          const help = await runCli([container.args[0], '--help'], { timeoutMs: 30_000 });
+          expect(help.stdout.replace(/\s+/g, ' '), `${file}: ${env.name}`).toContain(`env: ${env.name})`);
+        }
       }
     }
     expect(commands.map((c) => c[0]).sort()).toEqual(['merge', 'run', 'seed']);
