@@ -17,6 +17,8 @@ export const DEFAULT_DB = 'sqlite:mcp-db-bench.db';
 export const DB_ENV = 'MCP_DB_BENCH_DB';
 
 export type Format = 'table' | 'markdown' | 'json';
+/** report and compare also write a self-contained HTML page. */
+export type ReportFormat = Format | 'html';
 
 export function parseScale(value: string): number {
   const n = Number(value);
@@ -63,7 +65,7 @@ export const workersOption = (description = 'server worker processes (mcp-db-ser
 };
 
 /** What a command prints on stdout: the same three formats everywhere, a table unless told. */
-export const formatOption = (description = 'output on stdout', choices: readonly Format[] = ['table', 'markdown', 'json']) =>
+export const formatOption = (description = 'output on stdout', choices: readonly ReportFormat[] = ['table', 'markdown', 'json']) =>
   new Option('--format <format>', description).choices(choices).default('table');
 
 /** The old `--json`: `--format json`, kept so scripts do not break. */

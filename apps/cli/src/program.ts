@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { doctorCommand } from './commands/doctor.js';
+import { compareCommand } from './commands/compare.js';
 import { floorCommand } from './commands/floor.js';
 import { indexCommand } from './commands/indexes.js';
 import { reportCommand } from './commands/report.js';
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .version(VERSION)
     .addCommand(runCommand(), { isDefault: true })
     .addCommand(reportCommand())
+    .addCommand(compareCommand())
     .addCommand(seedCommand())
     .addCommand(indexCommand())
     .addCommand(serveCommand())

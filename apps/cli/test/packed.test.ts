@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * into an empty directory outside the workspace, and the installed bins are run from there:
  *
  *   npx mcp-db-bench --version
- *   npx mcp-db-bench run --duration 2s --warmup 500ms --agents 1 --workloads point-read ...
+ *   npx mcp-db-bench run --duration 2s --warmup 500ms --agents 1 --workloads point-read --html report.html ...
  *   npx @modelcontextprotocol/inspector --cli --method tools/list -- node node_modules/@mcp-db-bench/server/dist/bin.js --url sqlite:shop.db
  *
  * The server's database drivers are optional peer dependencies; the CLI depends on
@@ -127,12 +127,16 @@ describe('the packed packages, installed with npm outside the workspace', () => 
 
   it('npx mcp-db-bench run: a 2-second run on embedded SQLite prints its latency table', async () => {
     const args = ['--no', '--', 'mcp-db-bench', 'run', '--duration', '2s', '--warmup', '500ms', '--agents', '1', '--iterations', '1'];
-    args.push('--workloads', 'point-read', '--indexes', 'baseline');
+    args.push('--workloads', 'point-read', '--indexes', 'baseline', '--html', 'report.html');
     const { stdout, stderr } = await sh('npx', args, { cwd: app, env, timeoutMs: 180_000 });
     expect(stdout, stderr).toContain(`mcp-db-bench ${CLI_VERSION}`);
     expect(stdout, stderr).toMatch(/Latency and throughput per workload/);
     expect(stdout, stderr).toMatch(/│\s*point-read\s*│\s*1\s*│/);
     expect(stdout, stderr).toMatch(/p50 ms/);
+    // the HTML report inlines uPlot from the installed dependency
+    const html = readFileSync(join(app, 'report.html'), 'utf8');
+    expect(html).toMatch(/var uPlot=function/);
+    expect(html).toContain('data-chart="spectrum-point-read"');
   }, 240_000);
 
   it('the packed server over stdio, listed by the MCP Inspector CLI, has the five read tools', async () => {

@@ -1,61 +1,9 @@
-import { encode, newHistogram, record } from '@mcp-db-bench/agent';
-import { RESULT_FILE_VERSION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import { describe, expect, it } from 'vitest';
 import { knee, reportSections } from '../src/render/report.js';
 import { toMarkdown } from '../src/render/table.js';
+import { result, step } from './support/results.js';
 
 /** Report rendering is pure: a hand-made result file in, known numbers out. */
-function stats(latenciesUs: number[]) {
-  const h = newHistogram();
-  for (const us of latenciesUs) record(h, us);
-  return { count: latenciesUs.length, histogram: encode(h) };
-}
-
-function step(partial: Partial<StepResult> & Pick<StepResult, 'workload' | 'agents' | 'calls'>): StepResult {
-  const all = stats(Array(partial.calls).fill(1000));
-  return {
-    target: 'sqlite',
-    indexes: 'optimized',
-    iteration: 1,
-    mode: 'closed',
-    rate: null,
-    durationMs: 1000,
-    errors: {},
-    operations: { get: all },
-    all,
-    intervals: [],
-    client: { cpuPerCallUs: 200, cpuUtilization: 0.2, eventLoopDelayP99Ms: 1, eventLoopDelayMaxMs: 2 },
-    openLoop: null,
-    ...partial,
-  };
-}
-
-const result = (steps: StepResult[]): ResultFile => ({
-  version: RESULT_FILE_VERSION,
-  tool: { name: 'mcp-db-bench', version: '0.0.0' },
-  startedAt: '2026-01-01T00:00:00Z',
-  finishedAt: '2026-01-01T00:01:00Z',
-  environment: { node: '24', platform: 'linux', arch: 'x64', cpuModel: 'test', cpus: 2, memoryMb: 1024, loadAverage: [0, 0, 0] },
-  config: {
-    targets: [{ label: 'sqlite', engine: 'sqlite', url: 'sqlite:x' }],
-    workloads: ['point-read'],
-    agents: [1, 2, 4],
-    durationMs: 1000,
-    warmupMs: 0,
-    iterations: 1,
-    protocol: 'modern',
-    client: 'lean',
-    scale: 0.01,
-    seed: 1,
-    indexes: ['baseline', 'optimized'],
-    rate: null,
-  },
-  sessionInit: [],
-  steps,
-  decomposition: [],
-  warnings: [],
-});
-
 describe('the report', () => {
   it('shows goodput, attempts and errors apart, with percentiles from the histogram', () => {
     const [latency] = reportSections(result([step({ workload: 'point-read', agents: 1, calls: 300, errors: { 'tool:timeout': 100 } })]));

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
 import { ENGINE_TITLES, redactUrl, URL_FORMS } from './databases/index.js';
 import { createServerFactory, directTools } from './server.js';
+import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { toolsFor } from './tools/index.js';
 import { isWorker, reportListening, workerSessions } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
@@ -96,6 +97,7 @@ export function buildCli(): Command {
         .env('MCP_DB_SESSION_KEY'),
     )
     .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (each opens its own connections)').env('MCP_DB_WORKERS').default(1).argParser(positiveInt('workers')))
+    .addOption(new Option('--test-delay-ms <ms>').env(TEST_DELAY_ENV).default(0).argParser(nonNegativeInt('test-delay-ms', 'milliseconds')).hideHelp())
     .addHelpText(
       'after',
       '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n' +
@@ -128,6 +130,7 @@ interface CliOptions {
   sessionIdle: number;
   sessionKey?: string;
   workers: number;
+  testDelayMs: number;
 }
 
 /** Parses arguments, opens the database and serves until stdin closes or a signal arrives. */
@@ -170,13 +173,14 @@ export async function main(argv = process.argv): Promise<void> {
     await ctx.close();
     return program.error(`error: --sql is not available on ${ctx.engine.name}: it has no read-only transaction to enforce it with`);
   }
-  const tools = toolsFor(options);
+  const tools = withTestDelay(toolsFor(options), options.testDelayMs);
   const factory = createServerFactory(ctx, tools);
   const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
   const tables = (await ctx.schema.get()).tables.length;
   const mode = options.allowWrites ? 'read-write' : 'read-only';
   const timeout = !options.statementTimeout ? 'none' : ctx.engine.cancelsStatements ? `${options.statementTimeout} ms` : `none (${ctx.engine.title} cannot cancel a statement)`;
   log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, ${mode}, statement timeout ${timeout}`);
+  if (options.testDelayMs) log(`TEST DELAY: every tool call waits ${options.testDelayMs} ms first (${TEST_DELAY_ENV} or --test-delay-ms; for tests only)`);
 
   if (!options.http) {
     await runStdio(factory);

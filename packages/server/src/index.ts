@@ -9,3 +9,4 @@ export { BENCH_TOOLS, READ_TOOLS, SQL_TOOLS, WRITE_TOOLS, toolsFor, type Limits,
 export { WORKER_NODE_FLAGS } from './transports/cluster.js';
 export { type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
 export { runStdio } from './transports/stdio.js';
+export { TEST_DELAY_ENV } from './test-delay.js';

@@ -92,6 +92,8 @@ describe('help and version', () => {
     for (const option of options) expect(result.stdout).toMatch(new RegExp(`^\\s+${option}\\b`, 'm'));
     const envVars = ['MCP_DB_URL', 'MCP_DB_HTTP', 'MCP_DB_HOST', 'MCP_DB_PORT', 'MCP_DB_TOKEN', 'MCP_DB_ALLOWED_HOSTS', 'MCP_DB_MAX_ROWS', 'MCP_DB_DEFAULT_ROWS', 'MCP_DB_POOL_SIZE', 'MCP_DB_SCHEMA_TTL', 'DATABASE_URL'];
     for (const name of envVars) expect(result.stdout).toMatch(new RegExp(`\\b${name}\\b`));
+    // the test-only delay (test-delay.ts) is never offered in help
+    expect(result.stdout).not.toMatch(/test-delay|TEST_DELAY/i);
     // every supported scheme is named where the URL is explained
     for (const scheme of ['postgres://', 'mysql://', 'mariadb://', 'mssql://', 'sqlserver://', 'sqlite:']) expect(result.stdout).toContain(scheme);
   });

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { createClient, DEFAULT_WORKLOADS, type PlanTarget, peakTarget, runPlan, stagesDuration, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, type LoadStage, type LoadStages, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
-import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
+import { engineForUrl, redactUrl, TEST_DELAY_ENV } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { request } from 'undici';
 import { networkReason, unknownCommand, UsageError } from '../errors.js';
 import { agentsOption, dbListOption, examples, type Format, formatOption, jsonAlias, parseProfile, scaleOption, seedOption } from '../options.js';
+import { htmlReport } from '../render/html/index.js';
 import { logLine, progress } from '../render/progress.js';
 import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
@@ -42,6 +43,7 @@ interface RunFlags {
   client: 'lean' | 'sdk';
   format: Format;
   out?: string;
+  html?: string;
 }
 
 const parseProtocol = (name: string): ProtocolChoice => {
@@ -103,6 +105,7 @@ export function runCommand(): Command {
     .addOption(formatOption('on stdout: the report as a table or Markdown, or the result file (json)'))
     .addOption(jsonAlias())
     .option('--out <file>', 'also write the result file here')
+    .option('--html <file>', 'also write the HTML report here (the page report --format html makes)')
     .allowExcessArguments()
     .addHelpText(
       'after',
@@ -118,12 +121,15 @@ export function runCommand(): Command {
       checkRunUsage(flags, command);
       cleanUpOnSignals();
       const result = await run(flags);
+      // the servers inherit the test-only delay (docs/development.md): a file measured with it says so
+      if (Number(process.env[TEST_DELAY_ENV]) > 0 && flags.db !== undefined) result.warnings.push(`every tool call was delayed ${process.env[TEST_DELAY_ENV]} ms on purpose (${TEST_DELAY_ENV}): a test run, not a measurement`);
       const failed = failedVerifications(result);
       if (failed.length) {
         process.exitCode = 1;
         for (const s of failed) logLine(`write verification failed: ${s.target} ${s.workload} × ${s.agents} (${s.verification.marker})`);
       }
       if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
+      if (flags.html) writeFileSync(flags.html, htmlReport([{ label: 'run', result }]));
       const sections = reportSections(result);
       process.stdout.write(
         flags.format === 'json'

@@ -54,12 +54,12 @@ function loadLine(c: ResultFile['config']): string {
 }
 
 /** One line per target: the workloads it could not serve (each one's reason is in the result file); never errors. */
-function skippedLines(skipped: NonNullable<ResultFile['skipped']>): string[] {
+export function skippedLines(skipped: NonNullable<ResultFile['skipped']>): string[] {
   const targets = [...new Set(skipped.map((s) => s.target))];
   return targets.map((t) => `skipped on ${t}: ${skipped.filter((s) => s.target === t).map((s) => s.workload).join(', ')} (it lacks tools they need)`);
 }
 
-interface Group {
+export interface Group {
   key: string;
   target: string;
   indexes: string | null;
@@ -68,7 +68,7 @@ interface Group {
   steps: StepResult[];
 }
 
-function groupSteps(steps: readonly StepResult[]): Group[] {
+export function groupSteps(steps: readonly StepResult[]): Group[] {
   const map = new Map<string, Group>();
   for (const s of steps) {
     const key = `${s.target}\u0000${s.indexes}\u0000${s.workload}\u0000${s.agents}`;
@@ -80,7 +80,7 @@ function groupSteps(steps: readonly StepResult[]): Group[] {
 }
 
 /** Median throughput over iterations, and the spread (max-min as a share of the median). */
-function medianThroughput(g: Group): { median: number; spread: number } {
+export function medianThroughput(g: Group): { median: number; spread: number } {
   const xs = g.steps.map(throughput);
   const m = median(xs);
   return { median: m, spread: m > 0 ? (Math.max(...xs) - Math.min(...xs)) / m : 0 };
@@ -125,8 +125,8 @@ function scalingSection(groups: readonly Group[]): Section {
     if (list.length < 2) continue;
     const sorted = [...list].sort((a, b) => a.agents - b.agents);
     const x = sorted.map((g) => medianThroughput(g).median);
-    const base = x[0]! / sorted[0]!.agents;
-    const cells = sorted.map((g, i) => `${g.agents}: ${rate(x[i]!)} (${pct(x[i]! / (base * g.agents))})`);
+    const eff = efficiency(sorted.map((g) => g.agents), x);
+    const cells = sorted.map((g, i) => `${g.agents}: ${rate(x[i]!)} (${pct(eff[i]!)})`);
     rows.push([label(sorted[0]!), sorted[0]!.workload, cells.join(' · '), knee(sorted.map((g) => g.agents), x)]);
   }
   return {
@@ -138,10 +138,22 @@ function scalingSection(groups: readonly Group[]): Section {
 
 /** The first agent count after which throughput grows less than 10%: more agents only queue. */
 export function knee(agents: readonly number[], throughputs: readonly number[]): string {
+  const i = kneeIndex(throughputs);
+  return i === undefined ? `none up to ${agents.at(-1)}` : `${agents[i]} agents`;
+}
+
+/** The index of the knee's agent count in a sweep sorted by agents, or undefined when throughput kept growing. */
+export function kneeIndex(throughputs: readonly number[]): number | undefined {
   for (let i = 1; i < throughputs.length; i++) {
-    if (throughputs[i]! < throughputs[i - 1]! * 1.1) return `${agents[i - 1]} agents`;
+    if (throughputs[i]! < throughputs[i - 1]! * 1.1) return i - 1;
   }
-  return `none up to ${agents.at(-1)}`;
+  return undefined;
+}
+
+/** Scaling efficiency at each agent count: X(N) / (N × X(first) / first), 1 = linear. */
+export function efficiency(agents: readonly number[], throughputs: readonly number[]): number[] {
+  const perAgent = throughputs[0]! / agents[0]!;
+  return throughputs.map((x, i) => (perAgent > 0 ? x / (perAgent * agents[i]!) : 0));
 }
 
 function speedupSection(groups: readonly Group[]): Section[] {

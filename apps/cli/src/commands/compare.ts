@@ -1,0 +1,66 @@
+import { writeFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { examples, formatOption, type ReportFormat } from '../options.js';
+import { compareHtml, compareJson, compareRuns, compareSections, DEFAULT_NOISE_PCT, regressions } from '../render/compare.js';
+import { logLine } from '../render/progress.js';
+import { toMarkdown, toTerminal } from '../render/table.js';
+import { readResultFile } from './report.js';
+
+interface CompareFlags {
+  noise: number;
+  failOnRegression?: number;
+  format: ReportFormat;
+  output?: string;
+}
+
+const parsePct = (name: string) => (value: string) => {
+  const n = Number(value.replace(/%$/, ''));
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a percentage, 0 or more (e.g. 10 for 10%)`);
+  return n;
+};
+
+export function compareCommand(): Command {
+  return new Command('compare')
+    .description('compare two result files: the change in calls/s, p50 and p99 of every step, marked where it exceeds the noise')
+    .argument('<base>', 'result file of the reference run (JSON)')
+    .argument('<new>', 'result file of the run to judge (JSON)')
+    .addOption(new Option('--noise <pct>', 'noise floor: a change must be larger than this to be marked').default(DEFAULT_NOISE_PCT, `${DEFAULT_NOISE_PCT}%`).argParser(parsePct('--noise')))
+    .addOption(new Option('--fail-on-regression <pct>', 'exit 1 when a marked change is slower than this (fewer calls/s, or a higher p50 or p99)').argParser(parsePct('--fail-on-regression')))
+    .addOption(formatOption('table, markdown (for a pull-request comment), json or html', ['table', 'markdown', 'json', 'html']))
+    .addOption(new Option('-o, --output <file>', 'write to this file instead of stdout'))
+    .addHelpText(
+      'after',
+      '\nA change is marked (▲ faster, ▼ slower; ~ = noise) when both hold:\n' +
+        '  1. |new − base| / base is above the noise floor (--noise, default 5%);\n' +
+        '  2. the min–max ranges of the two runs\' per-iteration values do not overlap\n' +
+        '     (run --iterations 3 or more on both sides for this to mean something; with one\n' +
+        '     iteration a side\'s range is its single value, and rule 1 alone decides).\n' +
+        'Steps are matched by target, index profile, workload and agent count.\n' +
+        'Exit codes: 0 done, 1 a marked slowdown larger than --fail-on-regression, or a failure, 2 a usage error.\n' +
+        examples(
+          'mcp-db-bench compare main.json branch.json',
+          'mcp-db-bench compare main.json branch.json --format markdown > comment.md',
+          'mcp-db-bench compare main.json branch.json --noise 10 --fail-on-regression 15',
+        ),
+    )
+    .action((baseFile: string, newFile: string, flags: CompareFlags) => {
+      const comparison = compareRuns(readResultFile(baseFile), readResultFile(newFile), { noisePct: flags.noise });
+      const files = { base: baseFile, next: newFile };
+      const text =
+        flags.format === 'json'
+          ? compareJson(comparison, files, flags.failOnRegression)
+          : flags.format === 'html'
+            ? compareHtml(comparison, files)
+            : flags.format === 'markdown'
+              ? `## mcp-db-bench compare: ${baseFile} → ${newFile}\n\n${toMarkdown(compareSections(comparison, true))}`
+              : `mcp-db-bench compare: ${baseFile} → ${newFile}\n\n${toTerminal(compareSections(comparison))}`;
+      if (flags.output) writeFileSync(flags.output, text);
+      else process.stdout.write(text);
+      if (flags.failOnRegression === undefined) return;
+      const slower = regressions(comparison, flags.failOnRegression);
+      for (const { row, change } of slower) {
+        logLine(`regression: ${row.target} ${row.workload} × ${row.agents}: ${change.metric} ${change.slowerPct.toFixed(1)}% slower (more than ${flags.failOnRegression}%)`);
+      }
+      if (slower.length) process.exitCode = 1;
+    });
+}

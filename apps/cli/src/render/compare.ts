@@ -1,0 +1,193 @@
+import { decode, merge, summary } from '@mcp-db-bench/agent';
+import type { ResultFile } from '@mcp-db-bench/contract';
+import { type ChartSpec, color } from './html/charts.js';
+import { esc, htmlDocument, table as htmlTable } from './html/page.js';
+import { callsPerSecond } from './numbers.js';
+import { roundLabel } from './progress.js';
+import { type Group, groupSteps, medianThroughput } from './report.js';
+import type { Section } from './table.js';
+
+/**
+ * Two runs compared, step group by step group (target round, workload, agents): the change in
+ * calls/s, p50 and p99, and whether it is beyond noise. A change is marked when both hold:
+ *
+ * 1. its size exceeds the noise floor: |new − base| / base > noise %;
+ * 2. the runs' own spread does not explain it: the ranges [min, max] of the per-iteration
+ *    values of the two sides do not overlap. With one iteration a side's range is its single
+ *    value, so with one iteration on both sides rule 1 alone decides.
+ *
+ * A marked change is a regression when it is slower: fewer calls/s, or a higher p50 or p99.
+ */
+
+export const DEFAULT_NOISE_PCT = 5;
+
+export type Metric = 'calls/s' | 'p50 ms' | 'p99 ms';
+const METRICS: readonly Metric[] = ['calls/s', 'p50 ms', 'p99 ms'];
+
+export interface Change {
+  metric: Metric;
+  base: number;
+  next: number;
+  /** (new − base) / base, in % */
+  changePct: number;
+  /** how much slower new is, in % (negative: faster): −change for calls/s, +change for latency */
+  slowerPct: number;
+  baseRange: [number, number];
+  nextRange: [number, number];
+  marked: boolean;
+}
+
+export interface CompareRow {
+  target: string;
+  workload: string;
+  agents: number;
+  /** empty when only one side measured this step */
+  changes: Change[];
+  only?: 'base' | 'new';
+}
+
+export interface Comparison {
+  noisePct: number;
+  iterations: { base: number; next: number };
+  rows: CompareRow[];
+  /** configuration and environment facts that differ between the runs: their numbers may not be comparable */
+  differences: string[];
+}
+
+/** The per-iteration values of one metric for a step group, and its headline value (median throughput; percentiles of the merged histogram). */
+function measure(g: Group, metric: Metric): { value: number; perIteration: number[] } {
+  if (metric === 'calls/s') return { value: medianThroughput(g).median, perIteration: g.steps.map(callsPerSecond) };
+  const at = metric === 'p50 ms' ? 'p50' : 'p99';
+  return {
+    value: summary(merge(g.steps.map((s) => s.all.histogram)))[at] / 1000,
+    perIteration: g.steps.map((s) => summary(decode(s.all.histogram))[at] / 1000),
+  };
+}
+
+/** One metric's change between two step groups, with the noise rule applied. */
+export function change(metric: Metric, base: { value: number; perIteration: number[] }, next: { value: number; perIteration: number[] }, noisePct: number): Change {
+  const changePct = base.value > 0 ? ((next.value - base.value) / base.value) * 100 : next.value > 0 ? Infinity : 0;
+  const baseRange: [number, number] = [Math.min(...base.perIteration), Math.max(...base.perIteration)];
+  const nextRange: [number, number] = [Math.min(...next.perIteration), Math.max(...next.perIteration)];
+  const apart = nextRange[1] < baseRange[0] || nextRange[0] > baseRange[1];
+  return {
+    metric,
+    base: base.value,
+    next: next.value,
+    changePct,
+    slowerPct: metric === 'calls/s' ? -changePct : changePct,
+    baseRange,
+    nextRange,
+    marked: Math.abs(changePct) > noisePct && apart,
+  };
+}
+
+export function compareRuns(base: ResultFile, next: ResultFile, options: { noisePct?: number } = {}): Comparison {
+  const noisePct = options.noisePct ?? DEFAULT_NOISE_PCT;
+  const key = (g: Group) => `${roundLabel(g)}\u0000${g.workload}\u0000${g.agents}`;
+  const baseGroups = new Map(groupSteps(base.steps).map((g) => [key(g), g]));
+  const nextGroups = new Map(groupSteps(next.steps).map((g) => [key(g), g]));
+  const rows: CompareRow[] = [];
+  for (const [k, b] of baseGroups) {
+    const n = nextGroups.get(k);
+    const row = { target: roundLabel(b), workload: b.workload, agents: b.agents };
+    if (!n) rows.push({ ...row, changes: [], only: 'base' });
+    else rows.push({ ...row, changes: METRICS.map((m) => change(m, measure(b, m), measure(n, m), noisePct)) });
+  }
+  for (const [k, n] of nextGroups) if (!baseGroups.has(k)) rows.push({ target: roundLabel(n), workload: n.workload, agents: n.agents, changes: [], only: 'new' });
+  return { noisePct, iterations: { base: base.config.iterations, next: next.config.iterations }, rows, differences: differences(base, next) };
+}
+
+/** Marked changes slower than `thresholdPct`. */
+export function regressions(comparison: Comparison, thresholdPct: number): { row: CompareRow; change: Change }[] {
+  return comparison.rows.flatMap((row) => row.changes.filter((c) => c.marked && c.slowerPct > thresholdPct).map((c) => ({ row, change: c })));
+}
+
+function differences(base: ResultFile, next: ResultFile): string[] {
+  const facts = (r: ResultFile): Record<string, string> => ({
+    'dataset scale': String(r.config.scale),
+    'step duration': `${r.config.durationMs / 1000} s`,
+    'warm-up': `${r.config.warmupMs / 1000} s`,
+    client: r.config.client,
+    protocol: r.config.protocol,
+    'open-loop rate': String(r.config.rate ?? 'closed loop'),
+    CPU: `${r.environment.cpuModel} × ${r.environment.cpus}`,
+    Node: r.environment.node,
+    version: r.tool.version,
+  });
+  const a = facts(base);
+  const b = facts(next);
+  return Object.keys(a).filter((k) => a[k] !== b[k]).map((k) => `${k}: ${a[k]} → ${b[k]}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// rendering
+
+const value = (metric: Metric, v: number) => (metric === 'calls/s' ? (v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1)) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const signed = (pct: number) => (Number.isFinite(pct) ? `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%` : 'new');
+
+/** `slower` or `faster` when marked, `~` (noise) when not. */
+export const verdict = (c: Change) => (!c.marked ? '~' : c.slowerPct > 0 ? 'slower' : 'faster');
+
+function cell(c: Change | undefined, strong: (s: string) => string): string {
+  if (!c) return '–';
+  const text = `${value(c.metric, c.base)} → ${value(c.metric, c.next)} (${signed(c.changePct)})`;
+  const v = verdict(c);
+  return v === '~' ? `${text} ~` : v === 'slower' ? strong(`${text} ▼ slower`) : `${text} ▲ faster`;
+}
+
+export function headline(c: Comparison): string {
+  const all = c.rows.flatMap((r) => r.changes);
+  const marked = all.filter((x) => x.marked);
+  const slower = marked.filter((x) => x.slowerPct > 0).length;
+  return (
+    `${marked.length} of ${all.length} changes beyond noise (${slower} slower, ${marked.length - slower} faster). ` +
+    `Noise rule: marked when |change| > ${c.noisePct}% and the per-iteration ranges do not overlap (iterations: base ${c.iterations.base}, new ${c.iterations.next}); ~ = within noise.`
+  );
+}
+
+export function compareSections(c: Comparison, markdown = false): Section[] {
+  const strong = markdown ? (s: string) => `**${s}**` : (s: string) => s;
+  const rows = c.rows.map((r) => [
+    r.target,
+    r.workload,
+    String(r.agents),
+    ...(r.only ? [`only in ${r.only}`, '', ''] : METRICS.map((m) => cell(r.changes.find((x) => x.metric === m), strong))),
+  ]);
+  const sections: Section[] = [{ title: 'Changes from base to new', note: headline(c), head: ['target', 'workload', 'agents', ...METRICS], rows }];
+  if (c.differences.length) sections.push({ title: 'The runs differ in', head: ['what: base → new'], rows: c.differences.map((d) => [d]) });
+  return sections;
+}
+
+export function compareJson(c: Comparison, files: { base: string; next: string }, failOnRegressionPct?: number): string {
+  const regressed = failOnRegressionPct === undefined ? undefined : regressions(c, failOnRegressionPct).map(({ row, change }) => ({ target: row.target, workload: row.workload, agents: row.agents, ...change }));
+  return `${JSON.stringify({ base: files.base, new: files.next, ...c, ...(regressed ? { failOnRegressionPct, regressions: regressed } : {}) }, null, 2)}\n`;
+}
+
+/** The comparison as a self-contained page: the change of every row charted, and the table. */
+export function compareHtml(c: Comparison, files: { base: string; next: string }): string {
+  const rows = c.rows.filter((r) => !r.only);
+  // the steps by their row number in the table below: their names would not fit under the bars
+  const chart: ChartSpec = {
+    id: 'changes',
+    title: 'change from base to new, % (calls/s: up is faster; p50, p99: up is slower)',
+    x: { label: 'step (# in the table)', ticks: rows.map((_, i) => ({ value: i, label: String(i + 1) })) },
+    axes: [{ scale: 'pct', label: '%' }],
+    series: METRICS.map((m, i) => ({ label: m, scale: 'pct', color: color(i), bars: true })),
+    data: [rows.map((_, i) => i), ...METRICS.map((m) => rows.map((r) => r.changes.find((x) => x.metric === m)?.changePct ?? null))],
+  };
+  const [changes, diffs] = compareSections(c);
+  const tableOf = (s: Section) => htmlTable({ head: s.head, rows: s.rows.map((cells) => ({ cells })) });
+  const numbered = (s: Section): Section => {
+    let n = 0;
+    return { ...s, head: ['#', ...s.head], rows: c.rows.map((r, i) => [r.only ? '' : String(++n), ...s.rows[i]!]) };
+  };
+  const body = [
+    `<header><h1>mcp-db-bench compare</h1><p class="note">base ${esc(files.base)} → new ${esc(files.next)}</p></header>`,
+    `<section id="changes"><h2>${esc(changes!.title)}</h2><p class="note" data-summary="headline">${esc(headline(c))}</p>`,
+    rows.length ? `<div class="block"><div class="chart" data-chart="changes"></div></div>` : '',
+    `<div class="numbers wide">${tableOf(numbered(changes!))}</div></section>`,
+    diffs ? `<section id="differences"><h2>${esc(diffs.title)}</h2>${tableOf(diffs)}</section>` : '',
+  ].join('\n');
+  return htmlDocument('mcp-db-bench compare', body, rows.length ? [chart] : []);
+}

@@ -1,0 +1,103 @@
+import { uplotAssets } from './assets.js';
+import type { ChartSpec } from './charts.js';
+import type { Block, Cell, ReportModel, ReportSection, RunSummary, Table } from './model.js';
+import { drawCharts } from './runtime.js';
+
+/**
+ * One self-contained HTML file: the model's tables as markup, its charts as JSON, uPlot and
+ * the runtime inlined, so it opens offline and can be attached to an issue. Exact numbers
+ * ride along as data-value (and the summary's as data-summary) for tools and tests.
+ */
+export function htmlPage(model: ReportModel, options: { title?: string } = {}): string {
+  const title = options.title ?? 'mcp-db-bench report';
+  const charts = model.sections.flatMap((s) => s.blocks.flatMap((b) => (b.chart ? [b.chart] : [])));
+  const nav = [['summary', 'Summary'], ...model.sections.map((s) => [s.id, s.title])].map(([id, t]) => `<a href="#${id}">${esc(t!)}</a>`).join('');
+  return htmlDocument(title, `<header><h1>${esc(title)}</h1><nav>${nav}</nav></header>\n${summarySection(model.runs)}\n${model.sections.map(section).join('\n')}`, charts);
+}
+
+/** A page around `body`, with uPlot and the charts drawn from `charts` once it has loaded. */
+export function htmlDocument(title: string, body: string, charts: readonly ChartSpec[]): string {
+  const uplot = uplotAssets();
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="mcp-db-bench">
+<title>${esc(title)}</title>
+<style>${uplot.style}</style>
+<style>${STYLE}</style>
+</head>
+<body>
+${body}
+<script>${uplot.script}</script>
+<script type="application/json" id="chart-specs">${json(charts)}</script>
+<script>(${drawCharts.toString()})(uPlot, JSON.parse(document.getElementById('chart-specs').textContent), document);</script>
+</body>
+</html>
+`;
+}
+
+function summarySection(runs: readonly RunSummary[]): string {
+  const one = (run: RunSummary) => {
+    const facts = run.facts
+      .map((f) => `<tr><th>${esc(f.label)}</th><td data-summary="${esc(f.key)}"${f.value === undefined ? '' : ` data-value="${f.value}"`}>${esc(f.text)}</td></tr>`)
+      .join('');
+    const list = (cls: string, lines: string[]) => (lines.length ? `<ul class="${cls}">${lines.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>` : '');
+    return `<div class="run" data-run="${esc(run.label)}">${runs.length > 1 ? `<h3>${esc(run.label)}</h3>` : ''}<table class="facts">${facts}</table>${list('warnings', run.warnings)}${list('notes', run.notes)}</div>`;
+  };
+  return `<section id="summary"><h2>Summary</h2><div class="runs">${runs.map(one).join('')}</div></section>`;
+}
+
+function section(s: ReportSection): string {
+  return `<section id="${esc(s.id)}"><h2>${esc(s.title)}</h2>${s.note ? `<p class="note">${esc(s.note)}</p>` : ''}${s.blocks.map(block).join('')}</section>`;
+}
+
+function block(b: Block): string {
+  const chart = b.chart ? `<div class="chart" data-chart="${esc(b.chart.id)}"></div>` : '';
+  return `<div class="block">${chart}<div class="numbers">${table(b.table)}</div></div>`;
+}
+
+export function table(t: Table): string {
+  const head = `<tr>${t.head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
+  const rows = t.rows.map((r) => `<tr${r.key ? ` data-key="${esc(r.key)}"` : ''}>${r.cells.map(cell).join('')}</tr>`).join('');
+  return `<table><thead>${head}</thead><tbody>${rows}</tbody></table>`;
+}
+
+function cell(c: Cell): string {
+  return typeof c === 'string' ? `<td>${esc(c)}</td>` : `<td data-value="${c.value}">${esc(c.text)}</td>`;
+}
+
+export const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** JSON safe inside a script element. */
+const json = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+const STYLE = `
+:root { color-scheme: light; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1f24; }
+body { margin: 0 auto; padding: 0 24px 48px; max-width: 1500px; background: #fff; }
+header { border-bottom: 1px solid #d0d7de; padding: 12px 0 8px; }
+h1 { font-size: 20px; margin: 0 0 6px; }
+nav a { margin-right: 14px; color: #0969da; text-decoration: none; font-size: 13px; }
+h2 { font-size: 17px; margin: 28px 0 4px; padding-top: 4px; border-top: 1px solid #eaeef2; }
+h3 { font-size: 14px; margin: 8px 0; }
+.note { color: #57606a; margin: 0 0 12px; max-width: 1000px; }
+.block { display: flex; flex-wrap: wrap; gap: 20px; align-items: flex-start; margin: 12px 0 24px; }
+.chart { flex: 0 1 760px; min-width: 320px; }
+.numbers { flex: 1 1 420px; max-height: 420px; overflow: auto; }
+.numbers.wide { max-height: none; }
+.runs { display: flex; flex-wrap: wrap; gap: 24px; }
+.run { flex: 1 1 520px; }
+table { border-collapse: collapse; font-size: 12.5px; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #eaeef2; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child { text-align: left; }
+thead th { position: sticky; top: 0; background: #f6f8fa; }
+table.facts th { text-align: left; color: #57606a; font-weight: normal; vertical-align: top; }
+table.facts td { text-align: left; white-space: normal; }
+.warnings { color: #9a6700; background: #fff8c5; padding: 8px 8px 8px 28px; border-radius: 6px; }
+.notes { color: #57606a; padding-left: 20px; }
+.uplot { font-family: inherit; }
+.u-title { font-size: 14px !important; font-weight: 600 !important; }
+.u-legend { font-size: 12px; text-align: left; }
+.u-legend .u-series > * { padding: 1px 3px; }
+`;

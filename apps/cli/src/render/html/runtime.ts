@@ -1,0 +1,131 @@
+import type { ChartSpec } from './charts.js';
+
+/**
+ * The page's only script besides uPlot: chart specs in, uPlot charts out. It runs in the
+ * browser and is embedded as source (`drawCharts.toString()`), so it is self-contained: no
+ * imports, no outer names, and the browser objects it touches are typed here by their shape.
+ */
+export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc: Doc): void {
+  const fmt = (v: number | null) => {
+    if (v === null || v === undefined || Number.isNaN(v)) return '–';
+    const a = Math.abs(v);
+    return a >= 100 ? Math.round(v).toLocaleString('en-US') : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toPrecision(2);
+  };
+  for (const spec of specs) {
+    const el = doc.querySelector(`[data-chart="${spec.id}"]`);
+    if (!el) continue;
+    const barSeries = spec.series.filter((s) => s.bars);
+    const groupWidth = 0.8;
+    const scales: Record<string, object> = {
+      x: spec.x.log
+        ? { time: false, distr: 3, log: spec.x.log, ...(spec.x.ticks ? { range: () => [spec.x.ticks![0]!.value, spec.x.ticks!.at(-1)!.value] } : {}) }
+        : barSeries.length
+          ? { time: false, range: () => [-0.5, spec.data[0]!.length - 0.5] }
+          : { time: false },
+    };
+    // bars on a log axis start a decade below the smallest, so the smallest bar still shows
+    const decades = (_u: unknown, min: number, max: number) => [10 ** Math.floor(Math.log10(min)), 10 ** Math.ceil(Math.log10(max))];
+    for (const a of spec.axes) scales[a.scale] = a.log ? { distr: 3, log: a.log, ...(barSeries.length ? { range: decades } : {}) } : {};
+    const ticks = spec.x.ticks;
+    const axes: object[] = [
+      {
+        label: spec.x.label,
+        // many category names slanted, so they do not run into each other
+        ...(barSeries.length && spec.data[0]!.length > 6 ? { rotate: -30, size: 110, gap: 4 } : {}),
+        ...(ticks
+          ? { splits: () => ticks.map((t) => t.value), filter: (_u: unknown, splits: number[]) => splits, values: (_u: unknown, splits: number[]) => splits.map((v) => ticks.find((t) => t.value === v)?.label ?? '') }
+          : {}),
+      },
+      ...spec.axes.map((a, i) => ({
+        scale: a.scale,
+        label: a.label,
+        side: a.side === 'right' ? 1 : 3,
+        grid: { show: i === 0 },
+        size: 60,
+        values: (_u: unknown, splits: number[]) => splits.map((v) => fmt(v)),
+      })),
+    ];
+    const series: object[] = [
+      { label: spec.x.label, value: (_u: unknown, v: number | null) => (ticks ? (ticks.find((t) => t.value === v)?.label ?? fmt(v)) : fmt(v)) },
+      ...spec.series.map((s) => {
+        // overlaid runs need not share every x: a run's line goes on across the other's points
+        const common = { label: s.label, scale: s.scale, stroke: s.color, width: 2, spanGaps: true, value: (_u: unknown, v: number | null) => fmt(v) };
+        if (s.bars) {
+          const slot = barSeries.indexOf(s);
+          const w = groupWidth / barSeries.length;
+          return {
+            ...common,
+            width: 1,
+            fill: `${s.color}cc`,
+            points: { show: false },
+            paths: uPlot.paths.bars!({
+              disp: {
+                x0: { unit: 1, values: (u: { data: number[][] }) => u.data[0]!.map((x) => x - groupWidth / 2 + slot * w) },
+                size: { unit: 1, values: (u: { data: number[][] }) => u.data[0]!.map(() => w * 0.9) },
+              },
+            }),
+          };
+        }
+        return {
+          ...common,
+          dash: s.dash ? [6, 4] : undefined,
+          paths: s.stepped ? uPlot.paths.stepped!({ align: 1 }) : undefined,
+          points: { show: spec.data[0]!.length <= 40, size: 5 },
+        };
+      }),
+    ];
+    const markers = spec.markers ?? [];
+    const drawMarkers = (u: UPlotChart) => {
+      const ctx = u.ctx;
+      ctx.save();
+      ctx.strokeStyle = '#0003';
+      ctx.fillStyle = '#555';
+      ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+      let lastLabel = -Infinity;
+      for (const m of markers) {
+        const x = Math.round(u.valToPos(m.x, 'x', true));
+        ctx.beginPath();
+        ctx.moveTo(x, u.bbox.top);
+        ctx.lineTo(x, u.bbox.top + u.bbox.height);
+        ctx.stroke();
+        if (x - lastLabel > 90 * devicePixelRatio) {
+          ctx.fillText(m.label, x + 3, u.bbox.top + 12 * devicePixelRatio);
+          lastLabel = x;
+        }
+      }
+      ctx.restore();
+    };
+    const width = Math.max(320, Math.min(760, el.clientWidth || 640));
+    new uPlot(
+      { title: spec.title, width, height: 300, scales, axes, series, legend: { live: true }, hooks: markers.length ? { draw: [drawMarkers] } : {} },
+      spec.data,
+      el,
+    );
+  }
+}
+
+/** The parts of uPlot, the DOM and a canvas the runtime uses. */
+interface UPlotChart {
+  ctx: {
+    save(): void;
+    restore(): void;
+    beginPath(): void;
+    moveTo(x: number, y: number): void;
+    lineTo(x: number, y: number): void;
+    stroke(): void;
+    fillText(text: string, x: number, y: number): void;
+    strokeStyle: string;
+    fillStyle: string;
+    font: string;
+  };
+  bbox: { top: number; height: number };
+  valToPos(value: number, scale: string, canvasPixels: boolean): number;
+}
+interface UPlotStatic {
+  new (options: object, data: unknown, target: unknown): unknown;
+  paths: { bars?: (options: object) => unknown; stepped?: (options: object) => unknown };
+}
+interface Doc {
+  querySelector(selector: string): { clientWidth: number } | null;
+}
+declare const devicePixelRatio: number;

@@ -1,0 +1,169 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { merge, summary } from '@mcp-db-bench/agent';
+import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roundLabel } from '../src/render/progress.js';
+import { runCli } from './support/cli.js';
+
+/**
+ * The HTML report of a real run, opened in a real browser: Debian's Chromium (installed by
+ * .ci/run), driven by playwright-core, with the network off. No console or page errors, every
+ * chart drawn (its canvas has pixels in its series' colours, not only axes), and the numbers on the page equal the result
+ * file's. Locally without Chromium the suite is skipped with a message; under CI it fails.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  if (process.env.CI) throw new Error(`CI needs Chromium at ${CHROMIUM} for the HTML report test (.ci/run installs Debian's chromium)`);
+  console.warn(`report-browser.test.ts skipped: no Chromium at ${CHROMIUM}; apt-get install chromium (or set CHROMIUM_PATH)`);
+}
+
+interface Drawn {
+  charts: number;
+  /** per chart: its id and how many pixels of its canvas have a series' colour (axes and grid are grey) */
+  painted: { id: string; pixels: number }[];
+  summary: Record<string, number>;
+  /** latency table: row key → p99 ms */
+  p99: Record<string, number>;
+  legends: string[];
+  /** compare's page: its one-line verdict */
+  headline: string;
+  /** the legends' series names of the timeline charts */
+  timelines: string[];
+  specs: { id: string; series: { label: string }[]; data: (number | null)[][] }[];
+}
+
+describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-html-'));
+  let browser: Browser;
+  let result: ResultFile;
+
+  beforeAll(async () => {
+    const run = await runCli(
+      ['run', '--scale', '0.002', '--workloads', 'point-read,filtered,echo', '--agents', '1,2', '--duration', '1s', '--warmup', '200ms', '--out', 'run.json', '--html', 'run.html'],
+      { cwd: dir, timeoutMs: 180_000 },
+    );
+    if (run.code !== 0) throw new Error(`run exited ${run.code}: ${run.stderr}`);
+    result = resultFile.parse(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')));
+    const staged = await runCli(
+      ['run', '--scale', '0.002', '--workloads', 'point-read', '--indexes', 'optimized', '--stages', '1s:1,1s:3', '--warmup', '200ms', '--out', 'staged.json', '--html', 'staged.html'],
+      { cwd: dir, timeoutMs: 180_000 },
+    );
+    if (staged.code !== 0) throw new Error(`staged run exited ${staged.code}: ${staged.stderr}`);
+    // a second run, 20% slower in calls/s, to compare against: a rendering test, not a measurement
+    const slower = { ...result, steps: result.steps.map((step) => ({ ...step, calls: Math.round(step.calls * 0.8) })) };
+    writeFileSync(join(dir, 'slower.json'), JSON.stringify(slower));
+    const compared = await runCli(['compare', 'run.json', 'slower.json', '--format', 'html', '-o', 'compare.html'], { cwd: dir, timeoutMs: 60_000 });
+    if (compared.code !== 0) throw new Error(`compare exited ${compared.code}: ${compared.stderr}`);
+    const both = await runCli(['report', 'run.json', 'run.json', '--label', 'first', '--label', 'second', '--format', 'html', '-o', 'both.html'], { cwd: dir, timeoutMs: 60_000 });
+    if (both.code !== 0) throw new Error(`report exited ${both.code}: ${both.stderr}`);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Opens a report offline; any request beyond the file itself is refused and counted. */
+  async function open(file: string): Promise<{ drawn: Drawn; problems: string[]; requests: string[] }> {
+    const context = await browser.newContext({ offline: true, viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith('file:')) return route.continue();
+      requests.push(url);
+      return route.abort();
+    });
+    await page.goto(pathToFileURL(join(dir, file)).href, { waitUntil: 'load' });
+    const drawn = (await page.evaluate(`(() => {
+      const specs = JSON.parse(document.getElementById('chart-specs').textContent);
+      const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+      const painted = [...document.querySelectorAll('div.chart[data-chart]')].map((el) => {
+        const canvas = el.querySelector('canvas');
+        if (!canvas || !canvas.width || !canvas.height) return { id: el.dataset.chart, pixels: 0 };
+        const colors = specs.find((s) => s.id === el.dataset.chart).series.map((s) => rgb(s.color));
+        const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        let pixels = 0;
+        for (let i = 0; i < data.length; i += 4) {
+          if (data[i + 3] > 100 && colors.some((c) => Math.abs(c[0] - data[i]) + Math.abs(c[1] - data[i + 1]) + Math.abs(c[2] - data[i + 2]) < 60)) pixels++;
+        }
+        return { id: el.dataset.chart, pixels };
+      });
+      const headline = document.querySelector('[data-summary=headline]')?.textContent ?? '';
+      const summary = Object.fromEntries([...document.querySelectorAll('#summary [data-summary][data-value]')].map((el) => [el.dataset.summary, Number(el.dataset.value)]));
+      const p99 = Object.fromEntries([...document.querySelectorAll('#latency tr[data-key]')].map((tr) => [tr.dataset.key, Number(tr.children[4].dataset.value)]));
+      const legends = [...document.querySelectorAll('#latency .u-legend .u-label')].map((el) => el.textContent);
+      const timelines = [...document.querySelectorAll('#timeline .u-legend .u-label')].map((el) => el.textContent);
+      return { charts: painted.length, painted, summary, p99, legends, timelines, headline, specs };
+    })()`)) as Drawn;
+    await context.close();
+    return { drawn, problems, requests };
+  }
+
+  it('run --html: draws every chart offline without an error, with the result file’s numbers', async () => {
+    const { drawn, problems, requests } = await open('run.html');
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
+    // spectra and scaling for 3 workloads + the floor's, timelines, indexes, session init, where the time goes
+    expect(drawn.charts).toBeGreaterThanOrEqual(10);
+    for (const chart of drawn.painted) expect(chart.pixels, `chart ${chart.id} drew no series`).toBeGreaterThan(200);
+
+    const calls = result.steps.reduce((n, s) => n + s.calls, 0);
+    const errors = result.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
+    expect(drawn.summary).toMatchObject({ steps: result.steps.length, calls, errors });
+    expect(drawn.summary['measured-seconds']).toBeCloseTo(result.steps.reduce((n, s) => n + s.durationMs, 0) / 1000, 6);
+
+    const groups = new Map<string, string[]>();
+    for (const s of result.steps) {
+      const key = `run/${roundLabel(s)}/${s.workload}/${s.agents}`;
+      groups.set(key, [...(groups.get(key) ?? []), s.all.histogram]);
+    }
+    expect(Object.keys(drawn.p99).sort()).toEqual([...groups.keys()].sort());
+    for (const [key, histograms] of groups) expect(drawn.p99[key], key).toBe(summary(merge(histograms)).p99 / 1000);
+  }, 60_000);
+
+  it('report FILE FILE --label …: overlays the two runs, every series once per label', async () => {
+    const { drawn, problems } = await open('both.html');
+    expect(problems).toEqual([]);
+    for (const chart of drawn.painted) expect(chart.pixels, `chart ${chart.id} drew no series`).toBeGreaterThan(200);
+    const first = drawn.legends.filter((l) => l.startsWith('first: '));
+    const second = drawn.legends.filter((l) => l.startsWith('second: '));
+    expect(first.length).toBeGreaterThan(0);
+    expect(second.map((l) => l.slice('second: '.length))).toEqual(first.map((l) => l.slice('first: '.length)));
+  }, 60_000);
+
+  it('compare --format html: draws the changes offline without an error', async () => {
+    const { drawn, problems, requests } = await open('compare.html');
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
+    expect(drawn.painted.map((c) => c.id)).toEqual(['changes']);
+    expect(drawn.painted[0]!.pixels, 'the changes chart drew no bars').toBeGreaterThan(200);
+    // every step is 20% slower in calls/s (beyond the default 5% floor) with the same latencies
+    const steps = new Set(result.steps.map((s) => `${roundLabel(s)}/${s.workload}/${s.agents}`)).size;
+    expect(drawn.headline).toMatch(new RegExp(`^${steps} of ${steps * 3} changes beyond noise \\(${steps} slower, 0 faster\\)`));
+  }, 60_000);
+
+  it('run --stages: the timeline draws each interval’s agents beside calls/s and p99', async () => {
+    const { drawn, problems } = await open('staged.html');
+    expect(problems).toEqual([]);
+    for (const chart of drawn.painted) expect(chart.pixels, `chart ${chart.id} drew no series`).toBeGreaterThan(200);
+    expect(drawn.timelines).toEqual(expect.arrayContaining(['calls/s', 'p99 ms', 'agents']));
+    const staged = resultFile.parse(JSON.parse(readFileSync(join(dir, 'staged.json'), 'utf8')));
+    const timeline = drawn.specs.find((s) => s.id.startsWith('timeline-') && s.series.some((x) => x.label === 'agents'))!;
+    const agents = timeline.data[1 + timeline.series.findIndex((x) => x.label === 'agents')]!;
+    const step = staged.steps.find((s) => s.workload === 'point-read')!;
+    expect(agents).toEqual(step.intervals.map((i) => i.agents));
+    expect(drawn.summary.steps).toBe(staged.steps.length);
+  }, 60_000);
+});
