@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,9 +167,9 @@ describe('deploy/kubernetes against the real programs', () => {
   let serverHelp: string;
   let dir: string;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     // Commander wraps help lines: compared with runs of spaces made one.
-    serverHelp = (await runCliServer(['--help'])).replace(/\s+/g, ' ');
+    serverHelp = execFileSync(process.execPath, [serverBin(), '--help'], { encoding: 'utf8', timeout: 30_000 }).replace(/\s+/g, ' ');
     dir = mkdtempSync(join(tmpdir(), 'mcp-deploy-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -273,14 +274,6 @@ describe('deploy/kubernetes jobs, run here', () => {
     expect(run.steps.length).toBeGreaterThan(0);
   });
 });
-
-/** `mcp-db-server ARGS`, its stdout. */
-async function runCliServer(args: string[]): Promise<string> {
-  const { execFile } = await import('node:child_process');
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, [serverBin(), ...args], { timeout: 30_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
-  );
-}
 
 describe('docker/Dockerfile', () => {
   const dockerfile = readFileSync(join(ROOT, 'docker', 'Dockerfile'), 'utf8');
