@@ -92,6 +92,10 @@ export function buildCli(): Command {
         .default(DEFAULT_SESSION_LIMITS.idleMs / 1000)
         .argParser(positiveInt('session-idle')),
     )
+    .addOption(
+      new Option('--session-key <key>', 'sign 2025-era session ids with this secret (32+ characters; better set by its variable), so every server given it honours them')
+        .env('MCP_DB_SESSION_KEY'),
+    )
     .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (each opens its own connections)').env('MCP_DB_WORKERS').default(1).argParser(positiveInt('workers')))
     .addOption(new Option('--test-delay-ms <ms>').env(TEST_DELAY_ENV).default(0).argParser(nonNegativeInt('test-delay-ms', 'milliseconds')).hideHelp())
     .addHelpText(
@@ -100,7 +104,9 @@ export function buildCli(): Command {
         'Exit codes: 0 stopped, 1 a failure (the database cannot be opened, the port is taken), 2 a mistake on the command line.\n\n' +
         'Examples:\n' +
         '  mcp-db-server --url sqlite:./shop.db\n' +
-        '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n',
+        '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n' +
+        '  MCP_DB_TOKEN=$TOKEN MCP_DB_SESSION_KEY=$KEY mcp-db-server --url $DATABASE_URL --http --host 0.0.0.0   # one of several behind a load balancer\n' +
+        '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database answers too (503 otherwise); neither needs the token.\n',
     );
 }
 
@@ -122,6 +128,7 @@ interface CliOptions {
   statementTimeout: number;
   maxSessions: number;
   sessionIdle: number;
+  sessionKey?: string;
   workers: number;
   testDelayMs: number;
 }
@@ -143,6 +150,10 @@ export async function main(argv = process.argv): Promise<void> {
   const url = options.url || process.env.DATABASE_URL;
   if (!url) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
 
+  // Checked here, not by commander, whose message would print the secret.
+  if (options.sessionKey !== undefined && options.sessionKey.length < 32) {
+    return program.error('error: --session-key (MCP_DB_SESSION_KEY) must be at least 32 characters: it is shared by every server behind one load balancer, so make a real secret (openssl rand -hex 32)');
+  }
   if (options.http) assertSafeBind(options);
   const ctx = await openDatabase({
     url,
@@ -177,13 +188,16 @@ export async function main(argv = process.argv): Promise<void> {
     return;
   }
   const limits = { maxSessions: options.maxSessions, idleMs: options.sessionIdle * 1000 };
+  const key = options.sessionKey === undefined ? undefined : Buffer.from(options.sessionKey);
   const { server, url: endpoint } = await startHttp(factory, {
     host: options.host,
     port: options.port,
     token: options.token,
     allowedHosts: options.allowedHosts,
     direct: directTools(ctx, tools),
-    sessions: isWorker() ? workerSessions(limits) : new Sessions(limits),
+    // A worker always has a key: the given one, or the one its primary made.
+    sessions: isWorker() && key ? workerSessions(limits, key) : new Sessions(limits, key),
+    health: ctx.ping,
   });
   if (isWorker()) reportListening(endpoint);
   else log(`listening on ${endpoint}`);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { SchemaCache } from './catalog/cache.js';
 import { engineForUrl } from './databases/index.js';
 import type { Limits, ToolContext } from './tools/tool.js';
@@ -20,6 +21,8 @@ export const DEFAULT_LIMITS: Limits = { defaultRows: 100, maxRows: 1000, maxResp
 
 /** A connected database with its cached schema: what every tool call shares. */
 export interface DatabaseContext extends ToolContext {
+  /** One trivial statement through the pool: rejects when the database cannot answer (the HTTP /healthz check). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,5 +43,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseCo
   }
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   limits.defaultRows = Math.min(limits.defaultRows, limits.maxRows);
-  return { engine, db, shortReads, schema, limits, close };
+  const ping = async () => {
+    await sql`select 1`.execute(db);
+  };
+  return { engine, db, shortReads, schema, limits, ping, close };
 }

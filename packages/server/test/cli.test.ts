@@ -225,6 +225,14 @@ describe('option validation', () => {
     expect(result.stderr.trim()).toBe("error: option '--port <port>' value '70000' from env 'MCP_DB_PORT' is invalid. port must be 0-65535");
   });
 
+  it('refuses a session key under 32 characters without printing it, from the flag or the environment', async () => {
+    for (const result of [await run(['--url', url(), '--session-key', 'short-secret']), await run([], cleanEnv({ MCP_DB_URL: url(), MCP_DB_SESSION_KEY: 'short-secret' }))]) {
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--session-key (MCP_DB_SESSION_KEY) must be at least 32 characters');
+      expect(result.stderr).not.toContain('short-secret');
+    }
+  });
+
   it('refuses --http on a non-loopback address without --token, and never listens', async () => {
     const port = await freePort();
     const result = await run(['--url', url(), '--http', '--host', '0.0.0.0', '--port', String(port)]);

@@ -262,6 +262,26 @@ describe('Sessions', () => {
     b.close();
   });
 
+  it('keeps a sibling-issued session ended where it was ended (a DELETE that landed on the non-issuer)', () => {
+    const a = new Sessions(limits, key, '1');
+    const b = new Sessions(limits, key, '2');
+    const opened = a.open(0);
+    if (!('id' in opened)) throw new Error('refused');
+    expect(b.end(opened.id, 10)).toBe(true);
+    expect(b.use(opened.id, 20)).toBe(false);
+    a.close();
+    b.close();
+  });
+
+  it('gives each process its own issuer when none is named, so separate servers sharing a key never collide', () => {
+    const [a, b] = [new Sessions(limits, key), new Sessions(limits, key)];
+    const opened = a.open(0);
+    if (!('id' in opened)) throw new Error('refused');
+    expect(b.use(opened.id, 1)).toBe(true);
+    a.close();
+    b.close();
+  });
+
   it('refuses ids signed with another key, or altered', () => {
     const a = new Sessions(limits, key, '1');
     const stranger = new Sessions(limits, Buffer.alloc(32, 8), '2');

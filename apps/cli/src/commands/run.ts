@@ -216,7 +216,8 @@ function stagesOf(flags: RunFlags): LoadStages | undefined {
 async function checkReachable(url: string): Promise<void> {
   try {
     const res = await request(url, { method: 'GET', headers: { accept: 'text/event-stream, application/json' }, signal: AbortSignal.timeout(10_000) });
-    res.body.destroy();
+    // Read and dropped: a body destroyed unread emits an error no one listens to (a crash, seen on 401s).
+    await res.body.dump();
   } catch (error) {
     const why = (error as Error).name === 'TimeoutError' ? 'no answer within 10 s' : networkReason(error);
     throw new Error(`cannot reach the target ${redactUrl(url)}: ${why}`);

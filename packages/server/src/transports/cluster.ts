@@ -2,8 +2,16 @@ import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { type SessionLimits, Sessions } from './sessions.js';
 
-/** The key every worker of one server signs its session ids with (see sessions.ts). */
+/**
+ * The key every worker of one server signs its session ids with (see sessions.ts): the
+ * `--session-key` option's variable, so a worker reads it like any other option.
+ */
 const SESSION_KEY_VARIABLE = 'MCP_DB_SESSION_KEY';
+
+/** Whether the command line or the environment gives the session key (else the primary makes one). */
+function sessionKeyGiven(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env[SESSION_KEY_VARIABLE]) || argv.some((a) => a === '--session-key' || a.startsWith('--session-key='));
+}
 
 /**
  * The worker count when this process should be a `--workers` primary: serving HTTP with more
@@ -34,7 +42,8 @@ export const WORKER_NODE_FLAGS = ['--max-semi-space-size=2'];
  * database connection(s) and its own listener on the shared port (the primary hands connections
  * out round-robin). Correct because no answer depends on which worker gives it: the modern era
  * is stateless by design, and a 2025-era session id issued by one worker is honoured by all
- * (signed with a key the primary hands every worker; an ended session is told to all).
+ * (signed with the given `--session-key`, or else a random key the primary hands every worker;
+ * an ended session is told to all).
  *
  * Resolves once the primary has been told to stop and every worker has exited.
  */
@@ -44,9 +53,9 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
     let announced = false;
     const listening = new Set<Worker>();
     cluster.setupPrimary({ execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS] });
-    const key = randomBytes(32).toString('hex');
+    const key = sessionKeyGiven(process.argv.slice(2), process.env) ? {} : { [SESSION_KEY_VARIABLE]: randomBytes(32).toString('hex') };
     const fork = () => {
-      const worker = cluster.fork({ [SESSION_KEY_VARIABLE]: key });
+      const worker = cluster.fork(key);
       worker.on('message', (message: { listening?: string; sessionEnded?: string }) => {
         if (message.sessionEnded) {
           for (const w of Object.values(cluster.workers ?? {})) if (w && w !== worker) w.send(message);
@@ -96,10 +105,9 @@ export function reportListening(endpoint: string): void {
   process.send?.({ listening: endpoint });
 }
 
-/** A worker's session table: ids signed with the server's shared key, ends told to the other workers. */
-export function workerSessions(limits: SessionLimits): Sessions {
-  const key = process.env[SESSION_KEY_VARIABLE];
-  const sessions = new Sessions(limits, key ? Buffer.from(key, 'hex') : undefined, String(cluster.worker?.id ?? 0));
+/** A worker's session table: ids signed with the server's shared key (`--session-key`, set by the primary when not given), ends told to the other workers. */
+export function workerSessions(limits: SessionLimits, key: Buffer): Sessions {
+  const sessions = new Sessions(limits, key);
   sessions.onEnded = (id) => process.send?.({ sessionEnded: id });
   process.on('message', (message: { sessionEnded?: string }) => {
     if (typeof message?.sessionEnded === 'string') sessions.forget(message.sessionEnded);

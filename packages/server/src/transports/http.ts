@@ -22,9 +22,17 @@ export interface HttpOptions {
   direct?: DirectTools;
   /** the 2025-era session table (default: one of this process, with the default limits) */
   sessions?: Sessions;
+  /** checks the database for GET /healthz: resolves when it answers (absent: /healthz answers like /livez) */
+  health?: () => Promise<void>;
 }
 
 export const MCP_PATH = '/mcp';
+/** Readiness: the process serves and its database answers. */
+export const HEALTH_PATH = '/healthz';
+/** Liveness: the process serves (a database outage must not get it restarted). */
+export const LIVE_PATH = '/livez';
+/** The longest /healthz waits for the database before it answers 503. */
+export const HEALTH_TIMEOUT_MS = 2_000;
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
 
 export function isLoopback(host: string): boolean {
@@ -63,7 +71,15 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       else res.destroy();
     });
 
+  const health = healthCheck(options.health, onerror);
+
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // Probes (a kubelet, a load balancer) come without a token and with a pod's IP as Host; the
+    // answers are a status word and carry nothing of the database, so neither is checked.
+    if (req.method === 'GET' && (req.url === LIVE_PATH || req.url === HEALTH_PATH)) {
+      if (req.url === LIVE_PATH) return sendJson(res, 200, { status: 'ok' });
+      return void health().then((down) => sendJson(res, down ? 503 : 200, down ? { status: 'unavailable', reason: down } : { status: 'ok' }));
+    }
     if (!isMcpPath(req.url)) return sendJson(res, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
     if (!checkHost(req, res) || !checkOrigin(req, res)) return;
     if (!authorized(req)) {
@@ -133,6 +149,41 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
   const { port } = server.address() as AddressInfo;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return { server, url: `http://${shownHost}:${port}${MCP_PATH}`, sessions };
+}
+
+/**
+ * The /healthz check: undefined when the database answered within HEALTH_TIMEOUT_MS, else a
+ * reason that names no host, user or driver message (those go to the log, once per outage).
+ * Probes arriving together share one check.
+ */
+function healthCheck(check: (() => Promise<void>) | undefined, onerror: (error: Error) => void): () => Promise<string | undefined> {
+  let pending: Promise<string | undefined> | undefined;
+  let wasDown = false;
+  const run = async (): Promise<string | undefined> => {
+    if (!check) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the database did not answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([check(), timeout]);
+      if (wasDown) onerror(new Error('healthz: the database answers again'));
+      wasDown = false;
+      return undefined;
+    } catch (error) {
+      if (!wasDown) onerror(new Error(`healthz: the database check failed: ${(error as Error).message}`));
+      wasDown = true;
+      return (error as Error).message.startsWith('the database did not answer') ? (error as Error).message : 'the database check failed';
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return () => {
+    pending ??= run().finally(() => {
+      pending = undefined;
+    });
+    return pending;
+  };
 }
 
 /** A hot-path answer of the 2025 era, framed as the SDK frames it (an `initialize` opens a session). */

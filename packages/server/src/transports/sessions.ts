@@ -24,10 +24,13 @@ export type OpenResult = { id: string } | { refused: string; retryAfterSeconds: 
  * so a session exists to be ended (`DELETE`), to expire, and to be refused when unknown (404).
  *
  * Ids are `<issuer>.<nonce>.<mac>`: the mac (a keyed SHA-256 under a key shared by one server's
- * worker processes) lets a sibling worker honour a session it did not issue, since the cluster
- * hands out connections, not sessions. A process answers 404 for its own ids it no longer holds
- * (expired or ended) and for ids no worker of this server issued. Ends are told to siblings
- * (`onEnded`), so a `DELETE` ends a session in every worker; idle expiry is per worker.
+ * worker processes, or by separate servers given the same `--session-key`) lets a sibling
+ * process honour a session it did not issue, since the cluster or a load balancer hands out
+ * connections, not sessions. The issuer is random per process, so siblings on different
+ * machines never collide. A process answers 404 for its own ids it no longer holds (expired or
+ * ended) and for ids no sibling issued. Ends are told to siblings (`onEnded`) where someone
+ * listens (the `--workers` primary), so a `DELETE` ends a session in every worker of one
+ * server; idle expiry is per process.
  */
 export class Sessions {
   readonly #limits: SessionLimits;
@@ -40,12 +43,12 @@ export class Sessions {
   #issued = 0;
   /** id → last use (ms), least recently used first */
   readonly #live = new Map<string, number>();
-  /** ids a sibling ended, kept as long as they could otherwise be honoured */
+  /** siblings' ids ended (here or told by a sibling), kept as long as they could otherwise be honoured */
   readonly #ended = new Map<string, number>();
   readonly #sweeper: NodeJS.Timeout;
   onEnded: ((id: string) => void) | undefined;
 
-  constructor(limits: SessionLimits = DEFAULT_SESSION_LIMITS, key: Buffer = randomBytes(32), issuer = '0') {
+  constructor(limits: SessionLimits = DEFAULT_SESSION_LIMITS, key: Buffer = randomBytes(32), issuer = randomBytes(6).toString('base64url')) {
     this.#limits = limits;
     this.#inner = `${key.toString('base64')}i`;
     this.#outer = `${key.toString('base64')}o`;
@@ -91,12 +94,13 @@ export class Sessions {
   /** Ends a session (DELETE); false when it was not live. Siblings are told. */
   end(id: string, now = Date.now()): boolean {
     if (!this.use(id, now)) return false;
-    this.#live.delete(id);
+    // Remembered as ended here too: a sibling's id would otherwise be honoured again on its next use.
+    this.forget(id, now);
     this.onEnded?.(id);
     return true;
   }
 
-  /** A sibling ended this session. */
+  /** This session ended, here or in a sibling. */
   forget(id: string, now = Date.now()): void {
     this.#live.delete(id);
     if (id.startsWith(`${this.#issuer}.`)) return;

@@ -28,9 +28,10 @@ export function exitOf(child: ChildProcess): string | undefined {
 }
 
 /** Starts the bin with --http on a free port and waits for its "listening on" line. */
-export async function startHttpServer(dbUrl: string, extraArgs: string[] = []): Promise<HttpServer> {
+export async function startHttpServer(dbUrl: string, extraArgs: string[] = [], env?: Record<string, string>): Promise<HttpServer> {
   const child = spawn(process.execPath, [BIN, '--url', dbUrl, '--http', '--port', '0', ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let stderr = '';
   const endpoint = await new Promise<string>((resolve, reject) => {
