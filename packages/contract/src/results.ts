@@ -159,7 +159,7 @@ export const resultFile = z.object({
         label: z.string(),
         engine: z.string().nullable(),
         url: z.string().nullable(),
-        /** --target's profile (how the simulator drove it) when not our own server's */
+        /** --target and --target-cmd: the profile the simulator drove it through */
         profile: z.string().optional(),
       }),
     ),

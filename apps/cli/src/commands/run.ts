@@ -246,7 +246,7 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
   ) => {
     for (const protocol of flags.protocol) {
       const label = uniqueLabel(eraLabel(name, protocol), targets);
-      targets.push({ label, ...entry, ...(peer.profile.name === 'ours' ? {} : { profile: peer.profile.name }) });
+      targets.push({ label, ...entry });
       const client = () => new ProfileClient(peer.profile, createClient(target, clientOptions(protocol)), peer.options);
       plan.push({ label, client, cannot: peer.profile.cannot, ...owned });
     }
@@ -265,7 +265,7 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
       eachEra(engine.name, { engine: engine.name, url: redactUrl(url) }, { kind: 'http', url: server.endpoint }, owned);
     }
     // a target named by its profile; `target` when none was given (as before profiles)
-    for (const peer of peers) eachEra(peer.given ? peer.profile.name : 'target', { engine: peer.options.engine ?? null, url: peer.url }, peer.target, undefined, peer);
+    for (const peer of peers) eachEra(peer.given ? peer.profile.name : 'target', { engine: peer.options.engine ?? null, url: peer.url, profile: peer.profile.name }, peer.target, undefined, peer);
     // The bare echo floor beside MCP echo: it answers echo alone, so it runs what needs no more.
     if (workloads.some((w) => w.requires.every((tool) => tool === TOOL_NAMES.echo))) {
       const floor = await startHttpFloor();
