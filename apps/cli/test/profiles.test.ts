@@ -154,3 +154,55 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
     expect(filtered).toMatchObject({ workload: 'filtered', mismatches: 0 });
   });
 });
+
+describe('the sql-tool profile: a server with one raw-SQL tool', () => {
+  let ours: Peer;
+  let withSql: Peer;
+  afterAll(async () => {
+    await ours?.stop();
+    await withSql?.stop();
+  });
+
+  it('drives our own server through its sql tool alone, and its answers agree with our tools’', async () => {
+    const db = `sqlite:${join(dir, 'sql-tool.db')}`;
+    const seeded = await run(['seed', '--db', db, '--scale', '0.002']);
+    expect(seeded.code, seeded.stderr).toBe(0);
+    [ours, withSql] = await Promise.all([startOurs(db), startOurs(db, { sql: true })]);
+    const out = join(dir, 'sql-tool.json');
+    const r = await run([
+      'run',
+      ...['--target', ours.url, '--target', withSql.url, '--profile', 'sql-tool:sqlite', '--sql-tool', 'sql', '--sql-arg', 'sql'],
+      ...['--workloads', 'point-read,filtered,analytical,transfer', '--agents', '1', '--duration', '200ms', '--warmup', '100ms', '--check-calls', '10', '--out', out],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
+    // a --target without --profile is our own server, named as before profiles
+    expect(result.config.targets.map((t) => [t.label, t.profile])).toEqual([
+      ['target 2025 session', 'ours'],
+      ['sql-tool 2025 session', 'sql-tool'],
+    ]);
+    for (const s of result.steps) expect(s.errors, `${s.target} ${s.workload}`).toEqual({});
+    expect(result.steps.filter((s) => s.target === 'sql-tool 2025 session').map((s) => s.workload)).toEqual(['point-read', 'filtered', 'analytical']);
+    expect(result.skipped).toContainEqual({ target: 'sql-tool 2025 session', workload: 'transfer', reason: 'sql-tool: no atomic transfer' });
+    expect(result.agreement?.map((a) => [a.workload, a.mismatches])).toEqual([
+      ['point-read', 0],
+      ['filtered', 0],
+      ['analytical', 0],
+    ]);
+  }, 240_000);
+});
+
+describe('profile usage errors', () => {
+  const failure = async (args: string[]) => {
+    const r = await run(args);
+    expect(r.code).toBe(2);
+    return r.stderr.trim();
+  };
+
+  it('a --profile before any target, two for one target, an unknown one, sql-tool without its engine', async () => {
+    expect(await failure(['run', '--profile', 'dbhub', '--target', 'http://127.0.0.1:1/mcp'])).toMatch(/--profile dbhub comes after the --target or --target-cmd it applies to/);
+    expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'dbhub', '--profile', 'ours'])).toMatch(/two profiles \(dbhub, ours\) for one target/);
+    expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'nope'])).toMatch(/unknown profile nope; profiles: ours, dbhub, sql-tool/);
+    expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'sql-tool'])).toMatch(/sql-tool needs the engine: --profile sql-tool:ENGINE/);
+  });
+});

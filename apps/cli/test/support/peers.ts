@@ -11,8 +11,8 @@ export interface Peer {
 }
 
 /** Starts `command` and resolves once a line matches `ready` (on stdout or stderr); fails with its output otherwise. */
-function startProcess(args: string[], ready: RegExp, url: string): Promise<Peer> {
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+function startProcess(args: string[], ready: RegExp, url: string, env?: NodeJS.ProcessEnv): Promise<Peer> {
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let output = '';
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -41,10 +41,11 @@ function startProcess(args: string[], ready: RegExp, url: string): Promise<Peer>
   });
 }
 
-/** Our server (the built bin) on a free port, read-only, on a seeded database. */
-export async function startOurs(db: string): Promise<Peer> {
+/** Our server (the built bin) on a free port, read-only, on a seeded database; `sql`: with its sql tool. */
+export async function startOurs(db: string, options: { sql?: boolean } = {}): Promise<Peer> {
   const port = await freePort();
-  return startProcess([BIN, 'serve', '--db', db, '--port', String(port)], /listening on/, `http://127.0.0.1:${port}/mcp`);
+  const env = options.sql ? { MCP_DB_SQL: '1' } : undefined;
+  return startProcess([BIN, 'serve', '--db', db, '--port', String(port)], /listening on/, `http://127.0.0.1:${port}/mcp`, env);
 }
 
 /** DBHub from npm (`@bytebase/dbhub`, a devDependency) over HTTP on a free port. */
