@@ -32,6 +32,7 @@ interface RunFlags {
   profile?: string[];
   sqlTool?: string;
   sqlArg?: string;
+  service?: string;
   checkCalls: number;
   token?: string;
   scale: number;
@@ -100,6 +101,7 @@ export function runCommand(): Command {
     )
     .addOption(new Option('--sql-tool <name>', 'sql-tool profile: the server\'s raw-SQL tool').default('query'))
     .addOption(new Option('--sql-arg <name>', 'sql-tool profile: that tool\'s SQL argument').default('sql'))
+    .addOption(new Option('--service <name>', 'faucet profile: the Faucet service (database) to use').default('main'))
     .addOption(new Option('--check-calls <n>', 'calls per workload replayed on every target after the run, untimed: answers compared, tokens counted (0: off)').default(30).argParser(parseCount))
     .addOption(new Option('--token <token>', 'bearer token for --target'))
     .addOption(scaleOption('dataset scale when seeding (1 = 2.56 million rows)'))
@@ -148,7 +150,7 @@ export function runCommand(): Command {
     )
     .action(async (flags: RunFlags, command: Command) => {
       checkRunUsage(flags, command);
-      const targets = peers.read({ sqlTool: flags.sqlTool, sqlArg: flags.sqlArg });
+      const targets = peers.read({ sqlTool: flags.sqlTool, sqlArg: flags.sqlArg, service: flags.service });
       cleanUpOnSignals();
       const result = await run(flags, targets);
       // the servers inherit the test-only delay (docs/development.md): a file measured with it says so

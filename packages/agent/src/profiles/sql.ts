@@ -37,7 +37,7 @@ export function portableType(declared: string): PortableType {
 }
 
 /** One comparison of our filter expressions: `column op literal`, joined by `and` (what the workloads send). */
-const COMPARISON = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=|!=|<>|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?|'(?:[^']|'')*')\s*$/;
+export const COMPARISON = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=|!=|<>|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?|'(?:[^']|'')*')\s*$/;
 
 /** Our filter expression as SQL, for the subset profiles translate; undefined when it is outside it. */
 export function filterSql(filter: string, columns: ReadonlySet<string>, dialect: SqlDialect): string | undefined {
@@ -54,7 +54,7 @@ export function filterSql(filter: string, columns: ReadonlySet<string>, dialect:
 }
 
 /** Splits on ` and ` outside string literals. */
-function splitAnd(filter: string): string[] {
+export function splitAnd(filter: string): string[] {
   const parts: string[] = [];
   let start = 0;
   let quoted = false;
