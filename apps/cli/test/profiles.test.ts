@@ -102,10 +102,11 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
   });
 
   it('counts token cost per server: DBHub’s two tools list smaller than ours', () => {
-    const [o, d] = ['ours 2025 session', 'dbhub 2025 session'].map((t) => result.tokens?.find((x) => x.target === t)!);
-    expect(o!.tokenizer).toMatch(/o200k_base/);
-    expect(d!.toolsList.bytes).toBeLessThan(o!.toolsList.bytes);
-    for (const t of [o!, d!]) {
+    const [o, d] = ['ours 2025 session', 'dbhub 2025 session'].map((t) => result.tokens?.find((x) => x.target === t));
+    if (!o || !d) throw new Error(`no token cost for both servers: ${JSON.stringify(result.tokens)}`);
+    expect(o.tokenizer).toMatch(/o200k_base/);
+    expect(d.toolsList.bytes).toBeLessThan(o.toolsList.bytes);
+    for (const t of [o, d]) {
       expect(t.toolsList.tokens).toBeGreaterThan(0);
       expect(t.toolsList.tokens).toBeLessThan(t.toolsList.bytes);
       expect(t.sessionStart.bytes).toBeGreaterThan(t.toolsList.bytes);
