@@ -4,7 +4,6 @@
  * answer costs the agent in bytes and tokens. The tokenizer never runs on the timed path.
  */
 import { Random, type ResultFile } from '@mcp-db-bench/contract';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { SimAgent } from '../agent.js';
 import type { McpClient, ToolCallResult } from '../clients/client.js';
 import { ProfileClient } from '../profiles/profile.js';
@@ -34,7 +33,12 @@ class Tapped {
   }
 }
 
-const size = (texts: readonly string[]) => ({ bytes: texts.reduce((n, t) => n + Buffer.byteLength(t), 0), tokens: texts.reduce((n, t) => n + countTokens(t), 0) });
+type Count = (text: string) => number;
+/** loaded on first use: its 2.4 MB of ranks take ~0.1 s, which no other command should pay */
+let countTokens: Count | undefined;
+const tokenizer = async (): Promise<Count> => (countTokens ??= (await import('gpt-tokenizer/encoding/o200k_base')).countTokens);
+
+const size = (texts: readonly string[]) => ({ bytes: texts.reduce((n, t) => n + Buffer.byteLength(t), 0), tokens: texts.reduce((n, t) => n + countTokens!(t), 0) });
 
 /** A call's answer as compared across targets: its row count and the rows' keys (sorted), or its error. */
 export function fingerprint(call: Call, result: ToolCallResult, primaryKey: readonly string[]): string {
@@ -48,6 +52,7 @@ export function fingerprint(call: Call, result: ToolCallResult, primaryKey: read
 
 /** Per target: `tools/list` and the session start's payloads, and each workload's answers, in bytes and tokens. */
 export async function checkTargets(targets: readonly CheckTarget[], workloads: readonly Workload[], seed: number, calls: number, serves: (target: string, workload: Workload) => boolean): Promise<{ agreement: Agreement[]; tokens: TokenCost[] }> {
+  await tokenizer();
   const tokens: TokenCost[] = [];
   for (const target of targets) {
     const t = new Tapped(target.client);
