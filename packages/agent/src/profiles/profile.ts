@@ -91,7 +91,7 @@ export class ProfileClient implements McpClient {
       return result;
     }
     const handler = this.#translation.tools[name as ToolName];
-    if (!handler) return toolError('unsupported', `${this.profile.name}: ${this.profile.cannot[name as ToolName] ?? `no ${name}`}`);
+    if (!handler) return toolError('unsupported', this.profile.cannot[name as ToolName] ?? `${this.profile.name}: no ${name}`);
     return handler(args);
   }
 
