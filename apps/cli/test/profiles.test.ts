@@ -204,7 +204,7 @@ describe('profile usage errors', () => {
   it('a --profile before any target, two for one target, an unknown one, sql-tool without its engine', async () => {
     expect(await failure(['run', '--profile', 'dbhub', '--target', 'http://127.0.0.1:1/mcp'])).toMatch(/--profile dbhub comes after the --target or --target-cmd it applies to/);
     expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'dbhub', '--profile', 'ours'])).toMatch(/two profiles \(dbhub, ours\) for one target/);
-    expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'nope'])).toMatch(/unknown profile nope; profiles: ours, dbhub, sql-tool/);
+    expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'nope'])).toMatch(/unknown profile nope; profiles: ours, dbhub, faucet, sql-tool/);
     expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'sql-tool'])).toMatch(/sql-tool needs the engine: --profile sql-tool:ENGINE/);
   });
 });
