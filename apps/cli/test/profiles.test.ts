@@ -38,6 +38,18 @@ const setups: Setup[] = [
         },
       ]
     : []),
+  ...(process.env.MYSQL_URL
+    ? [
+        {
+          name: 'MariaDB',
+          db: async () => {
+            const url = await freshDatabase({ engine: 'mariadb', baseUrl: process.env.MYSQL_URL! }, 'bench_profiles');
+            // DBHub names the engine by the scheme; our URL's mysql:// works for both servers
+            return { ours: url, dsn: url };
+          },
+        },
+      ]
+    : []),
 ];
 
 describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => {
