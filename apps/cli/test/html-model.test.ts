@@ -92,10 +92,19 @@ describe('scaling, timeline and index pairs', () => {
     expect(pairs).toEqual([{ target: 'sqlite', workload: 'filtered', agents: 1, baseline: 50, optimized: 450, speedup: 9 }]);
   });
 
-  it('reads token counts only where a result file has them, by shape', () => {
+  it('reads token counts only where a result file has them: tool list, session start, each workload’s median answer', () => {
     expect(tokenRecords(result([]))).toEqual([]);
-    const tokens = [{ target: 'sqlite', toolsList: 1200, perCall: 35, model: 'cl100k' }, { nothing: 1 }];
-    expect(tokenRecords({ ...result([]), tokens } as never)).toEqual([{ target: 'sqlite', counts: { toolsList: 1200, perCall: 35 } }]);
+    const payload = (bytes: number, tokens: number) => ({ bytes, tokens });
+    const tokens = [
+      {
+        target: 'sqlite',
+        tokenizer: 'gpt-tokenizer o200k_base',
+        toolsList: payload(5100, 1263),
+        sessionStart: payload(15000, 3796),
+        calls: [{ workload: 'point-read', calls: 30, bytes: { p50: 200, max: 260 }, tokens: { p50: 54, max: 70 } }],
+      },
+    ];
+    expect(tokenRecords({ ...result([]), tokens })).toEqual([{ target: 'sqlite', counts: { 'tools/list': 1263, 'session start': 3796, 'point-read p50': 54 } }]);
   });
 });
 

@@ -9,3 +9,4 @@ export { type Call, type CallOutcome, DEFAULT_WORKLOADS, type Plan, type PlanCon
 export { type Account, type Draft, newMarker, openLedger, type Transfer, WriteLedger, type WriteOp } from './writes/ledger.js';
 export { fromCents, readAll, toCents } from './writes/read-back.js';
 export { judge, verifyWrites, type WriteVerification } from './writes/verify.js';
+export * from './profiles/index.js';

@@ -117,6 +117,40 @@ export const environment = z.object({
   loadAverage: z.array(z.number()),
 });
 
+/** Bytes and tokens of what a server sends the agent's model. */
+const payload = z.object({ bytes: count, tokens: count });
+
+/** Per target, from the untimed check pass: what its answers cost the agent's context. */
+export const tokenCost = z.object({
+  target: z.string(),
+  /** which tokenizer counted (it approximates the host model's) */
+  tokenizer: z.string(),
+  /** the tools/list answer: names, descriptions and schemas */
+  toolsList: payload,
+  /** tools/list plus the discovery answers of a session start (list_tables, the task's tables described) */
+  sessionStart: payload,
+  /** per workload: each call's answer, median and largest */
+  calls: z.array(
+    z.object({
+      workload: z.string(),
+      calls: count,
+      bytes: z.object({ p50: count, max: count }),
+      tokens: z.object({ p50: count, max: count }),
+    }),
+  ),
+});
+
+/** The same seeded calls on two targets: their answers' row counts and keys compared. */
+export const agreement = z.object({
+  workload: z.string(),
+  reference: z.string(),
+  target: z.string(),
+  calls: count,
+  mismatches: count,
+  /** the first few calls that differ */
+  differences: z.array(z.string()),
+});
+
 export const resultFile = z.object({
   version: z.literal(RESULT_FILE_VERSION),
   tool: z.object({ name: z.string(), version: z.string() }),
@@ -124,7 +158,15 @@ export const resultFile = z.object({
   finishedAt: z.string(),
   environment,
   config: z.object({
-    targets: z.array(z.object({ label: z.string(), engine: z.string().nullable(), url: z.string().nullable() })),
+    targets: z.array(
+      z.object({
+        label: z.string(),
+        engine: z.string().nullable(),
+        url: z.string().nullable(),
+        /** --target and --target-cmd: the profile the simulator drove it through */
+        profile: z.string().optional(),
+      }),
+    ),
     workloads: z.array(z.string()),
     agents: z.array(z.number().int()),
     durationMs: z.number(),
@@ -173,6 +215,10 @@ export const resultFile = z.object({
   shards: z
     .array(z.object({ index: z.number().int(), environment: environment, startedAt: z.string(), finishedAt: z.string() }))
     .optional(),
+  /** several targets: each workload's sampled calls replayed on every target and compared with the first */
+  agreement: z.array(agreement).optional(),
+  /** what each target's tools/list, session start and answers cost in bytes and tokens */
+  tokens: z.array(tokenCost).optional(),
 });
 
 export type WriteVerification = z.infer<typeof writeVerification>;
@@ -181,4 +227,6 @@ export type StepResult = z.infer<typeof stepResult>;
 export type OperationStats = z.infer<typeof operationStats>;
 export type LoadStage = z.infer<typeof loadStage>;
 export type LoadStages = z.infer<typeof loadStages>;
+export type Agreement = z.infer<typeof agreement>;
+export type TokenCost = z.infer<typeof tokenCost>;
 export type DecompositionResult = z.infer<typeof decompositionResult>;

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createClient, DEFAULT_WORKLOADS, type PlanTarget, peakTarget, runPlan, stagesDuration, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
+import { createClient, DEFAULT_WORKLOADS, PROFILES, ProfileClient, type PlanTarget, peakTarget, runPlan, stagesDuration, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, type LoadStage, type LoadStages, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl, TEST_DELAY_ENV } from '@mcp-db-bench/server';
@@ -22,12 +22,19 @@ import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
 import { parseStages } from '../run/stages.js';
 import { announceStart, barrier, checkBarrier, parseShard, parseStartAt, requireDataset, runIdOf, type ShardFlag } from '../run/shard.js';
+import { type PeerTarget, trackTargets } from '../run/targets.js';
 import { VERSION } from '../version.js';
 
 interface RunFlags {
   db?: string[];
-  target?: string;
-  targetCmd?: string;
+  target?: string[];
+  targetCmd?: string[];
+  /** read through `trackTargets` (pairs with the targets by position) */
+  profile?: string[];
+  sqlTool?: string;
+  sqlArg?: string;
+  service?: string;
+  checkCalls: number;
   token?: string;
   scale: number;
   seed: number;
@@ -51,6 +58,12 @@ interface RunFlags {
   html?: string;
 }
 
+const parseCount = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`must be a whole number, 0 or more: ${value}`);
+  return n;
+};
+
 const parseProtocol = (name: string): ProtocolChoice => {
   if (name !== 'legacy' && name !== 'modern' && name !== 'auto') throw new InvalidArgumentError(`protocol must be legacy, modern or auto, not ${name}`);
   return name;
@@ -73,12 +86,28 @@ export function parseTarget(value: string): string {
   return value;
 }
 
+/** Repeats: every value given, in order. */
+const collect =
+  <T>(parse: (value: string) => T) =>
+  (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
+
 export function runCommand(): Command {
-  return new Command('run')
+  const command = new Command('run');
+  const peers = trackTargets(command);
+  return command
     .description('seed (if needed), serve and benchmark: the default command; with no options, all on embedded SQLite')
     .addOption(dbListOption('databases to benchmark through our MCP server; give several to compare engines (default: a new SQLite file in a temporary directory)'))
-    .addOption(new Option('--target <url>', 'benchmark another MCP server over Streamable HTTP instead (http:// or https://)').argParser(parseTarget))
-    .addOption(new Option('--target-cmd <command>', 'benchmark an MCP server spawned over stdio (one process per agent)'))
+    .addOption(new Option('--target <url>', 'benchmark another MCP server over Streamable HTTP instead (http:// or https://); repeat to compare servers side by side').argParser(collect(parseTarget)))
+    .addOption(new Option('--target-cmd <command>', 'benchmark an MCP server spawned over stdio (one process per agent); repeats like --target').argParser(collect(String)))
+    .addOption(
+      new Option('--profile <name>', `how to drive the --target or --target-cmd before it: ${Object.keys(PROFILES).join(', ')}; NAME:ENGINE (sqlite, postgres, mysql) for profiles that write SQL (default: ours)`).argParser(
+        collect(String),
+      ),
+    )
+    .addOption(new Option('--sql-tool <name>', 'sql-tool profile: the server\'s raw-SQL tool').default('query'))
+    .addOption(new Option('--sql-arg <name>', 'sql-tool profile: that tool\'s SQL argument').default('sql'))
+    .addOption(new Option('--service <name>', 'faucet profile: the Faucet service (database) to use').default('main'))
+    .addOption(new Option('--check-calls <n>', 'calls per workload replayed on every target after the run, untimed: answers compared, tokens counted (0: off)').default(30).argParser(parseCount))
     .addOption(new Option('--token <token>', 'bearer token for --target'))
     .addOption(scaleOption('dataset scale when seeding (1 = 2.56 million rows)'))
     .addOption(seedOption('seed for the dataset and the agents'))
@@ -126,6 +155,8 @@ export function runCommand(): Command {
         'mcp-db-bench run --agents 1,8 --duration 5s',
         'mcp-db-bench run --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench --indexes optimized --out result.json',
         'mcp-db-bench run --target https://mcp.example.com/mcp --token $TOKEN --workloads point-read,filtered',
+        'mcp-db-bench run --target http://127.0.0.1:7400/mcp --profile ours --target http://127.0.0.1:7500/mcp --profile dbhub:sqlite --workloads point-read,filtered',
+        'mcp-db-bench run --target-cmd "npx @modelcontextprotocol/server-postgres $PG_URL" --profile sql-tool:postgres --sql-tool query --sql-arg sql',
         'mcp-db-bench run --stages 5s:1,2s:16,5s:16,2s:1 --workloads point-read',
         'mcp-db-bench run --rate-stages 10s:100,30s:1000,10s:0 --agents 32 --workloads point-read',
         'mcp-db-bench run --target http://db-mcp:8080/mcp --shard 0/4 --start-at 2026-01-01T12:00:00Z --agents 64 --rate 8000 --out shard-0.json',
@@ -133,14 +164,20 @@ export function runCommand(): Command {
     )
     .action(async (flags: RunFlags, command: Command) => {
       checkRunUsage(flags, command);
+      const targets = peers.read({ sqlTool: flags.sqlTool, sqlArg: flags.sqlArg, service: flags.service });
       cleanUpOnSignals();
-      const result = await run(flags);
+      const result = await run(flags, targets);
       // the servers inherit the test-only delay (docs/development.md): a file measured with it says so
       if (Number(process.env[TEST_DELAY_ENV]) > 0 && flags.db !== undefined) result.warnings.push(`every tool call was delayed ${process.env[TEST_DELAY_ENV]} ms on purpose (${TEST_DELAY_ENV}): a test run, not a measurement`);
       const failed = failedVerifications(result);
       if (failed.length) {
         process.exitCode = 1;
         for (const s of failed) logLine(`write verification failed: ${s.target} ${s.workload} × ${s.agents} (${s.verification.marker})`);
+      }
+      const disagreed = (result.agreement ?? []).filter((a) => a.mismatches > 0);
+      if (disagreed.length) {
+        process.exitCode = 1;
+        for (const a of disagreed) logLine(`answers disagree: ${a.target} vs ${a.reference} on ${a.workload} (${a.mismatches} of ${a.calls} calls)`);
       }
       if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
       if (flags.html) writeFileSync(flags.html, htmlReport([{ label: 'run', result }]));
@@ -163,6 +200,7 @@ function checkRunUsage(flags: RunFlags, command: Command): void {
   if (command.getOptionValueSource('db') === 'env' && (flags.target || flags.targetCmd)) flags.db = undefined;
   const given = [flags.db && '--db', flags.target && '--target', flags.targetCmd && '--target-cmd'].filter(Boolean);
   if (given.length > 1) throw new UsageError(`${given.join(' and ')} cannot be used together: benchmark our server on databases (--db), or another server (--target or --target-cmd)`);
+  if (flags.profile && flags.db) throw new UsageError('--profile applies to --target or --target-cmd: --db runs are our own server');
   if (flags.token && !flags.target) throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
   checkStagesUsage(flags, command);
   checkShardUsage(flags, command);
@@ -216,16 +254,18 @@ function stagesOf(flags: RunFlags): LoadStages | undefined {
 async function checkReachable(url: string): Promise<void> {
   try {
     const res = await request(url, { method: 'GET', headers: { accept: 'text/event-stream, application/json' }, signal: AbortSignal.timeout(10_000) });
-    // Read and dropped: a body destroyed unread emits an error no one listens to (a crash, seen on 401s).
-    await res.body.dump();
+    // an SSE answer (DBHub's GET) never ends, and a body destroyed unread emits an error no one
+    // listens to (a crash, seen on 401s): drop it, with a listener for the abort that raises
+    res.body.on('error', () => {});
+    res.body.destroy();
   } catch (error) {
     const why = (error as Error).name === 'TimeoutError' ? 'no answer within 10 s' : networkReason(error);
     throw new Error(`cannot reach the target ${redactUrl(url)}: ${why}`);
   }
 }
 
-async function run(flags: RunFlags): Promise<ResultFile> {
-  if (flags.target) await checkReachable(flags.target);
+async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<ResultFile> {
+  for (const url of flags.target ?? []) await checkReachable(url);
   const tempDir = !flags.db && !flags.target && !flags.targetCmd ? makeTempDir('mcp-db-bench-') : undefined;
   const dbs = flags.db ?? (tempDir ? [`sqlite:${join(tempDir, 'bench.db')}`] : []);
   const workloads = flags.workloads.map((name) => WORKLOADS[name]!);
@@ -235,11 +275,18 @@ async function run(flags: RunFlags): Promise<ResultFile> {
   const stops: Array<() => unknown> = [];
   const clientOptions = (protocol: ProtocolChoice) => ({ client: flags.client, protocol, token: flags.token, timeoutMs: 30_000 });
   /** Every era asked for, host era first: one target each, labelled with its era. */
-  const eachEra = (name: string, entry: Omit<ResultFile['config']['targets'][number], 'label'>, target: Target, owned?: Pick<PlanTarget, 'reindex' | 'driver'>) => {
+  const eachEra = (
+    name: string,
+    entry: Omit<ResultFile['config']['targets'][number], 'label'>,
+    target: Target,
+    owned?: Pick<PlanTarget, 'reindex' | 'driver'>,
+    peer: Pick<PeerTarget, 'profile' | 'options'> = { profile: PROFILES.ours!, options: {} },
+  ) => {
     for (const protocol of flags.protocol) {
       const label = uniqueLabel(eraLabel(name, protocol), targets);
       targets.push({ label, ...entry });
-      plan.push({ label, client: () => createClient(target, clientOptions(protocol)), ...owned });
+      const client = () => new ProfileClient(peer.profile, createClient(target, clientOptions(protocol)), peer.options);
+      plan.push({ label, client, cannot: peer.profile.cannot, ...owned });
     }
   };
   try {
@@ -258,11 +305,8 @@ async function run(flags: RunFlags): Promise<ResultFile> {
       logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
       eachEra(engine.name, { engine: engine.name, url: redactUrl(url) }, { kind: 'http', url: server.endpoint }, owned);
     }
-    if (flags.target) eachEra('target', { engine: null, url: flags.target }, { kind: 'http', url: flags.target });
-    if (flags.targetCmd) {
-      const [command, ...args] = flags.targetCmd.split(/\s+/).filter(Boolean);
-      eachEra('target', { engine: null, url: null }, { kind: 'stdio', command: command!, args });
-    }
+    // a target named by its profile; `target` when none was given (as before profiles)
+    for (const peer of peers) eachEra(peer.given ? peer.profile.name : 'target', { engine: peer.options.engine ?? null, url: peer.url, profile: peer.profile.name }, peer.target, undefined, peer);
     // The bare echo floor beside MCP echo: it answers echo alone, so it runs what needs no more.
     if (workloads.some((w) => w.requires.every((tool) => tool === TOOL_NAMES.echo))) {
       const floor = await startHttpFloor();
@@ -293,6 +337,7 @@ async function run(flags: RunFlags): Promise<ResultFile> {
         sessionInit: true,
         decomposition: true,
         shard: shard && { ...shard, start },
+        check: flags.checkCalls > 0 ? { calls: flags.checkCalls } : undefined,
       },
       { on: progress() },
     );
@@ -319,7 +364,7 @@ async function run(flags: RunFlags): Promise<ResultFile> {
   } catch (error) {
     // the target went away during the run: say which server it was
     const why = networkReason(error);
-    if (flags.target && why !== (error as Error).message) throw new Error(`cannot reach the target ${redactUrl(flags.target)}: ${why}`);
+    if (flags.target?.length === 1 && why !== (error as Error).message) throw new Error(`cannot reach the target ${redactUrl(flags.target[0]!)}: ${why}`);
     throw error;
   } finally {
     for (const stop of stops.reverse()) await stop();

@@ -4,6 +4,7 @@ import { callsPerSecond, median } from './numbers.js';
 import { roundLabel } from './progress.js';
 import { formatStages, stageSections } from './stages.js';
 import type { Section } from './table.js';
+import { agreementSection, callTokenSection, disagreementLines, tokenSection } from './tokens.js';
 import { verificationSection } from './verification.js';
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
@@ -30,6 +31,9 @@ export function reportSections(result: ResultFile): Section[] {
     ...speedupSection(groups),
     ...comparisonSection(groups, result),
     ...decompositionSection(result),
+    agreementSection(result),
+    tokenSection(result),
+    callTokenSection(result),
     loadGeneratorSection(result),
   ].filter((s): s is Section => s !== undefined && s.rows.length > 0);
 }
@@ -43,6 +47,7 @@ export function reportHeader(result: ResultFile): string {
     `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
     ...(c.shard ? [shardLine(c.shard)] : []),
     ...result.warnings.map((w) => `warning: ${w}`),
+    ...disagreementLines(result),
     ...skippedLines(result.skipped ?? []),
   ].join('\n');
 }
@@ -63,7 +68,13 @@ function loadLine(c: ResultFile['config']): string {
 /** One line per target: the workloads it could not serve (each one's reason is in the result file); never errors. */
 export function skippedLines(skipped: NonNullable<ResultFile['skipped']>): string[] {
   const targets = [...new Set(skipped.map((s) => s.target))];
-  return targets.map((t) => `skipped on ${t}: ${skipped.filter((s) => s.target === t).map((s) => s.workload).join(', ')} (it lacks tools they need)`);
+  return targets.map((t) => {
+    const mine = skipped.filter((s) => s.target === t);
+    const reasons = [...new Set(mine.map((s) => s.reason))];
+    // a profile's own words when it gave them; the generic reason otherwise
+    const why = reasons.every((r) => r.startsWith('it has no')) ? 'it lacks tools they need' : reasons.join('; ');
+    return `skipped on ${t}: ${mine.map((s) => s.workload).join(', ')} (${why})`;
+  });
 }
 
 export interface Group {

@@ -38,6 +38,9 @@ export function mergeShards(files: readonly ShardFile[]): ResultFile {
     warnings: [...shards.flatMap((s) => s.result.warnings.map((w) => `shard ${s.index}: ${w}`)), ...warnings],
     skipped: unique(shards.flatMap((s) => s.result.skipped ?? []), (s) => `${s.target}\n${s.workload}`),
     shards: shards.map((s) => ({ index: s.index, environment: s.result.environment, startedAt: s.result.startedAt, finishedAt: s.result.finishedAt })),
+    // shard 0 alone replays the sampled calls (answer agreement, token cost): the others would only repeat it
+    ...(ref.result.agreement && { agreement: ref.result.agreement }),
+    ...(ref.result.tokens && { tokens: ref.result.tokens }),
   };
 }
 

@@ -41,6 +41,8 @@ export interface PlanTarget {
   reindex?: (profile: string) => Promise<{ created: number; dropped: number }>;
   /** the database's driver, opened for the cost decomposition */
   driver?: () => Promise<RawDriver>;
+  /** why it lacks a tool, by tool (a profile's word), for the skip reason instead of the generic one */
+  cannot?: Readonly<Partial<Record<string, string>>>;
 }
 
 export interface BenchPlan {
@@ -79,6 +81,11 @@ export interface BenchPlan {
   sessionInit?: boolean;
   /** time the cost decomposition, after the last round, on targets with a driver and the echo tool */
   decomposition?: boolean;
+  /**
+   * After the measured steps, untimed: this many seeded calls per workload replayed on every MCP
+   * target, their answers compared with the first target's and their size counted in tokens.
+   */
+  check?: { calls: number };
   /** one of several processes that run this plan together (`run --shard`) */
   shard?: ShardPlan;
 }
@@ -103,6 +110,6 @@ export interface ShardPlan {
 export type Skipped = NonNullable<ResultFile['skipped']>[number];
 
 /** What a plan measured: the result file without its header and configuration. */
-export type PlanResult = Pick<ResultFile, 'startedAt' | 'finishedAt' | 'sessionInit' | 'steps' | 'decomposition' | 'warnings'> & {
+export type PlanResult = Pick<ResultFile, 'startedAt' | 'finishedAt' | 'sessionInit' | 'steps' | 'decomposition' | 'warnings' | 'agreement' | 'tokens'> & {
   skipped: Skipped[];
 };

@@ -14,6 +14,7 @@ import { startAgent } from '../loop.js';
 import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';
 import { verifyWrites } from '../writes/verify.js';
+import { checkTargets } from './check.js';
 import { combineSlices } from './combine.js';
 import { decompose } from './decompose.js';
 import type { RunEvent, StepKey } from './events.js';
@@ -84,6 +85,7 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
     }
   }
   run.result.warnings.push(...busyWarnings(run));
+  if (plan.check && !(plan.shard && plan.shard.index > 0)) await check(run, plan.check.calls);
   run.result.finishedAt = new Date().toISOString();
   run.emit({ type: 'plan-end', result: run.result });
   return run.result;
@@ -178,7 +180,9 @@ function serves(run: Run, target: Target, workload: Workload): boolean {
   const label = target.plan.label;
   if (!run.result.skipped.some((s) => s.target === label && s.workload === workload.name)) {
     const missing = workload.requires.filter((tool) => !target.tools?.has(tool));
-    const skip = { target: label, workload: workload.name, reason: `it has no ${missing.join(', ')} tool${missing.length > 1 ? 's' : ''}` };
+    const said = [...new Set(missing.map((tool) => target.plan.cannot?.[tool]).filter(Boolean))];
+    const reason = said.length ? said.join('; ') : `it has no ${missing.join(', ')} tool${missing.length > 1 ? 's' : ''}`;
+    const skip = { target: label, workload: workload.name, reason };
     run.result.skipped.push(skip);
     run.emit({ type: 'skipped', ...skip });
   }
@@ -293,6 +297,22 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
       run.result.steps.push(result);
       run.emit({ type: 'step-end', step: result });
     }
+  }
+}
+
+/** The answer-agreement and token-cost pass, on every MCP target, after everything measured. */
+async function check(run: Run, calls: number): Promise<void> {
+  const targets = run.targets.filter((t) => t.plan.client).map((t) => ({ label: t.plan.label, client: t.plan.client! }));
+  if (targets.length === 0) return;
+  run.emit({ type: 'activity', line: `comparing answers and counting tokens (${calls} calls a workload)` });
+  const byLabel = new Map(run.targets.map((t) => [t.plan.label, t]));
+  try {
+    const checked = await checkTargets(targets, run.plan.workloads, run.plan.seed, calls, (label, workload) => has(byLabel.get(label)!, workload));
+    run.result.tokens = checked.tokens;
+    if (checked.agreement.length) run.result.agreement = checked.agreement;
+  } catch (error) {
+    // the measurements stand without it: say why there is no agreement or token cost
+    run.result.warnings.push(`no answer-agreement check or token cost: ${(error as Error).message}`);
   }
 }
 

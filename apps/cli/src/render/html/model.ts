@@ -512,18 +512,18 @@ function decompositionSection(runs: readonly Run[]): ReportSection | undefined {
 // token cost (only where a run measured it)
 
 /**
- * The optional `tokens` field: a list of per-target records, each with a `target` label and
- * numeric counts (tokens of the tool list, per call …). Read by shape, so any such record is
- * charted as its numeric fields per target; a result file without it has no token section.
+ * The run's token cost per target (`tokens`, from the untimed check pass): the tool list, the
+ * whole session start, and each workload's median answer, as tokens of the counting tokenizer.
  */
 export function tokenRecords(result: ResultFile): { target: string; counts: Record<string, number> }[] {
-  const raw = (result as { tokens?: unknown }).tokens;
-  if (!Array.isArray(raw)) return [];
-  return raw.flatMap((t: unknown) => {
-    if (typeof t !== 'object' || t === null || typeof (t as { target?: unknown }).target !== 'string') return [];
-    const counts = Object.fromEntries(Object.entries(t).filter((e): e is [string, number] => typeof e[1] === 'number'));
-    return Object.keys(counts).length ? [{ target: (t as { target: string }).target, counts }] : [];
-  });
+  return (result.tokens ?? []).map((t) => ({
+    target: t.target,
+    counts: {
+      'tools/list': t.toolsList.tokens,
+      'session start': t.sessionStart.tokens,
+      ...Object.fromEntries(t.calls.map((c) => [`${c.workload} p50`, c.tokens.p50])),
+    },
+  }));
 }
 
 function tokenSection(runs: readonly Run[]): ReportSection | undefined {
@@ -533,7 +533,7 @@ function tokenSection(runs: readonly Run[]): ReportSection | undefined {
   return {
     id: 'tokens',
     title: 'Token cost',
-    note: 'Tokens an agent’s model reads, per target, as the run measured them.',
+    note: `Tokens an agent’s model reads, per target (${runs.find((r) => r.result.tokens?.length)?.result.tokens?.[0]?.tokenizer ?? 'tokenizer'}; it approximates the host model’s): the tool list, the whole session start and each workload’s median answer.`,
     blocks: [
       {
         chart: {

@@ -1,0 +1,56 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { freePort } from '../../../../packages/server/test/support/ports.js';
+import { BIN } from './cli.js';
+
+/** A server process for a test: its MCP endpoint, and how to stop it. */
+export interface Peer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `command` and resolves once a line matches `ready` (on stdout or stderr); fails with its output otherwise. */
+function startProcess(args: string[], ready: RegExp, url: string, env?: NodeJS.ProcessEnv): Promise<Peer> {
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let output = '';
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`no ready line within 30 s from ${args.join(' ')}:\n${output}`));
+    }, 30_000);
+    const seen = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready.test(output)) {
+        clearTimeout(timer);
+        resolve({ url, stop });
+      }
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args.join(' ')} exited (${code}):\n${output}`));
+    });
+  });
+}
+
+/** Our server (the built bin) on a free port, read-only, on a seeded database; `sql`: with its sql tool. */
+export async function startOurs(db: string, options: { sql?: boolean } = {}): Promise<Peer> {
+  const port = await freePort();
+  const env = options.sql ? { MCP_DB_SQL: '1' } : undefined;
+  return startProcess([BIN, 'serve', '--db', db, '--port', String(port)], /listening on/, `http://127.0.0.1:${port}/mcp`, env);
+}
+
+/** DBHub from npm (`@bytebase/dbhub`, a devDependency) over HTTP on a free port. */
+export async function startDbhub(dsn: string): Promise<Peer> {
+  const port = await freePort();
+  const main = join(dirname(createRequire(import.meta.url).resolve('@bytebase/dbhub/package.json')), 'dist', 'index.js');
+  return startProcess([main, '--transport', 'http', '--port', String(port), '--dsn', dsn], /MCP server endpoint/, `http://127.0.0.1:${port}/mcp`);
+}

@@ -1,0 +1,252 @@
+/**
+ * Our read tools answered with SQL through a peer's SQL tool: shared by every profile whose
+ * server runs SQL (dbhub, sql-tool). Identifiers come from discovery only and are quoted by
+ * the dialect; values are literals (strings quoted, numbers checked finite): the peer's tool
+ * takes no parameters, so nothing else reaches the statement.
+ */
+import type { AggregateInput, DescribeTableOutput, GetInput, PortableType, QueryInput, ToolName } from '@mcp-db-bench/contract';
+import type { ToolCallResult } from '../clients/client.js';
+import type { SqlDialect } from './dialects/index.js';
+import { sqlLiteral, stringLiteral } from './dialects/index.js';
+import { type Handler, ok, toolError } from './profile.js';
+
+export type Rows = Record<string, unknown>[];
+/** Runs one statement through the peer; rows, or the peer's error as text. */
+export type RunSql = (sql: string) => Promise<{ rows: Rows } | { error: string }>;
+
+/** Discovery a profile may answer from the peer's own tools instead of the catalog queries. */
+export interface SqlDiscovery {
+  tables?(): Promise<string[]>;
+  /** columns, primary key and row count; foreign keys always come from the dialect's catalog query */
+  table?(name: string): Promise<Pick<DescribeTableOutput, 'columns' | 'primary_key' | 'rows'> | undefined>;
+}
+
+const DEFAULT_LIMIT = 100;
+
+/** A declared SQL type as one of our portable types, for the choices workloads make (numeric measures). */
+export function portableType(declared: string): PortableType {
+  const t = declared.toLowerCase();
+  if (/int|serial/.test(t)) return 'integer';
+  if (/dec|numeric|money/.test(t)) return 'decimal';
+  if (/real|float|double/.test(t)) return 'float';
+  if (/bool/.test(t)) return 'boolean';
+  if (/timestamp|datetime/.test(t)) return 'timestamp';
+  if (/^date/.test(t)) return 'date';
+  if (/json/.test(t)) return 'json';
+  return 'text';
+}
+
+/** One comparison of our filter expressions: `column op literal`, joined by `and` (what the workloads send). */
+export const COMPARISON = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=|!=|<>|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?|'(?:[^']|'')*')\s*$/;
+
+/** Our filter expression as SQL, for the subset profiles translate; undefined when it is outside it. */
+export function filterSql(filter: string, columns: ReadonlySet<string>, dialect: SqlDialect): string | undefined {
+  const parts = splitAnd(filter);
+  const out: string[] = [];
+  for (const part of parts) {
+    const m = COMPARISON.exec(part);
+    if (!m || !columns.has(m[1]!)) return undefined;
+    const raw = m[3]!;
+    const value = raw.startsWith("'") ? raw.slice(1, -1).replaceAll("''", "'") : Number(raw);
+    out.push(`${dialect.quote(m[1]!)} ${m[2]} ${sqlLiteral(value)}`);
+  }
+  return out.join(' and ');
+}
+
+/** Splits on ` and ` outside string literals. */
+export function splitAnd(filter: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < filter.length; i++) {
+    if (filter[i] === "'") quoted = !quoted;
+    else if (!quoted && /^\sand\s/i.test(filter.slice(i, i + 5))) {
+      parts.push(filter.slice(start, i));
+      start = i + 5;
+      i += 4;
+    }
+  }
+  parts.push(filter.slice(start));
+  return parts;
+}
+
+interface Known {
+  columns: Set<string>;
+  primaryKey: string[];
+}
+
+/** Our read tools over `run`, in `dialect()` (a function: some profiles learn the engine from tools/list). */
+export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlDiscovery = {}): Partial<Record<ToolName, Handler>> {
+  const known = new Map<string, Known>();
+  let foreignKeys: Promise<Rows> | undefined;
+
+  const rows = async (sql: string): Promise<Rows | ToolCallResult> => {
+    const answer = await run(sql);
+    return 'error' in answer ? toolError('peer_error', answer.error) : answer.rows;
+  };
+  const failed = (r: Rows | ToolCallResult): r is ToolCallResult => !Array.isArray(r);
+
+  async function tableNames(): Promise<string[] | ToolCallResult> {
+    if (discovery.tables) return discovery.tables();
+    const r = await rows(dialect().tables);
+    return failed(r) ? r : r.map((t) => String(t.name));
+  }
+
+  async function describe(table: string): Promise<DescribeTableOutput | ToolCallResult> {
+    const names = await tableNames();
+    if (failed(names as Rows | ToolCallResult) && !Array.isArray(names)) return names as ToolCallResult;
+    if (!(names as string[]).includes(table)) return toolError('unknown_table', `no table ${table}`);
+    const d = dialect();
+    let shape = await discovery.table?.(table);
+    if (!shape) {
+      const cols = await rows(d.columns(stringLiteral(table)));
+      if (failed(cols)) return cols;
+      const count = await rows(`select count(*) as n from ${d.quote(table)}`);
+      if (failed(count)) return count;
+      shape = {
+        rows: Number(count[0]?.n ?? 0),
+        columns: cols.map((c) => column(String(c.name), String(c.type), Boolean(Number(c.nullable)))),
+        primary_key: cols.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk)).map((c) => String(c.name)),
+      };
+    }
+    foreignKeys ??= rows(d.foreignKeys).then((r) => (failed(r) ? [] : r));
+    const fks = single(await foreignKeys);
+    known.set(table, { columns: new Set(shape.columns.map((c) => c.name)), primaryKey: shape.primary_key });
+    return {
+      name: table,
+      kind: 'table',
+      ...shape,
+      foreign_keys: fks.filter((f) => f.table === table).map((f) => ({ columns: [f.column], table: f.ref_table, references: [f.ref_column] })),
+      referenced_by: fks.filter((f) => f.ref_table === table).map((f) => ({ table: f.table, columns: [f.column], references: [f.ref_column] })),
+      indexes: [],
+    } as DescribeTableOutput;
+  }
+
+  /** A table's columns and key, described first if the agent has not yet. */
+  async function knownTable(table: unknown): Promise<Known | ToolCallResult> {
+    if (typeof table !== 'string') return toolError('invalid_argument', 'table must be a string');
+    const k = known.get(table);
+    if (k) return k;
+    const d = await describe(table);
+    return 'isError' in d ? d : known.get(table)!;
+  }
+
+  const pick = (k: Known, columns: unknown): string | ToolCallResult => {
+    if (columns === undefined) return '*';
+    const list = columns as string[];
+    const bad = list.find((c) => !k.columns.has(c));
+    return bad ? toolError('unknown_column', `no column ${bad}`) : list.map(dialect().quote).join(', ');
+  };
+
+  const where = (k: Known, filter: unknown): string | ToolCallResult => {
+    if (filter === undefined) return '';
+    const sql = filterSql(String(filter), k.columns, dialect());
+    return sql === undefined ? toolError('unsupported_filter', `the profile translates column = literal comparisons joined by and, not: ${String(filter)}`) : ` where ${sql}`;
+  };
+
+  const orderBy = (names: ReadonlySet<string>, order: unknown, fallback: readonly string[]): string | ToolCallResult => {
+    const keys = (order as string[] | undefined) ?? [...fallback];
+    const out: string[] = [];
+    for (const key of keys) {
+      const [name, dir = 'asc', ...rest] = key.trim().split(/\s+/);
+      if (!names.has(name!) || rest.length || !/^(asc|desc)$/i.test(dir)) return toolError('invalid_argument', `cannot order by ${key}`);
+      out.push(`${dialect().quote(name!)} ${dir.toLowerCase()}`);
+    }
+    return out.length ? ` order by ${out.join(', ')}` : '';
+  };
+
+  return {
+    list_tables: async () => {
+      const names = await tableNames();
+      if (!Array.isArray(names)) return names;
+      return ok({ tables: names.map((name) => ({ name, kind: 'table', rows: null, summary: '' })) });
+    },
+    describe_table: async (args) => {
+      const d = await describe(String(args.table));
+      return 'isError' in d ? (d as ToolCallResult) : ok(d);
+    },
+    get: async (args) => {
+      const { table, key, columns } = args as GetInput;
+      const k = await knownTable(table);
+      if ('isError' in k) return k;
+      const values = typeof key === 'object' && key !== null ? (key as Record<string, unknown>) : k.primaryKey.length === 1 ? { [k.primaryKey[0]!]: key } : undefined;
+      if (!values || Object.keys(values).some((c) => !k.primaryKey.includes(c))) return toolError('invalid_argument', `key does not match the primary key (${k.primaryKey.join(', ')})`);
+      const select = pick(k, columns);
+      if (typeof select !== 'string') return select;
+      const cond = Object.entries(values).map(([c, v]) => `${dialect().quote(c)} = ${sqlLiteral(v)}`).join(' and ');
+      const r = await rows(dialect().limit(`select ${select} from ${dialect().quote(table)} where ${cond}`, 1));
+      if (failed(r)) return r;
+      return ok({ found: r.length > 0, row: r[0] ?? null });
+    },
+    query: async (args) => {
+      const { table, columns, filter, order_by, limit = DEFAULT_LIMIT } = args as QueryInput;
+      const k = await knownTable(table);
+      if ('isError' in k) return k;
+      const parts = [pick(k, columns), where(k, filter), orderBy(k.columns, order_by, k.primaryKey)];
+      const bad = parts.find((p) => typeof p !== 'string');
+      if (bad) return bad as ToolCallResult;
+      const [select, cond, order] = parts as string[];
+      const r = await rows(dialect().limit(`select ${select} from ${dialect().quote(table)}${cond}${order}`, limit + 1));
+      if (failed(r)) return r;
+      const page = r.slice(0, limit);
+      return ok({ columns: Object.keys(page[0] ?? {}), rows: page, truncated: r.length > limit, next_cursor: null });
+    },
+    aggregate: async (args) => {
+      const { table, aggregates, group_by = [], filter, order_by, limit } = args as AggregateInput;
+      const k = await knownTable(table);
+      if ('isError' in k) return k;
+      const q = dialect().quote;
+      const outputs: string[] = [];
+      for (const a of aggregates) {
+        if (a.column !== undefined && !k.columns.has(a.column)) return toolError('unknown_column', `no column ${a.column}`);
+        const name = a.as ?? (a.column ? `${a.fn}_${a.column}` : 'count');
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return toolError('invalid_argument', `bad output name ${name}`);
+        outputs.push(`${a.fn}(${a.column ? q(a.column) : '*'}) as ${q(name)}`);
+      }
+      const bad = group_by.find((c) => !k.columns.has(c));
+      if (bad) return toolError('unknown_column', `no column ${bad}`);
+      const cond = where(k, filter);
+      if (typeof cond !== 'string') return cond;
+      const names = new Set([...group_by, ...aggregates.map((a) => a.as ?? (a.column ? `${a.fn}_${a.column}` : 'count'))]);
+      const order = orderBy(names, order_by, group_by);
+      if (typeof order !== 'string') return order;
+      const group = group_by.length ? ` group by ${group_by.map(q).join(', ')}` : '';
+      const select = `select ${[...group_by.map(q), ...outputs].join(', ')} from ${q(table)}${cond}${group}${order}`;
+      const cap = limit ?? DEFAULT_LIMIT;
+      const r = await rows(dialect().limit(select, cap + 1));
+      if (failed(r)) return r;
+      const page = r.slice(0, cap);
+      return ok({ columns: Object.keys(page[0] ?? {}), rows: page, truncated: r.length > cap });
+    },
+  };
+}
+
+const column = (name: string, type: string, nullable: boolean): DescribeTableOutput['columns'][number] => ({
+  name,
+  type: portableType(type),
+  precision: null,
+  scale: null,
+  nullable,
+  default: null,
+  auto_increment: false,
+});
+
+interface ForeignKey {
+  table: string;
+  column: string;
+  ref_table: string;
+  ref_column: string;
+}
+
+/** Single-column foreign keys (composite ones are left out, as the workloads follow single columns). */
+function single(rows: Rows): ForeignKey[] {
+  const byKey = new Map<string, Rows>();
+  for (const r of rows) {
+    const id = `${r.table}\u0000${r.fk}`;
+    byKey.set(id, [...(byKey.get(id) ?? []), r]);
+  }
+  return [...byKey.values()].filter((g) => g.length === 1).map((g) => {
+    const r = g[0]!;
+    return { table: String(r.table), column: String(r.column), ref_table: String(r.ref_table), ref_column: String(r.ref_column) };
+  });
+}
