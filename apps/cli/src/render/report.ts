@@ -187,7 +187,7 @@ function speedupSection(groups: readonly Group[]): Section[] {
   return [{ title: 'Index speed-up: optimized versus baseline (primary keys only)', head: ['target', 'workload', 'agents', 'baseline calls/s', 'optimized calls/s', 'throughput', 'p50'], rows }];
 }
 
-/** Engines side by side, when a run measured several. */
+/** Engines (or other servers) side by side, when a run measured several. */
 function comparisonSection(groups: readonly Group[], result: ResultFile): Section[] {
   const targets = result.config.targets.map((t) => t.label);
   if (targets.length < 2) return [];
@@ -203,7 +203,8 @@ function comparisonSection(groups: readonly Group[], result: ResultFile): Sectio
     });
     return [workload, agents, ...cells];
   });
-  return [{ title: `Engines compared (${profile ?? 'as found'} indexes)`, head: ['workload', 'agents', ...targets], rows }];
+  const what = result.config.targets.every((t) => t.engine) ? 'Engines' : 'Servers';
+  return [{ title: `${what} compared (${profile ?? 'as found'} indexes)`, head: ['workload', 'agents', ...targets], rows }];
 }
 
 function decompositionSection(result: ResultFile): Section[] {
