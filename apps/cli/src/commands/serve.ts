@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { UsageError } from '../errors.js';
 import { dbOption, examples, indexesOption, scaleOption, seedOption } from '../options.js';
+import { parsePositiveInt } from '../run/durations.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { serverBin } from '../run/server-process.js';
 
@@ -13,6 +15,7 @@ interface ServeFlags {
   host: string;
   port: string;
   token?: string;
+  workers: number;
 }
 
 export function serveCommand(): Command {
@@ -26,15 +29,18 @@ export function serveCommand(): Command {
     .option('--host <host>', 'HTTP bind address', '127.0.0.1')
     .option('--port <port>', 'HTTP port', '7400')
     .option('--token <token>', 'require this bearer token over HTTP')
+    // the server's own default (one process), so a side-by-side with another server compares like with like
+    .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (mcp-db-server --workers)').default(1).argParser(parsePositiveInt('workers')))
     .addHelpText(
       'after',
-      examples('mcp-db-bench serve', 'mcp-db-bench serve --stdio --db sqlite:shop.db', 'mcp-db-bench serve --db postgres://bench:bench@127.0.0.1:5432/bench --port 7400 --token $TOKEN'),
+      examples('mcp-db-bench serve', 'mcp-db-bench serve --stdio --db sqlite:shop.db', 'mcp-db-bench serve --db postgres://bench:bench@127.0.0.1:5432/bench --port 7400 --token $TOKEN --workers 2'),
     )
     .action(async (flags: ServeFlags) => {
+      if (flags.stdio && flags.workers > 1) throw new UsageError('--workers needs HTTP: over --stdio the host talks to one process');
       const { scale, seed, indexes } = flags;
       await seedIfMissing(flags.db, { scale, seed, indexes }, (line) => process.stderr.write(`${line}\n`));
       const args = ['--url', flags.db, '--echo'];
-      if (!flags.stdio) args.push('--http', '--host', flags.host, '--port', flags.port);
+      if (!flags.stdio) args.push('--http', '--host', flags.host, '--port', flags.port, '--workers', String(flags.workers));
       if (flags.token) args.push('--token', flags.token);
       const child = spawn(process.execPath, [serverBin(), ...args], { stdio: 'inherit' });
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));

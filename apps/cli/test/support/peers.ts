@@ -41,11 +41,16 @@ function startProcess(args: string[], ready: RegExp, url: string, env?: NodeJS.P
   });
 }
 
-/** Our server (the built bin) on a free port, read-only, on a seeded database; `sql`: with its sql tool. */
-export async function startOurs(db: string, options: { sql?: boolean } = {}): Promise<Peer> {
+/**
+ * Our server (the built bin's `serve`) on a free port, read-only, on a seeded database; `sql`:
+ * with its sql tool; `workers`: that many HTTP worker processes, ready once all listen.
+ */
+export async function startOurs(db: string, options: { sql?: boolean; workers?: number } = {}): Promise<Peer> {
   const port = await freePort();
   const env = options.sql ? { MCP_DB_SQL: '1' } : undefined;
-  return startProcess([BIN, 'serve', '--db', db, '--port', String(port)], /listening on/, `http://127.0.0.1:${port}/mcp`, env);
+  const workers = options.workers ? ['--workers', String(options.workers)] : [];
+  const ready = options.workers && options.workers > 1 ? new RegExp(`listening on .*\\(${options.workers} worker processes\\)`) : /listening on/;
+  return startProcess([BIN, 'serve', '--db', db, '--port', String(port), ...workers], ready, `http://127.0.0.1:${port}/mcp`, env);
 }
 
 /** DBHub from npm (`@bytebase/dbhub`, a devDependency) over HTTP on a free port. */
