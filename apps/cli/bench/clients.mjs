@@ -8,6 +8,8 @@
 //
 //   pnpm build && node apps/cli/bench/clients.mjs [--agents 1,10] [--duration 5s] [--rounds 2]
 //     [--workloads get,query-fk,session] (also query-point, top50) [--clients lean,sdk,go,go1,python] [--url URL] [--python PATH]
+//     [--workloads sql-get,sql-fk --sql-tool execute_sql --sql-arg sql]: the same reads through a server's raw-SQL tool,
+//     for a server without our tools (DBHub's execute_sql; our own `sql` with --sql-tool sql)
 //
 // Without --url it seeds a temporary SQLite database (25,600 rows, optimized indexes) and starts
 // our server on it with its defaults. Prints a Markdown table; progress goes to stderr.
@@ -32,6 +34,8 @@ const { values: o } = parseArgs({
     warmup: { type: 'string', default: '1s' },
     rounds: { type: 'string', default: '2' },
     python: { type: 'string', default: join(ROOT, '.tools/py/bin/python') },
+    'sql-tool': { type: 'string' },
+    'sql-arg': { type: 'string' },
   },
 });
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -80,7 +84,9 @@ try {
     for (const agents of o.agents.split(',')) {
       for (let round = 1; round <= Number(o.rounds); round++) {
         for (const name of chosen) {
-          const [command, args, env] = clients[name](['--url', server.url, '--workload', workload, '--agents', agents, '--duration', o.duration, '--warmup', o.warmup]);
+          const flags = ['--url', server.url, '--workload', workload, '--agents', agents, '--duration', o.duration, '--warmup', o.warmup];
+          for (const flag of ['sql-tool', 'sql-arg']) if (o[flag]) flags.push(`--${flag}`, o[flag]);
+          const [command, args, env] = clients[name](flags);
           try {
             const { stdout } = await run(command, args, { env, maxBuffer: 16 * 2 ** 20, timeout: 300_000 });
             const r = JSON.parse(stdout);

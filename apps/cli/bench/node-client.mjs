@@ -3,7 +3,8 @@
 // Each agent opens a 2025-era session (initialize, then calls on it) and runs closed-loop.
 //
 //   node apps/cli/bench/node-client.mjs --client lean|sdk --url http://127.0.0.1:7400/mcp \
-//     --workload get|query-point|query-fk|top50|session --agents 1 --duration 5s --warmup 1s
+//     --workload get|query-point|query-fk|top50|session|sql-get|sql-fk --agents 1 --duration 5s --warmup 1s
+//     [--sql-tool execute_sql --sql-arg sql]
 //
 // Prints one JSON object with the fields the Go client prints; clients.mjs runs all of them.
 import { parseArgs } from 'node:util';
@@ -20,6 +21,8 @@ const { values: o } = parseArgs({
     orders: { type: 'string', default: '6000' },
     customers: { type: 'string', default: '2000' },
     seed: { type: 'string', default: '1' },
+    'sql-tool': { type: 'string', default: 'execute_sql' },
+    'sql-arg': { type: 'string', default: 'sql' },
   },
 });
 if (!o.url) throw new Error('--url is required');
@@ -44,6 +47,10 @@ const OPERATIONS = {
   'query-point': (c, pick) => c.callTool('query', { table: 'orders', filter: `id = ${pick(orders)}`, limit: 1 }).then(checked),
   'query-fk': (c, pick) => c.callTool('query', { table: 'orders', filter: `customer_id = ${pick(customers)}`, limit: 20 }).then(checked),
   top50: (c) => c.callTool('query', { table: 'orders', order_by: ['placed_at desc'], limit: 50 }).then(checked),
+  // The same two reads through a server's one raw-SQL tool, for servers without ours.
+  'sql-get': (c, pick) => c.callTool(o['sql-tool'], { [o['sql-arg']]: `SELECT * FROM orders WHERE id = ${pick(orders)}` }).then(checked),
+  'sql-fk': (c, pick) =>
+    c.callTool(o['sql-tool'], { [o['sql-arg']]: `SELECT * FROM orders WHERE customer_id = ${pick(customers)} ORDER BY id LIMIT 20` }).then(checked),
   // A new session on the agent's connection (the lean client ends the one it replaces off the
   // timed path; the SDK client ends it in its open()).
   session: async (c) => {

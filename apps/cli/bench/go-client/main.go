@@ -42,6 +42,8 @@ type config struct {
 	customers       int
 	seed            int64
 	token           string
+	sqlTool         string
+	sqlArg          string
 }
 
 func main() {
@@ -110,12 +112,14 @@ func parseFlags() config {
 	flag.IntVar(&cfg.agents, "agents", 1, "concurrent agents, each with its own connection")
 	flag.DurationVar(&cfg.duration, "duration", 5*time.Second, "measured window")
 	flag.DurationVar(&cfg.warmup, "warmup", time.Second, "unrecorded warm-up before the measured window")
-	flag.StringVar(&cfg.workload, "workload", "get", "get | query-fk | query-point | top50 | session")
+	flag.StringVar(&cfg.workload, "workload", "get", "get | query-fk | query-point | top50 | session | sql-get | sql-fk")
 	flag.StringVar(&cfg.protocolVersion, "protocol-version", "2025-06-18", "protocol version asked for in initialize")
 	flag.IntVar(&cfg.orders, "orders", 6000, "orders ids 1..N exist (keys for get and query-point)")
 	flag.IntVar(&cfg.customers, "customers", 2000, "customer ids 1..N exist (keys for query-fk)")
 	flag.Int64Var(&cfg.seed, "seed", 1, "seed of the key choice (each agent derives its own stream)")
 	flag.StringVar(&cfg.token, "token", "", "bearer token, if the server wants one")
+	flag.StringVar(&cfg.sqlTool, "sql-tool", "execute_sql", "the raw-SQL tool the sql-* workloads call (DBHub's execute_sql, our sql)")
+	flag.StringVar(&cfg.sqlArg, "sql-arg", "sql", "the SQL argument of -sql-tool")
 	flag.Parse()
 
 	switch {
@@ -131,9 +135,9 @@ func parseFlags() config {
 		usagef("-orders and -customers must be at least 1")
 	}
 	switch cfg.workload {
-	case "get", "query-fk", "query-point", "top50", "session":
+	case "get", "query-fk", "query-point", "top50", "session", "sql-get", "sql-fk":
 	default:
-		usagef("unknown -workload %q: want get, query-fk, query-point, top50 or session", cfg.workload)
+		usagef("unknown -workload %q: want get, query-fk, query-point, top50, session, sql-get or sql-fk", cfg.workload)
 	}
 	return cfg
 }
@@ -229,6 +233,13 @@ func (w *worker) operation() error {
 		return w.callTool("query", map[string]any{"table": "orders", "filter": fmt.Sprintf("customer_id = %d", customer), "limit": 20})
 	case "top50":
 		return w.callTool("query", map[string]any{"table": "orders", "order_by": []string{"placed_at desc"}, "limit": 50})
+	// The same two reads through a server's one raw-SQL tool, for servers without ours.
+	case "sql-get":
+		key := 1 + w.rng.IntN(w.cfg.orders)
+		return w.callTool(w.cfg.sqlTool, map[string]any{w.cfg.sqlArg: fmt.Sprintf("SELECT * FROM orders WHERE id = %d", key)})
+	case "sql-fk":
+		customer := 1 + w.rng.IntN(w.cfg.customers)
+		return w.callTool(w.cfg.sqlTool, map[string]any{w.cfg.sqlArg: fmt.Sprintf("SELECT * FROM orders WHERE customer_id = %d ORDER BY id LIMIT 20", customer)})
 	default:
 		return w.session()
 	}

@@ -10,8 +10,8 @@ official Python client costs next to the Go, lean and TypeScript SDK clients (..
         --url http://127.0.0.1:7400/mcp --workload get --agents 10 --duration 5s
 
 Flags are the Go client's, spelled `--url` or `-url` alike: --url (required), --agents 1,
---duration 5s, --warmup 1s, --workload get|query-point|query-fk|top50|session, --orders 6000,
---customers 2000, --seed 1, --token. Durations are Go-style (500ms, 5s, 1m30s).
+--duration 5s, --warmup 1s, --workload get|query-point|query-fk|top50|session|sql-get|sql-fk, --orders 6000,
+--customers 2000, --seed 1, --token, --sql-tool execute_sql, --sql-arg sql. Durations are Go-style (500ms, 5s, 1m30s).
 --protocol-version is accepted for compatibility but ignored: the SDK always offers its
 newest handshake revision (2025-11-25 in mcp 2.3.0) and there is no option to change that;
 the version the server negotiated is reported.
@@ -67,7 +67,7 @@ from pydantic import ValidationError
 # Bounds one request (the session's read timeout), so a stuck server ends the run instead of hanging it.
 REQUEST_TIMEOUT_SEC = 30.0
 CLIENT_INFO = Implementation(name="py-load", version="0.1.0")
-WORKLOADS = ("get", "query-point", "query-fk", "top50", "session")
+WORKLOADS = ("get", "query-point", "query-fk", "top50", "session", "sql-get", "sql-fk")
 # What a host does on a database server it does not know yet, after listing the tools.
 DISCOVERY: tuple[tuple[str, dict[str, Any]], ...] = (
     ("list_tables", {}),
@@ -90,6 +90,8 @@ class Config:
     customers: int
     seed: int
     token: str
+    sql_tool: str
+    sql_arg: str
 
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
@@ -129,6 +131,8 @@ def parse_args() -> Config:
     flag("customers", type=int, default=2000, help="customer ids 1..N exist (keys for query-fk)")
     flag("seed", type=int, default=1, help="seed of the key choice (each agent derives its own stream)")
     flag("token", default="", help="bearer token, if the server wants one")
+    flag("sql-tool", default="execute_sql", help="the raw-SQL tool the sql-* workloads call (DBHub's execute_sql, our sql)")
+    flag("sql-arg", default="sql", help="the SQL argument of -sql-tool")
     a = parser.parse_args()
 
     if not a.url:
@@ -143,7 +147,7 @@ def parse_args() -> Config:
         parser.error("-orders and -customers must be at least 1")
     if a.protocol_version is not None:
         log(f"-protocol-version {a.protocol_version} ignored: mcp.Client offers its newest handshake revision")
-    return Config(a.url, a.agents, a.duration, a.warmup, a.workload, a.orders, a.customers, a.seed, a.token)
+    return Config(a.url, a.agents, a.duration, a.warmup, a.workload, a.orders, a.customers, a.seed, a.token, a.sql_tool, a.sql_arg)
 
 
 # ---------------------------------------------------------------- errors
@@ -356,6 +360,13 @@ class Agent:
             checked(await client.call_tool("query", {"table": "orders", "filter": f"id = {key}", "limit": 1}))
         elif cfg.workload == "top50":
             checked(await client.call_tool("query", {"table": "orders", "order_by": ["placed_at desc"], "limit": 50}))
+        # The same two reads through a server's one raw-SQL tool, for servers without ours.
+        elif cfg.workload == "sql-get":
+            sql = f"SELECT * FROM orders WHERE id = {rng.randint(1, cfg.orders)}"
+            checked(await client.call_tool(cfg.sql_tool, {cfg.sql_arg: sql}))
+        elif cfg.workload == "sql-fk":
+            sql = f"SELECT * FROM orders WHERE customer_id = {rng.randint(1, cfg.customers)} ORDER BY id LIMIT 20"
+            checked(await client.call_tool(cfg.sql_tool, {cfg.sql_arg: sql}))
         else:
             customer = rng.randint(1, cfg.customers)
             checked(
