@@ -273,6 +273,34 @@ describe('Sessions', () => {
     b.close();
   });
 
+  it('keeps a sibling-issued session expired once it idled out here, whether found on use or by the sweep', () => {
+    const a = new Sessions(limits, key, '1');
+    const b = new Sessions(limits, key, '2');
+    const [one, two] = [a.open(0), a.open(0)];
+    if (!('id' in one) || !('id' in two)) throw new Error('refused');
+    expect(b.use(one.id, 10)).toBe(true);
+    expect(b.use(two.id, 10)).toBe(true);
+    expect(b.use(one.id, 2_000)).toBe(false);
+    expect(b.use(one.id, 2_001)).toBe(false);
+    b.sweep(3_000);
+    expect(b.size).toBe(0);
+    expect(b.use(two.id, 3_001)).toBe(false);
+    a.close();
+    b.close();
+  });
+
+  it('remembers at most --max-sessions ended sibling sessions, the oldest forgotten first', () => {
+    const a = new Sessions({ maxSessions: 3, idleMs: 1_000 }, key, '1');
+    const b = new Sessions({ maxSessions: 2, idleMs: 1_000 }, key, '2');
+    const ids = [a.open(0), a.open(0), a.open(0)].map((o) => ('id' in o ? o.id : ''));
+    for (const [i, id] of ids.entries()) expect(b.end(id, 10 + i)).toBe(true);
+    expect(b.use(ids[0]!, 20)).toBe(true);
+    expect(b.use(ids[1]!, 20)).toBe(false);
+    expect(b.use(ids[2]!, 20)).toBe(false);
+    a.close();
+    b.close();
+  });
+
   it('gives each process its own issuer when none is named, so separate servers sharing a key never collide', () => {
     const [a, b] = [new Sessions(limits, key), new Sessions(limits, key)];
     const opened = a.open(0);

@@ -28,9 +28,9 @@ export type OpenResult = { id: string } | { refused: string; retryAfterSeconds: 
  * process honour a session it did not issue, since the cluster or a load balancer hands out
  * connections, not sessions. The issuer is random per process, so siblings on different
  * machines never collide. A process answers 404 for its own ids it no longer holds (expired or
- * ended) and for ids no sibling issued. Ends are told to siblings (`onEnded`) where someone
- * listens (the `--workers` primary), so a `DELETE` ends a session in every worker of one
- * server; idle expiry is per process.
+ * ended), for siblings' ids it saw end (remembered, up to `maxSessions` of them), and for ids no
+ * sibling issued. Ends are told to siblings (`onEnded`) where someone listens (the `--workers`
+ * primary), so a `DELETE` ends a session in every worker of one server; idle expiry is per process.
  */
 export class Sessions {
   readonly #limits: SessionLimits;
@@ -43,7 +43,10 @@ export class Sessions {
   #issued = 0;
   /** id → last use (ms), least recently used first */
   readonly #live = new Map<string, number>();
-  /** siblings' ids ended (here or told by a sibling), kept as long as they could otherwise be honoured */
+  /**
+   * siblings' ids that ended here (DELETE, told by a sibling, idle expiry, reclaimed): their mac
+   * stays valid forever, so they are remembered, the oldest forgotten past `maxSessions` of them
+   */
   readonly #ended = new Map<string, number>();
   readonly #sweeper: NodeJS.Timeout;
   onEnded: ((id: string) => void) | undefined;
@@ -79,7 +82,10 @@ export class Sessions {
     const seen = this.#live.get(id);
     if (seen !== undefined) {
       this.#live.delete(id);
-      if (now - seen > this.#limits.idleMs) return false;
+      if (now - seen > this.#limits.idleMs) {
+        this.forget(id, now);
+        return false;
+      }
       // Re-inserted, so the map stays ordered from least to most recently used.
       this.#live.set(id, now);
       return true;
@@ -103,21 +109,19 @@ export class Sessions {
   /** This session ended, here or in a sibling. */
   forget(id: string, now = Date.now()): void {
     this.#live.delete(id);
+    // Our own ids need no record: an id we issued and no longer hold is refused anyway.
     if (id.startsWith(`${this.#issuer}.`)) return;
+    this.#ended.delete(id);
     if (this.#ended.size >= this.#limits.maxSessions) this.#ended.delete(this.#ended.keys().next().value!);
     this.#ended.set(id, now);
   }
 
-  /** Drops expired sessions (from the least recently used end), and sibling ends too old to matter. */
+  /** Drops expired sessions, from the least recently used end. */
   sweep(now: number): void {
     const { idleMs } = this.#limits;
     for (const [id, seen] of this.#live) {
       if (now - seen <= idleMs) break;
-      this.#live.delete(id);
-    }
-    for (const [id, at] of this.#ended) {
-      if (now - at <= idleMs) break;
-      this.#ended.delete(id);
+      this.forget(id, now);
     }
   }
 
@@ -132,7 +136,7 @@ export class Sessions {
     const first = this.#live.entries().next();
     // Idle past the expiry, or at least a minute: either way its client can initialize again.
     if (first.done || now - first.value[1] < Math.min(RECLAIMABLE_AFTER_MS, this.#limits.idleMs)) return false;
-    this.#live.delete(first.value[0]);
+    this.forget(first.value[0], now);
     return true;
   }
 
