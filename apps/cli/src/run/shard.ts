@@ -32,8 +32,9 @@ export const START_AT_PAST_TOLERANCE_MS = 5000;
 
 /** `--start-at`: an ISO time with a zone, as epoch ms. */
 export function parseStartAt(value: string, now = Date.now()): number {
-  const at = /\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(at)) throw new InvalidArgumentError(`--start-at must be an ISO time such as ${new Date(now + 60_000).toISOString()}, not ${value}`);
+  // The zone is required: without one, each machine would read the time in its own zone.
+  const at = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i.test(value.trim()) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(at)) throw new InvalidArgumentError(`--start-at must be an ISO time with a zone (Z or +hh:mm) such as ${new Date(now + 60_000).toISOString()}, not ${value}`);
   if (now - at > START_AT_PAST_TOLERANCE_MS) throw new InvalidArgumentError(`--start-at ${value} is ${Math.round((now - at) / 1000)} s in the past: give an instant every shard reaches after starting up`);
   return at;
 }
