@@ -10,8 +10,10 @@ import { runCli } from './support/cli.js';
 
 /**
  * deploy/kubernetes and docker/Dockerfile, checked without a cluster or Docker: every manifest
- * against the Kubernetes API schemas (kubernetes-models, validated with its own compiled JSON
- * schemas), then what a schema cannot see: that the pieces name each other correctly (labels,
+ * against the Kubernetes API schemas twice, since neither checker sees everything: kubernetes-models
+ * (its compiled JSON schemas carry the API's enum values) and kubernetes-validate --strict (from
+ * PyPI, pinned in ./requirements.txt: an unknown field is an error, as to `kubectl apply
+ * --validate=strict`); then what a schema cannot see: that the pieces name each other correctly (labels,
  * ports, Secret keys, volumes), that the commands and flags exist in our CLI and server, that
  * the probe paths answer on the real server, and that the Dockerfile builds on the official
  * Node 24 image and runs as a non-root user.
@@ -60,6 +62,29 @@ async function validate(file: string, doc: Doc): Promise<void> {
   }
 }
 
+const VALIDATOR = join(ROOT, '.tools', 'py', 'bin', 'kubernetes-validate');
+/** The Kubernetes version whose schemas kubernetes-validate checks against. */
+const KUBERNETES = '1.33.0';
+if (!existsSync(VALIDATOR)) {
+  if (process.env.CI) throw new Error(`CI needs kubernetes-validate: ${VALIDATOR} is missing (see .ci/run)`);
+  console.warn(`deploy.test.ts: strict schema checks skipped: no ${VALIDATOR}; run .ci/run (or pip install -r apps/cli/test/requirements.txt into .tools/py)`);
+}
+
+/** Validates objects strictly (no unknown field); the error names the file, the object and the failing path. */
+function validateStrictly(file: string, ...docs: Doc[]): void {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-k8s-'));
+  const path = join(dir, file);
+  writeFileSync(path, docs.map((d) => JSON.stringify(d)).join('\n---\n'));
+  try {
+    execFileSync(VALIDATOR, ['--strict', '--quiet', '-k', KUBERNETES, path], { stdio: 'pipe', encoding: 'utf8' });
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    throw new Error(`${file}: ${`${e.stdout ?? ''}${e.stderr ?? ''}`.replaceAll(path, file).trim()}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('deploy/kubernetes', () => {
   it('holds the server, the Secret example, the results volume and the seed, bench and merge jobs', () => {
     const kinds = manifests.map((m) => `${m.doc.kind}/${m.doc.metadata.name}`).sort();
@@ -87,6 +112,15 @@ describe('deploy/kubernetes', () => {
     const job = find('Job', 'mcp-db-bench-run');
     await expect(validate('bench-job.yaml', { ...job, spec: { ...job.spec, completionMode: 'Sharded' } })).rejects.toThrow(/completionMode/);
     await expect(validate('x.yaml', { apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } })).rejects.toThrow(/no schema for apps\/v1 Deploymnet/);
+  });
+
+  it.skipIf(!existsSync(VALIDATOR))('every manifest has only fields its kind knows (strict), and a misspelt field is caught', () => {
+    for (const file of new Set(manifests.map((m) => m.file))) validateStrictly(file, ...manifests.filter((m) => m.file === file).map((m) => m.doc));
+    const server = find('Deployment', 'mcp-db-server');
+    const [container] = server.spec.template.spec.containers as Doc[];
+    const pod = { ...server.spec.template.spec, containers: [{ ...container, readinesProbe: container!.readinessProbe }] };
+    const misspelt = { ...server, spec: { ...server.spec, template: { ...server.spec.template, spec: pod } } };
+    expect(() => validateStrictly('server.yaml', misspelt)).toThrow(/server\.yaml did not validate for resource deployment\/mcp-db-server.*'readinesProbe' was unexpected/s);
   });
 
   it('the Service selects the Deployment, whose selector matches its own pods, on a port the container has', () => {
