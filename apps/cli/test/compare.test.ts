@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Change, change, compareRuns, compareSections, regressions } from '../src/render/compare.js';
+import { type Change, change, compareHtml, compareJson, compareRuns, compareSections, FROM_ZERO, regressions } from '../src/render/compare.js';
 import { toMarkdown } from '../src/render/table.js';
 import { runCli } from './support/cli.js';
 import { result, stats, step } from './support/results.js';
@@ -22,6 +22,13 @@ describe('the noise rule', () => {
     const apart = change('p99 ms', m(10, [9, 10, 11]), m(13, [12, 13, 15]), 5);
     expect(apart).toMatchObject({ marked: true, baseRange: [9, 11], nextRange: [12, 15] });
     expect(apart.changePct).toBeCloseTo(30, 6);
+  });
+
+  it('gives no percentage from a base of 0, says why, and never marks it', () => {
+    const fromZero = change('calls/s', m(0), m(500), 5);
+    expect(fromZero).toMatchObject({ changePct: null, slowerPct: null, note: FROM_ZERO, marked: false });
+    expect(change('p99 ms', m(0), m(0), 5)).toMatchObject({ changePct: 0, marked: false });
+    expect(change('calls/s', m(500), m(0), 5)).toMatchObject({ changePct: -100, slowerPct: 100, marked: true });
   });
 
   it('calls fewer calls/s and a higher latency slower, and the opposite faster', () => {
@@ -61,6 +68,49 @@ describe('compareRuns', () => {
     expect(md).toMatch(/\*\*1,000 → 500 \(-50\.0%\) ▼ slower\*\*/);
     expect(md).toMatch(/only in base/);
     expect(md).toMatch(/dataset scale: 0\.01 → 0\.1/);
+  });
+
+  it('lists differing agents, load stages, iterations and warnings (a busy load generator, the test delay)', () => {
+    const staged = {
+      ...next,
+      config: { ...next.config, agents: [16], iterations: 3, stages: { kind: 'agents' as const, stages: [{ durationMs: 5000, target: 1 }, { durationMs: 2000, target: 16 }] } },
+      warnings: [
+        'the load generator was busy during sqlite point-read × 1 (CPU 93%, event-loop delay p99 25.0 ms): it may be the bottleneck',
+        'every tool call was delayed 2 ms on purpose (MCP_DB_BENCH_TEST_DELAY_MS): a test run, not a measurement',
+      ],
+    };
+    const d = compareRuns(base, staged).differences;
+    expect(d).toEqual(
+      expect.arrayContaining([
+        'agents: 1, 2, 4 → 16',
+        'load stages: none → agents 5s:1,2s:16',
+        'iterations: 1 → 3',
+        'load generator busy: no → in 1 of 2 steps',
+        'test delay: none → 2 ms a call (a test run)',
+      ]),
+    );
+    // the busy warning's figures differ from run to run: the same number of busy steps is no difference
+    const busyAgain = { ...staged, warnings: [staged.warnings[0]!.replace('93%', '88%')] };
+    expect(compareRuns(busyAgain, { ...staged, warnings: [staged.warnings[0]!] }).differences.filter((x) => x.startsWith('load generator'))).toEqual([]);
+    expect(compareRuns(base, base).differences).toEqual([]);
+  });
+
+  it('shows a change from 0 without a percentage in every format, with the reason', () => {
+    const failing = result([step({ workload: 'point-read', agents: 1, calls: 0, all: stats([]) })]);
+    const c = compareRuns(failing, result([step({ workload: 'point-read', agents: 1, calls: 1000 })]));
+    const [calls] = c.rows[0]!.changes;
+    expect(calls).toMatchObject({ metric: 'calls/s', base: 0, next: 1000, changePct: null, note: FROM_ZERO, marked: false });
+    const md = toMarkdown(compareSections(c, true));
+    expect(md).toMatch(/0\.0 → 1,000 \(no %: base 0\)/);
+    expect(md).not.toMatch(/Infinity|NaN/);
+    expect(md).toMatch(/3 from a base of 0 have no percentage and are not judged/);
+    const json = JSON.parse(compareJson(c, { base: 'a', next: 'b' })) as { rows: { changes: Change[] }[] };
+    expect(json.rows[0]!.changes[0]).toMatchObject({ changePct: null, slowerPct: null, note: FROM_ZERO });
+    const html = compareHtml(c, { base: 'a', next: 'b' });
+    expect(html).toContain('no %: base 0');
+    // no bar where there is no percentage (uPlot's own source has the word Infinity: read the specs)
+    const specs = JSON.parse(/<script type="application\/json" id="chart-specs">(.*?)<\/script>/s.exec(html)![1]!) as { data: (number | null)[][] }[];
+    expect(specs[0]!.data.slice(1)).toEqual([[null], [null], [null]]);
   });
 });
 
@@ -102,7 +152,7 @@ describe('mcp-db-bench compare on real runs', () => {
     expect(r.stdout).toMatch(/▼ slower/);
     expect(r.stderr).toMatch(/regression: sqlite 2025 session \(optimized\) point-read × 1: calls\/s \d+\.\d% slower \(more than 10%\)/);
     const json = JSON.parse((await cli(['compare', file('a'), file('slow'), '--noise', '50', '--format', 'json'])).stdout) as { rows: { changes: Change[] }[] };
-    expect(json.rows[0]!.changes.map((c) => [c.metric, c.marked, c.slowerPct > 10])).toEqual([
+    expect(json.rows[0]!.changes.map((c) => [c.metric, c.marked, c.slowerPct! > 10])).toEqual([
       ['calls/s', true, true],
       ['p50 ms', true, true],
       ['p99 ms', true, true],

@@ -144,6 +144,44 @@ describe('the report model and page', () => {
     expect(scaling.data[7]).toEqual([150, 250]);
   });
 
+  it('gives every chart its own id, also when labels slug alike (case, punctuation, non-ASCII)', () => {
+    const labels = ['Main', 'main', 'run (2)', 'run-2', 'основа', 'ветка'];
+    const model = reportModel(labels.map((label) => ({ label, result: one })));
+    const ids = model.sections.flatMap((s) => s.blocks.flatMap((b) => (b.chart ? [b.chart.id] : [])));
+    expect(new Set(ids).size).toBe(ids.length);
+    // one index chart per run, each its own
+    const indexes = model.sections.find((s) => s.id === 'indexes')!.blocks.map((b) => b.chart!);
+    expect(indexes.map((c) => c.title)).toEqual(labels.map((l) => `${l}: calls/s, baseline and optimized indexes`));
+    expect(new Set(indexes.map((c) => c.id)).size).toBe(labels.length);
+    // the first keeps its readable id; the page has a slot for every chart, in order
+    expect(indexes[0]!.id).toBe('indexes-main');
+    const html = htmlReport(labels.map((label) => ({ label, result: one })));
+    const slots = [...html.matchAll(/<div class="chart" data-chart="([^"]+)">/g)].map((m) => m[1]);
+    expect(slots).toEqual(ids);
+  });
+
+  it('marks each overlaid run’s own step starts on a shared timeline, once when they agree', () => {
+    const timelineOf = (runs: { label: string; result: ReturnType<typeof result> }[]) =>
+      reportModel(runs).sections.find((s) => s.id === 'timeline')!.blocks.map((b) => b.chart!.markers);
+    const interval = (atMs: number) => ({ atMs, calls: 10, errors: 0, ...stats(Array(10).fill(1000)) });
+    const shortSteps = result([1, 2].map((agents) => step({ workload: 'point-read', agents, calls: 10, durationMs: 1000, intervals: [interval(0)] })));
+    const longSteps = result([1, 2].map((agents) => step({ workload: 'point-read', agents, calls: 30, durationMs: 3000, intervals: [0, 1000, 2000].map(interval) })));
+    expect(timelineOf([{ label: 'a', result: shortSteps }, { label: 'b', result: shortSteps }])).toEqual([
+      [
+        { x: 0, label: 'point-read × 1' },
+        { x: 1, label: 'point-read × 2' },
+      ],
+    ]);
+    expect(timelineOf([{ label: 'short', result: shortSteps }, { label: 'long', result: longSteps }])).toEqual([
+      [
+        { x: 0, label: 'short: point-read × 1' },
+        { x: 0, label: 'long: point-read × 1' },
+        { x: 1, label: 'short: point-read × 2' },
+        { x: 3, label: 'long: point-read × 2' },
+      ],
+    ]);
+  });
+
   it('says there were no errors, without an empty chart, when no call failed', () => {
     const model = reportModel([{ label: 'a', result: result([step({ workload: 'echo', agents: 1, calls: 10 })]) }]);
     const errors = model.sections.find((s) => s.id === 'errors')!;

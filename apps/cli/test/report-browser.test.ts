@@ -17,8 +17,10 @@ import { runCli } from './support/cli.js';
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
+/** CI as CI services set it (true, or 1): CI=false or CI=0 is a developer saying it is not CI. */
+const inCi = /^(true|1)$/i.test(process.env.CI ?? '');
 if (!haveChromium) {
-  if (process.env.CI) throw new Error(`CI needs Chromium at ${CHROMIUM} for the HTML report test (.ci/run installs Debian's chromium)`);
+  if (inCi) throw new Error(`CI needs Chromium at ${CHROMIUM} for the HTML report test (.ci/run installs Debian's chromium)`);
   console.warn(`report-browser.test.ts skipped: no Chromium at ${CHROMIUM}; apt-get install chromium (or set CHROMIUM_PATH)`);
 }
 
@@ -134,8 +136,9 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
   }, 60_000);
 
   it('report FILE FILE --label …: overlays the two runs, every series once per label', async () => {
-    const { drawn, problems } = await open('both.html');
+    const { drawn, problems, requests } = await open('both.html');
     expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
     for (const chart of drawn.painted) expect(chart.pixels, `chart ${chart.id} drew no series`).toBeGreaterThan(200);
     const first = drawn.legends.filter((l) => l.startsWith('first: '));
     const second = drawn.legends.filter((l) => l.startsWith('second: '));
@@ -155,8 +158,9 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
   }, 60_000);
 
   it('run --stages: the timeline draws each interval’s agents beside calls/s and p99', async () => {
-    const { drawn, problems } = await open('staged.html');
+    const { drawn, problems, requests } = await open('staged.html');
     expect(problems).toEqual([]);
+    expect(requests).toEqual([]);
     for (const chart of drawn.painted) expect(chart.pixels, `chart ${chart.id} drew no series`).toBeGreaterThan(200);
     expect(drawn.timelines).toEqual(expect.arrayContaining(['calls/s', 'p99 ms', 'agents']));
     const staged = resultFile.parse(JSON.parse(readFileSync(join(dir, 'staged.json'), 'utf8')));

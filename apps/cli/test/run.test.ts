@@ -1,17 +1,85 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resultFile } from '@mcp-db-bench/contract';
+import { INDEX_PROFILES, seed } from '@mcp-db-bench/dataset';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
+import { indexProfileOf, testDelayWarning } from '../src/commands/run.js';
 import { type CliRun, runCli } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[]): Promise<CliRun> {
-  return runCli(args, { cwd: dir, timeoutMs: 240_000 });
+function run(args: string[], env?: NodeJS.ProcessEnv): Promise<CliRun> {
+  return runCli(args, { cwd: dir, timeoutMs: 240_000, env: env && { ...process.env, ...env } });
 }
+
+describe('what a run records about itself', () => {
+  const delay = { MCP_DB_BENCH_TEST_DELAY_MS: '2' };
+
+  it('warns of the test-only delay whenever it started our server: --db and the default temporary database alike', () => {
+    expect(testDelayWarning({}, delay)).toBe('every tool call was delayed 2 ms on purpose (MCP_DB_BENCH_TEST_DELAY_MS): a test run, not a measurement');
+    expect(testDelayWarning({ target: ['http://127.0.0.1:7400/mcp'] }, delay)).toBeUndefined();
+    expect(testDelayWarning({ targetCmd: ['node server.js'] }, delay)).toBeUndefined();
+    expect(testDelayWarning({}, {})).toBeUndefined();
+    expect(testDelayWarning({}, { MCP_DB_BENCH_TEST_DELAY_MS: '0' })).toBeUndefined();
+  });
+
+  it('names the index profile a shared database has, as a shard finds it', () => {
+    const optimized = INDEX_PROFILES.optimized.map((i) => i.name);
+    expect(indexProfileOf(optimized)).toBe('optimized');
+    expect(indexProfileOf([...optimized.map((n) => n.toUpperCase()), 'ix_extra'])).toBe('optimized');
+    expect(indexProfileOf([])).toBe('baseline');
+    expect(indexProfileOf(['ix_unrelated'])).toBe('baseline');
+    expect(indexProfileOf(optimized.slice(0, 3))).toBe(`partial (3 of ${optimized.length} optimized indexes)`);
+  });
+
+  it('refuses --indexes with --shard, naming the command that sets them', async () => {
+    const r = await run(['run', '--db', `sqlite:${join(dir, 'none.db')}`, '--shard', '0/2', '--barrier-file', join(dir, 'b'), '--indexes', 'baseline']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/set it once with mcp-db-bench index --indexes PROFILE\n$/);
+  });
+
+  it('takes --token from MCP_DB_TOKEN, as the server does, and sends it to the --target', async () => {
+    const seen: string[] = [];
+    // a server that refuses everyone: the run fails at once, after showing what it sent
+    const server = createServer((req, res) => {
+      if (req.method === 'POST') seen.push(req.headers.authorization ?? '(none)');
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      const r = await run(['run', '--target', url, '--workloads', 'point-read', '--agents', '1', '--duration', '300ms', '--warmup', '100ms'], { MCP_DB_TOKEN: 's3cret' });
+      expect(r.code, r.stderr).not.toBe(0);
+      expect(seen.length, r.stderr).toBeGreaterThan(0);
+      expect(new Set(seen)).toEqual(new Set(['Bearer s3cret']));
+    } finally {
+      server.close();
+    }
+    expect((await run(['run', '--help'])).stdout).toMatch(/env: MCP_DB_TOKEN/);
+  });
+
+  it('a shard records the index profile it found on the shared database, and merge and the HTML header keep it', async () => {
+    const db = `sqlite:${join(dir, 'shared.db')}`;
+    await seed({ url: db, scale: 0.002, seed: 1, indexes: 'optimized', force: false });
+    const startAt = new Date(Date.now() + 2000).toISOString();
+    const shard = await run(['run', '--db', db, '--workloads', 'point-read', '--agents', '1', '--duration', '300ms', '--warmup', '100ms', '--check-calls', '0', '--shard', '0/1', '--start-at', startAt, '--out', 'shard-0.json']);
+    expect(shard.code, shard.stderr).toBe(0);
+    const file = resultFile.parse(JSON.parse(readFileSync(join(dir, 'shard-0.json'), 'utf8')));
+    expect(file.config.indexes).toEqual(['optimized']);
+    // never re-indexed: its steps are not index rounds
+    expect(file.steps.map((s) => s.indexes)).toEqual([null]);
+    const merged = await run(['merge', 'shard-0.json', '-o', 'merged.json']);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(resultFile.parse(JSON.parse(readFileSync(join(dir, 'merged.json'), 'utf8'))).config.indexes).toEqual(['optimized']);
+    const html = await run(['report', 'merged.json', '--format', 'html']);
+    expect(/data-summary="configuration">([^<]*)</.exec(html.stdout)?.[1]).toMatch(/ · indexes optimized · /);
+  }, 120_000);
+});
 
 describe('mcp-db-bench run', () => {
   const out = join(dir, 'result.json');

@@ -17,8 +17,8 @@ import { type CliRun, runCli } from './support/cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-stages-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[]): Promise<CliRun> {
-  return runCli(args, { cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeoutMs: 60_000 });
+function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  return runCli(args, { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, timeoutMs: 60_000 });
 }
 
 describe('the stage grammar', () => {
@@ -155,9 +155,11 @@ describe('staged runs of the CLI (SQLite)', () => {
 
   it('soak is their preset: it holds the agents (0s:N,DURATION:N) and samples the server memory on the seconds', async () => {
     const args = ['soak', '--agents', '2', '--duration', '2s', '--warmup', '500ms', '--every', '1s', '--workloads', 'point-read', '--scale', '0.002', '--workers', '1'];
-    const r = await run([...args, '--format', 'json']);
+    // its server slowed on purpose (1 ms a call, the test-only delay it inherits): the file says so
+    const r = await run([...args, '--format', 'json'], { MCP_DB_BENCH_TEST_DELAY_MS: '1' });
     expect(r.code, r.stderr).toBe(0);
     const soak = JSON.parse(r.stdout);
+    expect(soak.warnings).toContain('every tool call was delayed 1 ms on purpose (MCP_DB_BENCH_TEST_DELAY_MS): a test run, not a measurement');
     expect(soak.errors).toBe(0);
     expect(soak.calls).toBeGreaterThan(0);
     expect(soak.durationMs).toBe(2000);

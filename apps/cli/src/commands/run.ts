@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, DEFAULT_WORKLOADS, PROFILES, ProfileClient, type PlanTarget, peakTarget, runPlan, stagesDuration, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, type LoadStage, type LoadStages, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
-import type { IndexProfile } from '@mcp-db-bench/dataset';
+import { INDEX_PROFILES, type IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl, TEST_DELAY_ENV } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { request } from 'undici';
@@ -108,7 +108,7 @@ export function runCommand(): Command {
     .addOption(new Option('--sql-arg <name>', 'sql-tool profile: that tool\'s SQL argument').default('sql'))
     .addOption(new Option('--service <name>', 'faucet profile: the Faucet service (database) to use').default('main'))
     .addOption(new Option('--check-calls <n>', 'calls per workload replayed on every target after the run, untimed: answers compared, tokens counted (0: off)').default(30).argParser(parseCount))
-    .addOption(new Option('--token <token>', 'bearer token for --target'))
+    .addOption(new Option('--token <token>', 'bearer token for --target (the servers a run starts itself listen on loopback without one)').env(TOKEN_ENV))
     .addOption(scaleOption('dataset scale when seeding (1 = 2.56 million rows)'))
     .addOption(seedOption('seed for the dataset and the agents'))
     .addOption(
@@ -167,8 +167,8 @@ export function runCommand(): Command {
       const targets = peers.read({ sqlTool: flags.sqlTool, sqlArg: flags.sqlArg, service: flags.service });
       cleanUpOnSignals();
       const result = await run(flags, targets);
-      // the servers inherit the test-only delay (docs/development.md): a file measured with it says so
-      if (Number(process.env[TEST_DELAY_ENV]) > 0 && flags.db !== undefined) result.warnings.push(`every tool call was delayed ${process.env[TEST_DELAY_ENV]} ms on purpose (${TEST_DELAY_ENV}): a test run, not a measurement`);
+      const delayed = testDelayWarning(flags);
+      if (delayed) result.warnings.push(delayed);
       const failed = failedVerifications(result);
       if (failed.length) {
         process.exitCode = 1;
@@ -192,6 +192,17 @@ export function runCommand(): Command {
     });
 }
 
+/**
+ * Our server inherits the test-only delay (docs/development.md) from the environment whenever
+ * the run starts it: on --db and on the default temporary SQLite database alike, never on
+ * another server (--target, --target-cmd). A file measured with it says so.
+ */
+export function testDelayWarning(flags: Pick<RunFlags, 'target' | 'targetCmd'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (flags.target?.length || flags.targetCmd?.length) return undefined;
+  const ms = Number(env[TEST_DELAY_ENV]);
+  return ms > 0 ? `every tool call was delayed ${ms} ms on purpose (${TEST_DELAY_ENV}): a test run, not a measurement` : undefined;
+}
+
 /** What commander cannot check: a word where no argument belongs, and options that need or exclude each other. */
 function checkRunUsage(flags: RunFlags, command: Command): void {
   const parent = command.parent!;
@@ -201,7 +212,8 @@ function checkRunUsage(flags: RunFlags, command: Command): void {
   const given = [flags.db && '--db', flags.target && '--target', flags.targetCmd && '--target-cmd'].filter(Boolean);
   if (given.length > 1) throw new UsageError(`${given.join(' and ')} cannot be used together: benchmark our server on databases (--db), or another server (--target or --target-cmd)`);
   if (flags.profile && flags.db) throw new UsageError('--profile applies to --target or --target-cmd: --db runs are our own server');
-  if (flags.token && !flags.target) throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
+  // MCP_DB_TOKEN may be exported for the user's own servers: only a typed --token without --target is a mistake
+  if (flags.token && !flags.target && command.getOptionValueSource('token') === 'cli') throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
   checkStagesUsage(flags, command);
   checkShardUsage(flags, command);
 }
@@ -217,13 +229,38 @@ function checkShardUsage(flags: RunFlags, command: Command): void {
   if (flags.startAt === undefined && !flags.barrierFile) throw new UsageError('--shard needs --start-at TIME or --barrier-file PATH: the shards must begin together');
   if (flags.startAt !== undefined && flags.barrierFile) throw new UsageError('--start-at and --barrier-file cannot be used together: agree on a time, or on a barrier');
   if (command.getOptionValueSource('indexes') === 'cli') {
-    throw new UsageError('--indexes cannot be used with --shard: shards never re-index the database they share; set it once with mcp-db-bench indexes');
+    throw new UsageError('--indexes cannot be used with --shard: shards never re-index the database they share; set it once with mcp-db-bench index --indexes PROFILE');
   }
   const writes = flags.workloads.filter((name) => WORKLOADS[name]!.writes);
   if (writes.length) throw new UsageError(`--shard cannot run write workloads (${writes.join(', ')}): each shard could verify only its own writes while the others change the same rows`);
   if (flags.stages || flags.rateStages) throw new UsageError(`--shard cannot be used with ${flags.stages ? '--stages' : '--rate-stages'}`);
   if (flags.barrierFile) checkBarrier(flags.barrierFile, flags.shard);
   flags.indexes = [];
+}
+
+/** The server's own variable for its bearer token (docs/server.md), so a job sets it once for both. */
+const TOKEN_ENV = 'MCP_DB_TOKEN';
+
+/**
+ * The index profile a database's secondary indexes make: a shard measures the shared database as
+ * it finds it (never re-indexed), so its file records that, not the profiles a run would switch to.
+ */
+export function indexProfileOf(indexNames: readonly string[]): string {
+  const have = new Set(indexNames.map((name) => name.toLowerCase()));
+  const optimized = INDEX_PROFILES.optimized;
+  const present = optimized.filter((spec) => have.has(spec.name)).length;
+  if (present === optimized.length) return 'optimized';
+  return present === 0 ? 'baseline' : `partial (${present} of ${optimized.length} optimized indexes)`;
+}
+
+async function indexesFound(url: string): Promise<string> {
+  const engine = engineForUrl(url);
+  const { db, close } = await engine.connect(url, { poolSize: 1, inProcess: true });
+  try {
+    return indexProfileOf((await engine.introspect(db)).indexes.map((i) => i.name));
+  } finally {
+    await close();
+  }
 }
 
 /** Agents connected to serve --rate-stages when --agents is not given. */
@@ -273,6 +310,8 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
   const targets: ResultFile['config']['targets'] = [];
   const plan: PlanTarget[] = [];
   const stops: Array<() => unknown> = [];
+  /** --shard: the index profile found on each database, by engine */
+  const found: { name: string; profile: string }[] = [];
   const clientOptions = (protocol: ProtocolChoice) => ({ client: flags.client, protocol, token: flags.token, timeoutMs: 30_000 });
   /** Every era asked for, host era first: one target each, labelled with its era. */
   const eachEra = (
@@ -296,8 +335,10 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
       const engine = engineForUrl(url);
       const first = flags.indexes[0] ?? 'optimized';
       if (flags.shard && engine.oneProcess) throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
-      if (flags.shard) await requireDataset(url);
-      else await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: first }, logLine);
+      if (flags.shard) {
+        await requireDataset(url);
+        found.push({ name: engine.name, profile: await indexesFound(url) });
+      } else await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: first }, logLine);
       // a shard's database is shared: never re-indexed, only read through the driver for the decomposition
       const owned = flags.shard ? { driver: (await ownedDatabase(url, first, logLine)).driver } : await ownedDatabase(url, first, logLine);
       const server = await startServer(url, writes ? ['--allow-writes'] : []);
@@ -352,7 +393,7 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
       client: flags.client,
       scale: dbs.length && !shard ? flags.scale : null,
       seed: flags.seed,
-      indexes: dbs.length ? flags.indexes : [],
+      indexes: shard ? foundIndexes(found) : dbs.length ? flags.indexes : [],
       rate: flags.rate ?? null,
       stages: stages ?? null,
     };
@@ -370,6 +411,12 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
     for (const stop of stops.reverse()) await stop();
     if (tempDir) removeTempDir(tempDir);
   }
+}
+
+/** One profile when the databases agree (or there is one), else each named by its engine. */
+function foundIndexes(found: readonly { name: string; profile: string }[]): string[] {
+  const profiles = [...new Set(found.map((f) => f.profile))];
+  return profiles.length > 1 ? found.map((f) => `${f.name}: ${f.profile}`) : profiles;
 }
 
 function failedVerifications(result: ResultFile) {

@@ -12,6 +12,7 @@ import { workersFor } from '../run/database.js';
 import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../run/interrupt.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
+import { testDelayWarning } from './run.js';
 
 interface SoakFlags {
   db?: string;
@@ -117,7 +118,10 @@ async function soak(flags: SoakFlags) {
       const m = result.steps[0]!;
       // per second: what the server served while its memory was sampled (histograms left to run's result file)
       const intervals = m.intervals.map(({ atMs, agents, calls, errors }) => ({ atMs, agents, calls, errors }));
-      return { samples, calls: m.calls, errors: errorTotal(m), durationMs: m.durationMs, latency: summarize(m.all.histogram), intervals };
+      // soak always starts our server, which inherits the test-only delay: say so, as run does
+      const delayed = testDelayWarning({});
+      const warnings = [...result.warnings, ...(delayed ? [delayed] : [])];
+      return { samples, calls: m.calls, errors: errorTotal(m), durationMs: m.durationMs, latency: summarize(m.all.histogram), intervals, warnings };
     } finally {
       await server.stop();
     }
@@ -151,6 +155,7 @@ function render(r: Awaited<ReturnType<typeof soak>>, flags: SoakFlags): Section[
   const command = `mcp-db-bench soak ${process.argv.slice(3).join(' ')}`.trim();
   const minute = Math.max(1, Math.round(60_000 / flags.every));
   return [
+    ...(r.warnings.length ? [{ title: 'Warnings', head: ['warning'], rows: r.warnings.map((w) => [w]) }] : []),
     {
       title: `Server memory under ${flags.agents} agents (${flags.workloads}), ${flags.workers} worker process(es)`,
       note: `\`${command}\`: ${(r.durationMs / 1000).toFixed(0)} s measured after ${(flags.warmup / 1000).toFixed(0)} s of warm-up; memory of the server and its workers (each process's anonymous pages, plus the shared file pages once)`,

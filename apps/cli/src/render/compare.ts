@@ -1,6 +1,7 @@
 import { decode, merge, summary } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { type ChartSpec, color } from './html/charts.js';
+import { loadStages } from './html/model.js';
 import { esc, htmlDocument, table as htmlTable } from './html/page.js';
 import { callsPerSecond } from './numbers.js';
 import { roundLabel } from './progress.js';
@@ -28,10 +29,12 @@ export interface Change {
   metric: Metric;
   base: number;
   next: number;
-  /** (new − base) / base, in % */
-  changePct: number;
-  /** how much slower new is, in % (negative: faster): −change for calls/s, +change for latency */
-  slowerPct: number;
+  /** (new − base) / base, in %; null when base is 0 and new is not: no percentage exists (see `note`) */
+  changePct: number | null;
+  /** how much slower new is, in % (negative: faster): −change for calls/s, +change for latency; null with changePct */
+  slowerPct: number | null;
+  /** why changePct is null */
+  note?: string;
   baseRange: [number, number];
   nextRange: [number, number];
   marked: boolean;
@@ -64,9 +67,16 @@ function measure(g: Group, metric: Metric): { value: number; perIteration: numbe
   };
 }
 
-/** One metric's change between two step groups, with the noise rule applied. */
+/** Why a change has no percentage: there is nothing to divide by (a base of 0 calls/s, or no call timed). */
+export const FROM_ZERO = 'base is 0: a change from 0 has no percentage, and is never marked';
+
+/**
+ * One metric's change between two step groups, with the noise rule applied. From a base of 0 to
+ * more, no percentage exists (it would be infinite, and JSON has no infinity): it is left out,
+ * with the reason, and the noise rule, which is a percentage, cannot mark it.
+ */
 export function change(metric: Metric, base: { value: number; perIteration: number[] }, next: { value: number; perIteration: number[] }, noisePct: number): Change {
-  const changePct = base.value > 0 ? ((next.value - base.value) / base.value) * 100 : next.value > 0 ? Infinity : 0;
+  const changePct = base.value > 0 ? ((next.value - base.value) / base.value) * 100 : next.value > 0 ? null : 0;
   const baseRange: [number, number] = [Math.min(...base.perIteration), Math.max(...base.perIteration)];
   const nextRange: [number, number] = [Math.min(...next.perIteration), Math.max(...next.perIteration)];
   const apart = nextRange[1] < baseRange[0] || nextRange[0] > baseRange[1];
@@ -75,10 +85,11 @@ export function change(metric: Metric, base: { value: number; perIteration: numb
     base: base.value,
     next: next.value,
     changePct,
-    slowerPct: metric === 'calls/s' ? -changePct : changePct,
+    slowerPct: changePct === null ? null : metric === 'calls/s' ? -changePct : changePct,
+    ...(changePct === null ? { note: FROM_ZERO } : {}),
     baseRange,
     nextRange,
-    marked: Math.abs(changePct) > noisePct && apart,
+    marked: changePct !== null && Math.abs(changePct) > noisePct && apart,
   };
 }
 
@@ -99,21 +110,45 @@ export function compareRuns(base: ResultFile, next: ResultFile, options: { noise
 }
 
 /** Marked changes slower than `thresholdPct`. */
-export function regressions(comparison: Comparison, thresholdPct: number): { row: CompareRow; change: Change }[] {
-  return comparison.rows.flatMap((row) => row.changes.filter((c) => c.marked && c.slowerPct > thresholdPct).map((c) => ({ row, change: c })));
+export function regressions(comparison: Comparison, thresholdPct: number): { row: CompareRow; change: Change & { slowerPct: number } }[] {
+  const slower = (c: Change): c is Change & { slowerPct: number } => c.marked && c.slowerPct !== null && c.slowerPct > thresholdPct;
+  return comparison.rows.flatMap((row) => row.changes.filter(slower).map((c) => ({ row, change: c })));
+}
+
+const BUSY = 'the load generator was busy';
+const DELAYED = /every tool call was delayed (\d+(?:\.\d+)?) ms on purpose/;
+
+/**
+ * What a run's warnings say about its numbers, as facts two runs can differ in: the busy load
+ * generator (its text carries measured figures, so steps are counted), the test-only delay, and
+ * how many others there are.
+ */
+function warningFacts(r: ResultFile): Record<string, string> {
+  const busy = r.warnings.filter((w) => w.includes(BUSY)).length;
+  const delays = [...new Set(r.warnings.flatMap((w) => DELAYED.exec(w)?.[1] ?? []))];
+  const other = r.warnings.filter((w) => !w.includes(BUSY) && !DELAYED.test(w)).length;
+  return {
+    'load generator busy': busy ? `in ${busy} of ${r.steps.length} steps` : 'no',
+    'test delay': delays.length ? `${delays.join(', ')} ms a call (a test run)` : 'none',
+    'other warnings': String(other),
+  };
 }
 
 function differences(base: ResultFile, next: ResultFile): string[] {
   const facts = (r: ResultFile): Record<string, string> => ({
     'dataset scale': String(r.config.scale),
+    agents: r.config.agents.join(', '),
+    'load stages': loadStages(r) ?? 'none',
     'step duration': `${r.config.durationMs / 1000} s`,
     'warm-up': `${r.config.warmupMs / 1000} s`,
+    iterations: String(r.config.iterations),
     client: r.config.client,
     protocol: r.config.protocol,
     'open-loop rate': String(r.config.rate ?? 'closed loop'),
     CPU: `${r.environment.cpuModel} × ${r.environment.cpus}`,
     Node: r.environment.node,
     version: r.tool.version,
+    ...warningFacts(r),
   });
   const a = facts(base);
   const b = facts(next);
@@ -124,14 +159,16 @@ function differences(base: ResultFile, next: ResultFile): string[] {
 // rendering
 
 const value = (metric: Metric, v: number) => (metric === 'calls/s' ? (v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1)) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
-const signed = (pct: number) => (Number.isFinite(pct) ? `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%` : 'new');
+const signed = (pct: number) => `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%`;
 
-/** `slower` or `faster` when marked, `~` (noise) when not. */
-export const verdict = (c: Change) => (!c.marked ? '~' : c.slowerPct > 0 ? 'slower' : 'faster');
+/** `slower` or `faster` when marked, `~` (noise) when not, `from 0` when there is no percentage to judge. */
+export const verdict = (c: Change) => (c.changePct === null ? 'from 0' : !c.marked ? '~' : (c.slowerPct ?? 0) > 0 ? 'slower' : 'faster');
 
 function cell(c: Change | undefined, strong: (s: string) => string): string {
   if (!c) return '–';
-  const text = `${value(c.metric, c.base)} → ${value(c.metric, c.next)} (${signed(c.changePct)})`;
+  const values = `${value(c.metric, c.base)} → ${value(c.metric, c.next)}`;
+  if (c.changePct === null) return `${values} (no %: base 0)`;
+  const text = `${values} (${signed(c.changePct)})`;
   const v = verdict(c);
   return v === '~' ? `${text} ~` : v === 'slower' ? strong(`${text} ▼ slower`) : `${text} ▲ faster`;
 }
@@ -139,9 +176,11 @@ function cell(c: Change | undefined, strong: (s: string) => string): string {
 export function headline(c: Comparison): string {
   const all = c.rows.flatMap((r) => r.changes);
   const marked = all.filter((x) => x.marked);
-  const slower = marked.filter((x) => x.slowerPct > 0).length;
+  const slower = marked.filter((x) => (x.slowerPct ?? 0) > 0).length;
+  const fromZero = all.filter((x) => x.changePct === null).length;
   return (
     `${marked.length} of ${all.length} changes beyond noise (${slower} slower, ${marked.length - slower} faster). ` +
+    (fromZero ? `${fromZero} from a base of 0 have no percentage and are not judged. ` : '') +
     `Noise rule: marked when |change| > ${c.noisePct}% and the per-iteration ranges do not overlap (iterations: base ${c.iterations.base}, new ${c.iterations.next}); ~ = within noise.`
   );
 }

@@ -64,7 +64,27 @@ export function reportModel(runs: readonly Run[]): ReportModel {
     tokenSection(runs),
     errorSection(ctx),
   ].filter((s): s is ReportSection => s !== undefined && s.blocks.length > 0);
-  return { runs: runs.map(runSummary), sections };
+  return { runs: runs.map(runSummary), sections: uniqueChartIds(sections) };
+}
+
+/**
+ * Chart ids are slugs of free text (run labels, target rounds), and slugs of different texts can
+ * be equal (`Main` and `main`, `run (2)` and `run-2`, any two non-ASCII labels): a second chart
+ * with the same id would draw into the first one's slot. A repeat gets its chart's position on
+ * the page, so no two ids are equal; the first keeps its readable id.
+ */
+export function uniqueChartIds(sections: readonly ReportSection[]): ReportSection[] {
+  const taken = new Set<string>();
+  let position = 0;
+  const unique = (chart: ChartSpec): ChartSpec => {
+    position++;
+    const base = chart.id || 'chart';
+    let id = base;
+    for (let n = position; taken.has(id); n++) id = `${base}-${n}`;
+    taken.add(id);
+    return id === chart.id ? chart : { ...chart, id };
+  };
+  return sections.map((s) => ({ ...s, blocks: s.blocks.map((b) => (b.chart ? { ...b, chart: unique(b.chart) } : b)) }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -324,6 +344,17 @@ export function timeline(steps: readonly StepResult[]): { points: TimelinePoint[
   return { points, markers };
 }
 
+/**
+ * Where each step begins, for runs overlaid on one timeline: the runs' markers once when they all
+ * begin the same steps at the same seconds, else every run's own, named by its run (steps of
+ * another duration, or another sweep, begin elsewhere: one run's lines would mislabel the other's).
+ */
+export function timelineMarkers(lines: readonly { name: (text: string) => string; markers: readonly { x: number; label: string }[] }[]): { x: number; label: string }[] {
+  const first = JSON.stringify(lines[0]?.markers ?? []);
+  if (lines.every((l) => JSON.stringify(l.markers) === first)) return [...(lines[0]?.markers ?? [])];
+  return lines.flatMap((l) => l.markers.map((m) => ({ x: m.x, label: l.name(m.label) }))).sort((a, b) => a.x - b.x);
+}
+
 function timelineSection(ctx: Context): ReportSection {
   const rounds = [...new Set(ctx.runs.flatMap((r) => r.result.steps.map(roundLabel)))];
   const blocks = rounds.map((round): Block => {
@@ -381,7 +412,7 @@ function timelineSection(ctx: Context): ReportSection {
         ],
         series,
         data,
-        markers: lines[0]?.markers ?? [],
+        markers: timelineMarkers(lines.map((l) => ({ name: (text: string) => ctx.name(l.run, text), markers: l.markers }))),
       },
       table: { head: ['step', 'agents', 'iteration', 'calls/s', 'per-second range', 'p99 ms', 'errors'], rows },
     };
@@ -389,7 +420,7 @@ function timelineSection(ctx: Context): ReportSection {
   return {
     id: 'timeline',
     title: 'Over time',
-    note: 'Each step’s measured seconds, one after another (warm-ups left out): calls/s in each 1-second interval and that interval’s p99. A vertical line marks where a step begins. With load stages, the agents of each interval (and, ramping a rate, the calls/s intended) are stepped lines.',
+    note: 'Each step’s measured seconds, one after another (warm-ups left out): calls/s in each 1-second interval and that interval’s p99. A vertical line marks where a step begins (overlaid runs whose steps begin apart: each run’s own lines, named by its run). With load stages, the agents of each interval (and, ramping a rate, the calls/s intended) are stepped lines.',
     blocks,
   };
 }
