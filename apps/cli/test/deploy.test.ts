@@ -265,7 +265,7 @@ describe('deploy/kubernetes against the real programs', () => {
 
 /**
  * The jobs' own commands, end to end on this machine: the seed job's, then one shard of the
- * bench job's (its args with the Secret example's token, shard 0 of 1, a short duration) against
+ * bench job's (its args and variables with the Secret example's token, shard 0 of 1, a short duration) against
  * a server started with server.yaml's token and session key, then the merge job's line.
  */
 describe('deploy/kubernetes jobs, run here', () => {
@@ -292,7 +292,8 @@ describe('deploy/kubernetes jobs, run here', () => {
       args[at('--target')] = server.endpoint;
       args[at('--duration')] = '1s';
       args[at('--agents')] = '2';
-      const ran = await runCli([...args, '--warmup', '100ms'], { timeoutMs: 120_000 });
+      // the job's variables reach the command too: run reads MCP_DB_TOKEN itself
+      const ran = await runCli([...args, '--warmup', '100ms'], { env: { ...process.env, ...values }, timeoutMs: 120_000 });
       expect(ran.code, ran.stderr).toBe(0);
       expect(existsSync(join(dir, 'shard-0.json'))).toBe(true);
     } finally {
