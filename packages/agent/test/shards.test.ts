@@ -137,6 +137,9 @@ describe('merge refuses files that are not one run', () => {
     );
     const later = shard(1, { shard: { index: 1, count: 2, runId: 'run-c', startAt: '2026-01-01T00:00:00.000Z' } });
     expect(() => mergeShards([shard(0), later])).toThrow(/their run ids differ/);
+    // one --run-id given to two runs: the start instants tell them apart
+    const reused = shard(1, { shard: { index: 1, count: 2, runId: 'run-a', startAt: '2026-01-02T00:00:00.000Z' } });
+    expect(() => mergeShards([shard(0), reused])).toThrow('they began at different instants (2026-01-02T00:00:00.000Z and 2026-01-01T00:00:00.000Z): a --run-id used for two runs?');
   });
 
   it('a shard given twice, a missing shard, a file that is no shard, and an already merged file', () => {

@@ -57,8 +57,16 @@ function checkShards(files: readonly ShardFile[]): Shard[] {
   const ref = shards[0]!;
   for (const s of shards.slice(1)) {
     const differ = configDifferences(ref.result.config, s.result.config);
-    if (s.runId !== ref.runId || differ.length > 0 || s.count !== ref.count) {
-      const why = differ.length > 0 ? `configurations differ in ${differ.join(', ')}` : s.count !== ref.count ? `one has ${s.count} shards, the other ${ref.count}` : 'their run ids differ (another --run-id or start instant)';
+    const [began, refBegan] = [s.result.config.shard!.startAt, ref.result.config.shard!.startAt];
+    if (s.runId !== ref.runId || differ.length > 0 || s.count !== ref.count || began !== refBegan) {
+      const why =
+        differ.length > 0
+          ? `configurations differ in ${differ.join(', ')}`
+          : s.count !== ref.count
+            ? `one has ${s.count} shards, the other ${ref.count}`
+            : s.runId !== ref.runId
+              ? 'their run ids differ (another --run-id or start instant)'
+              : `they began at different instants (${began} and ${refBegan}): a --run-id used for two runs?`;
       throw new MergeError(`${s.name} (shard ${s.index} of run ${s.runId}) is from another run than ${ref.name} (shard ${ref.index} of run ${ref.runId}): ${why}`);
     }
   }
