@@ -159,7 +159,7 @@ export function runCommand(): Command {
         'mcp-db-bench run --target-cmd "npx @modelcontextprotocol/server-postgres $PG_URL" --profile sql-tool:postgres --sql-tool query --sql-arg sql',
         'mcp-db-bench run --stages 5s:1,2s:16,5s:16,2s:1 --workloads point-read',
         'mcp-db-bench run --rate-stages 10s:100,30s:1000,10s:0 --agents 32 --workloads point-read',
-        'mcp-db-bench run --target http://db-mcp:8080/mcp --shard 0/4 --start-at 2026-01-01T12:00:00Z --agents 64 --rate 8000 --out shard-0.json',
+        'AT=$(date -u -d +2min +%FT%TZ); mcp-db-bench run --target http://db-mcp:8080/mcp --shard 0/4 --start-at $AT --agents 64 --rate 8000 --out shard-0.json',
       ),
     )
     .action(async (flags: RunFlags, command: Command) => {
