@@ -6,7 +6,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkTargets, createClient, PROFILES, type Profile, ProfileClient, WORKLOADS } from '@mcp-db-bench/agent';
+import { checkTargets, createClient, type McpClient, PROFILES, type Profile, ProfileClient, SimAgent, WORKLOADS } from '@mcp-db-bench/agent';
+import { Random } from '@mcp-db-bench/contract';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
@@ -168,6 +169,55 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
     // the calls it did not tamper with still agree
     expect(filtered).toMatchObject({ workload: 'filtered', mismatches: 0 });
   });
+
+  /** DBHub's lean client, every call it is sent counted by tool. */
+  const countedDbhub = (calls: string[]) => {
+    const peer = createClient({ kind: 'http', url: dbhub.url }, { client: 'lean', protocol: 'legacy' });
+    const counted: McpClient = {
+      open: () => peer.open(),
+      listTools: () => peer.listTools(),
+      close: () => peer.close(),
+      callTool: (name, args) => {
+        calls.push(name);
+        return peer.callTool(name, args);
+      },
+    };
+    return new ProfileClient(PROFILES.dbhub!, counted);
+  };
+
+  it('starts an agent session on DBHub with what an agent would spend: one listing, one search per table described', async () => {
+    const calls: string[] = [];
+    const client = countedDbhub(calls);
+    try {
+      const agent = new SimAgent(client, new Random(1));
+      await agent.init(['customers', 'orders', 'order_items']);
+      // list_tables, a full search per described table, the foreign keys once: as our server's 1 + 3 calls, plus the catalog query
+      expect([...calls].sort()).toEqual(['execute_sql', 'search_objects', 'search_objects', 'search_objects', 'search_objects']);
+      expect(agent.tables.get('orders')?.foreignKeys.map((f) => f.table)).toContain('customers');
+      // a new session discovers again, as a new agent would
+      calls.length = 0;
+      await agent.init(['orders']);
+      expect([...calls].sort()).toEqual(['execute_sql', 'search_objects', 'search_objects']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('counts DBHub’s answers as it sent them: its indented JSON text, not our re-serialisation', async () => {
+    const client = countedDbhub([]);
+    const seen: string[] = [];
+    client.tap((kind, text) => kind === 'call' && seen.push(text));
+    try {
+      await new SimAgent(client, new Random(1)).init(['customers']);
+      seen.length = 0;
+      await client.callTool('get', { table: 'customers', key: 1 });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatch(/^\{\n {2}"success": true,\n/);
+      expect(JSON.parse(seen[0]!).data.statements[0].rows).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('the sql-tool profile: a server with one raw-SQL tool', () => {
@@ -219,6 +269,16 @@ describe('profile usage errors', () => {
     expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'dbhub', '--profile', 'ours'])).toMatch(/two profiles \(dbhub, ours\) for one target/);
     expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'nope'])).toMatch(/unknown profile nope; profiles: ours, dbhub, faucet, sql-tool/);
     expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'sql-tool'])).toMatch(/sql-tool needs the engine: --profile sql-tool:ENGINE/);
+  });
+
+  it('an engine for a profile that reads none, an empty one, and a profile flag no target’s profile reads', async () => {
+    const target = ['--target', 'http://127.0.0.1:1/mcp'];
+    expect(await failure(['run', ...target, '--profile', 'ours:postgres'])).toMatch(/^.*--profile ours:postgres: ours takes no engine \(only dbhub, sql-tool do\)/m);
+    expect(await failure(['run', ...target, '--profile', 'faucet:sqlite'])).toMatch(/--profile faucet:sqlite: faucet takes no engine/);
+    expect(await failure(['run', ...target, '--profile', 'dbhub:'])).toMatch(/--profile dbhub:: name the engine after the colon/);
+    expect(await failure(['run', ...target, '--profile', 'dbhub', '--sql-tool', 'query'])).toMatch(/--sql-tool is for the sql-tool profile, and no --target uses it/);
+    expect(await failure(['run', ...target, '--sql-arg', 'text'])).toMatch(/--sql-arg is for the sql-tool profile, and no --target uses it/);
+    expect(await failure(['run', ...target, '--profile', 'ours', '--service', 'main'])).toMatch(/--service is for the faucet profile, and no --target uses it/);
   });
 });
 

@@ -121,7 +121,7 @@ const MATRIX = (['lean', 'sdk'] as const).flatMap((client) =>
 
 describe.each(MATRIX)('$client client over $transport, protocol $protocol', ({ client, transport, protocol }) => {
   let mcp: McpClient;
-  let opened: { era: Era; protocolVersion: string };
+  let opened: { era: Era; protocolVersion: string; instructions?: string };
 
   beforeAll(async () => {
     mcp = createClient(transport === 'http' ? httpTarget() : stdioTarget(), { client, protocol, timeoutMs: 15_000 });
@@ -133,7 +133,8 @@ describe.each(MATRIX)('$client client over $transport, protocol $protocol', ({ c
 
   it('opens in the expected era', () => {
     const era = EXPECTED_ERA[protocol];
-    expect(opened).toEqual({ era, protocolVersion: EXPECTED_VERSION[era] });
+    // initialize's (or server/discover's) instructions too: hosts hand them to the model, so the token count reads them
+    expect(opened).toEqual({ era, protocolVersion: EXPECTED_VERSION[era], instructions: expect.stringMatching(/^Read-only access to one relational database/) });
   });
 
   it('lists the server tools', async () => {
@@ -147,6 +148,8 @@ describe.each(MATRIX)('$client client over $transport, protocol $protocol', ({ c
     expect(result).toEqual({
       isError: false,
       data: { columns: ['id', 'label'], rows: [{ id: 2, label: 'two' }, { id: 4, label: 'four' }], truncated: false, next_cursor: null },
+      // the content blocks as sent, for the token count to read as the model would
+      content: [{ type: 'text', text: expect.stringMatching(/^\{"columns":\["id","label"\],"rows":\[/) }],
     });
     // Again, on the same connection/process: the cached shapes and the id counter hold up.
     const again = await mcp.callTool('query', { table: 'items', filter: { column: 'id', op: '=', value: 3 } });
@@ -381,7 +384,7 @@ describe('lean HTTP client against a 2025-only server', () => {
     const mcp = new LeanHttpClient({ url: fake.url, protocol: 'auto' });
     expect(await mcp.open()).toEqual({ era: 'legacy', protocolVersion: '2025-06-18' });
     expect(await mcp.listTools()).toEqual([{ name: 'echo', description: undefined, inputSchema: { type: 'object' } }]);
-    expect(await mcp.callTool('echo', {})).toEqual({ isError: false, data: { echoed: true } });
+    expect(await mcp.callTool('echo', {})).toEqual({ isError: false, data: { echoed: true }, content: [{ type: 'text', text: '{"echoed":true}' }] });
     await mcp.close();
 
     expect(fake.seen.map((s) => s.rpcMethod ?? s.httpMethod)).toEqual([

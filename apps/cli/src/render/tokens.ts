@@ -9,7 +9,7 @@ export function tokenSection(result: ResultFile): Section {
   const tokens = result.tokens ?? [];
   return {
     title: 'Token cost: what each server sends the agent’s model',
-    note: tokens[0] ? `tokenizer ${tokens[0].tokenizer}; tools/list as hosts pass it (name, description, input schema); session start = tools/list + discovery answers` : undefined,
+    note: tokens[0] ? `tokenizer ${tokens[0].tokenizer}; tools/list as hosts pass it (name, description, input schema); session start = initialize’s instructions + tools/list + discovery answers` : undefined,
     head: ['target', 'tools/list bytes', 'tools/list tokens', 'session start bytes', 'session start tokens'],
     rows: tokens.map((t) => [t.target, count(t.toolsList.bytes), count(t.toolsList.tokens), count(t.sessionStart.bytes), count(t.sessionStart.tokens)]),
   };

@@ -3,7 +3,7 @@
  * each followed by its own `--profile NAME[:ENGINE]` (pairs by position: a profile applies to
  * the target before it; a target without one is our own server's, `ours`).
  */
-import { PROFILES, type Profile, type ProfileOptions, type Target } from '@mcp-db-bench/agent';
+import { PROFILES, type Profile, type ProfileOption, type ProfileOptions, type Target } from '@mcp-db-bench/agent';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 
@@ -21,6 +21,31 @@ interface Entry {
   target: Target;
   url: string | null;
   profile?: string;
+}
+
+/** The shared flags that set a profile option, by the option's name (commander's attribute name too). */
+const FLAGS: Partial<Record<ProfileOption, string>> = { sqlTool: '--sql-tool', sqlArg: '--sql-arg', service: '--service' };
+
+/** The profiles that read an option, for the message that names them. */
+const readers = (option: ProfileOption) =>
+  Object.values(PROFILES)
+    .filter((p) => p.takes?.includes(option))
+    .map((p) => p.name);
+
+/** A usage problem with what was given for one target's profile: an engine it does not read. */
+function engineProblem(given: string, profile: Profile, engine: string | undefined): string | undefined {
+  if (engine === undefined) return undefined;
+  if (!profile.takes?.includes('engine')) return `--profile ${given}: ${profile.name} takes no engine (only ${readers('engine').join(', ')} do)`;
+  return engine === '' ? `--profile ${given}: name the engine after the colon, or leave the colon out` : undefined;
+}
+
+/** A shared flag given on the command line that no target's profile reads: it would be silently ignored. */
+function unusedFlag(command: Command, used: readonly PeerTarget[]): string | undefined {
+  for (const [option, flag] of Object.entries(FLAGS) as [ProfileOption, string][]) {
+    if (command.getOptionValueSource(option) !== 'cli' || used.some((t) => t.profile.takes?.includes(option))) continue;
+    return `${flag} is for the ${readers(option).join(', ')} profile, and no --target uses it`;
+  }
+  return undefined;
 }
 
 /** Records --target, --target-cmd and --profile in the order they were given; `read` pairs and checks them. */
@@ -41,15 +66,20 @@ export function trackTargets(command: Command): { read(shared: Omit<ProfileOptio
     last.profile = name;
   });
   return {
-    read: (shared) =>
-      entries.map((entry) => {
-        const [name = 'ours', engine] = (entry.profile ?? 'ours').split(':');
+    read: (shared) => {
+      const targets = entries.map((entry) => {
+        const given = entry.profile ?? 'ours';
+        const [name = 'ours', engine] = given.split(':');
         const profile = PROFILES[name];
         if (!profile) throw new UsageError(`unknown profile ${name}; profiles: ${Object.keys(PROFILES).join(', ')}`);
         const options = { ...shared, engine };
-        const problem = profile.check?.(options);
+        const problem = engineProblem(given, profile, engine) ?? profile.check?.(options);
         if (problem) throw new UsageError(problem);
         return { target: entry.target, url: entry.url, profile, given: entry.profile, options };
-      }),
+      });
+      const unused = unusedFlag(command, targets);
+      if (unused) throw new UsageError(unused);
+      return targets;
+    },
   };
 }

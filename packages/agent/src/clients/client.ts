@@ -16,11 +16,16 @@ export interface ToolCallResult {
   isError: boolean;
   /** structuredContent when present, else the first text block parsed as JSON, else the text */
   data: unknown;
+  /**
+   * the result's `content` blocks as received: a reference kept, never read on the timed path;
+   * the token count reads the text the host would hand its model from it (`answerTexts`)
+   */
+  content?: unknown;
 }
 
 export interface McpClient {
   /** Starts the session: `server/discover` (modern) or initialize + initialized (legacy). */
-  open(): Promise<{ era: Era; protocolVersion: string }>;
+  open(): Promise<{ era: Era; protocolVersion: string; instructions?: string }>;
   listTools(): Promise<ToolInfo[]>;
   callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult>;
   close(): Promise<void>;

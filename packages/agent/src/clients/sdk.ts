@@ -39,7 +39,7 @@ export class SdkClient implements McpClient {
     this.#requestOptions = timeout > 0 ? { timeout } : {};
   }
 
-  async open(): Promise<{ era: Era; protocolVersion: string }> {
+  async open(): Promise<{ era: Era; protocolVersion: string; instructions?: string }> {
     // The SDK negotiates inside connect(): opening again means a new session on a new transport.
     await this.close();
     const client = new Client(this.#options.clientInfo ?? DEFAULT_CLIENT_INFO, clientOptions(this.#options.protocol));
@@ -52,7 +52,7 @@ export class SdkClient implements McpClient {
     this.#client = client;
     const protocolVersion = client.getNegotiatedProtocolVersion() ?? '';
     const era = client.getProtocolEra() ?? 'legacy';
-    return { era, protocolVersion };
+    return { era, protocolVersion, instructions: client.getInstructions() || undefined };
   }
 
   async listTools(): Promise<ToolInfo[]> {

@@ -6,6 +6,7 @@ import {
   DEFAULT_CLIENT_INFO,
   discoverOffersModern,
   initializeParams,
+  instructionsOf,
   isLegacySignal,
   legacyVersionOf,
   modernMetaFragment,
@@ -51,7 +52,7 @@ export class Session<R> implements McpClient {
     this.#meta = modernMetaFragment(this.#clientInfo);
   }
 
-  async open(): Promise<{ era: Era; protocolVersion: string }> {
+  async open(): Promise<{ era: Era; protocolVersion: string; instructions?: string }> {
     this.#setEra(undefined);
     const transport = this.#transport;
     transport.begin();
@@ -60,7 +61,7 @@ export class Session<R> implements McpClient {
         const result = await this.#request('server/discover', transport.route('modern', 'server/discover'), this.#modernParams(''));
         if (discoverOffersModern(result)) {
           this.#setEra('modern');
-          return { era: 'modern', protocolVersion: MODERN_REVISION };
+          return { era: 'modern', protocolVersion: MODERN_REVISION, instructions: instructionsOf(result) };
         }
         if (this.#protocol === 'modern') {
           throw new McpCallError('protocol', `server does not offer ${MODERN_REVISION}: ${JSON.stringify(result.supportedVersions)}`);
@@ -75,7 +76,7 @@ export class Session<R> implements McpClient {
     transport.negotiated(version);
     await transport.notify('{"jsonrpc":"2.0","method":"notifications/initialized"}', transport.route('legacy', 'notifications/initialized'));
     this.#setEra('legacy');
-    return { era: 'legacy', protocolVersion: version };
+    return { era: 'legacy', protocolVersion: version, instructions: instructionsOf(result) };
   }
 
   async listTools(): Promise<ToolInfo[]> {

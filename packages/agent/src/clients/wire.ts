@@ -98,18 +98,33 @@ export function toTools(result: Record<string, unknown>, into: ToolInfo[]): stri
   return typeof next === 'string' && next !== '' ? next : undefined;
 }
 
-/** structuredContent when present (no second parse), else the first text block as JSON, else the text. */
+/** structuredContent when present (no second parse), else the first text block as JSON, else the text; the content blocks kept as they came. */
 export function toToolCallResult(result: Record<string, unknown>): ToolCallResult {
   const isError = result.isError === true;
-  if (result.structuredContent !== undefined) return { isError, data: result.structuredContent };
   const content = result.content;
+  if (result.structuredContent !== undefined) return { isError, data: result.structuredContent, content };
   if (Array.isArray(content)) {
     for (const block of content as { type?: unknown; text?: unknown }[]) {
-      if (block?.type === 'text' && typeof block.text === 'string') return { isError, data: parseOrText(block.text) };
+      if (block?.type === 'text' && typeof block.text === 'string') return { isError, data: parseOrText(block.text), content };
     }
   }
-  return { isError, data: undefined };
+  return { isError, data: undefined, content };
 }
+
+/**
+ * A result as the peer sent it to the host's model: its text blocks as received (indented JSON
+ * stays indented), or its structured content when it sent no text. Untimed only: the token count.
+ */
+export function answerTexts(result: ToolCallResult): string[] {
+  const texts = Array.isArray(result.content)
+    ? (result.content as { type?: unknown; text?: unknown }[]).flatMap((b) => (b?.type === 'text' && typeof b.text === 'string' ? [b.text] : []))
+    : [];
+  if (texts.length) return texts;
+  return result.data === undefined ? [] : [typeof result.data === 'string' ? result.data : JSON.stringify(result.data)];
+}
+
+/** initialize's (or server/discover's) `instructions`, which hosts hand to the model. */
+export const instructionsOf = (result: Record<string, unknown>): string | undefined => (typeof result.instructions === 'string' && result.instructions !== '' ? result.instructions : undefined);
 
 function parseOrText(text: string): unknown {
   const first = text.charCodeAt(0);

@@ -2,6 +2,8 @@
  * DBHub (`@bytebase/dbhub`): `search_objects` lists tables and their columns, row counts and
  * primary key; everything else is SQL through `execute_sql`, written for the engine behind it
  * (`--profile dbhub:postgres`; without one, the engine DBHub names in its tool description).
+ * With several sources DBHub names its tools per source (`execute_sql_<id>`): the profile
+ * drives the first it lists.
  */
 import type { DescribeTableOutput } from '@mcp-db-bench/contract';
 import type { McpClient, ToolInfo } from '../clients/client.js';
@@ -22,6 +24,29 @@ interface SearchTable {
   indexes?: { columns: string[]; primary: boolean }[];
 }
 
+/**
+ * The engine DBHub names in execute_sql's description: "Execute SQL queries on the sqlite
+ * database", or with several sources "... on the 'id' postgres database" (after the source's own
+ * description, if it has one, and before " [READ-ONLY MODE]" or a row-limit note).
+ */
+export function dbhubEngine(description: string): string | undefined {
+  return /Execute SQL queries on the (?:'.*' )?(\w+) database/s.exec(description)?.[1]?.toLowerCase();
+}
+
+/** DBHub's SQL tool and the search tool of the same source: unsuffixed with one source, `_<id>` with several. */
+export function dbhubTools(list: readonly ToolInfo[]): { sql: ToolInfo; search: string } | undefined {
+  const sql = list.find((t) => t.name === 'execute_sql') ?? list.find((t) => t.name.startsWith('execute_sql_'));
+  return sql && { sql, search: `search_objects${sql.name.slice('execute_sql'.length)}` };
+}
+
+/** Why there is no dialect: the engine unnamed and undetected, or one the profile has no SQL for. */
+export function dbhubNoDialect(engine: string | undefined): string {
+  const known = Object.keys(DIALECTS).join(', ');
+  return engine
+    ? `dbhub: the database behind DBHub is ${engine}, which this profile does not support (it writes SQL for ${known})`
+    : `dbhub: the engine is unknown (DBHub did not name it in execute_sql's description): name it as --profile dbhub:ENGINE, one of ${known}`;
+}
+
 export const dbhub: Profile = {
   name: 'dbhub',
   summary: 'DBHub: search_objects for discovery, execute_sql with SQL written per engine',
@@ -33,9 +58,13 @@ export const dbhub: Profile = {
     sql: 'dbhub: its execute_sql is not our sql tool',
     echo: 'dbhub: no echo tool',
   },
-  check: (options) => (options.engine && !DIALECTS[options.engine] ? `dbhub: unknown engine ${options.engine}; engines: ${Object.keys(DIALECTS).join(', ')}` : undefined),
+  takes: ['engine'],
+  check: (options) => (options.engine !== undefined && !DIALECTS[options.engine] ? `dbhub: unknown engine ${options.engine}; engines: ${Object.keys(DIALECTS).join(', ')}` : undefined),
   translate(peer: McpClient, options: ProfileOptions): Translation {
     let dialect: SqlDialect | undefined = options.engine ? DIALECTS[options.engine] : undefined;
+    /** the engine DBHub named, when it is one without a dialect */
+    let named: string | undefined;
+    let tools = { sql: 'execute_sql', search: 'search_objects' };
     const call = async <T>(tool: string, args: Record<string, unknown>): Promise<T | { error: string }> => {
       const result = await peer.callTool(tool, args);
       const answer = result.data as DbhubAnswer<T>;
@@ -43,18 +72,18 @@ export const dbhub: Profile = {
       return answer.data as T;
     };
     const run: RunSql = async (sql) => {
-      const r = await call<{ statements: { rows: Rows }[] }>('execute_sql', { sql });
+      const r = await call<{ statements: { rows: Rows }[] }>(tools.sql, { sql });
       return 'error' in r ? r : { rows: r.statements[0]?.rows ?? [] };
     };
     const search = async (args: Record<string, unknown>) => {
-      const r = await call<{ results: SearchTable[] }>('search_objects', { object_type: 'table', limit: 1000, ...args });
-      if ('error' in r) throw new Error(`dbhub search_objects failed: ${r.error}`);
+      const r = await call<{ results: SearchTable[] }>(tools.search, { object_type: 'table', limit: 1000, ...args });
+      if ('error' in r) throw new Error(`dbhub ${tools.search} failed: ${r.error}`);
       return r.results;
     };
-    const tools = sqlTools(
+    const translation = sqlTools(
       run,
       () => {
-        if (!dialect) throw new Error('dbhub: the engine is unknown: name it as --profile dbhub:ENGINE');
+        if (!dialect) throw new Error(dbhubNoDialect(named));
         return dialect;
       },
       {
@@ -72,11 +101,14 @@ export const dbhub: Profile = {
       },
     );
     return {
-      tools,
+      ...translation,
       listed(list: readonly ToolInfo[]) {
-        // "Execute SQL queries on the sqlite database"
-        const named = /on the (\w+) database/i.exec(list.find((t) => t.name === 'execute_sql')?.description ?? '')?.[1]?.toLowerCase();
-        dialect ??= named ? DIALECTS[named] : undefined;
+        const found = dbhubTools(list);
+        if (!found) return;
+        tools = { sql: found.sql.name, search: found.search };
+        const engine = dbhubEngine(found.sql.description ?? '');
+        dialect ??= engine ? DIALECTS[engine] : undefined;
+        named = engine;
       },
     };
   },

@@ -5,6 +5,7 @@
  */
 import type { ToolName } from '@mcp-db-bench/contract';
 import type { McpClient, ToolCallResult, ToolInfo } from '../clients/client.js';
+import { answerTexts } from '../clients/wire.js';
 
 /** What a profile may need to be told about its target: `--profile NAME:ENGINE`, `--sql-tool`, `--sql-arg`, `--service`. */
 export interface ProfileOptions {
@@ -17,6 +18,9 @@ export interface ProfileOptions {
   service?: string;
 }
 
+/** An option of `ProfileOptions`: a profile names those it reads, and the CLI refuses the others. */
+export type ProfileOption = keyof ProfileOptions;
+
 /** One of our tool calls, answered through the peer's tools. */
 export type Handler = (args: Record<string, unknown>) => Promise<ToolCallResult>;
 
@@ -26,6 +30,8 @@ export interface Translation {
   tools: Partial<Record<ToolName, Handler>>;
   /** the peer's tools were listed (some profiles learn the engine from them) */
   listed?(tools: readonly ToolInfo[]): void;
+  /** a new session began on the peer: forget what the last one discovered, as a new agent would */
+  opened?(): void;
 }
 
 export interface Profile {
@@ -34,14 +40,20 @@ export interface Profile {
   summary: string;
   /** our tools it cannot serve, with the reason the report gives for skipping what needs them */
   cannot: Partial<Record<ToolName, string>>;
+  /** the options it reads (none when left out): giving it any other is a usage error */
+  takes?: readonly ProfileOption[];
   /** a usage problem with these options, or undefined */
   check?(options: ProfileOptions): string | undefined;
   /** undefined: identity (our own server) */
   translate?(peer: McpClient, options: ProfileOptions): Translation;
 }
 
-/** A sink for every raw answer the peer sent (tools/list and tool results), as the host model would read it. */
-export type RawSink = (kind: 'tools' | 'call', text: string) => void;
+/**
+ * A sink for what the peer sent that a host hands to its model: initialize's `instructions`,
+ * the tools of tools/list (name, description, input schema) and each tool result's text as
+ * received (its structured content when it sent no text).
+ */
+export type RawSink = (kind: 'instructions' | 'tools' | 'call', text: string) => void;
 
 /** A tool-level failure in our shape (`{ error: { code, message } }`), so runs count it as `tool:<code>`. */
 export function toolError(code: string, message: string): ToolCallResult {
@@ -71,7 +83,15 @@ export class ProfileClient implements McpClient {
   }
 
   open() {
-    return this.peer.open();
+    // untapped and nothing to forget (our own server): the peer's open, not one await more
+    return this.#sink || this.#translation?.opened ? this.#open() : this.peer.open();
+  }
+
+  async #open() {
+    const opened = await this.peer.open();
+    if (opened.instructions) this.#sink?.('instructions', opened.instructions);
+    this.#translation?.opened?.();
+    return opened;
   }
 
   async listTools(): Promise<ToolInfo[]> {
@@ -87,7 +107,7 @@ export class ProfileClient implements McpClient {
   async callTool(name: string, args: Record<string, unknown>) {
     if (!this.#translation) {
       const result = await this.peer.callTool(name, args);
-      this.#sink?.('call', JSON.stringify(result.data));
+      if (this.#sink) this.#drain(this.#sink, result);
       return result;
     }
     const handler = this.#translation.tools[name as ToolName];
@@ -107,9 +127,14 @@ export class ProfileClient implements McpClient {
       close: () => this.peer.close(),
       callTool: async (name, args) => {
         const result = await this.peer.callTool(name, args);
-        this.#sink?.('call', JSON.stringify(result.data));
+        if (this.#sink) this.#drain(this.#sink, result);
         return result;
       },
     };
+  }
+
+  /** The answer as the peer sent it; only when tapped, so timed calls pay nothing for it. */
+  #drain(sink: RawSink, result: ToolCallResult): void {
+    for (const text of answerTexts(result)) sink('call', text);
   }
 }

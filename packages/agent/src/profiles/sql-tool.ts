@@ -6,7 +6,7 @@
 import type { McpClient } from '../clients/client.js';
 import { DIALECTS } from './dialects/index.js';
 import type { Profile, ProfileOptions, Translation } from './profile.js';
-import { type Rows, sqlTools } from './sql.js';
+import { type Rows, type RunSql, sqlTools } from './sql.js';
 
 export const sqlTool: Profile = {
   name: 'sql-tool',
@@ -19,20 +19,20 @@ export const sqlTool: Profile = {
     sql: 'sql-tool: not our sql tool',
     echo: 'sql-tool: no echo tool',
   },
+  takes: ['engine', 'sqlTool', 'sqlArg'],
   check: (options) =>
     !options.engine || !DIALECTS[options.engine] ? `sql-tool needs the engine: --profile sql-tool:ENGINE, one of ${Object.keys(DIALECTS).join(', ')}` : undefined,
   translate(peer: McpClient, options: ProfileOptions): Translation {
     const dialect = DIALECTS[options.engine!]!;
     const tool = options.sqlTool ?? 'query';
     const arg = options.sqlArg ?? 'sql';
-    return {
-      tools: sqlTools(async (sql) => {
-        const result = await peer.callTool(tool, { [arg]: sql });
-        if (result.isError) return { error: typeof result.data === 'string' ? result.data : JSON.stringify(result.data).slice(0, 300) };
-        const data = result.data as Rows | { rows?: Rows };
-        const rows = Array.isArray(data) ? data : data?.rows;
-        return Array.isArray(rows) ? { rows } : { error: `${tool} answered no rows: ${JSON.stringify(result.data).slice(0, 200)}` };
-      }, () => dialect),
+    const run: RunSql = async (sql) => {
+      const result = await peer.callTool(tool, { [arg]: sql });
+      if (result.isError) return { error: typeof result.data === 'string' ? result.data : JSON.stringify(result.data).slice(0, 300) };
+      const data = result.data as Rows | { rows?: Rows };
+      const rows = Array.isArray(data) ? data : data?.rows;
+      return Array.isArray(rows) ? { rows } : { error: `${tool} answered no rows: ${JSON.stringify(result.data).slice(0, 200)}` };
     };
+    return sqlTools(run, () => dialect);
   },
 };

@@ -1,14 +1,15 @@
 /**
  * Our read tools answered with SQL through a peer's SQL tool: shared by every profile whose
  * server runs SQL (dbhub, sql-tool). Identifiers come from discovery only and are quoted by
- * the dialect; values are literals (strings quoted, numbers checked finite): the peer's tool
- * takes no parameters, so nothing else reaches the statement.
+ * the dialect; values are the dialect's literals (numbers checked finite), aggregate functions
+ * come from a fixed list and limits are checked integers: the peer's tool takes no parameters,
+ * so nothing else reaches the statement.
  */
-import type { AggregateInput, DescribeTableOutput, GetInput, PortableType, QueryInput, ToolName } from '@mcp-db-bench/contract';
+import { AGGREGATE_FUNCTIONS, type AggregateInput, type DescribeTableOutput, type GetInput, type PortableType, type QueryInput } from '@mcp-db-bench/contract';
 import type { ToolCallResult } from '../clients/client.js';
 import type { SqlDialect } from './dialects/index.js';
-import { sqlLiteral, stringLiteral } from './dialects/index.js';
-import { type Handler, ok, toolError } from './profile.js';
+import { literal } from './dialects/index.js';
+import { ok, type Translation, toolError } from './profile.js';
 
 export type Rows = Record<string, unknown>[];
 /** Runs one statement through the peer; rows, or the peer's error as text. */
@@ -22,6 +23,13 @@ export interface SqlDiscovery {
 }
 
 const DEFAULT_LIMIT = 100;
+const FUNCTIONS: ReadonlySet<string> = new Set(AGGREGATE_FUNCTIONS);
+
+/** A row limit as it may go into SQL: a non-negative integer, or undefined when it is anything else. */
+export function rowLimit(value: unknown, fallback = DEFAULT_LIMIT): number | undefined {
+  const n = value === undefined ? fallback : value;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
 
 /** A declared SQL type as one of our portable types, for the choices workloads make (numeric measures). */
 export function portableType(declared: string): PortableType {
@@ -48,7 +56,7 @@ export function filterSql(filter: string, columns: ReadonlySet<string>, dialect:
     if (!m || !columns.has(m[1]!)) return undefined;
     const raw = m[3]!;
     const value = raw.startsWith("'") ? raw.slice(1, -1).replaceAll("''", "'") : Number(raw);
-    out.push(`${dialect.quote(m[1]!)} ${m[2]} ${sqlLiteral(value)}`);
+    out.push(`${dialect.quote(m[1]!)} ${m[2]} ${literal(dialect, value)}`);
   }
   return out.join(' and ');
 }
@@ -75,9 +83,15 @@ interface Known {
   primaryKey: string[];
 }
 
-/** Our read tools over `run`, in `dialect()` (a function: some profiles learn the engine from tools/list). */
-export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlDiscovery = {}): Partial<Record<ToolName, Handler>> {
+/**
+ * Our read tools over `run`, in `dialect()` (a function: some profiles learn the engine from
+ * tools/list). What discovery learned (the table list, foreign keys, each described table) is
+ * kept for the session, as an agent keeps it in context, and forgotten when a new one opens: a
+ * describe does not list the tables again, and a new session pays its own discovery.
+ */
+export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlDiscovery = {}): Translation {
   const known = new Map<string, Known>();
+  let tables: string[] | undefined;
   let foreignKeys: Promise<Rows> | undefined;
 
   const rows = async (sql: string): Promise<Rows | ToolCallResult> => {
@@ -86,20 +100,27 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
   };
   const failed = (r: Rows | ToolCallResult): r is ToolCallResult => !Array.isArray(r);
 
-  async function tableNames(): Promise<string[] | ToolCallResult> {
-    if (discovery.tables) return discovery.tables();
+  /** The peer's tables, asked for each list_tables (the agent's own call) and kept for the session. */
+  async function listTables(): Promise<string[] | ToolCallResult> {
+    if (discovery.tables) {
+      tables = await discovery.tables();
+      return tables;
+    }
     const r = await rows(dialect().tables);
-    return failed(r) ? r : r.map((t) => String(t.name));
+    if (failed(r)) return r;
+    tables = r.map((t) => String(t.name));
+    return tables;
   }
 
   async function describe(table: string): Promise<DescribeTableOutput | ToolCallResult> {
-    const names = await tableNames();
-    if (failed(names as Rows | ToolCallResult) && !Array.isArray(names)) return names as ToolCallResult;
-    if (!(names as string[]).includes(table)) return toolError('unknown_table', `no table ${table}`);
+    // the list this session already has; listed here only when describe comes first
+    const names = tables ?? (await listTables());
+    if (!Array.isArray(names)) return names;
+    if (!names.includes(table)) return toolError('unknown_table', `no table ${table}`);
     const d = dialect();
     let shape = await discovery.table?.(table);
     if (!shape) {
-      const cols = await rows(d.columns(stringLiteral(table)));
+      const cols = await rows(d.columns(literal(d, table)));
       if (failed(cols)) return cols;
       const count = await rows(`select count(*) as n from ${d.quote(table)}`);
       if (failed(count)) return count;
@@ -155,9 +176,9 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
     return out.length ? ` order by ${out.join(', ')}` : '';
   };
 
-  return {
+  const tools: Translation['tools'] = {
     list_tables: async () => {
-      const names = await tableNames();
+      const names = await listTables();
       if (!Array.isArray(names)) return names;
       return ok({ tables: names.map((name) => ({ name, kind: 'table', rows: null, summary: '' })) });
     },
@@ -173,13 +194,16 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
       if (!values || Object.keys(values).some((c) => !k.primaryKey.includes(c))) return toolError('invalid_argument', `key does not match the primary key (${k.primaryKey.join(', ')})`);
       const select = pick(k, columns);
       if (typeof select !== 'string') return select;
-      const cond = Object.entries(values).map(([c, v]) => `${dialect().quote(c)} = ${sqlLiteral(v)}`).join(' and ');
-      const r = await rows(dialect().limit(`select ${select} from ${dialect().quote(table)} where ${cond}`, 1));
+      const d = dialect();
+      const cond = Object.entries(values).map(([c, v]) => `${d.quote(c)} = ${literal(d, v)}`).join(' and ');
+      const r = await rows(d.limit(`select ${select} from ${d.quote(table)} where ${cond}`, 1));
       if (failed(r)) return r;
       return ok({ found: r.length > 0, row: r[0] ?? null });
     },
     query: async (args) => {
-      const { table, columns, filter, order_by, limit = DEFAULT_LIMIT } = args as QueryInput;
+      const { table, columns, filter, order_by } = args as QueryInput;
+      const limit = rowLimit(args.limit);
+      if (limit === undefined) return toolError('invalid_argument', `limit must be a non-negative integer, not ${JSON.stringify(args.limit)}`);
       const k = await knownTable(table);
       if ('isError' in k) return k;
       const parts = [pick(k, columns), where(k, filter), orderBy(k.columns, order_by, k.primaryKey)];
@@ -192,12 +216,17 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
       return ok({ columns: Object.keys(page[0] ?? {}), rows: page, truncated: r.length > limit, next_cursor: null });
     },
     aggregate: async (args) => {
-      const { table, aggregates, group_by = [], filter, order_by, limit } = args as AggregateInput;
+      const { table, aggregates, group_by = [], filter, order_by } = args as AggregateInput;
+      if (!Array.isArray(aggregates) || aggregates.length === 0) return toolError('invalid_argument', 'aggregates must be a non-empty list');
+      const cap = rowLimit(args.limit);
+      if (cap === undefined) return toolError('invalid_argument', `limit must be a non-negative integer, not ${JSON.stringify(args.limit)}`);
       const k = await knownTable(table);
       if ('isError' in k) return k;
       const q = dialect().quote;
       const outputs: string[] = [];
       for (const a of aggregates) {
+        // the function name goes into the statement as it is: only ours, never the caller's text
+        if (!FUNCTIONS.has(a.fn)) return toolError('invalid_argument', `aggregate function ${JSON.stringify(a.fn)}: one of ${AGGREGATE_FUNCTIONS.join(', ')}`);
         if (a.column !== undefined && !k.columns.has(a.column)) return toolError('unknown_column', `no column ${a.column}`);
         const name = a.as ?? (a.column ? `${a.fn}_${a.column}` : 'count');
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return toolError('invalid_argument', `bad output name ${name}`);
@@ -212,11 +241,18 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
       if (typeof order !== 'string') return order;
       const group = group_by.length ? ` group by ${group_by.map(q).join(', ')}` : '';
       const select = `select ${[...group_by.map(q), ...outputs].join(', ')} from ${q(table)}${cond}${group}${order}`;
-      const cap = limit ?? DEFAULT_LIMIT;
       const r = await rows(dialect().limit(select, cap + 1));
       if (failed(r)) return r;
       const page = r.slice(0, cap);
       return ok({ columns: Object.keys(page[0] ?? {}), rows: page, truncated: r.length > cap });
+    },
+  };
+  return {
+    tools,
+    opened() {
+      known.clear();
+      tables = undefined;
+      foreignKeys = undefined;
     },
   };
 }

@@ -6,7 +6,7 @@
 import { Random, type ResultFile } from '@mcp-db-bench/contract';
 import { SimAgent } from '../agent.js';
 import type { McpClient, ToolCallResult } from '../clients/client.js';
-import { ProfileClient } from '../profiles/profile.js';
+import { ProfileClient, type RawSink } from '../profiles/profile.js';
 import { TASK_TABLES } from '../workloads/session-init.js';
 import type { Call, Workload } from '../workloads/workload.js';
 
@@ -20,18 +20,24 @@ export interface CheckTarget {
   client: () => McpClient;
 }
 
-/** A client whose peer's raw answers are collected: the texts since the last `take()`. */
+type Kind = Parameters<RawSink>[0];
+
+/** A client whose peer's raw answers are collected: the texts since the last `take()`, of every kind or of one. */
 class Tapped {
-  readonly raw: string[] = [];
+  readonly raw: { kind: Kind; text: string }[] = [];
   readonly client: McpClient;
   constructor(factory: () => McpClient) {
     this.client = factory();
-    if (this.client instanceof ProfileClient) this.client.tap((_, text) => this.raw.push(text));
+    if (this.client instanceof ProfileClient) this.client.tap((kind, text) => this.raw.push({ kind, text }));
   }
-  take(): string[] {
-    return this.raw.splice(0);
+  take(kind?: Kind): string[] {
+    return this.raw.splice(0).flatMap((r) => (kind === undefined || r.kind === kind ? [r.text] : []));
   }
 }
+
+/** A call's answer when it threw (a transport failure, a profile that cannot write the SQL): never equal to another's. */
+const FAILED = 'failed:';
+const failure = (error: unknown, during = '') => `${FAILED} ${during}${error instanceof Error ? error.message : String(error)}`.slice(0, 300);
 
 type Count = (text: string) => number;
 /** loaded on first use: its 2.4 MB of ranks take ~0.1 s, which no other command should pay */
@@ -50,21 +56,26 @@ export function fingerprint(call: Call, result: ToolCallResult, primaryKey: read
   return `${rows.length} row${rows.length === 1 ? '' : 's'} [${rows.map(key).sort().join(', ')}]`;
 }
 
-/** Per target: `tools/list` and the session start's payloads, and each workload's answers, in bytes and tokens. */
-export async function checkTargets(targets: readonly CheckTarget[], workloads: readonly Workload[], seed: number, calls: number, serves: (target: string, workload: Workload) => boolean): Promise<{ agreement: Agreement[]; tokens: TokenCost[] }> {
+/**
+ * Per target: `tools/list` and the session start's payloads, and each workload's answers, in
+ * bytes and tokens; the answers compared with the first target's. A call that throws is that
+ * call's answer (a disagreement), so one broken server cannot end the pass for the others.
+ */
+export async function checkTargets(targets: readonly CheckTarget[], workloads: readonly Workload[], seed: number, calls: number, serves: (target: string, workload: Workload) => boolean): Promise<{ agreement: Agreement[]; tokens: TokenCost[]; failures: string[] }> {
   await tokenizer();
   const tokens: TokenCost[] = [];
+  const failures: string[] = [];
   for (const target of targets) {
     const t = new Tapped(target.client);
     try {
-      await t.client.open();
-      await t.client.listTools();
-      const list = t.take();
+      // one agent's start, as the host sees it: instructions, tools/list, then discovery
       await new SimAgent(t.client, new Random(seed)).init(TASK_TABLES);
-      const discovery = t.take();
-      tokens.push({ target: target.label, tokenizer: TOKENIZER, toolsList: size(list), sessionStart: size([...list, ...discovery]), calls: [] });
+      const start = t.raw.map((r) => r.text);
+      tokens.push({ target: target.label, tokenizer: TOKENIZER, toolsList: size(t.take('tools')), sessionStart: size(start), calls: [] });
+    } catch (error) {
+      failures.push(`${target.label}: no token cost, ${failure(error, 'session start: ')}`);
     } finally {
-      await t.client.close();
+      await closeQuietly(t.client);
     }
   }
   const agreement: Agreement[] = [];
@@ -74,28 +85,43 @@ export async function checkTargets(targets: readonly CheckTarget[], workloads: r
     if (present.length === 0) continue;
     const [reference, ...others] = present;
     const ref = await replay(reference!, workload, seed, calls);
-    const costOf = (label: string) => tokens.find((c) => c.target === label)!;
-    costOf(reference!.label).calls.push(callCost(workload.name, ref.sizes));
+    const costOf = (label: string) => tokens.find((c) => c.target === label);
+    if (ref.sizes.length) costOf(reference!.label)?.calls.push(callCost(workload.name, ref.sizes));
+    if (ref.failed) failures.push(`${reference!.label} ${workload.name}: ${ref.failed}`);
     for (const other of others) {
       const answers = await replay(other, workload, seed, calls, ref.calls);
-      costOf(other.label).calls.push(callCost(workload.name, answers.sizes));
-      const differences: string[] = [];
-      let mismatches = 0;
-      for (const [i, call] of ref.calls.entries()) {
-        if (answers.prints[i] === ref.prints[i]) continue;
-        mismatches++;
-        if (differences.length < 5) differences.push(`${call.tool} ${JSON.stringify(call.args)}: ${reference!.label} ${ref.prints[i]}, ${other.label} ${answers.prints[i]}`);
-      }
-      agreement.push({ workload: workload.name, reference: reference!.label, target: other.label, calls: ref.calls.length, mismatches, differences });
+      if (answers.sizes.length) costOf(other.label)?.calls.push(callCost(workload.name, answers.sizes));
+      agreement.push(compare(workload.name, reference!.label, ref, other.label, answers));
     }
   }
-  return { agreement, tokens };
+  return { agreement, tokens, failures };
 }
 
 interface Replayed {
   calls: Call[];
   prints: string[];
   sizes: { bytes: number; tokens: number }[];
+  /** the session start or the choice of calls failed (no calls then, or fewer than asked); sizes are left out */
+  failed?: string;
+}
+
+/** One target's answers against the reference's: a failed answer on either side is a mismatch, even beside the same failure. */
+function compare(workload: string, reference: string, ref: Replayed, target: string, answers: Replayed): Agreement {
+  const differences: string[] = [];
+  let mismatches = 0;
+  const differ = (what: string, mine: string, theirs: string) => {
+    mismatches++;
+    if (differences.length < 5) differences.push(`${what}: ${reference} ${mine}, ${target} ${theirs}`);
+  };
+  // no calls to compare when the reference could not choose any: that is one disagreement, not none
+  if (ref.failed && ref.calls.length === 0) differ('choosing the calls', ref.failed, answers.failed ?? 'ready');
+  for (const [i, call] of ref.calls.entries()) {
+    const mine = ref.prints[i]!;
+    const theirs = answers.prints[i] ?? `${FAILED} no answer`;
+    if (mine === theirs && !mine.startsWith(FAILED)) continue;
+    differ(`${call.tool} ${JSON.stringify(call.args)}`, mine, theirs);
+  }
+  return { workload, reference, target, calls: ref.calls.length, mismatches, differences };
 }
 
 /** The workload's first `count` calls, chosen on the reference from its answers; on the others, the same calls again. */
@@ -104,21 +130,47 @@ async function replay(target: CheckTarget, workload: Workload, seed: number, cou
   const out: Replayed = { calls: [], prints: [], sizes: [] };
   try {
     const agent = new SimAgent(t.client, new Random(seed));
-    await agent.init(workload.tables);
+    try {
+      await agent.init(workload.tables);
+    } catch (error) {
+      // every call's answer on this target is that failure; the reference has none to choose
+      out.failed = failure(error, 'session start: ');
+      out.calls.push(...(calls ?? []));
+      out.prints.push(...out.calls.map(() => out.failed!));
+      return out;
+    }
     t.take();
     for (let i = 0; i < (calls?.length ?? count); i++) {
-      const call = calls?.[i] ?? workload.next(agent);
-      const result = await t.client.callTool(call.tool, call.args);
-      if (!calls && call.table && !result.isError) agent.observe(call.table, rowsOf(result.data));
+      let call: Call;
+      try {
+        call = calls?.[i] ?? workload.next(agent);
+      } catch (error) {
+        out.failed = failure(error, `choosing call ${i + 1}: `);
+        break;
+      }
       out.calls.push(call);
-      out.prints.push(fingerprint(call, result, (call.table && agent.tables.get(call.table)?.primaryKey) || []));
+      out.prints.push(await answer(t.client, agent, call, !calls));
       out.sizes.push(size(t.take()));
     }
     return out;
   } finally {
-    await t.client.close();
+    await closeQuietly(t.client);
   }
 }
+
+/** A call's fingerprint, or its failure when it throws; the reference's agent learns keys from what it was shown. */
+async function answer(client: McpClient, agent: SimAgent, call: Call, learn: boolean): Promise<string> {
+  try {
+    const result = await client.callTool(call.tool, call.args);
+    if (learn && call.table && !result.isError) agent.observe(call.table, rowsOf(result.data));
+    return fingerprint(call, result, (call.table && agent.tables.get(call.table)?.primaryKey) || []);
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** A failed target's close must not hide its failure, nor end the pass. */
+const closeQuietly = (client: McpClient) => client.close().catch(() => {});
 
 function rowsOf(data: unknown): Record<string, unknown>[] {
   const d = data as { rows?: Record<string, unknown>[]; row?: Record<string, unknown> | null } | undefined;

@@ -310,6 +310,8 @@ async function check(run: Run, calls: number): Promise<void> {
     const checked = await checkTargets(targets, run.plan.workloads, run.plan.seed, calls, (label, workload) => has(byLabel.get(label)!, workload));
     run.result.tokens = checked.tokens;
     if (checked.agreement.length) run.result.agreement = checked.agreement;
+    // each call's failure is in the agreement (a mismatch); these say what had nothing to compare with
+    for (const failed of checked.failures) run.result.warnings.push(`check pass: ${failed}`);
   } catch (error) {
     // the measurements stand without it: say why there is no agreement or token cost
     run.result.warnings.push(`no answer-agreement check or token cost: ${(error as Error).message}`);

@@ -1,9 +1,14 @@
-import type { SqlDialect } from './dialect.js';
+import { numericBoolean, type SqlDialect } from './dialect.js';
 
 /** MySQL and MariaDB. */
 export const mysql: SqlDialect = {
   name: 'mysql',
   quote: (name) => `\`${name.replaceAll('`', '``')}\``,
+  // A backslash escapes by default, so `x\'` would end a literal whose quotes were only doubled:
+  // backslashes are doubled too. Under NO_BACKSLASH_ESCAPES `\\` reads as two backslashes, which
+  // changes the value, never where the literal ends (quotes are still doubled).
+  string: (value) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`,
+  boolean: numericBoolean,
   limit: (select, n) => `${select} limit ${n}`,
   tables: `select table_name as name from information_schema.tables where table_schema = database() and table_type = 'BASE TABLE' order by 1`,
   columns: (table) => `select column_name as name, data_type as type, is_nullable = 'YES' as nullable,
