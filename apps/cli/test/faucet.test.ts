@@ -2,8 +2,9 @@
  * The faucet profile against a scripted Faucet that answers in Faucet's real shapes (its
  * source's, see support/faucet-server.ts): every read workload and the write workload run with
  * no errors, their answers agree with our server's and the writes verify; a Faucet from before
- * faucet_query's `group` skips the aggregates with the reason; hostile values reach Faucet's
- * filter parser as the values they are.
+ * faucet_query's `group` skips the aggregates with the reason; one that answers wrong rows fails
+ * the agreement check; hostile values reach Faucet's filter parser as the values they are. A
+ * live Faucet is driven wherever FAUCET_URL points at one.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,6 +91,39 @@ describe('the faucet profile through `run`', () => {
     ]);
     expect(result.steps.map((s) => [s.workload, s.errors])).toEqual([['point-read', {}]]);
     expect(r.stderr).toMatch(/takes no group/);
+  }, 240_000);
+
+  it('a server that answers wrong rows fails the agreement check: a warning, and run exits 1', async () => {
+    const [ours, liar] = [await startOurs(`sqlite:${db}`), await faucetAt({ wrong: true })];
+    peers.push(ours);
+    const out = join(dir, 'wrong.json');
+    const r = await run([
+      'run',
+      ...['--target', ours.url, '--profile', 'ours', '--target', liar.url, '--profile', 'faucet', '--service', 'main'],
+      ...['--workloads', 'point-read,filtered', '--agents', '1', '--duration', '200ms', '--warmup', '100ms', '--check-calls', '10', '--out', out],
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/answers disagree: faucet 2025 session vs ours 2025 session on point-read \(\d+ of 10 calls\)/);
+    expect(r.stdout).toMatch(/warning: faucet 2025 session answered \d+ of 10 point-read calls differently from ours 2025 session/);
+    const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
+    const pointRead = result.agreement?.find((a) => a.workload === 'point-read');
+    expect(pointRead?.mismatches).toBeGreaterThan(0);
+    expect(pointRead?.differences[0]).toMatch(/ours 2025 session 1 row \[\d+\], faucet 2025 session 0 rows \[\]/);
+  }, 240_000);
+
+
+  // a real Faucet (a Go binary, not on npm) wherever FAUCET_URL points at one over HTTP
+  it.skipIf(!process.env.FAUCET_URL)('drives a live Faucet at FAUCET_URL (service FAUCET_SERVICE, default main)', async () => {
+    const out = join(dir, 'faucet-live.json');
+    const r = await run([
+      'run',
+      ...['--target', process.env.FAUCET_URL!, '--profile', 'faucet', '--service', process.env.FAUCET_SERVICE ?? 'main'],
+      ...['--workloads', 'session-init,point-read,filtered', '--agents', '1', '--duration', '500ms', '--warmup', '100ms', '--check-calls', '10', '--out', out],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
+    expect(result.steps.map((s) => s.workload)).toEqual(['session-init', 'point-read', 'filtered']);
+    for (const s of result.steps) expect(s.errors, s.workload).toEqual({});
   }, 240_000);
 });
 

@@ -12,7 +12,6 @@ import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
 import { runCli } from './support/cli.js';
-import { startScriptedFaucet } from './support/faucet-server.js';
 import { type Peer, startDbhub, startOurs } from './support/peers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-profiles-'));
@@ -280,67 +279,4 @@ describe('profile usage errors', () => {
     expect(await failure(['run', ...target, '--sql-arg', 'text'])).toMatch(/--sql-arg is for the sql-tool profile, and no --target uses it/);
     expect(await failure(['run', ...target, '--profile', 'ours', '--service', 'main'])).toMatch(/--service is for the faucet profile, and no --target uses it/);
   });
-});
-
-describe('the faucet profile', () => {
-  const db = join(dir, 'faucet.db');
-  let ours: Peer;
-  let faucet: Peer;
-  let liar: Peer;
-  beforeAll(async () => {
-    const seeded = await run(['seed', '--db', `sqlite:${db}`, '--scale', '0.002']);
-    expect(seeded.code, seeded.stderr).toBe(0);
-    [ours, faucet, liar] = await Promise.all([startOurs(`sqlite:${db}`), startScriptedFaucet(db), startScriptedFaucet(db, { wrong: true })]);
-  }, 120_000);
-  afterAll(async () => {
-    for (const peer of [ours, faucet, liar]) await peer?.stop();
-  });
-
-  const side = (other: Peer, out: string) =>
-    run([
-      'run',
-      ...['--target', ours.url, '--profile', 'ours', '--target', other.url, '--profile', 'faucet', '--service', 'main'],
-      ...['--workloads', 'point-read,filtered,analytical', '--agents', '1', '--duration', '200ms', '--warmup', '100ms', '--check-calls', '10', '--out', out],
-    ]);
-
-  it('drives a server answering in Faucet’s documented shapes; aggregates are skipped with the reason', async () => {
-    const out = join(dir, 'faucet.json');
-    const r = await side(faucet, out);
-    expect(r.code, r.stderr).toBe(0);
-    const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
-    for (const s of result.steps) expect(s.errors, `${s.target} ${s.workload}`).toEqual({});
-    expect(result.steps.filter((s) => s.target === 'faucet 2025 session').map((s) => s.workload)).toEqual(['point-read', 'filtered']);
-    expect(result.skipped).toEqual([{ target: 'faucet 2025 session', workload: 'analytical', reason: expect.stringMatching(/^faucet: no aggregate tool/) }]);
-    expect(result.agreement?.map((a) => [a.workload, a.target, a.mismatches])).toEqual([
-      ['point-read', 'faucet 2025 session', 0],
-      ['filtered', 'faucet 2025 session', 0],
-    ]);
-    expect(result.tokens?.map((t) => t.target)).toEqual(['ours 2025 session', 'faucet 2025 session']);
-  }, 240_000);
-
-  it('a server that answers wrong rows fails the agreement check: a warning, and run exits 1', async () => {
-    const out = join(dir, 'faucet-wrong.json');
-    const r = await side(liar, out);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/answers disagree: faucet 2025 session vs ours 2025 session on point-read \(\d+ of 10 calls\)/);
-    expect(r.stdout).toMatch(/warning: faucet 2025 session answered \d+ of 10 point-read calls differently from ours 2025 session/);
-    const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
-    const pointRead = result.agreement?.find((a) => a.workload === 'point-read');
-    expect(pointRead?.mismatches).toBeGreaterThan(0);
-    expect(pointRead?.differences[0]).toMatch(/ours 2025 session 1 row \[\d+\], faucet 2025 session 0 rows \[\]/);
-  }, 240_000);
-
-  // a real Faucet (a Go binary, not on npm) wherever FAUCET_URL points at one over HTTP
-  it.skipIf(!process.env.FAUCET_URL)('drives a live Faucet at FAUCET_URL (service FAUCET_SERVICE, default main)', async () => {
-    const out = join(dir, 'faucet-live.json');
-    const r = await run([
-      'run',
-      ...['--target', process.env.FAUCET_URL!, '--profile', 'faucet', '--service', process.env.FAUCET_SERVICE ?? 'main'],
-      ...['--workloads', 'session-init,point-read,filtered', '--agents', '1', '--duration', '500ms', '--warmup', '100ms', '--check-calls', '10', '--out', out],
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
-    expect(result.steps.map((s) => s.workload)).toEqual(['session-init', 'point-read', 'filtered']);
-    for (const s of result.steps) expect(s.errors, s.workload).toEqual({});
-  }, 240_000);
 });
