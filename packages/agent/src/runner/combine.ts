@@ -1,4 +1,4 @@
-import type { OperationStats } from '@mcp-db-bench/contract';
+import type { OperationStats, StepResult } from '@mcp-db-bench/contract';
 import type { StepMeasurement } from '../engine/run-step.js';
 import { encode, merge } from '../metrics/histogram.js';
 
@@ -60,3 +60,7 @@ export function mergeOperations(ops: readonly Record<string, OperationStats>[]):
   const names = [...new Set(ops.flatMap((o) => Object.keys(o)))].sort((a, b) => a.localeCompare(b));
   return Object.fromEntries(names.map((name) => [name, mergeStats(ops.flatMap((o) => (o[name] ? [o[name]] : [])))]));
 }
+
+/** A step as people name it: target, index round, workload, agents, and the iteration past the first. */
+export const stepName = (s: Pick<StepResult, 'target' | 'indexes' | 'workload' | 'agents' | 'iteration'>): string =>
+  `${s.target}${s.indexes ? ` (${s.indexes})` : ''} ${s.workload} × ${s.agents}${s.iteration > 1 ? ` iteration ${s.iteration}` : ''}`;

@@ -4,7 +4,7 @@
  * shard's machine kept. Files of different runs, duplicates and gaps are refused, naming the files.
  */
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
-import { addUp, mergeOperations, mergeStats } from './combine.js';
+import { addUp, mergeOperations, mergeStats, stepName } from './combine.js';
 
 export interface ShardFile {
   /** how errors name it: the file's path */
@@ -89,7 +89,6 @@ function configDifferences(a: ResultFile['config'], b: ResultFile['config']): st
 }
 
 const stepKey = (s: StepResult) => JSON.stringify([s.target, s.indexes, s.workload, s.agents, s.iteration]);
-const stepName = (s: StepResult) => `${s.target}${s.indexes ? ` (${s.indexes})` : ''} ${s.workload} × ${s.agents}${s.iteration > 1 ? ` iteration ${s.iteration}` : ''}`;
 
 function mergeAllSteps(shards: readonly Shard[], warnings: string[]): StepResult[] {
   const ref = shards[0]!;

@@ -15,7 +15,7 @@ import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';
 import { verifyWrites } from '../writes/verify.js';
 import { checkTargets } from './check.js';
-import { combineSlices } from './combine.js';
+import { combineSlices, stepName } from './combine.js';
 import { decompose } from './decompose.js';
 import type { RunEvent, StepKey } from './events.js';
 import type { BenchPlan, PlanResult, PlanTarget } from './plan.js';
@@ -328,6 +328,6 @@ function busyWarnings(run: Run): string[] {
     .filter((s) => !own.has(s.target) && (s.client.cpuUtilization > 0.8 || s.client.eventLoopDelayP99Ms > 20))
     .map(
       (s) =>
-        `the load generator was busy during ${s.target} ${s.workload} × ${s.agents} (CPU ${Math.round(s.client.cpuUtilization * 100)}%, event-loop delay p99 ${s.client.eventLoopDelayP99Ms.toFixed(1)} ms): it may be the bottleneck`,
+        `the load generator was busy during ${stepName(s)} (CPU ${Math.round(s.client.cpuUtilization * 100)}%, event-loop delay p99 ${s.client.eventLoopDelayP99Ms.toFixed(1)} ms): it may be the bottleneck`,
     );
 }
