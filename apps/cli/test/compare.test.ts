@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Change, change, compareHtml, compareJson, compareRuns, compareSections, FROM_ZERO, regressions } from '../src/render/compare.js';
+import { type Change, change, compareHtml, compareJson, compareRuns, compareSections, FROM_ZERO, poolRuns, regressions } from '../src/render/compare.js';
 import { toMarkdown } from '../src/render/table.js';
 import { runCli } from './support/cli.js';
 import { result, stats, step } from './support/results.js';
@@ -114,6 +114,39 @@ describe('compareRuns', () => {
   });
 });
 
+describe('poolRuns: repeats of one run command as one side', () => {
+  const run = (calls: number[], url: string) =>
+    result(
+      calls.map((n, i) => step({ workload: 'point-read', agents: 1, calls: n, iteration: i + 1 })),
+      { config: { ...result([]).config, iterations: calls.length, targets: [{ label: 'sqlite', engine: 'sqlite', url }] } },
+    );
+
+  it('numbers every run’s iterations after the last, so the spread rule sees the drift between runs', () => {
+    const pooled = poolRuns([
+      { name: 'a.json', result: run([1000, 1100], 'sqlite:/tmp/a/bench.db') },
+      { name: 'b.json', result: run([900], 'sqlite:/tmp/b/bench.db') },
+    ]);
+    expect(pooled.config.iterations).toBe(3);
+    expect(pooled.steps.map((s) => [s.iteration, s.calls])).toEqual([
+      [1, 1000],
+      [2, 1100],
+      [3, 900],
+    ]);
+    // one run drifting up, the other down: pooled, their ranges overlap and nothing is marked
+    const next = poolRuns([{ name: 'c.json', result: run([1150], 'sqlite:/tmp/c/bench.db') }, { name: 'd.json', result: run([950], 'sqlite:/tmp/d/bench.db') }]);
+    const calls = compareRuns(pooled, next, { noisePct: 1 }).rows[0]!.changes.find((c) => c.metric === 'calls/s')!;
+    expect(calls).toMatchObject({ baseRange: [900, 1100], nextRange: [950, 1150], marked: false });
+  });
+
+  it('refuses to pool runs of different configurations, naming the files', () => {
+    const other = { ...run([1000], 'sqlite:/tmp/b/bench.db') };
+    other.config = { ...other.config, durationMs: 5000 };
+    expect(() => poolRuns([{ name: 'a.json', result: run([1000], 'sqlite:/tmp/a/bench.db') }, { name: 'b.json', result: other }])).toThrow(
+      'b.json and a.json are runs of different configurations: pool only repeats of one run command',
+    );
+  });
+});
+
 /**
  * Real runs of the built CLI on one SQLite file: twice the same build, then once against a
  * server slowed on purpose (MCP_DB_BENCH_TEST_DELAY_MS, inherited by the server `run` starts).
@@ -157,6 +190,10 @@ describe('mcp-db-bench compare on real runs', () => {
       ['p50 ms', true, true],
       ['p99 ms', true, true],
     ]);
+    // several files a side are pooled: the two same-build runs against the slowed one
+    const pooled = await cli(['compare', `${file('a')},${file('b')}`, file('slow'), '--noise', '50', '--fail-on-regression', '10', '--format', 'json']);
+    expect(pooled.code, pooled.stderr).toBe(1);
+    expect(JSON.parse(pooled.stdout).iterations).toEqual({ base: 6, next: 3 });
     // the slowed run's file says it was slowed on purpose
     const report = await cli(['report', file('slow')]);
     expect(report.stdout).toMatch(/warning: every tool call was delayed 2 ms on purpose/);

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { examples, formatOption, type ReportFormat } from '../options.js';
-import { compareHtml, compareJson, compareRuns, compareSections, DEFAULT_NOISE_PCT, regressions } from '../render/compare.js';
+import { compareHtml, compareJson, compareRuns, compareSections, DEFAULT_NOISE_PCT, poolRuns, regressions } from '../render/compare.js';
 import { logLine } from '../render/progress.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { readResultFile } from './report.js';
@@ -22,8 +22,8 @@ const parsePct = (name: string) => (value: string) => {
 export function compareCommand(): Command {
   return new Command('compare')
     .description('compare two result files: the change in calls/s, p50 and p99 of every step, marked where it exceeds the noise')
-    .argument('<base>', 'result file of the reference run (JSON)')
-    .argument('<new>', 'result file of the run to judge (JSON)')
+    .argument('<base>', 'result file of the reference run (JSON); several repeats of it, comma-separated, are pooled')
+    .argument('<new>', 'result file of the run to judge (JSON); several, comma-separated, are pooled')
     .addOption(new Option('--noise <pct>', 'noise floor: a change must be larger than this to be marked').default(DEFAULT_NOISE_PCT, `${DEFAULT_NOISE_PCT}%`).argParser(parsePct('--noise')))
     .addOption(new Option('--fail-on-regression <pct>', 'exit 1 when a marked change is slower than this (fewer calls/s, or a higher p50 or p99)').argParser(parsePct('--fail-on-regression')))
     .addOption(formatOption('table, markdown (for a pull-request comment), json or html', ['table', 'markdown', 'json', 'html']))
@@ -35,16 +35,20 @@ export function compareCommand(): Command {
         '  2. the min–max ranges of the two runs\' per-iteration values do not overlap\n' +
         '     (run --iterations 3 or more on both sides for this to mean something; with one\n' +
         '     iteration a side\'s range is its single value, and rule 1 alone decides).\n' +
+        'Several files a side (a.json,b.json) pool their iterations: run base and new in turn, a few\n' +
+        'times each, so the machine\'s drift between runs lands in both sides\' ranges.\n' +
         'Steps are matched by target, index profile, workload and agent count.\n' +
         'Exit codes: 0 done, 1 a marked slowdown larger than --fail-on-regression, or a failure, 2 a usage error.\n' +
         examples(
           'mcp-db-bench compare main.json branch.json',
           'mcp-db-bench compare main.json branch.json --format markdown > comment.md',
           'mcp-db-bench compare main.json branch.json --noise 10 --fail-on-regression 15',
+          'mcp-db-bench compare base-1.json,base-2.json,base-3.json new-1.json,new-2.json,new-3.json --noise 10 --fail-on-regression 15',
         ),
     )
     .action((baseFile: string, newFile: string, flags: CompareFlags) => {
-      const comparison = compareRuns(readResultFile(baseFile), readResultFile(newFile), { noisePct: flags.noise });
+      const read = (files: string) => poolRuns(files.split(',').filter(Boolean).map((name) => ({ name, result: readResultFile(name) })));
+      const comparison = compareRuns(read(baseFile), read(newFile), { noisePct: flags.noise });
       const files = { base: baseFile, next: newFile };
       const text =
         flags.format === 'json'

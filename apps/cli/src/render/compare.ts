@@ -93,6 +93,37 @@ export function change(metric: Metric, base: { value: number; perIteration: numb
   };
 }
 
+/**
+ * Several runs of one configuration as one run whose iterations are all of theirs, renumbered in
+ * order: the spread rule then sees the drift between runs, not only within one. Runs made in turn
+ * with the other side's (base, new, base, new...) give that drift to both sides alike, which is
+ * how two builds are compared fairly on a shared machine. Runs of another configuration are refused.
+ */
+export function poolRuns(runs: readonly { name: string; result: ResultFile }[]): ResultFile {
+  const [first] = runs;
+  if (!first) throw new RangeError('no result files to pool');
+  // a run's own temporary database has a new path each time: targets are the same by label and
+  // engine; the iterations are what pooling adds up
+  const sameness = (r: ResultFile) => JSON.stringify({ ...r.config, iterations: 0, targets: r.config.targets.map(({ url: _, ...t }) => t) });
+  const config = sameness(first.result);
+  const other = runs.find((r) => sameness(r.result) !== config);
+  if (other) throw new Error(`${other.name} and ${first.name} are runs of different configurations: pool only repeats of one run command`);
+  if (runs.length === 1) return first.result;
+  let offset = 0;
+  const steps = runs.flatMap(({ result }) => {
+    const renumbered = result.steps.map((s) => ({ ...s, iteration: offset + s.iteration }));
+    offset += result.config.iterations;
+    return renumbered;
+  });
+  return {
+    ...first.result,
+    config: { ...first.result.config, iterations: offset },
+    finishedAt: runs.map((r) => r.result.finishedAt).sort().at(-1)!,
+    steps,
+    warnings: runs.flatMap((r) => r.result.warnings),
+  };
+}
+
 export function compareRuns(base: ResultFile, next: ResultFile, options: { noisePct?: number } = {}): Comparison {
   const noisePct = options.noisePct ?? DEFAULT_NOISE_PCT;
   const key = (g: Group) => `${roundLabel(g)}\u0000${g.workload}\u0000${g.agents}`;
