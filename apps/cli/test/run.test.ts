@@ -60,7 +60,7 @@ describe('what a run records about itself', () => {
     } finally {
       server.close();
     }
-    expect((await run(['run', '--help'])).stdout).toMatch(/env: MCP_DB_TOKEN/);
+    expect((await run(['run', '--help'])).stdout.replace(/\s+/g, ' ')).toMatch(/env: MCP_DB_TOKEN/);
   });
 
   it('a shard records the index profile it found on the shared database, and merge and the HTML header keep it', async () => {
