@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, DEFAULT_WORKLOADS, PROFILES, ProfileClient, type PlanTarget, peakTarget, runPlan, stagesDuration, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, type LoadStage, type LoadStages, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
-import { INDEX_PROFILES, type IndexProfile } from '@mcp-db-bench/dataset';
+import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl, TEST_DELAY_ENV } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { request } from 'undici';
@@ -241,28 +241,6 @@ function checkShardUsage(flags: RunFlags, command: Command): void {
 /** The server's own variable for its bearer token (docs/server.md), so a job sets it once for both. */
 const TOKEN_ENV = 'MCP_DB_TOKEN';
 
-/**
- * The index profile a database's secondary indexes make: a shard measures the shared database as
- * it finds it (never re-indexed), so its file records that, not the profiles a run would switch to.
- */
-export function indexProfileOf(indexNames: readonly string[]): string {
-  const have = new Set(indexNames.map((name) => name.toLowerCase()));
-  const optimized = INDEX_PROFILES.optimized;
-  const present = optimized.filter((spec) => have.has(spec.name)).length;
-  if (present === optimized.length) return 'optimized';
-  return present === 0 ? 'baseline' : `partial (${present} of ${optimized.length} optimized indexes)`;
-}
-
-async function indexesFound(url: string): Promise<string> {
-  const engine = engineForUrl(url);
-  const { db, close } = await engine.connect(url, { poolSize: 1, inProcess: true });
-  try {
-    return indexProfileOf((await engine.introspect(db)).indexes.map((i) => i.name));
-  } finally {
-    await close();
-  }
-}
-
 /** Agents connected to serve --rate-stages when --agents is not given. */
 const RATE_STAGES_POOL = 16;
 
@@ -335,10 +313,8 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
       const engine = engineForUrl(url);
       const first = flags.indexes[0] ?? 'optimized';
       if (flags.shard && engine.oneProcess) throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
-      if (flags.shard) {
-        await requireDataset(url);
-        found.push({ name: engine.name, profile: await indexesFound(url) });
-      } else await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: first }, logLine);
+      if (flags.shard) found.push({ name: engine.name, profile: await requireDataset(url) });
+      else await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: first }, logLine);
       // a shard's database is shared: never re-indexed, only read through the driver for the decomposition
       const owned = flags.shard ? { driver: (await ownedDatabase(url, first, logLine)).driver } : await ownedDatabase(url, first, logLine);
       const server = await startServer(url, writes ? ['--allow-writes'] : []);

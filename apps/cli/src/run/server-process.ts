@@ -20,10 +20,10 @@ export interface ServerProcess {
  * the load generator's), with the echo tool for measuring the protocol floor, and no token.
  */
 export async function startServer(dbUrl: string, extraArgs: readonly string[] = []): Promise<ServerProcess> {
-  // The small young generation of `--workers` processes, for a single process too, so memory is
-  // measured alike: left alone V8 grows it to 128 MB.
   // On loopback, for our own clients only: never with the token a user exported for their own servers.
   const { MCP_DB_TOKEN: _, ...env } = process.env;
+  // The small young generation of `--workers` processes, for a single process too, so memory is
+  // measured alike: left alone V8 grows it to 128 MB.
   const child = trackChild(spawn(process.execPath, [...WORKER_NODE_FLAGS, serverBin(), '--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env,

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResultFile } from '@mcp-db-bench/contract';
-import { TABLES } from '@mcp-db-bench/dataset';
+import { INDEX_PROFILES, TABLES } from '@mcp-db-bench/dataset';
 import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { InvalidArgumentError } from 'commander';
 import { onDatabase } from '../errors.js';
@@ -84,14 +84,17 @@ export function runIdOf(config: ResultFile['config'], startAt: string): string {
   return createHash('sha256').update(JSON.stringify({ ...config, shard: undefined, startAt })).digest('hex').slice(0, 12);
 }
 
-/** Shards never seed: the dataset must be there already, or the shards would race to load it. */
-export async function requireDataset(url: string): Promise<void> {
+/**
+ * Shards never seed: the dataset must be there already, or the shards would race to load it.
+ * Answers the index profile the database has, from the same look at its catalog.
+ */
+export async function requireDataset(url: string): Promise<string> {
   const engine = engineForUrl(url);
   const seedFirst = 'seed it once with mcp-db-bench seed --db ... before starting the shards';
-  const tables = await onDatabase(url, async () => {
+  const found = await onDatabase(url, async () => {
     const { db, close } = await engine.connect(url, { poolSize: 1, inProcess: true });
     try {
-      return new Set((await engine.introspect(db)).tables.map((t) => t.name.toLowerCase()));
+      return await engine.introspect(db);
     } finally {
       await close();
     }
@@ -99,6 +102,20 @@ export async function requireDataset(url: string): Promise<void> {
     error.message = `${error.message} (shards never seed: ${seedFirst})`;
     throw error;
   });
+  const tables = new Set(found.tables.map((t) => t.name.toLowerCase()));
   const missing = TABLES.filter((t) => !tables.has(t.name)).map((t) => t.name);
   if (missing.length) throw new Error(`${redactUrl(url)} has no benchmark dataset (no ${missing.join(', ')}): ${seedFirst}`);
+  return indexProfileOf(found.indexes.map((i) => i.name));
+}
+
+/**
+ * The index profile a database's secondary indexes make: a shard measures the shared database as
+ * it finds it (never re-indexed), so its file records that, not the profiles a run would switch to.
+ */
+export function indexProfileOf(indexNames: readonly string[]): string {
+  const have = new Set(indexNames.map((name) => name.toLowerCase()));
+  const optimized = INDEX_PROFILES.optimized;
+  const present = optimized.filter((spec) => have.has(spec.name)).length;
+  if (present === optimized.length) return 'optimized';
+  return present === 0 ? 'baseline' : `partial (${present} of ${optimized.length} optimized indexes)`;
 }
