@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { TOOL_NAMES } from '@mcp-db-bench/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpCallError, type McpClient, type ToolCallResult, type ToolInfo } from '../src/clients/client.js';
@@ -26,8 +23,6 @@ import { WORKLOADS } from '../src/workloads/index.js';
 import { type LiveSql, liveEngines, sqlPeer } from './support/live-sql.js';
 
 const columns = new Set(['customer_id', 'status', 'total']);
-const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-agent-profiles-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Values an agent (or a hostile row) may hand a profile; each must come back from the engine unchanged. */
 const HOSTILE = [
@@ -118,7 +113,7 @@ describe('SQL written by profiles: values as each dialect’s safe literals, ide
   });
 });
 
-describe.each(liveEngines(dir))('literals and the sql-tool profile on a live $engine', ({ engine, open }) => {
+describe.each(liveEngines())('literals and the sql-tool profile on a live $engine', ({ engine, open }) => {
   let db: LiveSql;
   const d = DIALECTS[engine]!;
   beforeAll(async () => {
@@ -201,7 +196,7 @@ describe.each(liveEngines(dir))('literals and the sql-tool profile on a live $en
 describe('what discovery costs the peer: an agent’s session, not a re-list per describe', () => {
   let db: LiveSql;
   beforeAll(async () => {
-    db = await liveEngines(dir)[0]!.open('discovery');
+    db = await liveEngines()[0]!.open('discovery');
     await db.run('create table customers (id integer primary key, name text)');
     await db.run('create table orders (id integer primary key, customer_id integer references customers(id))');
     await db.run('create table order_items (id integer primary key, order_id integer references orders(id))');
@@ -302,7 +297,7 @@ describe('a profile that cannot do an intent', () => {
 describe('the check pass: a failing target is a disagreement, never the end of the pass', () => {
   let db: LiveSql;
   beforeAll(async () => {
-    db = await liveEngines(dir)[0]!.open('check');
+    db = await liveEngines()[0]!.open('check');
     await db.run('create table items (id integer primary key, label text not null)');
     for (let i = 1; i <= 30; i++) await db.exec('insert into items (id, label) values (?, ?)', [i, `item ${i}`]);
   });
@@ -452,7 +447,7 @@ describe('DBHub: the engine and the tools from its own tool descriptions', () =>
   };
 
   it('drives the first source of a multi-source DBHub with the engine its description names; refuses SQL Server plainly', async () => {
-    const db = await liveEngines(dir)[0]!.open('dbhub');
+    const db = await liveEngines()[0]!.open('dbhub');
     try {
       await db.run('create table things (id integer primary key, name text)');
       await db.exec('insert into things (id, name) values (?, ?)', [1, 'one']);

@@ -1,12 +1,13 @@
 /**
- * Real databases for the profiles' SQL, reached with the server package's drivers (the agent
- * needs none of them): SQLite always, PostgreSQL where PG_URL is set, MySQL/MariaDB where
- * MYSQL_URL is set (as the server's liveTargets reads them). Each is a fresh `bench_*` database,
- * and a peer that runs one statement through it stands for a server's raw-SQL tool.
+ * Real databases for the profiles' SQL: the server's live test targets (SQLite always, PostgreSQL
+ * and MariaDB where their URLs are set, required under CI) that a profile dialect speaks, each a
+ * fresh database, reached with the server package's drivers (the agent needs none of them). A
+ * peer that runs one statement through one stands for a server's raw-SQL tool.
  */
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { freshDatabase, liveTargets } from '../../../server/test/support/databases.js';
 import type { McpClient } from '../../src/clients/client.js';
+import { DIALECTS } from '../../src/profiles/dialects/index.js';
 
 const fromServer = createRequire(new URL('../../../server/package.json', import.meta.url));
 
@@ -24,9 +25,9 @@ export interface LiveSql {
 
 type Sqlite = { prepare(sql: string): { reader: boolean; all(...v: unknown[]): Rows; run(...v: unknown[]): unknown }; close(): void };
 
-function sqlite(dir: string, name: string): LiveSql {
+async function sqlite(url: string): Promise<LiveSql> {
   const Database = fromServer('better-sqlite3') as new (file: string) => Sqlite;
-  const db = new Database(join(dir, `${name}.db`));
+  const db = new Database(url.slice('sqlite:'.length));
   return {
     engine: 'sqlite',
     // prepare() takes one statement and refuses the rest
@@ -43,16 +44,9 @@ function sqlite(dir: string, name: string): LiveSql {
 
 type PgClient = { connect(): Promise<void>; query(sql: string, values?: unknown[]): Promise<{ rows: Rows } | { rows: Rows }[]>; end(): Promise<void> };
 
-async function postgres(baseUrl: string, name: string): Promise<LiveSql> {
+async function postgres(url: string): Promise<LiveSql> {
   const { Client } = fromServer('pg') as { Client: new (url: string) => PgClient };
-  const admin = new Client(baseUrl);
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  const client = new Client(url.toString());
+  const client = new Client(url);
   await client.connect();
   return {
     engine: 'postgres',
@@ -71,16 +65,9 @@ async function postgres(baseUrl: string, name: string): Promise<LiveSql> {
 
 type MyConnection = { query(sql: string, values?: unknown[]): Promise<[unknown, unknown]>; end(): Promise<void> };
 
-async function mysql(baseUrl: string, name: string): Promise<LiveSql> {
+async function mysql(url: string): Promise<LiveSql> {
   const driver = fromServer('mysql2/promise') as { createConnection(options: { uri: string; multipleStatements: boolean; charset: string }): Promise<MyConnection> };
-  const open = (uri: string) => driver.createConnection({ uri, multipleStatements: false, charset: 'utf8mb4' });
-  const admin = await open(baseUrl);
-  await admin.query(`drop database if exists ${name}`);
-  await admin.query(`create database ${name} character set utf8mb4 collate utf8mb4_bin`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  const connection = await open(url.toString());
+  const connection = await driver.createConnection({ uri: url, multipleStatements: false, charset: 'utf8mb4' });
   return {
     engine: 'mysql',
     run: async (sql) => {
@@ -92,20 +79,16 @@ async function mysql(baseUrl: string, name: string): Promise<LiveSql> {
   };
 }
 
-/** A server engine whose URL variable is set (CI requires both, as the server's liveTargets does). */
-function server(env: string, engine: string, open: (url: string, name: string) => Promise<LiveSql>) {
-  const url = process.env[env];
-  if (!url && process.env.CI) throw new Error(`CI needs ${engine}: set ${env} (see .ci/run)`);
-  return url ? [{ engine, open: (name: string) => open(url, name) }] : [];
-}
+/** How to reach a fresh database, by the dialect that speaks it. */
+const OPEN: Record<string, (url: string) => Promise<LiveSql>> = { sqlite, postgres, mysql };
 
-/** The engines to run against here: name and how to open a fresh database on it. */
-export function liveEngines(dir: string): { engine: string; open(name: string): Promise<LiveSql> }[] {
-  return [
-    { engine: 'sqlite', open: async (name: string) => sqlite(dir, name) },
-    ...server('PG_URL', 'postgres', postgres),
-    ...server('MYSQL_URL', 'mysql', mysql),
-  ];
+/** The engines to run against here: the dialect's name and how to open a fresh database on it. */
+export function liveEngines(): { engine: string; open(name: string): Promise<LiveSql> }[] {
+  return liveTargets().flatMap((target) => {
+    const dialect = DIALECTS[target.engine];
+    const open = dialect && OPEN[dialect.name];
+    return open ? [{ engine: dialect.name, open: async (name: string) => open(await freshDatabase(target, name)) }] : [];
+  });
 }
 
 /** A server with one raw-SQL tool, `sql`, over a live database; every statement it ran is logged. */
