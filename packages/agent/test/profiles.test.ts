@@ -3,13 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpCallError, type McpClient, type ToolCallResult, type ToolInfo } from '../src/clients/client.js';
 import { FakeClock } from '../src/engine/clock.js';
 import { nullProbe } from '../src/engine/probe.js';
+import { dbhubEngine, dbhubNoDialect, dbhubTools } from '../src/profiles/dbhub.js';
+import { literal } from '../src/profiles/dialects/index.js';
 import {
   DIALECTS,
-  dbhubEngine,
-  dbhubNoDialect,
-  dbhubTools,
   filterSql,
-  literal,
   PROFILES,
   type Profile,
   ProfileClient,

@@ -15,7 +15,7 @@
 import type { AggregateInput, AggregateSpec, DeleteInput, DescribeTableOutput, GetInput, InsertInput, QueryInput, ToolName, UpdateInput } from '@mcp-db-bench/contract';
 import type { McpClient, ToolCallResult, ToolInfo } from '../clients/client.js';
 import { type Handler, ok, type Profile, type ProfileOptions, type Translation, toolError } from './profile.js';
-import { portableType, splitAnd } from './sql.js';
+import { outputName, portableType, splitAnd } from './sql.js';
 
 type Row = Record<string, unknown>;
 
@@ -94,7 +94,7 @@ const FAUCET_NUMBER = /^-?\d+(\.\d+)?$/;
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Whether Faucet's ValidateIdentifier takes the name. */
-export const faucetName = (name: string): boolean => IDENTIFIER.test(name) && !RESERVED.has(name.toUpperCase());
+const faucetName = (name: string): boolean => IDENTIFIER.test(name) && !RESERVED.has(name.toUpperCase());
 
 const filterName = (name: string): boolean => faucetName(name) && !FILTER_KEYWORDS.has(name.toUpperCase());
 
@@ -215,8 +215,11 @@ class FaucetPeer {
   list!: () => Promise<FaucetTableSummary[]>;
   /** every table described once: the reverse foreign keys (referenced_by) need them all */
   known!: () => Promise<Map<string, Known>>;
-  /** the service's driver (faucet_list_services), undefined when Faucet does not say */
-  driver!: () => Promise<string | undefined>;
+  /** the service's driver (faucet_list_services), undefined when Faucet does not say: configuration, asked once */
+  readonly driver = once(async () => {
+    const services = await this.call<{ name: string; driver?: string }[]>('faucet_list_services', {}).catch(() => []);
+    return (Array.isArray(services) ? services : []).find((s) => s.name === this.service)?.driver;
+  });
 
   constructor(
     readonly peer: McpClient,
@@ -245,10 +248,6 @@ class FaucetPeer {
         if (schema) map.set(summary.name, knownTable(schema, summary));
       }
       return map;
-    });
-    this.driver = once(async () => {
-      const services = await this.call<{ name: string; driver?: string }[]>('faucet_list_services', {}).catch(() => []);
-      return (Array.isArray(services) ? services : []).find((s) => s.name === this.service)?.driver;
     });
   }
 
@@ -390,7 +389,7 @@ async function query(f: FaucetPeer, args: Row) {
 function aggregateField(k: Known, spec: AggregateSpec): { field: string; alias: string } {
   if (spec.column === undefined && spec.fn !== 'count') refuse('invalid_argument', `${spec.fn} needs a column`);
   const arg = spec.column === undefined ? '*' : column(k, spec.column);
-  const alias = spec.as ?? (spec.column === undefined ? 'count' : `${spec.fn}_${spec.column}`);
+  const alias = outputName(spec);
   if (!faucetName(alias)) refuse('invalid_argument', `faucet refuses the output name ${alias}`);
   return { field: `${spec.fn.toUpperCase()}(${arg}) AS ${alias}`, alias };
 }
@@ -425,9 +424,11 @@ async function insert(f: FaucetPeer, args: Row) {
   if (rows.some((r) => Object.keys(r).sort().join(',') !== names.join(','))) refuse('invalid_argument', 'faucet: every row of one insert must name the same columns');
   for (const n of names) column(k, n, false); // record keys are quoted by Faucet, not validated
   const keysGiven = k.pk.length > 0 && rows.every((r) => k.pk.every((c) => r[c] !== undefined && r[c] !== null));
-  const driver = await f.driver();
-  if (!keysGiven && driver !== undefined && !RETURNING_DRIVERS.has(driver)) {
-    refuse('unsupported', `faucet: service ${f.service} (${driver}) has no RETURNING, so faucet_insert answers only a count and the keys it generates stay unknown; nothing was inserted`);
+  if (!keysGiven) {
+    const driver = await f.driver();
+    if (driver !== undefined && !RETURNING_DRIVERS.has(driver)) {
+      refuse('unsupported', `faucet: service ${f.service} (${driver}) has no RETURNING, so faucet_insert answers only a count and the keys it generates stay unknown; nothing was inserted`);
+    }
   }
   const answer = await f.call<{ inserted?: Row[]; count?: number }>('faucet_insert', { table: k.name, records: rows });
   if (Array.isArray(answer?.inserted) && answer.inserted.length === rows.length) return { inserted: rows.length, keys: answer.inserted.map((r) => pick(r, k.pk)) };

@@ -4,11 +4,10 @@ import { ours } from './ours.js';
 import type { Profile } from './profile.js';
 import { sqlTool } from './sql-tool.js';
 
-export { DIALECTS, literal, type SqlDialect } from './dialects/index.js';
+export { DIALECTS, type SqlDialect } from './dialects/index.js';
 export { type Profile, ProfileClient, type ProfileOption, type ProfileOptions, type RawSink, toolError } from './profile.js';
 export { faucetFilter } from './faucet.js';
-export { dbhubEngine, dbhubNoDialect, dbhubTools } from './dbhub.js';
-export { filterSql, portableType, rowLimit, sqlTools } from './sql.js';
+export { filterSql, portableType } from './sql.js';
 
 /** Every profile by name; adding a server is its file and a line here. */
 export const PROFILES: Readonly<Record<string, Profile>> = {

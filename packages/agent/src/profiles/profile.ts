@@ -68,6 +68,8 @@ export const ok = (data: unknown): ToolCallResult => ({ isError: false, data });
  */
 export class ProfileClient implements McpClient {
   #sink: RawSink | undefined;
+  /** the peer as the translation sees it: every answer goes to the sink when one is set */
+  readonly #tapped: McpClient;
   readonly #translation: Translation | undefined;
 
   constructor(
@@ -75,7 +77,21 @@ export class ProfileClient implements McpClient {
     readonly peer: McpClient,
     options: ProfileOptions = {},
   ) {
-    this.#translation = profile.translate?.(this.#tapped(), options);
+    this.#tapped = {
+      open: () => peer.open(),
+      listTools: () => peer.listTools(),
+      close: () => peer.close(),
+      // untapped (the timed steps): the peer's own promise, not one more around it
+      callTool: (name, args) => {
+        const sink = this.#sink;
+        if (!sink) return peer.callTool(name, args);
+        return peer.callTool(name, args).then((result) => {
+          this.#drain(sink, result);
+          return result;
+        });
+      },
+    };
+    this.#translation = profile.translate?.(this.#tapped, options);
   }
 
   tap(sink: RawSink | undefined): void {
@@ -104,33 +120,15 @@ export class ProfileClient implements McpClient {
     return Object.keys(this.#translation.tools).map((name) => ({ name, description: `${this.profile.name}: via ${[...offered].join(', ')}` }));
   }
 
-  async callTool(name: string, args: Record<string, unknown>) {
-    if (!this.#translation) {
-      const result = await this.peer.callTool(name, args);
-      if (this.#sink) this.#drain(this.#sink, result);
-      return result;
-    }
+  callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+    if (!this.#translation) return this.#tapped.callTool(name, args);
     const handler = this.#translation.tools[name as ToolName];
-    if (!handler) return toolError('unsupported', this.profile.cannot[name as ToolName] ?? `${this.profile.name}: no ${name}`);
+    if (!handler) return Promise.resolve(toolError('unsupported', this.profile.cannot[name as ToolName] ?? `${this.profile.name}: no ${name}`));
     return handler(args);
   }
 
   close() {
     return this.peer.close();
-  }
-
-  /** The peer as the translation sees it: every answer goes to the sink when one is set. */
-  #tapped(): McpClient {
-    return {
-      open: () => this.peer.open(),
-      listTools: () => this.peer.listTools(),
-      close: () => this.peer.close(),
-      callTool: async (name, args) => {
-        const result = await this.peer.callTool(name, args);
-        if (this.#sink) this.#drain(this.#sink, result);
-        return result;
-      },
-    };
   }
 
   /** The answer as the peer sent it; only when tapped, so timed calls pay nothing for it. */

@@ -5,7 +5,7 @@
  * come from a fixed list and limits are checked integers: the peer's tool takes no parameters,
  * so nothing else reaches the statement.
  */
-import { AGGREGATE_FUNCTIONS, type AggregateInput, type DescribeTableOutput, type GetInput, type PortableType, type QueryInput } from '@mcp-db-bench/contract';
+import { AGGREGATE_FUNCTIONS, type AggregateInput, type AggregateSpec, type DescribeTableOutput, type GetInput, type PortableType, type QueryInput } from '@mcp-db-bench/contract';
 import type { ToolCallResult } from '../clients/client.js';
 import type { SqlDialect } from './dialects/index.js';
 import { literal } from './dialects/index.js';
@@ -45,7 +45,7 @@ export function portableType(declared: string): PortableType {
 }
 
 /** One comparison of our filter expressions: `column op literal`, joined by `and` (what the workloads send). */
-export const COMPARISON = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=|!=|<>|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?|'(?:[^']|'')*')\s*$/;
+const COMPARISON = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=|!=|<>|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?|'(?:[^']|'')*')\s*$/;
 
 /** Our filter expression as SQL, for the subset profiles translate; undefined when it is outside it. */
 export function filterSql(filter: string, columns: ReadonlySet<string>, dialect: SqlDialect): string | undefined {
@@ -89,6 +89,9 @@ interface Known {
  * kept for the session, as an agent keeps it in context, and forgotten when a new one opens: a
  * describe does not list the tables again, and a new session pays its own discovery.
  */
+/** An aggregate's output column, as our aggregate tool names it: its `as`, else `fn_column`, else `count`. */
+export const outputName = (spec: AggregateSpec): string => spec.as ?? (spec.column ? `${spec.fn}_${spec.column}` : 'count');
+
 export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlDiscovery = {}): Translation {
   const known = new Map<string, Known>();
   let tables: string[] | undefined;
@@ -224,19 +227,20 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
       if ('isError' in k) return k;
       const q = dialect().quote;
       const outputs: string[] = [];
+      const names = new Set(group_by);
       for (const a of aggregates) {
         // the function name goes into the statement as it is: only ours, never the caller's text
         if (!FUNCTIONS.has(a.fn)) return toolError('invalid_argument', `aggregate function ${JSON.stringify(a.fn)}: one of ${AGGREGATE_FUNCTIONS.join(', ')}`);
         if (a.column !== undefined && !k.columns.has(a.column)) return toolError('unknown_column', `no column ${a.column}`);
-        const name = a.as ?? (a.column ? `${a.fn}_${a.column}` : 'count');
+        const name = outputName(a);
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return toolError('invalid_argument', `bad output name ${name}`);
         outputs.push(`${a.fn}(${a.column ? q(a.column) : '*'}) as ${q(name)}`);
+        names.add(name);
       }
       const bad = group_by.find((c) => !k.columns.has(c));
       if (bad) return toolError('unknown_column', `no column ${bad}`);
       const cond = where(k, filter);
       if (typeof cond !== 'string') return cond;
-      const names = new Set([...group_by, ...aggregates.map((a) => a.as ?? (a.column ? `${a.fn}_${a.column}` : 'count'))]);
       const order = orderBy(names, order_by, group_by);
       if (typeof order !== 'string') return order;
       const group = group_by.length ? ` group by ${group_by.map(q).join(', ')}` : '';
