@@ -322,6 +322,22 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
   const required = (args: Args, key: string) => (typeof args[key] === 'string' ? (args[key] as string) : fail(`missing required parameter ${JSON.stringify(key)}`));
   const writable = (verb: string) => options.readOnly && fail(`Service ${JSON.stringify(service)} is read-only. ${verb} operations are not permitted.`);
   const where = (filter: string) => prefixed('Invalid filter expression', () => parseFilter(filter));
+  const title = (verb: string) => verb[0]!.toUpperCase() + verb.slice(1);
+  /** handleUpdate and handleDelete, in Faucet's order: a filter is required, then the service must be writable */
+  const filterText = (args: Args, verb: 'update' | 'delete') => {
+    const text = typeof args.filter === 'string' ? args.filter : fail(`A filter is required for ${verb} operations to prevent accidental full-table ${verb}s. Example: id = 42`);
+    writable(title(verb));
+    return text;
+  };
+  /** BuildUpdate and BuildDelete refuse an empty filter, which would touch every row */
+  const whereOf = (text: string, verb: 'update' | 'delete') =>
+    text.trim() ? where(text) : fail(`Failed to build ${verb}: filter or IDs required for ${verb} (refusing to ${verb} all rows)`);
+  /** The rows written, with RETURNING (SQLite, PostgreSQL), else only their count (MySQL, SQL Server) */
+  const written = (verb: string, key: 'inserted' | 'updated', sql: string, params: unknown[]) => {
+    if (!returning) return { count: sqlite(verb, () => db.prepare(sql).run(...params).changes) };
+    const rows = sqlite(verb, () => db.prepare(`${sql} RETURNING *`).all(...params) as Row[]).map(goRecord);
+    return { [key]: rows, count: rows.length };
+  };
   const sqlite = <T>(what: string, run: () => T): T => {
     try {
       return run();
@@ -407,29 +423,21 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
       const values = records.map(() => `(${cols.map(() => '?').join(', ')})`).join(', ');
       const sql = `INSERT INTO ${q(table)} (${cols.map(q).join(', ')}) VALUES ${values}`;
       const params = records.flatMap((r) => cols.map((c) => bind(r[c] ?? null)));
-      if (!returning) return { count: sqlite('Insert', () => db.prepare(sql).run(...params).changes) };
-      const inserted = sqlite('Insert', () => db.prepare(`${sql} RETURNING *`).all(...params) as Row[]).map(goRecord);
-      return { inserted, count: inserted.length };
+      return written('Insert', 'inserted', sql, params);
     },
     faucet_update: (args) => {
       const table = required(args, 'table');
-      const filterText = typeof args.filter === 'string' ? args.filter : fail('A filter is required for update operations to prevent accidental full-table updates. Example: id = 42');
-      writable('Update');
+      const text = filterText(args, 'update');
       const record = args.record !== null && typeof args.record === 'object' && !Array.isArray(args.record) ? (args.record as Row) : {};
       const cols = Object.keys(record).sort();
       if (!cols.length) fail('No fields to update. The \'record\' parameter must be an object with column names and values, e.g. {"status": "archived"}');
-      const filter = filterText.trim() ? where(filterText) : fail('Failed to build update: filter or IDs required for update (refusing to update all rows)');
+      const filter = whereOf(text, 'update');
       const sql = `UPDATE ${q(table)} SET ${cols.map((c) => `${q(c)} = ?`).join(', ')} WHERE ${filter.sql}`;
-      const params = [...cols.map((c) => bind(record[c])), ...filter.params];
-      if (!returning) return { count: sqlite('Update', () => db.prepare(sql).run(...params).changes) };
-      const updated = sqlite('Update', () => db.prepare(`${sql} RETURNING *`).all(...params) as Row[]).map(goRecord);
-      return { updated, count: updated.length };
+      return written('Update', 'updated', sql, [...cols.map((c) => bind(record[c])), ...filter.params]);
     },
     faucet_delete: (args) => {
       const table = required(args, 'table');
-      const filterText = typeof args.filter === 'string' ? args.filter : fail('A filter is required for delete operations to prevent accidental full-table deletes. Example: id = 42');
-      writable('Delete');
-      const filter = filterText.trim() ? where(filterText) : fail('Failed to build delete: filter or IDs required for delete (refusing to delete all rows)');
+      const filter = whereOf(filterText(args, 'delete'), 'delete');
       return { deleted: sqlite('Delete', () => db.prepare(`DELETE FROM ${q(table)} WHERE ${filter.sql}`).run(...filter.params).changes) };
     },
     faucet_raw_sql: () => fail(`Raw SQL is not enabled for service ${JSON.stringify(service)}. Use the structured query tools (faucet_query, faucet_insert, etc.) instead.`),
