@@ -1,7 +1,7 @@
 // 2025-era sessions opened and abandoned (initialize, one call, never DELETE) as fast as N loops
 // can, for a bounded time, against the built server: its resident memory must stay flat, since
 // the session table is bounded (--max-sessions) and expires idle sessions (--session-idle).
-// Past the limit, initialize is refused with 503 until a session has been idle a minute.
+// Past the limit, each new session ends the least recently used one: none is refused.
 //
 //   pnpm build && node packages/server/bench/sessions-soak.mjs [--minutes 10] [--loops 8]
 //     [--server-args "--max-sessions 10000"]

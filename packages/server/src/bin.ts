@@ -3,7 +3,7 @@ import { boundHeapGrowth } from './heap.js';
 import { isWorker, requestedWorkers, servePrimary } from './transports/cluster.js';
 
 // A --workers primary only forks and supervises: it loads none of the server, so it stays small.
-const workers = isWorker() ? 0 : requestedWorkers(process.argv.slice(2), process.env);
+const workers = isWorker() ? 0 : await requestedWorkers(process.argv.slice(2), process.env);
 if (workers > 1) {
   await servePrimary(workers, (line) => process.stderr.write(`mcp-db-server: ${line}\n`));
 } else {

@@ -6,7 +6,7 @@ import { ENGINE_TITLES, redactUrl, URL_FORMS } from './databases/index.js';
 import { createServerFactory, directTools } from './server.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { toolsFor } from './tools/index.js';
-import { isWorker, reportListening, workerSessions } from './transports/cluster.js';
+import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { DEFAULT_SESSION_LIMITS, Sessions } from './transports/sessions.js';
 import { runStdio } from './transports/stdio.js';
@@ -81,7 +81,7 @@ export function buildCli(): Command {
     .addOption(new Option('--pool-size <n>', 'most database connections to open').env('MCP_DB_POOL_SIZE').default(10).argParser(positiveInt('pool-size')))
     .addOption(new Option('--schema-ttl <seconds>', 'reload the cached schema this often (0: only when a statement hits a missing object)').env('MCP_DB_SCHEMA_TTL').default(60).argParser(nonNegativeInt('schema-ttl')))
     .addOption(
-      new Option('--max-sessions <n>', 'most 2025-era sessions (Mcp-Session-Id) kept at once, per worker process')
+      new Option('--max-sessions <n>', 'most 2025-era sessions (Mcp-Session-Id) one worker process remembers; past it a new one ends the least recently used')
         .env('MCP_DB_MAX_SESSIONS')
         .default(DEFAULT_SESSION_LIMITS.maxSessions)
         .argParser(positiveInt('max-sessions')),
@@ -96,7 +96,12 @@ export function buildCli(): Command {
       new Option('--session-key <key>', 'sign 2025-era session ids with this secret (32+ characters; better set by its variable), so every server given it honours them')
         .env('MCP_DB_SESSION_KEY'),
     )
-    .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (each opens its own connections)').env('MCP_DB_WORKERS').default(1).argParser(positiveInt('workers')))
+    .addOption(
+      new Option('--workers <n>', 'HTTP worker processes sharing the port, each with its own connections (auto: one per core; one for PGlite)')
+        .env('MCP_DB_WORKERS')
+        .default('auto')
+        .argParser((v) => (v === 'auto' ? v : positiveInt('workers')(v))),
+    )
     .addOption(new Option('--test-delay-ms <ms>').env(TEST_DELAY_ENV).default(0).argParser(nonNegativeInt('test-delay-ms', 'milliseconds')).hideHelp())
     .addHelpText(
       'after',
@@ -129,7 +134,7 @@ interface CliOptions {
   maxSessions: number;
   sessionIdle: number;
   sessionKey?: string;
-  workers: number;
+  workers: WorkersOption;
   testDelayMs: number;
 }
 
@@ -165,7 +170,7 @@ export async function main(argv = process.argv): Promise<void> {
   }).catch((error: unknown) => {
     throw missingSqliteFile(error);
   });
-  if (options.http && options.workers > 1 && ctx.engine.oneProcess) {
+  if (options.http && options.workers !== 'auto' && options.workers > 1 && ctx.engine.oneProcess) {
     await ctx.close();
     return program.error(`error: --workers ${options.workers} is not available on ${ctx.engine.name}: ${ctx.engine.title} can be open in one process at a time (use --workers 1)`);
   }

@@ -1,19 +1,25 @@
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callJson, connectClient, type Era, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
+import { workersOption } from '../src/transports/cluster.js';
 
 /** The worker processes of a server started with --workers: pids of its children. */
-const children = (pid: number) =>
-  execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
-    .split('\n')
-    .map((s) => s.trim())
-    .filter(Boolean);
+const children = (pid: number): string[] => {
+  try {
+    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  } catch {
+    return []; // ps exits 1 when it lists none
+  }
+};
 
 /**
  * `--workers 2`: two processes serve one port, each with its own SQLite connection; both eras
@@ -90,5 +96,43 @@ describe('--workers', () => {
     const workers = children(server.process.pid!);
     await server.stop();
     for (const pid of workers) expect(() => process.kill(Number(pid), 0)).toThrow();
+  });
+});
+
+/** `--http` alone (what users run): one worker per core; one process where the engine allows only one. */
+describe('--workers auto, the HTTP default', () => {
+  it('is what the server does when neither --workers nor MCP_DB_WORKERS is given', () => {
+    expect(workersOption(['--url', 'sqlite:x', '--http'], {})).toBe('auto');
+    expect(workersOption(['--http'], { MCP_DB_WORKERS: '3' })).toBe(3);
+    expect(workersOption(['--http', '--workers=2'], { MCP_DB_WORKERS: '3' })).toBe(2);
+  });
+
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-workers-auto-'));
+    await loadShop(`sqlite:${join(dir, 'shop.db')}`);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it(`forks one worker per core (${availableParallelism()} here)`, async () => {
+    const server = await startHttpServer(`sqlite:${join(dir, 'shop.db')}`, ['--workers', 'auto']);
+    try {
+      const cores = availableParallelism();
+      expect(children(server.process.pid!)).toHaveLength(cores > 1 ? cores : 0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('serves PGlite from one process, since its data directory opens in one process at a time', { timeout: 60_000 }, async () => {
+    const server = await startHttpServer('pglite::memory:', ['--workers', 'auto']);
+    try {
+      expect(children(server.process.pid!)).toHaveLength(0);
+      const client = await connectClient('http', 'legacy', { dbUrl: '', endpoint: server.endpoint });
+      expect((await callJson(client, 'list_tables', {})).isError).toBe(false);
+      await client.close();
+    } finally {
+      await server.stop();
+    }
   });
 });

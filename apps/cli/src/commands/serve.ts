@@ -15,7 +15,7 @@ interface ServeFlags {
   host: string;
   port: string;
   token?: string;
-  workers: number;
+  workers: number | 'auto';
 }
 
 export function serveCommand(): Command {
@@ -29,14 +29,18 @@ export function serveCommand(): Command {
     .option('--host <host>', 'HTTP bind address', '127.0.0.1')
     .option('--port <port>', 'HTTP port', '7400')
     .option('--token <token>', 'require this bearer token over HTTP')
-    // the server's own default (one process), so a side-by-side with another server compares like with like
-    .addOption(new Option('--workers <n>', 'HTTP worker processes sharing the port (mcp-db-server --workers)').default(1).argParser(parsePositiveInt('workers')))
+    // the server's own default (one per core), so a side-by-side with another server measures what users run
+    .addOption(
+      new Option('--workers <n>', 'HTTP worker processes sharing the port (mcp-db-server --workers; auto: one per core)')
+        .default('auto')
+        .argParser((v) => (v === 'auto' ? v : parsePositiveInt('workers')(v))),
+    )
     .addHelpText(
       'after',
       examples('mcp-db-bench serve', 'mcp-db-bench serve --stdio --db sqlite:shop.db', 'mcp-db-bench serve --db postgres://bench:bench@127.0.0.1:5432/bench --port 7400 --token $TOKEN --workers 2'),
     )
     .action(async (flags: ServeFlags) => {
-      if (flags.stdio && flags.workers > 1) throw new UsageError('--workers needs HTTP: over --stdio the host talks to one process');
+      if (flags.stdio && flags.workers !== 'auto' && flags.workers > 1) throw new UsageError('--workers needs HTTP: over --stdio the host talks to one process');
       const { scale, seed, indexes } = flags;
       await seedIfMissing(flags.db, { scale, seed, indexes }, (line) => process.stderr.write(`${line}\n`));
       const args = ['--url', flags.db, '--echo'];

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { type SessionLimits, Sessions } from './sessions.js';
 
 /**
@@ -13,22 +14,61 @@ function sessionKeyGiven(argv: readonly string[], env: NodeJS.ProcessEnv): boole
   return Boolean(env[SESSION_KEY_VARIABLE]) || argv.some((a) => a === '--session-key' || a.startsWith('--session-key='));
 }
 
+/** What `--workers` asks for: a count, or `auto` (the default over HTTP: one per core). */
+export type WorkersOption = number | 'auto';
+
 /**
- * The worker count when this process should be a `--workers` primary: serving HTTP with more
- * than one worker, and not asked for help or the version. Read from the arguments directly
- * (`--workers N`, `--workers=N`, MCP_DB_WORKERS; `--http` or MCP_DB_HTTP) so the primary can
- * start without loading the server at all; the workers parse and validate everything.
+ * `--workers` as given on the command line or in MCP_DB_WORKERS (the last one wins, as
+ * commander reads it), `auto` when absent. Read from the arguments directly so the primary can
+ * start without loading the server; the workers parse and validate everything.
  */
-export function requestedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): number {
-  if (argv.some((a) => ['-h', '--help', '-V', '--version'].includes(a))) return 0;
-  const http = argv.includes('--http') || (env.MCP_DB_HTTP !== undefined && !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP));
+export function workersOption(argv: readonly string[], env: NodeJS.ProcessEnv): WorkersOption | undefined {
   let given = env.MCP_DB_WORKERS;
   argv.forEach((a, i) => {
     if (a === '--workers') given = argv[i + 1];
     else if (a.startsWith('--workers=')) given = a.slice('--workers='.length);
   });
+  if (given === undefined || given === 'auto') return 'auto';
   const n = Number(given);
-  return http && Number.isInteger(n) && n > 1 ? n : 0;
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/** The database URL as the server reads it (--url, MCP_DB_URL, then DATABASE_URL). */
+function urlOption(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
+  let given = env.MCP_DB_URL || env.DATABASE_URL;
+  argv.forEach((a, i) => {
+    if (a === '--url') given = argv[i + 1];
+    else if (a.startsWith('--url=')) given = a.slice('--url='.length);
+  });
+  return given;
+}
+
+/**
+ * The worker count when this process should be a `--workers` primary: serving HTTP with more
+ * than one worker, and not asked for help or the version. `auto` means one per core, or one
+ * process where the URL's engine can be open in one process at a time (PGlite); a bad value is
+ * left to the server's own parsing, which says what is wrong.
+ */
+export async function requestedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  if (argv.some((a) => ['-h', '--help', '-V', '--version'].includes(a))) return 0;
+  const http = argv.includes('--http') || (env.MCP_DB_HTTP !== undefined && !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP));
+  const workers = workersOption(argv, env);
+  if (!http || workers === undefined) return 0;
+  const n = workers === 'auto' ? await autoWorkers(urlOption(argv, env)) : workers;
+  return n > 1 ? n : 0;
+}
+
+/** `--workers auto`: one process per core, one where the URL's engine allows only one (or the URL is not understood: the server reports that). */
+export async function autoWorkers(url: string | undefined): Promise<number> {
+  const cores = availableParallelism();
+  if (cores === 1 || !url) return 1;
+  // Loaded only here: the engines' definitions, not their drivers.
+  const { engineForUrl } = await import('../databases/index.js');
+  try {
+    return engineForUrl(url).oneProcess ? 1 : cores;
+  } catch {
+    return 1;
+  }
 }
 
 /**

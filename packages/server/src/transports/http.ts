@@ -190,15 +190,7 @@ function healthCheck(check: (() => Promise<void>) | undefined, onerror: (error: 
 function sendLegacy(res: ServerResponse, answer: LegacyAnswer, sessions: Sessions): void {
   if (answer.status === 202) return void res.writeHead(202, { 'content-length': 0 }).end();
   const headers: Record<string, string | number> = { ...SSE_HEADERS };
-  if (answer.opensSession) {
-    const opened = sessions.open();
-    if ('refused' in opened) {
-      res.setHeader('Retry-After', String(opened.retryAfterSeconds));
-      sendJson(res, 503, rpcError(-32000, `Service Unavailable: ${opened.refused}`));
-      return;
-    }
-    headers['mcp-session-id'] = opened.id;
-  }
+  if (answer.opensSession) headers['mcp-session-id'] = sessions.open();
   const bytes = Buffer.from(answer.message);
   headers['content-length'] = bytes.length;
   res.writeHead(200, headers).end(bytes);

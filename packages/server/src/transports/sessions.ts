@@ -2,7 +2,7 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Limits of the 2025-era session table (per server process). */
 export interface SessionLimits {
-  /** most sessions one process keeps at once */
+  /** most sessions one process remembers at once: a bound on memory, never on admission */
   maxSessions: number;
   /** a session unused this long is forgotten (its id then gets 404) */
   idleMs: number;
@@ -11,26 +11,26 @@ export interface SessionLimits {
 export const DEFAULT_SESSION_LIMITS: SessionLimits = { maxSessions: 10_000, idleMs: 30 * 60_000 };
 
 /**
- * At the limit, a new session may take the place of one idle at least this long; only when
- * every session was used more recently than this is `initialize` refused.
- */
-const RECLAIMABLE_AFTER_MS = 60_000;
-
-export type OpenResult = { id: string } | { refused: string; retryAfterSeconds: number };
-
-/**
  * The `Mcp-Session-Id`s of 2025-era clients. A session holds no server state but its last use:
  * every tool answer depends only on the request (cursors and transactions are explicit handles),
  * so a session exists to be ended (`DELETE`), to expire, and to be refused when unknown (404).
+ *
+ * `initialize` is never refused. The table is an LRU of at most `maxSessions`: a new session
+ * (or a sibling's, first seen here) past the bound ends the least recently used one, whose
+ * client gets 404 on its next request and initializes again, as the specification asks. Agents
+ * that crash or never `DELETE` therefore cost memory up to the bound and lock nobody out; an
+ * agent that keeps calling stays at the recent end and is never the one ended.
  *
  * Ids are `<issuer>.<nonce>.<mac>`: the mac (a keyed SHA-256 under a key shared by one server's
  * worker processes, or by separate servers given the same `--session-key`) lets a sibling
  * process honour a session it did not issue, since the cluster or a load balancer hands out
  * connections, not sessions. The issuer is random per process, so siblings on different
- * machines never collide. A process answers 404 for its own ids it no longer holds (expired or
- * ended), for siblings' ids it saw end (remembered, up to `maxSessions` of them), and for ids no
- * sibling issued. Ends are told to siblings (`onEnded`) where someone listens (the `--workers`
- * primary), so a `DELETE` ends a session in every worker of one server; idle expiry is per process.
+ * machines never collide. An ended session stays ended: our own ids are honoured only while
+ * live here; a sibling's id that ended here (DELETE, told by a sibling, idle expiry, pushed out)
+ * is remembered, and when that memory is full the oldest record gives way to a floor on issue
+ * time (the nonce carries it, under the mac): sibling ids issued at or before the floor are
+ * honoured only while live here. Ends are told to siblings (`onEnded`) where someone listens
+ * (the `--workers` primary); idle expiry and the LRU are per process.
  */
 export class Sessions {
   readonly #limits: SessionLimits;
@@ -38,16 +38,15 @@ export class Sessions {
   readonly #inner: string;
   readonly #outer: string;
   readonly #issuer: string;
-  /** this process's ids: a random start, then a counter (the mac, not the nonce, makes an id unguessable) */
-  readonly #boot = randomBytes(9).toString('base64url');
+  /** a random start per process: with the counter, ids never repeat (the mac, not the nonce, makes one unguessable) */
+  readonly #boot = randomBytes(6).toString('base64url');
   #issued = 0;
   /** id → last use (ms), least recently used first */
   readonly #live = new Map<string, number>();
-  /**
-   * siblings' ids that ended here (DELETE, told by a sibling, idle expiry, reclaimed): their mac
-   * stays valid forever, so they are remembered, the oldest forgotten past `maxSessions` of them
-   */
-  readonly #ended = new Map<string, number>();
+  /** siblings' ids that ended here, oldest end first (their mac stays valid forever) */
+  readonly #ended = new Set<string>();
+  /** sibling ids issued at or before this instant (ms) are honoured only while live here */
+  #floor = -1;
   readonly #sweeper: NodeJS.Timeout;
   onEnded: ((id: string) => void) | undefined;
 
@@ -63,18 +62,13 @@ export class Sessions {
     return this.#live.size;
   }
 
-  /** A new session, or why not (the table is full of recently used sessions). */
-  open(now = Date.now()): OpenResult {
-    if (this.#live.size >= this.#limits.maxSessions && !this.#reclaim(now)) {
-      return {
-        refused: `too many open sessions (this server keeps at most ${this.#limits.maxSessions}, all used within the last ${RECLAIMABLE_AFTER_MS / 1000} s); end unused sessions with DELETE, or raise --max-sessions`,
-        retryAfterSeconds: RECLAIMABLE_AFTER_MS / 1000,
-      };
-    }
-    const nonce = `${this.#boot}${(this.#issued++).toString(36)}`;
+  /** A new session: always granted, ending the least recently used one when the table is full. */
+  open(now = Date.now()): string {
+    // The nonce: issue time (base 36 ms, for the floor), then the process's start and a counter.
+    const nonce = `${now.toString(36)}-${this.#boot}${(this.#issued++).toString(36)}`;
     const id = `${this.#issuer}.${nonce}.${this.#mac(`${this.#issuer}.${nonce}`)}`;
-    this.#live.set(id, now);
-    return { id };
+    this.#admit(id, now);
+    return id;
   }
 
   /** Marks a use; false when the id names no live session of this server (answer 404). */
@@ -83,7 +77,7 @@ export class Sessions {
     if (seen !== undefined) {
       this.#live.delete(id);
       if (now - seen > this.#limits.idleMs) {
-        this.forget(id, now);
+        this.forget(id);
         return false;
       }
       // Re-inserted, so the map stays ordered from least to most recently used.
@@ -92,8 +86,7 @@ export class Sessions {
     }
     if (!this.#isSiblings(id)) return false;
     // A sibling's session seen here first: honour it like one of ours.
-    if (this.#live.size >= this.#limits.maxSessions && !this.#reclaim(now)) return false;
-    this.#live.set(id, now);
+    this.#admit(id, now);
     return true;
   }
 
@@ -101,19 +94,22 @@ export class Sessions {
   end(id: string, now = Date.now()): boolean {
     if (!this.use(id, now)) return false;
     // Remembered as ended here too: a sibling's id would otherwise be honoured again on its next use.
-    this.forget(id, now);
+    this.forget(id);
     this.onEnded?.(id);
     return true;
   }
 
   /** This session ended, here or in a sibling. */
-  forget(id: string, now = Date.now()): void {
+  forget(id: string): void {
     this.#live.delete(id);
     // Our own ids need no record: an id we issued and no longer hold is refused anyway.
-    if (id.startsWith(`${this.#issuer}.`)) return;
-    this.#ended.delete(id);
-    if (this.#ended.size >= this.#limits.maxSessions) this.#ended.delete(this.#ended.keys().next().value!);
-    this.#ended.set(id, now);
+    if (id.startsWith(`${this.#issuer}.`) || this.#ended.has(id)) return;
+    if (this.#ended.size >= this.#limits.maxSessions) {
+      const oldest = this.#ended.values().next().value!;
+      this.#ended.delete(oldest);
+      this.#floor = Math.max(this.#floor, issuedAt(oldest));
+    }
+    this.#ended.add(id);
   }
 
   /** Drops expired sessions, from the least recently used end. */
@@ -121,7 +117,7 @@ export class Sessions {
     const { idleMs } = this.#limits;
     for (const [id, seen] of this.#live) {
       if (now - seen <= idleMs) break;
-      this.forget(id, now);
+      this.forget(id);
     }
   }
 
@@ -131,13 +127,10 @@ export class Sessions {
     this.#ended.clear();
   }
 
-  /** Frees the least recently used session if it has been idle long enough (constant time: the map's first entry). */
-  #reclaim(now: number): boolean {
-    const first = this.#live.entries().next();
-    // Idle past the expiry, or at least a minute: either way its client can initialize again.
-    if (first.done || now - first.value[1] < Math.min(RECLAIMABLE_AFTER_MS, this.#limits.idleMs)) return false;
-    this.forget(first.value[0], now);
-    return true;
+  /** Holds a session, first ending the least recently used one if the table is full (the map's first entry: constant time). */
+  #admit(id: string, now: number): void {
+    if (this.#live.size >= this.#limits.maxSessions) this.forget(this.#live.keys().next().value!);
+    this.#live.set(id, now);
   }
 
   #isSiblings(id: string): boolean {
@@ -146,7 +139,8 @@ export class Sessions {
     if (dot <= 0 || issuer === this.#issuer || this.#ended.has(id)) return false;
     const given = Buffer.from(id.slice(dot + 1));
     const expected = Buffer.from(this.#mac(id.slice(0, dot)));
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    // The issue time is read only once the mac vouches for it.
+    return given.length === expected.length && timingSafeEqual(given, expected) && issuedAt(id) > this.#floor;
   }
 
   /**
@@ -157,4 +151,10 @@ export class Sessions {
   #mac(text: string): string {
     return hash('sha256', this.#outer + hash('sha256', this.#inner + text, 'base64url'), 'base64url').slice(0, 22);
   }
+}
+
+/** The issue time (ms) an id's nonce carries; NaN (never above a floor) when it carries none. */
+function issuedAt(id: string): number {
+  const start = id.indexOf('.') + 1;
+  return Number.parseInt(id.slice(start, id.indexOf('-', start)), 36);
 }

@@ -27,9 +27,14 @@ export function exitOf(child: ChildProcess): string | undefined {
   return undefined;
 }
 
-/** Starts the bin with --http on a free port and waits for its "listening on" line. */
+/**
+ * Starts the bin with --http on a free port and waits for its "listening on" line. One process
+ * unless the test asks for workers: what a suite checks (pool limits, sessions, memory) is then
+ * one process's, and a test run does not fork a worker per core for every server.
+ */
 export async function startHttpServer(dbUrl: string, extraArgs: string[] = [], env?: Record<string, string>): Promise<HttpServer> {
-  const child = spawn(process.execPath, [BIN, '--url', dbUrl, '--http', '--port', '0', ...extraArgs], {
+  const workers = extraArgs.some((a) => a.startsWith('--workers')) ? [] : ['--workers', '1'];
+  const child = spawn(process.execPath, [BIN, '--url', dbUrl, '--http', '--port', '0', ...workers, ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, ...env },
   });
