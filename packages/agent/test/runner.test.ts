@@ -34,6 +34,8 @@ function fakeServer(clock: FakeClock, tools: readonly string[]) {
       await clock.sleep(CALL_MS);
       return { era: 'modern', protocolVersion: 'test' };
     },
+    abandon: () => {},
+    reinitialized: 0,
     listTools: async () => tools.map((name) => ({ name })),
     async callTool(name): Promise<ToolCallResult> {
       calls.push(name);
