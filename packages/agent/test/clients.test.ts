@@ -252,16 +252,16 @@ describe.each(['lean', 'sdk'] as const)('%s client, a session the server ended',
   const get2 = async (mcp: McpClient) => (await mcp.callTool('get', { table: 'items', key: 2 })).data;
 
   it('expired: the call, and then a listing, go through on a new session, each re-initialization counted once', async () => {
-    const url = await startServer(['--session-idle', '1']);
+    const url = await startServer(['--session-idle', '2']);
     const mcp = createClient({ kind: 'http', url }, { client, protocol: 'legacy', timeoutMs: 15_000 });
     try {
       await mcp.open();
       expect(await get2(mcp)).toEqual({ found: true, row: row2 });
       expect(mcp.reinitialized).toBe(0);
-      await sleep(1_500);
+      await sleep(2_500);
       expect(await get2(mcp)).toEqual({ found: true, row: row2 });
       expect(mcp.reinitialized).toBe(1);
-      await sleep(1_500);
+      await sleep(2_500);
       expect((await mcp.listTools()).map((t) => t.name)).toEqual(expect.arrayContaining(TOOLS));
       expect(mcp.reinitialized).toBe(2);
       // the new session is the one used from now on
