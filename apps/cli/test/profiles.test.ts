@@ -175,6 +175,8 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
     const counted: McpClient = {
       open: () => peer.open(),
       listTools: () => peer.listTools(),
+      abandon: () => peer.abandon(),
+      reinitialized: 0,
       close: () => peer.close(),
       callTool: (name, args) => {
         calls.push(name);

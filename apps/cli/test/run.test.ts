@@ -84,7 +84,7 @@ describe('what a run records about itself', () => {
 
 describe('mcp-db-bench run', () => {
   const out = join(dir, 'result.json');
-  const workloads = ['session-init', 'point-read', 'filtered', 'analytical', 'mixed', 'echo'];
+  const workloads = ['session-init', 'session-churn', 'point-read', 'filtered', 'analytical', 'mixed', 'echo'];
 
   it('runs every workload at two concurrency levels in two index rounds and writes a valid result file', async () => {
     const r = await run(['run', '--scale', '0.002', '--agents', '1,2', '--duration', '300ms', '--warmup', '100ms', '--out', out]);
@@ -103,9 +103,12 @@ describe('mcp-db-bench run', () => {
     expect(new Set(result.steps.map((s) => s.workload))).toEqual(new Set([...workloads, 'http-echo']));
     expect(result.sessionInit.map((s) => s.indexes)).toEqual(['baseline', 'optimized']);
     expect(result.decomposition.map((d) => d.operation)).toEqual(['get orders by id', 'query order_items by order_id']);
-    for (const section of ['Session init', 'Latency and throughput', 'Concurrency scaling', 'Index speed-up', 'Where the time goes', 'Load generator check']) {
+    for (const section of ['Session init', 'Latency and throughput', 'Sessions', 'Concurrency scaling', 'Index speed-up', 'Where the time goes', 'Load generator check']) {
       expect(r.stdout).toContain(section);
     }
+    // the session workloads' rows say how many session starts were refused, even when none were
+    expect(r.stdout).toMatch(/│\s+sqlite 2025 session \(optimized\)\s+│\s+session-churn\s+│\s+2\s+│\s+[\d,.]+\s+│\s+0\s+│\s+0\s+│\s+0\s+│/);
+    for (const step of result.steps) expect(step.reinitialized, step.workload).toBe(0);
   });
 
   it('renders the saved result as Markdown and JSON without re-running', async () => {

@@ -1,5 +1,5 @@
 import { SimAgent } from './agent.js';
-import type { McpClient } from './clients/client.js';
+import type { McpClient, ToolCallResult } from './clients/client.js';
 import { type AgentLoop, errorKindOf } from './engine/run-step.js';
 import { type GetOutput, type QueryOutput, Random } from '@mcp-db-bench/contract';
 import type { WriteLedger } from './writes/ledger.js';
@@ -14,11 +14,12 @@ import type { Plan, Workload } from './workloads/workload.js';
 export async function startAgent(workload: Workload, client: McpClient, seed: number, index: number, ledger?: WriteLedger): Promise<AgentLoop> {
   const agent = new SimAgent(client, new Random(seed * 7919 + index * 104729 + 1));
   await agent.init(workload.tables);
-  if (workload.session) {
+  const session = workload.session;
+  if (session) {
     return {
-      async next() {
-        await agent.init(workload.tables);
-        return { op: 'session-init', ok: true };
+      next: () => session(agent),
+      get reinitialized() {
+        return client.reinitialized;
       },
       close: () => client.close(),
     };
@@ -41,7 +42,7 @@ function planned(plan: Plan, agent: SimAgent, client: McpClient): AgentLoop {
         throw error;
       }
       if (result.isError) {
-        const code = (result.data as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
+        const code = toolErrorCode(result);
         plan.settle(call, { kind: 'failed', code });
         return { op: call.op, ok: false, errorKind: `tool:${code}` };
       }
@@ -49,11 +50,18 @@ function planned(plan: Plan, agent: SimAgent, client: McpClient): AgentLoop {
       plan.settle(call, { kind: 'ok', data: result.data });
       return { op: call.op, ok: true };
     },
+    get reinitialized() {
+      return client.reinitialized;
+    },
     close: () => client.close(),
   };
 }
 
-function rowsOf(data: unknown): Record<string, unknown>[] {
+/** The code of a tool's `isError` answer; runs count it as `tool:<code>`. */
+export const toolErrorCode = (result: ToolCallResult): string => (result.data as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
+
+/** The rows an answer showed the agent, to remember their keys. */
+export function rowsOf(data: unknown): Record<string, unknown>[] {
   // a query's or aggregate's rows, or a get's row
   const d = data as Partial<QueryOutput> & Partial<GetOutput> | undefined;
   if (Array.isArray(d?.rows)) return d.rows;

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createClient,
@@ -42,25 +43,37 @@ let dbUrl = '';
 const servers: ChildProcess[] = [];
 
 async function startServer(extraArgs: string[] = []): Promise<string> {
-  const child = spawn(process.execPath, [BIN, '--url', dbUrl, '--http', '--port', '0', ...extraArgs], {
+  return (await startServerProcess(['--port', '0', ...extraArgs])).url;
+}
+
+async function startServerProcess(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [BIN, '--url', dbUrl, '--http', ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   servers.push(child);
   let stderr = '';
-  return new Promise<string>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk;
       const m = /listening on (\S+)/.exec(stderr);
       if (m) {
         clearTimeout(timer);
-        resolve(m[1]!);
+        resolve({ url: m[1]!, child });
       }
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}: ${stderr}`));
     });
+  });
+}
+
+function stopServer(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
   });
 }
 
@@ -99,16 +112,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(
-    servers.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  await Promise.all(servers.map(stopServer));
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -239,6 +243,51 @@ describe('HTTP status errors', () => {
   });
 });
 
+/**
+ * A 2025-era session the server ended (idle past --session-idle, or a server restarted since):
+ * its next request gets 404, and both clients start a new session and retry the request once.
+ */
+describe.each(['lean', 'sdk'] as const)('%s client, a session the server ended', (client) => {
+  const row2 = { id: 2, label: 'two', qty: 7 };
+  const get2 = async (mcp: McpClient) => (await mcp.callTool('get', { table: 'items', key: 2 })).data;
+
+  it('expired: the call, and then a listing, go through on a new session, each re-initialization counted once', async () => {
+    const url = await startServer(['--session-idle', '2']);
+    const mcp = createClient({ kind: 'http', url }, { client, protocol: 'legacy', timeoutMs: 15_000 });
+    try {
+      await mcp.open();
+      expect(await get2(mcp)).toEqual({ found: true, row: row2 });
+      expect(mcp.reinitialized).toBe(0);
+      await sleep(2_500);
+      expect(await get2(mcp)).toEqual({ found: true, row: row2 });
+      expect(mcp.reinitialized).toBe(1);
+      await sleep(2_500);
+      expect((await mcp.listTools()).map((t) => t.name)).toEqual(expect.arrayContaining(TOOLS));
+      expect(mcp.reinitialized).toBe(2);
+      // the new session is the one used from now on
+      expect(await get2(mcp)).toEqual({ found: true, row: row2 });
+      expect(mcp.reinitialized).toBe(2);
+    } finally {
+      await mcp.close();
+    }
+  }, 30_000);
+
+  it('restarted: a server that never issued the session answers 404, and the call goes through on a new one', async () => {
+    const first = await startServerProcess(['--port', '0']);
+    const mcp = createClient({ kind: 'http', url: first.url }, { client, protocol: 'legacy', timeoutMs: 15_000 });
+    try {
+      await mcp.open();
+      expect(await get2(mcp)).toEqual({ found: true, row: row2 });
+      await stopServer(first.child);
+      await startServerProcess(['--port', new URL(first.url).port]);
+      expect(await get2(mcp)).toEqual({ found: true, row: row2 });
+      expect(mcp.reinitialized).toBe(1);
+    } finally {
+      await mcp.close();
+    }
+  }, 30_000);
+});
+
 describe('stdio server that dies', () => {
   it('rejects the pending call with network when the child exits mid-call', async () => {
     // Reads the first request, then exits without answering.
@@ -290,9 +339,11 @@ interface Seen {
   mcpMethod?: string;
 }
 
-async function startFakeLegacy(): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+async function startFakeLegacy(): Promise<{ url: string; seen: Seen[]; forget(on: boolean): void; close(): Promise<void> }> {
   const seen: Seen[] = [];
   const SESSION = 'sess-42';
+  /** when on, every tools/call is told its session is gone, as a server evicting it at once would */
+  let forgetting = false;
   const sse = (res: ServerResponse, msg: object, headers: Record<string, string> = {}) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', ...headers });
     res.write('event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}\r\n\r\n');
@@ -326,6 +377,7 @@ async function startFakeLegacy(): Promise<{ url: string; seen: Seen[]; close(): 
       };
       seen.push(entry);
       if (req.method === 'DELETE') return res.writeHead(200).end();
+      if (req.method !== 'POST') return res.writeHead(405, { allow: 'POST, DELETE' }).end();
       const msg = JSON.parse(body) as { id?: number; method: string; params?: { name?: string } };
       entry.rpcMethod = msg.method;
       if (msg.method === 'initialize') {
@@ -347,6 +399,10 @@ async function startFakeLegacy(): Promise<{ url: string; seen: Seen[]; close(): 
       if (msg.method === 'tools/list') {
         return sseWhole(res, { jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
       }
+      if (msg.method === 'tools/call' && forgetting) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+      }
       if (msg.method === 'tools/call' && msg.params?.name === 'slow') return; // never answers
       if (msg.method === 'tools/call') {
         // Plain JSON this time, and only a text block: data comes from parsing it.
@@ -362,6 +418,9 @@ async function startFakeLegacy(): Promise<{ url: string; seen: Seen[]; close(): 
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     seen,
+    forget(on) {
+      forgetting = on;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -409,6 +468,34 @@ describe('lean HTTP client against a 2025-only server', () => {
     }
   });
 
+  it.each(['lean', 'sdk'] as const)('%s: a second 404 in a row is the call\'s error, after one re-initialization', async (kind) => {
+    fake.seen.length = 0;
+    const mcp = createClient({ kind: 'http', url: fake.url }, { client: kind, protocol: 'legacy' });
+    try {
+      await mcp.open();
+      fake.forget(true);
+      expect((await failure(mcp.callTool('echo', {}))).kind).toBe('http_404');
+      expect(mcp.reinitialized).toBe(1);
+    } finally {
+      fake.forget(false);
+      await mcp.close();
+    }
+    const sent = fake.seen.flatMap((s) => (s.rpcMethod === 'initialize' || s.rpcMethod === 'tools/call' ? [s.rpcMethod] : []));
+    expect(sent).toEqual(['initialize', 'tools/call', 'initialize', 'tools/call']);
+    // the lean client forgets a session the server said is gone: nothing to DELETE at close
+    if (kind === 'lean') expect(fake.seen.filter((s) => s.httpMethod === 'DELETE')).toEqual([]);
+  });
+
+  it('lean: walking away from a session (abandon) never ends it, while opening again over it does', async () => {
+    fake.seen.length = 0;
+    const mcp = new LeanHttpClient({ url: fake.url, protocol: 'legacy' });
+    await mcp.open();
+    mcp.abandon();
+    await mcp.open();
+    await mcp.close();
+    expect(fake.seen.map((s) => s.rpcMethod ?? s.httpMethod)).toEqual(['initialize', 'notifications/initialized', 'initialize', 'notifications/initialized', 'DELETE']);
+  });
+
   it('times a call out, then serves the next one on a fresh connection', async () => {
     const mcp = new LeanHttpClient({ url: fake.url, protocol: 'legacy', timeoutMs: 300 });
     try {
@@ -431,6 +518,7 @@ class ScriptedTransport implements Transport<string> {
     readonly answer: (method: string, id: number) => RpcMessage | McpCallError,
   ) {}
   begin(): void {}
+  abandon(): void {}
   route(era: Era, method: string, tool?: string): string {
     const route = `${era} ${method}${tool ? ` ${tool}` : ''}`;
     this.routes.push(route);

@@ -20,6 +20,8 @@ interface Script {
   op?: string;
   fail?: string;
   throws?: unknown;
+  /** sessions the agent's client started again during the call */
+  reinit?: number;
 }
 
 interface CallInfo {
@@ -37,12 +39,17 @@ function scripted(clock: FakeClock, script: (call: CallInfo) => Script) {
   const makeAgent = async (agent: number): Promise<AgentLoop> => {
     log.created.push(agent);
     let seq = 0;
+    let reinitialized = 0;
     return {
+      get reinitialized() {
+        return reinitialized;
+      },
       async next() {
         const call = { agent, seq: seq++, global: log.calls.length, startedAt: clock.now() };
         const s = script(call);
         log.calls.push({ ...call, ...s });
         await clock.sleep(s.ms);
+        reinitialized += s.reinit ?? 0;
         if (s.throws !== undefined) throw s.throws;
         const op = s.op ?? 'get';
         return s.fail === undefined ? { op, ok: true } : { op, ok: false, errorKind: s.fail };
@@ -138,6 +145,18 @@ describe('runStep, closed loop', () => {
     expect(m.intervals.reduce((n, i) => n + i.errors, 0)).toBe(16);
     expect(throughput(m)).toBe(39);
     expect(goodput(m)).toBe(23);
+  });
+
+  it('counts the re-initializations made during the measured operations, failed ones too, none of the warm-up', async () => {
+    const clock = new FakeClock();
+    const { makeAgent } = scripted(clock, ({ seq }): Script => ({ ms: 100, reinit: seq % 3 === 0 ? 2 : 1, ...(seq % 2 ? { throws: new McpCallError('http_404', 'Session not found') } : {}) }));
+    const m = await run(clock, { agents: 1, mode: 'closed', warmupMs: 100, durationMs: 1000, makeAgent });
+    // seq 0 is the warm-up; seq 1..10 are measured, of which 3, 6 and 9 re-initialized twice
+    expect(m.calls + m.errors.http_404!).toBe(10);
+    expect(m.reinitialized).toBe(13);
+    // an agent that does not count them: none recorded
+    const plain = await run(clock, { agents: 1, mode: 'closed', warmupMs: 0, durationMs: 300, makeAgent: async () => ({ next: () => clock.sleep(100).then(() => ({ op: 'get', ok: true })), close: async () => {} }) });
+    expect(plain.reinitialized).toBe(0);
   });
 
   it('files a thrown error without a kind as `exception`', async () => {

@@ -102,6 +102,8 @@ function fakeFaucet(tools: ToolInfo[]): McpClient & { calls: [string, Record<str
   return {
     calls,
     open: async () => ({ era: 'legacy', protocolVersion: 'test' }),
+    abandon: () => {},
+    reinitialized: 0,
     close: async () => {},
     listTools: async () => tools,
     callTool: async (name, args): Promise<ToolCallResult> => {

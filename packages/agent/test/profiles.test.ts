@@ -253,6 +253,8 @@ describe('a profile that cannot do an intent', () => {
     const peerCalls: string[] = [];
     const peer = (): McpClient => ({
       open: async () => ({ era: 'legacy', protocolVersion: 'test' }),
+      abandon: () => {},
+      reinitialized: 0,
       listTools: async () => [{ name: 'lookup' }],
       async callTool(name, args) {
         peerCalls.push(name);
@@ -284,7 +286,7 @@ describe('a profile that cannot do an intent', () => {
   });
 
   it('answers a call for what it cannot do as a tool error naming the reason', async () => {
-    const peer: McpClient = { open: async () => ({ era: 'legacy', protocolVersion: 't' }), listTools: async () => [], callTool: async () => ({ isError: false, data: {} }), close: async () => {} };
+    const peer: McpClient = { open: async () => ({ era: 'legacy', protocolVersion: 't' }), abandon: () => {}, reinitialized: 0, listTools: async () => [], callTool: async () => ({ isError: false, data: {} }), close: async () => {} };
     expect(await new ProfileClient(profile, peer).callTool(TOOL_NAMES.aggregate, {})).toEqual({
       isError: true,
       data: { error: { code: 'unsupported', message: 'lookup-only: no aggregate tool' } },
@@ -369,6 +371,8 @@ describe('what the token count reads: the answer as the peer sent it', () => {
   let reads = 0;
   const peer = (result: () => ToolCallResult): McpClient => ({
     open: async () => ({ era: 'legacy', protocolVersion: 't' }),
+    abandon: () => {},
+    reinitialized: 0,
     listTools: async () => [{ name: 'lookup' }],
     callTool: async () => result(),
     close: async () => {},
@@ -424,6 +428,8 @@ describe('DBHub: the engine and the tools from its own tool descriptions', () =>
     const ok = (payload: unknown): ToolCallResult => ({ isError: false, data: { success: true, data: payload } });
     return {
       open: async () => ({ era: 'legacy', protocolVersion: 't' }),
+      abandon: () => {},
+      reinitialized: 0,
       listTools: async () => [
         { name: 'execute_sql_shop', description: `Execute SQL queries on the 'shop' ${engine} database` },
         { name: 'search_objects_shop', description: `Search and list database objects on the 'shop' ${engine} database` },

@@ -34,6 +34,8 @@ function fakeServer(clock: FakeClock, tools: readonly string[]) {
       await clock.sleep(CALL_MS);
       return { era: 'modern', protocolVersion: 'test' };
     },
+    abandon: () => {},
+    reinitialized: 0,
     listTools: async () => tools.map((name) => ({ name })),
     async callTool(name): Promise<ToolCallResult> {
       calls.push(name);
@@ -259,5 +261,9 @@ describe('combineSlices', () => {
     expect(c.client.cpuPerCallUs).toBeCloseTo((10 * one.calls + 30 * three.calls) / (one.calls + three.calls));
     expect(c.client.cpuUtilization).toBeCloseTo(0.3);
     expect(c.client.eventLoopDelayP99Ms).toBe(4);
+    // re-initializations add up; a slice from an older file that lacks the count adds nothing, and none at all stays unknown
+    expect(combineSlices([{ ...one, reinitialized: 2 }, { ...three, reinitialized: 3 }]).reinitialized).toBe(5);
+    expect(combineSlices([{ ...one, reinitialized: 2 }, { ...three, reinitialized: undefined }]).reinitialized).toBe(2);
+    expect(combineSlices([{ ...one, reinitialized: undefined }, { ...three, reinitialized: undefined }]).reinitialized).toBeUndefined();
   });
 });

@@ -83,6 +83,12 @@ export const stepResult = z.object({
   durationMs: z.number(),
   calls: z.number().int().describe('successful calls'),
   errors: z.record(z.string(), z.number().int()).describe('failed calls by kind'),
+  /**
+   * 2025-era sessions the server ended (HTTP 404 to their id) that the clients started again on
+   * their own before retrying the call: not errors, unless the retry failed too. Absent in files
+   * written before it was counted.
+   */
+  reinitialized: z.number().int().optional(),
   operations: z.record(z.string(), operationStats),
   all: operationStats,
   intervals: z.array(intervalStats),

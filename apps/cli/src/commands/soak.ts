@@ -2,8 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, errorTotal, runPlan, summarize, WORKLOADS } from '@mcp-db-bench/agent';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { LEGACY_REVISION, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { DB_ENV, examples, type Format, formatOption, scaleOption, seedOption, workersOption } from '../options.js';
 import { callsPerSecond, median } from '../render/numbers.js';
+import { REFUSED } from '../render/report.js';
 import { logLine, progress } from '../render/progress.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
 import { parseDuration, parsePositiveInt } from '../run/durations.js';
@@ -12,6 +14,7 @@ import { workersFor } from '../run/database.js';
 import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../run/interrupt.js';
 import { seedIfMissing } from '../run/seed-if-missing.js';
 import { startServer } from '../run/server-process.js';
+import type { ProtocolChoice } from '../run/labels.js';
 import { testDelayWarning } from './run.js';
 
 interface SoakFlags {
@@ -23,6 +26,7 @@ interface SoakFlags {
   workloads: string;
   workload?: string;
   workers: number;
+  protocol: ProtocolChoice;
   scale: number;
   seed: number;
   format: Format;
@@ -48,6 +52,11 @@ export function soakCommand(): Command {
     .addOption(new Option('--workloads <name>', 'what the agents do: one workload, for the whole soak').default('mixed').argParser(parseOneWorkload))
     // the old spelling, kept for scripts
     .addOption(new Option('--workload <name>').argParser(parseOneWorkload).hideHelp())
+    .addOption(
+      new Option('--protocol <era>', `the agents' MCP era: modern (${MODERN_REVISION}, stateless) or legacy (${LEGACY_REVISION}: a session per agent, or per operation with session-churn)`)
+        .choices(['modern', 'legacy'])
+        .default('modern'),
+    )
     .addOption(workersOption())
     .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
     .addOption(seedOption())
@@ -55,7 +64,11 @@ export function soakCommand(): Command {
     .option('--out <file>', 'also write the samples (JSON)')
     .addHelpText(
       'after',
-      examples('mcp-db-bench soak --duration 1m', 'mcp-db-bench soak --agents 200 --workloads point-read --duration 30m --out soak.json'),
+      examples(
+        'mcp-db-bench soak --duration 1m',
+        'mcp-db-bench soak --agents 200 --workloads point-read --duration 30m --out soak.json',
+        'mcp-db-bench soak --workloads session-churn --protocol legacy --duration 10m',
+      ),
     )
     .action(async (flags: SoakFlags) => {
       flags.workloads = flags.workload ?? flags.workloads;
@@ -97,7 +110,7 @@ async function soak(flags: SoakFlags) {
       ];
       const result = await runPlan(
         {
-          targets: [{ label: 'soak', client: () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: 'modern', timeoutMs: 30_000 }) }],
+          targets: [{ label: 'soak', client: () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: flags.protocol, timeoutMs: 30_000 }) }],
           indexes: [],
           workloads: [WORKLOADS[flags.workloads]!],
           agents: [flags.agents],
@@ -121,7 +134,9 @@ async function soak(flags: SoakFlags) {
       // soak always starts our server, which inherits the test-only delay: say so, as run does
       const delayed = testDelayWarning({});
       const warnings = [...result.warnings, ...(delayed ? [delayed] : [])];
-      return { samples, calls: m.calls, errors: errorTotal(m), durationMs: m.durationMs, latency: summarize(m.all.histogram), intervals, warnings };
+      // errors by kind (a refused session start is `http_503`) and sessions the server ended under the agents
+      const sessions = { refused: m.errors[REFUSED] ?? 0, reinitialized: m.reinitialized ?? 0 };
+      return { samples, calls: m.calls, errors: errorTotal(m), errorKinds: m.errors, ...sessions, durationMs: m.durationMs, latency: summarize(m.all.histogram), intervals, warnings };
     } finally {
       await server.stop();
     }
@@ -157,13 +172,16 @@ function render(r: Awaited<ReturnType<typeof soak>>, flags: SoakFlags): Section[
   return [
     ...(r.warnings.length ? [{ title: 'Warnings', head: ['warning'], rows: r.warnings.map((w) => [w]) }] : []),
     {
-      title: `Server memory under ${flags.agents} agents (${flags.workloads}), ${flags.workers} worker process(es)`,
+      title: `Server memory under ${flags.agents} agents (${flags.workloads}, ${flags.protocol} protocol), ${flags.workers} worker process(es)`,
       note: `\`${command}\`: ${(r.durationMs / 1000).toFixed(0)} s measured after ${(flags.warmup / 1000).toFixed(0)} s of warm-up; memory of the server and its workers (each process's anonymous pages, plus the shared file pages once)`,
-      head: ['calls/s', 'errors', 'p50 ms', 'p99 ms', 'start MB', 'end MB', 'peak MB', 'growth'],
+      head: ['operations', 'calls/s', 'errors', 'refused', 're-initialized', 'p50 ms', 'p99 ms', 'start MB', 'end MB', 'peak MB', 'growth'],
       rows: [
         [
+          r.calls.toLocaleString('en-US'),
           callsPerSecond(r).toFixed(0),
           String(r.errors),
+          String(r.refused),
+          String(r.reinitialized),
           (r.latency.p50 / 1000).toFixed(2),
           (r.latency.p99 / 1000).toFixed(2),
           mb(g.start),

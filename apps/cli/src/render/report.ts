@@ -1,4 +1,4 @@
-import { merge, summary } from '@mcp-db-bench/agent';
+import { merge, summary, WORKLOADS } from '@mcp-db-bench/agent';
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { callsPerSecond, median } from './numbers.js';
 import { roundLabel } from './progress.js';
@@ -25,6 +25,7 @@ export function reportSections(result: ResultFile): Section[] {
   return [
     sessionInitSection(result),
     latencySection(groups),
+    sessionSection(groups),
     ...stageSections(result),
     verificationSection(result),
     scalingSection(groups),
@@ -127,6 +128,29 @@ function latencySection(groups: readonly Group[]): Section {
       const errors = g.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
       const tried = median(g.steps.map(attempted));
       return [label(g), g.workload, String(g.agents), rate(goodput.median), pct(goodput.spread), rate(tried), ms(h.p50), ms(h.p95), ms(h.p99), ms(h.p999), String(errors)];
+    }),
+  };
+}
+
+/** HTTP 503: the server turned a caller away (a full session table refuses `initialize` with it). */
+export const REFUSED = 'http_503';
+
+/**
+ * What happened to sessions: every step of a session workload (so "0 refused" is said, not
+ * implied), and any other step where the server refused calls or ended sessions under the agents.
+ */
+function sessionSection(groups: readonly Group[]): Section {
+  const total = (g: Group, count: (s: StepResult) => number) => g.steps.reduce((n, s) => n + count(s), 0);
+  const refused = (s: StepResult) => s.errors[REFUSED] ?? 0;
+  const reinitialized = (s: StepResult) => s.reinitialized ?? 0;
+  const shown = groups.filter((g) => WORKLOADS[g.workload]?.session || g.steps.some((s) => refused(s) > 0 || reinitialized(s) > 0));
+  return {
+    title: 'Sessions (a session workload\'s operation is a whole session; refused = HTTP 503; re-initialized = a session the server ended (404), started again by the client and the call retried)',
+    head: ['target', 'workload', 'agents', 'operations/s', 'refused', 're-initialized', 'other errors'],
+    rows: shown.map((g) => {
+      const counted = g.steps.some((s) => s.reinitialized !== undefined);
+      const errors = total(g, (s) => Object.values(s.errors).reduce((a, b) => a + b, 0));
+      return [label(g), g.workload, String(g.agents), rate(medianThroughput(g).median), String(total(g, refused)), counted ? String(total(g, reinitialized)) : '–', String(errors - total(g, refused))];
     }),
   };
 }

@@ -23,11 +23,23 @@ export interface ToolCallResult {
   content?: unknown;
 }
 
+/**
+ * Over HTTP, a request that named a 2025-era session and got 404 (the server ended or forgot the
+ * session) starts a new session, as the specification asks, and is retried once; a second 404 in a
+ * row is the call's error. Each client counts these re-initializations in `reinitialized`.
+ */
 export interface McpClient {
   /** Starts the session: `server/discover` (modern) or initialize + initialized (legacy). */
   open(): Promise<{ era: Era; protocolVersion: string; instructions?: string }>;
   listTools(): Promise<ToolInfo[]>;
   callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult>;
+  /**
+   * Walks away from the session without ending it (no `DELETE`), as a crashed or serverless agent
+   * does: the server keeps it until it expires or is evicted. The next open() starts a new one.
+   */
+  abandon(): void;
+  /** sessions the server ended under this client that it started again on its own (a running count) */
+  readonly reinitialized: number;
   close(): Promise<void>;
 }
 
@@ -37,11 +49,17 @@ export interface McpClient {
  */
 export class McpCallError extends Error {
   override readonly name = 'McpCallError';
+  /** a 404 to a request that named a 2025-era session: the server no longer knows it, so initialize again */
+  readonly sessionEnded: boolean;
   constructor(
     readonly kind: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; sessionEnded?: boolean },
   ) {
     super(message, options);
+    this.sessionEnded = options?.sessionEnded ?? false;
   }
 }
+
+/** Whether a failed request's session is gone (see McpCallError.sessionEnded). */
+export const sessionEnded = (error: unknown): boolean => error instanceof McpCallError && error.sessionEnded;

@@ -32,6 +32,8 @@ type HeaderObject = Record<string, string>;
 interface HttpRoute {
   headers: Headers;
   handshake: boolean;
+  /** the 2025-era session the headers name: a 404 to them means the server ended it */
+  session?: string;
 }
 
 /**
@@ -109,7 +111,11 @@ class HttpTransport implements Transport<HttpRoute> {
   negotiated(version: string): void {
     const headers: HeaderObject = { ...this.#base, 'mcp-protocol-version': version };
     if (this.#sessionId !== undefined) headers['mcp-session-id'] = this.#sessionId;
-    this.#legacy = { headers: flatten(headers), handshake: false };
+    this.#legacy = { headers: flatten(headers), handshake: false, session: this.#sessionId };
+  }
+
+  abandon(): void {
+    this.#sessionId = undefined;
   }
 
   /**
@@ -123,7 +129,7 @@ class HttpTransport implements Transport<HttpRoute> {
         const session = res.headers['mcp-session-id'];
         if (typeof session === 'string' && session !== '') this.#sessionId = session;
       }
-      if (res.statusCode >= 400) throw await httpError(res);
+      if (res.statusCode >= 400) throw await this.#httpError(res, route);
       const type = res.headers['content-type'];
       if (typeof type === 'string' && type.startsWith('text/event-stream')) {
         // A stream of known length (one event, as our server sends) is read whole; an open one event by event.
@@ -140,7 +146,7 @@ class HttpTransport implements Transport<HttpRoute> {
   async notify(body: string, route: HttpRoute): Promise<void> {
     try {
       const res = await this.#post(body, route.headers);
-      if (res.statusCode >= 400) throw await httpError(res);
+      if (res.statusCode >= 400) throw await this.#httpError(res, route);
       await res.body.dump();
     } catch (error) {
       throw this.#callError(error);
@@ -169,6 +175,13 @@ class HttpTransport implements Transport<HttpRoute> {
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,
     });
+  }
+
+  /** An error status; a 404 to a session's request means the server ended it, so it is forgotten here (never DELETEd). */
+  #httpError(res: Dispatcher.ResponseData, route: HttpRoute): Promise<McpCallError> {
+    const ended = res.statusCode === 404 && route.session !== undefined;
+    if (ended && this.#sessionId === route.session) this.#sessionId = undefined;
+    return httpError(res, ended);
   }
 
   #callError(error: unknown): McpCallError {
@@ -209,7 +222,7 @@ function parseJson(text: string): RpcMessage {
 }
 
 /** `http_<status>`, keeping a JSON-RPC error code from the body (the `auto` probe looks at it). */
-async function httpError(res: Dispatcher.ResponseData): Promise<McpCallError> {
+async function httpError(res: Dispatcher.ResponseData, sessionEnded: boolean): Promise<McpCallError> {
   const text = await res.body.text().catch(() => '');
   let detail = text.slice(0, 300);
   let rpc: unknown;
@@ -222,6 +235,7 @@ async function httpError(res: Dispatcher.ResponseData): Promise<McpCallError> {
   }
   return new McpCallError(`http_${res.statusCode}`, `HTTP ${res.statusCode}: ${detail}`, {
     cause: { status: res.statusCode, error: rpc },
+    sessionEnded,
   });
 }
 

@@ -32,6 +32,7 @@ export class SdkClient implements McpClient {
   readonly #options: SdkClientOptions;
   readonly #requestOptions: { timeout?: number };
   #client: Client | undefined;
+  #reinitialized = 0;
 
   constructor(options: SdkClientOptions) {
     this.#options = options;
@@ -42,6 +43,40 @@ export class SdkClient implements McpClient {
   async open(): Promise<{ era: Era; protocolVersion: string; instructions?: string }> {
     // The SDK negotiates inside connect(): opening again means a new session on a new transport.
     await this.close();
+    return this.#connect();
+  }
+
+  get reinitialized(): number {
+    return this.#reinitialized;
+  }
+
+  abandon(): void {
+    const client = this.#client;
+    this.#client = undefined;
+    // the transport closes; the session is left to the server (no DELETE)
+    void client?.close().catch(() => {});
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    const { tools } = await this.#use((client) => client.listTools(undefined, this.#requestOptions));
+    return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  }
+
+  async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+    const result = await this.#use((client) => client.callTool({ name, arguments: args }, this.#requestOptions));
+    return toToolCallResult(result as Record<string, unknown>);
+  }
+
+  async close(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    // A 2025-era session over HTTP is ended (DELETE), as a well-behaved host does; the SDK's close() alone leaves it open.
+    const transport = client?.transport;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => {});
+    await client?.close().catch(() => {});
+  }
+
+  async #connect(): Promise<{ era: Era; protocolVersion: string; instructions?: string }> {
     const client = new Client(this.#options.clientInfo ?? DEFAULT_CLIENT_INFO, clientOptions(this.#options.protocol));
     try {
       await client.connect(this.#transport(), this.#requestOptions);
@@ -55,33 +90,28 @@ export class SdkClient implements McpClient {
     return { era, protocolVersion, instructions: client.getInstructions() || undefined };
   }
 
-  async listTools(): Promise<ToolInfo[]> {
+  /**
+   * One request on the session; when the server answers 404 to the session's id, a new session
+   * (its transport's closed, nothing to DELETE) and the request once more.
+   */
+  async #use<T>(request: (client: Client) => Promise<T>): Promise<T> {
     const client = this.#connected();
     try {
-      const { tools } = await client.listTools(undefined, this.#requestOptions);
-      return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+      return await request(client);
+    } catch (error) {
+      const failure = toCallError(error);
+      const transport = client.transport;
+      const ended = failure.kind === 'http_404' && transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
+      if (!ended) throw failure;
+    }
+    this.abandon();
+    await this.#connect();
+    this.#reinitialized++;
+    try {
+      return await request(this.#connected());
     } catch (error) {
       throw toCallError(error);
     }
-  }
-
-  async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
-    const client = this.#connected();
-    try {
-      const result = await client.callTool({ name, arguments: args }, this.#requestOptions);
-      return toToolCallResult(result as Record<string, unknown>);
-    } catch (error) {
-      throw toCallError(error);
-    }
-  }
-
-  async close(): Promise<void> {
-    const client = this.#client;
-    this.#client = undefined;
-    // A 2025-era session over HTTP is ended (DELETE), as a well-behaved host does; the SDK's close() alone leaves it open.
-    const transport = client?.transport;
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => {});
-    await client?.close().catch(() => {});
   }
 
   #connected(): Client {

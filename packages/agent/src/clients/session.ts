@@ -1,9 +1,10 @@
 import { MODERN_REVISION } from '@mcp-db-bench/contract';
-import { type Era, McpCallError, type McpClient, type Protocol, type ToolCallResult, type ToolInfo } from './client.js';
+import { type Era, McpCallError, type McpClient, type Protocol, sessionEnded, type ToolCallResult, type ToolInfo } from './client.js';
 import type { Transport } from './transport.js';
 import {
   type ClientInfo,
   DEFAULT_CLIENT_INFO,
+  type RpcMessage,
   discoverOffersModern,
   initializeParams,
   instructionsOf,
@@ -44,6 +45,7 @@ export class Session<R> implements McpClient {
   #listRoute: R | undefined;
   /** per tool name, for the current era */
   readonly #calls = new Map<string, CallShape<R>>();
+  #reinitialized = 0;
 
   constructor(transport: Transport<R>, options: SessionOptions) {
     this.#transport = transport;
@@ -71,6 +73,48 @@ export class Session<R> implements McpClient {
         if (this.#protocol === 'modern' || !(isLegacySignal(error) || silent)) throw error;
       }
     }
+    return this.#initialize();
+  }
+
+  get reinitialized(): number {
+    return this.#reinitialized;
+  }
+
+  abandon(): void {
+    this.#setEra(undefined);
+    this.#transport.abandon();
+  }
+
+  async listTools(): Promise<ToolInfo[]> {
+    try {
+      return await this.#listTools();
+    } catch (error) {
+      if (!sessionEnded(error)) throw error;
+    }
+    await this.#reinitialize();
+    return this.#listTools();
+  }
+
+  async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+    let answer: RpcMessage;
+    try {
+      answer = await this.#call(name, args);
+    } catch (error) {
+      if (!sessionEnded(error)) throw error;
+      await this.#reinitialize();
+      answer = await this.#call(name, args);
+    }
+    return toToolCallResult(resultOf(answer));
+  }
+
+  async close(): Promise<void> {
+    this.#setEra(undefined);
+    await this.#transport.close();
+  }
+
+  /** The 2025-era handshake: initialize, then notifications/initialized on the session it opened. */
+  async #initialize(): Promise<{ era: Era; protocolVersion: string; instructions?: string }> {
+    const transport = this.#transport;
     const result = await this.#request('initialize', transport.route('legacy', 'initialize'), initializeParams(this.#clientInfo));
     const version = legacyVersionOf(result);
     transport.negotiated(version);
@@ -79,7 +123,16 @@ export class Session<R> implements McpClient {
     return { era: 'legacy', protocolVersion: version, instructions: instructionsOf(result) };
   }
 
-  async listTools(): Promise<ToolInfo[]> {
+  /**
+   * The server ended our session (404): a new one, as the specification asks. Until it is open the
+   * era and its shapes stay, so a failed attempt leaves the next call to find the session gone again.
+   */
+  async #reinitialize(): Promise<void> {
+    await this.#initialize();
+    this.#reinitialized++;
+  }
+
+  async #listTools(): Promise<ToolInfo[]> {
     const era = this.#requireEra();
     this.#listRoute ??= this.#transport.route(era, 'tools/list');
     const tools: ToolInfo[] = [];
@@ -92,16 +145,10 @@ export class Session<R> implements McpClient {
     return tools;
   }
 
-  async callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+  #call(name: string, args: Record<string, unknown>): Promise<RpcMessage> {
     const shape = this.#calls.get(name) ?? this.#callShape(name);
     const id = this.#nextId++;
-    const body = `${shape.prefix}${JSON.stringify(args)}${shape.suffix}${id}}`;
-    return toToolCallResult(resultOf(await this.#transport.request(body, id, shape.route)));
-  }
-
-  async close(): Promise<void> {
-    this.#setEra(undefined);
-    await this.#transport.close();
+    return this.#transport.request(`${shape.prefix}${JSON.stringify(args)}${shape.suffix}${id}}`, id, shape.route);
   }
 
   /** The era (none before negotiating and after closing): routes and shapes of the last one are dropped. */

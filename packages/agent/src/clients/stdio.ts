@@ -65,6 +65,9 @@ class StdioTransport implements Transport<string> {
   /** Nothing to carry: on stdio the era is in each message's body. */
   negotiated(): void {}
 
+  /** A stdio session is its process, ended only by close(). */
+  abandon(): void {}
+
   request(body: string, id: number, method: string): Promise<RpcMessage> {
     if (this.#exited !== undefined) return Promise.reject(this.#exited);
     if (this.#child === undefined) return Promise.reject(new McpCallError('protocol', 'call open() first'));

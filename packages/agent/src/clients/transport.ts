@@ -19,7 +19,12 @@ export interface Transport<R> {
   route(era: Era, method: string, tool?: string): R;
   /** The 2025-era revision `initialize` agreed on, which HTTP names on every later request. */
   negotiated(version: string): void;
-  /** Sends one request; resolves with the message answering `id`. */
+  /** Forgets the 2025-era session without ending it (HTTP: no `DELETE`, now or later). */
+  abandon(): void;
+  /**
+   * Sends one request; resolves with the message answering `id`. A 404 to a request that named
+   * a session rejects with `sessionEnded` set, and the transport forgets that session.
+   */
   request(body: string, id: number, route: R): Promise<RpcMessage>;
   notify(body: string, route: R): Promise<void>;
   close(): Promise<void>;

@@ -17,6 +17,8 @@ export type OpOutcome = { op: string; ok: true } | { op: string; ok: false; erro
 export interface AgentLoop {
   /** Performs exactly one operation (one tool call) and resolves when it is done. */
   next(): Promise<OpOutcome>;
+  /** its client's running count of transparent re-initializations (McpClient.reinitialized) */
+  readonly reinitialized?: number;
   close(): Promise<void>;
 }
 
@@ -72,7 +74,7 @@ export interface SecondTick {
 /** The parts of a contract `stepResult` the engine knows; the caller adds target, workload, agents... */
 export type StepMeasurement = Pick<
   StepResult,
-  'mode' | 'rate' | 'durationMs' | 'calls' | 'errors' | 'operations' | 'all' | 'intervals' | 'client' | 'openLoop' | 'startedAt'
+  'mode' | 'rate' | 'durationMs' | 'calls' | 'errors' | 'reinitialized' | 'operations' | 'all' | 'intervals' | 'client' | 'openLoop' | 'startedAt'
 >;
 
 export type OpenLoopStats = NonNullable<StepResult['openLoop']>;
@@ -282,9 +284,12 @@ async function invoke(agent: AgentLoop): Promise<OpOutcome> {
   }
 }
 
-function file(window: Window, outcome: OpOutcome, from: number, endedAt: number): void {
+/** An operation's outcome, and the re-initializations its agent made during it (`before`: the count when it started). */
+function file(window: Window, agent: AgentLoop, before: number, outcome: OpOutcome, from: number, endedAt: number): void {
   if (outcome.ok) window.recorder.success(outcome.op, endedAt - from, endedAt);
   else window.recorder.failure(outcome.errorKind, endedAt);
+  const reinitialized = (agent.reinitialized ?? 0) - before;
+  if (reinitialized > 0) window.recorder.reinitialized(reinitialized);
 }
 
 /** Back to back until the window closes; a call counts if it started inside the window. */
@@ -295,8 +300,9 @@ async function runClosed(agent: AgentLoop, index: number, window: Window, gate: 
       await gate.wait(index);
       continue;
     }
+    const before = agent.reinitialized ?? 0;
     const outcome = await invoke(agent);
-    if (started >= window.start) file(window, outcome, started, clock.now());
+    if (started >= window.start) file(window, agent, before, outcome, started, clock.now());
   }
 }
 
@@ -323,10 +329,11 @@ async function runOpen(agents: AgentLoop[], window: Window, options: RunStepOpti
   const work = async (agent: AgentLoop): Promise<void> => {
     for (let intended = await nextIntended(); intended !== undefined; intended = await nextIntended()) {
       const started = clock.now();
+      const before = agent.reinitialized ?? 0;
       const outcome = await invoke(agent);
       if (intended < window.start) continue;
       if (started - intended > tolerance) stats.late++;
-      file(window, outcome, intended, clock.now());
+      file(window, agent, before, outcome, intended, clock.now());
     }
   };
 

@@ -19,6 +19,7 @@ interface Interval {
 export interface RecordedStep {
   calls: number;
   errors: Record<string, number>;
+  reinitialized: number;
   operations: Record<string, OperationStats>;
   all: OperationStats;
   intervals: IntervalStats[];
@@ -29,6 +30,7 @@ export class StepRecorder {
   #errors = new Map<string, number>();
   #intervals = new Map<number, Interval>();
   #calls = 0;
+  #reinitialized = 0;
 
   /** @param windowStart clock time (ms) at which the measured window begins */
   constructor(readonly windowStart: number) {}
@@ -62,6 +64,11 @@ export class StepRecorder {
     this.#interval(endedAt).errors++;
   }
 
+  /** Sessions the server ended that a client started again during an operation, which it then retried. */
+  reinitialized(count: number): void {
+    this.#reinitialized += count;
+  }
+
   /**
    * Encodes everything. Intervals cover `durationMs` in whole seconds (the last may be partial);
    * calls that finish after the window (in flight when it closed) fold into the last interval.
@@ -75,6 +82,7 @@ export class StepRecorder {
     return {
       calls: this.#calls,
       errors: Object.fromEntries([...this.#errors].sort(([a], [b]) => a.localeCompare(b))),
+      reinitialized: this.#reinitialized,
       operations,
       all: { count: all.totalCount, histogram: encode(all) },
       intervals: this.#encodeIntervals(Math.max(1, Math.ceil(durationMs / INTERVAL_MS))),

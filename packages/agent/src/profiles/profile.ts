@@ -80,6 +80,10 @@ export class ProfileClient implements McpClient {
     this.#tapped = {
       open: () => peer.open(),
       listTools: () => peer.listTools(),
+      abandon: () => peer.abandon(),
+      get reinitialized() {
+        return peer.reinitialized;
+      },
       close: () => peer.close(),
       // untapped (the timed steps): the peer's own promise, not one more around it
       callTool: (name, args) => {
@@ -125,6 +129,14 @@ export class ProfileClient implements McpClient {
     const handler = this.#translation.tools[name as ToolName];
     if (!handler) return Promise.resolve(toolError('unsupported', this.profile.cannot[name as ToolName] ?? `${this.profile.name}: no ${name}`));
     return handler(args);
+  }
+
+  abandon(): void {
+    this.peer.abandon();
+  }
+
+  get reinitialized(): number {
+    return this.peer.reinitialized;
   }
 
   close() {

@@ -6,6 +6,7 @@
 import { Random, type ResultFile } from '@mcp-db-bench/contract';
 import { SimAgent } from '../agent.js';
 import type { McpClient, ToolCallResult } from '../clients/client.js';
+import { rowsOf } from '../loop.js';
 import { ProfileClient, type RawSink } from '../profiles/profile.js';
 import { TASK_TABLES } from '../workloads/session-init.js';
 import type { Call, Workload } from '../workloads/workload.js';
@@ -171,11 +172,6 @@ async function answer(client: McpClient, agent: SimAgent, call: Call, learn: boo
 
 /** A failed target's close must not hide its failure, nor end the pass. */
 const closeQuietly = (client: McpClient) => client.close().catch(() => {});
-
-function rowsOf(data: unknown): Record<string, unknown>[] {
-  const d = data as { rows?: Record<string, unknown>[]; row?: Record<string, unknown> | null } | undefined;
-  return Array.isArray(d?.rows) ? d.rows : d?.row ? [d.row] : [];
-}
 
 function callCost(workload: string, sizes: readonly { bytes: number; tokens: number }[]): TokenCost['calls'][number] {
   const stat = (values: number[]) => {

@@ -26,6 +26,7 @@ export function combineSlices(slices: readonly StepMeasurement[]): StepMeasureme
     durationMs,
     calls: sum(slices.map((s) => s.calls)),
     errors: addUp(slices.map((s) => s.errors)),
+    reinitialized: sumKnown(slices.map((s) => s.reinitialized)),
     operations: mergeOperations(slices.map((s) => s.operations)),
     all: mergeStats(slices.map((s) => s.all)),
     intervals,
@@ -45,6 +46,10 @@ export function combineSlices(slices: readonly StepMeasurement[]): StepMeasureme
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** The total of a count older result files lack: unknown when no part has it, else the parts that do. */
+export const sumKnown = (xs: readonly (number | undefined)[]): number | undefined =>
+  xs.some((x) => x !== undefined) ? xs.reduce<number>((a, b) => a + (b ?? 0), 0) : undefined;
 
 export function addUp(records: readonly Record<string, number>[]): Record<string, number> {
   const out: Record<string, number> = {};

@@ -4,7 +4,7 @@
  * shard's machine kept. Files of different runs, duplicates and gaps are refused, naming the files.
  */
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
-import { addUp, mergeOperations, mergeStats, stepName } from './combine.js';
+import { addUp, mergeOperations, mergeStats, stepName, sumKnown } from './combine.js';
 
 export interface ShardFile {
   /** how errors name it: the file's path */
@@ -129,6 +129,7 @@ export function mergeSteps(parts: readonly StepResult[], shards: readonly { name
     durationMs: Math.max(...parts.map((p) => p.durationMs)),
     calls: sum(parts.map((p) => p.calls)),
     errors: addUp(parts.map((p) => p.errors)),
+    reinitialized: sumKnown(parts.map((p) => p.reinitialized)),
     operations: mergeOperations(parts.map((p) => p.operations)),
     all: mergeStats(parts.map((p) => p.all)),
     intervals: alignIntervals(parts, base),

@@ -145,6 +145,7 @@ function idleStep(run: Run, mode: StepMeasurement['mode'], startedAt: number): S
     durationMs: run.plan.durationMs,
     calls: 0,
     errors: {},
+    reinitialized: 0,
     operations: {},
     all: empty(),
     intervals: [],

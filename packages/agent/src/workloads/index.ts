@@ -3,6 +3,7 @@ import { echo } from './echo.js';
 import { filtered } from './filtered.js';
 import { mixed } from './mixed.js';
 import { pointRead } from './point-read.js';
+import { sessionChurn } from './session-churn.js';
 import { sessionInit } from './session-init.js';
 import { transfer } from './transfer.js';
 import type { Workload } from './workload.js';
@@ -12,6 +13,7 @@ import { writeTransfer } from './write-transfer.js';
 /** Every workload by name; adding one is a file and a line here. */
 export const WORKLOADS: Readonly<Record<string, Workload>> = {
   'session-init': sessionInit,
+  'session-churn': sessionChurn,
   'point-read': pointRead,
   filtered,
   analytical,

@@ -10,7 +10,7 @@ export const TASK_TABLES: readonly string[] = ['customers', 'orders', 'order_ite
 /**
  * The whole start of an agent session, repeated: handshake or discovery, tools/list,
  * list_tables and describe_table for the tables its task needs. Each repetition is one
- * operation; the runner handles it (see `session` below) rather than a single tool call.
+ * operation (see `session` below) rather than a single tool call.
  */
 export const sessionInit: Workload = {
   name: 'session-init',
@@ -18,8 +18,11 @@ export const sessionInit: Workload = {
   tables: TASK_TABLES,
   database: true,
   requires: [TOOL_NAMES.listTables, TOOL_NAMES.describeTable],
-  session: true,
+  async session(agent) {
+    await agent.init(TASK_TABLES);
+    return { op: 'session-init', ok: true };
+  },
   next() {
-    throw new Error('session-init is run by the agent loop, not call by call');
+    throw new Error('session-init is run session by session, not call by call');
   },
 };

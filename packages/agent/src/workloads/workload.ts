@@ -1,5 +1,6 @@
 import type { ToolName } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
+import type { OpOutcome } from '../engine/run-step.js';
 import type { WriteLedger } from '../writes/ledger.js';
 
 /** One tool call a workload decided on, and what to learn from its answer. */
@@ -45,8 +46,11 @@ export interface Workload {
   requires: readonly ToolName[];
   /** whether it touches the database (echo does not: it runs once, not per index profile) */
   database: boolean;
-  /** each operation is a whole session start rather than one call (`next` is not used) */
-  session?: boolean;
+  /**
+   * Each operation is a whole session rather than one call (`next` is not used): this runs one on
+   * the agent, whose first session (discovery) is opened unmeasured, and says how it ended.
+   */
+  session?(agent: SimAgent): Promise<OpOutcome>;
   /** it writes: the server needs --allow-writes, and the step is verified afterwards */
   writes?: boolean;
   /** the next call; may look at the agent's knowledge and previous answers */

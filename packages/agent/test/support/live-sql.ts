@@ -95,6 +95,8 @@ export function liveEngines(): { engine: string; open(name: string): Promise<Liv
 export function sqlPeer(db: LiveSql, log: string[] = [], options: { instructions?: string } = {}): McpClient {
   return {
     open: async () => ({ era: 'legacy', protocolVersion: 'test', ...(options.instructions ? { instructions: options.instructions } : {}) }),
+    abandon: () => {},
+    reinitialized: 0,
     listTools: async () => [{ name: 'sql', description: 'Runs one SQL statement', inputSchema: { type: 'object', properties: { sql: { type: 'string' } } } }],
     async callTool(_name, args) {
       const sql = String(args.sql);
