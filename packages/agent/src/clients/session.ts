@@ -112,13 +112,22 @@ export class Session<R> implements McpClient {
     await this.#transport.close();
   }
 
-  /** The 2025-era handshake: initialize, then notifications/initialized on the session it opened. */
-  async #initialize(): Promise<{ era: Era; protocolVersion: string; instructions?: string }> {
+  /**
+   * The 2025-era handshake: initialize, then notifications/initialized on the session it opened.
+   * A server full of sessions may end the new one before the notification arrives (404): the
+   * handshake starts again, a few times at most.
+   */
+  async #initialize(tries = 3): Promise<{ era: Era; protocolVersion: string; instructions?: string }> {
     const transport = this.#transport;
     const result = await this.#request('initialize', transport.route('legacy', 'initialize'), initializeParams(this.#clientInfo));
     const version = legacyVersionOf(result);
     transport.negotiated(version);
-    await transport.notify('{"jsonrpc":"2.0","method":"notifications/initialized"}', transport.route('legacy', 'notifications/initialized'));
+    try {
+      await transport.notify('{"jsonrpc":"2.0","method":"notifications/initialized"}', transport.route('legacy', 'notifications/initialized'));
+    } catch (error) {
+      if (tries <= 1 || !sessionEnded(error)) throw error;
+      return this.#initialize(tries - 1);
+    }
     this.#setEra('legacy');
     return { era: 'legacy', protocolVersion: version, instructions: instructionsOf(result) };
   }
