@@ -87,9 +87,12 @@ func main() {
 	time.Sleep(time.Until(warmEnd))
 	cpu0 := cpuTime()
 	t0 := time.Now()
+	// Marks for a script reading the server's CPU over the same window (bench/peers.mjs).
+	logf("window open")
 	run.Wait()
 	elapsed := time.Since(t0)
 	cpu := cpuTime() - cpu0
+	logf("window closed")
 
 	// Sessions the server keeps are ended, as a host does on exit (not measured); churn's
 	// agents walk away from theirs, as crashed or serverless agents do.
@@ -123,7 +126,7 @@ func parseFlags() config {
 	flag.StringVar(&cfg.token, "token", "", "bearer token, if the server wants one")
 	flag.StringVar(&cfg.sqlTool, "sql-tool", "execute_sql", "the raw-SQL tool the sql-* workloads call (DBHub's execute_sql, our sql)")
 	flag.StringVar(&cfg.sqlArg, "sql-arg", "sql", "the SQL argument of -sql-tool")
-	flag.StringVar(&cfg.tools, "tools", "ours", "whose tool names the reads call: ours (get, query, list_tables...) or faucet (faucet_query...)")
+	flag.StringVar(&cfg.tools, "tools", "ours", "whose tools the reads call: ours (get, query, list_tables...), faucet (faucet_query...) or sql (-sql-tool with SELECTs)")
 	flag.StringVar(&cfg.service, "service", "main", "with -tools faucet: the Faucet service (database) to read")
 	flag.Parse()
 
@@ -144,8 +147,12 @@ func parseFlags() config {
 	default:
 		usagef("unknown -workload %q: want get, query-fk, query-point, top50, session, churn, sql-get or sql-fk", cfg.workload)
 	}
-	if _, ok := toolSets[cfg.tools]; !ok {
-		usagef("unknown -tools %q: want ours or faucet", cfg.tools)
+	tools, ok := toolSets[cfg.tools]
+	if !ok {
+		usagef("unknown -tools %q: want ours, faucet or sql", cfg.tools)
+	}
+	if cfg.workload == "session" && tools.listTables == nil {
+		usagef("-workload session needs tools that list and describe tables: not -tools %s", cfg.tools)
 	}
 	return cfg
 }
@@ -243,13 +250,11 @@ func (w *worker) operation() error {
 		return w.call(w.tools.queryFK(w.cfg, 1+w.rng.IntN(w.cfg.customers)))
 	case "top50":
 		return w.call(w.tools.top50(w.cfg))
-	// The same two reads through a server's one raw-SQL tool, for servers without ours.
+	// get and query-fk with -tools sql, whatever -tools says (kept for older command lines).
 	case "sql-get":
-		key := 1 + w.rng.IntN(w.cfg.orders)
-		return w.callTool(w.cfg.sqlTool, map[string]any{w.cfg.sqlArg: fmt.Sprintf("SELECT * FROM orders WHERE id = %d", key)})
+		return w.call(toolSets["sql"].get(w.cfg, 1+w.rng.IntN(w.cfg.orders)))
 	case "sql-fk":
-		customer := 1 + w.rng.IntN(w.cfg.customers)
-		return w.callTool(w.cfg.sqlTool, map[string]any{w.cfg.sqlArg: fmt.Sprintf("SELECT * FROM orders WHERE customer_id = %d ORDER BY id LIMIT 20", customer)})
+		return w.call(toolSets["sql"].queryFK(w.cfg, 1+w.rng.IntN(w.cfg.customers)))
 	case "churn":
 		return w.churn()
 	default:
@@ -308,6 +313,17 @@ var toolSets = map[string]toolSet{
 			return toolCall{"faucet_describe_table", map[string]any{"service": cfg.service, "table": t}}
 		},
 	},
+	// The reads as SQL through a server's one raw-SQL tool (-sql-tool, DBHub's execute_sql): no discovery.
+	"sql": {
+		get:        sqlPoint,
+		queryPoint: sqlPoint,
+		queryFK: func(cfg config, c int) toolCall {
+			return sqlCall(cfg, "SELECT * FROM orders WHERE customer_id = %d ORDER BY id LIMIT 20", c)
+		},
+		top50: func(cfg config) toolCall {
+			return sqlCall(cfg, "SELECT * FROM orders ORDER BY placed_at DESC, id LIMIT 50")
+		},
+	},
 }
 
 func faucetPoint(cfg config, k int) toolCall {
@@ -318,6 +334,14 @@ func faucetQuery(cfg config, args map[string]any) toolCall {
 	args["service"] = cfg.service
 	args["table"] = "orders"
 	return toolCall{"faucet_query", args}
+}
+
+func sqlPoint(cfg config, k int) toolCall {
+	return sqlCall(cfg, "SELECT * FROM orders WHERE id = %d", k)
+}
+
+func sqlCall(cfg config, format string, args ...any) toolCall {
+	return toolCall{cfg.sqlTool, map[string]any{cfg.sqlArg: fmt.Sprintf(format, args...)}}
 }
 
 // churn is an agent that starts a session, makes a few reads and walks away without DELETE,
