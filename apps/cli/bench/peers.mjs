@@ -17,8 +17,9 @@
 // Each database must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.01).
 // Server CPU is read from /proc (utime + stime of the server process and every descendant, plus
 // what its ended children used) between the client's `window open` and `window closed` lines.
-// Each server runs from start to end, as deployed: the sessions `churn` abandons stay with it, and
-// run last (the default order), they meet no other workload. Prints Markdown tables on stdout;
+// Each server gets 2 s of unrecorded point reads once started (a Node.js process compiles its hot
+// paths first), then runs from start to end, as deployed: the sessions `churn` abandons stay with
+// it, and run last (the default order), they meet no other workload. Prints Markdown tables on stdout;
 // progress goes to stderr.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -100,6 +101,13 @@ function checkPinning() {
 // ---- processes: every one started here is in its own group, stopped whatever happens ----
 
 const started = new Set();
+/** temporary directories, removed at exit however it comes */
+const dirs = new Set();
+const tempDir = (prefix) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.add(dir);
+  return dir;
+};
 
 /** Spawns `command` (under taskset when `cpus` is given) in its own process group, output kept short. */
 function launch(command, args, { env = process.env, cpus } = {}) {
@@ -141,6 +149,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 process.on('exit', () => {
   for (const child of started) signalGroup(child, 'SIGTERM');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
 async function freePort() {
@@ -231,13 +240,12 @@ const SERVERS = {
     missing: () => (process.env.FAUCET_BIN ? undefined : 'FAUCET_BIN is not set (build it: go build ./cmd/faucet in its source)'),
     async start(db) {
       // its configuration (the service named main) lives in a data directory of its own
-      const dataDir = mkdtempSync(join(tmpdir(), 'peers-faucet-'));
+      const dataDir = tempDir('peers-faucet-');
       const { driver, dsn } = db.family.faucet(db.url);
       const env = { ...process.env, FAUCET_TELEMETRY: '0', ...(pinned?.server ? { GOMAXPROCS: String(pinned.serverCount) } : {}) };
       execFileSync(process.env.FAUCET_BIN, ['--data-dir', dataDir, 'db', 'add', '--name', 'main', '--driver', driver, '--dsn', dsn], { env, stdio: 'pipe' });
       const port = await freePort();
       const child = launch(process.env.FAUCET_BIN, ['--data-dir', dataDir, 'mcp', '--transport', 'http', '--port', String(port)], { env, cpus: pinned?.server });
-      child.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
       const url = `http://127.0.0.1:${port}/mcp`;
       await answering(url, child, 30_000, 'Faucet');
       return { child, url };
@@ -293,12 +301,12 @@ function treeCpuUs(root) {
 
 // ---- the client ----
 
-const work = mkdtempSync(join(tmpdir(), 'peers-'));
+const work = tempDir('peers-');
 const GO_LOAD = join(work, 'go-load');
 
 /** One cell: the Go client against one server; server CPU read over its measured window. */
-function drive(server, running, db, workload, agents) {
-  const args = ['-url', running.url, '-workload', workload, '-agents', String(agents), '-duration', o.duration, '-warmup', o.warmup, '-orders', String(db.orders), '-customers', String(db.customers), ...server.tools];
+function drive(server, running, db, workload, agents, { duration = o.duration, warmup = o.warmup } = {}) {
+  const args = ['-url', running.url, '-workload', workload, '-agents', String(agents), '-duration', duration, '-warmup', warmup, '-orders', String(db.orders), '-customers', String(db.customers), ...server.tools];
   const [cmd, argv] = pinned?.client ? ['taskset', ['-c', pinned.client, GO_LOAD, ...args]] : [GO_LOAD, args];
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -398,6 +406,9 @@ async function measure(dbUrl) {
     if (!running.has('ours')) throw new Error('our server is needed to read the dataset\'s key ranges');
     Object.assign(db, await keyRanges(running.get('ours').url));
     log(`${familyName}: orders 1..${db.orders}, customers 1..${db.customers}`);
+    // a fresh Node.js process compiles its hot paths in its first seconds: each server gets the
+    // same unrecorded load first, so no cell pays for that
+    for (const server of servers) await drive(server, running.get(server.name), db, 'query-point', 2, { duration: '2s', warmup: '0s' });
     for (const workload of workloads) {
       for (const agents of agentCounts) {
         for (let round = 1; round <= rounds; round++) {
@@ -461,14 +472,15 @@ function tables({ db, servers, results }) {
 }
 
 let out = '';
+log('building the Go client');
+execFileSync('go', ['build', '-o', GO_LOAD, '.'], { cwd: here('go-client'), stdio: 'pipe' });
+// this script and its client on the client CPUs, threads already started included
+if (pinned?.client) execFileSync('taskset', ['-a', '-p', '-c', pinned.client, String(process.pid)], { stdio: 'ignore' });
 try {
-  log('building the Go client');
-  execFileSync('go', ['build', '-o', GO_LOAD, '.'], { cwd: here('go-client'), stdio: 'pipe' });
-  // this script and its client on the client CPUs, threads already started included
-  if (pinned?.client) execFileSync('taskset', ['-a', '-p', '-c', pinned.client, String(process.pid)], { stdio: 'ignore' });
   for (const url of o.db) out += `${tables(await measure(url))}\n\n`;
-} finally {
-  rmSync(work, { recursive: true, force: true });
+} catch (error) {
+  log(`peers.mjs: ${error.message}`);
+  process.exit(1);
 }
 const command = `node apps/cli/bench/peers.mjs ${process.argv.slice(2).join(' ')}`.trim();
 process.stdout.write(`\`${command}\`; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n\n${out}`);
