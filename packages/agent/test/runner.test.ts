@@ -265,5 +265,45 @@ describe('combineSlices', () => {
     expect(combineSlices([{ ...one, reinitialized: 2 }, { ...three, reinitialized: 3 }]).reinitialized).toBe(5);
     expect(combineSlices([{ ...one, reinitialized: 2 }, { ...three, reinitialized: undefined }]).reinitialized).toBe(2);
     expect(combineSlices([{ ...one, reinitialized: undefined }, { ...three, reinitialized: undefined }]).reinitialized).toBeUndefined();
+    expect(c.server).toBeUndefined();
+    const served = combineSlices([
+      { ...one, server: { cpuPerCallUs: 100 } },
+      { ...three, server: { cpuPerCallUs: 300 } },
+    ]);
+    expect(served.server!.cpuPerCallUs).toBeCloseTo((100 * one.calls + 300 * three.calls) / (one.calls + three.calls));
+    // a slice without the figure: none for the step, rather than a figure for part of it
+    expect(combineSlices([{ ...one, server: { cpuPerCallUs: 100 } }, three]).server).toBeUndefined();
+  });
+});
+
+describe('server CPU per call', () => {
+  it('reads a target\'s server CPU as its measured window opens and closes, per call; only where the target can say', async () => {
+    const clock = new FakeClock();
+    const server = fakeServer(clock, Object.values(TOOL_NAMES));
+    const reads: number[] = [];
+    // a server busy half of a core: 500 µs of CPU each millisecond
+    const serverCpuUs = () => {
+      reads.push(clock.now());
+      return clock.now() * 500;
+    };
+    const plan: BenchPlan = {
+      targets: [
+        { label: 'pinned', client: server.client, serverCpuUs },
+        { label: 'remote', client: server.client },
+      ],
+      indexes: [],
+      workloads: [WORKLOADS.echo!],
+      agents: [1],
+      iterations: 1,
+      warmupMs: 300,
+      durationMs: 1000,
+      seed: 1,
+    };
+    const [pinned, remote] = (await drive(clock, plan)).result.steps;
+    expect(reads).toHaveLength(2);
+    expect(reads[1]! - reads[0]!).toBe(1000);
+    expect(pinned!.calls).toBe(1000 / CALL_MS);
+    expect(pinned!.server).toEqual({ cpuPerCallUs: (1000 * 500) / pinned!.calls });
+    expect(remote!.server).toBeUndefined();
   });
 });

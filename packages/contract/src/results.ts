@@ -36,6 +36,12 @@ export const clientStats = z.object({
   eventLoopDelayMaxMs: z.number(),
 });
 
+/** `run --server-cpus`: the server the run started, as /proc counts it over the measured window. */
+export const serverStats = z.object({
+  /** CPU of the server's processes (user + system of the process and its descendants) per call, microseconds */
+  cpuPerCallUs: z.number(),
+});
+
 const count = z.number().int();
 
 /** A write step's state read back against the writes the server acknowledged. */
@@ -93,6 +99,8 @@ export const stepResult = z.object({
   all: operationStats,
   intervals: z.array(intervalStats),
   client: clientStats,
+  /** `run --server-cpus`: the server's own CPU per call, when the run started that server */
+  server: serverStats.optional(),
   openLoop: z
     .object({ intended: z.number().int(), late: z.number().int(), dropped: z.number().int() })
     .nullable(),
@@ -184,6 +192,8 @@ export const resultFile = z.object({
     seed: z.number().int(),
     indexes: z.array(z.string()),
     rate: z.number().nullable(),
+    /** `run --server-cpus` / `--client-cpus`: the CPUs the servers the run started and the load generator were pinned to */
+    cpus: z.object({ server: z.string().nullable(), client: z.string().nullable() }).optional(),
     /** staged runs: each workload ran once through these stages instead of the agents × duration grid */
     stages: loadStages.nullable().optional(),
     /** `run --shard I/N`: this file is part `index` (0-based) of `count`; a merged file has no `index` */

@@ -44,6 +44,8 @@ type config struct {
 	token           string
 	sqlTool         string
 	sqlArg          string
+	tools           string
+	service         string
 }
 
 func main() {
@@ -85,13 +87,17 @@ func main() {
 	time.Sleep(time.Until(warmEnd))
 	cpu0 := cpuTime()
 	t0 := time.Now()
+	// Marks for a script reading the server's CPU over the same window (bench/peers.mjs).
+	logf("window open")
 	run.Wait()
 	elapsed := time.Since(t0)
 	cpu := cpuTime() - cpu0
+	logf("window closed")
 
-	// Sessions the server keeps are ended, as a host does on exit (not measured).
+	// Sessions the server keeps are ended, as a host does on exit (not measured); churn's
+	// agents walk away from theirs, as crashed or serverless agents do.
 	for _, w := range workers {
-		if cfg.workload != "session" {
+		if cfg.workload != "session" && cfg.workload != "churn" {
 			_ = w.endSession()
 		}
 	}
@@ -112,7 +118,7 @@ func parseFlags() config {
 	flag.IntVar(&cfg.agents, "agents", 1, "concurrent agents, each with its own connection")
 	flag.DurationVar(&cfg.duration, "duration", 5*time.Second, "measured window")
 	flag.DurationVar(&cfg.warmup, "warmup", time.Second, "unrecorded warm-up before the measured window")
-	flag.StringVar(&cfg.workload, "workload", "get", "get | query-fk | query-point | top50 | session | sql-get | sql-fk")
+	flag.StringVar(&cfg.workload, "workload", "get", "get | query-fk | query-point | top50 | session | churn | sql-get | sql-fk")
 	flag.StringVar(&cfg.protocolVersion, "protocol-version", "2025-06-18", "protocol version asked for in initialize")
 	flag.IntVar(&cfg.orders, "orders", 6000, "orders ids 1..N exist (keys for get and query-point)")
 	flag.IntVar(&cfg.customers, "customers", 2000, "customer ids 1..N exist (keys for query-fk)")
@@ -120,6 +126,8 @@ func parseFlags() config {
 	flag.StringVar(&cfg.token, "token", "", "bearer token, if the server wants one")
 	flag.StringVar(&cfg.sqlTool, "sql-tool", "execute_sql", "the raw-SQL tool the sql-* workloads call (DBHub's execute_sql, our sql)")
 	flag.StringVar(&cfg.sqlArg, "sql-arg", "sql", "the SQL argument of -sql-tool")
+	flag.StringVar(&cfg.tools, "tools", "ours", "whose tools the reads call: ours (get, query, list_tables...), faucet (faucet_query...) or sql (-sql-tool with SELECTs)")
+	flag.StringVar(&cfg.service, "service", "main", "with -tools faucet: the Faucet service (database) to read")
 	flag.Parse()
 
 	switch {
@@ -135,9 +143,16 @@ func parseFlags() config {
 		usagef("-orders and -customers must be at least 1")
 	}
 	switch cfg.workload {
-	case "get", "query-fk", "query-point", "top50", "session", "sql-get", "sql-fk":
+	case "get", "query-fk", "query-point", "top50", "session", "churn", "sql-get", "sql-fk":
 	default:
-		usagef("unknown -workload %q: want get, query-fk, query-point, top50, session, sql-get or sql-fk", cfg.workload)
+		usagef("unknown -workload %q: want get, query-fk, query-point, top50, session, churn, sql-get or sql-fk", cfg.workload)
+	}
+	tools, ok := toolSets[cfg.tools]
+	if !ok {
+		usagef("unknown -tools %q: want ours, faucet or sql", cfg.tools)
+	}
+	if cfg.workload == "session" && tools.listTables == nil {
+		usagef("-workload session needs tools that list and describe tables: not -tools %s", cfg.tools)
 	}
 	return cfg
 }
@@ -145,6 +160,7 @@ func parseFlags() config {
 // worker is one agent: one HTTP client with one connection, one MCP session at a time.
 type worker struct {
 	cfg    config
+	tools  toolSet
 	client *http.Client
 	rng    *rand.Rand
 	nextID int64
@@ -153,6 +169,8 @@ type worker struct {
 	negotiated    string
 	sessionID     string
 	sessionIssued bool
+	// the version the first session negotiated, reported even if a later initialize fails
+	firstNegotiated string
 
 	samples []int64 // latencies of successful operations, in microseconds
 	errors  map[string]int
@@ -172,6 +190,7 @@ func newWorker(cfg config, index int) *worker {
 	}
 	return &worker{
 		cfg:    cfg,
+		tools:  toolSets[cfg.tools],
 		client: &http.Client{Transport: transport, Timeout: requestTimeout},
 		// Agents draw different keys from one seed, so a run can be repeated exactly.
 		rng:    rand.New(rand.NewPCG(uint64(cfg.seed), uint64(index))),
@@ -180,12 +199,13 @@ func newWorker(cfg config, index int) *worker {
 }
 
 // open starts the agent's first session, which proves the endpoint answers. The session
-// workload ends it again: each of its operations opens its own.
+// workload ends it again (each of its operations opens its own); churn walks away from it.
 func (w *worker) open() error {
 	if err := w.startSession(); err != nil {
 		return err
 	}
 	w.sessionIssued = w.sessionID != ""
+	w.firstNegotiated = w.negotiated
 	if w.cfg.workload == "session" {
 		return w.endSession()
 	}
@@ -223,27 +243,126 @@ func (w *worker) loop(warmEnd, end time.Time) {
 func (w *worker) operation() error {
 	switch w.cfg.workload {
 	case "get":
-		key := 1 + w.rng.IntN(w.cfg.orders)
-		return w.callTool("get", map[string]any{"table": "orders", "key": key})
+		return w.call(w.tools.get(w.cfg, 1+w.rng.IntN(w.cfg.orders)))
 	case "query-point":
-		key := 1 + w.rng.IntN(w.cfg.orders)
-		return w.callTool("query", map[string]any{"table": "orders", "filter": fmt.Sprintf("id = %d", key), "limit": 1})
+		return w.call(w.tools.queryPoint(w.cfg, 1+w.rng.IntN(w.cfg.orders)))
 	case "query-fk":
-		customer := 1 + w.rng.IntN(w.cfg.customers)
-		return w.callTool("query", map[string]any{"table": "orders", "filter": fmt.Sprintf("customer_id = %d", customer), "limit": 20})
+		return w.call(w.tools.queryFK(w.cfg, 1+w.rng.IntN(w.cfg.customers)))
 	case "top50":
-		return w.callTool("query", map[string]any{"table": "orders", "order_by": []string{"placed_at desc"}, "limit": 50})
-	// The same two reads through a server's one raw-SQL tool, for servers without ours.
+		return w.call(w.tools.top50(w.cfg))
+	// get and query-fk with -tools sql, whatever -tools says (kept for older command lines).
 	case "sql-get":
-		key := 1 + w.rng.IntN(w.cfg.orders)
-		return w.callTool(w.cfg.sqlTool, map[string]any{w.cfg.sqlArg: fmt.Sprintf("SELECT * FROM orders WHERE id = %d", key)})
+		return w.call(toolSets["sql"].get(w.cfg, 1+w.rng.IntN(w.cfg.orders)))
 	case "sql-fk":
-		customer := 1 + w.rng.IntN(w.cfg.customers)
-		return w.callTool(w.cfg.sqlTool, map[string]any{w.cfg.sqlArg: fmt.Sprintf("SELECT * FROM orders WHERE customer_id = %d ORDER BY id LIMIT 20", customer)})
+		return w.call(toolSets["sql"].queryFK(w.cfg, 1+w.rng.IntN(w.cfg.customers)))
+	case "churn":
+		return w.churn()
 	default:
 		return w.session()
 	}
 }
+
+// toolCall is one tools/call: the tool's name and its arguments.
+type toolCall struct {
+	name string
+	args map[string]any
+}
+
+func (w *worker) call(c toolCall) error { return w.callTool(c.name, c.args) }
+
+// toolSet turns each read into one server's own tool calls, so the same reads run on both.
+type toolSet struct {
+	get, queryPoint func(cfg config, key int) toolCall
+	queryFK         func(cfg config, customer int) toolCall
+	top50           func(cfg config) toolCall
+	listTables      func(cfg config) toolCall
+	describe        func(cfg config, table string) toolCall
+}
+
+var toolSets = map[string]toolSet{
+	"ours": {
+		get: func(_ config, k int) toolCall { return toolCall{"get", map[string]any{"table": "orders", "key": k}} },
+		queryPoint: func(_ config, k int) toolCall {
+			return toolCall{"query", map[string]any{"table": "orders", "filter": fmt.Sprintf("id = %d", k), "limit": 1}}
+		},
+		queryFK: func(_ config, c int) toolCall {
+			return toolCall{"query", map[string]any{"table": "orders", "filter": fmt.Sprintf("customer_id = %d", c), "limit": 20}}
+		},
+		top50: func(config) toolCall {
+			return toolCall{"query", map[string]any{"table": "orders", "order_by": []string{"placed_at desc"}, "limit": 50}}
+		},
+		listTables: func(config) toolCall { return toolCall{"list_tables", map[string]any{}} },
+		describe:   func(_ config, t string) toolCall { return toolCall{"describe_table", map[string]any{"table": t}} },
+	},
+	// Faucet (faucetdb) has no read by key: a point read is faucet_query with its filter, as
+	// the faucet profile sends it. Our query sorts by the primary key when asked for no order,
+	// so the filtered read asks Faucet for the same order.
+	"faucet": {
+		get:        faucetPoint,
+		queryPoint: faucetPoint,
+		queryFK: func(cfg config, c int) toolCall {
+			return faucetQuery(cfg, map[string]any{"filter": fmt.Sprintf("customer_id = %d", c), "order": "id asc", "limit": 20})
+		},
+		top50: func(cfg config) toolCall {
+			return faucetQuery(cfg, map[string]any{"order": "placed_at desc", "limit": 50})
+		},
+		listTables: func(cfg config) toolCall {
+			return toolCall{"faucet_list_tables", map[string]any{"service": cfg.service}}
+		},
+		describe: func(cfg config, t string) toolCall {
+			return toolCall{"faucet_describe_table", map[string]any{"service": cfg.service, "table": t}}
+		},
+	},
+	// The reads as SQL through a server's one raw-SQL tool (-sql-tool, DBHub's execute_sql): no discovery.
+	"sql": {
+		get:        sqlPoint,
+		queryPoint: sqlPoint,
+		queryFK: func(cfg config, c int) toolCall {
+			return sqlCall(cfg, "SELECT * FROM orders WHERE customer_id = %d ORDER BY id LIMIT 20", c)
+		},
+		top50: func(cfg config) toolCall {
+			return sqlCall(cfg, "SELECT * FROM orders ORDER BY placed_at DESC, id LIMIT 50")
+		},
+	},
+}
+
+func faucetPoint(cfg config, k int) toolCall {
+	return faucetQuery(cfg, map[string]any{"filter": fmt.Sprintf("id = %d", k), "limit": 1})
+}
+
+func faucetQuery(cfg config, args map[string]any) toolCall {
+	args["service"] = cfg.service
+	args["table"] = "orders"
+	return toolCall{"faucet_query", args}
+}
+
+func sqlPoint(cfg config, k int) toolCall {
+	return sqlCall(cfg, "SELECT * FROM orders WHERE id = %d", k)
+}
+
+func sqlCall(cfg config, format string, args ...any) toolCall {
+	return toolCall{cfg.sqlTool, map[string]any{cfg.sqlArg: fmt.Sprintf(format, args...)}}
+}
+
+// churn is an agent that starts a session, makes a few reads and walks away without DELETE,
+// as crashed agents and serverless invocations do.
+func (w *worker) churn() error {
+	err := w.startSession()
+	if err == nil {
+		_, err = w.request("tools/list", map[string]any{})
+	}
+	for i := 0; err == nil && i < churnReads; i++ {
+		err = w.call(w.tools.queryPoint(w.cfg, 1+w.rng.IntN(w.cfg.orders)))
+	}
+	// A 503 is the server turning the newcomer away (too many open sessions): counted apart.
+	if errorKind(err) == "http_503" {
+		return &callError{kind: "refused", detail: err.Error()}
+	}
+	return err
+}
+
+// churnReads is how many point reads each churn session makes before it is abandoned.
+const churnReads = 3
 
 // session is what a host does when it connects to a database server it does not know yet.
 func (w *worker) session() error {
@@ -259,13 +378,13 @@ func (w *worker) discover() error {
 	if _, err := w.request("tools/list", map[string]any{}); err != nil {
 		return err
 	}
-	if err := w.callTool("list_tables", map[string]any{}); err != nil {
+	if err := w.call(w.tools.listTables(w.cfg)); err != nil {
 		return err
 	}
-	if err := w.callTool("describe_table", map[string]any{"table": "orders"}); err != nil {
+	if err := w.call(w.tools.describe(w.cfg, "orders")); err != nil {
 		return err
 	}
-	return w.callTool("describe_table", map[string]any{"table": "customers"})
+	return w.call(w.tools.describe(w.cfg, "customers"))
 }
 
 func (w *worker) startSession() error {
@@ -543,7 +662,7 @@ func summarize(cfg config, workers []*worker, elapsed, cpu time.Duration) report
 		GoMaxProcs:      runtime.GOMAXPROCS(0),
 		Workload:        cfg.workload,
 		Agents:          cfg.agents,
-		ProtocolVersion: workers[0].negotiated,
+		ProtocolVersion: workers[0].firstNegotiated,
 		SessionIssued:   workers[0].sessionIssued,
 		DurationSec:     round(elapsed.Seconds(), 3),
 		Calls:           len(all),

@@ -12,6 +12,7 @@ import { htmlReport } from '../render/html/index.js';
 import { logLine, progress } from '../render/progress.js';
 import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
+import { checkPinning, cpuUnder, parseCpuList, pinnedCommand, pinSelf } from '../run/cpus.js';
 import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
 import { ownedDatabase } from '../run/database.js';
 import { environment } from '../run/environment.js';
@@ -56,6 +57,8 @@ interface RunFlags {
   barrierFile?: string;
   runId?: string;
   html?: string;
+  serverCpus?: string;
+  clientCpus?: string;
 }
 
 const parseCount = (value: string): number => {
@@ -148,6 +151,12 @@ export function runCommand(): Command {
     .addOption(new Option('--barrier-file <path>', 'with --shard: begin together once every shard has written PATH.I (a shared volume) instead of --start-at'))
     .addOption(new Option('--run-id <id>', 'with --shard: names the run in every shard\'s file (default: a hash of the configuration and start instant)'))
     .option('--html <file>', 'also write the HTML report here (the page report --format html makes)')
+    .addOption(
+      new Option('--server-cpus <list>', 'Linux, with taskset: pin the servers the run starts to these CPUs (0, 0,2, 0-3) and report their CPU per call, read from /proc').argParser(
+        parseCpuList,
+      ),
+    )
+    .addOption(new Option('--client-cpus <list>', 'Linux, with taskset: pin the load generator (this process) to these CPUs').argParser(parseCpuList))
     .allowExcessArguments()
     .addHelpText(
       'after',
@@ -158,6 +167,7 @@ export function runCommand(): Command {
         'mcp-db-bench run --target http://127.0.0.1:7400/mcp --profile ours --target http://127.0.0.1:7500/mcp --profile dbhub:sqlite --workloads point-read,filtered',
         'mcp-db-bench run --target-cmd "npx @modelcontextprotocol/server-postgres $PG_URL" --profile sql-tool:postgres --sql-tool query --sql-arg sql',
         'mcp-db-bench run --stages 5s:1,2s:16,5s:16,2s:1 --workloads point-read',
+        'mcp-db-bench run --db sqlite:shop.db --server-cpus 0 --client-cpus 1 --workloads point-read,filtered',
         'mcp-db-bench run --rate-stages 10s:100,30s:1000,10s:0 --agents 32 --workloads point-read',
         'AT=$(date -u -d +2min +%FT%TZ); mcp-db-bench run --target http://db-mcp:8080/mcp --shard 0/4 --start-at $AT --agents 64 --rate 8000 --out shard-0.json',
       ),
@@ -166,6 +176,7 @@ export function runCommand(): Command {
       checkRunUsage(flags, command);
       const targets = peers.read({ sqlTool: flags.sqlTool, sqlArg: flags.sqlArg, service: flags.service });
       cleanUpOnSignals();
+      if (flags.clientCpus) pinSelf(flags.clientCpus);
       const result = await run(flags, targets);
       const delayed = testDelayWarning(flags);
       if (delayed) result.warnings.push(delayed);
@@ -216,6 +227,16 @@ function checkRunUsage(flags: RunFlags, command: Command): void {
   if (flags.token && !flags.target && command.getOptionValueSource('token') === 'cli') throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
   checkStagesUsage(flags, command);
   checkShardUsage(flags, command);
+  checkCpusUsage(flags);
+}
+
+/** Pinning needs Linux and taskset; server CPUs need a server this run starts. */
+function checkCpusUsage(flags: RunFlags): void {
+  if (flags.serverCpus) checkPinning('--server-cpus');
+  if (flags.clientCpus) checkPinning('--client-cpus');
+  if (flags.serverCpus && flags.target && !flags.targetCmd) {
+    throw new UsageError('--server-cpus pins the servers the run starts (--db, the default database, --target-cmd): a --target server runs elsewhere');
+  }
 }
 
 /** A shard shares the database and the instant with the others: what would clash is refused. */
@@ -288,6 +309,9 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
   const targets: ResultFile['config']['targets'] = [];
   const plan: PlanTarget[] = [];
   const stops: Array<() => unknown> = [];
+  /** --server-cpus: the HTTP servers started here, whose processes a stdio target's count leaves out */
+  const servers: number[] = [];
+  const cpuOf = (pid: number) => (flags.serverCpus ? { serverCpuUs: () => cpuUnder(pid) } : {});
   /** --shard: the index profile found on each database, by engine */
   const found: { name: string; profile: string }[] = [];
   const clientOptions = (protocol: ProtocolChoice) => ({ client: flags.client, protocol, token: flags.token, timeoutMs: 30_000 });
@@ -296,7 +320,7 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
     name: string,
     entry: Omit<ResultFile['config']['targets'][number], 'label'>,
     target: Target,
-    owned?: Pick<PlanTarget, 'reindex' | 'driver'>,
+    owned?: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'>,
     peer: Pick<PeerTarget, 'profile' | 'options'> = { profile: PROFILES.ours!, options: {} },
   ) => {
     for (const protocol of flags.protocol) {
@@ -317,18 +341,23 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
       else await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: first }, logLine);
       // a shard's database is shared: never re-indexed, only read through the driver for the decomposition
       const owned = flags.shard ? { driver: (await ownedDatabase(url, first, logLine)).driver } : await ownedDatabase(url, first, logLine);
-      const server = await startServer(url, writes ? ['--allow-writes'] : []);
+      const server = await startServer(url, writes ? ['--allow-writes'] : [], flags.serverCpus);
       stops.push(server.stop);
+      servers.push(server.child.pid!);
       logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
-      eachEra(engine.name, { engine: engine.name, url: redactUrl(url) }, { kind: 'http', url: server.endpoint }, owned);
+      eachEra(engine.name, { engine: engine.name, url: redactUrl(url) }, { kind: 'http', url: server.endpoint }, { ...owned, ...cpuOf(server.child.pid!) });
     }
     // a target named by its profile; `target` when none was given (as before profiles)
-    for (const peer of peers) eachEra(peer.given ? peer.profile.name : 'target', { engine: peer.options.engine ?? null, url: peer.url, profile: peer.profile.name }, peer.target, undefined, peer);
+    for (const peer of peers) {
+      const entry = { engine: peer.options.engine ?? null, url: peer.url, profile: peer.profile.name };
+      eachEra(peer.given ? peer.profile.name : 'target', entry, pinnedTarget(peer.target, flags.serverCpus), stdioCpu(peer.target, flags.serverCpus, servers), peer);
+    }
     // The bare echo floor beside MCP echo: it answers echo alone, so it runs what needs no more.
     if (workloads.some((w) => w.requires.every((tool) => tool === TOOL_NAMES.echo))) {
-      const floor = await startHttpFloor();
+      const floor = await startHttpFloor(flags.serverCpus);
       stops.push(floor.stop);
-      plan.push({ label: FLOOR_LABEL, agent: floor.agent, tools: [TOOL_NAMES.echo], fileAs: 'http-echo' });
+      servers.push(floor.pid);
+      plan.push({ label: FLOOR_LABEL, agent: floor.agent, tools: [TOOL_NAMES.echo], fileAs: 'http-echo', ...cpuOf(floor.pid) });
     }
     const { shard } = flags;
     let startAt: number | undefined;
@@ -372,6 +401,7 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
       indexes: shard ? foundIndexes(found) : dbs.length ? flags.indexes : [],
       rate: flags.rate ?? null,
       stages: stages ?? null,
+      ...(flags.serverCpus || flags.clientCpus ? { cpus: { server: flags.serverCpus ?? null, client: flags.clientCpus ?? null } } : {}),
     };
     if (shard) {
       const at = new Date(startAt ?? Date.now()).toISOString();
@@ -387,6 +417,22 @@ async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<Resul
     for (const stop of stops.reverse()) await stop();
     if (tempDir) removeTempDir(tempDir);
   }
+}
+
+/** A stdio target's server processes run on the server CPUs; an HTTP target's run elsewhere. */
+function pinnedTarget(target: Target, cpus: string | undefined): Target {
+  if (target.kind !== 'stdio' || cpus === undefined) return target;
+  const [command, args] = pinnedCommand(target.command, target.args, cpus);
+  return { ...target, command, args };
+}
+
+/**
+ * A stdio target's processes are this run's children while its step runs (each agent's, closed
+ * after the step): the CPU under this process, but for the HTTP servers started here.
+ */
+function stdioCpu(target: Target, cpus: string | undefined, servers: readonly number[]): Pick<PlanTarget, 'serverCpuUs'> | undefined {
+  if (target.kind !== 'stdio' || cpus === undefined) return undefined;
+  return { serverCpuUs: () => cpuUnder(process.pid, { withRoot: false, skip: servers }) };
 }
 
 /** One profile when the databases agree (or there is one), else each named by its engine. */

@@ -9,6 +9,7 @@ export function stepLine(step: StepResult): string {
   const errors = errorTotal(step);
   return (
     `${roundLabel(step)} ${step.workload} × ${step.agents}: ${Math.round(callsPerSecond(step))} calls/s` +
+    `${step.server ? `, server CPU ${Math.round(step.server.cpuPerCallUs)} µs/call` : ''}` +
     `${errors ? `, ${errors} errors (${Object.keys(step.errors).join(', ')})` : ''}`
   );
 }

@@ -35,6 +35,7 @@ export function reportSections(result: ResultFile): Section[] {
     agreementSection(result),
     tokenSection(result),
     callTokenSection(result),
+    serverCpuSection(groups, result),
     loadGeneratorSection(result),
   ].filter((s): s is Section => s !== undefined && s.rows.length > 0);
 }
@@ -46,6 +47,7 @@ export function reportHeader(result: ResultFile): string {
     `mcp-db-bench ${result.tool.version} · ${result.startedAt}`,
     `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
     `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
+    ...(c.cpus ? [`servers the run started on CPUs ${c.cpus.server ?? 'any'} · load generator on CPUs ${c.cpus.client ?? 'any'}`] : []),
     ...(c.shard ? [shardLine(c.shard)] : []),
     ...result.warnings.map((w) => `warning: ${w}`),
     ...disagreementLines(result),
@@ -246,6 +248,26 @@ function decompositionSection(result: ResultFile): Section[] {
       rows,
     },
   ];
+}
+
+/** `run --server-cpus`: what each server the run started spent per call, beside what the load generator did. */
+function serverCpuSection(groups: readonly Group[], result: ResultFile): Section {
+  const us = (x: number) => Math.round(x).toLocaleString('en-US');
+  const rows = groups
+    .filter((g) => g.steps.every((s) => s.server))
+    .map((g) => [
+      label(g),
+      g.workload,
+      String(g.agents),
+      rate(medianThroughput(g).median),
+      us(median(g.steps.map((s) => s.server!.cpuPerCallUs))),
+      us(median(g.steps.map((s) => s.client.cpuPerCallUs))),
+    ]);
+  return {
+    title: `Server CPU per call (user + system of the server's processes over each measured window, from /proc; servers on CPUs ${result.config.cpus?.server ?? 'any'})`,
+    head: ['target', 'workload', 'agents', 'calls/s', 'server CPU µs/call', 'client CPU µs/call'],
+    rows,
+  };
 }
 
 /** Is the harness the bottleneck? MCP echo against the bare node:http floor, and client CPU. */

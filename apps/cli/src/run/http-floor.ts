@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { AgentLoop } from '@mcp-db-bench/agent';
 import { Client } from 'undici';
+import { pinnedCommand } from './cpus.js';
 import { trackChild } from './interrupt.js';
 
 /**
@@ -25,14 +26,17 @@ const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', param
 export const FLOOR_LABEL = 'bare node:http';
 
 export interface HttpFloor {
+  /** its process */
+  pid: number;
   /** one agent: raw echo POSTs on its own connection, no MCP */
   agent(): Promise<AgentLoop>;
   stop(): void;
 }
 
-/** The echo server in its own process, for the runner to drive like a target, again and again. */
-export async function startHttpFloor(): Promise<HttpFloor> {
-  const child = trackChild(spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'ignore', 'pipe'] }));
+/** The echo server in its own process (on `cpus` when given), for the runner to drive like a target, again and again. */
+export async function startHttpFloor(cpus?: string): Promise<HttpFloor> {
+  const [command, args] = pinnedCommand(process.execPath, ['-e', SERVER], cpus);
+  const child = trackChild(spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] }));
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let err = '';
@@ -43,7 +47,7 @@ export async function startHttpFloor(): Promise<HttpFloor> {
       });
       child.once('exit', () => reject(new Error(`the node:http echo server exited: ${err}`)));
     });
-    return { agent: async () => bareAgent(port), stop: () => child.kill('SIGTERM') };
+    return { pid: child.pid!, agent: async () => bareAgent(port), stop: () => child.kill('SIGTERM') };
   } catch (error) {
     child.kill('SIGTERM');
     throw error;

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { WORKER_NODE_FLAGS } from '@mcp-db-bench/server';
+import { pinnedCommand } from './cpus.js';
 import { trackChild } from './interrupt.js';
 
 /** Our MCP server's bin, from the installed @mcp-db-bench/server package. */
@@ -17,17 +18,16 @@ export interface ServerProcess {
 
 /**
  * Starts our server over HTTP on a free loopback port, in its own process (so its CPU is not
- * the load generator's), with the echo tool for measuring the protocol floor, and no token.
+ * the load generator's), with the echo tool for measuring the protocol floor, and no token; on
+ * `cpus` (a taskset list) when given.
  */
-export async function startServer(dbUrl: string, extraArgs: readonly string[] = []): Promise<ServerProcess> {
+export async function startServer(dbUrl: string, extraArgs: readonly string[] = [], cpus?: string): Promise<ServerProcess> {
   // On loopback, for our own clients only: never with the token a user exported for their own servers.
   const { MCP_DB_TOKEN: _, ...env } = process.env;
   // The small young generation of `--workers` processes, for a single process too, so memory is
   // measured alike: left alone V8 grows it to 128 MB.
-  const child = trackChild(spawn(process.execPath, [...WORKER_NODE_FLAGS, serverBin(), '--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env,
-  }));
+  const [command, args] = pinnedCommand(process.execPath, [...WORKER_NODE_FLAGS, serverBin(), '--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], cpus);
+  const child = trackChild(spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env }));
   let stderr = '';
   const endpoint = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the MCP server did not start within 30 s: ${stderr.trim()}`)), 30_000);

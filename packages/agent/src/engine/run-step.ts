@@ -44,6 +44,8 @@ export interface RunStepOptions {
   clock?: Clock;
   /** defaults to `processProbe()` (CPU and event-loop delay of this process) */
   probe?: ClientProbe;
+  /** the CPU the server's processes have used so far, µs: read when the window opens and closes (`server` in the result) */
+  serverCpuUs?: () => number;
   /** open loop: a call starting more than this after its intended time is late (default 1 ms) */
   lateToleranceMs?: number;
   /** open loop: intended calls that may wait for a free agent before more are dropped (default agents * 4) */
@@ -74,7 +76,7 @@ export interface SecondTick {
 /** The parts of a contract `stepResult` the engine knows; the caller adds target, workload, agents... */
 export type StepMeasurement = Pick<
   StepResult,
-  'mode' | 'rate' | 'durationMs' | 'calls' | 'errors' | 'reinitialized' | 'operations' | 'all' | 'intervals' | 'client' | 'openLoop' | 'startedAt'
+  'mode' | 'rate' | 'durationMs' | 'calls' | 'errors' | 'reinitialized' | 'operations' | 'all' | 'intervals' | 'client' | 'server' | 'openLoop' | 'startedAt'
 >;
 
 export type OpenLoopStats = NonNullable<StepResult['openLoop']>;
@@ -154,9 +156,11 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     let probeStartedAt = start;
+    let serverFrom: number | undefined;
     const startProbe = () => {
       probeStartedAt = clock.now();
       probe.start();
+      serverFrom = options.serverCpuUs?.();
     };
     const probing = options.warmupMs > 0 ? clock.sleep(options.warmupMs).then(startProbe) : startProbe();
 
@@ -174,6 +178,7 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     await probing;
     const wallMs = clock.now() - probeStartedAt;
     const reading = probe.stop();
+    const serverUs = serverFrom === undefined ? undefined : options.serverCpuUs!() - serverFrom;
     options.signal?.removeEventListener('abort', onAbort);
 
     // the configured figure unless aborted: `end - start` of two clock readings is not exact
@@ -193,6 +198,7 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
         eventLoopDelayP99Ms: reading.eventLoopDelayP99Ms,
         eventLoopDelayMaxMs: reading.eventLoopDelayMaxMs,
       },
+      ...(serverUs === undefined ? {} : { server: { cpuPerCallUs: completed > 0 ? serverUs / completed : 0 } }),
       openLoop,
       startedAt,
     };

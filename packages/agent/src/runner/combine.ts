@@ -4,8 +4,8 @@ import { encode, merge } from '../metrics/histogram.js';
 
 /**
  * One step's slices as one measurement: counts add up, histograms merge exactly, intervals
- * follow one another, and the client's figures are weighted by the calls (CPU per call) or the
- * time (utilisation) they came from.
+ * follow one another, and the client's and server's figures are weighted by the calls (CPU per
+ * call) or the time (utilisation) they came from.
  */
 export function combineSlices(slices: readonly StepMeasurement[]): StepMeasurement {
   const [first] = slices;
@@ -36,6 +36,7 @@ export function combineSlices(slices: readonly StepMeasurement[]): StepMeasureme
       eventLoopDelayP99Ms: Math.max(...slices.map((s) => s.client.eventLoopDelayP99Ms)),
       eventLoopDelayMaxMs: Math.max(...slices.map((s) => s.client.eventLoopDelayMaxMs)),
     },
+    ...serverPerCall(slices, completed),
     openLoop: first.openLoop && {
       intended: sum(slices.map((s) => s.openLoop?.intended ?? 0)),
       late: sum(slices.map((s) => s.openLoop?.late ?? 0)),
@@ -50,6 +51,13 @@ const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 /** The total of a count older result files lack: unknown when no part has it, else the parts that do. */
 export const sumKnown = (xs: readonly (number | undefined)[]): number | undefined =>
   xs.some((x) => x !== undefined) ? xs.reduce<number>((a, b) => a + (b ?? 0), 0) : undefined;
+
+/** The server's CPU per call over several measurements, weighted by their calls; none unless every one has it. */
+export function serverPerCall<T extends Pick<StepMeasurement, 'server'>>(parts: readonly T[], completed: (p: T) => number): Pick<StepMeasurement, 'server'> {
+  if (!parts.every((p) => p.server)) return {};
+  const calls = sum(parts.map(completed));
+  return { server: { cpuPerCallUs: calls > 0 ? sum(parts.map((p) => p.server!.cpuPerCallUs * completed(p))) / calls : 0 } };
+}
 
 export function addUp(records: readonly Record<string, number>[]): Record<string, number> {
   const out: Record<string, number> = {};

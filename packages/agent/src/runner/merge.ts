@@ -4,7 +4,7 @@
  * shard's machine kept. Files of different runs, duplicates and gaps are refused, naming the files.
  */
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
-import { addUp, mergeOperations, mergeStats, stepName, sumKnown } from './combine.js';
+import { addUp, mergeOperations, mergeStats, serverPerCall, stepName, sumKnown } from './combine.js';
 
 export interface ShardFile {
   /** how errors name it: the file's path */
@@ -140,6 +140,8 @@ export function mergeSteps(parts: readonly StepResult[], shards: readonly { name
       eventLoopDelayP99Ms: Math.max(...parts.map((p) => p.client.eventLoopDelayP99Ms)),
       eventLoopDelayMaxMs: Math.max(...parts.map((p) => p.client.eventLoopDelayMaxMs)),
     },
+    // each shard reads the server it started
+    ...serverPerCall(parts, completed),
     openLoop: open
       ? {
           intended: sum(parts.map((p) => p.openLoop?.intended ?? 0)),

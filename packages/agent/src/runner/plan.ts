@@ -41,6 +41,8 @@ export interface PlanTarget {
   reindex?: (profile: string) => Promise<{ created: number; dropped: number }>;
   /** the database's driver, opened for the cost decomposition */
   driver?: () => Promise<RawDriver>;
+  /** a server this process started: the CPU its processes have used so far, µs, read around each measured window */
+  serverCpuUs?: () => number;
   /** why it lacks a tool, by tool (a profile's word), for the skip reason instead of the generic one */
   cannot?: Readonly<Partial<Record<string, string>>>;
 }

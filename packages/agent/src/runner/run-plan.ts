@@ -284,6 +284,7 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
               durationMs,
               clock: run.clock,
               probe: run.probe,
+              serverCpuUs: target.plan.serverCpuUs,
               makeAgent: agent ? (n) => agent(global(n)) : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),
               onSecond: (tick) => run.emit({ type: 'interval', step: key, slice, ...tick }),
               ready: shard && (() => slot(run, key).then(() => {})),

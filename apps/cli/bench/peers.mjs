@@ -1,0 +1,486 @@
+// Our server beside the peers in hand, as a new user would run each: default options, one
+// database, the same independent Go client (go-client/, net/http, one connection per agent) on
+// every server, the servers alternated cell by cell (ours, Faucet, DBHub, ours...) so drift on a
+// shared machine hits all alike.
+//   ours     packages/server/dist/bin.js --http, no other option (whatever its defaults are)
+//   faucet   `faucet mcp --transport http` where FAUCET_BIN names a binary built from its source
+//            (github.com/faucetdb/faucet: go build ./cmd/faucet); its reads through faucet_query
+//   dbhub    npx @bytebase/dbhub@1.4.0 --transport http (skipped if npx cannot start it, unless
+//            --dbhub insists); its reads as SELECTs through execute_sql
+//
+//   pnpm build && FAUCET_BIN=path/to/faucet node apps/cli/bench/peers.mjs --db sqlite:shop.db [--db "$PG_URL"]
+//     [--agents 1,10,50] [--workloads query-point,query-fk,top50,churn] (also get, session) [--duration 5s]
+//     [--warmup 1s] [--rounds 2] [--servers ours,faucet,dbhub] [--dbhub]
+//     [--server-cpus 0 --client-cpus 1]: per core (Linux, taskset): every server pinned to the server
+//     CPUs (Go with GOMAXPROCS set to their count), the client and this script to the client CPUs
+//
+// Each database must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.01).
+// Server CPU is read from /proc (utime + stime of the server process and every descendant, plus
+// what its ended children used) between the client's `window open` and `window closed` lines.
+// Each server gets 2 s of unrecorded point reads once started (a Node.js process compiles its hot
+// paths first), then runs from start to end, as deployed: the sessions `churn` abandons stay with
+// it, and run last (the default order), they meet no other workload. Prints Markdown tables on stdout;
+// progress goes to stderr.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, platform, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const ROOT = here('../../../');
+const SERVER_BIN = join(ROOT, 'packages/server/dist/bin.js');
+const DBHUB = '@bytebase/dbhub@1.4.0';
+
+const { values: o } = parseArgs({
+  options: {
+    db: { type: 'string', multiple: true, default: [] },
+    agents: { type: 'string', default: '1,10,50' },
+    workloads: { type: 'string', default: 'query-point,query-fk,top50,churn' },
+    servers: { type: 'string', default: 'ours,faucet,dbhub' },
+    duration: { type: 'string', default: '5s' },
+    warmup: { type: 'string', default: '1s' },
+    rounds: { type: 'string', default: '2' },
+    dbhub: { type: 'boolean', default: false },
+    'server-cpus': { type: 'string' },
+    'client-cpus': { type: 'string' },
+  },
+});
+const log = (line) => process.stderr.write(`${line}\n`);
+const usage = (why) => {
+  log(`peers.mjs: ${why}`);
+  process.exit(2);
+};
+
+/** What each workload is called in the table. */
+const WORKLOADS = {
+  get: { label: '`get` by key' },
+  'query-point': { label: '`query` `id = N`, limit 1' },
+  'query-fk': { label: '`query` `customer_id = C`, limit 20' },
+  top50: { label: 'top-50 by `placed_at desc`' },
+  session: { label: 'session: discover, then `DELETE`' },
+  churn: { label: 'session churn: 3 reads, never ended' },
+};
+
+const workloads = o.workloads.split(',');
+for (const w of workloads) if (!WORKLOADS[w]) usage(`unknown workload ${w}: ${Object.keys(WORKLOADS).join(', ')}`);
+const agentCounts = o.agents.split(',').map(Number);
+if (agentCounts.some((n) => !Number.isInteger(n) || n < 1)) usage(`--agents takes whole numbers: ${o.agents}`);
+const rounds = Number(o.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) usage(`--rounds takes a whole number: ${o.rounds}`);
+if (!o.db.length) usage('give at least one --db (sqlite:FILE, postgres://..., mysql://...) holding the dataset');
+const pinned = checkPinning();
+const seconds = (text) => {
+  const m = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(text);
+  if (!m) usage(`durations look like 5s or 500ms: ${text}`);
+  return Number(m[1]) / (m[2] === 'ms' ? 1000 : 1);
+};
+const cellSeconds = seconds(o.warmup) + seconds(o.duration);
+
+/** --server-cpus and --client-cpus: Linux with taskset, CPU lists as taskset reads them. */
+function checkPinning() {
+  const server = o['server-cpus'];
+  const client = o['client-cpus'];
+  if (server === undefined && client === undefined) return undefined;
+  if (platform() !== 'linux') usage('--server-cpus and --client-cpus pin processes with taskset: Linux only');
+  try {
+    execFileSync('taskset', ['--version'], { stdio: 'ignore' });
+  } catch {
+    usage('--server-cpus and --client-cpus need taskset (util-linux): not found');
+  }
+  for (const list of [server, client]) if (list !== undefined && !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(list)) usage(`a CPU list looks like 0 or 0,2 or 0-3: ${list}`);
+  const count = (list) => list.split(',').reduce((n, part) => {
+    const [a, b = a] = part.split('-').map(Number);
+    return n + b - a + 1;
+  }, 0);
+  return { server, client, serverCount: server && count(server) };
+}
+
+// ---- processes: every one started here is in its own group, stopped whatever happens ----
+
+const started = new Set();
+/** temporary directories, removed at exit however it comes */
+const dirs = new Set();
+const tempDir = (prefix) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.add(dir);
+  return dir;
+};
+
+/** Spawns `command` (under taskset when `cpus` is given) in its own process group, output kept short. */
+function launch(command, args, { env = process.env, cpus } = {}) {
+  const [cmd, argv] = cpus ? ['taskset', ['-c', cpus, command, ...args]] : [command, args];
+  const child = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  started.add(child);
+  child.output = '';
+  const keep = (chunk) => {
+    child.output = (child.output + chunk).slice(-4000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  child.once('exit', () => started.delete(child));
+  return child;
+}
+
+/** The whole group: npx's node child, our server's workers. */
+const signalGroup = (child, signal) => {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {}
+};
+
+async function stopProcess(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  signalGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    log(`${signal}: stopping ${started.size} process(es)`);
+    for (const child of started) signalGroup(child, 'SIGTERM');
+    process.exit(130);
+  });
+}
+process.on('exit', () => {
+  for (const child of started) signalGroup(child, 'SIGTERM');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** Resolves once the endpoint answers `initialize` with 2xx; rejects if the process ends or time runs out. */
+async function answering(url, child, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'peers', version: '0' } } });
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited: ${child.output.trim().split('\n').slice(-3).join(' | ')}`);
+    try {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body, signal: AbortSignal.timeout(2000) });
+      await res.text();
+      if (res.ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what} did not answer at ${url} within ${timeoutMs / 1000} s: ${child.output.trim().split('\n').slice(-3).join(' | ')}`);
+}
+
+// ---- the databases, as each server wants to be told about them (keyed by SQL family) ----
+
+const withParam = (url, key, value) => {
+  const u = new URL(url);
+  if (!u.searchParams.has(key)) u.searchParams.set(key, value);
+  return u.toString();
+};
+
+const FAMILIES = {
+  sqlite: {
+    match: (url) => url.startsWith('sqlite:'),
+    file: (url) => resolve(url.slice('sqlite:'.length).replace(/^\/\//, '')),
+    faucet(url) {
+      return { driver: 'sqlite', dsn: this.file(url) };
+    },
+    // DBHub wants an absolute path (a relative one opened another, empty file: docs/profiles.md)
+    dbhub(url) {
+      return `sqlite://${this.file(url)}`;
+    },
+  },
+  postgres: {
+    match: (url) => /^postgres(ql)?:\/\//.test(url),
+    faucet: (url) => ({ driver: 'postgres', dsn: withParam(url, 'sslmode', 'disable') }),
+    dbhub: (url) => withParam(url, 'sslmode', 'disable'),
+  },
+  mysql: {
+    match: (url) => /^(mysql|mariadb):\/\//.test(url),
+    // Go's MySQL driver reads user:password@tcp(host:port)/database
+    faucet(url) {
+      const u = new URL(url);
+      const auth = `${decodeURIComponent(u.username)}${u.password ? `:${decodeURIComponent(u.password)}` : ''}`;
+      return { driver: 'mysql', dsn: `${auth}@tcp(${u.hostname}:${u.port || 3306})${u.pathname}` };
+    },
+    dbhub: (url) => url,
+  },
+};
+
+const familyOf = (url) => Object.entries(FAMILIES).find(([, f]) => f.match(url)) ?? usage(`no server here reads ${url.split(':')[0]} URLs`);
+
+// ---- the servers ----
+
+/** How to start each server on one database, and how the Go client reaches its tools. */
+const SERVERS = {
+  ours: {
+    title: 'ours',
+    tools: ['-tools', 'ours'],
+    missing: () => undefined,
+    async start(db) {
+      // on DEFAULT options: what users run
+      const child = launch(process.execPath, [SERVER_BIN, '--url', db.url, '--http', '--port', '0'], { cpus: pinned?.server });
+      const deadline = Date.now() + 60_000;
+      while (!/listening on (\S+)/.test(child.output)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`our server did not start: ${child.output.trim()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return { child, url: /listening on (\S+)/.exec(child.output)[1] };
+    },
+  },
+  faucet: {
+    title: 'Faucet',
+    tools: ['-tools', 'faucet', '-service', 'main'],
+    missing: () => (process.env.FAUCET_BIN ? undefined : 'FAUCET_BIN is not set (build it: go build ./cmd/faucet in its source)'),
+    async start(db) {
+      // its configuration (the service named main) lives in a data directory of its own
+      const dataDir = tempDir('peers-faucet-');
+      const { driver, dsn } = db.family.faucet(db.url);
+      const env = { ...process.env, FAUCET_TELEMETRY: '0', ...(pinned?.server ? { GOMAXPROCS: String(pinned.serverCount) } : {}) };
+      execFileSync(process.env.FAUCET_BIN, ['--data-dir', dataDir, 'db', 'add', '--name', 'main', '--driver', driver, '--dsn', dsn], { env, stdio: 'pipe' });
+      const port = await freePort();
+      const child = launch(process.env.FAUCET_BIN, ['--data-dir', dataDir, 'mcp', '--transport', 'http', '--port', String(port)], { env, cpus: pinned?.server });
+      const url = `http://127.0.0.1:${port}/mcp`;
+      await answering(url, child, 30_000, 'Faucet');
+      return { child, url };
+    },
+  },
+  dbhub: {
+    title: 'DBHub',
+    tools: ['-tools', 'sql', '-sql-tool', 'execute_sql', '-sql-arg', 'sql'],
+    cannot: new Set(['session']),
+    missing: () => undefined,
+    async start(db) {
+      const port = await freePort();
+      const child = launch('npx', ['-y', DBHUB, '--transport', 'http', '--port', String(port), '--dsn', db.family.dbhub(db.url)], { cpus: pinned?.server });
+      const url = `http://127.0.0.1:${port}/mcp`;
+      // the first start may fetch it from npm
+      await answering(url, child, 180_000, `DBHub (npx ${DBHUB})`);
+      return { child, url };
+    },
+  },
+};
+
+// ---- server CPU from /proc ----
+
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime of `root` and every live descendant, plus what their ended children used, in µs. */
+function treeCpuUs(root) {
+  if (platform() !== 'linux') return Number.NaN;
+  const procs = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // fields after the command name, which may hold spaces and parentheses
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.set(Number(entry), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
+    } catch {}
+  }
+  const inTree = (pid) => {
+    for (let p = pid; p > 1; p = procs.get(p)?.ppid ?? 0) if (p === root) return true;
+    return false;
+  };
+  let ticks = 0;
+  for (const [pid, p] of procs) if (inTree(pid)) ticks += p.ticks;
+  return (ticks * 1e6) / TICKS_PER_SECOND;
+}
+
+// ---- the client ----
+
+const work = tempDir('peers-');
+const GO_LOAD = join(work, 'go-load');
+
+/** One cell: the Go client against one server; server CPU read over its measured window. */
+function drive(server, running, db, workload, agents, { duration = o.duration, warmup = o.warmup } = {}) {
+  const args = ['-url', running.url, '-workload', workload, '-agents', String(agents), '-duration', duration, '-warmup', warmup, '-orders', String(db.orders), '-customers', String(db.customers), ...server.tools];
+  const [cmd, argv] = pinned?.client ? ['taskset', ['-c', pinned.client, GO_LOAD, ...args]] : [GO_LOAD, args];
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    started.add(child);
+    let stdout = '';
+    let stderr = '';
+    let cpu0;
+    let cpuUs;
+    const timer = setTimeout(() => child.kill('SIGTERM'), (cellSeconds + 90) * 1000);
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+      if (cpu0 === undefined && stderr.includes('go-load: window open')) cpu0 = treeCpuUs(running.child.pid);
+      if (cpuUs === undefined && cpu0 !== undefined && stderr.includes('go-load: window closed')) cpuUs = treeCpuUs(running.child.pid) - cpu0;
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      started.delete(child);
+      try {
+        // exit 1 with a report is a cell where nothing succeeded (all refused): still a result
+        const r = JSON.parse(stdout);
+        resolvePromise({ ...r, serverCpuUsPerCall: r.calls > 0 && cpuUs !== undefined ? cpuUs / r.calls : Number.NaN });
+      } catch {
+        reject(new Error(`go-load exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`));
+      }
+    });
+  });
+}
+
+/** The dataset's key ranges, from our server (ids are dense from 1). */
+async function keyRanges(url) {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const post = async (body, extra = {}) => {
+    const res = await fetch(url, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`our server answered ${res.status}: ${text.slice(0, 200)}`);
+    // a notification's 202 has no body; answers come as JSON or as one SSE event
+    const json = text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data:'))?.slice(5);
+    return { res, msg: json ? JSON.parse(json) : undefined };
+  };
+  const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'peers', version: '0' } } });
+  const session = { 'mcp-protocol-version': init.msg.result.protocolVersion };
+  const sid = init.res.headers.get('mcp-session-id');
+  if (sid) session['mcp-session-id'] = sid;
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
+  const last = async (table) => {
+    const { msg } = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'query', arguments: { table, columns: ['id'], order_by: ['id desc'], limit: 1 } } }, session);
+    const id = Number(msg.result?.structuredContent?.rows?.[0]?.id);
+    if (!(id > 0)) throw new Error(`no ${table} in this database: seed it first (mcp-db-bench seed --db URL --scale 0.01)`);
+    return id;
+  };
+  const ranges = { orders: await last('orders'), customers: await last('customers') };
+  if (sid) await fetch(url, { method: 'DELETE', headers: session });
+  return ranges;
+}
+
+// ---- the run ----
+
+const median = (xs) => {
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  if (!s.length) return Number.NaN;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const n0 = (x) => (Number.isNaN(x) ? '–' : Math.round(x).toLocaleString('en-US'));
+const ratio = (a, b) => (a > 0 && b > 0 ? `${(a / b).toFixed(2)}x` : '–');
+
+async function measure(dbUrl) {
+  const [familyName, family] = familyOf(dbUrl);
+  const db = { url: dbUrl, family, familyName };
+  const servers = [];
+  for (const name of o.servers.split(',')) {
+    const server = SERVERS[name] ?? usage(`unknown server ${name}: ${Object.keys(SERVERS).join(', ')}`);
+    const missing = server.missing();
+    if (missing) log(`${server.title} skipped: ${missing}`);
+    else servers.push({ name, ...server });
+  }
+  const running = new Map();
+  const start = async (server) => {
+    const handle = await server.start(db);
+    running.set(server.name, handle);
+    log(`${server.title} on ${familyName}: ${handle.url} (pid ${handle.child.pid}${pinned?.server ? `, CPUs ${pinned.server}` : ''})`);
+  };
+  const results = [];
+  try {
+    for (const server of [...servers]) {
+      try {
+        await start(server);
+      } catch (error) {
+        // DBHub comes from npm: without it (offline, no npx) the others still run, unless --dbhub insists
+        if (server.name !== 'dbhub' || o.dbhub) throw error;
+        log(`DBHub skipped: ${error.message}`);
+        servers.splice(servers.indexOf(server), 1);
+      }
+    }
+    if (!running.has('ours')) throw new Error('our server is needed to read the dataset\'s key ranges');
+    Object.assign(db, await keyRanges(running.get('ours').url));
+    log(`${familyName}: orders 1..${db.orders}, customers 1..${db.customers}`);
+    // a fresh Node.js process compiles its hot paths in its first seconds: each server gets the
+    // same unrecorded load first, so no cell pays for that
+    for (const server of servers) await drive(server, running.get(server.name), db, 'query-point', 2, { duration: '2s', warmup: '0s' });
+    for (const workload of workloads) {
+      for (const agents of agentCounts) {
+        for (let round = 1; round <= rounds; round++) {
+          for (const server of servers) {
+            if (server.cannot?.has(workload)) continue;
+            try {
+              const r = await drive(server, running.get(server.name), db, workload, agents);
+              results.push({ server: server.name, workload, agents, ...r });
+              const errors = Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : '';
+              log(`${familyName} ${workload} × ${agents} #${round} ${server.title}: ${n0(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, server CPU ${n0(r.serverCpuUsPerCall)} µs/call${errors}`);
+            } catch (error) {
+              log(`${familyName} ${workload} × ${agents} #${round} ${server.title} failed: ${error.message}`);
+            }
+          }
+        }
+      }
+    }
+  } finally {
+    // every process started for this database, a server that failed to start included
+    for (const child of [...started]) await stopProcess(child);
+  }
+  return { db, servers, results };
+}
+
+function tables({ db, servers, results }) {
+  const cell = (server, workload, agents) => results.filter((r) => r.server === server && r.workload === workload && r.agents === agents);
+  const rate = (rs) => median(rs.map((r) => r.callsPerSec));
+  const cpu = (rs) => median(rs.map((r) => r.serverCpuUsPerCall));
+  const rateText = (rs, workload) => {
+    if (!rs.length) return '–';
+    const refused = median(rs.map((r) => r.errors.refused ?? 0));
+    const other = median(rs.map((r) => Object.entries(r.errors).reduce((n, [k, v]) => n + (k === 'refused' ? 0 : v), 0)));
+    const notes = [workload === 'churn' || refused ? `${n0(refused)} refused` : '', other ? `${n0(other)} errors` : ''].filter(Boolean);
+    return `${n0(rate(rs))}${notes.length ? `, ${notes.join(', ')}` : ''}`;
+  };
+  const hasFaucet = servers.some((s) => s.name === 'faucet');
+  const head = (unit) => `| workload | agents | ${servers.map((s) => `${s.title} ${unit}`).join(' | ')}${hasFaucet ? ' | ours / Faucet |' : ' |'}`;
+  const rule = `| --- | ---: |${servers.map(() => ' ---: |').join('')}${hasFaucet ? ' ---: |' : ''}`;
+  const rows = (value, text) =>
+    workloads.flatMap((w) =>
+      agentCounts.map((a) => {
+        const cols = servers.map((s) => text(cell(s.name, w, a), w));
+        const r = hasFaucet ? ` ${ratio(value(cell('ours', w, a)), value(cell('faucet', w, a)))} |` : '';
+        return `| ${WORKLOADS[w].label} | ${a} | ${cols.join(' | ')} |${r}`;
+      }),
+    );
+  const pin = pinned ? `, servers on CPUs ${pinned.server ?? 'any'}, client on CPUs ${pinned.client ?? 'any'}` : '';
+  return [
+    `**${db.familyName}** (orders 1..${db.orders.toLocaleString('en-US')}): calls/s, median of ${rounds} round(s) of ${o.duration} per cell after ${o.warmup} warm-up, servers alternated${pin}`,
+    '',
+    head('calls/s'),
+    rule,
+    ...rows(rate, rateText),
+    '',
+    `Server CPU per call, µs (user + system of the server's processes over the measured window; churn: per session${pinned ? '' : '; servers not pinned, sharing the cores with the client'})`,
+    '',
+    head('µs'),
+    rule,
+    ...rows(cpu, (rs) => n0(cpu(rs))),
+  ].join('\n');
+}
+
+let out = '';
+log('building the Go client');
+execFileSync('go', ['build', '-o', GO_LOAD, '.'], { cwd: here('go-client'), stdio: 'pipe' });
+// this script and its client on the client CPUs, threads already started included
+if (pinned?.client) execFileSync('taskset', ['-a', '-p', '-c', pinned.client, String(process.pid)], { stdio: 'ignore' });
+try {
+  for (const url of o.db) out += `${tables(await measure(url))}\n\n`;
+} catch (error) {
+  log(`peers.mjs: ${error.message}`);
+  process.exit(1);
+}
+const command = `node apps/cli/bench/peers.mjs ${process.argv.slice(2).join(' ')}`.trim();
+process.stdout.write(`\`${command}\`; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n\n${out}`);
