@@ -77,9 +77,9 @@ export function batchPath(handler: McpHttpHandler, options: BatchOptions): (req:
         }
         if (failure !== undefined) void reader?.cancel().catch(() => {});
         else {
-          const headers: Record<string, string | number> = {};
+          // Sent as the SDK's Node adapter sends it (chunked), only all at once.
+          const headers: Record<string, string> = {};
           for (const [name, value] of response.headers) headers[name] = value;
-          headers['content-length'] = held;
           res.writeHead(response.status, headers);
           for (const part of parts) res.write(part);
           res.end();
