@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../context.js';
 import { readBody } from './body.js';
 
 /**
@@ -34,7 +35,7 @@ export const DEFAULT_TRANSPORT_LIMITS: TransportLimits = {
   requestTimeoutMs: 60_000,
   maxBatch: 20,
   maxBatchBytes: 4 * 1024 * 1024,
-  batchTimeoutMs: 30_000,
+  batchTimeoutMs: DEFAULT_STATEMENT_TIMEOUT_MS,
 };
 
 /** A JSON-RPC error body, in the SDK's key order. */
