@@ -8,6 +8,7 @@ import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { toolsFor } from './tools/index.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
+import { DEFAULT_TRANSPORT_LIMITS as LIMITS } from './transports/limits.js';
 import { DEFAULT_SESSION_LIMITS, Sessions } from './transports/sessions.js';
 import { runStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
@@ -97,6 +98,43 @@ export function buildCli(): Command {
         .env('MCP_DB_SESSION_KEY'),
     )
     .addOption(
+      new Option('--max-connections <n>', 'most open HTTP connections per worker process; more are answered 503 and closed')
+        .env('MCP_DB_MAX_CONNECTIONS')
+        .default(LIMITS.maxConnections)
+        .argParser(positiveInt('max-connections')),
+    )
+    .addOption(
+      new Option('--max-buffered-bytes <n>', 'most bytes of request bodies (and batch answers) held at once per worker process; a request past it gets 503')
+        .env('MCP_DB_MAX_BUFFERED_BYTES')
+        .default(LIMITS.maxBufferedBytes)
+        .argParser(positiveInt('max-buffered-bytes')),
+    )
+    .addOption(
+      new Option('--body-timeout <ms>', 'a request body that pauses longer than this between two pieces is answered 408')
+        .env('MCP_DB_BODY_TIMEOUT')
+        .default(LIMITS.bodyTimeoutMs)
+        .argParser(positiveInt('body-timeout')),
+    )
+    .addOption(
+      new Option('--headers-timeout <ms>', 'a request whose line and headers take longer than this to arrive is answered 408')
+        .env('MCP_DB_HEADERS_TIMEOUT')
+        .default(LIMITS.headersTimeoutMs)
+        .argParser(positiveInt('headers-timeout')),
+    )
+    .addOption(
+      new Option('--request-timeout <ms>', 'a request (headers and body) that takes longer than this to arrive is answered 408 (0: no limit)')
+        .env('MCP_DB_REQUEST_TIMEOUT')
+        .default(LIMITS.requestTimeoutMs)
+        .argParser(nonNegativeInt('request-timeout', 'milliseconds')),
+    )
+    .addOption(new Option('--max-batch <n>', 'most messages in one JSON-RPC batch (2025-03-26 clients)').env('MCP_DB_MAX_BATCH').default(LIMITS.maxBatch).argParser(positiveInt('max-batch')))
+    .addOption(
+      new Option('--max-batch-bytes <n>', "largest answer to one JSON-RPC batch; past it, or past --statement-timeout, every call in it gets an error")
+        .env('MCP_DB_MAX_BATCH_BYTES')
+        .default(LIMITS.maxBatchBytes)
+        .argParser(positiveInt('max-batch-bytes')),
+    )
+    .addOption(
       new Option('--workers <n>', 'HTTP worker processes sharing the port, each with its own connections (auto: one per core; one for PGlite)')
         .env('MCP_DB_WORKERS')
         .default('auto')
@@ -135,6 +173,13 @@ interface CliOptions {
   sessionIdle: number;
   sessionKey?: string;
   workers: WorkersOption;
+  maxConnections: number;
+  maxBufferedBytes: number;
+  bodyTimeout: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  maxBatch: number;
+  maxBatchBytes: number;
   testDelayMs: number;
 }
 
@@ -160,6 +205,9 @@ export async function main(argv = process.argv): Promise<void> {
     return program.error('error: --session-key (MCP_DB_SESSION_KEY) must be at least 32 characters: it is shared by every server behind one load balancer, so make a real secret (openssl rand -hex 32)');
   }
   if (options.http) assertSafeBind(options);
+  if (options.requestTimeout && options.headersTimeout > options.requestTimeout) {
+    return program.error(`error: --headers-timeout (${options.headersTimeout} ms) cannot be longer than --request-timeout (${options.requestTimeout} ms), which includes the headers`);
+  }
   const ctx = await openDatabase({
     url,
     poolSize: options.poolSize,
@@ -203,6 +251,17 @@ export async function main(argv = process.argv): Promise<void> {
     // A worker always has a key: the given one, or the one its primary made.
     sessions: isWorker() && key ? workerSessions(limits, key) : new Sessions(limits, key),
     health: ctx.ping,
+    limits: {
+      maxConnections: options.maxConnections,
+      maxBufferedBytes: options.maxBufferedBytes,
+      bodyTimeoutMs: options.bodyTimeout,
+      headersTimeoutMs: options.headersTimeout,
+      requestTimeoutMs: options.requestTimeout,
+      maxBatch: options.maxBatch,
+      maxBatchBytes: options.maxBatchBytes,
+      // A batch may take what one statement may: its CPU is bounded like a single call's.
+      batchTimeoutMs: options.statementTimeout,
+    },
   });
   if (isWorker()) reportListening(endpoint);
   else log(`listening on ${endpoint}`);

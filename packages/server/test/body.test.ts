@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { isBatch } from '../src/transports/batch.js';
 import { nestsDeeper } from '../src/transports/body.js';
+import { Budget, SMALL_BODY_BYTES } from '../src/transports/limits.js';
 
 const chunks = (text: string, size = text.length) => {
   const bytes = Buffer.from(text);
@@ -32,5 +34,32 @@ describe('nestsDeeper', () => {
   it('reads multi-byte UTF-8 without miscounting', () => {
     expect(nestsDeeper(chunks('["日本語 🎉 [", ["é"]]'), 2)).toBe(false);
     expect(nestsDeeper(chunks('["日本語 🎉 [", [["é"]]]'), 2)).toBe(true);
+  });
+});
+
+describe('isBatch', () => {
+  it('sees an array by its first byte that is not white space, in any chunk', () => {
+    expect(isBatch(chunks('[{"jsonrpc":"2.0"}]'))).toBe(true);
+    expect(isBatch(chunks(' \r\n\t [1]', 1))).toBe(true);
+    expect(isBatch(chunks('{"a":[1]}'))).toBe(false);
+    expect(isBatch(chunks('  "["'))).toBe(false);
+    expect(isBatch([])).toBe(false);
+  });
+});
+
+describe('Budget', () => {
+  it('lets small bodies use the quarter that large ones may not', () => {
+    const budget = new Budget(4 * SMALL_BODY_BYTES * 4);
+    const large = SMALL_BODY_BYTES * 2;
+    for (let i = 0; i < 6; i++) expect(budget.take(large, large)).toBe(true);
+    expect(budget.held).toBe(budget.largeLimit);
+    expect(budget.take(1, SMALL_BODY_BYTES + 1)).toBe(false);
+    for (let i = 0; i < 4; i++) expect(budget.take(SMALL_BODY_BYTES, SMALL_BODY_BYTES)).toBe(true);
+    expect(budget.take(1, 1)).toBe(false);
+    // What a large body gives back goes to small ones while they hold the reserve.
+    budget.give(large);
+    expect(budget.take(large, large)).toBe(false);
+    for (let i = 0; i < 2; i++) expect(budget.take(SMALL_BODY_BYTES, SMALL_BODY_BYTES)).toBe(true);
+    expect(budget.held).toBe(budget.limit);
   });
 });

@@ -92,6 +92,12 @@ describe('help and version', () => {
     for (const option of options) expect(result.stdout).toMatch(new RegExp(`^\\s+${option}\\b`, 'm'));
     const envVars = ['MCP_DB_URL', 'MCP_DB_HTTP', 'MCP_DB_HOST', 'MCP_DB_PORT', 'MCP_DB_TOKEN', 'MCP_DB_ALLOWED_HOSTS', 'MCP_DB_MAX_ROWS', 'MCP_DB_DEFAULT_ROWS', 'MCP_DB_POOL_SIZE', 'MCP_DB_SCHEMA_TTL', 'DATABASE_URL'];
     for (const name of envVars) expect(result.stdout).toMatch(new RegExp(`\\b${name}\\b`));
+    // what HTTP clients may hold (transports/limits.ts)
+    const limits = ['max-connections', 'max-buffered-bytes', 'body-timeout', 'headers-timeout', 'request-timeout', 'max-batch', 'max-batch-bytes'];
+    for (const option of limits) {
+      expect(result.stdout).toMatch(new RegExp(`^\\s+--${option}\\b`, 'm'));
+      expect(result.stdout).toContain(`MCP_DB_${option.toUpperCase().replaceAll('-', '_')}`);
+    }
     // the test-only delay (test-delay.ts) is never offered in help
     expect(result.stdout).not.toMatch(/test-delay|TEST_DELAY/i);
     // every supported scheme is named where the URL is explained
@@ -223,6 +229,12 @@ describe('option validation', () => {
     const result = await run([], cleanEnv({ MCP_DB_URL: url(), MCP_DB_PORT: '70000' }));
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe("error: option '--port <port>' value '70000' from env 'MCP_DB_PORT' is invalid. port must be 0-65535");
+  });
+
+  it('refuses a headers timeout longer than the request timeout, which includes the headers', async () => {
+    const result = await run(['--url', url(), '--http', '--headers-timeout', '20000', '--request-timeout', '10000']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('error: --headers-timeout (20000 ms) cannot be longer than --request-timeout (10000 ms), which includes the headers');
   });
 
   it('refuses a session key under 32 characters without printing it, from the flag or the environment', async () => {

@@ -7,11 +7,26 @@ import type { IncomingMessage } from 'node:http';
  */
 export const MAX_JSON_DEPTH = 256;
 
-/** Collects a body up to `limit` bytes; `complete` is false when it was longer (reading stops there). */
-export function readBody(req: IncomingMessage, limit: number, done: (chunks: Buffer[], complete: boolean) => void): void {
-  const chunks: Buffer[] = [];
+/**
+ * Collects a body up to `limit` bytes; `complete` is false when it was longer (reading stops there).
+ * `admit`, when given, sees each chunk's size before it is kept: false stops reading and drops
+ * what was kept (its caller answers the request), and `done` is not called. The returned
+ * function does the same from outside.
+ */
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+  done: (chunks: Buffer[], complete: boolean) => void,
+  admit?: (bytes: number) => boolean,
+): () => void {
+  let chunks: Buffer[] = [];
   let size = 0;
+  const stop = () => {
+    req.off('data', onData).off('end', onEnd);
+    chunks = [];
+  };
   const onData = (chunk: Buffer) => {
+    if (admit && !admit(chunk.length)) return stop();
     chunks.push(chunk);
     size += chunk.length;
     if (size > limit) {
@@ -21,6 +36,7 @@ export function readBody(req: IncomingMessage, limit: number, done: (chunks: Buf
   };
   const onEnd = () => done(chunks, true);
   req.on('data', onData).on('end', onEnd);
+  return stop;
 }
 
 /** The request again, its body served from bytes already read (the SDK's Node adapter iterates it). */

@@ -4,9 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, isJsonContentType, type McpHttpHandler, type McpServerFactory, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import { MAX_JSON_DEPTH, nestsDeeper, readBody, replay } from './body.js';
+import { batchPath, isBatch } from './batch.js';
+import { MAX_JSON_DEPTH, nestsDeeper, replay } from './body.js';
 import { type DirectTools, fastPath, REPLAYED_METHODS, type Replies } from './fast-path.js';
 import { type LegacyAnswer, legacyPath, type LegacyReplies } from './legacy-path.js';
+import { bodyIntake, DEFAULT_TRANSPORT_LIMITS, guardConnections, refused, rpcError, serverTimeouts, type TransportLimits } from './limits.js';
 import { Sessions } from './sessions.js';
 
 export interface HttpOptions {
@@ -24,6 +26,8 @@ export interface HttpOptions {
   sessions?: Sessions;
   /** checks the database for GET /healthz: resolves when it answers (absent: /healthz answers like /livez) */
   health?: () => Promise<void>;
+  /** what clients may hold: connections, body bytes and time, batches (limits.ts; defaults for those not given) */
+  limits?: Partial<TransportLimits>;
 }
 
 export const MCP_PATH = '/mcp';
@@ -72,8 +76,12 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
     });
 
   const health = healthCheck(options.health, onerror);
+  const limits: TransportLimits = { ...DEFAULT_TRANSPORT_LIMITS, ...options.limits };
+  const intake = bodyIntake(limits, maxRequestBodySize);
+  const batch = batchPath(handler, { limits, budget: intake.budget, maxRequestBodySize, toSdk, onerror });
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer(serverTimeouts(limits), (req: IncomingMessage, res: ServerResponse) => {
+    if (refused(req)) return void req.socket.destroy();
     // Probes (a kubelet, a load balancer) come without a token and with a pod's IP as Host; the
     // answers are a status word and carry nothing of the database, so neither is checked.
     if (req.method === 'GET' && (req.url === LIVE_PATH || req.url === HEALTH_PATH)) {
@@ -106,15 +114,17 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
     if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
       return sendJson(res, 415, rpcError(-32000, `Unsupported Media Type: Content-Encoding ${encoding.slice(0, 40)} is not supported`));
     }
-    // Not JSON, or declared too large: the SDK refuses it on the headers alone (415, 413).
-    if (!isJsonContentType(req.headers['content-type'] ?? null)) return void toSdk(req, res);
+    // Declared too large: the SDK refuses it on the headers alone (413).
     if (Number(req.headers['content-length']) > maxRequestBodySize) return void toSdk(req, res);
-    readBody(req, maxRequestBodySize, (chunks, complete) => {
-      // Too large: the SDK reads the bytes again, sees it and answers 413.
-      if (!complete) return void toSdk(replay(req, chunks), res);
+    // Every other body is read here, under the shared budget and the body timeout: the SDK
+    // would read it too (whatever its type), with neither.
+    intake.read(req, res, (chunks, complete) => {
+      // Too large, or not JSON: the SDK reads the bytes again and refuses them (413, 415).
+      if (!complete || !isJsonContentType(req.headers['content-type'] ?? null)) return void toSdk(replay(req, chunks), res);
       if (nestsDeeper(chunks, MAX_JSON_DEPTH)) {
         return sendJson(res, 400, rpcError(-32700, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`));
       }
+      if (isBatch(chunks)) return batch(req, res, chunks);
       if (!fast && !legacy) return void toSdk(replay(req, chunks), res);
       let body: unknown;
       try {
@@ -141,11 +151,15 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
     });
   });
   server.keepAliveTimeout = 65_000;
+  guardConnections(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   });
-  server.once('close', () => sessions.close());
+  server.once('close', () => {
+    sessions.close();
+    intake.close();
+  });
   const { port } = server.address() as AddressInfo;
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return { server, url: `http://${shownHost}:${port}${MCP_PATH}`, sessions };
@@ -194,11 +208,6 @@ function sendLegacy(res: ServerResponse, answer: LegacyAnswer, sessions: Session
   const bytes = Buffer.from(answer.message);
   headers['content-length'] = bytes.length;
   res.writeHead(200, headers).end(bytes);
-}
-
-/** A JSON-RPC error body, in the SDK's key order. */
-function rpcError(code: number, message: string, id: unknown = null) {
-  return { jsonrpc: '2.0', error: { code, message }, id };
 }
 
 /**
