@@ -180,6 +180,11 @@ export async function main(argv = process.argv): Promise<void> {
   const mode = options.allowWrites ? 'read-write' : 'read-only';
   const timeout = !options.statementTimeout ? 'none' : ctx.engine.cancelsStatements ? `${options.statementTimeout} ms` : `none (${ctx.engine.title} cannot cancel a statement)`;
   log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, ${mode}, statement timeout ${timeout}`);
+  // A warning, not a refusal: the tools keep within the rows, but nothing else stands between a login like this and the host.
+  const excess = await ctx.engine.excessRights?.(ctx.db).catch(() => undefined);
+  if (excess) {
+    log(`WARNING: connected as ${excess.user}, which has ${excess.rights.join(', ')}: more than this server needs; use a least-privilege user (see docs/safety.md)`);
+  }
   if (options.testDelayMs) log(`TEST DELAY: every tool call waits ${options.testDelayMs} ms first (${TEST_DELAY_ENV} or --test-delay-ms; for tests only)`);
 
   if (!options.http) {

@@ -6,6 +6,8 @@ import { compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
 import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
+import { excessRights } from './rights.js';
+import { sqlGuard } from './sql-guard.js';
 import { encodeParam } from './types.js';
 
 export const postgres = defineEngine({
@@ -20,6 +22,8 @@ export const postgres = defineEngine({
   encodeParam,
   mapError,
   readOnlyStatement,
+  sqlGuard,
+  excessRights,
   bulk,
   testing: {
     env: 'PG_URL',
