@@ -212,8 +212,13 @@ export interface BulkLoader {
 export interface TestDatabases {
   /** the environment variable holding a URL of the server's maintenance database */
   readonly env?: string;
-  /** CI (CI=true) fails instead of skipping when `env` is unset */
+  /** CI (CI=true) fails instead of skipping when `env` (or `adminEnv`) is unset */
   readonly requiredInCi?: boolean;
+  /**
+   * the variable holding a URL of the same server as a privileged user (superuser, FILE), for the
+   * tests that must show the sql tool refusing what the database itself would allow
+   */
+  readonly adminEnv?: string;
   /** Creates (or re-creates) an empty database called `name`; `baseUrl` is `env`'s URL, or `NAME:` for embedded engines. */
   fresh(baseUrl: string, name: string): Promise<string>;
 }

@@ -28,6 +28,7 @@ export const postgres = defineEngine({
   testing: {
     env: 'PG_URL',
     requiredInCi: true,
+    adminEnv: 'PG_ADMIN_URL',
     fresh: (baseUrl, name) =>
       recreateOnServer(connect, baseUrl, name, (id) => [sql`drop database if exists ${id} with (force)`, sql`create database ${id}`]),
   },

@@ -23,6 +23,7 @@ export const FORBIDDEN: ForbiddenNames = {
     pg_read_binary_file: FILES,
     pg_ls_dir: FILES,
     pg_stat_file: FILES,
+    pg_file_settings: 'it reads the server\'s configuration files',
     lo_import: FILES,
     lo_export: FILES,
     query_to_xml: 'it runs SQL given as a string',
@@ -121,16 +122,17 @@ export async function sqlGuard(db: AnyDb, text: string): Promise<void> {
     if (key === 'InsertStmt' || key === 'UpdateStmt' || key === 'DeleteStmt' || key === 'MergeStmt') refuse(key.replace(/Stmt$/, '').toUpperCase(), 'it writes');
     if (name === undefined) continue;
     const why = forbiddenReason(FORBIDDEN, name) ?? (privileged.has(name) ? 'PostgreSQL keeps it from PUBLIC: it is for administrators' : undefined);
-    if (why !== undefined) refuse(`${name}()`, why);
+    if (why !== undefined) refuse(name, why);
   }
   if (s.passed.size >= PASSED_LIMIT) s.passed.clear();
   s.passed.add(text);
 }
 
 /**
- * Every node of a parse tree by its key, with the identifier it names, if any (a String node).
- * Every part of every name is checked, not only the function of a call: PostgreSQL also reads
- * `x.f` and `(x).f` as f(x) when x is a row, and a column that shares a forbidden name is refused
+ * Every node of a parse tree by its key, with the name it holds, if any: every part of every name
+ * (a String node), not only the function of a call, since PostgreSQL also reads `x.f` and `(x).f`
+ * as f(x) when x is a row; and the relations read, since views such as pg_hba_file_rules show
+ * what a privileged function reads. A column or table that shares a forbidden name is refused
  * too, which costs nothing in practice.
  */
 function* nodes(node: unknown): Generator<[string, string | undefined]> {
@@ -140,7 +142,8 @@ function* nodes(node: unknown): Generator<[string, string | undefined]> {
   }
   if (node === null || typeof node !== 'object') return;
   for (const [key, value] of Object.entries(node)) {
-    yield [key, key === 'String' ? (value as { sval?: string }).sval : undefined];
+    const name = key === 'String' ? (value as { sval?: string }).sval : key === 'RangeVar' ? (value as { relname?: string }).relname : undefined;
+    yield [key, name];
     yield* nodes(value);
   }
 }
