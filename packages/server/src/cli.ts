@@ -70,7 +70,7 @@ export function buildCli(): Command {
     )
     .addOption(new Option('--default-rows <n>', 'rows returned when a call gives no limit').env('MCP_DB_DEFAULT_ROWS').default(100).argParser(positiveInt('default-rows')))
     .addOption(new Option('--allow-writes', 'register insert, update, delete and transact, and open read-write sessions').env('MCP_DB_ALLOW_WRITES'))
-    .addOption(new Option('--sql', 'register the sql tool: one caller-written SELECT with :named parameters, run read-only').env('MCP_DB_SQL'))
+    .addOption(new Option('--sql', 'register the sql tool: one caller-written SELECT with :named parameters, run read-only; what reaches files, locks or other sessions is refused').env('MCP_DB_SQL'))
     .addOption(
       new Option('--statement-timeout <ms>', 'the database cancels a statement running longer than this (0: no limit)')
         .env('MCP_DB_STATEMENT_TIMEOUT')
