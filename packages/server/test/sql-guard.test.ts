@@ -171,6 +171,8 @@ describe.each(privilegedTargets())('$engine as a privileged user', (target) => {
   // A server engine: its files and locks can be looked at beside the running MCP server.
   const server = target.baseUrl.includes('://');
   const hostile = SQL_TEXTS.filter((s) => s.refusedOn?.includes(family));
+  // near the tool's largest statement (20,000 characters), which PostgreSQL's parser reads on a thread of its own
+  if (family === 'postgres') hostile.push({ category: 'long', text: `select 1${', 1'.repeat(6000)}, pg_read_file('/etc/passwd')`, names: 'pg_read_file' });
   const file = join(tmpdir(), `mcp-db-bench-guard-${randomUUID()}.txt`);
   let dbUrl = '';
   let mcp: HttpServer;

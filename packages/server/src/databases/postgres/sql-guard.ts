@@ -2,8 +2,7 @@ import { ToolError } from '@mcp-db-bench/contract';
 import { sql } from 'kysely';
 import type { AnyDb } from '../engine.js';
 import { type ForbiddenNames, forbiddenReason, refuse } from '../sql-guard.js';
-
-type PgQuery = typeof import('libpg-query');
+import { ParserThread } from './parse.js';
 
 const FILES = 'it reaches files or programs on the database host';
 const LOCKS = 'session advisory locks outlive the call, which holds a pooled connection';
@@ -64,7 +63,7 @@ const PRIVILEGED = sql<{ proname: string }>`
 
 /** How long the privileged names are trusted before they are read again (an extension may be added). */
 const CATALOG_TTL_MS = 60_000;
-/** Statements known to pass, per pool: an agent repeats its statements, and parsing costs ~0.2 ms. */
+/** Statements known to pass, per pool: an agent repeats its statements, and each parse costs a fraction of a millisecond or more. */
 const PASSED_LIMIT = 1024;
 
 interface PoolState {
@@ -74,15 +73,7 @@ interface PoolState {
 }
 const pools = new WeakMap<AnyDb, PoolState>();
 
-let parser: Promise<PgQuery> | undefined;
-/** PostgreSQL's own parser (libpg-query, compiled to WebAssembly), loaded on the first sql call. */
-function loadParser(): Promise<PgQuery> {
-  parser ??= import('libpg-query').then(async (m) => {
-    await m.loadModule();
-    return m;
-  });
-  return parser;
-}
+const parser = new ParserThread();
 
 function state(db: AnyDb): PoolState {
   let s = pools.get(db);
@@ -98,52 +89,29 @@ function state(db: AnyDb): PoolState {
 
 /**
  * Refuses a statement that `begin read only` would let reach outside the database or past the
- * call. PostgreSQL's own parser reads the statement, so every name in it is found however it is
- * quoted, escaped (`U&"\0070g_read_file"`) or commented; a name is refused when PostgreSQL keeps
- * a function of that name from PUBLIC or FORBIDDEN names it. It must parse as one query, alone:
- * text that parses only inside the runner's `select * from (...)` is refused too.
+ * call. PostgreSQL's own parser reads the statement (on its own thread, see parse.ts), so every
+ * name in it is found however it is quoted, escaped (`U&"\0070g_read_file"`) or commented; a name
+ * is refused when PostgreSQL keeps a function of that name from PUBLIC or FORBIDDEN names it. It
+ * must parse as one query, alone: text that parses only inside the runner's `select * from (...)`
+ * is refused too.
  */
 export async function sqlGuard(db: AnyDb, text: string): Promise<void> {
   const s = state(db);
   if (s.passed.has(text)) return;
-  const [pg, privileged] = await Promise.all([loadParser(), s.privileged]);
-  let tree: { stmts?: { stmt?: Record<string, unknown> }[] };
-  try {
-    tree = pg.parseSync(text);
-  } catch (error) {
-    throw new ToolError('database_error', `sql: ${(error as Error).message}`);
-  }
-  const statements = tree.stmts ?? [];
-  if (statements.length !== 1) refuse(`${statements.length === 0 ? 'an empty statement' : 'more than one statement'}`, 'one query runs per call');
-  const kind = Object.keys(statements[0]!.stmt ?? {})[0] ?? 'nothing';
+  const [parsed, privileged] = await Promise.all([parser.parse(text), s.privileged]);
+  if (parsed.error !== undefined) throw new ToolError('database_error', `sql: ${parsed.error}`);
+  if (parsed.kinds.length !== 1) refuse(parsed.kinds.length === 0 ? 'an empty statement' : 'more than one statement', 'one query runs per call');
+  const kind = parsed.kinds[0]!;
   if (kind !== 'SelectStmt') refuse(kind.replace(/Stmt$/, '').toUpperCase(), 'only a query runs here');
-  for (const [key, name] of nodes(statements[0]!.stmt)) {
-    if (key === 'intoClause') refuse('SELECT ... INTO', 'it creates a table');
-    if (key === 'InsertStmt' || key === 'UpdateStmt' || key === 'DeleteStmt' || key === 'MergeStmt') refuse(key.replace(/Stmt$/, '').toUpperCase(), 'it writes');
-    if (name === undefined) continue;
+  for (const write of parsed.writes) {
+    if (write === 'intoClause') refuse('SELECT ... INTO', 'it creates a table');
+    refuse(write.replace(/Stmt$/, '').toUpperCase(), 'it writes');
+  }
+  // Every name, not only called ones: a column or table that shares a forbidden name is refused too, which costs nothing in practice.
+  for (const name of parsed.names) {
     const why = forbiddenReason(FORBIDDEN, name) ?? (privileged.has(name) ? 'PostgreSQL keeps it from PUBLIC: it is for administrators' : undefined);
     if (why !== undefined) refuse(name, why);
   }
   if (s.passed.size >= PASSED_LIMIT) s.passed.clear();
   s.passed.add(text);
-}
-
-/**
- * Every node of a parse tree by its key, with the name it holds, if any: every part of every name
- * (a String node), not only the function of a call, since PostgreSQL also reads `x.f` and `(x).f`
- * as f(x) when x is a row; and the relations read, since views such as pg_hba_file_rules show
- * what a privileged function reads. A column or table that shares a forbidden name is refused
- * too, which costs nothing in practice.
- */
-function* nodes(node: unknown): Generator<[string, string | undefined]> {
-  if (Array.isArray(node)) {
-    for (const item of node) yield* nodes(item);
-    return;
-  }
-  if (node === null || typeof node !== 'object') return;
-  for (const [key, value] of Object.entries(node)) {
-    const name = key === 'String' ? (value as { sval?: string }).sval : key === 'RangeVar' ? (value as { relname?: string }).relname : undefined;
-    yield [key, name];
-    yield* nodes(value);
-  }
 }
