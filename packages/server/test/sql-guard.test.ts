@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolError } from '@mcp-db-bench/contract';
 import type { Client } from '@modelcontextprotocol/client';
-import { type RawBuilder, sql } from 'kysely';
+import { Kysely, type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyDb, SqlFamily } from '../src/databases/engine.js';
 import { ENGINES, engineForUrl } from '../src/databases/index.js';
@@ -142,6 +142,15 @@ describe('guards, without a database', () => {
 });
 
 describe('the start-up check names excess rights, and only those', () => {
+  it.each(ENGINES.filter((e) => e.excessRights))('$name: compiles, and asks for what it warns of', async (engine) => {
+    const sent: string[] = [];
+    const db = new Kysely({ dialect: engine.compileOnlyDialect(), log: (e) => sent.push(e.query.sql) }) as AnyDb;
+    // A dialect that never connects answers no rows: no warning.
+    expect(await engine.excessRights!(db)).toBeUndefined();
+    const asked = { postgres: /rolsuper[\s\S]*pg_read_server_files[\s\S]*pg_execute_server_program/, mysql: /user_privileges[\s\S]*'FILE', 'SUPER'/, mssql: /is_srvrolemember\('sysadmin'\)/ }[engine.family];
+    expect(sent.join('\n')).toMatch(asked!);
+  });
+
   const isServer = (t: LiveTarget) => t.baseUrl.includes('://');
   const admins = privilegedTargets().filter(isServer);
   // the suites' ordinary users, on the servers that also have a privileged one (.ci/run grants them no more than their databases)
