@@ -144,7 +144,7 @@ describe('guards, without a database', () => {
 describe('the start-up check names excess rights, and only those', () => {
   it.each(ENGINES.filter((e) => e.excessRights))('$name: compiles, and asks for what it warns of', async (engine) => {
     const sent: string[] = [];
-    const db = new Kysely({ dialect: engine.compileOnlyDialect(), log: (e) => sent.push(e.query.sql) }) as AnyDb;
+    const db = new Kysely({ dialect: engine.compileOnlyDialect(), log: (e) => { sent.push(e.query.sql); } }) as AnyDb;
     // A dialect that never connects answers no rows: no warning.
     expect(await engine.excessRights!(db)).toBeUndefined();
     const asked = { postgres: /rolsuper[\s\S]*pg_read_server_files[\s\S]*pg_execute_server_program/, mysql: /user_privileges[\s\S]*'FILE', 'SUPER'/, mssql: /is_srvrolemember\('sysadmin'\)/ }[engine.family];
