@@ -90,7 +90,7 @@ describe('guards, without a database', () => {
 
   it('MySQL: reads the text as MySQL does (backslashes, `-- `, #, version comments, ANSI quotes, driver placeholders)', () => {
     const guard = mysql.sqlGuard!;
-    for (const ok of ["select 'load_file' as t", 'select 1 -- load_file(', 'select 1 # get_lock(', "select 'a\\'load_file'", 'select /* into outfile */ 1', 'select ? as v', 'select sleep(0)']) {
+    for (const ok of ["select 'load_file' as t", "select ':' = 'x'", 'select 1 -- load_file(', 'select 1 # get_lock(', "select 'a\\'load_file'", 'select /* into outfile */ 1', 'select ? as v', 'select sleep(0)']) {
       expect(refused(guard, ok), ok).toBeUndefined();
     }
     expect(refused(guard, 'select 1--1, load_file(0)')).toMatch(/LOAD_FILE is not allowed: it reads a file on the database host/);

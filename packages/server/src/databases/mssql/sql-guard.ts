@@ -18,7 +18,7 @@ const REMOTE = 'it runs a query on another server or reads an external file';
  * what such a tool would refuse first, kept with the engine and checked by unit tests. It is not
  * the read-only guarantee (T-SQL needs no `;` between statements; only the engine can refuse writes).
  */
-export const FORBIDDEN: ForbiddenNames = {
+const FORBIDDEN: ForbiddenNames = {
   exact: {
     exec: 'it runs a procedure',
     execute: 'it runs a procedure',
@@ -32,7 +32,6 @@ export const FORBIDDEN: ForbiddenNames = {
     fn_trace_gettable: FILES,
     dm_os_enumerate_filesystem: FILES,
     dm_os_file_exists: FILES,
-    waitfor: 'it holds the connection waiting',
   },
   prefixes: {
     // xp_cmdshell runs programs; the others read the file system and the registry

@@ -27,7 +27,7 @@ const SESSION = 'it leaves a value on a pooled connection that the next caller w
  * parser or catalog to ask, so these are refused wherever they appear as a word or quoted name,
  * outside strings and comments: a column that happens to share a name is refused too.
  */
-export const FORBIDDEN: ForbiddenNames = {
+const FORBIDDEN: ForbiddenNames = {
   exact: {
     load_file: FILES,
     get_lock: LOCKS,
@@ -66,7 +66,9 @@ export function sqlGuard(_db: AnyDb, text: string): void {
       if (target === 'outfile' || target === 'dumpfile') refuse(`SELECT ... INTO ${target.toUpperCase()}`, 'it writes a file on the database host');
       refuse('SELECT ... INTO', 'it stores the result in variables or a file instead of returning it');
     }
-    if (t.value === ':' && tokens[i + 1]?.value === '=') refuse('assigning a user variable (:=)', SESSION);
+    if (t.kind === 'symbol' && t.value === ':' && tokens[i + 1]?.kind === 'symbol' && tokens[i + 1]?.value === '=') {
+      refuse('assigning a user variable (:=)', SESSION);
+    }
   }
   refuseNames(
     tokens.map((t) => (t.kind === 'string' && t.text.startsWith('"') ? { ...t, kind: 'identifier' } : t)),

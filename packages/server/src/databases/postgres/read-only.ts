@@ -7,7 +7,7 @@ import type { AnyDb } from '../engine.js';
  * rollback keeps. The guard refuses pg_advisory_lock by name; this catches one taken out of its
  * sight, in a function the database defines.
  */
-export const END_AND_UNLOCK = sql.raw('rollback; select pg_catalog.pg_advisory_unlock_all()');
+const END_AND_UNLOCK = sql.raw('rollback; select pg_catalog.pg_advisory_unlock_all()');
 
 /**
  * A caller's statement inside `begin read only` ... `rollback`, on one connection, ended by `end`.

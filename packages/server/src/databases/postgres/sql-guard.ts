@@ -12,7 +12,7 @@ const LOCKS = 'session advisory locks outlive the call, which holds a pooled con
  * transaction, other sessions, the server's configuration, other servers, and SQL hidden in a
  * string (which no parser sees). PostgreSQL's own judgement adds the rest (PRIVILEGED, below).
  */
-export const FORBIDDEN: ForbiddenNames = {
+const FORBIDDEN: ForbiddenNames = {
   exact: {
     pg_terminate_backend: 'it ends other sessions, the server\'s own pooled connections included',
     pg_cancel_backend: 'it cancels other sessions\' statements',

@@ -20,7 +20,7 @@ const FILES = 'it reaches files on the host';
  * The guard refuses them by name all the same, with a clear message, and the file functions of
  * SQLite's shell (fileio), should a build ever carry them.
  */
-export const FORBIDDEN: ForbiddenNames = {
+const FORBIDDEN: ForbiddenNames = {
   exact: {
     load_extension: 'it loads native code into the server',
     fts3_tokenizer: 'it registers native code with the connection',
