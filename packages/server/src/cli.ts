@@ -71,7 +71,7 @@ export function buildCli(): Command {
     )
     .addOption(new Option('--default-rows <n>', 'rows returned when a call gives no limit').env('MCP_DB_DEFAULT_ROWS').default(100).argParser(positiveInt('default-rows')))
     .addOption(new Option('--allow-writes', 'register insert, update, delete and transact, and open read-write sessions').env('MCP_DB_ALLOW_WRITES'))
-    .addOption(new Option('--sql', 'register the sql tool: one caller-written SELECT with :named parameters, run read-only').env('MCP_DB_SQL'))
+    .addOption(new Option('--sql', 'register the sql tool: one caller-written SELECT with :named parameters, run read-only; what reaches files, locks or other sessions is refused').env('MCP_DB_SQL'))
     .addOption(
       new Option('--statement-timeout <ms>', 'the database cancels a statement running longer than this (0: no limit)')
         .env('MCP_DB_STATEMENT_TIMEOUT')
@@ -233,6 +233,11 @@ export async function main(argv = process.argv): Promise<void> {
   const mode = options.allowWrites ? 'read-write' : 'read-only';
   const timeout = !options.statementTimeout ? 'none' : ctx.engine.cancelsStatements ? `${options.statementTimeout} ms` : `none (${ctx.engine.title} cannot cancel a statement)`;
   log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, ${mode}, statement timeout ${timeout}`);
+  // A warning, not a refusal: the tools keep within the rows, but nothing else stands between a login like this and the host.
+  const excess = await ctx.engine.excessRights?.(ctx.db).catch(() => undefined);
+  if (excess) {
+    log(`WARNING: connected as ${excess.user}, which has ${excess.rights.join(', ')}: more than this server needs; use a least-privilege user (see docs/safety.md)`);
+  }
   if (options.testDelayMs) log(`TEST DELAY: every tool call waits ${options.testDelayMs} ms first (${TEST_DELAY_ENV} or --test-delay-ms; for tests only)`);
 
   if (!options.http) {

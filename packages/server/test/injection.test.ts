@@ -1,5 +1,7 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ERROR_CODES,
@@ -48,7 +50,7 @@ interface Corpus {
   aggregates: (Entry & { args: Record<string, unknown> })[];
   cursors: (Entry & { cursor?: string; cursorJson?: unknown; forge?: unknown[] })[];
   keys: (Entry & { table: string; key: unknown })[];
-  sqlTexts: (Entry & { text: string })[];
+  sqlTexts: (Entry & { text: string; refusedOn?: string[]; code?: string })[];
 }
 
 const CORPUS_FILE = fileURLToPath(new URL('../../../fixtures/attacks/injection.json', import.meta.url));
@@ -456,9 +458,18 @@ describe.each(targets)('$engine writes and sql', (target) => {
     for (let i = 0; i < corpus.payloads.length; i += WIDTH) {
       await Promise.all(corpus.payloads.slice(i, i + WIDTH).map((p, j) => attack(p.text, i + j)));
     }
+    // What reaches outside the database or past the call is refused on the families the corpus names
+    // (sql-guard.test.ts runs the same texts as a privileged user, and looks for files and locks).
+    const scratch = join(tmpdir(), `mcp-db-bench-injection-${randomUUID()}.txt`);
     for (const [i, s] of corpus.sqlTexts.entries()) {
-      await call(`sql text ${i} (${s.category})`, 'sql', { sql: s.text, params: { v: 'x', __proto__: 1, constructor: 1 } });
+      const label = `sql text ${i} (${s.category})`;
+      const o = await call(label, 'sql', { sql: s.text.replaceAll('{file}', scratch), params: { v: 'x', __proto__: 1, constructor: 1 } });
+      const codes = s.code ? [s.code] : ['invalid_argument', 'read_only'];
+      if (s.refusedOn?.includes(engine.family) && (!o.isError || !codes.includes(o.code))) {
+        failures.push(`${label}: not refused as it must be on ${engine.family}: ${o.text.slice(0, 200)}`);
+      }
     }
+    if (existsSync(scratch)) failures.push(`an sql text wrote ${scratch}`);
 
     // Read back once the server is gone: an embedded engine may allow one process at a time.
     expect(exitOf(server.process)).toBeUndefined();

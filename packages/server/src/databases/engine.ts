@@ -117,6 +117,22 @@ export interface EngineProfile {
   readonly readOnlyStatement?: (db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) => Promise<Record<string, unknown>[]>;
 
   /**
+   * Refuses, before it runs, a caller-written statement (as compiled, with the engine's own
+   * placeholders) that a read-only transaction would still let reach outside the database (files,
+   * programs, other servers), act on other sessions, or leave state on a pooled connection after
+   * the call (locks, variables): throws a ToolError (`invalid_argument`) that names what it refused
+   * and why. Every engine with `readOnlyStatement` has one; the sql tool calls it first.
+   */
+  readonly sqlGuard?: (db: AnyDb, text: string) => Promise<void> | void;
+
+  /**
+   * Reads, at start-up, the connecting user's rights beyond what the server needs (FILE, SUPER,
+   * superuser, sysadmin, the server-file roles ...), for a warning. Absent where users have no
+   * rights to speak of (an embedded engine).
+   */
+  readonly excessRights?: (db: AnyDb) => Promise<ExcessRights | undefined>;
+
+  /**
    * Whether the database can be open in one process at a time (an embedded engine with no
    * lock manager): while our server has it open, nothing else may open it, so whatever needs
    * a second connection beside the server (re-indexing between rounds, raw-driver lookups)
@@ -132,6 +148,14 @@ export interface EngineProfile {
 
   /** How the test suites get an empty database of this engine; absent: tested through another engine's server. */
   readonly testing?: TestDatabases;
+}
+
+/** Rights the connecting user holds beyond what the server needs. */
+export interface ExcessRights {
+  /** the user as the database names it */
+  user: string;
+  /** the rights, as the database names them: `FILE`, `superuser`, `pg_read_server_files` */
+  rights: string[];
 }
 
 /** A column as a bulk load declares it: the dataset's columns fit this shape. */
@@ -188,8 +212,13 @@ export interface BulkLoader {
 export interface TestDatabases {
   /** the environment variable holding a URL of the server's maintenance database */
   readonly env?: string;
-  /** CI (CI=true) fails instead of skipping when `env` is unset */
+  /** CI (CI=true) fails instead of skipping when `env` (or `adminEnv`) is unset */
   readonly requiredInCi?: boolean;
+  /**
+   * the variable holding a URL of the same server as a privileged user (superuser, FILE), for the
+   * tests that must show the sql tool refusing what the database itself would allow
+   */
+  readonly adminEnv?: string;
   /** Creates (or re-creates) an empty database called `name`; `baseUrl` is `env`'s URL, or `NAME:` for embedded engines. */
   fresh(baseUrl: string, name: string): Promise<string>;
 }

@@ -35,6 +35,7 @@ export type {
   ConnectOptions,
   Connection,
   EngineProfile,
+  ExcessRights,
   SqlFamily,
   TestDatabases,
 } from './engine.js';

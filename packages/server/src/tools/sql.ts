@@ -10,13 +10,17 @@ import { READ_ONLY, defineTool } from './tool.js';
 export const sqlTool = defineTool(sqlSpec, {
   title: 'Run a read-only SQL query',
   description:
-    'Runs one SELECT in the database\'s own dialect, read-only (the database refuses writes) and rolled back. ' +
+    'Runs one SELECT in the database\'s own dialect, read-only (the database refuses writes) and rolled back; ' +
+    'functions that reach files, locks or other sessions are refused. ' +
     'Put values in named parameters such as `where customer_id = :id` with params {"id": 42}. ' +
     'Prefer query, get and aggregate: their output is the same on every engine; this one returns what the driver gives, made JSON-safe.',
   annotations: READ_ONLY,
   async run(args, ctx) {
     const run = ctx.engine.readOnlyStatement;
-    if (!run) throw new ToolError('invalid_argument', `the sql tool is not available on ${ctx.engine.name}`);
+    const guard = ctx.engine.sqlGuard;
+    if (!run || !guard) throw new ToolError('invalid_argument', `the sql tool is not available on ${ctx.engine.name}`);
+    // A NUL ends the text for a C parser and for the wire protocols: what runs could differ from what was checked.
+    if (args.sql.includes('\u0000')) throw new ToolError('invalid_argument', 'sql: the text contains a NUL character');
     requireQuery(args.sql);
     const { texts, names } = splitNamedParameters(args.sql);
     const params = args.params ?? {};
@@ -28,6 +32,8 @@ export const sqlTool = defineTool(sqlSpec, {
       texts.flatMap((t, i) => (i < values.length ? [kyselySql.raw(t), kyselySql`${values[i]}`] : [kyselySql.raw(t)])),
       kyselySql.raw(''),
     );
+    // Before it runs: what a read-only transaction still lets reach outside the database or past the call.
+    await guard(ctx.db, statement.compile(ctx.db).sql);
     const limit = effectiveLimit(args.limit, ctx.limits);
     const raw = await run(ctx.db, statement, limit + 1);
     const columns = raw[0] ? Object.keys(raw[0]) : [];

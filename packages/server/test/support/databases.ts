@@ -29,6 +29,25 @@ export function liveTargets(): LiveTarget[] {
   return [...embedded, ...servers];
 }
 
+/**
+ * The live databases as a privileged user (superuser, every privilege, FILE included), for the
+ * tests that must show a refusal the database's own rights would not give: every embedded engine,
+ * and every server whose `adminEnv` is set. Under CI a missing one fails, like `liveTargets`.
+ */
+export function privilegedTargets(): LiveTarget[] {
+  const out: LiveTarget[] = [];
+  for (const engine of ENGINES) {
+    const testing = engine.testing;
+    if (!testing) continue;
+    if (!testing.env) out.push({ engine: engine.name, baseUrl: `${engine.schemes[0]}:` });
+    if (!testing.adminEnv) continue;
+    const url = process.env[testing.adminEnv];
+    if (url) out.push({ engine: engine.name, baseUrl: url });
+    else if (testing.requiredInCi && process.env.CI) throw new Error(`CI needs ${engine.title} as a privileged user: set ${testing.adminEnv} (see .ci/run)`);
+  }
+  return out;
+}
+
 /** Creates (or re-creates) an empty database named `name` and returns its URL. */
 export async function freshDatabase(target: LiveTarget, name: string): Promise<string> {
   const engine = ENGINES.find((e) => e.name === target.engine) ?? engineForUrl(target.baseUrl);

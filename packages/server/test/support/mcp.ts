@@ -14,6 +14,8 @@ export { MODERN_REVISION };
 export interface HttpServer {
   endpoint: string;
   process: ChildProcess;
+  /** everything the server wrote to stderr so far */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startHttpServer(dbUrl: string, extraArgs: string[] = [], e
   return {
     endpoint,
     process: child,
+    stderr: () => stderr,
     stop: () =>
       new Promise((resolve) => {
         if (exitOf(child)) return resolve();

@@ -12,5 +12,5 @@ export const mariadb = defineEngine({
   // MariaDB 10.5 added `insert ... returning`
   insertReturningKeys: insertReturning(),
   // MYSQL_URL names the suites' MySQL-protocol server, MariaDB in CI (mysql:// and mariadb:// reach it alike)
-  testing: { env: 'MYSQL_URL', requiredInCi: true, fresh: freshDatabase },
+  testing: { env: 'MYSQL_URL', requiredInCi: true, adminEnv: 'MYSQL_ADMIN_URL', fresh: freshDatabase },
 });

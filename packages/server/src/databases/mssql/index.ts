@@ -6,6 +6,8 @@ import { compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
 import { insertReturningKeys } from './insert.js';
 import { introspect } from './introspect.js';
+import { excessRights } from './rights.js';
+import { sqlGuard } from './sql-guard.js';
 import { encodeParam } from './types.js';
 
 export const mssql = defineEngine({
@@ -20,6 +22,9 @@ export const mssql = defineEngine({
   limit: (query, n) => query.top(n),
   encodeParam,
   mapError,
+  // no readOnlyStatement (no read-only transaction): --sql is refused, and the guard waits for one
+  sqlGuard,
+  excessRights,
   // 2,100 per request, one of which tedious keeps for itself
   maxParameters: 2_099,
   insertReturningKeys,

@@ -7,6 +7,8 @@ import { mapError } from './errors.js';
 import { insertReturningKeys } from './insert.js';
 import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
+import { excessRights } from './rights.js';
+import { sqlGuard } from './sql-guard.js';
 import { encodeParam } from './types.js';
 
 export const mysql = defineEngine({
@@ -20,6 +22,8 @@ export const mysql = defineEngine({
   encodeParam,
   mapError,
   readOnlyStatement,
+  sqlGuard,
+  excessRights,
   insertReturningKeys,
   bulk,
   // no testing: the suites' MySQL-protocol server is MariaDB (see mariadb/index.ts)

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { defineEngine } from '../define.js';
 import { postgres } from '../postgres/index.js';
+import { readOnlyRunner } from '../postgres/read-only.js';
 import { temporaryPath } from '../test-database.js';
 import { bulk } from './bulk.js';
 import { connect } from './connect.js';
@@ -17,6 +19,11 @@ export const pglite = defineEngine({
   urlForms: ['pglite:DIRECTORY', 'pglite::memory:'],
   drivers: ['@electric-sql/pglite'],
   connect,
+  // One connection, which no other session shares: a lock left on it shuts nobody out (and PGlite's
+  // query takes one statement, so the unlock could not ride with the rollback).
+  readOnlyStatement: readOnlyRunner(sql.raw('rollback')),
+  // One user, in this process: no rights to narrow.
+  excessRights: undefined,
   bulk,
   oneProcess: true,
   cancelsStatements: false,

@@ -6,6 +6,8 @@ import { compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
 import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
+import { excessRights } from './rights.js';
+import { sqlGuard } from './sql-guard.js';
 import { encodeParam } from './types.js';
 
 export const postgres = defineEngine({
@@ -20,10 +22,13 @@ export const postgres = defineEngine({
   encodeParam,
   mapError,
   readOnlyStatement,
+  sqlGuard,
+  excessRights,
   bulk,
   testing: {
     env: 'PG_URL',
     requiredInCi: true,
+    adminEnv: 'PG_ADMIN_URL',
     fresh: (baseUrl, name) =>
       recreateOnServer(connect, baseUrl, name, (id) => [sql`drop database if exists ${id} with (force)`, sql`create database ${id}`]),
   },

@@ -2,17 +2,30 @@ import { type RawBuilder, sql } from 'kysely';
 import type { AnyDb } from '../engine.js';
 
 /**
- * A caller's statement inside `begin read only` ... `rollback`. Wrapping it as a subquery
- * makes anything but a query a syntax error, and the limit parameter makes pg use the
- * extended protocol, which refuses a second statement hidden after a `;`. Even settings the
- * statement changes (set_config) are undone by the rollback.
+ * How a read-only statement ends on PostgreSQL: the rollback, and in the same message (the simple
+ * protocol runs both, so it costs no round trip) the release of any session advisory lock, which a
+ * rollback keeps. The guard refuses pg_advisory_lock by name; this catches one taken out of its
+ * sight, in a function the database defines.
  */
-export async function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) {
-  const trx = await db.startTransaction().setAccessMode('read only').execute();
-  try {
-    const { rows } = await sql<Record<string, unknown>>`select * from (${statement}) as q limit ${maxRows}`.execute(trx);
-    return rows;
-  } finally {
-    await trx.rollback().execute();
-  }
+const END_AND_UNLOCK = sql.raw('rollback; select pg_catalog.pg_advisory_unlock_all()');
+
+/**
+ * A caller's statement inside `begin read only` ... `rollback`, on one connection, ended by `end`.
+ * Wrapping it as a subquery makes anything but a query a syntax error, and the limit parameter
+ * makes pg use the extended protocol, which refuses a second statement hidden after a `;`. Even
+ * settings the statement changes are undone by the rollback.
+ */
+export function readOnlyRunner(end: RawBuilder<unknown>) {
+  return (db: AnyDb, statement: RawBuilder<unknown>, maxRows: number): Promise<Record<string, unknown>[]> =>
+    db.connection().execute(async (conn) => {
+      await sql`begin read only`.execute(conn);
+      try {
+        const { rows } = await sql<Record<string, unknown>>`select * from (${statement}) as q limit ${maxRows}`.execute(conn);
+        return rows;
+      } finally {
+        await end.execute(conn);
+      }
+    });
 }
+
+export const readOnlyStatement = readOnlyRunner(END_AND_UNLOCK);

@@ -7,6 +7,7 @@ import { connect } from './connect.js';
 import { sqliteDialect } from './dialect.js';
 import { mapError } from './errors.js';
 import { readOnlyStatement } from './read-only.js';
+import { sqlGuard } from './sql-guard.js';
 import { introspect } from './introspect.js';
 import { timestampToStored } from './types.js';
 
@@ -29,6 +30,7 @@ export const sqlite = defineEngine({
   mapError,
   maxParameters: 32_766,
   readOnlyStatement,
+  sqlGuard,
   // SQLite does not promise that `returning` rows follow the order of the values
   insertReturningKeys: insertReturning(1),
   bulk,

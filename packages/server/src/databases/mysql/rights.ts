@@ -1,0 +1,19 @@
+import { sql } from 'kysely';
+import type { AnyDb, ExcessRights } from '../engine.js';
+
+/** Global privileges that reach past the rows: FILE reads and writes the host's files, SUPER rules the server. */
+const EXCESS = ['FILE', 'SUPER'] as const;
+
+/**
+ * The connecting account's global FILE and SUPER (granted directly; ALL PRIVILEGES ON *.* includes
+ * both). information_schema.user_privileges names the account as `'user'@'host'`, and
+ * current_user() as `user@host`.
+ */
+export async function excessRights(db: AnyDb): Promise<ExcessRights | undefined> {
+  const { rows } = await sql<{ user: string; privilege: string }>`
+    select current_user() as user, privilege_type as privilege from information_schema.user_privileges
+    where grantee = concat('''', substring_index(current_user(), '@', 1), '''@''', substring_index(current_user(), '@', -1), '''')
+      and privilege_type in (${sql.join(EXCESS.map((p) => sql.lit(p)))})`.execute(db);
+  if (!rows.length) return undefined;
+  return { user: rows[0]!.user, rights: EXCESS.filter((p) => rows.some((r) => r.privilege === p)) };
+}

@@ -1,0 +1,21 @@
+import { sql } from 'kysely';
+import type { AnyDb, ExcessRights } from '../engine.js';
+
+/** Roles that reach the database host: read or write its files, run its programs (PostgreSQL 11+). */
+const HOST_ROLES = ['pg_read_server_files', 'pg_write_server_files', 'pg_execute_server_program'] as const;
+
+/**
+ * Superuser, or membership (direct or inherited) of a role that reaches the host's files and
+ * programs: more than a server that reads rows needs. A superuser counts as a member of every
+ * role, so superuser alone is named.
+ */
+export async function excessRights(db: AnyDb): Promise<ExcessRights | undefined> {
+  const memberships = HOST_ROLES.map((role) => sql<boolean>`pg_catalog.pg_has_role(current_user, ${sql.lit(role)}, 'member') as ${sql.ref(role)}`);
+  const { rows } = await sql<Record<string, unknown>>`
+    select current_user as "user", rolsuper as superuser, ${sql.join(memberships)}
+    from pg_catalog.pg_roles where rolname = current_user`.execute(db);
+  const row = rows[0];
+  if (!row) return undefined;
+  const rights = row.superuser === true ? ['superuser'] : HOST_ROLES.filter((role) => row[role] === true);
+  return rights.length ? { user: String(row.user), rights } : undefined;
+}
