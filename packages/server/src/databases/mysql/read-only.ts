@@ -1,5 +1,6 @@
 import { ToolError } from '@mcp-db-bench/contract';
 import { type RawBuilder, sql } from 'kysely';
+import { throwIfAbandoned } from '../calls.js';
 import type { AnyDb } from '../engine.js';
 
 /**
@@ -15,6 +16,7 @@ export async function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown
   const trx = await db.startTransaction().setAccessMode('read only').execute();
   try {
     await sql`set sql_select_limit = ${maxRows}`.execute(trx);
+    throwIfAbandoned();
     const { rows } = await sql<Record<string, unknown>>`${statement}`.execute(trx);
     return rows;
   } finally {

@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { throwIfAbandoned } from '../calls.js';
 import type { AnyDb } from '../engine.js';
 
 /**
@@ -10,6 +11,7 @@ import type { AnyDb } from '../engine.js';
 export async function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) {
   const trx = await db.startTransaction().setAccessMode('read only').execute();
   try {
+    throwIfAbandoned();
     const { rows } = await sql<Record<string, unknown>>`select * from (${statement}) as q limit ${maxRows}`.execute(trx);
     return rows;
   } finally {
