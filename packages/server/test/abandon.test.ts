@@ -4,6 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlFamily } from '../src/databases/engine.js';
 import { engineForUrl } from '../src/databases/index.js';
 import { sleep } from './support/agents.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
@@ -40,6 +41,12 @@ const CALLERS: Caller[] = [
   { era: 'modern', sdk: true, tool: 'sql' },
   { era: 'legacy', sdk: true, tool: 'query' },
 ];
+
+/** The server's update of the shop's customers, waiting for a row lock, seen from another session. */
+const WAITING_WRITE: Partial<Record<SqlFamily, string>> = {
+  postgres: "select count(*) as n from pg_stat_activity where query like 'update%customers%' and state = 'active' and wait_event_type = 'Lock'",
+  mysql: "select count(*) as n from information_schema.processlist where info like 'update%customers%' and id <> connection_id()",
+};
 
 describe.each(targets)('$engine', (target) => {
   let dbUrl = '';
@@ -178,6 +185,36 @@ describe.each(targets)('$engine', (target) => {
       expect(await within(FREED_WITHIN_MS, stopped(orphans))).toBeLessThan(FREED_WITHIN_MS);
     } finally {
       await client.close().catch(() => {});
+    }
+  }, 60_000);
+
+  // SQLite waits for its write lock inside one step on the worker thread (busy_timeout), which cannot be interrupted.
+  const waiting = WAITING_WRITE[engineForUrl(target.baseUrl).family];
+  it.skipIf(!waiting)('a write whose client leaves while it waits for a row lock is cancelled, and never applies', async () => {
+    const own = await startHttpServer(dbUrl, ['--allow-writes', '--statement-timeout', '120000']);
+    const writer = await connectClient('http', 'legacy', { dbUrl, endpoint: own.endpoint });
+    const { db, close } = await engineForUrl(dbUrl).connect(dbUrl, { poolSize: 2 });
+    try {
+      const count = async () => Number((await sql.raw<{ n: unknown }>(waiting!).execute(db)).rows[0]?.n);
+      // Another session holds the row: the server's update waits on its lock.
+      await db.connection().execute(async (holder) => {
+        await sql`begin`.execute(holder);
+        await sql`update customers set name = 'holder' where id = 1`.execute(holder);
+        const write = writer.callTool({ name: 'update', arguments: { table: 'customers', set: { name: 'abandoned' }, filter: 'id = 1' } }).catch(() => 'left');
+        expect(await within(15_000, async () => (await count()) === 1)).toBeLessThan(15_000);
+        await writer.close();
+        expect(await write).toBe('left');
+        expect(await within(FREED_WITHIN_MS, async () => (await count()) === 0)).toBeLessThan(FREED_WITHIN_MS);
+        await sql`commit`.execute(holder);
+      });
+      // Once the lock is free, the abandoned write does not run after all.
+      await sleep(500);
+      const { rows } = await sql<{ name: string }>`select name from customers where id = 1`.execute(db);
+      expect(rows[0]?.name).toBe('holder');
+    } finally {
+      await close();
+      await writer.close().catch(() => {});
+      await own.stop();
     }
   }, 60_000);
 
