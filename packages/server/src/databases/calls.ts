@@ -114,7 +114,8 @@ const CLOSE_WAIT_MS = 3_000;
  * when the call it belongs to loses its client, or when the database is closed; a call whose client
  * has gone gets no connection. The rule for which statements a gone call still runs: the one running
  * when its client leaves is cancelled; it starts none on a new connection; on a connection it already
- * holds (a transaction) it runs what follows, which is the rollback (see `throwIfAbandoned`).
+ * holds (a transaction) it runs what follows, which is the rollback (see `throwIfAbandoned`). Cleanup
+ * that must never be cancelled by a client leaving runs `outsideCalls`.
  */
 export class Statements {
   readonly #running = new Set<Running>();

@@ -1,6 +1,6 @@
 import { ToolError } from '@mcp-db-bench/contract';
 import { type RawBuilder, sql } from 'kysely';
-import { throwIfAbandoned } from '../calls.js';
+import { outsideCalls, throwIfAbandoned } from '../calls.js';
 import type { AnyDb } from '../engine.js';
 
 /**
@@ -20,7 +20,10 @@ export async function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown
     const { rows } = await sql<Record<string, unknown>>`${statement}`.execute(trx);
     return rows;
   } finally {
-    await sql`set sql_select_limit = default`.execute(trx).catch(() => {});
-    await trx.rollback().execute();
+    // As no call's: a client leaving now must not cancel (KILL QUERY) the cleanup of a pooled connection.
+    await outsideCalls(async () => {
+      await sql`set sql_select_limit = default`.execute(trx).catch(() => {});
+      await trx.rollback().execute();
+    });
   }
 }

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
-import { throwIfAbandoned } from '../calls.js';
+import { outsideCalls, throwIfAbandoned } from '../calls.js';
 import type { AnyDb } from '../engine.js';
 
 /**
@@ -15,6 +15,7 @@ export async function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown
     const { rows } = await sql<Record<string, unknown>>`select * from (${statement}) as q limit ${maxRows}`.execute(trx);
     return rows;
   } finally {
-    await trx.rollback().execute();
+    // As no call's: a client leaving now must not cancel the cleanup of a pooled connection.
+    await outsideCalls(() => trx.rollback().execute());
   }
 }
