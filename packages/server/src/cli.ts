@@ -240,7 +240,20 @@ export async function main(argv = process.argv): Promise<void> {
   }
   if (options.testDelayMs) log(`TEST DELAY: every tool call waits ${options.testDelayMs} ms first (${TEST_DELAY_ENV} or --test-delay-ms; for tests only)`);
 
+  // A signal ends the process, after ctx.close has cancelled the statements still running in the
+  // database (they would otherwise run on there to their timeout) and closed the pool.
+  const onSignal = (stopServing: () => void) => {
+    const stop = () => {
+      stopServing();
+      ctx.close().finally(() => process.exit(0));
+      // A signal always ends the process, even when a connection refuses to close in time.
+      setTimeout(() => process.exit(0), 5_000).unref();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  };
   if (!options.http) {
+    onSignal(() => {});
     await runStdio(factory);
     await ctx.close();
     return;
@@ -270,13 +283,8 @@ export async function main(argv = process.argv): Promise<void> {
   });
   if (isWorker()) reportListening(endpoint);
   else log(`listening on ${endpoint}`);
-  const stop = () => {
+  onSignal(() => {
     server.close();
     server.closeAllConnections();
-    ctx.close().finally(() => process.exit(0));
-    // A signal always ends the process, even when a connection refuses to close in time.
-    setTimeout(() => process.exit(0), 5_000).unref();
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  });
 }

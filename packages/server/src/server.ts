@@ -1,5 +1,6 @@
 import { TOOL_NAMES, ToolError } from '@mcp-db-bench/contract';
-import { type CallToolResult, McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
+import { type CallToolResult, McpServer, type McpServerFactory, type ServerContext } from '@modelcontextprotocol/server';
+import { type Call, inCall, SignalCall } from './databases/calls.js';
 import { SchemaChangedError } from './databases/schema-changed.js';
 import { reuseForCatalog } from './catalog/answers.js';
 import { adaptedSchemas, InvalidArguments } from './schemas.js';
@@ -38,16 +39,20 @@ export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefini
           outputSchema: schemas.get(tool)!.output,
           annotations: tool.annotations,
         },
-        (args: unknown) => callTool(tool, args, ctx),
+        // The SDK aborts the signal on the client's notifications/cancelled and when its transport closes.
+        (args: unknown, sdk: ServerContext) => callTool(tool, args, ctx, new SignalCall(sdk.mcpReq.signal)),
       );
     }
     return server;
   };
 }
 
-/** Runs a tool and never throws: failures become `isError` results the agent can act on. */
-export async function callTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
-  const outcome = await runTool(tool, args, ctx);
+/**
+ * Runs a tool and never throws: failures become `isError` results the agent can act on. `call`:
+ * how to tell that its client went away, which cancels the statement it runs.
+ */
+export async function callTool(tool: ToolDefinition, args: unknown, ctx: ToolContext, call?: Call): Promise<CallToolResult> {
+  const outcome = await (call ? inCall(call, () => runTool(tool, args, ctx)) : runTool(tool, args, ctx));
   return outcome.isError
     ? { isError: true, content: [{ type: 'text', text: outcome.text }] }
     : { content: [{ type: 'text', text: outcome.text }], structuredContent: outcome.data };
@@ -75,17 +80,18 @@ async function answer(tool: ToolDefinition, args: unknown, ctx: ToolContext): Pr
 
 /**
  * The tools as plain functions of their arguments, validated by the same adapted schema the
- * SDK uses (`args ?? {}`, as the SDK does): the HTTP fast path calls these directly.
+ * SDK uses (`args ?? {}`, as the SDK does), run as `call` (see callTool): the HTTP fast path
+ * calls these directly.
  */
-export function directTools(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): Map<string, (args: unknown) => Promise<ToolOutcome>> {
+export function directTools(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): Map<string, (args: unknown, call: Call) => Promise<ToolOutcome>> {
   return new Map(
     tools.map((tool) => {
       const validate = adaptedSchemas(tool).input['~standard'].validate;
-      const call = async (args: unknown) => {
+      const run = async (args: unknown) => {
         const checked = await validate(args ?? {});
         return runTool(tool, checked.issues ? new InvalidArguments(checked.issues) : checked.value, ctx);
       };
-      return [tool.name, call];
+      return [tool.name, (args: unknown, call: Call) => inCall(call, () => run(args))];
     }),
   );
 }

@@ -2,31 +2,17 @@ import { spawnSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlFamily } from '../src/databases/engine.js';
 import { engineForUrl } from '../src/databases/index.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
+import { SLOW } from './support/slow.js';
 
 /**
  * Statement timeouts cancel the statement inside the database, not merely stop waiting for
  * it; and while one statement runs long, the server keeps answering everyone else.
  */
 const TIMEOUT_MS = 1000;
-
-/** A statement that runs for seconds, and how to find it in the engine's process list. */
-const SLOW: Record<SqlFamily, { statement: string; running?: string }> = {
-  postgres: {
-    statement: 'select pg_sleep(30) as slept',
-    running: "select count(*) as n from pg_stat_activity where query like '%pg_sleep(30)%' and state = 'active' and pid <> pg_backend_pid()",
-  },
-  mysql: {
-    statement: 'select sleep(30) as slept',
-    running: "select count(*) as n from information_schema.processlist where info like '%sleep(30)%' and id <> connection_id()",
-  },
-  // SQLite has no process list: the statement's own process must be gone (see below).
-  sqlite: { statement: 'with recursive c(x) as (select 1 union all select x + 1 from c where x < 300000000) select count(*) as n from c' },
-};
 
 // The slow statement goes through the sql tool, which engines without a read-only mode (SQL Server)
 // lack; an engine that cannot cancel a statement has nothing to test here.

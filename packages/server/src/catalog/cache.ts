@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { outsideCalls } from '../databases/calls.js';
 import type { AnyDb, EngineProfile } from '../databases/engine.js';
 import { buildCatalog, tablesToCount } from './build.js';
 import type { Catalog } from './types.js';
@@ -34,7 +35,8 @@ export class SchemaCache {
   }
 
   #load(): Promise<Catalog> {
-    this.#loading ??= this.#introspect().finally(() => {
+    // Shared by every call waiting for it: the call that happened to start it may not stop it.
+    this.#loading ??= outsideCalls(() => this.#introspect()).finally(() => {
       this.#loading = undefined;
     });
     return this.#loading;

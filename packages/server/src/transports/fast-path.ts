@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   classifyInboundRequest,
@@ -6,10 +7,30 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
+import { Call } from '../databases/calls.js';
 import type { ToolOutcome } from '../server.js';
 
-/** The tools as functions of their raw arguments (see `directTools`). */
-export type DirectTools = ReadonlyMap<string, (args: unknown) => Promise<ToolOutcome>>;
+/** The tools as functions of their raw arguments, run as a call (see `directTools`). */
+export type DirectTools = ReadonlyMap<string, (args: unknown, call: Call) => Promise<ToolOutcome>>;
+
+/**
+ * A hot-path call over HTTP: its client has gone when the connection closes before the answer is
+ * written (a client that gives up, a server that shuts down). Listened to only while a statement runs.
+ */
+export class SocketCall extends Call {
+  constructor(private readonly socket: Socket) {
+    super();
+  }
+  get gone(): boolean {
+    return this.socket.destroyed;
+  }
+  protected listen(onGone: () => void): void {
+    this.socket.on('close', onGone);
+  }
+  protected unlisten(onGone: () => void): void {
+    this.socket.off('close', onGone);
+  }
+}
 
 /** Answers the SDK gave once, at start-up, to requests whose answer depends on nothing but the id. */
 export interface Replies {
@@ -69,7 +90,7 @@ export function fastPath(tools: DirectTools, replies: Replies): (req: IncomingMe
     if (!call || headers['mcp-name'] !== name || !(args === undefined || isObject(args))) return undefined;
     if (Object.keys(params).length !== (args === undefined ? 2 : 3)) return undefined;
     const tail = `,"resultType":"complete","_meta":${stamp}`;
-    return call(args).then((outcome) => `{"result":${toolResult(outcome, tail)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
+    return call(args, new SocketCall(req.socket)).then((outcome) => `{"result":${toolResult(outcome, tail)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
   };
 }
 

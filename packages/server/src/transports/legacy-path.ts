@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, isInitializeRequest } from '@modelcontextprotocol/server';
-import { type DirectTools, isId, isObject, toolResult } from './fast-path.js';
+import { type DirectTools, isId, isObject, SocketCall, toolResult } from './fast-path.js';
 
 /** Answers the SDK gave once, at start-up, for the 2025 era (see `askLegacy` in http.ts). */
 export interface LegacyReplies {
@@ -61,7 +61,7 @@ export function legacyPath(tools: DirectTools, replies: LegacyReplies): (req: In
     const call = typeof name === 'string' ? tools.get(name) : undefined;
     if (!call || !(args === undefined || isObject(args)) || !(meta === undefined || plainMeta(meta))) return undefined;
     if (Object.keys(params).length !== 1 + Number(args !== undefined) + Number(meta !== undefined)) return undefined;
-    return call(args).then((outcome) => ({ status: 200, message: respond(toolResult(outcome), id), opensSession: false }));
+    return call(args, new SocketCall(req.socket)).then((outcome) => ({ status: 200, message: respond(toolResult(outcome), id), opensSession: false }));
   };
 }
 

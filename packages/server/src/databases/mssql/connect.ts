@@ -9,6 +9,7 @@ import {
   MssqlQueryCompiler,
 } from 'kysely';
 import type { ConnectionConfiguration } from 'tedious';
+import { cancellableDialect, ownCancel, Statements } from '../calls.js';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
@@ -95,16 +96,24 @@ export async function connect(url: string, { poolSize, poolWaitMs = DEFAULT_POOL
     loadDriver<Tedious>('mssql', 'tedious'),
     loadDriver<Tarn>('mssql', 'tarn'),
   ]);
-  const db = new Kysely({
-    dialect: new MssqlDialect({
-      // propagateCreateError: fail the waiting query when a connection cannot be opened, instead
-      // of retrying silently until the acquire timeout
-      tarn: { ...tarn, options: { min: 0, max: poolSize, propagateCreateError: true, acquireTimeoutMillis: poolWaitMs } },
-      tedious: { ...tedious, connectionFactory: () => new tedious.Connection(config) },
-    }),
-    plugins: [new PreciseDates()],
+  const statements = new Statements();
+  const dialect = new MssqlDialect({
+    // propagateCreateError: fail the waiting query when a connection cannot be opened, instead
+    // of retrying silently until the acquire timeout
+    tarn: { ...tarn, options: { min: 0, max: poolSize, propagateCreateError: true, acquireTimeoutMillis: poolWaitMs } },
+    tedious: { ...tedious, connectionFactory: () => new tedious.Connection(config) },
   });
-  return { db, driver: undefined, close: () => db.destroy() };
+  // A statement of a call whose client left, or of a closing server, is stopped with an attention
+  // (tedious's cancel, through kysely's MssqlConnection.cancelQuery) on its own connection.
+  const db = new Kysely({ dialect: cancellableDialect(dialect, statements, ownCancel), plugins: [new PreciseDates()] });
+  return {
+    db,
+    driver: undefined,
+    close: async () => {
+      await statements.close();
+      await db.destroy();
+    },
+  };
 }
 
 /** Compiles SQL Server SQL without a driver. */

@@ -8,6 +8,7 @@ import {
   MysqlIntrospector,
   MysqlQueryCompiler,
 } from 'kysely';
+import { cancellableDialect, ownCancel, Statements } from '../calls.js';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
@@ -53,19 +54,28 @@ export async function connect(
     ...FIXED,
     typeCast,
   });
-  const db = new Kysely({
-    dialect: new MysqlDialect({
-      pool: boundedWait(pool, poolWaitMs),
-      // cancels a query from its own connection instead of waiting for a free pooled one
-      controlConnection: mysql.createConnection,
-      onCreateConnection: async (connection) => {
-        const { rows } = await connection.executeQuery<{ v: string }>(CompiledQuery.raw('select version() as v'));
-        const settings = sessionSettings(/mariadb/i.test(rows[0]?.v ?? ''), readOnly, statementTimeoutMs);
-        await connection.executeQuery(CompiledQuery.raw(`set ${settings.join(', ')}`));
-      },
-    }),
+  const statements = new Statements();
+  const dialect = new MysqlDialect({
+    pool: boundedWait(pool, poolWaitMs),
+    // KILL QUERY goes from a connection of its own: every pooled one may be busy
+    controlConnection: mysql.createConnection,
+    onCreateConnection: async (connection) => {
+      const { rows } = await connection.executeQuery<{ v: string }>(CompiledQuery.raw('select version() as v'));
+      const settings = sessionSettings(/mariadb/i.test(rows[0]?.v ?? ''), readOnly, statementTimeoutMs);
+      await connection.executeQuery(CompiledQuery.raw(`set ${settings.join(', ')}`));
+    },
   });
-  return { db, driver: pool, close: () => db.destroy() };
+  // A statement of a call whose client left, or of a closing server, is stopped with KILL QUERY
+  // (kysely's MysqlConnection.cancelQuery), as max_statement_time stops a slow one.
+  const db = new Kysely({ dialect: cancellableDialect(dialect, statements, ownCancel) });
+  return {
+    db,
+    driver: pool,
+    close: async () => {
+      await statements.close();
+      await db.destroy();
+    },
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { outsideCalls, throwIfAbandoned } from '../calls.js';
 import type { AnyDb } from '../engine.js';
 
 /**
@@ -20,12 +21,16 @@ export async function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown
   const trx = await db.startTransaction().setAccessMode('read only').execute();
   try {
     await sql`set sql_select_limit = ${maxRows}`.execute(trx);
+    throwIfAbandoned();
     const { rows } = await sql<Record<string, unknown>>`${statement}`.execute(trx);
     return rows;
   } finally {
-    await RESET_AND_UNLOCK.execute(trx)
-      .catch(() => sql`set sql_select_limit = default`.execute(trx))
-      .catch(() => {});
-    await trx.rollback().execute();
+    // As no call's: a client leaving now must not cancel (KILL QUERY) the cleanup of a pooled connection.
+    await outsideCalls(async () => {
+      await RESET_AND_UNLOCK.execute(trx)
+        .catch(() => sql`set sql_select_limit = default`.execute(trx))
+        .catch(() => {});
+      await trx.rollback().execute();
+    });
   }
 }

@@ -10,6 +10,8 @@ import {
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
+import { Statements } from '../calls.js';
+import { watchStatements } from './cancel.js';
 import { PreparedStatements, statementCacheSize } from './prepared.js';
 import { checkSession, sessionSettings, startupOptions } from './session.js';
 
@@ -80,8 +82,18 @@ export async function connect(
     client.on('error', () => {});
     prepared.attach(client);
   });
+  // After the listener above, so a statement and its prepared-statement retry are one statement to cancel.
+  const statements = new Statements();
+  watchStatements(pool, statements);
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
-  return { db, driver: pool, close: () => db.destroy() };
+  return {
+    db,
+    driver: pool,
+    close: async () => {
+      await statements.close();
+      await db.destroy();
+    },
+  };
 }
 
 /** Compiles PostgreSQL SQL without a driver. */

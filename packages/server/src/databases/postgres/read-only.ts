@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { outsideCalls, throwIfAbandoned } from '../calls.js';
 import type { AnyDb } from '../engine.js';
 
 /**
@@ -20,10 +21,12 @@ export function readOnlyRunner(end: RawBuilder<unknown>) {
     db.connection().execute(async (conn) => {
       await sql`begin read only`.execute(conn);
       try {
+        throwIfAbandoned();
         const { rows } = await sql<Record<string, unknown>>`select * from (${statement}) as q limit ${maxRows}`.execute(conn);
         return rows;
       } finally {
-        await end.execute(conn);
+        // As no call's: a client leaving now must not cancel the cleanup of a pooled connection.
+        await outsideCalls(() => end.execute(conn));
       }
     });
 }

@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { ToolError } from '@mcp-db-bench/contract';
+import { Statements } from '../calls.js';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
@@ -45,6 +46,7 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   // A memory database exists only in its own connection, so it stays on this thread.
   if (!options.inProcess && path !== ':memory:') {
     database.close();
+    const statements = new Statements();
     const dialect = workerPoolDialect({
       path,
       pragmas: SESSION_PRAGMAS,
@@ -52,16 +54,17 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
       size: Math.min(options.poolSize, MAX_WORKERS),
       statementTimeoutMs: options.statementTimeoutMs ?? 0,
       acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
-    });
+    }, statements);
     const db = new Kysely({ dialect });
     const shortReads = SqliteShortReads.open(Database, path, db);
-    const sqlProcess = new SqlProcess({ path, pragmas: SESSION_PRAGMAS, readOnly: true }, options.statementTimeoutMs ?? 0);
+    const sqlProcess = new SqlProcess({ path, pragmas: SESSION_PRAGMAS, readOnly: true }, options.statementTimeoutMs ?? 0, statements);
     useSqlProcess(db, sqlProcess);
     return {
       db,
       shortReads,
       driver: undefined,
       close: async () => {
+        await statements.close();
         sqlProcess.close();
         shortReads.close();
         await db.destroy();

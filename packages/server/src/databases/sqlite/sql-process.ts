@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import type { Statements } from '../calls.js';
 import type { Reply, WorkerOptions } from './worker.js';
 
 const WORKER_PATH = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
@@ -7,7 +8,8 @@ const WORKER_PATH = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : '.
  * Runs caller-written SQL in a child process that opens the file read-only. Unlike our own
  * single-table statements, such SQL can run without end (a cross join, a recursive CTE), and
  * better-sqlite3 cannot interrupt a statement: only ending the process stops it at once.
- * Calls take turns; a timed-out process is killed and the next call starts a new one.
+ * Calls take turns; a timed-out process is killed and the next call starts a new one, and so is
+ * the process of a call whose client left, or of a closing server (`statements`).
  */
 export class SqlProcess {
   #child?: ChildProcess;
@@ -18,6 +20,7 @@ export class SqlProcess {
   constructor(
     private readonly options: WorkerOptions,
     private readonly timeoutMs: number,
+    private readonly statements: Statements,
   ) {}
 
   run(sql: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> {
@@ -32,8 +35,12 @@ export class SqlProcess {
   }
 
   async #run(sql: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    // A call whose client left while it waited for its turn, or for a new process, gives the turn up.
+    this.statements.check();
     const child = await this.#start();
+    this.statements.check();
     const id = ++this.#next;
+    const running = this.statements.start(() => this.close());
     const reply = await new Promise<Reply>((resolve, reject) => {
       const onMessage = (message: Reply) => {
         if (message.id !== id) return;
@@ -60,7 +67,7 @@ export class SqlProcess {
       child.on('message', onMessage);
       child.once('exit', onExit);
       child.send({ id, sql, parameters });
-    });
+    }).finally(() => this.statements.end(running));
     if ('error' in reply) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
     return reply.rows as Record<string, unknown>[];
   }

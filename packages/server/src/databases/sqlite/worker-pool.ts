@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { ToolError } from '@mcp-db-bench/contract';
 import { type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, SqliteAdapter } from 'kysely';
+import { abandoned, type Statements } from '../calls.js';
 import { poolWaitExceeded } from '../pool-wait.js';
 import { sqliteDialect } from './dialect.js';
 import type { Reply, WorkerOptions } from './worker.js';
@@ -31,6 +32,8 @@ class WorkerConnection implements DatabaseConnection {
   readonly #worker: Worker;
   readonly #pending = new Map<number, { resolve(r: Reply): void; reject(e: Error): void; timer?: NodeJS.Timeout }>();
   #next = 0;
+  /** what its call's client leaving, or the server closing, does to a statement: what a timeout does */
+  readonly #abandon = () => this.#fail(abandoned());
   /** set once the thread is gone (timed out or crashed); the pool then replaces it */
   broken = false;
   /** settles when the thread has opened its database */
@@ -39,6 +42,7 @@ class WorkerConnection implements DatabaseConnection {
   constructor(
     options: WorkerOptions,
     private readonly timeoutMs: number,
+    private readonly statements: Statements,
   ) {
     this.#worker = new Worker(WORKER_URL, { workerData: options });
     this.ready = new Promise((resolve, reject) => {
@@ -73,11 +77,17 @@ class WorkerConnection implements DatabaseConnection {
     if (this.broken && query.sql === 'rollback') return { rows: [] };
     if (this.broken) throw interrupted(this.timeoutMs);
     const id = ++this.#next;
-    const reply = await new Promise<Reply>((resolve, reject) => {
-      const timer = this.timeoutMs > 0 ? setTimeout(() => this.#fail(interrupted(this.timeoutMs)), this.timeoutMs) : undefined;
-      this.#pending.set(id, { resolve, reject, timer });
-      this.#worker.postMessage({ id, sql: query.sql, parameters: query.parameters });
-    });
+    const running = this.statements.start(this.#abandon);
+    let reply: Reply;
+    try {
+      reply = await new Promise<Reply>((resolve, reject) => {
+        const timer = this.timeoutMs > 0 ? setTimeout(() => this.#fail(interrupted(this.timeoutMs)), this.timeoutMs) : undefined;
+        this.#pending.set(id, { resolve, reject, timer });
+        this.#worker.postMessage({ id, sql: query.sql, parameters: query.parameters });
+      });
+    } finally {
+      this.statements.end(running);
+    }
     if ('error' in reply) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
     return reply as QueryResult<R>;
   }
@@ -88,8 +98,10 @@ class WorkerConnection implements DatabaseConnection {
   }
 
   /**
-   * Ends the thread and fails what it owed. better-sqlite3 has no interrupt: the thread
-   * stops at the next row it hands back to JavaScript, or when its current step ends.
+   * Ends the thread and fails what it owed; the pool replaces it. better-sqlite3 has no
+   * interrupt: the thread stops only when its statement hands its rows back to JavaScript, and
+   * keeps a core busy until then (caller-written SQL, which can run without end, runs in a
+   * process instead, see sql-process.ts).
    */
   #fail(error: Error): void {
     if (!this.broken) {
@@ -113,15 +125,30 @@ class WorkerConnection implements DatabaseConnection {
 export class SqliteWorkerDriver implements Driver {
   readonly #idle: WorkerConnection[] = [];
   readonly #all = new Set<WorkerConnection>();
-  readonly #waiting: { resolve(c: WorkerConnection): void; reject(e: Error): void; timer: NodeJS.Timeout }[] = [];
+  #destroyed = false;
+  readonly #waiting: { resolve(c: WorkerConnection): void; reject(e: Error): void; timer: NodeJS.Timeout; refused: () => boolean }[] = [];
 
-  constructor(private readonly options: WorkerPoolOptions) {}
+  constructor(
+    private readonly options: WorkerPoolOptions,
+    private readonly statements: Statements,
+  ) {}
 
   async init(): Promise<void> {
     this.#idle.push(await this.#open());
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
+    // A call whose client has gone does not wait in the queue, nor keeps a connection it got.
+    this.statements.check();
+    const connection = await this.#acquire();
+    if (this.statements.refuses()) {
+      await this.releaseConnection(connection);
+      throw abandoned();
+    }
+    return connection;
+  }
+
+  async #acquire(): Promise<WorkerConnection> {
     let idle = this.#idle.pop();
     while (idle?.broken) {
       this.#all.delete(idle);
@@ -133,6 +160,7 @@ export class SqliteWorkerDriver implements Driver {
       const entry = {
         resolve,
         reject,
+        refused: this.statements.refusal(),
         timer: setTimeout(() => {
           this.#waiting.splice(this.#waiting.indexOf(entry), 1);
           reject(poolWaitExceeded());
@@ -143,11 +171,19 @@ export class SqliteWorkerDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    let next = connection as WorkerConnection;
+    // Waiters whose clients have gone leave now, before a thread is started for them.
+    while (this.#waiting[0]?.refused()) {
+      const gone = this.#waiting.shift()!;
+      clearTimeout(gone.timer);
+      gone.reject(abandoned());
+    }
+    const next = connection as WorkerConnection;
     if (next.broken) {
       this.#all.delete(next);
-      if (this.#waiting.length === 0) return;
-      next = await this.#open();
+      // A thread ended by a timeout or a client leaving is replaced now, in the background: the
+      // caller's answer does not wait for it, and the next call finds a thread ready.
+      if (!this.#destroyed) void this.#replace();
+      return;
     }
     const waiter = this.#waiting.shift();
     if (!waiter) return void this.#idle.push(next);
@@ -169,6 +205,7 @@ export class SqliteWorkerDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    this.#destroyed = true;
     for (const w of this.#waiting.splice(0)) {
       clearTimeout(w.timer);
       w.reject(new ToolError('database_unavailable', 'the database is closing'));
@@ -180,8 +217,22 @@ export class SqliteWorkerDriver implements Driver {
     this.#idle.length = 0;
   }
 
+  async #replace(): Promise<void> {
+    let connection: WorkerConnection;
+    try {
+      connection = await this.#open();
+    } catch (error) {
+      // No thread: the first waiter learns why (the others wait for another release, or time out).
+      const waiter = this.#waiting.shift();
+      clearTimeout(waiter?.timer);
+      waiter?.reject(error as Error);
+      return;
+    }
+    await this.releaseConnection(connection);
+  }
+
   async #open(): Promise<WorkerConnection> {
-    const connection = new WorkerConnection(this.options, this.options.statementTimeoutMs);
+    const connection = new WorkerConnection(this.options, this.options.statementTimeoutMs, this.statements);
     this.#all.add(connection);
     try {
       await connection.ready;
@@ -200,9 +251,10 @@ class PooledSqliteAdapter extends SqliteAdapter {
   }
 }
 
-export function workerPoolDialect(options: WorkerPoolOptions): Dialect {
+/** `statements`: where each statement is tracked, so that a call's client leaving or closing ends its thread. */
+export function workerPoolDialect(options: WorkerPoolOptions, statements: Statements): Dialect {
   return sqliteDialect(
-    () => new SqliteWorkerDriver(options),
+    () => new SqliteWorkerDriver(options, statements),
     () => new PooledSqliteAdapter(),
   );
 }
