@@ -103,6 +103,8 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
         }
         if (!message.listening) return;
         listening.add(worker);
+        // The first worker proved the options and the database good: start the others.
+        if (listening.size === 1 && !announced) for (let i = 1; i < workers; i++) fork();
         if (!announced && listening.size === workers) {
           announced = true;
           log(`listening on ${message.listening} (${workers} worker processes)`);
@@ -126,7 +128,9 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
         fork();
       });
     };
-    for (let i = 0; i < workers; i++) fork();
+    // One worker first: a start-up error (a bad option, an unreachable database) is then printed
+    // once, by that worker, instead of once per core.
+    fork();
     const stop = () => {
       stopping = true;
       for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
