@@ -11,6 +11,8 @@ import { applyIndexProfile, Dataset, generateRows, INDEX_PROFILES, rowCounts, se
 const SCALE = 0.002;
 const SEED = 5;
 const query = READ_TOOLS.find((t) => t.name === 'query')!;
+/** Loading a dataset is real work on a shared machine (PGlite took 6 s under load): a bound, not a speed target. */
+const LOAD_TIMEOUT_MS = 60_000;
 
 /** A generated value as the server renders it (see PORTABLE_TYPES). */
 function portable(type: string, v: Value): Value {
@@ -39,14 +41,14 @@ describe.each(liveTargets())('$engine', (target) => {
     url = await freshDatabase(target, 'bench_dataset');
   });
 
-  it('loads, indexes and verifies the dataset', async () => {
+  it('loads, indexes and verifies the dataset', { timeout: LOAD_TIMEOUT_MS }, async () => {
     const report = await seed({ url, scale: SCALE, seed: SEED, indexes: 'optimized', force: false });
     expect(report.checks.ok).toBe(true);
     expect(report.tables.map((t) => t.rows)).toEqual(TABLES.map((t) => rowCounts(SCALE)[t.name]));
     expect(report.checks.orphans).toHaveLength(16);
   });
 
-  it('holds exactly the generated rows: checksums through the server match the generator', async () => {
+  it('holds exactly the generated rows: checksums through the server match the generator', { timeout: LOAD_TIMEOUT_MS }, async () => {
     const ctx = await openDatabase({ url, limits: { maxRows: 1000, defaultRows: 1000 } });
     try {
       for (const t of TABLES) {
@@ -69,7 +71,7 @@ describe.each(liveTargets())('$engine', (target) => {
     }
   });
 
-  it('refuses to overwrite without --force, and reloads with it', async () => {
+  it('refuses to overwrite without --force, and reloads with it', { timeout: LOAD_TIMEOUT_MS }, async () => {
     await expect(seed({ url, scale: SCALE, seed: SEED, indexes: 'baseline', force: false })).rejects.toThrow(
       /already has dataset tables .*pass --force/,
     );
@@ -77,7 +79,7 @@ describe.each(liveTargets())('$engine', (target) => {
     expect(again.checks.ok).toBe(true);
   });
 
-  it('switches index profiles without reloading', async () => {
+  it('switches index profiles without reloading', { timeout: LOAD_TIMEOUT_MS }, async () => {
     const engine = engineForUrl(url);
     const names = async () => {
       const { db, close } = await engine.connect(url, { poolSize: 1 });
@@ -102,7 +104,7 @@ describe.each(liveTargets())('$engine', (target) => {
 
 
 describe('a load that fails half way', () => {
-  it('drops the tables it created and says so', async () => {
+  it('drops the tables it created and says so', { timeout: LOAD_TIMEOUT_MS }, async () => {
     const [sqlite] = liveTargets();
     const url = await freshDatabase(sqlite!, 'bench_failing');
     const failing = seed({
