@@ -22,12 +22,13 @@
 // it, and run last (the default order), they meet no other workload. Prints Markdown tables on stdout;
 // progress goes to stderr.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cpuUnder } from '../dist/run/cpus.js';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROOT = here('../../../');
@@ -269,35 +270,8 @@ const SERVERS = {
 
 // ---- server CPU from /proc ----
 
-const TICKS_PER_SECOND = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** utime + stime of `root` and every live descendant, plus what their ended children used, in µs. */
-function treeCpuUs(root) {
-  if (platform() !== 'linux') return Number.NaN;
-  const procs = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // fields after the command name, which may hold spaces and parentheses
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      procs.set(Number(entry), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
-    } catch {}
-  }
-  const inTree = (pid) => {
-    for (let p = pid; p > 1; p = procs.get(p)?.ppid ?? 0) if (p === root) return true;
-    return false;
-  };
-  let ticks = 0;
-  for (const [pid, p] of procs) if (inTree(pid)) ticks += p.ticks;
-  return (ticks * 1e6) / TICKS_PER_SECOND;
-}
+/** CPU µs of `root` and every descendant (ended children included): the CLI's own reading of /proc. */
+const treeCpuUs = (root) => (platform() === 'linux' ? cpuUnder(root) : Number.NaN);
 
 // ---- the client ----
 

@@ -173,6 +173,14 @@ export class Statements {
     const cancels = Promise.all([...this.#running].map((r) => r.cancel()));
     await Promise.race([cancels, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
   }
+
+  /** A database's close: what still runs is cancelled first, then its pool ends. */
+  closing(db: { destroy(): Promise<void> }): () => Promise<void> {
+    return async () => {
+      await this.close();
+      await db.destroy();
+    };
+  }
 }
 
 /**

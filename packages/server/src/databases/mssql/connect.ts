@@ -109,10 +109,7 @@ export async function connect(url: string, { poolSize, poolWaitMs = DEFAULT_POOL
   return {
     db,
     driver: undefined,
-    close: async () => {
-      await statements.close();
-      await db.destroy();
-    },
+    close: statements.closing(db),
   };
 }
 

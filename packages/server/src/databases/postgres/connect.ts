@@ -89,10 +89,7 @@ export async function connect(
   return {
     db,
     driver: pool,
-    close: async () => {
-      await statements.close();
-      await db.destroy();
-    },
+    close: statements.closing(db),
   };
 }
 
