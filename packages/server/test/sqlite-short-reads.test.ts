@@ -29,6 +29,8 @@ let pool: AnyDb;
 let pooled = 0;
 let reads: SqliteShortReads;
 const prepared: string[] = [];
+/** for each read the short-read connection ran, whether it ran inside a transaction */
+const inTransaction: boolean[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mcp-db-short-'));
@@ -65,13 +67,20 @@ beforeAll(async () => {
       };
     },
   });
-  // Records each statement text the short-read connection prepares (cached ones once).
+  // Records each statement text the short-read connection prepares (cached ones once), and
+  // whether each read it runs is inside a transaction.
   function Recording(path: string, options: Database.Options) {
     const database = new Database(path, options);
     const prepare = database.prepare.bind(database);
     database.prepare = ((source: string) => {
       prepared.push(source);
-      return prepare(source);
+      const statement = prepare(source);
+      const all = statement.all.bind(statement);
+      statement.all = ((...parameters: unknown[]) => {
+        inTransaction.push(database.inTransaction);
+        return all(...parameters);
+      }) as typeof statement.all;
+      return statement;
     }) as typeof database.prepare;
     return database;
   }
@@ -221,6 +230,42 @@ describe('locks and writes', () => {
       if (writer.inTransaction) writer.exec('commit');
       writer.close();
     }
+  });
+
+  it('runs the reads that arrive together in one transaction, and ends it', async () => {
+    inTransaction.length = 0;
+    const where = await Promise.all([1, 2, 1, 2].map((key) => route('get', { table: 't', key })));
+    expect(where).toEqual(['main thread', 'main thread', 'main thread', 'main thread']);
+    expect(inTransaction).toEqual([true, true, true, true]);
+    // No lock is left behind: a writer gets the file at once.
+    const writer = new Database(file, { timeout: 0 });
+    try {
+      expect(() => writer.exec('begin exclusive; commit')).not.toThrow();
+    } finally {
+      writer.close();
+    }
+    inTransaction.length = 0;
+    expect(await route('get', { table: 't', key: 1 })).toBe('main thread');
+    expect(inTransaction).toEqual([false]);
+  });
+
+  it('sends every read of a turn to the pool when the file is locked, and sees the write committed before', async () => {
+    const writer = new Database(file);
+    writer.exec("begin exclusive; update t set v = 'uno' where id = 1");
+    try {
+      const turn = [1, 2, 1].map((key) => route('get', { table: 't', key }));
+      setTimeout(() => writer.exec('commit'), 100);
+      expect(await Promise.all(turn)).toEqual(['worker', 'worker', 'worker']);
+      const plan = planGet({ table: 't', key: 1 }, catalog, sqlite, connection.db);
+      const rows = await readRows({ db: pool, shortReads: reads }, plan.compiled, plan.table, plan.where);
+      expect(rows).toEqual([expect.objectContaining({ v: 'uno' })]);
+    } finally {
+      if (writer.inTransaction) writer.exec('commit');
+      writer.exec("update t set v = 'one' where id = 1");
+      writer.close();
+    }
+    // The next turn reads here again, outside any transaction the failed turn could have left open.
+    expect(await route('get', { table: 't', key: 1 })).toBe('main thread');
   });
 
   it('refuses a connection that could write', () => {

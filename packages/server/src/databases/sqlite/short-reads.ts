@@ -19,6 +19,11 @@ const SCHEMA_CHECK_MS = 1000;
  * The connection is read-only, runs only statements that return rows (`all`), and never waits
  * for a lock: a read that finds the file locked (a rollback-journal database while a write
  * commits) goes to the worker pool instead, as does every read that is not proven short.
+ *
+ * The reads that arrive in one turn of the event loop run together, in one read transaction.
+ * Alone, each read is a transaction of its own, and starting one costs SQLite eight system calls
+ * (locks, the journal's and the change counter's checks): more than the read itself. Together
+ * they share one start; each still sees every write committed before its call arrived.
  */
 export class SqliteShortReads implements ShortReads {
   /** per statement text: the statement to run here in its place, or null when it runs on the pool */
@@ -27,6 +32,10 @@ export class SqliteShortReads implements ShortReads {
   #verdictsOf = -1;
   #checkedAt = Number.NEGATIVE_INFINITY;
   #stat4 = false;
+  /** the reads waiting for this turn's transaction */
+  #batch: Pending[] = [];
+  readonly #begin: BetterSqlite3.Statement;
+  readonly #commit: BetterSqlite3.Statement;
 
   /** `database`: opened read-only, statements cached, `busy_timeout = 0` (see `open`); `pool`: the worker threads. */
   constructor(
@@ -35,6 +44,8 @@ export class SqliteShortReads implements ShortReads {
   ) {
     if (!database.readonly) throw new Error('SQLite short reads need a connection opened read-only');
     this.#schemaVersion = database.prepare('pragma schema_version').pluck();
+    this.#begin = database.prepare('begin');
+    this.#commit = database.prepare('commit');
   }
 
   /** Short reads of the file at `path`, on a connection of their own, falling back to `pool`. */
@@ -45,18 +56,48 @@ export class SqliteShortReads implements ShortReads {
   }
 
   async execute<R>(query: CompiledQuery, table: Table, where: readonly Comparison[]): Promise<QueryResult<R>> {
+    let here: string | null = null;
     try {
-      const here = this.#judge(query, table, where);
-      if (here !== null) return { rows: this.database.prepare(here).all(query.parameters as unknown[]) as R[] };
+      here = this.#judge(query, table, where);
     } catch {
-      // A locked file (SQLITE_BUSY), or anything else: the pool runs the read as written, and
-      // its answer, or its error, is the one that counts.
+      // Not judged (the file locked while planning): the pool runs it.
     }
-    return await this.pool.executeQuery<R>(query);
+    const rows = here === null ? undefined : await this.#enqueue(here, query.parameters);
+    // A locked file (SQLITE_BUSY), or anything else: the pool runs the read as written, and its
+    // answer, or its error, is the one that counts.
+    return rows ? { rows: rows as R[] } : await this.pool.executeQuery<R>(query);
   }
 
   close(): void {
     this.database.close();
+  }
+
+  /** `sql`'s rows once this turn's reads have run; undefined when it failed here. */
+  #enqueue(sql: string, parameters: readonly unknown[]): Promise<unknown[] | undefined> {
+    return new Promise((resolve) => {
+      // setImmediate, not a microtask: the requests read from other sockets in this turn join in.
+      if (this.#batch.length === 0) setImmediate(this.#run);
+      this.#batch.push({ sql, parameters, resolve });
+    });
+  }
+
+  readonly #run = (): void => {
+    const batch = this.#batch;
+    this.#batch = [];
+    const together = batch.length > 1 && this.#try(() => this.#begin.run()) !== undefined;
+    for (const read of batch) read.resolve(this.#try(() => this.database.prepare(read.sql).all(read.parameters as unknown[])));
+    if (!together) return;
+    // A transaction left open would hold its lock and block every writer.
+    if (this.database.inTransaction) this.#try(() => this.#commit.run());
+    if (this.database.inTransaction) this.#try(() => this.database.exec('rollback'));
+  };
+
+  #try<T>(step: () => T): T | undefined {
+    try {
+      return step();
+    } catch {
+      return undefined;
+    }
   }
 
   #judge(query: CompiledQuery, table: Table, where: readonly Comparison[]): string | null {
@@ -101,6 +142,13 @@ export class SqliteShortReads implements ShortReads {
   #plan(sql: string, parameters: readonly unknown[]): string[] {
     return (this.database.prepare(`explain query plan ${sql}`).all(parameters as unknown[]) as { detail: string }[]).map((step) => step.detail);
   }
+}
+
+/** A read proven short, waiting for its turn's transaction. */
+interface Pending {
+  sql: string;
+  parameters: readonly unknown[];
+  resolve: (rows: unknown[] | undefined) => void;
 }
 
 /**
