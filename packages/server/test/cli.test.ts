@@ -203,6 +203,33 @@ describe('bad URLs and unreachable databases', () => {
   });
 });
 
+describe('a database that is not there', () => {
+  it.skipIf(!process.env.PG_URL)('names a missing PostgreSQL database and says how to create it', async () => {
+    const url = new URL(process.env.PG_URL!);
+    url.pathname = '/bench_no_such_database';
+    const message = expectOneLineFailure(await run(['--url', url.toString()]));
+    expect(message).toMatch(/The PostgreSQL server has no such database: database "bench_no_such_database" does not exist/);
+    expect(message).toMatch(/CREATE DATABASE/);
+    expect(message).not.toMatch(/Cannot reach/);
+  });
+
+  it.skipIf(!process.env.MYSQL_URL)('names a missing MySQL/MariaDB database and says how to create it', async () => {
+    const url = new URL(process.env.MYSQL_URL!);
+    url.pathname = '/bench_no_such_database';
+    const message = expectOneLineFailure(await run(['--url', url.toString()]));
+    expect(message).toMatch(/The MySQL\/MariaDB server has no such database: Unknown database 'bench_no_such_database'/);
+    expect(message).toMatch(/CREATE DATABASE/);
+  });
+
+  it('refuses a MySQL/MariaDB URL that names no database before connecting, rather than serving 0 tables', async () => {
+    // Port 1: nothing listens there, so only the check before connecting can answer this way.
+    for (const url of ['mysql://bench:bench@127.0.0.1:1', 'mariadb://bench:bench@127.0.0.1:1/']) {
+      const message = expectOneLineFailure(await run(['--url', url]));
+      expect(message).toMatch(/URL names no database: add it to the path, as in (mysql|mariadb):\/\/USER:PASS@HOST:3306\/DB/);
+    }
+  });
+});
+
 describe('option validation', () => {
   const url = () => `sqlite:${oneTable}`;
 

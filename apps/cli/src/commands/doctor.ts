@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { TABLES } from '@mcp-db-bench/dataset';
 import { ENGINES, engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command } from 'commander';
@@ -25,7 +27,7 @@ export function doctorCommand(): Command {
       for (const [pkg, titles] of driverUsers()) {
         let version: string;
         try {
-          version = (server(`${pkg}/package.json`) as { version: string }).version;
+          version = installedVersion(server, pkg);
         } catch {
           process.stdout.write(`--   ${titles} driver ${pkg}: not installed (npm install ${pkg})\n`);
           continue;
@@ -70,5 +72,25 @@ function safeMap(url: string, error: unknown): Error | undefined {
     return engineForUrl(url).mapError(error);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The version of `pkg` as `require` finds it; throws when it is not installed. A package whose
+ * `exports` leave out its package.json (PGlite's) is found from its entry point, upwards.
+ */
+function installedVersion(require: NodeJS.Require, pkg: string): string {
+  try {
+    return (require(`${pkg}/package.json`) as { version: string }).version;
+  } catch {
+    for (let dir = dirname(require.resolve(pkg)); dir !== dirname(dir); dir = dirname(dir)) {
+      try {
+        const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version: string };
+        if (manifest.name === pkg) return manifest.version;
+      } catch {
+        // no package.json at this level: look one higher
+      }
+    }
+    throw new Error(`${pkg}: no package.json found`);
   }
 }

@@ -1,3 +1,4 @@
+import { ToolError } from '@mcp-db-bench/contract';
 import {
   CompiledQuery,
   type Dialect,
@@ -47,6 +48,11 @@ export async function connect(
   url: string,
   { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs }: ConnectOptions,
 ): Promise<Connection> {
+  // Without a database, every query would run with none selected: the server would serve 0 tables.
+  const { protocol, pathname } = new URL(url);
+  if (/^\/?$/.test(pathname)) {
+    throw new ToolError('invalid_argument', `the MySQL/MariaDB URL names no database: add it to the path, as in ${protocol}//USER:PASS@HOST:3306/DB`);
+  }
   const mysql = await loadDriver<Mysql2>('mysql', 'mysql2');
   const pool = mysql.createPool({
     uri: toMysql2Url(url),

@@ -86,6 +86,7 @@ export function mapError(error: unknown): ToolError | undefined {
     );
   const mapped = ERRNO[errno];
   if (errno === 1045 || errno === 1044) return loginRefused(error, message);
+  if (errno === 1049) return missingDatabase(error, message);
   if (mapped === 'database_unavailable') return unavailable(error, message);
   if (mapped === 'timeout')
     return new ToolError('timeout', `The statement was cancelled: ${message}`, { cause: error });
@@ -105,6 +106,15 @@ function loginRefused(error: Error, detail: string): ToolError {
   return new ToolError(
     'database_unavailable',
     `The MySQL/MariaDB server refused the login: ${detail}. Check the user, password and grants in the connection URL.`,
+    { cause: error },
+  );
+}
+
+/** The server answered, but the URL's database is not there: say how to make it. */
+function missingDatabase(error: Error, detail: string): ToolError {
+  return new ToolError(
+    'database_unavailable',
+    `The MySQL/MariaDB server has no such database: ${detail}. Create it (CREATE DATABASE NAME, as a user allowed to) or name an existing one in the connection URL.`,
     { cause: error },
   );
 }

@@ -63,9 +63,10 @@ export function mapError(error: unknown): ToolError | undefined {
 
   const cls = code.slice(0, 2);
   // 08 connection exception, 28 bad credentials, 53300 too many connections,
-  // 57P01-03 server shutting down or starting, 3D000 the database does not exist
+  // 57P01-03 server shutting down or starting
   if (cls === '28') return loginRefused(error, message);
-  if (cls === '08' || code === '53300' || code === '3D000' || /^57P0[1-3]$/.test(code))
+  if (code === '3D000') return missingDatabase(error, message);
+  if (cls === '08' || code === '53300' || /^57P0[1-3]$/.test(code))
     return unavailable(error, message);
   if (code === '42P01' || code === '42703')
     return new SchemaChangedError(
@@ -95,6 +96,15 @@ function loginRefused(error: Error, detail: string): ToolError {
   return new ToolError(
     'database_unavailable',
     `The PostgreSQL server refused the login: ${detail}. Check the user and password in the connection URL.`,
+    { cause: error },
+  );
+}
+
+/** The server answered, but the URL's database is not there: say how to make it. */
+function missingDatabase(error: Error, detail: string): ToolError {
+  return new ToolError(
+    'database_unavailable',
+    `The PostgreSQL server has no such database: ${detail}. Create it (createdb NAME, or CREATE DATABASE "NAME" as a user allowed to) or name an existing one in the connection URL.`,
     { cause: error },
   );
 }
