@@ -4,6 +4,7 @@ import { compareCommand } from './commands/compare.js';
 import { floorCommand } from './commands/floor.js';
 import { indexCommand } from './commands/indexes.js';
 import { mergeCommand } from './commands/merge.js';
+import { recordCommand } from './commands/record.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import { seedCommand } from './commands/seed.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
     .addCommand(doctorCommand())
     .addCommand(floorCommand())
     .addCommand(soakCommand())
+    .addCommand(recordCommand())
     .addHelpText(
       'after',
       '\nWith no command, mcp-db-bench runs `run`. Every command that takes a database reads --db from MCP_DB_BENCH_DB when it is not given.\n' +

@@ -53,7 +53,7 @@ describe('report names the file it cannot use (exit 1)', () => {
 describe('usage errors exit 2 and say what was meant', () => {
   it('an unknown command is not an argument of run: it lists the commands', async () => {
     expect(failure(await run(['frobnicate']), 2)).toBe(
-      "mcp-db-bench: unknown command 'frobnicate' (commands: run, report, compare, merge, seed, index, serve, doctor, floor, soak); see mcp-db-bench --help",
+      "mcp-db-bench: unknown command 'frobnicate' (commands: run, report, compare, merge, seed, index, serve, doctor, floor, soak, record); see mcp-db-bench --help",
     );
   });
 
@@ -119,7 +119,7 @@ describe('runtime failures exit 1 and name their target', () => {
 });
 
 describe('help', () => {
-  it.each(['run', 'report', 'compare', 'merge', 'seed', 'index', 'serve', 'doctor', 'floor', 'soak'])('%s --help ends with examples', async (command) => {
+  it.each(['run', 'report', 'compare', 'merge', 'seed', 'index', 'serve', 'doctor', 'floor', 'soak', 'record'])('%s --help ends with examples', async (command) => {
     const r = await run([command, '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\nExamples:\n( {2}\$ .*mcp-db-bench.*\n)+\n?$/);

@@ -5,5 +5,6 @@ export * from './tools/index.js';
 export * from './tools/spec.js';
 export * from './values.js';
 export * from './results.js';
+export * from './trace.js';
 export * from './protocol.js';
 export * from './random.js';

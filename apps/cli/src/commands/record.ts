@@ -1,0 +1,90 @@
+import { createWriteStream, existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { TRACE_VALUES, type TraceLine, type TraceValues } from '@mcp-db-bench/contract';
+import { redactUrl } from '@mcp-db-bench/server';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { EXIT, UsageError } from '../errors.js';
+import { examples } from '../options.js';
+import { recordHttp } from '../record/http-proxy.js';
+import { Recorder } from '../record/recorder.js';
+import { recordStdio } from '../record/stdio-proxy.js';
+
+interface RecordFlags {
+  target?: string;
+  targetCmd?: string;
+  host: string;
+  port: number;
+  out: string;
+  values: TraceValues;
+}
+
+/** A transparent proxy between a host and any MCP server that writes what the host does as a trace. */
+export function recordCommand(): Command {
+  return new Command('record')
+    .description("record a host's MCP sessions as a trace: a transparent proxy in front of any MCP server (HTTP or stdio)")
+    .option('--target <url>', 'the MCP server to record, over Streamable HTTP; the host connects to --host:--port instead')
+    .option('--target-cmd <command>', 'the MCP server to record, over stdio: the host runs `mcp-db-bench record --target-cmd ...` as its server')
+    .option('--host <host>', 'address the proxy listens on (HTTP)', '127.0.0.1')
+    .addOption(new Option('--port <port>', 'port the proxy listens on (HTTP; 0 picks a free one)').default(7410).argParser(parsePort))
+    .option('-o, --out <file>', 'the trace, one JSON object per line', 'mcp-trace.jsonl')
+    .addOption(
+      new Option('--values <mode>', 'what the trace keeps of tool arguments: shape (types and lengths; table and column names kept), keep, or drop')
+        .choices(TRACE_VALUES)
+        .default('shape'),
+    )
+    .addHelpText(
+      'after',
+      '\nThe trace holds, per session: its start (protocol version, client), then every request (method, tool, arguments as --values keeps them,\n' +
+        'think time since the previous answer, duration, bytes, rows, error). Server session ids are never written.\n' +
+        'Over HTTP, point the host at the proxy (e.g. claude mcp add --transport http shop http://127.0.0.1:7410/mcp);\n' +
+        'over stdio, give the host the record command as its server command.\n' +
+        examples(
+          'mcp-db-bench record --target http://127.0.0.1:7400/mcp --port 7410 -o session.jsonl',
+          'mcp-db-bench record --target-cmd "mcp-db-server --url sqlite:shop.db" -o session.jsonl',
+        ),
+    )
+    .action(async (flags: RecordFlags) => {
+      if ((flags.target === undefined) === (flags.targetCmd === undefined)) throw new UsageError('give the server to record: --target URL or --target-cmd COMMAND (one of them)');
+      const out = resolve(flags.out);
+      if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new UsageError(`--out ${flags.out}: no directory ${dirname(out)}`);
+      const [command = '', ...args] = (flags.targetCmd ?? '').split(/\s+/).filter(Boolean);
+      if (flags.targetCmd !== undefined && !command) throw new UsageError('--target-cmd needs a command');
+      if (flags.target !== undefined && !/^https?:\/\//.test(flags.target)) throw new UsageError(`--target must be an http:// or https:// URL: ${flags.target}`);
+
+      const file = createWriteStream(out);
+      const write = (line: TraceLine) => file.write(`${JSON.stringify(line)}\n`);
+      const finished = () => new Promise<void>((done) => file.end(done));
+      // Over stdio, stdout is the protocol: everything for the user goes to stderr.
+      const say = (text: string) => process.stderr.write(`mcp-db-bench record: ${text}\n`);
+
+      if (command) {
+        const recorder = new Recorder(write, flags.values, command);
+        say(`recording ${command} over stdio to ${flags.out}`);
+        const code = await recordStdio({ command, args, recorder });
+        await finished();
+        process.exitCode = code;
+        return;
+      }
+      const recorder = new Recorder(write, flags.values, redactUrl(flags.target!));
+      const { server, url } = await recordHttp({ target: flags.target!, host: flags.host, port: flags.port, recorder });
+      say(`recording ${redactUrl(flags.target!)} to ${flags.out}; point the host at ${url} (Ctrl-C stops)`);
+      await new Promise<void>((stop) => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+          process.once(signal, () => {
+            process.exitCode = signal === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;
+            stop();
+          });
+        }
+      });
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+      await finished();
+      say(`trace written to ${flags.out}`);
+    });
+}
+
+function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('port must be a whole number from 0 to 65535');
+  return n;
+}
