@@ -30,12 +30,12 @@ function stepName(s: { target: string; indexes: string | null; workload: string;
 }
 
 function testCase(name: string, classname: string, seconds: number, failure: string | undefined, out: string) {
-  const body = `${failure ? `      <failure message="${escape(failure)}"/>\n` : ''}      <system-out>${escape(out)}</system-out>\n`;
-  return { xml: `    <testcase name="${escape(name)}" classname="mcp-db-bench.${classname}" time="${seconds.toFixed(3)}">\n${body}    </testcase>\n`, failed: failure !== undefined, seconds };
+  const body = `${failure ? `      <failure message="${xmlText(failure)}"/>\n` : ''}      <system-out>${xmlText(out)}</system-out>\n`;
+  return { xml: `    <testcase name="${xmlText(name)}" classname="mcp-db-bench.${classname}" time="${seconds.toFixed(3)}">\n${body}    </testcase>\n`, failed: failure !== undefined, seconds };
 }
 
 /** Text as XML character data or an attribute value; characters XML 1.0 cannot hold are dropped. */
-function escape(text: string): string {
+function xmlText(text: string): string {
   return text
     .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
     .replaceAll('&', '&amp;')

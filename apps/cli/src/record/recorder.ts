@@ -127,7 +127,7 @@ function rowsOf(answer: Message): number | undefined {
   let data: unknown = answer.result?.structuredContent;
   if (data === undefined) {
     const text = answer.result?.content?.find((c) => c.type === 'text')?.text;
-    if (!text || text[0] !== '{') return undefined;
+    if (text?.[0] !== '{') return undefined;
     try {
       data = JSON.parse(text);
     } catch {
