@@ -5,7 +5,7 @@ import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
 import { ENGINE_TITLES, redactUrl, URL_FORMS } from './databases/index.js';
 import { createServerFactory, directTools } from './server.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
-import { toolsFor } from './tools/index.js';
+import { ToolSelectionError, toolsFor } from './tools/index.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { DEFAULT_TRANSPORT_LIMITS as LIMITS } from './transports/limits.js';
@@ -77,6 +77,10 @@ export function buildCli(): Command {
         .env('MCP_DB_STATEMENT_TIMEOUT')
         .default(DEFAULT_STATEMENT_TIMEOUT_MS)
         .argParser(nonNegativeInt('statement-timeout', 'milliseconds')),
+    )
+    .addOption(
+      new Option('--tools <list>', 'serve only these tools: names and sets (read, minimal, write, all), comma-separated, e.g. minimal or read,insert')
+        .env('MCP_DB_TOOLS'),
     )
     .addOption(new Option('--echo', 'also register an echo tool that skips the database (to measure protocol overhead)').env('MCP_DB_ECHO'))
     .addOption(new Option('--pool-size <n>', 'most database connections to open').env('MCP_DB_POOL_SIZE').default(10).argParser(positiveInt('pool-size')))
@@ -168,6 +172,7 @@ interface CliOptions {
   echo?: boolean;
   allowWrites?: boolean;
   sql?: boolean;
+  tools?: string;
   statementTimeout: number;
   maxSessions: number;
   sessionIdle: number;
@@ -205,6 +210,13 @@ export async function main(argv = process.argv): Promise<void> {
     return program.error('error: --session-key (MCP_DB_SESSION_KEY) must be at least 32 characters: it is shared by every server behind one load balancer, so make a real secret (openssl rand -hex 32)');
   }
   if (options.http) assertSafeBind(options);
+  let selected: ReturnType<typeof toolsFor>;
+  try {
+    selected = toolsFor(options);
+  } catch (error) {
+    if (error instanceof ToolSelectionError) return program.error(`error: ${error.message}`);
+    throw error;
+  }
   if (options.requestTimeout && options.headersTimeout > options.requestTimeout) {
     return program.error(`error: --headers-timeout (${options.headersTimeout} ms) cannot be longer than --request-timeout (${options.requestTimeout} ms), which includes the headers`);
   }
@@ -226,7 +238,7 @@ export async function main(argv = process.argv): Promise<void> {
     await ctx.close();
     return program.error(`error: --sql is not available on ${ctx.engine.name}: it has no read-only transaction to enforce it with`);
   }
-  const tools = withTestDelay(toolsFor(options), options.testDelayMs);
+  const tools = withTestDelay(selected, options.testDelayMs);
   const factory = createServerFactory(ctx, tools);
   const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
   const tables = (await ctx.schema.get()).tables.length;

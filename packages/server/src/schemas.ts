@@ -40,6 +40,9 @@ export function adaptedSchemas(tool: { input: StandardSchemaWithJSON; output: St
  *   instance and converted every schema on every request (a third of a `get`'s server CPU).
  * - `$schema` is dropped: it names the draft on every schema of every tool, tokens an agent
  *   pays for that tell it nothing.
+ * - input schemas are advertised without the bounds that only guard the server (lengths, counts,
+ *   `propertyNames`; see {@link leanSchema}): hosts load `tools/list` into every conversation, and
+ *   the full schema still validates every call.
  * - for input schemas, failed validation becomes {@link InvalidArguments} (see there).
  */
 export function adaptSchema<T extends StandardSchemaWithJSON>(schema: T, role: 'input' | 'output'): T {
@@ -50,7 +53,7 @@ export function adaptSchema<T extends StandardSchemaWithJSON>(schema: T, role: '
     let json = memo.get(key);
     if (!json) {
       const { $schema: _draft, ...rest } = std.jsonSchema[io](options);
-      json = rest;
+      json = role === 'input' ? (leanSchema(rest) as Record<string, unknown>) : rest;
       memo.set(key, json);
     }
     return json;
@@ -68,6 +71,42 @@ export function adaptSchema<T extends StandardSchemaWithJSON>(schema: T, role: '
           return result.issues ? { value: new InvalidArguments(result.issues) } : result;
         };
   return { '~standard': { ...std, validate, jsonSchema: { input: remembered('input'), output: remembered('output') } } } as T;
+}
+
+/** JSON Schema keywords that bound a value only to protect the server: no agent comes near them. */
+const GUARD_KEYWORDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'maximum', 'propertyNames', 'pattern']);
+
+/**
+ * A JSON Schema without GUARD_KEYWORDS (at any depth), without `additionalProperties: {}` (which
+ * allows what omitting it does), and with an `anyOf` of bare types written as one type list.
+ */
+export function leanSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(leanSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (GUARD_KEYWORDS.has(key)) continue;
+    if (key === 'additionalProperties' && typeof value === 'object' && value !== null && Object.keys(value).length === 0) continue;
+    // `properties` maps names to schemas: its keys are names, not keywords.
+    out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, leanSchema(v)])) : leanSchema(value);
+  }
+  const types = Array.isArray(out.anyOf) && out.type === undefined ? bareTypes(out.anyOf) : undefined;
+  if (types) {
+    delete out.anyOf;
+    out.type = types;
+  }
+  return out;
+}
+
+/** The types of schemas that say nothing but `type`, in order; undefined when one says more. */
+function bareTypes(schemas: readonly unknown[]): string[] | undefined {
+  const types: string[] = [];
+  for (const s of schemas) {
+    if (typeof s !== 'object' || s === null || Object.keys(s).some((k) => k !== 'type')) return undefined;
+    const type = (s as { type?: unknown }).type;
+    for (const t of Array.isArray(type) ? type : [type]) if (typeof t === 'string' && !types.includes(t)) types.push(t);
+  }
+  return types;
 }
 
 /** How many nodes {@link reservedKeyPath} visits at most: arguments are small, hostile ones are not. */

@@ -7,14 +7,28 @@ import { adaptedSchemas, InvalidArguments } from './schemas.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
 
-/** What an agent reads at session start; it names the write tools only when they exist. */
+/**
+ * What an agent reads at session start: the tools served, in the order to use them, and the
+ * filter grammar once (the tools' own descriptions point here rather than repeat it).
+ */
 export function instructions(tools: readonly ToolDefinition[]): string {
-  const writes = tools.some((t) => t.name === TOOL_NAMES.transact);
+  const names = new Set(tools.map((t) => t.name));
+  const served = (list: readonly string[]) => list.filter((name) => names.has(name));
+  const writes = served([TOOL_NAMES.insert, TOOL_NAMES.update, TOOL_NAMES.delete, TOOL_NAMES.transact]);
+  const steps = [served([TOOL_NAMES.listTables]), served([TOOL_NAMES.describeTable]), served([TOOL_NAMES.query, TOOL_NAMES.get, TOOL_NAMES.aggregate, TOOL_NAMES.sql])]
+    .filter((step) => step.length > 0)
+    .map((step) => step.join(', '));
+  const filters = tools.some((t) => 'filter' in t.input.shape);
   return (
-    `${writes ? 'Read and write' : 'Read-only'} access to one relational database through a uniform interface. ` +
-    'Call list_tables first, then describe_table for the tables you need, then query, get or aggregate' +
-    (writes ? '; change data with insert, update, delete, or transact for several changes that must happen together. ' : '. ') +
-  'Filters are expressions like `status = \'paid\' and total > 100` or the same as JSON; columns must exist. ' +
+    `${writes.length ? 'Read and write' : 'Read-only'} access to one relational database. ` +
+    (steps.length ? `Use ${steps.join(', then ')}` : '') +
+    (writes.length ? `; change data with ${writes.join(', ')} (transact: several changes that all happen or none). ` : '. ') +
+    (filters
+      ? "Filters: comparisons such as customer_id = 42, status in ('paid','shipped'), total between 10 and 20, " +
+        "name like 'A%' (% and _ wildcards, \\ escapes), shipped_at is null; operators = != <> < <= > >= in, not in, " +
+        'between, like, not like, is null, is not null; combined with and, or, not and parentheses; strings in single quotes. ' +
+        'The same as JSON: {"and": [{"column": "customer_id", "op": "=", "value": 42}]}, with "or" and "not" nodes. '
+      : '') +
     'Values come back portable: big integers and decimals as strings, timestamps as ISO-8601 UTC.'
   );
 }

@@ -15,16 +15,16 @@ export const aggregateSpecSchema = z.object({
     // Result rows are JavaScript objects: mysql2 refuses these names and other drivers misread them.
     .refine((name) => !(name in Object.prototype), 'must not be a name JavaScript objects reserve (such as __proto__ or constructor)')
     .optional()
-    .describe('Output name; default fn_column, or count.'),
+    .describe('Output name (default fn_column).'),
 });
 
 export const aggregateInput = z.object({
   table: tableArg,
   aggregates: z.array(aggregateSpecSchema).min(1).max(32),
   group_by: z.array(z.string().min(1).max(256)).max(16).optional(),
-  filter: filterArg.optional().describe('Row filter before grouping; the same syntax as query.filter.'),
-  having: filterArg.optional().describe('Filter after grouping, on output names; the same syntax as query.filter.'),
-  order_by: orderByArg.optional().describe('Sort by output names or group_by columns. Default: group_by columns.'),
+  filter: filterArg.optional(),
+  having: filterArg.optional().describe('A filter on output names, after grouping.'),
+  order_by: orderByArg.optional().describe('Output names or group_by columns.'),
   limit: limitArg.optional(),
 });
 

@@ -7,7 +7,7 @@ export const getInput = z.object({
   table: tableArg,
   key: z
     .union([scalarSchema, z.record(z.string(), scalarSchema)])
-    .describe('Primary key value, or {"column": value, ...} for a composite key.'),
+    .describe('{"column": value} if composite'),
   columns: columnsArg.optional(),
 });
 

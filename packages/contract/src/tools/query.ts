@@ -13,7 +13,7 @@ export const queryInput = z.object({
     .string()
     .max(8_000)
     .optional()
-    .describe('next_cursor from the previous page; repeat the same table, filter and order_by.'),
+    .describe('next_cursor of the previous page'),
 });
 
 export const queryOutput = z.object({

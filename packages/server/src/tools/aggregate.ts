@@ -13,8 +13,7 @@ import { type Limits, READ_ONLY, defineTool } from './tool.js';
 export const aggregate = defineTool(aggregateSpec, {
   title: 'Aggregate rows',
   description:
-    'count, sum, avg, min and max over one table, optionally grouped, filtered before (filter) and after (having) grouping, sorted and limited. ' +
-    'avg is a number rounded to 6 decimal places; sum keeps the column type.',
+    'count, sum, avg, min, max over one table, optionally grouped; avg rounded to 6 places.',
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planAggregate(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);

@@ -5,7 +5,7 @@ import { READ_ONLY, defineTool } from './tool.js';
 export const describeTable = defineTool(describeTableSpec, {
   title: 'Describe a table',
   description:
-    'Columns (portable type, nullability, default), primary key, foreign keys in both directions and indexes of one table or view.',
+    'Columns (type, nullability, default), keys, foreign keys and indexes of one table or view.',
   annotations: READ_ONLY,
   catalogOnly: true,
   async run(args, ctx) {

@@ -11,7 +11,7 @@ import { READ_ONLY, defineTool } from './tool.js';
 
 export const get = defineTool(getSpec, {
   title: 'Get a row by primary key',
-  description: 'Reads one row by its primary key: a value, or {"column": value} for each column of a composite key.',
+  description: 'One row by its primary key.',
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planGet(args, await ctx.schema.get(), ctx.engine, ctx.db);

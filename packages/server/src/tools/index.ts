@@ -23,14 +23,58 @@ export const SQL_TOOLS: readonly ToolDefinition[] = [sqlTool] as never;
 /** Tools for benchmarking, registered on request (`--echo`). */
 export const BENCH_TOOLS: readonly ToolDefinition[] = [echo] as never;
 
-/** The tools a server with these options registers. */
-export function toolsFor(options: { allowWrites?: boolean; sql?: boolean; echo?: boolean }): readonly ToolDefinition[] {
-  return [
+/** The tools a server with these options registers: the flags' tools, narrowed by `tools` (see selectTools). */
+export function toolsFor(options: { allowWrites?: boolean; sql?: boolean; echo?: boolean; tools?: string }): readonly ToolDefinition[] {
+  const registered = [
     ...READ_TOOLS,
     ...(options.sql ? SQL_TOOLS : []),
     ...(options.allowWrites ? WRITE_TOOLS : []),
     ...(options.echo ? BENCH_TOOLS : []),
   ];
+  return options.tools === undefined ? registered : selectTools(registered, options.tools);
 }
+
+/** `--tools` sets, by name: each expands to its tools (those the flags register). */
+export const TOOL_SETS: Readonly<Record<string, readonly ToolDefinition[]>> = {
+  read: READ_TOOLS,
+  minimal: READ_TOOLS.filter((t) => ['list_tables', 'describe_table', 'query'].includes(t.name)),
+  write: WRITE_TOOLS,
+  all: [...READ_TOOLS, ...SQL_TOOLS, ...WRITE_TOOLS, ...BENCH_TOOLS],
+};
+
+/** The flag that registers each optional tool. */
+const ENABLED_BY = new Map<string, string>([
+  ...WRITE_TOOLS.map((t) => [t.name, '--allow-writes'] as const),
+  ...SQL_TOOLS.map((t) => [t.name, '--sql'] as const),
+  ...BENCH_TOOLS.map((t) => [t.name, '--echo'] as const),
+]);
+
+/**
+ * The registered tools that `list` names (tool names and set names, comma-separated), in
+ * registration order. A set takes those of its tools that are registered; a tool named alone must
+ * be, or the flag it needs is named. Throws ToolSelectionError.
+ */
+export function selectTools(registered: readonly ToolDefinition[], list: string): readonly ToolDefinition[] {
+  const wanted = new Set<ToolDefinition>();
+  const known = TOOL_SETS.all!;
+  for (const name of list.split(',').map((n) => n.trim()).filter(Boolean)) {
+    const set = TOOL_SETS[name];
+    if (set) {
+      for (const tool of set) if (registered.includes(tool)) wanted.add(tool);
+      continue;
+    }
+    const tool = known.find((t) => t.name === name);
+    if (!tool) {
+      throw new ToolSelectionError(`--tools: no tool or set named ${name} (tools: ${known.map((t) => t.name).join(', ')}; sets: ${Object.keys(TOOL_SETS).join(', ')})`);
+    }
+    if (!registered.includes(tool)) throw new ToolSelectionError(`--tools: ${name} needs ${ENABLED_BY.get(name)}`);
+    wanted.add(tool);
+  }
+  if (wanted.size === 0) throw new ToolSelectionError(`--tools ${JSON.stringify(list)} selects no tool`);
+  return registered.filter((t) => wanted.has(t));
+}
+
+/** A `--tools` list that cannot be served: a command-line mistake. */
+export class ToolSelectionError extends Error {}
 
 export type { Limits, ToolContext, ToolDefinition } from './tool.js';

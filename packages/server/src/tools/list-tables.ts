@@ -5,7 +5,7 @@ import { READ_ONLY, defineTool } from './tool.js';
 export const listTables = defineTool(listTablesSpec, {
   title: 'List tables',
   description:
-    'Lists the tables and views you can read, with row counts and a one-line summary of keys and relations. Start here, then describe_table.',
+    'Tables and views you can read, with row counts, keys and relations. Start here.',
   annotations: READ_ONLY,
   catalogOnly: true,
   async run(_args, ctx) {

@@ -25,8 +25,8 @@ import { type Limits, READ_ONLY, defineTool } from './tool.js';
 export const query = defineTool(querySpec, {
   title: 'Query rows',
   description:
-    'Reads rows of one table: choose columns, filter, sort and limit. Unsorted results come in primary key order. ' +
-    'When truncated is true, pass next_cursor back as cursor (with the same table, filter and order_by) for the next page.',
+    'Rows of one table, filtered, sorted (default: primary key order) and limited. ' +
+    'When truncated, pass next_cursor as cursor for the next page.',
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planQuery(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);
