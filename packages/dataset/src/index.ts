@@ -13,3 +13,4 @@ export {
 } from './schema.js';
 export { applyIndexProfile, type Checks, DatasetExistsError, type SeedEvents, type SeedOptions, type SeedReport, seed, type TableReport, verify } from './seed.js';
 export { seedInWorker } from './seed-worker.js';
+export { ForeignTablesError, MARKER_TABLE } from './marker.js';

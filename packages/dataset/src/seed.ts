@@ -2,6 +2,7 @@ import { ToolError } from '@mcp-db-bench/contract';
 import { type BulkLoader, type Connection, type EngineProfile, engineForUrl } from '@mcp-db-bench/server/databases';
 import { sql } from 'kysely';
 import { batches, Dataset } from './generate.js';
+import { dropMarker, ForeignTablesError, mark, type Ownership, ownership, unmark } from './marker.js';
 import { INDEX_PROFILES, type IndexProfile, rowCounts, type DatasetTable, TABLES } from './schema.js';
 
 export interface SeedOptions {
@@ -10,7 +11,7 @@ export interface SeedOptions {
   scale: number;
   seed: number;
   indexes: IndexProfile;
-  /** drop and reload dataset tables that already exist */
+  /** drop and reload the dataset tables that seed made before (the marker names them); never another table */
   force: boolean;
   /** rows generated and sent per batch */
   batchSize?: number;
@@ -54,9 +55,10 @@ export interface Checks {
 }
 
 /**
- * Creates the 8 tables, streams generated rows in through the engine's bulk path, adds the
- * foreign keys and the chosen indexes, refreshes statistics and verifies counts and foreign
- * keys. On failure the tables it created are dropped again, and the error says so.
+ * Creates the dataset's tables (marking each as made by seed, see marker.ts), streams generated
+ * rows in through the engine's bulk path, adds the foreign keys and the chosen indexes, refreshes
+ * statistics and verifies counts and foreign keys. On failure the tables it created are dropped
+ * again, and the error says so. A table of the same name that seed did not make stops it first.
  */
 export async function seed(options: SeedOptions): Promise<SeedReport> {
   const counts = rowCounts(options.scale);
@@ -66,12 +68,17 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
   const started = performance.now();
   const on = options.on ?? {};
   const created: string[] = [];
+  let owned: Ownership | undefined;
+  let markedBefore = true;
   try {
-    await clearWay(engine, connection, options.force);
+    owned = await ownership(connection, await engine.introspect(connection.db));
+    markedBefore = owned.marked;
+    await clearWay(connection, owned, options.force);
     on.phase?.('creating tables');
     for (const table of TABLES) {
       await createTable(connection, loader, table);
       created.push(table.name);
+      await mark(connection, owned, [table.name], options);
     }
     const dataset = new Dataset({ seed: options.seed, counts });
     const tables: TableReport[] = [];
@@ -111,6 +118,7 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
     };
   } catch (error) {
     const dropped = await dropTables(connection, created.reverse()).catch(() => []);
+    if (owned) await (markedBefore ? unmark(connection, owned, dropped) : dropMarker(connection)).catch(() => {});
     const cause = error instanceof ToolError ? error : (engine.mapError(error) ?? (error as Error));
     if (dropped.length === 0) throw cause;
     const note = ` (dropped the partly loaded tables: ${dropped.join(', ')})`;
@@ -142,15 +150,14 @@ export class DatasetExistsError extends ToolError {
   }
 }
 
-/** Refuses to touch existing dataset tables unless forced; forced, drops them. */
-async function clearWay(engine: EngineProfile, connection: Connection, force: boolean): Promise<void> {
-  const existing = new Set((await engine.introspect(connection.db)).tables.map((t) => t.name.toLowerCase()));
-  const clash = TABLES.filter((t) => existing.has(t.name)).map((t) => t.name);
-  if (clash.length === 0) return;
-  if (!force) {
-    throw new DatasetExistsError(clash);
-  }
-  await dropTables(connection, [...TABLES].reverse().map((t) => t.name).filter((n) => clash.includes(n)));
+/** Refuses tables of the dataset's names that seed did not make; refuses its own unless forced, and forced, drops them. */
+async function clearWay(connection: Connection, owned: Ownership, force: boolean): Promise<void> {
+  if (owned.foreign.length) throw new ForeignTablesError(owned.foreign);
+  if (owned.ours.length === 0) return;
+  if (!force) throw new DatasetExistsError(owned.ours);
+  const dropped = await dropTables(connection, [...TABLES].reverse().map((t) => t.name).filter((n) => owned.ours.includes(n)));
+  await unmark(connection, owned, dropped);
+  owned.ours = [];
 }
 
 async function dropTables(connection: Connection, names: string[]): Promise<string[]> {
@@ -195,6 +202,8 @@ export async function applyIndexProfile(
   const connection = open?.connection ?? (await connectOrExplain(engine, url, false));
   try {
     const catalog = await engine.introspect(connection.db);
+    const { foreign } = await ownership(connection, catalog);
+    if (foreign.length) throw new ForeignTablesError(foreign);
     const missing = TABLES.filter((t) => !catalog.tables.some((x) => x.name === t.name)).map((t) => t.name);
     if (missing.length) {
       throw new ToolError('invalid_argument', `not a seeded database: tables ${missing.join(', ')} are missing; run mcp-db-bench seed first`);

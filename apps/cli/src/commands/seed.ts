@@ -23,7 +23,7 @@ export function seedCommand(): Command {
     .addOption(scaleOption())
     .addOption(seedOption())
     .addOption(indexesOption())
-    .option('--force', 'drop and reload dataset tables that already exist')
+    .option('--force', 'drop and reload the dataset tables an earlier seed made (never a table it did not make)')
     .addOption(formatOption('the seed report on stdout'))
     .addOption(jsonAlias())
     .addHelpText(

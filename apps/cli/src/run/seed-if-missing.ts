@@ -1,4 +1,4 @@
-import { DatasetExistsError, type IndexProfile, seedInWorker } from '@mcp-db-bench/dataset';
+import { DatasetExistsError, type IndexProfile, MARKER_TABLE, seedInWorker, TABLES } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/server';
 import { onDatabase } from '../errors.js';
 
@@ -10,7 +10,8 @@ export async function seedIfMissing(
 ): Promise<void> {
   try {
     const report = await onDatabase(url, () => seedInWorker({ url, ...options, force: false }));
-    log(`${redactUrl(url)}: seeded ${report.tables.reduce((n, t) => n + t.rows, 0)} rows in ${report.seconds.toFixed(1)} s`);
+    const rows = report.tables.reduce((n, t) => n + t.rows, 0);
+    log(`${redactUrl(url)}: seeded ${rows} rows in ${report.seconds.toFixed(1)} s: tables ${TABLES.map((t) => t.name).join(', ')} and the marker ${MARKER_TABLE}`);
   } catch (error) {
     if (!(error instanceof DatasetExistsError)) throw error;
     log(`${redactUrl(url)}: using the dataset tables already there (seed --force to reload)`);
