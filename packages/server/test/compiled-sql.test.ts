@@ -1,7 +1,7 @@
 import type { AggregateInput, GetInput, QueryInput } from '@mcp-db-bench/contract';
 import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { ENGINES } from '../src/databases/index.js';
+import { ENGINES } from '@mcp-db-bench/engines';
 import { planAggregate } from '../src/tools/aggregate.js';
 import { planGet } from '../src/tools/get.js';
 import { planQuery } from '../src/tools/query.js';

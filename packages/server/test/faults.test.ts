@@ -1,8 +1,7 @@
 import { connect as netConnect } from 'node:net';
 import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlFamily } from '../src/databases/engine.js';
-import { engineForUrl } from '../src/databases/index.js';
+import { engineForUrl, type SqlFamily } from '@mcp-db-bench/engines';
 import { type CallRecord, countOutcomes, DATABASE_CALLS, Swarm, sleep } from './support/agents.js';
 import { freshDatabase } from './support/databases.js';
 import { callJson, connectClient, exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';

@@ -1,7 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlFamily } from '../src/databases/engine.js';
-import { engineForUrl } from '../src/databases/index.js';
+import { engineForUrl, type SqlFamily } from '@mcp-db-bench/engines';
 import { countOutcomes, latencyQuantile, Swarm, sleep } from './support/agents.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { exitOf, type HttpServer, startHttpServer } from './support/mcp.js';

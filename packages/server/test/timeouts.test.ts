@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineForUrl } from '../src/databases/index.js';
+import { engineForUrl } from '@mcp-db-bench/engines';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';

@@ -1,8 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlFamily } from '../src/databases/engine.js';
-import { engineForUrl } from '../src/databases/index.js';
+import { engineForUrl, type SqlFamily } from '@mcp-db-bench/engines';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop, SHOP } from './support/shop.js';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { TABLES } from '@mcp-db-bench/dataset';
-import { ENGINES, engineForUrl, redactUrl } from '@mcp-db-bench/server';
+import { ENGINES, engineForUrl, redactUrl } from '@mcp-db-bench/engines';
 import { Command } from 'commander';
 import { dbListOption, examples } from '../options.js';
 import { serverBin } from '../run/server-process.js';

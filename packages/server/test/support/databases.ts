@@ -1,4 +1,4 @@
-import { ENGINES, engineForUrl } from '../../src/databases/index.js';
+import { ENGINES, engineForUrl } from '@mcp-db-bench/engines';
 
 /**
  * The live databases the integration tests run against: every embedded engine always, and

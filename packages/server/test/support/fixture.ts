@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Scalar } from '@mcp-db-bench/contract';
 import { sql } from 'kysely';
-import { engineForUrl } from '../../src/databases/index.js';
+import { engineForUrl } from '@mcp-db-bench/engines';
 
 /**
  * The parity fixture (fixtures/parity in the repository): one DDL file per SQL family and the

@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { type RawBuilder, sql } from 'kysely';
-import type { SqlFamily } from '../../src/databases/engine.js';
-import { engineForUrl } from '../../src/databases/index.js';
+import { engineForUrl, type SqlFamily } from '@mcp-db-bench/engines';
 
 /**
  * What a server process holds, read from the operating system (Linux /proc), so the tests

@@ -1,7 +1,6 @@
 import type { PortableType } from '@mcp-db-bench/contract';
 import { sql } from 'kysely';
-import type { SqlFamily } from '../../src/databases/engine.js';
-import { engineForUrl } from '../../src/databases/index.js';
+import { engineForUrl, type SqlFamily } from '@mcp-db-bench/engines';
 import { buildCatalog } from '../../src/catalog/build.js';
 import type { Catalog, RawCatalog } from '../../src/catalog/types.js';
 

@@ -1,4 +1,4 @@
-import type { SqlFamily } from '../../src/databases/engine.js';
+import type { SqlFamily } from '@mcp-db-bench/engines';
 
 /**
  * Statements that run for many seconds, per SQL family, and how to find ours in the engine's

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { RawCatalog, RawColumn, RawTable } from '../../catalog/types.js';
+import type { RawCatalog, RawColumn, RawTable } from '../catalog.js';
 import type { AnyDb } from '../engine.js';
 import { nativeTypeText, normalizeDefault, portableType } from './types.js';
 import { groupBy } from '../group-runs.js';

@@ -2,6 +2,8 @@ import { ToolError } from '@mcp-db-bench/contract';
 import type { EngineProfile } from './engine.js';
 import * as registry from './registry.js';
 
+export * from './registry.js';
+
 /** Every engine the server speaks, by title. */
 export const ENGINES: readonly EngineProfile[] = Object.values(registry).sort((a, b) => a.title.localeCompare(b.title));
 
@@ -25,17 +27,25 @@ export function redactUrl(url: string): string {
   return url.replace(/(\/\/[^:/@]+:)[^@/]*@/, '$1***@');
 }
 
+export { Call, inCall, outsideCalls, SignalCall, throwIfAbandoned } from './calls.js';
+export type { Column, ForeignKey, RawCatalog, RawColumn, RawForeignKey, RawTable, Table } from './catalog.js';
 export { defineEngine, type EngineDefinition } from './define.js';
+export { insertStatement } from './returning.js';
+export { SchemaChangedError } from './schema-changed.js';
+export { temporaryPath } from './test-database.js';
 export type {
   AnyDb,
+  AnySelect,
   BulkColumn,
   BulkLoader,
   BulkRow,
   BulkTable,
+  Comparison,
   ConnectOptions,
   Connection,
   EngineProfile,
   ExcessRights,
+  ShortReads,
   SqlFamily,
   TestDatabases,
 } from './engine.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { RawCatalog, RawColumn, RawForeignKey, RawTable } from '../../catalog/types.js';
+import type { RawCatalog, RawColumn, RawForeignKey, RawTable } from '../catalog.js';
 import type { AnyDb } from '../engine.js';
 import { normalizeDefault, numericPrecision, portableType } from './types.js';
 import { groupBy } from '../group-runs.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { delimitedText } from '../src/databases/delimited.js';
+import { delimitedText } from '../src/delimited.js';
 
 describe('delimited text for COPY and LOAD DATA', () => {
   it('escapes what would break a row and spells nulls and booleans per engine', () => {

@@ -1,7 +1,7 @@
 import type { PortableType, Scalar } from '@mcp-db-bench/contract';
 import type { ToolError } from '@mcp-db-bench/contract';
 import type { CompiledQuery, Dialect, Kysely, QueryResult, RawBuilder, SelectQueryBuilder } from 'kysely';
-import type { RawCatalog, Table } from '../catalog/types.js';
+import type { RawCatalog, Table } from './catalog.js';
 
 /**
  * A SQL family: engines in one family share a dialect and most facts, and the test suites key

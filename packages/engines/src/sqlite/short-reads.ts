@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, QueryResult } from 'kysely';
-import type { Table } from '../../catalog/types.js';
+import type { Table } from '../catalog.js';
 import type { AnyDb, Comparison, ShortReads } from '../engine.js';
 import { startSession } from './pragmas.js';
 import { cacheStatements } from './statement-cache.js';

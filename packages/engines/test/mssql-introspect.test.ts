@@ -2,11 +2,11 @@ import { ToolError } from '@mcp-db-bench/contract';
 import { Kysely, sql } from 'kysely';
 import { ConnectionError, RequestError } from 'tedious';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RawCatalog, RawColumn } from '../src/catalog/types.js';
-import type { AnyDb, Connection } from '../src/databases/engine.js';
-import { parseMssqlUrl } from '../src/databases/mssql/connect.js';
-import { mssql } from '../src/databases/mssql/index.js';
-import { encodeParam, nativeTypeText, normalizeDefault, portableType } from '../src/databases/mssql/types.js';
+import type { RawCatalog, RawColumn } from '../src/catalog.js';
+import type { AnyDb, Connection } from '../src/engine.js';
+import { parseMssqlUrl } from '../src/mssql/connect.js';
+import { mssql } from '../src/mssql/index.js';
+import { encodeParam, nativeTypeText, normalizeDefault, portableType } from '../src/mssql/types.js';
 
 const MSSQL_URL = process.env.MSSQL_URL;
 const PREFIX = 'it_intro_';

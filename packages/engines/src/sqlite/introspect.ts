@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { RawCatalog, RawColumn } from '../../catalog/types.js';
+import type { RawCatalog, RawColumn } from '../catalog.js';
 import type { AnyDb } from '../engine.js';
 import { normalizeDefault, portableType } from './types.js';
 

@@ -1,15 +1,15 @@
 import { ToolError } from '@mcp-db-bench/contract';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RawCatalog, RawColumn } from '../src/catalog/types.js';
-import type { AnyDb, Connection, EngineProfile } from '../src/databases/engine.js';
-import { loadDriver } from '../src/databases/load-driver.js';
-import { mariadb } from '../src/databases/mariadb/index.js';
-import { toMysql2Url } from '../src/databases/mysql/connect.js';
-import { mysql } from '../src/databases/mysql/index.js';
-import * as mysqlTypes from '../src/databases/mysql/types.js';
-import { postgres } from '../src/databases/postgres/index.js';
-import * as pgTypes from '../src/databases/postgres/types.js';
+import type { RawCatalog, RawColumn } from '../src/catalog.js';
+import type { AnyDb, Connection, EngineProfile } from '../src/engine.js';
+import { loadDriver } from '../src/load-driver.js';
+import { mariadb } from '../src/mariadb/index.js';
+import { toMysql2Url } from '../src/mysql/connect.js';
+import { mysql } from '../src/mysql/index.js';
+import * as mysqlTypes from '../src/mysql/types.js';
+import { postgres } from '../src/postgres/index.js';
+import * as pgTypes from '../src/postgres/types.js';
 
 // Live introspection tests. Every object is named it_intro_*, dropped before and after, and
 // assertions only look at those: other suites may share the database.
