@@ -2,12 +2,9 @@ import type { PortableType, Scalar } from '@mcp-db-bench/contract';
 import type { ToolError } from '@mcp-db-bench/contract';
 import type { CompiledQuery, Dialect, Kysely, QueryResult, RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { RawCatalog, Table } from './catalog.js';
+import type { SqlFamily } from './families.js';
 
-/**
- * A SQL family: engines in one family share a dialect and most facts, and the test suites key
- * their engine-specific SQL by it (MariaDB is in `mysql`). An engine's own name by default.
- */
-export type SqlFamily = string;
+export type { SqlFamily } from './families.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tables are discovered at run time
 export type AnyDb = Kysely<any>;
@@ -62,14 +59,19 @@ export interface ShortReads {
 
 /**
  * Everything shared code needs to know about one engine. Each engine's folder defines one
- * (with `defineEngine`); shared code asks it and never switches on an engine name.
+ * (with `defineEngine`); shared code asks it and never switches on an engine name. `F` is its
+ * family as a literal, from which the registry makes the `SqlFamily` union.
  */
-export interface EngineProfile {
+export interface EngineProfile<F extends string = SqlFamily> {
   /** user-facing name, e.g. `postgres` */
   readonly name: string;
   /** the product's name, for people: `PostgreSQL` */
   readonly title: string;
-  readonly family: SqlFamily;
+  /**
+   * Engines in one family share a dialect and most facts (MariaDB is in `mysql`, PGlite in
+   * `postgres`). The engine's own name by default.
+   */
+  readonly family: F;
   /** URL schemes that select this engine, without the colon */
   readonly schemes: readonly string[];
   /** how its URLs are written, for help and error messages: `postgres://USER:PASS@HOST:5432/DB` */
@@ -148,6 +150,9 @@ export interface EngineProfile {
 
   /** How the test suites get an empty database of this engine; absent: tested through another engine's server. */
   readonly testing?: TestDatabases;
+
+  /** What the shared test suites need to say in this family's SQL; engines of one family share them. */
+  readonly testFacts: TestFacts;
 }
 
 /** Rights the connecting user holds beyond what the server needs. */
@@ -221,4 +226,66 @@ export interface TestDatabases {
   readonly adminEnv?: string;
   /** Creates (or re-creates) an empty database called `name`; `baseUrl` is `env`'s URL, or `NAME:` for embedded engines. */
   fresh(baseUrl: string, name: string): Promise<string>;
+}
+
+/** The column kinds of the test suites' small shop fixture (server test/support/shop.ts). */
+export type ShopColumnType = 'int' | 'bigint' | 'text100' | 'text20' | 'bool' | 'money' | 'ts';
+
+/**
+ * The SQL the shared test suites write for a family, so that a suite holds no per-family table:
+ * fixture DDL, statements that run long or hold a connection, and how another session sees the
+ * server's. Absent where the family has no such statement; the suites skip what needs it.
+ */
+export interface TestFacts {
+  /** the shop fixture's column types */
+  readonly shopTypes: Readonly<Record<ShopColumnType, string>>;
+  /** `create table notes (id <generated key>, customer_id integer, body varchar(100) not null, n integer not null default 0)` */
+  readonly notesTable: string;
+  /** the parity fixture's tables and view (fixtures/parity: the rows are shared), statements ending a line with `;` */
+  readonly paritySchema: string;
+  /**
+   * Whether a compiled row limit is a bound parameter (`limit ?`) or text in the statement
+   * (SQL Server's `top (n)`), which decides whether a cached shape is reused as is.
+   */
+  readonly limitIn: 'parameter' | 'text';
+  /** Statements that run for many seconds. */
+  readonly slow?: {
+    /** for the sql tool: runs 30 s (SQLite: far longer) */
+    readonly statement: string;
+    /** a view `slow_view` whose every read runs 30 s, for the read tools (SQLite: half a second or so of counting) */
+    readonly view: string;
+    /** how many of either the server runs now, seen from another session (column `n`); absent: no process list */
+    readonly running?: string;
+  };
+  /** `create view slow_view as ...` whose every read takes 1.5 s */
+  readonly shortSlowView?: string;
+  /** a select that holds its connection for `seconds` */
+  readonly sleep?: (seconds: number) => RawBuilder<unknown>;
+  /**
+   * The MCP server's sessions in this database, seen from another session: all of them (`total`)
+   * and those running a statement (`busy`), the asking session left out.
+   */
+  readonly sessions?: RawBuilder<{ total: unknown; busy: unknown }>;
+  /** how many of the server's `update ... customers` wait for a row lock, seen from another session (column `n`) */
+  readonly waitingWrite?: string;
+  /** what `excessRights` asks (matched against the statements it sends) and finds on a privileged user */
+  readonly excessRights?: { readonly asks: RegExp; readonly ofAdmin?: readonly string[] };
+  /** How the guard tests look at the database host and the session from a direct, privileged connection. */
+  readonly hostProbe?: HostProbe;
+}
+
+/** A server family's view of its host and sessions, for the sql guard's tests. */
+export interface HostProbe {
+  /** writes a small file at the path (the control: a privileged user can) */
+  writeFile(path: string): RawBuilder<unknown>;
+  /** whether a file exists at the path, as the database host sees it (one row, column `present`) */
+  fileExists(path: string): RawBuilder<{ present: unknown }>;
+  /** session-level locks held in this database (one row, column `n`) */
+  locksHeld(): RawBuilder<{ n: unknown }>;
+  /** DDL of a function `take_lock()` the database defines, which takes a session lock out of the guard's sight */
+  readonly lockingFunction: readonly string[];
+  /** a statement that answers the id of the connection it runs on (column `id`) */
+  readonly connectionId: string;
+  /** a statement the guard must refuse that only this family has (a long one, say); absent: none */
+  readonly extraHostile?: { readonly text: string; readonly names: string };
 }

@@ -45,7 +45,10 @@ export type {
   Connection,
   EngineProfile,
   ExcessRights,
+  HostProbe,
+  ShopColumnType,
   ShortReads,
   SqlFamily,
   TestDatabases,
+  TestFacts,
 } from './engine.js';

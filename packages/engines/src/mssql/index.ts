@@ -9,6 +9,7 @@ import { introspect } from './introspect.js';
 import { excessRights } from './rights.js';
 import { sqlGuard } from './sql-guard.js';
 import { encodeParam } from './types.js';
+import { testFacts } from './testing.js';
 
 export const mssql = defineEngine({
   name: 'mssql',
@@ -29,6 +30,7 @@ export const mssql = defineEngine({
   maxParameters: 2_099,
   insertReturningKeys,
   bulk,
+  testFacts,
   testing: {
     env: 'MSSQL_URL',
     fresh: (baseUrl, name) =>

@@ -10,6 +10,7 @@ import { readOnlyStatement } from './read-only.js';
 import { excessRights } from './rights.js';
 import { sqlGuard } from './sql-guard.js';
 import { encodeParam } from './types.js';
+import { testFacts } from './testing.js';
 
 export const mysql = defineEngine({
   name: 'mysql',
@@ -26,6 +27,7 @@ export const mysql = defineEngine({
   excessRights,
   insertReturningKeys,
   bulk,
+  testFacts,
   // no testing: the suites' MySQL-protocol server is MariaDB (see mariadb/index.ts)
 });
 

@@ -9,6 +9,7 @@ import { readOnlyStatement } from './read-only.js';
 import { excessRights } from './rights.js';
 import { sqlGuard } from './sql-guard.js';
 import { encodeParam } from './types.js';
+import { testFacts } from './testing.js';
 
 export const postgres = defineEngine({
   name: 'postgres',
@@ -25,6 +26,7 @@ export const postgres = defineEngine({
   sqlGuard,
   excessRights,
   bulk,
+  testFacts,
   testing: {
     env: 'PG_URL',
     requiredInCi: true,

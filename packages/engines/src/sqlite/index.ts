@@ -10,6 +10,7 @@ import { readOnlyStatement } from './read-only.js';
 import { sqlGuard } from './sql-guard.js';
 import { introspect } from './introspect.js';
 import { timestampToStored } from './types.js';
+import { testFacts } from './testing.js';
 
 export const sqlite = defineEngine({
   name: 'sqlite',
@@ -34,6 +35,7 @@ export const sqlite = defineEngine({
   // SQLite does not promise that `returning` rows follow the order of the values
   insertReturningKeys: insertReturning(1),
   bulk,
+  testFacts,
   testing: { fresh: async (_, name) => `sqlite:${temporaryPath(`${name}.db`)}` },
 });
 
