@@ -28,7 +28,7 @@ export function ddlStatements(text: string): string[] {
 }
 
 /** Creates the fixture's tables and view in an empty database and loads its rows. */
-export async function loadParityFixture(url: string, engine: EngineProfile = engineForUrl(url)): Promise<void> {
+export async function loadParityFixture(url: string, engine: EngineProfile<string> = engineForUrl(url)): Promise<void> {
   // One connection: SQL Server's `set identity_insert` at the end of its DDL lasts for the session.
   const { db, close } = await engine.connect(url, { poolSize: 1, create: true });
   try {

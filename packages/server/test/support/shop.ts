@@ -101,7 +101,7 @@ export function shopRows(): Record<string, Record<string, string | number | bool
 }
 
 /** Creates the shop in an empty database and loads its rows. */
-export async function loadShop(url: string, engine: EngineProfile = engineForUrl(url)): Promise<void> {
+export async function loadShop(url: string, engine: EngineProfile<string> = engineForUrl(url)): Promise<void> {
   const { db, close } = await engine.connect(url, { poolSize: 1, create: true, inProcess: true });
   try {
     const types = engine.testFacts.shopTypes;
