@@ -11,7 +11,16 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BUILTIN = new Set(builtinModules);
 const SOURCE = /\.(ts|mts|js|mjs)$/;
 // `import ... from 'x'`, `export ... from 'x'`, `import 'x'`, `import('x')`, `import x = require('x')`
-const IMPORT = /(?:^|[\s;])(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\brequire\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT = new RegExp(
+  [
+    /(?:^|[\s;])(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/.source,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/.source,
+    /\brequire\(\s*['"]([^'"]+)['"]\s*\)/.source,
+  ].join('|'),
+  'g',
+);
+// `import('x').Name` or `import('x')[...]`: a type position
+const TYPE_IMPORT = /^\bimport\(\s*['"][^'"]+['"]\s*\)\s*[.[]/;
 
 function* files(dir) {
   let names;
@@ -40,7 +49,8 @@ for (const group of ['packages', 'apps']) {
     } catch {
       continue;
     }
-    const runtime = new Set([manifest.name, ...Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies })]);
+    const declared = { ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies };
+    const runtime = new Set([manifest.name, ...Object.keys(declared)]);
     const dev = new Set(Object.keys(manifest.devDependencies ?? {}));
     for (const part of ['src', 'test', 'bench']) {
       const top = join(dir, part);
@@ -48,13 +58,15 @@ for (const group of ['packages', 'apps']) {
         const text = readFileSync(file, 'utf8');
         for (const m of text.matchAll(IMPORT)) {
           const specifier = m[3] ?? m[4] ?? m[5];
-          const typeOnly = Boolean(m[2]) || /\bimport\(\s*['"][^'"]+['"]\s*\)\s*[.[]/.test(m[0] + text.slice(m.index + m[0].length, m.index + m[0].length + 2));
+          const end = m.index + m[0].length;
+          const typeOnly = Boolean(m[2]) || TYPE_IMPORT.test(m[0].trimStart() + text.slice(end, end + 2));
           const where = `${relative(ROOT, file)}: '${specifier}'`;
           if (specifier.startsWith('.')) {
-            if (part === 'src' && relative(top, resolve(file, '..', specifier)).startsWith('..')) offences.push(`${where} leaves ${relative(ROOT, top)}`);
+            const outside = relative(top, resolve(file, '..', specifier)).startsWith('..');
+            if (part === 'src' && outside) offences.push(`${where} leaves ${relative(ROOT, top)}`);
             continue;
           }
-          if (specifier.startsWith('node:') || BUILTIN.has(specifier) || specifier.startsWith('/') || specifier.startsWith('#')) continue;
+          if (specifier.startsWith('node:') || BUILTIN.has(specifier) || /^[/#]/.test(specifier)) continue;
           const pkg = packageOf(specifier);
           if (runtime.has(pkg)) continue;
           if ((part !== 'src' || typeOnly) && dev.has(pkg)) continue;

@@ -4,7 +4,8 @@ import { insertReturning } from './returning.js';
 /** What most engines share; an engine states only where it differs. */
 type Defaulted = 'family' | 'schemes' | 'limit' | 'encodeParam' | 'maxParameters' | 'insertReturningKeys' | 'oneProcess' | 'cancelsStatements';
 
-export type EngineDefinition<N extends string = string, F extends string = N> = Omit<EngineProfile<F>, Defaulted | 'name'> &
+export type EngineDefinition<N extends string = string, F extends string = N> =
+  Omit<EngineProfile<F>, Defaulted | 'name'> &
   Partial<Pick<EngineProfile<F>, Defaulted>> & { readonly name: N };
 
 /**
@@ -14,7 +15,9 @@ export type EngineDefinition<N extends string = string, F extends string = N> = 
  * read back with `insert ... returning`; open in many processes at once, and able to cancel
  * a statement.
  */
-export function defineEngine<const N extends string, const F extends string = N>(definition: EngineDefinition<N, F>): EngineProfile<F> {
+export function defineEngine<const N extends string, const F extends string = N>(
+  definition: EngineDefinition<N, F>,
+): EngineProfile<F> {
   return {
     family: definition.name as string as F,
     schemes: [definition.name],

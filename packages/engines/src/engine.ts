@@ -239,7 +239,10 @@ export type ShopColumnType = 'int' | 'bigint' | 'text100' | 'text20' | 'bool' | 
 export interface TestFacts {
   /** the shop fixture's column types */
   readonly shopTypes: Readonly<Record<ShopColumnType, string>>;
-  /** `create table notes (id <generated key>, customer_id integer, body varchar(100) not null, n integer not null default 0)` */
+  /**
+   * `create table notes (id <generated key>, customer_id integer, body varchar(100) not null,
+   * n integer not null default 0)`
+   */
   readonly notesTable: string;
   /** the parity fixture's tables and view (fixtures/parity: the rows are shared), statements ending a line with `;` */
   readonly paritySchema: string;

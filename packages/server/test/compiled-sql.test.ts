@@ -23,7 +23,7 @@ const compileWith = (name: string) => {
 
 /** Each SQL family, compiled by its engine of the same name (engines of one family compile alike). */
 const FAMILIES: string[] = [...new Set(ENGINES.map((e) => e.family))];
-/** What a later call of a cached shape holds: text bound anew (RawNode), or a fresh compile where the limit is text (`top (n)`). */
+/** What a later call of a cached shape holds: text bound anew (RawNode), or a fresh compile where the limit is text. */
 const reusedKind = (name: string) => (engine(name).testFacts.limitIn === 'text' ? 'SelectQueryNode' : 'RawNode');
 
 describe('mssql', () => {

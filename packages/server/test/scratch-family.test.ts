@@ -45,7 +45,12 @@ describe('a scratch SQL family', () => {
       const served = scratch as unknown as EngineProfile;
       const compiler = new Kysely({ dialect: scratch.compileOnlyDialect() });
       const catalog = buildCatalog(raw, new Map());
-      const args: QueryInput = { table: 'orders', columns: ['id'], filter: "status = 'paid' and customer_id <= 6", order_by: ['id'] };
+      const args: QueryInput = {
+        table: 'orders',
+        columns: ['id'],
+        filter: "status = 'paid' and customer_id <= 6",
+        order_by: ['id'],
+      };
       const plan = planQuery(args, catalog, served, compiler, limits);
       const rows = (await db.executeQuery<{ id: number }>(plan.compiled)).rows.map((r) => Number(r.id));
       expect(rows.length).toBeGreaterThan(0);
@@ -62,7 +67,9 @@ describe('a scratch SQL family', () => {
     try {
       const raw = await scratch.introspect(db);
       for (const [table, rows] of Object.entries(parityRows())) {
-        const count = (await db.selectFrom(table).select(db.fn.countAll().as('n')).executeTakeFirst()) as { n: unknown };
+        const count = (await db.selectFrom(table).select(db.fn.countAll().as('n')).executeTakeFirst()) as {
+          n: unknown;
+        };
         expect(Number(count.n), table).toBe(rows.length);
         expect(raw.tables.some((t) => t.name === table)).toBe(true);
       }

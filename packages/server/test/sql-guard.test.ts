@@ -127,7 +127,8 @@ describe('the start-up check names excess rights, and only those', () => {
     }
   };
   it.each(admins)('$engine: the privileged user', async (target) => {
-    expect((await rightsOf(target.baseUrl))?.rights).toEqual(engineForUrl(target.baseUrl).testFacts.excessRights?.ofAdmin);
+    const { excessRights } = engineForUrl(target.baseUrl).testFacts;
+    expect((await rightsOf(target.baseUrl))?.rights).toEqual(excessRights?.ofAdmin);
   });
   it.each(ordinary)('$engine: the ordinary user', async (target) => {
     expect(await rightsOf(target.baseUrl)).toBeUndefined();
