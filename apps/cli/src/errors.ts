@@ -1,4 +1,4 @@
-import { redactUrl } from '@mcp-db-bench/server';
+import { redactUrl } from '@mcp-db-bench/engines';
 import type { Command } from 'commander';
 
 /**

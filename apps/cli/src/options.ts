@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { INDEX_PROFILES, type IndexProfile, MAX_SCALE } from '@mcp-db-bench/dataset';
-import { URL_FORMS } from '@mcp-db-bench/server';
+import { URL_FORMS } from '@mcp-db-bench/engines';
 import { InvalidArgumentError, Option } from 'commander';
 import { parseList, parsePositiveInt } from './run/durations.js';
 

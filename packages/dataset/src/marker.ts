@@ -1,5 +1,5 @@
 import { ToolError } from '@mcp-db-bench/contract';
-import type { Connection } from '@mcp-db-bench/server/databases';
+import type { Connection } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { TABLES } from './schema.js';
 

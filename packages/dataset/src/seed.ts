@@ -1,5 +1,5 @@
 import { ToolError } from '@mcp-db-bench/contract';
-import { type BulkLoader, type Connection, type EngineProfile, engineForUrl } from '@mcp-db-bench/server/databases';
+import { type BulkLoader, type Connection, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { batches, Dataset } from './generate.js';
 import { dropMarker, ForeignTablesError, mark, type Ownership, ownership, unmark } from './marker.js';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { callTool, engineForUrl, openDatabase, READ_TOOLS } from '@mcp-db-bench/server';
+import { engineForUrl } from '@mcp-db-bench/engines';
+import { callTool, openDatabase, READ_TOOLS } from '@mcp-db-bench/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, liveTargets } from '../../server/test/support/databases.js';
 import { applyIndexProfile, Dataset, generateRows, INDEX_PROFILES, rowCounts, seed, TABLES, type Value } from '../src/index.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
-import { ENGINE_TITLES, redactUrl, URL_FORMS } from './databases/index.js';
+import { ENGINE_TITLES, redactUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import { createServerFactory, directTools } from './server.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { SchemaCache } from './catalog/cache.js';
-import { engineForUrl } from './databases/index.js';
+import { engineForUrl } from '@mcp-db-bench/engines';
 import type { Limits, ToolContext } from './tools/tool.js';
 
 export interface DatabaseOptions {

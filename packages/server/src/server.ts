@@ -1,7 +1,6 @@
 import { TOOL_NAMES, ToolError } from '@mcp-db-bench/contract';
 import { type CallToolResult, McpServer, type McpServerFactory, type ServerContext } from '@modelcontextprotocol/server';
-import { type Call, inCall, SignalCall } from './databases/calls.js';
-import { SchemaChangedError } from './databases/schema-changed.js';
+import { type Call, inCall, SchemaChangedError, SignalCall } from '@mcp-db-bench/engines';
 import { reuseForCatalog } from './catalog/answers.js';
 import { adaptedSchemas, InvalidArguments } from './schemas.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';

@@ -4,13 +4,11 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlFamily } from '../src/databases/engine.js';
-import { engineForUrl } from '../src/databases/index.js';
+import { engineForUrl, type TestFacts } from '@mcp-db-bench/engines';
 import { sleep } from './support/agents.js';
-import { freshDatabase, liveTargets } from './support/databases.js';
+import { engineOf, freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, type Era, exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
-import { type Slow, SLOW } from './support/slow.js';
 
 /**
  * A call whose client goes away is cancelled in the database, and its connection goes back to
@@ -22,7 +20,8 @@ const CLIENTS = 20;
 /** How soon after its client leaves nothing of a call may run, and the pool must serve again. */
 const FREED_WITHIN_MS = 2_000;
 
-const targets = liveTargets().filter((t) => ['sqlite', 'postgres', 'mariadb'].includes(t.engine));
+// a slow statement to abandon, on an engine that can cancel it
+const targets = liveTargets().filter((t) => engineOf(t).testFacts.slow && engineOf(t).cancelsStatements);
 
 /** How one client calls: the path it takes through the server, and what it runs there. */
 interface Caller {
@@ -42,15 +41,9 @@ const CALLERS: Caller[] = [
   { era: 'legacy', sdk: true, tool: 'query' },
 ];
 
-/** The server's update of the shop's customers, waiting for a row lock, seen from another session. */
-const WAITING_WRITE: Partial<Record<SqlFamily, string>> = {
-  postgres: "select count(*) as n from pg_stat_activity where query like 'update%customers%' and state = 'active' and wait_event_type = 'Lock'",
-  mysql: "select count(*) as n from information_schema.processlist where info like 'update%customers%' and id <> connection_id()",
-};
-
 describe.each(targets)('$engine', (target) => {
   let dbUrl = '';
-  let slow: Slow;
+  let slow: NonNullable<TestFacts['slow']>;
   let server: HttpServer;
   let probe: { running(): Promise<number>; close(): Promise<void> } | undefined;
 
@@ -104,7 +97,7 @@ describe.each(targets)('$engine', (target) => {
     dbUrl = await freshDatabase(target, 'bench_abandon');
     await loadShop(dbUrl);
     const engine = engineForUrl(dbUrl);
-    slow = SLOW[engine.family]!;
+    slow = engine.testFacts.slow!;
     const { db, close } = await engine.connect(dbUrl, { poolSize: 1, inProcess: true });
     try {
       await sql.raw(slow.view).execute(db);
@@ -189,7 +182,7 @@ describe.each(targets)('$engine', (target) => {
   }, 60_000);
 
   // SQLite waits for its write lock inside one step on the worker thread (busy_timeout), which cannot be interrupted.
-  const waiting = WAITING_WRITE[engineForUrl(target.baseUrl).family];
+  const waiting = engineOf(target).testFacts.waitingWrite;
   it.skipIf(!waiting)('a write whose client leaves while it waits for a row lock is cancelled, and never applies', async () => {
     const own = await startHttpServer(dbUrl, ['--allow-writes', '--statement-timeout', '120000']);
     const writer = await connectClient('http', 'legacy', { dbUrl, endpoint: own.endpoint });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { preciseIso } from '../src/databases/mssql/precise-dates.js';
+import { preciseIso } from '../../engines/src/mssql/precise-dates.js';
 import { decodeValue } from '../src/output/decode.js';
 
 /**

@@ -1,8 +1,7 @@
 import { connect as netConnect } from 'node:net';
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlFamily } from '../src/databases/engine.js';
-import { engineForUrl } from '../src/databases/index.js';
+import { engineForUrl } from '@mcp-db-bench/engines';
 import { type CallRecord, countOutcomes, DATABASE_CALLS, Swarm, sleep } from './support/agents.js';
 import { freshDatabase } from './support/databases.js';
 import { callJson, connectClient, exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
@@ -24,12 +23,6 @@ const OUTAGE_MS = 2_500;
 /** The most a recovery may take once the database accepts connections again. */
 const RECOVERY_BOUND_MS = 10_000;
 
-/** A view whose every read takes 1.5 s: a slow statement without a big table. */
-const SLOW_VIEW: Partial<Record<SqlFamily, RawBuilder<unknown>>> = {
-  postgres: sql`create view slow_view as select 1 as id, pg_sleep(1.5)::text as slept`,
-  mysql: sql`create view slow_view as select 1 as id, sleep(1.5) as slept`,
-};
-
 const ENGINES: { engine: PrivateEngine; unavailable: string | undefined }[] = (['postgres', 'mariadb'] as const).map(
   (engine) => ({ engine, unavailable: privateServerUnavailable(engine) }),
 );
@@ -49,7 +42,8 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
     dbUrl = await freshDatabase({ engine, baseUrl: database.baseUrl }, 'bench_faults');
     await loadShop(dbUrl);
     const { db, close } = await engineForUrl(dbUrl).connect(dbUrl, { poolSize: 1 });
-    await SLOW_VIEW[engineForUrl(dbUrl).family]!.execute(db);
+    // a view whose every read takes 1.5 s: a slow statement without a big table
+    await sql.raw(engineForUrl(dbUrl).testFacts.shortSlowView!).execute(db);
     await close();
     http = await startHttpServer(dbUrl, ['--pool-size', String(POOL_SIZE)]);
     port = Number(new URL(http.endpoint).port);

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaCache } from '../src/catalog/cache.js';
 import type { Catalog } from '../src/catalog/types.js';
 import { DEFAULT_LIMITS } from '../src/context.js';
-import { type AnyDb, type EngineProfile, engineForUrl } from '../src/databases/index.js';
+import { type AnyDb, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
 import { encodeCursor, fingerprint } from '../src/query/cursor.js';
 import { planQuery } from '../src/tools/query.js';
 import { planAggregate } from '../src/tools/aggregate.js';

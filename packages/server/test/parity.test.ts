@@ -5,7 +5,7 @@ import { freshDatabase, liveTargets } from './support/databases.js';
 import { PARITY_DIR, loadParityFixture } from './support/fixture.js';
 import { type CallOutcome, callJson, connectClient } from './support/mcp.js';
 import { FILTER_OPS, type FilterNode } from '@mcp-db-bench/contract';
-import { ENGINES } from '../src/databases/index.js';
+import { ENGINES } from '@mcp-db-bench/engines';
 import { parseFilter } from '../src/filter/tree.js';
 
 /**

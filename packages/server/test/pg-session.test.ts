@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { type AddressInfo, createConnection, createServer, type Server } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkSession, sessionSettings, startupOptions } from '../src/databases/postgres/session.js';
+import { checkSession, sessionSettings, startupOptions } from '../../engines/src/postgres/session.js';
 import { liveTargets } from './support/databases.js';
 import { BIN } from './support/mcp.js';
 

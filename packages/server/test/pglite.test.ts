@@ -2,9 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineForUrl } from '../src/databases/index.js';
-import type { Connection } from '../src/databases/engine.js';
-import { temporaryPath } from '../src/databases/test-database.js';
+import { type Connection, engineForUrl, temporaryPath } from '@mcp-db-bench/engines';
 
 /** What PGlite needs beyond the shared suites: one process per directory, one caller at a time. */
 describe('pglite', () => {

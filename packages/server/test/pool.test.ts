@@ -1,9 +1,8 @@
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqlFamily } from '../src/databases/engine.js';
-import { engineForUrl } from '../src/databases/index.js';
+import { engineForUrl } from '@mcp-db-bench/engines';
 import { countOutcomes, latencyQuantile, Swarm, sleep } from './support/agents.js';
-import { freshDatabase, liveTargets } from './support/databases.js';
+import { engineOf, freshDatabase, liveTargets } from './support/databases.js';
 import { exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
 import { sessionProbe } from './support/probes.js';
 import { loadShop } from './support/shop.js';
@@ -19,13 +18,8 @@ const AGENTS = 200;
 const DEFAULT_POOL_SIZE = 10;
 const RUN_MS = 3_000;
 
-/** Statements that hold their connection for a while. */
-const SLEEP: Partial<Record<SqlFamily, (seconds: number) => RawBuilder<unknown>>> = {
-  postgres: (s) => sql`select pg_sleep(${s})`,
-  mysql: (s) => sql`select sleep(${s})`,
-};
-
-const targets = liveTargets().filter((t) => ['sqlite', 'postgres', 'mariadb'].includes(t.engine));
+// an engine open in one process at a time (PGlite) serves on one connection: no pool to share
+const targets = liveTargets().filter((t) => !engineOf(t).oneProcess);
 
 describe.each(targets)('$engine', (target) => {
   let dbUrl = '';
@@ -41,8 +35,7 @@ describe.each(targets)('$engine', (target) => {
   });
 
   it(`${AGENTS} concurrent agents share the default pool without a single error`, async () => {
-    const family = engineForUrl(dbUrl).family;
-    const probe = SLEEP[family] ? await sessionProbe(dbUrl) : undefined;
+    const probe = engineForUrl(dbUrl).testFacts.sessions ? await sessionProbe(dbUrl) : undefined;
     const swarm = await Swarm.start(http.endpoint, AGENTS);
     let maxSessions = 0;
     try {
@@ -73,7 +66,7 @@ describe.each(targets)('$engine', (target) => {
 
   // SQLite has one connection and no pool: better-sqlite3 runs each statement to completion
   // before the next, so there is no wait to bound beyond the statements ahead in line.
-  const hold = SLEEP[engineForUrl(target.baseUrl).family];
+  const hold = engineOf(target).testFacts.sleep;
   if (!hold) return;
 
   it('a wait for a busy pool is bounded, and the pool stays usable', async () => {

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineForUrl } from '../src/databases/index.js';
-import { statementCacheSize } from '../src/databases/postgres/prepared.js';
+import { engineForUrl } from '@mcp-db-bench/engines';
+import { statementCacheSize } from '../../engines/src/postgres/prepared.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient } from './support/mcp.js';
 

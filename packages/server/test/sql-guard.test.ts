@@ -5,13 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolError } from '@mcp-db-bench/contract';
 import type { Client } from '@modelcontextprotocol/client';
-import { Kysely, type RawBuilder, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyDb, SqlFamily } from '../src/databases/engine.js';
-import { ENGINES, engineForUrl } from '../src/databases/index.js';
-import { mssql } from '../src/databases/mssql/index.js';
-import { mysql } from '../src/databases/mysql/index.js';
-import { sqlite } from '../src/databases/sqlite/index.js';
+import { type AnyDb, engineForUrl, ENGINES, mssql, mysql, type SqlFamily, sqlite } from '@mcp-db-bench/engines';
 import { freshDatabase, type LiveTarget, liveTargets, privilegedTargets } from './support/databases.js';
 import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
@@ -37,39 +33,6 @@ interface SqlText {
 }
 const CORPUS_FILE = fileURLToPath(new URL('../../../fixtures/attacks/injection.json', import.meta.url));
 const SQL_TEXTS = (JSON.parse(readFileSync(CORPUS_FILE, 'utf8')) as { sqlTexts: SqlText[] }).sqlTexts;
-
-/** Per family: how the tests look at the database host and the session from a direct, privileged connection. */
-interface HostProbe {
-  /** writes a small file at the path (the control: this user can) */
-  writeFile(path: string): RawBuilder<unknown>;
-  /** whether a file exists at the path, as the database host sees it (one row, column `present`) */
-  fileExists(path: string): RawBuilder<{ present: unknown }>;
-  /** session-level locks held in this database (one row, column `n`) */
-  locksHeld(): RawBuilder<{ n: unknown }>;
-  /** a function the database defines, which takes a session lock out of the guard's sight */
-  lockingFunction: string[];
-  /** the id of the connection a statement runs on, through the sql tool */
-  connectionId: string;
-}
-
-const LOCK_NAME = 'mcp_db_bench_guard';
-const PROBES: Partial<Record<SqlFamily, HostProbe>> = {
-  postgres: {
-    writeFile: (path) => sql`copy (select 1) to ${sql.lit(path)}`,
-    // `row is not null` needs every field set, and creation is null on Linux: ask for the size
-    fileExists: (path) => sql`select (pg_stat_file(${sql.lit(path)}, true)).size is not null as present`,
-    locksHeld: () => sql`select count(*) as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`,
-    lockingFunction: ['create function take_lock() returns integer language plpgsql as $$ begin perform pg_advisory_lock(7); return 1; end $$'],
-    connectionId: 'select pg_backend_pid() as id',
-  },
-  mysql: {
-    writeFile: (path) => sql`select 1 into outfile ${sql.lit(path)}`,
-    fileExists: (path) => sql`select load_file(${sql.lit(path)}) is not null as present`,
-    locksHeld: () => sql`select count(is_used_lock(${sql.lit(LOCK_NAME)})) as n`,
-    lockingFunction: [`create function take_lock() returns integer not deterministic no sql return get_lock('${LOCK_NAME}', 0)`],
-    connectionId: 'select connection_id() as id',
-  },
-};
 
 describe('guards, without a database', () => {
   const db = undefined as unknown as AnyDb;
@@ -147,8 +110,7 @@ describe('the start-up check names excess rights, and only those', () => {
     const db = new Kysely({ dialect: engine.compileOnlyDialect(), log: (e) => { sent.push(e.query.sql); } }) as AnyDb;
     // A dialect that never connects answers no rows: no warning.
     expect(await engine.excessRights!(db)).toBeUndefined();
-    const asked = { postgres: /rolsuper[\s\S]*pg_read_server_files[\s\S]*pg_execute_server_program/, mysql: /user_privileges[\s\S]*'FILE', 'SUPER'/, mssql: /is_srvrolemember\('sysadmin'\)/ }[engine.family];
-    expect(sent.join('\n')).toMatch(asked!);
+    expect(sent.join('\n')).toMatch(engine.testFacts.excessRights!.asks);
   });
 
   const isServer = (t: LiveTarget) => t.baseUrl.includes('://');
@@ -165,8 +127,8 @@ describe('the start-up check names excess rights, and only those', () => {
     }
   };
   it.each(admins)('$engine: the privileged user', async (target) => {
-    const expected = engineForUrl(target.baseUrl).family === 'postgres' ? ['superuser'] : ['FILE', 'SUPER'];
-    expect((await rightsOf(target.baseUrl))?.rights).toEqual(expected);
+    const { excessRights } = engineForUrl(target.baseUrl).testFacts;
+    expect((await rightsOf(target.baseUrl))?.rights).toEqual(excessRights?.ofAdmin);
   });
   it.each(ordinary)('$engine: the ordinary user', async (target) => {
     expect(await rightsOf(target.baseUrl)).toBeUndefined();
@@ -176,12 +138,11 @@ describe('the start-up check names excess rights, and only those', () => {
 describe.each(privilegedTargets())('$engine as a privileged user', (target) => {
   const engine = engineForUrl(target.baseUrl);
   const family = engine.family;
-  const probe = PROBES[family];
+  const probe = engine.testFacts.hostProbe;
   // A server engine: its files and locks can be looked at beside the running MCP server.
   const server = target.baseUrl.includes('://');
   const hostile = SQL_TEXTS.filter((s) => s.refusedOn?.includes(family));
-  // near the tool's largest statement (20,000 characters), which PostgreSQL's parser reads on a thread of its own
-  if (family === 'postgres') hostile.push({ category: 'long', text: `select 1${', 1'.repeat(6000)}, pg_read_file('/etc/passwd')`, names: 'pg_read_file' });
+  if (probe?.extraHostile) hostile.push({ category: 'family', ...probe.extraHostile });
   const file = join(tmpdir(), `mcp-db-bench-guard-${randomUUID()}.txt`);
   let dbUrl = '';
   let mcp: HttpServer;

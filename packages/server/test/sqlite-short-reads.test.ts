@@ -7,9 +7,10 @@ import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog } from '../src/catalog/build.js';
 import type { Catalog } from '../src/catalog/types.js';
-import type { AnyDb, Connection } from '../src/databases/engine.js';
-import { sqlite } from '../src/databases/sqlite/index.js';
-import { pinIndex, SqliteShortReads } from '../src/databases/sqlite/short-reads.js';
+import type { AnyDb, Connection } from '@mcp-db-bench/engines';
+// from the engine's source, as SqliteShortReads is: `toBeInstanceOf` needs the one class
+import { sqlite } from '../../engines/src/sqlite/index.js';
+import { pinIndex, SqliteShortReads } from '../../engines/src/sqlite/short-reads.js';
 import { DEFAULT_LIMITS } from '../src/context.js';
 import { readRows } from '../src/query/read.js';
 import { planGet } from '../src/tools/get.js';
@@ -17,7 +18,7 @@ import { planQuery } from '../src/tools/query.js';
 
 /**
  * SQLite reads that SQLite's own plan proves short run on the main thread
- * (src/databases/sqlite/short-reads.ts); everything else goes to the worker threads. These tests
+ * (packages/engines/src/sqlite/short-reads.ts); everything else goes to the worker threads. These tests
  * judge real plans of a real database, and count what reaches the worker pool.
  */
 let dir = '';

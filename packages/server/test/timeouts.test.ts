@@ -2,11 +2,10 @@ import { spawnSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineForUrl } from '../src/databases/index.js';
-import { freshDatabase, liveTargets } from './support/databases.js';
+import { engineForUrl } from '@mcp-db-bench/engines';
+import { engineOf, freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
-import { SLOW } from './support/slow.js';
 
 /**
  * Statement timeouts cancel the statement inside the database, not merely stop waiting for
@@ -16,7 +15,7 @@ const TIMEOUT_MS = 1000;
 
 // The slow statement goes through the sql tool, which engines without a read-only mode (SQL Server)
 // lack; an engine that cannot cancel a statement has nothing to test here.
-const targets = liveTargets().filter((t) => SLOW[engineForUrl(t.baseUrl).family] && engineForUrl(t.baseUrl).cancelsStatements);
+const targets = liveTargets().filter((t) => engineOf(t).testFacts.slow && engineOf(t).cancelsStatements);
 
 describe.each(targets)('$engine', (target) => {
   let dbUrl = '';
@@ -39,7 +38,7 @@ describe.each(targets)('$engine', (target) => {
   });
 
   it('cancels a slow statement in the database, answers timeout, and keeps serving meanwhile', async () => {
-    const slow = SLOW[engineForUrl(dbUrl).family]!;
+    const slow = engineForUrl(dbUrl).testFacts.slow!;
     let slowDone = false;
     const started = Date.now();
     const pending = callJson(slowClient, 'sql', { sql: slow.statement }).finally(() => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { TABLES } from '@mcp-db-bench/dataset';
-import { ENGINES, engineForUrl, redactUrl } from '@mcp-db-bench/server';
+import { ENGINES, engineForUrl, redactUrl } from '@mcp-db-bench/engines';
 import { Command } from 'commander';
 import { dbListOption, examples } from '../options.js';
 import { serverBin } from '../run/server-process.js';

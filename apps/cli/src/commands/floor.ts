@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, type PlanTarget, runPlan, summarize, WORKLOADS } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type StepResult } from '@mcp-db-bench/contract';
-import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
+import { engineForUrl, redactUrl } from '@mcp-db-bench/engines';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { agentsOption, dbListOption, examples, type Format, formatOption, scaleOption, seedOption, workersOption } from '../options.js';
 import { callsPerSecond, int, median, spread } from '../render/numbers.js';

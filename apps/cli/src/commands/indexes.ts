@@ -1,5 +1,5 @@
 import { applyIndexProfile } from '@mcp-db-bench/dataset';
-import { redactUrl } from '@mcp-db-bench/server';
+import { redactUrl } from '@mcp-db-bench/engines';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { Command, Option } from 'commander';
 import { onDatabase, UsageError } from '../errors.js';

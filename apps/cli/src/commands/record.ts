@@ -1,7 +1,7 @@
 import { createWriteStream, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { TRACE_VALUES, type TraceLine, type TraceValues } from '@mcp-db-bench/contract';
-import { redactUrl } from '@mcp-db-bench/server';
+import { redactUrl } from '@mcp-db-bench/engines';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT, UsageError } from '../errors.js';
 import { examples } from '../options.js';

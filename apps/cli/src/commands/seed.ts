@@ -1,5 +1,5 @@
 import { type SeedEvents, seedInWorker } from '@mcp-db-bench/dataset';
-import { redactUrl } from '@mcp-db-bench/server';
+import { redactUrl } from '@mcp-db-bench/engines';
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
 import { onDatabase } from '../errors.js';

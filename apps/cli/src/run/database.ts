@@ -1,6 +1,6 @@
 import type { PlanTarget, RawDriver } from '@mcp-db-bench/agent';
 import { applyIndexProfile, type IndexProfile } from '@mcp-db-bench/dataset';
-import { engineForUrl } from '@mcp-db-bench/server';
+import { engineForUrl } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 
 /**

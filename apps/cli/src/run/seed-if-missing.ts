@@ -1,5 +1,5 @@
 import { DatasetExistsError, type IndexProfile, MARKER_TABLE, seedInWorker, TABLES } from '@mcp-db-bench/dataset';
-import { redactUrl } from '@mcp-db-bench/server';
+import { redactUrl } from '@mcp-db-bench/engines';
 import { onDatabase } from '../errors.js';
 
 /** Seeds a database that has no dataset yet; one that has it is used as it is. */

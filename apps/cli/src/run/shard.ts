@@ -8,7 +8,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { INDEX_PROFILES, TABLES } from '@mcp-db-bench/dataset';
-import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
+import { engineForUrl, redactUrl } from '@mcp-db-bench/engines';
 import { InvalidArgumentError } from 'commander';
 import { onDatabase } from '../errors.js';
 

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import { outsideCalls } from '../databases/calls.js';
-import type { AnyDb, EngineProfile } from '../databases/engine.js';
+import { type AnyDb, type EngineProfile, outsideCalls } from '@mcp-db-bench/engines';
 import { buildCatalog, tablesToCount } from './build.js';
 import type { Catalog } from './types.js';
 

@@ -1,67 +1,7 @@
-import type { PortableType } from '@mcp-db-bench/contract';
+import type { Table } from '@mcp-db-bench/engines';
 
-/** What an engine's introspection reports; `buildCatalog` turns it into a {@link Catalog}. */
-export interface RawCatalog {
-  tables: RawTable[];
-  columns: RawColumn[];
-  /** primary key columns in key order */
-  primaryKeys: { table: string; columns: string[] }[];
-  foreignKeys: RawForeignKey[];
-  /** secondary indexes and unique constraints, without the primary key's own index */
-  indexes: { table: string; name: string; columns: string[]; unique: boolean }[];
-}
-
-export interface RawTable {
-  name: string;
-  kind: 'table' | 'view';
-  /** the engine's row estimate, or null when it has none */
-  rowEstimate: number | null;
-}
-
-export interface RawColumn {
-  table: string;
-  name: string;
-  /** 1-based position in the table */
-  ordinal: number;
-  /** the engine's own type name, lower case, with length/precision when the engine reports it */
-  nativeType: string;
-  type: PortableType;
-  precision: number | null;
-  scale: number | null;
-  nullable: boolean;
-  /** normalised default: literal text, `CURRENT_TIMESTAMP`, or the engine's expression text */
-  default: string | null;
-  autoIncrement: boolean;
-}
-
-export interface RawForeignKey {
-  table: string;
-  columns: string[];
-  refTable: string;
-  refColumns: string[];
-}
-
-export interface Column extends Omit<RawColumn, 'table' | 'ordinal'> {}
-
-export interface ForeignKey {
-  columns: string[];
-  table: string;
-  references: string[];
-}
-
-export interface Table {
-  name: string;
-  kind: 'table' | 'view';
-  /** exact count for small tables, estimate for large ones, null for views */
-  rows: number | null;
-  columns: Column[];
-  column: ReadonlyMap<string, Column>;
-  /** empty for views and key-less tables; then rows are ordered by every column */
-  primaryKey: string[];
-  foreignKeys: ForeignKey[];
-  referencedBy: ForeignKey[];
-  indexes: { columns: string[]; unique: boolean }[];
-}
+// The raw and per-table types live with the engines, which read them; the server caches the whole.
+export type { Column, ForeignKey, RawCatalog, RawColumn, RawForeignKey, RawTable, Table } from '@mcp-db-bench/engines';
 
 export interface Catalog {
   /** tables and views sorted by name */

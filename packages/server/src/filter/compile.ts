@@ -1,7 +1,7 @@
 import type { FilterNode, PortableType, Scalar } from '@mcp-db-bench/contract';
 import { ToolError } from '@mcp-db-bench/contract';
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
-import type { EngineProfile } from '../databases/engine.js';
+import type { EngineProfile } from '@mcp-db-bench/engines';
 import { coerceValue } from './coerce.js';
 
 /** What a filter's `column` names: a table column, or in `having` an aggregate's output. */

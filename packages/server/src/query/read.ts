@@ -1,7 +1,7 @@
 import type { FilterNode } from '@mcp-db-bench/contract';
 import type { CompiledQuery } from 'kysely';
 import type { Table } from '../catalog/types.js';
-import type { Comparison } from '../databases/engine.js';
+import type { Comparison } from '@mcp-db-bench/engines';
 import type { ToolContext } from '../tools/tool.js';
 import { resolveColumn } from './names.js';
 

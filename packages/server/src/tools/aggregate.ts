@@ -1,7 +1,7 @@
 import { type AggregateInput, type AggregateOutput, type AggregateSpec, aggregateSpec, type PortableValue, ToolError } from '@mcp-db-bench/contract';
 import { type Expression, type RawBuilder, sql } from 'kysely';
 import type { Catalog, Table } from '../catalog/types.js';
-import type { AnyDb, AnySelect, EngineProfile } from '../databases/engine.js';
+import type { AnyDb, AnySelect, EngineProfile } from '@mcp-db-bench/engines';
 import { filterParams, type Operand, type OperandResolver } from '../filter/compile.js';
 import { type DecodeTarget, decodeValue } from '../output/decode.js';
 import { resolveColumn, resolveTable } from '../query/names.js';

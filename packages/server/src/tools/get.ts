@@ -1,6 +1,6 @@
 import { type FilterNode, type GetInput, type GetOutput, getSpec, ToolError } from '@mcp-db-bench/contract';
 import type { Catalog, Table } from '../catalog/types.js';
-import type { AnyDb, EngineProfile } from '../databases/engine.js';
+import type { AnyDb, EngineProfile } from '@mcp-db-bench/engines';
 import { coerceValue } from '../filter/coerce.js';
 import { filterParams } from '../filter/compile.js';
 import { resolveColumns, resolveTable } from '../query/names.js';

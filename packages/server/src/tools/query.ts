@@ -1,7 +1,7 @@
 import { type FilterNode, type QueryInput, type QueryOutput, querySpec } from '@mcp-db-bench/contract';
 import { type CompiledQuery, type SqlBool, sql } from 'kysely';
 import type { Catalog, Column, Table } from '../catalog/types.js';
-import type { AnyDb, EngineProfile } from '../databases/engine.js';
+import type { AnyDb, EngineProfile } from '@mcp-db-bench/engines';
 import { filterParams } from '../filter/compile.js';
 import { decodeCursor, encodeCursor, fingerprint, keysetAfter } from '../query/cursor.js';
 import { resolveColumn, resolveColumns, resolveTable } from '../query/names.js';

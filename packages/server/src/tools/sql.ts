@@ -1,7 +1,7 @@
 import { type Scalar, sqlSpec, ToolError } from '@mcp-db-bench/contract';
 import type { PortableType } from '@mcp-db-bench/contract';
 import { sql as kyselySql } from 'kysely';
-import type { EngineProfile } from '../databases/engine.js';
+import type { EngineProfile } from '@mcp-db-bench/engines';
 import { decodeValue } from '../output/decode.js';
 import { requireQuery, splitNamedParameters } from '../query/named-params.js';
 import { effectiveLimit } from '../query/select.js';

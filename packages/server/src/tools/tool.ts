@@ -2,7 +2,7 @@ import type { ToolSpec } from '@mcp-db-bench/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { SchemaCache } from '../catalog/cache.js';
-import type { AnyDb, EngineProfile, ShortReads } from '../databases/engine.js';
+import type { AnyDb, EngineProfile, ShortReads } from '@mcp-db-bench/engines';
 
 /** Row limits every read tool obeys. */
 export interface Limits {

@@ -63,7 +63,7 @@ export async function autoWorkers(url: string | undefined): Promise<number> {
   const cores = availableParallelism();
   if (cores === 1 || !url) return 1;
   // Loaded only here: the engines' definitions, not their drivers.
-  const { engineForUrl } = await import('../databases/index.js');
+  const { engineForUrl } = await import('@mcp-db-bench/engines');
   try {
     return engineForUrl(url).oneProcess ? 1 : cores;
   } catch {

@@ -7,7 +7,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
-import { Call } from '../databases/calls.js';
+import { Call } from '@mcp-db-bench/engines';
 import type { ToolOutcome } from '../server.js';
 
 /** The tools as functions of their raw arguments, run as a call (see `directTools`). */

@@ -1,5 +1,5 @@
 import { ToolError } from '@mcp-db-bench/contract';
-import { throwIfAbandoned } from '../databases/calls.js';
+import { throwIfAbandoned } from '@mcp-db-bench/engines';
 import type { ToolContext } from '../tools/tool.js';
 import type { WriteScope } from './statements.js';
 

@@ -1,7 +1,7 @@
 import { type Scalar, type SetValue, ToolError } from '@mcp-db-bench/contract';
 import { type RawBuilder, sql } from 'kysely';
 import type { Column, Table } from '../catalog/types.js';
-import type { EngineProfile } from '../databases/engine.js';
+import type { EngineProfile } from '@mcp-db-bench/engines';
 import { coerceValue } from '../filter/coerce.js';
 import { resolveColumn } from '../query/names.js';
 

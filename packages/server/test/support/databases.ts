@@ -1,4 +1,4 @@
-import { ENGINES, engineForUrl } from '../../src/databases/index.js';
+import { type EngineProfile, ENGINES, engineForUrl } from '@mcp-db-bench/engines';
 
 /**
  * The live databases the integration tests run against: every embedded engine always, and
@@ -48,9 +48,14 @@ export function privilegedTargets(): LiveTarget[] {
   return out;
 }
 
+/** The engine a target is tested as (MYSQL_URL's server is tested as MariaDB, whatever its scheme). */
+export function engineOf(target: LiveTarget): EngineProfile {
+  return ENGINES.find((e) => e.name === target.engine) ?? engineForUrl(target.baseUrl);
+}
+
 /** Creates (or re-creates) an empty database named `name` and returns its URL. */
 export async function freshDatabase(target: LiveTarget, name: string): Promise<string> {
-  const engine = ENGINES.find((e) => e.name === target.engine) ?? engineForUrl(target.baseUrl);
+  const engine = engineOf(target);
   if (!engine.testing) throw new Error(`${engine.title} has no test databases`);
   return engine.testing.fresh(target.baseUrl, name);
 }

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { Scalar } from '@mcp-db-bench/contract';
 import { sql } from 'kysely';
-import { engineForUrl } from '../../src/databases/index.js';
+import { type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
 
 /**
- * The parity fixture (fixtures/parity in the repository): one DDL file per SQL family and the
- * rows once, as portable JSON. Rows are bound through the engine's own encodeParam, with the
+ * The parity fixture (fixtures/parity in the repository): the rows once, as portable JSON, and
+ * the DDL in each family's test facts (`paritySchema`). Rows are bound through the engine's own encodeParam, with the
  * portable types introspection reports, so loading goes through the same rules as filtering.
  */
 export const PARITY_DIR = new URL('../../../../fixtures/parity/', import.meta.url);
@@ -28,13 +28,11 @@ export function ddlStatements(text: string): string[] {
 }
 
 /** Creates the fixture's tables and view in an empty database and loads its rows. */
-export async function loadParityFixture(url: string): Promise<void> {
-  const engine = engineForUrl(url);
+export async function loadParityFixture(url: string, engine: EngineProfile<string> = engineForUrl(url)): Promise<void> {
   // One connection: SQL Server's `set identity_insert` at the end of its DDL lasts for the session.
   const { db, close } = await engine.connect(url, { poolSize: 1, create: true });
   try {
-    const ddl = readFileSync(new URL(`schema/${engine.family}.sql`, PARITY_DIR), 'utf8');
-    for (const statement of ddlStatements(ddl)) await sql.raw(statement).execute(db);
+    for (const statement of ddlStatements(engine.testFacts.paritySchema)) await sql.raw(statement).execute(db);
     const { columns } = await engine.introspect(db);
     for (const [table, rows] of Object.entries(parityRows())) {
       const typeOf = new Map(columns.filter((c) => c.table === table).map((c) => [c.name, c.type]));

@@ -1,7 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { type RawBuilder, sql } from 'kysely';
-import type { SqlFamily } from '../../src/databases/engine.js';
-import { engineForUrl } from '../../src/databases/index.js';
+import { type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
 
 /**
  * What a server process holds, read from the operating system (Linux /proc), so the tests
@@ -34,29 +32,21 @@ export function processHandles(pid: number, port: number): { peerPorts: Set<numb
   return { peerPorts, fds: fds.length, rssBytes: Number(rss ?? 0) * 1024 };
 }
 
-/**
- * The sessions the MCP server holds in one database, seen from the database: all of them, and
- * those running a statement. Our own probe session is left out.
- */
-const SESSIONS: Partial<Record<SqlFamily, RawBuilder<{ total: unknown; busy: unknown }>>> = {
-  postgres: sql`select count(*) as total, count(*) filter (where state <> 'idle') as busy
-    from pg_stat_activity
-    where application_name = 'mcp-db-server' and datname = current_database() and pid <> pg_backend_pid()`,
-  mysql: sql`select count(*) as total, coalesce(sum(command <> 'Sleep'), 0) as busy
-    from information_schema.processlist
-    where db = database() and id <> connection_id()`,
-};
-
 export interface SessionProbe {
   sessions(): Promise<{ total: number; busy: number }>;
   close(): Promise<void>;
 }
 
-/** One connection of its own to `url` that counts the server's sessions in that database. */
-export async function sessionProbe(url: string): Promise<SessionProbe> {
-  const engine = engineForUrl(url);
-  const query = SESSIONS[engine.family];
-  if (!query) throw new Error(`no session query for ${engine.family}`);
+/**
+ * One connection of its own to `url` that counts the sessions the MCP server holds in that
+ * database, all of them and those running a statement (its family's `sessions` test fact).
+ */
+export async function sessionProbe(
+  url: string,
+  engine: EngineProfile<string> = engineForUrl(url),
+): Promise<SessionProbe> {
+  const query = engine.testFacts.sessions;
+  if (!query) throw new Error(`the ${engine.family} family has no session query`);
   const { db, close } = await engine.connect(url, { poolSize: 1 });
   return {
     async sessions() {

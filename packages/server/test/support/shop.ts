@@ -1,24 +1,15 @@
 import type { PortableType } from '@mcp-db-bench/contract';
 import { sql } from 'kysely';
-import type { SqlFamily } from '../../src/databases/engine.js';
-import { engineForUrl } from '../../src/databases/index.js';
+import { type EngineProfile, engineForUrl, type ShopColumnType as ColumnType } from '@mcp-db-bench/engines';
 import { buildCatalog } from '../../src/catalog/build.js';
 import type { Catalog, RawCatalog } from '../../src/catalog/types.js';
 
 /**
  * A small shop: customers, orders, order_items (composite key) and a view, with the
  * values that trip engines up: nulls, unicode, decimals, timestamps with fractions,
- * integers past 2^53, booleans. Loaded identically into every engine.
+ * integers past 2^53, booleans. Loaded identically into every engine, in the column types its
+ * family's test facts give.
  */
-type ColumnType = 'int' | 'bigint' | 'text100' | 'text20' | 'bool' | 'money' | 'ts';
-
-const TYPES: Record<SqlFamily, Record<ColumnType, string>> = {
-  postgres: { int: 'integer', bigint: 'bigint', text100: 'varchar(100)', text20: 'varchar(20)', bool: 'boolean', money: 'numeric(12,2)', ts: 'timestamp(3)' },
-  mysql: { int: 'int', bigint: 'bigint', text100: 'varchar(100)', text20: 'varchar(20)', bool: 'boolean', money: 'decimal(12,2)', ts: 'datetime(3)' },
-  mssql: { int: 'int', bigint: 'bigint', text100: 'nvarchar(100)', text20: 'nvarchar(20)', bool: 'bit', money: 'decimal(12,2)', ts: 'datetime2(3)' },
-  sqlite: { int: 'INTEGER', bigint: 'BIGINT', text100: 'VARCHAR(100)', text20: 'VARCHAR(20)', bool: 'BOOLEAN', money: 'DECIMAL(12,2)', ts: 'TIMESTAMP' },
-};
-
 const PORTABLE: Record<ColumnType, PortableType> = {
   int: 'integer', bigint: 'integer', text100: 'text', text20: 'text', bool: 'boolean', money: 'decimal', ts: 'timestamp',
 };
@@ -110,12 +101,10 @@ export function shopRows(): Record<string, Record<string, string | number | bool
 }
 
 /** Creates the shop in an empty database and loads its rows. */
-export async function loadShop(url: string): Promise<void> {
-  const engine = engineForUrl(url);
+export async function loadShop(url: string, engine: EngineProfile<string> = engineForUrl(url)): Promise<void> {
   const { db, close } = await engine.connect(url, { poolSize: 1, create: true, inProcess: true });
   try {
-    const types = TYPES[engine.family];
-    if (!types) throw new Error(`the shop fixture has no column types for the ${engine.family} family`);
+    const types = engine.testFacts.shopTypes;
     for (const t of SHOP) {
       const ids = (names: string[]) => sql.join(names.map((c) => sql.id(c)));
       const cols = t.columns.map(

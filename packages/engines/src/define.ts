@@ -1,0 +1,32 @@
+import type { EngineProfile } from './engine.js';
+import { insertReturning } from './returning.js';
+
+/** What most engines share; an engine states only where it differs. */
+type Defaulted = 'family' | 'schemes' | 'limit' | 'encodeParam' | 'maxParameters' | 'insertReturningKeys' | 'oneProcess' | 'cancelsStatements';
+
+export type EngineDefinition<N extends string = string, F extends string = N> =
+  Omit<EngineProfile<F>, Defaulted | 'name'> &
+  Partial<Pick<EngineProfile<F>, Defaulted>> & { readonly name: N };
+
+/**
+ * One engine, described in full in its own folder: its URLs, drivers, dialect, introspection,
+ * types, errors, bulk loader and test databases. Defaults: selected by the scheme `name:`, its
+ * own SQL family, `limit n`, values bound as given, 65,535 parameters per statement, and keys
+ * read back with `insert ... returning`; open in many processes at once, and able to cancel
+ * a statement.
+ */
+export function defineEngine<const N extends string, const F extends string = N>(
+  definition: EngineDefinition<N, F>,
+): EngineProfile<F> {
+  return {
+    family: definition.name as string as F,
+    schemes: [definition.name],
+    limit: (query, n) => query.limit(n),
+    encodeParam: (_, value) => value,
+    maxParameters: 65_535,
+    insertReturningKeys: insertReturning(),
+    oneProcess: false,
+    cancelsStatements: true,
+    ...definition,
+  };
+}

@@ -1,0 +1,294 @@
+import type { PortableType, Scalar } from '@mcp-db-bench/contract';
+import type { ToolError } from '@mcp-db-bench/contract';
+import type { CompiledQuery, Dialect, Kysely, QueryResult, RawBuilder, SelectQueryBuilder } from 'kysely';
+import type { RawCatalog, Table } from './catalog.js';
+import type { SqlFamily } from './families.js';
+
+export type { SqlFamily } from './families.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: tables are discovered at run time
+export type AnyDb = Kysely<any>;
+// biome-ignore lint/suspicious/noExplicitAny: tables are discovered at run time
+export type AnySelect = SelectQueryBuilder<any, any, any>;
+
+export interface ConnectOptions {
+  /** most connections the pool opens */
+  poolSize: number;
+  /** longest a statement waits for a pooled connection before failing; default DEFAULT_POOL_WAIT_MS */
+  poolWaitMs?: number;
+  /** create the database if it does not exist (SQLite files); off for servers, on for seeding */
+  create?: boolean;
+  /** sessions the engine itself keeps from writing (see each engine's connect) */
+  readOnly?: boolean;
+  /** the engine cancels a statement that runs longer than this; 0 or absent: no limit */
+  statementTimeoutMs?: number;
+  /**
+   * Run statements on the calling thread and expose the driver handle, for bulk loading.
+   * Only SQLite differs: a server runs its statements on worker threads.
+   */
+  inProcess?: boolean;
+}
+
+export interface Connection {
+  db: AnyDb;
+  /** Where single-table reads go when the engine has a cheaper path for short ones; absent: `db`. */
+  shortReads?: ShortReads;
+  /**
+   * The driver-level handle under `db` (a pg Pool, a mysql2 Pool, a better-sqlite3 Database),
+   * for bulk paths kysely does not model, such as COPY; undefined where none is exposed.
+   */
+  driver: unknown;
+  close(): Promise<void>;
+}
+
+/** A comparison `column op ?` in a where clause made of nothing else, ANDed. */
+export interface Comparison {
+  column: string;
+  op: '=' | '<' | '<=' | '>' | '>=';
+}
+
+/**
+ * Single-table reads that the engine may serve more cheaply than `db` does, when it can prove
+ * them short (SQLite: on the calling thread instead of a worker thread, see
+ * sqlite/short-reads.ts). What it cannot prove short, it runs on `db`.
+ */
+export interface ShortReads {
+  /** `table`: the base table read; `where`: every condition of the statement's where clause. */
+  execute<R>(query: CompiledQuery, table: Table, where: readonly Comparison[]): Promise<QueryResult<R>>;
+}
+
+/**
+ * Everything shared code needs to know about one engine. Each engine's folder defines one
+ * (with `defineEngine`); shared code asks it and never switches on an engine name. `F` is its
+ * family as a literal, from which the registry makes the `SqlFamily` union.
+ */
+export interface EngineProfile<F extends string = SqlFamily> {
+  /** user-facing name, e.g. `postgres` */
+  readonly name: string;
+  /** the product's name, for people: `PostgreSQL` */
+  readonly title: string;
+  /**
+   * Engines in one family share a dialect and most facts (MariaDB is in `mysql`, PGlite in
+   * `postgres`). The engine's own name by default.
+   */
+  readonly family: F;
+  /** URL schemes that select this engine, without the colon */
+  readonly schemes: readonly string[];
+  /** how its URLs are written, for help and error messages: `postgres://USER:PASS@HOST:5432/DB` */
+  readonly urlForms: readonly string[];
+  /** npm packages the engine loads lazily (optional peer dependencies); named in the error when one is missing */
+  readonly drivers: readonly string[];
+
+  /** Opens a pool (loading the driver now, not at import time). */
+  connect(url: string, options: ConnectOptions): Promise<Connection>;
+
+  /** A dialect that compiles but never connects: for compiled-SQL tests and offline checks. */
+  compileOnlyDialect(): Dialect;
+
+  /** Reads tables, views, columns, keys, foreign keys, indexes and row estimates. */
+  introspect(db: AnyDb): Promise<RawCatalog>;
+
+  /** Applies a row limit (`limit n` on most engines, `top n` on SQL Server). */
+  limit(query: AnySelect, n: number): AnySelect;
+
+  /**
+   * Turns a portable filter value into the parameter the driver binds for a column of this
+   * type (booleans as 1/0 where the engine has no boolean, timestamps in the stored text form
+   * on SQLite, big integers as BigInt where the driver wants them). Values were already checked
+   * against the type.
+   */
+  encodeParam(type: PortableType, value: Exclude<Scalar, null>): unknown;
+
+  /** Maps a driver error to a tool error, or undefined when it is not a known kind. */
+  mapError(error: unknown): ToolError | undefined;
+
+  /** The most bound parameters one statement may carry. */
+  readonly maxParameters: number;
+
+  /**
+   * Inserts rows (values already encoded, one array per row in `columns` order) and returns
+   * each row's primary key as the driver reads it, in row order, generated values included.
+   */
+  insertReturningKeys(db: AnyDb, table: string, columns: readonly string[], rows: readonly unknown[][], key: readonly string[]): Promise<Record<string, unknown>[]>;
+
+  /**
+   * Runs one caller-written statement so the engine itself refuses any write: inside a
+   * read-only transaction that is always rolled back, as a single statement, returning at
+   * most `maxRows` rows. Absent where the engine has no such mode (the `sql` tool is refused).
+   */
+  readonly readOnlyStatement?: (db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) => Promise<Record<string, unknown>[]>;
+
+  /**
+   * Refuses, before it runs, a caller-written statement (as compiled, with the engine's own
+   * placeholders) that a read-only transaction would still let reach outside the database (files,
+   * programs, other servers), act on other sessions, or leave state on a pooled connection after
+   * the call (locks, variables): throws a ToolError (`invalid_argument`) that names what it refused
+   * and why. Every engine with `readOnlyStatement` has one; the sql tool calls it first.
+   */
+  readonly sqlGuard?: (db: AnyDb, text: string) => Promise<void> | void;
+
+  /**
+   * Reads, at start-up, the connecting user's rights beyond what the server needs (FILE, SUPER,
+   * superuser, sysadmin, the server-file roles ...), for a warning. Absent where users have no
+   * rights to speak of (an embedded engine).
+   */
+  readonly excessRights?: (db: AnyDb) => Promise<ExcessRights | undefined>;
+
+  /**
+   * Whether the database can be open in one process at a time (an embedded engine with no
+   * lock manager): while our server has it open, nothing else may open it, so whatever needs
+   * a second connection beside the server (re-indexing between rounds, raw-driver lookups)
+   * cannot run. Default false.
+   */
+  readonly oneProcess: boolean;
+
+  /** Whether the engine can cancel a running statement (`statementTimeoutMs`). Default true. */
+  readonly cancelsStatements: boolean;
+
+  /** How the dataset is created and streamed in: the engine's fastest bulk path. */
+  readonly bulk: BulkLoader;
+
+  /** How the test suites get an empty database of this engine; absent: tested through another engine's server. */
+  readonly testing?: TestDatabases;
+
+  /** What the shared test suites need to say in this family's SQL; engines of one family share them. */
+  readonly testFacts: TestFacts;
+}
+
+/** Rights the connecting user holds beyond what the server needs. */
+export interface ExcessRights {
+  /** the user as the database names it */
+  user: string;
+  /** the rights, as the database names them: `FILE`, `superuser`, `pg_read_server_files` */
+  rights: string[];
+}
+
+/** A column as a bulk load declares it: the dataset's columns fit this shape. */
+export interface BulkColumn {
+  name: string;
+  type: PortableType;
+  /** text: maximum length; decimal: precision */
+  size?: number;
+  /** decimal: digits after the point */
+  scale?: number;
+  /** a foreign key to another table's `id` */
+  references?: string;
+  /** the database generates it on insert (identity / auto-increment) */
+  generated?: boolean;
+}
+
+export interface BulkTable {
+  name: string;
+  columns: readonly BulkColumn[];
+}
+
+/** One row, values in column order, as the dataset generates them. */
+export type BulkRow = (string | number | boolean | null)[];
+
+/**
+ * An engine's bulk path: how columns are declared and how rows reach a table fastest (COPY,
+ * LOAD DATA, a prepared statement in one transaction, batches).
+ */
+export interface BulkLoader {
+  /** the column's type in CREATE TABLE */
+  columnType(column: BulkColumn): string;
+  /**
+   * Whether foreign keys are declared in CREATE TABLE (and the load runs with checks off) or
+   * added after loading, when one validating pass is cheaper than a check per row.
+   */
+  readonly foreignKeys: 'inline' | 'after';
+  /** Adds a table's foreign-key constraints after loading. Default: one ALTER TABLE per constraint. */
+  addForeignKeys?(connection: Connection, table: BulkTable, constraints: RawBuilder<unknown>[]): Promise<void>;
+  /**
+   * Streams every row of a table in, over a connection opened with `inProcess`; `rows` yields
+   * batches lazily (the loader may change their values); `progress` gets row counts.
+   */
+  load(connection: Connection, table: BulkTable, rows: Iterable<BulkRow[]>, progress: (rows: number) => void): Promise<void>;
+  /** Statements that refresh the planner's statistics after a load. */
+  analyze(table: string): string[];
+  /** Drops an index if it exists. */
+  dropIndex(name: string, table: string): string;
+}
+
+/**
+ * Where the test suites find this engine, and how they make an empty database on it. An
+ * embedded engine (no `env`) is always tested; a server is tested where its URL is set.
+ */
+export interface TestDatabases {
+  /** the environment variable holding a URL of the server's maintenance database */
+  readonly env?: string;
+  /** CI (CI=true) fails instead of skipping when `env` (or `adminEnv`) is unset */
+  readonly requiredInCi?: boolean;
+  /**
+   * the variable holding a URL of the same server as a privileged user (superuser, FILE), for the
+   * tests that must show the sql tool refusing what the database itself would allow
+   */
+  readonly adminEnv?: string;
+  /** Creates (or re-creates) an empty database called `name`; `baseUrl` is `env`'s URL, or `NAME:` for embedded engines. */
+  fresh(baseUrl: string, name: string): Promise<string>;
+}
+
+/** The column kinds of the test suites' small shop fixture (server test/support/shop.ts). */
+export type ShopColumnType = 'int' | 'bigint' | 'text100' | 'text20' | 'bool' | 'money' | 'ts';
+
+/**
+ * The SQL the shared test suites write for a family, so that a suite holds no per-family table:
+ * fixture DDL, statements that run long or hold a connection, and how another session sees the
+ * server's. Absent where the family has no such statement; the suites skip what needs it.
+ */
+export interface TestFacts {
+  /** the shop fixture's column types */
+  readonly shopTypes: Readonly<Record<ShopColumnType, string>>;
+  /**
+   * `create table notes (id <generated key>, customer_id integer, body varchar(100) not null,
+   * n integer not null default 0)`
+   */
+  readonly notesTable: string;
+  /** the parity fixture's tables and view (fixtures/parity: the rows are shared), statements ending a line with `;` */
+  readonly paritySchema: string;
+  /**
+   * Whether a compiled row limit is a bound parameter (`limit ?`) or text in the statement
+   * (SQL Server's `top (n)`), which decides whether a cached shape is reused as is.
+   */
+  readonly limitIn: 'parameter' | 'text';
+  /** Statements that run for many seconds. */
+  readonly slow?: {
+    /** for the sql tool: runs 30 s (SQLite: far longer) */
+    readonly statement: string;
+    /** a view `slow_view` whose every read runs 30 s, for the read tools (SQLite: half a second or so of counting) */
+    readonly view: string;
+    /** how many of either the server runs now, seen from another session (column `n`); absent: no process list */
+    readonly running?: string;
+  };
+  /** `create view slow_view as ...` whose every read takes 1.5 s */
+  readonly shortSlowView?: string;
+  /** a select that holds its connection for `seconds` */
+  readonly sleep?: (seconds: number) => RawBuilder<unknown>;
+  /**
+   * The MCP server's sessions in this database, seen from another session: all of them (`total`)
+   * and those running a statement (`busy`), the asking session left out.
+   */
+  readonly sessions?: RawBuilder<{ total: unknown; busy: unknown }>;
+  /** how many of the server's `update ... customers` wait for a row lock, seen from another session (column `n`) */
+  readonly waitingWrite?: string;
+  /** what `excessRights` asks (matched against the statements it sends) and finds on a privileged user */
+  readonly excessRights?: { readonly asks: RegExp; readonly ofAdmin?: readonly string[] };
+  /** How the guard tests look at the database host and the session from a direct, privileged connection. */
+  readonly hostProbe?: HostProbe;
+}
+
+/** A server family's view of its host and sessions, for the sql guard's tests. */
+export interface HostProbe {
+  /** writes a small file at the path (the control: a privileged user can) */
+  writeFile(path: string): RawBuilder<unknown>;
+  /** whether a file exists at the path, as the database host sees it (one row, column `present`) */
+  fileExists(path: string): RawBuilder<{ present: unknown }>;
+  /** session-level locks held in this database (one row, column `n`) */
+  locksHeld(): RawBuilder<{ n: unknown }>;
+  /** DDL of a function `take_lock()` the database defines, which takes a session lock out of the guard's sight */
+  readonly lockingFunction: readonly string[];
+  /** a statement that answers the id of the connection it runs on (column `id`) */
+  readonly connectionId: string;
+  /** a statement the guard must refuse that only this family has (a long one, say); absent: none */
+  readonly extraHostile?: { readonly text: string; readonly names: string };
+}

@@ -1,0 +1,54 @@
+import { ToolError } from '@mcp-db-bench/contract';
+import type { EngineProfile } from './engine.js';
+import * as registry from './registry.js';
+
+export * from './registry.js';
+
+/** Every engine the server speaks, by title. */
+export const ENGINES: readonly EngineProfile[] = Object.values(registry).sort((a, b) => a.title.localeCompare(b.title));
+
+/** Every engine's URL forms, for help text and errors. */
+export const URL_FORMS = ENGINES.flatMap((e) => e.urlForms).join(', ');
+
+/** The engines' titles, for a one-line description: `MariaDB, MySQL, ... or SQLite`. */
+export const ENGINE_TITLES = ENGINES.map((e) => e.title).join(', ').replace(/, ([^,]*)$/, ' or $1');
+
+/** Picks the engine from a connection URL's scheme. */
+export function engineForUrl(url: string): EngineProfile {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (!scheme) throw new ToolError('invalid_argument', `not a database URL: expected ${URL_FORMS}`);
+  const engine = ENGINES.find((e) => e.schemes.includes(scheme));
+  if (!engine) throw new ToolError('invalid_argument', `unknown database URL scheme "${scheme}:"; use ${URL_FORMS}`);
+  return engine;
+}
+
+/** A URL safe to print: the password replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@/]*@/, '$1***@');
+}
+
+export { Call, inCall, outsideCalls, SignalCall, throwIfAbandoned } from './calls.js';
+export type { Column, ForeignKey, RawCatalog, RawColumn, RawForeignKey, RawTable, Table } from './catalog.js';
+export { defineEngine, type EngineDefinition } from './define.js';
+export { insertStatement } from './returning.js';
+export { SchemaChangedError } from './schema-changed.js';
+export { temporaryPath } from './test-database.js';
+export type {
+  AnyDb,
+  AnySelect,
+  BulkColumn,
+  BulkLoader,
+  BulkRow,
+  BulkTable,
+  Comparison,
+  ConnectOptions,
+  Connection,
+  EngineProfile,
+  ExcessRights,
+  HostProbe,
+  ShopColumnType,
+  ShortReads,
+  SqlFamily,
+  TestDatabases,
+  TestFacts,
+} from './engine.js';

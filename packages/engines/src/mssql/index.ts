@@ -1,0 +1,42 @@
+import { sql } from 'kysely';
+import { defineEngine } from '../define.js';
+import { recreateOnServer } from '../test-database.js';
+import { bulk } from './bulk.js';
+import { compileOnlyDialect, connect } from './connect.js';
+import { mapError } from './errors.js';
+import { insertReturningKeys } from './insert.js';
+import { introspect } from './introspect.js';
+import { excessRights } from './rights.js';
+import { sqlGuard } from './sql-guard.js';
+import { encodeParam } from './types.js';
+import { testFacts } from './testing.js';
+
+export const mssql = defineEngine({
+  name: 'mssql',
+  title: 'SQL Server',
+  schemes: ['mssql', 'sqlserver'],
+  urlForms: ['mssql://USER:PASS@HOST:1433/DB (or sqlserver://)'],
+  drivers: ['tedious', 'tarn'],
+  connect,
+  compileOnlyDialect,
+  introspect,
+  limit: (query, n) => query.top(n),
+  encodeParam,
+  mapError,
+  // no readOnlyStatement (no read-only transaction): --sql is refused, and the guard waits for one
+  sqlGuard,
+  excessRights,
+  // 2,100 per request, one of which tedious keeps for itself
+  maxParameters: 2_099,
+  insertReturningKeys,
+  bulk,
+  testFacts,
+  testing: {
+    env: 'MSSQL_URL',
+    fresh: (baseUrl, name) =>
+      recreateOnServer(connect, baseUrl, name, (id, text) => [
+        sql`if db_id(${text}) is not null begin alter database ${id} set single_user with rollback immediate; drop database ${id}; end`,
+        sql`create database ${id}`,
+      ]),
+  },
+});

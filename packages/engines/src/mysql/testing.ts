@@ -1,0 +1,48 @@
+import { sql } from 'kysely';
+import type { TestFacts } from '../engine.js';
+import { paritySchema } from './parity-schema.js';
+
+const LOCK_NAME = 'mcp_db_bench_guard';
+
+/** What the shared test suites write in MySQL's SQL (MariaDB shares it). */
+export const testFacts: TestFacts = {
+  shopTypes: {
+    int: 'int',
+    bigint: 'bigint',
+    text100: 'varchar(100)',
+    text20: 'varchar(20)',
+    bool: 'boolean',
+    money: 'decimal(12,2)',
+    ts: 'datetime(3)',
+  },
+  notesTable:
+    'create table notes (id integer auto_increment primary key, customer_id integer, ' +
+    'body varchar(100) not null, n integer not null default 0)',
+  paritySchema,
+  limitIn: 'parameter',
+  slow: {
+    statement: 'select sleep(30) as slept',
+    view: 'create view slow_view as select 1 as id, sleep(30) as slept',
+    running:
+      'select count(*) as n from information_schema.processlist ' +
+      "where (info like '%sleep(30)%' or info like '%slow_view%') and id <> connection_id()",
+  },
+  shortSlowView: 'create view slow_view as select 1 as id, sleep(1.5) as slept',
+  sleep: (s) => sql`select sleep(${s})`,
+  sessions: sql`select count(*) as total, coalesce(sum(command <> 'Sleep'), 0) as busy
+    from information_schema.processlist
+    where db = database() and id <> connection_id()`,
+  waitingWrite:
+    'select count(*) as n from information_schema.processlist ' +
+    "where info like 'update%customers%' and id <> connection_id()",
+  excessRights: { asks: /user_privileges[\s\S]*'FILE', 'SUPER'/, ofAdmin: ['FILE', 'SUPER'] },
+  hostProbe: {
+    writeFile: (path) => sql`select 1 into outfile ${sql.lit(path)}`,
+    fileExists: (path) => sql`select load_file(${sql.lit(path)}) is not null as present`,
+    locksHeld: () => sql`select count(is_used_lock(${sql.lit(LOCK_NAME)})) as n`,
+    lockingFunction: [
+      `create function take_lock() returns integer not deterministic no sql return get_lock('${LOCK_NAME}', 0)`,
+    ],
+    connectionId: 'select connection_id() as id',
+  },
+};

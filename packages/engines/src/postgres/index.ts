@@ -1,0 +1,37 @@
+import { sql } from 'kysely';
+import { defineEngine } from '../define.js';
+import { recreateOnServer } from '../test-database.js';
+import { bulk } from './bulk.js';
+import { compileOnlyDialect, connect } from './connect.js';
+import { mapError } from './errors.js';
+import { introspect } from './introspect.js';
+import { readOnlyStatement } from './read-only.js';
+import { excessRights } from './rights.js';
+import { sqlGuard } from './sql-guard.js';
+import { encodeParam } from './types.js';
+import { testFacts } from './testing.js';
+
+export const postgres = defineEngine({
+  name: 'postgres',
+  title: 'PostgreSQL',
+  schemes: ['postgres', 'postgresql'],
+  urlForms: ['postgres://USER:PASS@HOST:5432/DB (or postgresql://; add ?statement_cache_size=0 behind PgBouncer before 1.21)'],
+  drivers: ['pg', 'pg-copy-streams'],
+  connect,
+  compileOnlyDialect,
+  introspect,
+  encodeParam,
+  mapError,
+  readOnlyStatement,
+  sqlGuard,
+  excessRights,
+  bulk,
+  testFacts,
+  testing: {
+    env: 'PG_URL',
+    requiredInCi: true,
+    adminEnv: 'PG_ADMIN_URL',
+    fresh: (baseUrl, name) =>
+      recreateOnServer(connect, baseUrl, name, (id) => [sql`drop database if exists ${id} with (force)`, sql`create database ${id}`]),
+  },
+});

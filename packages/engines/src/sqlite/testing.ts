@@ -1,0 +1,32 @@
+import type { TestFacts } from '../engine.js';
+import { paritySchema } from './parity-schema.js';
+
+/** Counts to `n` in a recursive query: SQLite's slow statement, since it has no sleep. */
+const counting = (n: number) =>
+  `with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) select count(*) as n from c`;
+
+/**
+ * What the shared test suites write in SQLite's SQL. No process list: caller-written SQL runs
+ * in a child process of the server; and one connection, so nothing to hold or wait for.
+ */
+export const testFacts: TestFacts = {
+  shopTypes: {
+    int: 'INTEGER',
+    bigint: 'BIGINT',
+    text100: 'VARCHAR(100)',
+    text20: 'VARCHAR(20)',
+    bool: 'BOOLEAN',
+    money: 'DECIMAL(12,2)',
+    ts: 'TIMESTAMP',
+  },
+  notesTable:
+    'create table notes (id integer primary key autoincrement, customer_id integer, ' +
+    'body varchar(100) not null, n integer not null default 0)',
+  paritySchema,
+  limitIn: 'parameter',
+  slow: {
+    statement: counting(300_000_000),
+    // a read on a worker thread cannot be interrupted (see worker-pool.ts): half a second or so of counting
+    view: `create view slow_view as ${counting(500_000)}`,
+  },
+};
