@@ -3,7 +3,7 @@ export type { Catalog, Column, Table } from './catalog/types.js';
 export { type DatabaseContext, type DatabaseOptions, DEFAULT_LIMITS, openDatabase } from './context.js';
 export { ENGINE_TITLES, ENGINES, engineForUrl, redactUrl, URL_FORMS } from './databases/index.js';
 export type { AnyDb, Connection, ConnectOptions, EngineProfile, SqlFamily } from './databases/engine.js';
-export { parseFilter } from './filter/tree.js';
+export { parseFilter } from '@mcp-db-bench/contract';
 export { callTool, createServerFactory } from './server.js';
 export { BENCH_TOOLS, READ_TOOLS, SQL_TOOLS, WRITE_TOOLS, toolsFor, type Limits, type ToolContext, type ToolDefinition } from './tools/index.js';
 export { WORKER_NODE_FLAGS } from './transports/cluster.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FILTER_LIMITS } from '../filter.js';
+import { FILTER_LIMITS } from '../filter/tree.js';
 
 export const tableArg = z
   .string()
