@@ -1,4 +1,4 @@
-import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { f, parseFilterExpression, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpCallError, type McpClient, type ToolCallResult, type ToolInfo } from '../src/clients/client.js';
 import { FakeClock } from '../src/engine/clock.js';
@@ -77,19 +77,31 @@ describe('SQL written by profiles: values as each dialect’s safe literals, ide
     }
   });
 
+  /** Our filter text, read by our grammar, as the dialect's SQL. */
+  const sqlOf = (text: string, dialect: string) => filterSql(parseFilterExpression(text), columns, DIALECTS[dialect]!);
+
   it('translates the comparisons workloads send, per dialect', () => {
-    expect(filterSql('customer_id = 42', columns, DIALECTS.sqlite!)).toBe('"customer_id" = 42');
-    expect(filterSql("status = 'it''s' and total >= 10.5", columns, DIALECTS.mysql!)).toBe("`status` = 'it''s' and `total` >= 10.5");
-    expect(filterSql("status = 'a\\b'", columns, DIALECTS.mysql!)).toBe("`status` = 'a\\\\b'");
+    expect(sqlOf('customer_id = 42', 'sqlite')).toBe('"customer_id" = 42');
+    expect(sqlOf("status = 'it''s' and total >= 10.5", 'mysql')).toBe("`status` = 'it''s' and `total` >= 10.5");
+    expect(sqlOf("status = 'a\\b'", 'mysql')).toBe("`status` = 'a\\\\b'");
     // " and " inside a string is part of the value
-    expect(filterSql("status = 'a and b'", columns, DIALECTS.postgres!)).toBe(`"status" = E'a and b'`);
+    expect(sqlOf("status = 'a and b'", 'postgres')).toBe(`"status" = E'a and b'`);
   });
 
-  it('leaves out (undefined) what it cannot translate safely: unknown columns, other syntax', () => {
-    expect(filterSql('nope = 1', columns, DIALECTS.sqlite!)).toBeUndefined();
-    expect(filterSql('customer_id = 1 or 1 = 1', columns, DIALECTS.sqlite!)).toBeUndefined();
-    expect(filterSql('customer_id = (select 1)', columns, DIALECTS.sqlite!)).toBeUndefined();
-    expect(filterSql("status = 'unterminated", columns, DIALECTS.sqlite!)).toBeUndefined();
+  it('translates the rest of the tree but like: or, not, in, between, is null, bracketing groups', () => {
+    const text = "(customer_id in (1, 2) or total between 1 and 9.5) and not status is null and status != 'x'";
+    expect(sqlOf(text, 'sqlite')).toBe(
+      `("customer_id" in (1, 2) or "total" between 1 and 9.5) and not ("status" is null) and "status" <> 'x'`,
+    );
+    expect(filterSql(f.or(f.eq('customer_id', 1), f.and(f.eq('status', 'a'), f.gt('total', 2))), columns, DIALECTS.postgres!)).toBe(
+      `"customer_id" = 1 or ("status" = E'a' and "total" > 2)`,
+    );
+  });
+
+  it('leaves out (undefined) what it cannot translate safely: unknown columns, like', () => {
+    expect(sqlOf('nope = 1', 'sqlite')).toBeUndefined();
+    expect(sqlOf('customer_id = 1 or nope = 1', 'sqlite')).toBeUndefined();
+    expect(sqlOf("status like 'a%'", 'sqlite')).toBeUndefined();
   });
 
   it('quotes identifiers by doubling their quote character', () => {
@@ -163,6 +175,18 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
     } finally {
       await db.run("set session sql_mode = replace(@@sql_mode, 'NO_BACKSLASH_ESCAPES', '')");
     }
+  });
+
+  it('answers a filter our grammar refuses as our server does (invalid_filter), sending nothing', async () => {
+    const log: string[] = [];
+    const client = sqlTool(engine, sqlPeer(db, log));
+    await client.callTool('describe_table', { table: 'people' });
+    const sent = log.length;
+    for (const filter of ["name = 'x' or 1 = 1", 'name = (select 1)', "name = 'unterminated", { column: 'name', op: '~' }]) {
+      const r = await client.callTool(TOOL_NAMES.query, { table: 'people', filter });
+      expect(r, JSON.stringify(filter)).toMatchObject({ isError: true, data: { error: { code: 'invalid_filter' } } });
+    }
+    expect(log.length).toBe(sent);
   });
 
   it('refuses an aggregate function or a limit that is not ours before anything reaches the peer', async () => {

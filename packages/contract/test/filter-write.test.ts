@@ -104,6 +104,10 @@ describe('the literal writer', () => {
     expect(writeFilter(f.and(f.eq('id', 3), f.eq('status', 'active'), f.gte('balance', 12.5)))).toBe(
       "id = 3 and status = 'active' and balance >= 12.5",
     );
+    // the transfer's guard was written with cents (12.50): a different text, the same tree on the server
+    expect(parseFilterExpression("id = 3 and status = 'active' and balance >= 12.50")).toEqual(
+      f.and(f.eq('id', 3), f.eq('status', 'active'), f.gte('balance', 12.5)),
+    );
   });
 
   it('brackets an or inside an and, and a group under not', () => {

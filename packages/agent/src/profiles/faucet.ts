@@ -12,10 +12,25 @@
  * ("COUNT(*) AS n") with `group`, in Faucets whose faucet_query lists `group`. No transaction
  * spans two calls, so `transact` is not served.
  */
-import type { AggregateInput, AggregateSpec, DeleteInput, DescribeTableOutput, GetInput, InsertInput, QueryInput, ToolName, UpdateInput } from '@mcp-db-bench/contract';
+import {
+  type AggregateInput,
+  type AggregateSpec,
+  aggregateOutputName,
+  type DeleteInput,
+  type DescribeTableOutput,
+  type FilterNode,
+  type FilterOp,
+  type GetInput,
+  type InsertInput,
+  parseFilter,
+  type QueryInput,
+  ToolError,
+  type ToolName,
+  type UpdateInput,
+} from '@mcp-db-bench/contract';
 import type { McpClient, ToolCallResult, ToolInfo } from '../clients/client.js';
 import { type Handler, ok, type Profile, type ProfileOptions, type Translation, toolError } from './profile.js';
-import { outputName, portableType, splitAnd } from './sql.js';
+import { portableType } from './sql.js';
 
 type Row = Record<string, unknown>;
 
@@ -62,6 +77,8 @@ interface Known {
   schema: FaucetTableSchema;
   columns: string[];
   names: ReadonlySet<string>;
+  /** columns of a numeric type: a number our filter carries as a string goes to Faucet as a number */
+  numeric: ReadonlySet<string>;
   pk: string[];
 }
 
@@ -90,6 +107,8 @@ const RESERVED = new Set(
 const FILTER_KEYWORDS = new Set('AND OR NOT IN LIKE IS NULL BETWEEN CONTAINS STARTS ENDS WITH'.split(' '));
 /** The filter tokenizer's numbers: digits, an optional fraction, no exponent. */
 const FAUCET_NUMBER = /^-?\d+(\.\d+)?$/;
+/** Portable types whose values Faucet's filter reads as numbers. */
+const NUMERIC: ReadonlySet<string> = new Set(['integer', 'decimal', 'float']);
 /** A UTF-16 half with no partner: JSON carries it as \\udXXX, which Go decodes to U+FFFD, another value. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
@@ -125,8 +144,17 @@ function numberLiteral(n: number): string {
   return text;
 }
 
-/** One comparison of our filter's subset: `column op literal`; `like` with our wildcards only. */
-const TERM = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=|!=|<>|<=|>=|<|>|not\s+like\b|like\b)\s*(-?\d+(?:\.\d+)?|'(?:[^']|'')*')\s*$/i;
+/** Our comparisons as Faucet's filter parser (parser.go) spells them. */
+const FAUCET_OPS: Partial<Record<FilterOp, string>> = {
+  '=': '=',
+  '!=': '<>',
+  '<': '<',
+  '<=': '<=',
+  '>': '>',
+  '>=': '>=',
+  like: 'LIKE',
+  'not like': 'NOT LIKE',
+};
 
 interface Term {
   column: string;
@@ -134,29 +162,33 @@ interface Term {
   literal: string;
 }
 
-/** Our filter as terms Faucet reads alike; undefined outside the subset (RangeError for a value it cannot carry). */
-function parseFilter(filter: string, columns: ReadonlySet<string>): Term[] | undefined {
+/**
+ * Our filter tree as terms Faucet reads alike: comparisons and like joined by and, on columns it can
+ * name; undefined outside that subset (RangeError for a value it cannot carry).
+ */
+function termsOf(node: FilterNode, columns: ReadonlySet<string>, numeric: ReadonlySet<string>): Term[] | undefined {
   const terms: Term[] = [];
-  for (const part of splitAnd(filter)) {
-    const m = TERM.exec(part);
-    if (!m || !columns.has(m[1]!) || !filterName(m[1]!)) return undefined;
-    const op = m[2]!.toUpperCase().replace(/\s+/, ' ');
-    const raw = m[3]!;
-    const like = op.endsWith('LIKE');
+  for (const p of 'and' in node ? node.and : [node]) {
+    if (!('column' in p) || !columns.has(p.column) || !filterName(p.column)) return undefined;
+    const op = FAUCET_OPS[p.op];
+    if (op === undefined || !('value' in p) || Array.isArray(p.value)) return undefined;
     // our like escapes with a backslash; engines differ on LIKE's default escape, so none is sent
-    if (like && (!raw.startsWith("'") || raw.includes('\\'))) return undefined;
-    // numbers are already in Faucet's syntax: sent as written, exact past 2^53 as Faucet reads int64
-    const literal = raw.startsWith("'") ? faucetLiteral(raw.slice(1, -1).replaceAll("''", "'")) : raw;
-    terms.push({ column: m[1]!, op, literal });
+    if (op.endsWith('LIKE') && String(p.value).includes('\\')) return undefined;
+    // a big integer or exact decimal travels in our tree as a string: on a numeric column it stays a number
+    const exact = typeof p.value === 'string' && numeric.has(p.column) && FAUCET_NUMBER.test(p.value);
+    terms.push({ column: p.column, op, literal: exact ? String(p.value) : faucetLiteral(p.value) });
   }
   return terms;
 }
 
 const render = (terms: readonly Term[]): string => terms.map((t) => `${t.column} ${t.op} ${t.literal}`).join(' AND ');
 
-/** Our filter as Faucet's (bare names, the same comparisons): undefined when outside the subset the profile translates. */
-export function faucetFilter(filter: string, columns: ReadonlySet<string>): string | undefined {
-  const terms = parseFilter(filter, columns);
+/**
+ * Our filter (either form, read by our grammar) as Faucet's: bare names, the same comparisons; undefined when
+ * outside the subset the profile translates. Throws `ToolError('invalid_filter')` for what our server refuses too.
+ */
+export function faucetFilter(filter: string | object, columns: ReadonlySet<string>, numeric: ReadonlySet<string> = new Set()): string | undefined {
+  const terms = termsOf(parseFilter(filter), columns, numeric);
   return terms && render(terms);
 }
 
@@ -264,7 +296,9 @@ class FaucetPeer {
 function knownTable(schema: FaucetTableSchema, summary: FaucetTableSummary): Known {
   const columns = (schema.columns ?? []).map((c) => c.name);
   const pk = schema.primary_key ?? (schema.columns ?? []).filter((c) => c.is_primary_key).map((c) => c.name);
-  return { name: schema.name, kind: schema.type === 'view' ? 'view' : 'table', rows: schema.row_count ?? summary.row_count ?? null, schema, columns, names: new Set(columns), pk };
+  const numeric = new Set((schema.columns ?? []).filter((c) => NUMERIC.has(portableType(c.db_type))).map((c) => c.name));
+  const rows = schema.row_count ?? summary.row_count ?? null;
+  return { name: schema.name, kind: schema.type === 'view' ? 'view' : 'table', rows, schema, columns, names: new Set(columns), numeric, pk };
 }
 
 // ---- Shared translation steps ----
@@ -281,12 +315,12 @@ const fieldsOf = (k: Known, columns: readonly string[] | undefined) => (columns 
 
 function filterOf(k: Known, filter: unknown): Term[] | undefined {
   if (filter === undefined) return undefined;
-  const terms = typeof filter === 'string' ? parseFilter(filter, k.names) : undefined;
+  const terms = termsOf(parseFilter(filter as string | object), k.names, k.numeric);
   return terms ?? refuse('unsupported_filter', `the faucet profile translates column op literal comparisons (and like) joined by and, not: ${JSON.stringify(filter)}`);
 }
 
 function requiredFilter(k: Known, filter: unknown): Term[] {
-  const terms = typeof filter === 'string' && filter.trim() !== '' ? filterOf(k, filter) : undefined;
+  const terms = filter === undefined || filter === '' ? undefined : filterOf(k, filter);
   return terms ?? refuse('invalid_argument', 'filter: a write needs a filter naming the rows to change');
 }
 
@@ -389,7 +423,7 @@ async function query(f: FaucetPeer, args: Row) {
 function aggregateField(k: Known, spec: AggregateSpec): { field: string; alias: string } {
   if (spec.column === undefined && spec.fn !== 'count') refuse('invalid_argument', `${spec.fn} needs a column`);
   const arg = spec.column === undefined ? '*' : column(k, spec.column);
-  const alias = outputName(spec);
+  const alias = aggregateOutputName(spec);
   if (!faucetName(alias)) refuse('invalid_argument', `faucet refuses the output name ${alias}`);
   return { field: `${spec.fn.toUpperCase()}(${arg}) AS ${alias}`, alias };
 }
@@ -536,6 +570,7 @@ const serve =
       return ok(await run(f, args));
     } catch (error) {
       if (error instanceof Refusal) return error.result;
+      if (error instanceof ToolError) return toolError(error.code, error.message);
       if (error instanceof RangeError) return toolError('invalid_argument', error.message);
       throw error;
     }

@@ -1,4 +1,4 @@
-import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { f as where, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
 import type { Account, WriteLedger } from '../writes/ledger.js';
 import { fromCents, toCents } from '../writes/read-back.js';
@@ -24,6 +24,8 @@ export const transfer: Workload = {
   },
   plan: (agent, context) => new TransferPlan(agent, context),
 };
+
+const ACTIVE = where.eq('status', 'active');
 
 type Stage = 'payer' | 'card' | 'account' | 'approver' | 'commit';
 
@@ -63,7 +65,7 @@ class TransferPlan implements Plan {
         return {
           op: 'transfer:card',
           tool: TOOL_NAMES.query,
-          args: { table: 'cards', columns: ['id', 'account_id', 'last4'], filter: `customer_id = ${f.payer.customerId} and status = 'active'`, limit: 10 },
+          args: { table: 'cards', columns: ['id', 'account_id', 'last4'], filter: writeFilter(where.and(where.eq('customer_id', f.payer.customerId), ACTIVE)), limit: 10 },
           table: 'cards',
         };
       case 'account':
@@ -75,8 +77,8 @@ class TransferPlan implements Plan {
         f.memo = `${this.#ledger.marker}t:${this.context.index}:${++this.#sequence}`;
         const amount = fromCents(f.cents);
         const steps = [
-          { op: 'update', table: 'accounts', set: { balance: { add: fromCents(-f.cents) } }, filter: `id = ${f.accountId} and status = 'active' and balance >= ${amount}`, expect_rows: 1 },
-          { op: 'update', table: 'accounts', set: { balance: { add: amount } }, filter: `id = ${f.to} and status = 'active'`, expect_rows: 1 },
+          { op: 'update', table: 'accounts', set: { balance: { add: fromCents(-f.cents) } }, filter: writeFilter(where.and(where.eq('id', f.accountId), ACTIVE, where.gte('balance', Number(amount)))), expect_rows: 1 },
+          { op: 'update', table: 'accounts', set: { balance: { add: amount } }, filter: writeFilter(where.and(where.eq('id', f.to), ACTIVE)), expect_rows: 1 },
           {
             op: 'insert',
             table: 'payments',
