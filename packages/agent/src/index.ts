@@ -1,6 +1,6 @@
 export { expectData, SimAgent, type TableKnowledge } from './agent.js';
 export * from './clients/index.js';
-export * from './engine/index.js';
+export * from './drive/index.js';
 export { startAgent } from './loop.js';
 export { decode, encode, type Histogram, type LatencySummary, merge, mergeHistograms, newHistogram, record, summarize, summary } from './metrics/histogram.js';
 export { Random } from '@mcp-db-bench/contract';

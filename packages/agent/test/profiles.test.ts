@@ -1,8 +1,8 @@
 import { f, parseFilterExpression, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpCallError, type McpClient, type ToolCallResult, type ToolInfo } from '../src/clients/client.js';
-import { FakeClock } from '../src/engine/clock.js';
-import { nullProbe } from '../src/engine/probe.js';
+import { FakeClock } from '../src/drive/clock.js';
+import { nullProbe } from '../src/drive/probe.js';
 import { dbhubEngine, dbhubNoDialect, dbhubTools } from '../src/profiles/dbhub.js';
 import { literal } from '../src/profiles/dialects/index.js';
 import {

@@ -1,6 +1,6 @@
 import { type DecompositionResult, f, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../drive/clock.js';
 import { Random } from '@mcp-db-bench/contract';
 import type { RawDriver } from './plan.js';
 import { timed } from './timed.js';

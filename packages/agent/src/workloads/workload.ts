@@ -1,6 +1,6 @@
 import type { ToolName } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
-import type { OpOutcome } from '../engine/run-step.js';
+import type { OpOutcome } from '../drive/run-step.js';
 import type { WriteLedger } from '../writes/ledger.js';
 
 /** One tool call a workload decided on, and what to learn from its answer. */
