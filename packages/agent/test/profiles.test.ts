@@ -41,7 +41,7 @@ const HOSTILE = [
   '"double" `back`',
 ];
 
-const sqlTool = (engine: string, peer: McpClient) => new ProfileClient(PROFILES['sql-tool']!, peer, { engine, sqlTool: 'sql', sqlArg: 'sql' });
+const sqlToolClient = (engine: string, peer: McpClient) => new ProfileClient(PROFILES['sql-tool']!, peer, { engine, sqlTool: 'sql', sqlArg: 'sql' });
 const data = <T>(r: ToolCallResult) => {
   if (r.isError) throw new Error(JSON.stringify(r.data));
   return r.data as T;
@@ -145,7 +145,7 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
   });
 
   it('finds each hostile key through the profile (get and a filter), and only that row', async () => {
-    const client = sqlTool(engine, sqlPeer(db));
+    const client = sqlToolClient(engine, sqlPeer(db));
     await client.open();
     expect(data<{ tables: { name: string }[] }>(await client.callTool('list_tables', {})).tables.map((t) => t.name)).toContain('people');
     for (const name of HOSTILE) {
@@ -169,7 +169,7 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
     try {
       for (const value of HOSTILE) expect(await db.run(`select ${literal(d, value)} as v`), JSON.stringify(value)).toEqual([{ v: value.replaceAll('\\', '\\\\') }]);
       // the injection attempt is one odd value: no row matches it, rather than every row
-      const client = sqlTool(engine, sqlPeer(db));
+      const client = sqlToolClient(engine, sqlPeer(db));
       const r = data<{ rows: unknown[] }>(await client.callTool('query', { table: 'people', filter: "name = 'x\\'' or 1=1 -- '" }));
       expect(r.rows).toEqual([]);
     } finally {
@@ -179,7 +179,7 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
 
   it('answers a filter our grammar refuses as our server does (invalid_filter), sending nothing', async () => {
     const log: string[] = [];
-    const client = sqlTool(engine, sqlPeer(db, log));
+    const client = sqlToolClient(engine, sqlPeer(db, log));
     await client.callTool('describe_table', { table: 'people' });
     const sent = log.length;
     for (const filter of ["name = 'x' or 1 = 1", 'name = (select 1)', "name = 'unterminated", { column: 'name', op: '~' }]) {
@@ -191,7 +191,7 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
 
   it('refuses an aggregate function or a limit that is not ours before anything reaches the peer', async () => {
     const log: string[] = [];
-    const client = sqlTool(engine, sqlPeer(db, log));
+    const client = sqlToolClient(engine, sqlPeer(db, log));
     await client.callTool('describe_table', { table: 'people' });
     const sent = log.length;
     const refusals = [
@@ -227,7 +227,7 @@ describe('what discovery costs the peer: an agent’s session, not a re-list per
 
   it('lists the tables once a session (list_tables), describes each with its own statements, and a new session pays its own', async () => {
     const log: string[] = [];
-    const client = sqlTool('sqlite', sqlPeer(db, log));
+    const client = sqlToolClient('sqlite', sqlPeer(db, log));
     const d = DIALECTS.sqlite!;
     const count = (sql: string) => log.filter((s) => s === sql).length;
     await client.open();
@@ -339,7 +339,7 @@ describe('the check pass: a failing target is a disagreement, never the end of t
       },
     };
   };
-  const target = (label: string, peer: () => McpClient) => ({ label, client: () => sqlTool('sqlite', peer()) });
+  const target = (label: string, peer: () => McpClient) => ({ label, client: () => sqlToolClient('sqlite', peer()) });
   const check = (targets: ReturnType<typeof target>[]) => checkTargets(targets, [WORKLOADS['point-read']!], 7, 10, () => true);
 
   it('records a call that throws as that call’s answer, and the others still compare', async () => {
@@ -379,7 +379,7 @@ describe('the check pass: a failing target is a disagreement, never the end of t
     expect(instructed!.sessionStart.tokens).toBeGreaterThan(plain!.sessionStart.tokens);
     // tools/list is in the session start once: instructions + tools + list_tables's answer, nothing doubled
     const raw: string[] = [];
-    const client = sqlTool('sqlite', sqlPeer(db, [], { instructions }));
+    const client = sqlToolClient('sqlite', sqlPeer(db, [], { instructions }));
     client.tap((_, text) => raw.push(text));
     await client.open();
     await client.listTools();

@@ -2,7 +2,7 @@ import { dbhub } from './dbhub.js';
 import { faucet } from './faucet.js';
 import { ours } from './ours.js';
 import type { Profile } from './profile.js';
-import { sqlTool } from './sql-tool.js';
+import { sqlToolProfile } from './sql-tool.js';
 
 export { DIALECTS, type SqlDialect } from './dialects/index.js';
 export { type Profile, ProfileClient, type ProfileOption, type ProfileOptions, type RawSink, toolError } from './profile.js';
@@ -14,5 +14,5 @@ export const PROFILES: Readonly<Record<string, Profile>> = {
   ours,
   dbhub,
   faucet,
-  'sql-tool': sqlTool,
+  'sql-tool': sqlToolProfile,
 };
