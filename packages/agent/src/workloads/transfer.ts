@@ -3,7 +3,8 @@ import type { SimAgent } from '../agent.js';
 import type { Account, WriteLedger } from '../writes/ledger.js';
 import { fromCents, toCents } from '../writes/read-back.js';
 import { now } from './write.js';
-import type { Call, CallOutcome, Plan, PlanContext, Workload } from './workload.js';
+import type { CallOutcome } from '../clients/client.js';
+import type { Call, Plan, PlanContext, Workload } from './workload.js';
 
 /**
  * A payment as an agent makes one: look up the payer, find their card and its account, check

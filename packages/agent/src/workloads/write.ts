@@ -3,7 +3,8 @@ import type { SimAgent } from '../agent.js';
 import type { Draft, WriteLedger } from '../writes/ledger.js';
 import { fromCents } from '../writes/read-back.js';
 import { keyValue } from './pick.js';
-import type { Call, CallOutcome, Plan, PlanContext, Workload } from './workload.js';
+import type { CallOutcome } from '../clients/client.js';
+import type { Call, Plan, PlanContext, Workload } from './workload.js';
 
 const WEIGHTS = { insert: 50, update: 30, delete: 20 } as const;
 
