@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { McpClient, ToolCallResult, ToolInfo } from '../src/clients/client.js';
-import { addDecimal, faucet, faucetFilter, faucetLiteral } from '../src/profiles/faucet.js';
+import { addDecimal, faucet, faucetFilter, faucetLiteral } from '../src/profiles/faucet/index.js';
 import { ProfileClient } from '../src/profiles/index.js';
 
 describe("Faucet's literals, as its filter parser reads them back", () => {
