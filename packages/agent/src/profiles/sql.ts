@@ -57,7 +57,14 @@ export function portableType(declared: string): PortableType {
 }
 
 /** Our comparisons in SQL: the same in every dialect profiles write. */
-const SQL_COMPARISONS: Partial<Record<FilterOp, string>> = { '=': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' };
+const SQL_COMPARISONS: Partial<Record<FilterOp, string>> = {
+  '=': '=',
+  '!=': '<>',
+  '<': '<',
+  '<=': '<=',
+  '>': '>',
+  '>=': '>=',
+};
 
 /**
  * Our filter tree as SQL in `dialect`: names among `columns`, quoted by the dialect; values as its literals.
@@ -193,7 +200,10 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
     }
     const sql = filterSql(tree, k.columns, dialect());
     const shown = JSON.stringify(filter).slice(0, 200);
-    return sql === undefined ? toolError('unsupported_filter', `the profile translates filters on known columns without like, not: ${shown}`) : ` where ${sql}`;
+    if (sql === undefined) {
+      return toolError('unsupported_filter', `the profile translates filters on known columns without like, not: ${shown}`);
+    }
+    return ` where ${sql}`;
   };
 
   const orderBy = (names: ReadonlySet<string>, order: unknown, fallback: readonly string[]): string | ToolCallResult => {

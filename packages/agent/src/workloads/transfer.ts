@@ -66,7 +66,12 @@ class TransferPlan implements Plan {
         return {
           op: 'transfer:card',
           tool: TOOL_NAMES.query,
-          args: { table: 'cards', columns: ['id', 'account_id', 'last4'], filter: writeFilter(where.and(where.eq('customer_id', f.payer.customerId), ACTIVE)), limit: 10 },
+          args: {
+            table: 'cards',
+            columns: ['id', 'account_id', 'last4'],
+            filter: writeFilter(where.and(where.eq('customer_id', f.payer.customerId), ACTIVE)),
+            limit: 10,
+          },
           table: 'cards',
         };
       case 'account':
@@ -77,9 +82,12 @@ class TransferPlan implements Plan {
         f.to = this.#payee(f.accountId, r);
         f.memo = `${this.#ledger.marker}t:${this.context.index}:${++this.#sequence}`;
         const amount = fromCents(f.cents);
+        // the debit's guard: enough money in the account (the same tree the server read from "balance >= 12.50")
+        const debit = writeFilter(where.and(where.eq('id', f.accountId), ACTIVE, where.gte('balance', Number(amount))));
+        const credit = writeFilter(where.and(where.eq('id', f.to), ACTIVE));
         const steps = [
-          { op: 'update', table: 'accounts', set: { balance: { add: fromCents(-f.cents) } }, filter: writeFilter(where.and(where.eq('id', f.accountId), ACTIVE, where.gte('balance', Number(amount)))), expect_rows: 1 },
-          { op: 'update', table: 'accounts', set: { balance: { add: amount } }, filter: writeFilter(where.and(where.eq('id', f.to), ACTIVE)), expect_rows: 1 },
+          { op: 'update', table: 'accounts', set: { balance: { add: fromCents(-f.cents) } }, filter: debit, expect_rows: 1 },
+          { op: 'update', table: 'accounts', set: { balance: { add: amount } }, filter: credit, expect_rows: 1 },
           {
             op: 'insert',
             table: 'payments',

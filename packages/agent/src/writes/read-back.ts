@@ -11,7 +11,13 @@ export async function readAll(
   const rows: Record<string, unknown>[] = [];
   let cursor: string | null = null;
   do {
-    const args: QueryInput = { table, columns: [...columns], limit: 1000, ...(filter ? { filter: writeFilter(filter) } : {}), ...(cursor ? { cursor } : {}) };
+    const args: QueryInput = {
+      table,
+      columns: [...columns],
+      limit: 1000,
+      ...(filter ? { filter: writeFilter(filter) } : {}),
+      ...(cursor ? { cursor } : {}),
+    };
     const result = await client.callTool(TOOL_NAMES.query, args);
     if (result.isError) throw new Error(`reading ${table} back failed: ${JSON.stringify(result.data).slice(0, 300)}`);
     const page = result.data as QueryOutput;

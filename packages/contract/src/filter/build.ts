@@ -24,7 +24,11 @@ export const f = {
   in: (column: string, values: readonly Value[]): Predicate => ({ column, op: 'in', value: [...values] }),
   notIn: (column: string, values: readonly Value[]): Predicate => ({ column, op: 'not in', value: [...values] }),
   between: (column: string, low: Value, high: Value): Predicate => ({ column, op: 'between', value: [low, high] }),
-  notBetween: (column: string, low: Value, high: Value): Predicate => ({ column, op: 'not between', value: [low, high] }),
+  notBetween: (column: string, low: Value, high: Value): Predicate => ({
+    column,
+    op: 'not between',
+    value: [low, high],
+  }),
   like: (column: string, pattern: string): Predicate => ({ column, op: 'like', value: pattern }),
   notLike: (column: string, pattern: string): Predicate => ({ column, op: 'not like', value: pattern }),
   isNull: (column: string): Predicate => ({ column, op: 'is null' }),

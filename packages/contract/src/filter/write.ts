@@ -13,7 +13,10 @@ const BARE_NAME = /^[A-Za-z_][A-Za-z0-9_$]*$/;
 export function writeFilter(node: FilterNode): string {
   if ('and' in node) return join(node.and, ' and ', (child) => 'or' in child);
   if ('or' in node) return join(node.or, ' or ', () => false);
-  if ('not' in node) return `not ${'and' in node.not || 'or' in node.not ? `(${writeFilter(node.not)})` : writeFilter(node.not)}`;
+  if ('not' in node) {
+    const inner = writeFilter(node.not);
+    return 'and' in node.not || 'or' in node.not ? `not (${inner})` : `not ${inner}`;
+  }
   return writePredicate(node);
 }
 

@@ -69,7 +69,11 @@ export interface Term {
  * Our filter tree as terms Faucet reads alike: comparisons and like joined by and, on columns it can
  * name; undefined outside that subset (RangeError for a value it cannot carry).
  */
-export function termsOf(node: FilterNode, columns: ReadonlySet<string>, numeric: ReadonlySet<string>): Term[] | undefined {
+export function termsOf(
+  node: FilterNode,
+  columns: ReadonlySet<string>,
+  numeric: ReadonlySet<string>,
+): Term[] | undefined {
   const terms: Term[] = [];
   for (const p of 'and' in node ? node.and : [node]) {
     if (!('column' in p) || !columns.has(p.column) || !filterName(p.column)) return undefined;
@@ -90,7 +94,11 @@ export const render = (terms: readonly Term[]): string => terms.map((t) => `${t.
  * Our filter (either form, read by our grammar) as Faucet's: bare names, the same comparisons; undefined when
  * outside the subset the profile translates. Throws `ToolError('invalid_filter')` for what our server refuses too.
  */
-export function faucetFilter(filter: string | object, columns: ReadonlySet<string>, numeric: ReadonlySet<string> = new Set()): string | undefined {
+export function faucetFilter(
+  filter: string | object,
+  columns: ReadonlySet<string>,
+  numeric: ReadonlySet<string> = new Set(),
+): string | undefined {
   const terms = termsOf(parseFilter(filter), columns, numeric);
   return terms && render(terms);
 }
