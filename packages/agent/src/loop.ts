@@ -1,6 +1,6 @@
 import { SimAgent } from './agent.js';
 import type { McpClient, ToolCallResult } from './clients/client.js';
-import { type AgentLoop, errorKindOf } from './engine/run-step.js';
+import { type AgentLoop, errorKindOf } from './drive/run-step.js';
 import { type GetOutput, type QueryOutput, Random } from '@mcp-db-bench/contract';
 import type { WriteLedger } from './writes/ledger.js';
 import type { Plan, Workload } from './workloads/workload.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { McpClient, ToolCallResult, ToolInfo } from '../src/clients/client.js';
-import { addDecimal, faucet, faucetFilter, faucetLiteral } from '../src/profiles/faucet.js';
+import { addDecimal, faucet, faucetFilter, faucetLiteral } from '../src/profiles/faucet/index.js';
 import { ProfileClient } from '../src/profiles/index.js';
 
 describe("Faucet's literals, as its filter parser reads them back", () => {
@@ -37,17 +37,24 @@ describe('our filter as Faucet’s', () => {
     expect(faucetFilter("customer_id = 42 and status <> 'a'' and id = ''1'", columns)).toBe("customer_id = 42 AND status <> 'a'' and id = ''1'");
     expect(faucetFilter("memo like 'run:ab1:%'", columns)).toBe("memo LIKE 'run:ab1:%'");
     expect(faucetFilter("memo NOT LIKE 'x%'", columns)).toBe("memo NOT LIKE 'x%'");
-    // numbers go as written: Faucet reads them as int64, exact past 2^53
-    expect(faucetFilter('id = 12345678901234567890', columns)).toBe('id = 12345678901234567890');
+    // past 2^53 our grammar keeps a number's digits as a string: on a numeric column it goes as a number, which
+    // Faucet reads as int64, exact; on a text column it stays a string
+    expect(faucetFilter('id = 12345678901234567890', columns, new Set(['id']))).toBe('id = 12345678901234567890');
+    expect(faucetFilter('memo = 12345678901234567890', columns, new Set(['id']))).toBe("memo = '12345678901234567890'");
+    expect(faucetFilter({ column: 'status', op: '!=', value: true }, columns)).toBe('status <> true');
   });
 
   it('leaves out what Faucet would read differently or cannot name', () => {
     expect(faucetFilter('customer_id = 1 or status = 2', columns)).toBeUndefined();
     expect(faucetFilter('nope = 1', columns)).toBeUndefined();
     expect(faucetFilter("memo like 'a\\%'", columns)).toBeUndefined();
-    expect(faucetFilter('in = 1', columns)).toBeUndefined();
+    expect(faucetFilter('"in" = 1', columns)).toBeUndefined();
+    expect(faucetFilter('customer_id in (1, 2)', columns)).toBeUndefined();
+    expect(faucetFilter('not customer_id = 1', columns)).toBeUndefined();
     expect(faucetFilter('select = 1', columns)).toBeUndefined();
     expect(() => faucetFilter("memo = 'a\0'", columns)).toThrow(/NUL/);
+    // what our grammar refuses fails as our server's answer does
+    expect(() => faucetFilter('in = 1', columns)).toThrow(expect.objectContaining({ code: 'invalid_filter' }));
   });
 });
 

@@ -1,8 +1,8 @@
-import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { f, parseFilterExpression, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpCallError, type McpClient, type ToolCallResult, type ToolInfo } from '../src/clients/client.js';
-import { FakeClock } from '../src/engine/clock.js';
-import { nullProbe } from '../src/engine/probe.js';
+import { FakeClock } from '../src/drive/clock.js';
+import { nullProbe } from '../src/drive/probe.js';
 import { dbhubEngine, dbhubNoDialect, dbhubTools } from '../src/profiles/dbhub.js';
 import { literal } from '../src/profiles/dialects/index.js';
 import {
@@ -41,7 +41,7 @@ const HOSTILE = [
   '"double" `back`',
 ];
 
-const sqlTool = (engine: string, peer: McpClient) => new ProfileClient(PROFILES['sql-tool']!, peer, { engine, sqlTool: 'sql', sqlArg: 'sql' });
+const sqlToolClient = (engine: string, peer: McpClient) => new ProfileClient(PROFILES['sql-tool']!, peer, { engine, sqlTool: 'sql', sqlArg: 'sql' });
 const data = <T>(r: ToolCallResult) => {
   if (r.isError) throw new Error(JSON.stringify(r.data));
   return r.data as T;
@@ -77,19 +77,31 @@ describe('SQL written by profiles: values as each dialect’s safe literals, ide
     }
   });
 
+  /** Our filter text, read by our grammar, as the dialect's SQL. */
+  const sqlOf = (text: string, dialect: string) => filterSql(parseFilterExpression(text), columns, DIALECTS[dialect]!);
+
   it('translates the comparisons workloads send, per dialect', () => {
-    expect(filterSql('customer_id = 42', columns, DIALECTS.sqlite!)).toBe('"customer_id" = 42');
-    expect(filterSql("status = 'it''s' and total >= 10.5", columns, DIALECTS.mysql!)).toBe("`status` = 'it''s' and `total` >= 10.5");
-    expect(filterSql("status = 'a\\b'", columns, DIALECTS.mysql!)).toBe("`status` = 'a\\\\b'");
+    expect(sqlOf('customer_id = 42', 'sqlite')).toBe('"customer_id" = 42');
+    expect(sqlOf("status = 'it''s' and total >= 10.5", 'mysql')).toBe("`status` = 'it''s' and `total` >= 10.5");
+    expect(sqlOf("status = 'a\\b'", 'mysql')).toBe("`status` = 'a\\\\b'");
     // " and " inside a string is part of the value
-    expect(filterSql("status = 'a and b'", columns, DIALECTS.postgres!)).toBe(`"status" = E'a and b'`);
+    expect(sqlOf("status = 'a and b'", 'postgres')).toBe(`"status" = E'a and b'`);
   });
 
-  it('leaves out (undefined) what it cannot translate safely: unknown columns, other syntax', () => {
-    expect(filterSql('nope = 1', columns, DIALECTS.sqlite!)).toBeUndefined();
-    expect(filterSql('customer_id = 1 or 1 = 1', columns, DIALECTS.sqlite!)).toBeUndefined();
-    expect(filterSql('customer_id = (select 1)', columns, DIALECTS.sqlite!)).toBeUndefined();
-    expect(filterSql("status = 'unterminated", columns, DIALECTS.sqlite!)).toBeUndefined();
+  it('translates the rest of the tree but like: or, not, in, between, is null, bracketing groups', () => {
+    const text = "(customer_id in (1, 2) or total between 1 and 9.5) and not status is null and status != 'x'";
+    expect(sqlOf(text, 'sqlite')).toBe(
+      `("customer_id" in (1, 2) or "total" between 1 and 9.5) and not ("status" is null) and "status" <> 'x'`,
+    );
+    expect(filterSql(f.or(f.eq('customer_id', 1), f.and(f.eq('status', 'a'), f.gt('total', 2))), columns, DIALECTS.postgres!)).toBe(
+      `"customer_id" = 1 or ("status" = E'a' and "total" > 2)`,
+    );
+  });
+
+  it('leaves out (undefined) what it cannot translate safely: unknown columns, like', () => {
+    expect(sqlOf('nope = 1', 'sqlite')).toBeUndefined();
+    expect(sqlOf('customer_id = 1 or nope = 1', 'sqlite')).toBeUndefined();
+    expect(sqlOf("status like 'a%'", 'sqlite')).toBeUndefined();
   });
 
   it('quotes identifiers by doubling their quote character', () => {
@@ -133,7 +145,7 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
   });
 
   it('finds each hostile key through the profile (get and a filter), and only that row', async () => {
-    const client = sqlTool(engine, sqlPeer(db));
+    const client = sqlToolClient(engine, sqlPeer(db));
     await client.open();
     expect(data<{ tables: { name: string }[] }>(await client.callTool('list_tables', {})).tables.map((t) => t.name)).toContain('people');
     for (const name of HOSTILE) {
@@ -157,7 +169,7 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
     try {
       for (const value of HOSTILE) expect(await db.run(`select ${literal(d, value)} as v`), JSON.stringify(value)).toEqual([{ v: value.replaceAll('\\', '\\\\') }]);
       // the injection attempt is one odd value: no row matches it, rather than every row
-      const client = sqlTool(engine, sqlPeer(db));
+      const client = sqlToolClient(engine, sqlPeer(db));
       const r = data<{ rows: unknown[] }>(await client.callTool('query', { table: 'people', filter: "name = 'x\\'' or 1=1 -- '" }));
       expect(r.rows).toEqual([]);
     } finally {
@@ -165,9 +177,21 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
     }
   });
 
+  it('answers a filter our grammar refuses as our server does (invalid_filter), sending nothing', async () => {
+    const log: string[] = [];
+    const client = sqlToolClient(engine, sqlPeer(db, log));
+    await client.callTool('describe_table', { table: 'people' });
+    const sent = log.length;
+    for (const filter of ["name = 'x' or 1 = 1", 'name = (select 1)', "name = 'unterminated", { column: 'name', op: '~' }]) {
+      const r = await client.callTool(TOOL_NAMES.query, { table: 'people', filter });
+      expect(r, JSON.stringify(filter)).toMatchObject({ isError: true, data: { error: { code: 'invalid_filter' } } });
+    }
+    expect(log.length).toBe(sent);
+  });
+
   it('refuses an aggregate function or a limit that is not ours before anything reaches the peer', async () => {
     const log: string[] = [];
-    const client = sqlTool(engine, sqlPeer(db, log));
+    const client = sqlToolClient(engine, sqlPeer(db, log));
     await client.callTool('describe_table', { table: 'people' });
     const sent = log.length;
     const refusals = [
@@ -203,7 +227,7 @@ describe('what discovery costs the peer: an agent’s session, not a re-list per
 
   it('lists the tables once a session (list_tables), describes each with its own statements, and a new session pays its own', async () => {
     const log: string[] = [];
-    const client = sqlTool('sqlite', sqlPeer(db, log));
+    const client = sqlToolClient('sqlite', sqlPeer(db, log));
     const d = DIALECTS.sqlite!;
     const count = (sql: string) => log.filter((s) => s === sql).length;
     await client.open();
@@ -315,7 +339,7 @@ describe('the check pass: a failing target is a disagreement, never the end of t
       },
     };
   };
-  const target = (label: string, peer: () => McpClient) => ({ label, client: () => sqlTool('sqlite', peer()) });
+  const target = (label: string, peer: () => McpClient) => ({ label, client: () => sqlToolClient('sqlite', peer()) });
   const check = (targets: ReturnType<typeof target>[]) => checkTargets(targets, [WORKLOADS['point-read']!], 7, 10, () => true);
 
   it('records a call that throws as that call’s answer, and the others still compare', async () => {
@@ -355,7 +379,7 @@ describe('the check pass: a failing target is a disagreement, never the end of t
     expect(instructed!.sessionStart.tokens).toBeGreaterThan(plain!.sessionStart.tokens);
     // tools/list is in the session start once: instructions + tools + list_tables's answer, nothing doubled
     const raw: string[] = [];
-    const client = sqlTool('sqlite', sqlPeer(db, [], { instructions }));
+    const client = sqlToolClient('sqlite', sqlPeer(db, [], { instructions }));
     client.tap((_, text) => raw.push(text));
     await client.open();
     await client.listTools();

@@ -1,9 +1,9 @@
 import { TOOL_NAMES } from '@mcp-db-bench/contract';
 import { describe, expect, it } from 'vitest';
 import type { McpClient, ToolCallResult } from '../src/clients/client.js';
-import { FakeClock } from '../src/engine/clock.js';
-import { nullProbe } from '../src/engine/probe.js';
-import type { AgentLoop } from '../src/engine/run-step.js';
+import { FakeClock } from '../src/drive/clock.js';
+import { nullProbe } from '../src/drive/probe.js';
+import type { AgentLoop } from '../src/drive/run-step.js';
 import { combineSlices } from '../src/runner/combine.js';
 import type { RunEvent } from '../src/runner/events.js';
 import type { BenchPlan, PlanTarget } from '../src/runner/plan.js';

@@ -1,7 +1,7 @@
 import { RESULT_FILE_VERSION, type ResultFile, resultFile } from '@mcp-db-bench/contract';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { nullProbe } from '../src/engine/probe.js';
-import type { AgentLoop } from '../src/engine/run-step.js';
+import { nullProbe } from '../src/drive/probe.js';
+import type { AgentLoop } from '../src/drive/run-step.js';
 import { summarize } from '../src/metrics/histogram.js';
 import { MergeError, mergeShards } from '../src/runner/merge.js';
 import type { BenchPlan, PlanResult } from '../src/runner/plan.js';

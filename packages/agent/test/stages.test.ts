@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../src/engine/clock.js';
-import { nullProbe } from '../src/engine/probe.js';
-import { type AgentLoop, runStep, type SecondTick } from '../src/engine/run-step.js';
-import { agentChanges, agentsAt, arrivals, meanAgents, peakTarget, type Stage, stagesDuration, targetAt } from '../src/engine/stages.js';
+import { FakeClock } from '../src/drive/clock.js';
+import { nullProbe } from '../src/drive/probe.js';
+import { type AgentLoop, runStep, type SecondTick } from '../src/drive/run-step.js';
+import { agentChanges, agentsAt, arrivals, meanAgents, peakTarget, type Stage, stagesDuration, targetAt } from '../src/drive/stages.js';
 
 const s = (durationMs: number, target: number): Stage => ({ durationMs, target });
 /** The spike: 0→1 over 5 s, 1→16 over 2 s, hold 16 for 5 s, 16→1 over 2 s. */

@@ -1,5 +1,5 @@
 export * from './errors.js';
-export * from './filter.js';
+export * from './filter/index.js';
 export * from './tools/common.js';
 export * from './tools/index.js';
 export * from './tools/spec.js';

@@ -1,7 +1,6 @@
 export { SchemaCache } from './catalog/cache.js';
 export type { Catalog, Column, Table } from './catalog/types.js';
 export { type DatabaseContext, type DatabaseOptions, DEFAULT_LIMITS, openDatabase } from './context.js';
-export { parseFilter } from './filter/tree.js';
 export { callTool, createServerFactory } from './server.js';
 export { BENCH_TOOLS, READ_TOOLS, SQL_TOOLS, WRITE_TOOLS, toolsFor, type Limits, type ToolContext, type ToolDefinition } from './tools/index.js';
 export { WORKER_NODE_FLAGS } from './transports/cluster.js';

@@ -4,9 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { PARITY_DIR, loadParityFixture } from './support/fixture.js';
 import { type CallOutcome, callJson, connectClient } from './support/mcp.js';
-import { FILTER_OPS, type FilterNode } from '@mcp-db-bench/contract';
+import { FILTER_OPS, type FilterNode, parseFilter } from '@mcp-db-bench/contract';
 import { ENGINES } from '@mcp-db-bench/engines';
-import { parseFilter } from '../src/filter/tree.js';
 
 /**
  * The parity suite: the fixture loaded into every live engine, the catalog of calls run

@@ -24,6 +24,13 @@ export interface ToolCallResult {
 }
 
 /**
+ * How a call ended, as a caller that keeps state sees it (a stateful workload, the write ledger):
+ * `failed` is a tool error (the server answered, with a code), `unknown` a call that got no answer
+ * (transport error, timeout).
+ */
+export type CallOutcome = { kind: 'ok'; data: unknown } | { kind: 'failed'; code: string } | { kind: 'unknown'; reason: string };
+
+/**
  * Over HTTP, a request that named a 2025-era session and got 404 (the server ended or forgot the
  * session) starts a new session, as the specification asks, and is retried once; a second 404 in a
  * row is the call's error. Each client counts these re-initializations in `reinitialized`.

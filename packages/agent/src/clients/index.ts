@@ -6,7 +6,7 @@ import type { ClientInfo } from './wire.js';
 
 export * from './client.js';
 export { LeanHttpClient, type LeanHttpOptions } from './lean-http.js';
-export { Session, type SessionOptions } from './session.js';
+export { Session, type SessionOptions } from './mcp-session.js';
 export type { Transport } from './transport.js';
 export { SdkClient, type SdkClientOptions, type SdkTarget, toCallError } from './sdk.js';
 export { StdioClient, type StdioOptions } from './stdio.js';

@@ -1,7 +1,7 @@
 import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import { Client, type Dispatcher } from 'undici';
 import { type Era, McpCallError, type Protocol } from './client.js';
-import { Session } from './session.js';
+import { Session } from './mcp-session.js';
 import type { Transport } from './transport.js';
 import { type ClientInfo, DEFAULT_TIMEOUT_MS, type RpcMessage } from './wire.js';
 

@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { type Era, McpCallError, type Protocol } from './client.js';
-import { Session } from './session.js';
+import { Session } from './mcp-session.js';
 import type { Transport } from './transport.js';
 import { type ClientInfo, DEFAULT_TIMEOUT_MS, type RpcMessage } from './wire.js';
 

@@ -8,7 +8,7 @@ import { DIALECTS } from './dialects/index.js';
 import type { Profile, ProfileOptions, Translation } from './profile.js';
 import { type Rows, type RunSql, sqlTools } from './sql.js';
 
-export const sqlTool: Profile = {
+export const sqlToolProfile: Profile = {
   name: 'sql-tool',
   summary: 'any server with one raw-SQL tool (--sql-tool NAME --sql-arg ARG), SQL written per engine (--profile sql-tool:ENGINE)',
   cannot: {

@@ -5,7 +5,19 @@
  * come from a fixed list and limits are checked integers: the peer's tool takes no parameters,
  * so nothing else reaches the statement.
  */
-import { AGGREGATE_FUNCTIONS, type AggregateInput, type AggregateSpec, type DescribeTableOutput, type GetInput, type PortableType, type QueryInput } from '@mcp-db-bench/contract';
+import {
+  AGGREGATE_FUNCTIONS,
+  type AggregateInput,
+  aggregateOutputName,
+  type DescribeTableOutput,
+  type FilterNode,
+  type FilterOp,
+  type GetInput,
+  type PortableType,
+  parseFilter,
+  type QueryInput,
+  ToolError,
+} from '@mcp-db-bench/contract';
 import type { ToolCallResult } from '../clients/client.js';
 import type { SqlDialect } from './dialects/index.js';
 import { literal } from './dialects/index.js';
@@ -44,38 +56,55 @@ export function portableType(declared: string): PortableType {
   return 'text';
 }
 
-/** One comparison of our filter expressions: `column op literal`, joined by `and` (what the workloads send). */
-const COMPARISON = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=|!=|<>|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?|'(?:[^']|'')*')\s*$/;
+/** Our comparisons in SQL: the same in every dialect profiles write. */
+const SQL_COMPARISONS: Partial<Record<FilterOp, string>> = {
+  '=': '=',
+  '!=': '<>',
+  '<': '<',
+  '<=': '<=',
+  '>': '>',
+  '>=': '>=',
+};
 
-/** Our filter expression as SQL, for the subset profiles translate; undefined when it is outside it. */
-export function filterSql(filter: string, columns: ReadonlySet<string>, dialect: SqlDialect): string | undefined {
-  const parts = splitAnd(filter);
-  const out: string[] = [];
-  for (const part of parts) {
-    const m = COMPARISON.exec(part);
-    if (!m || !columns.has(m[1]!)) return undefined;
-    const raw = m[3]!;
-    const value = raw.startsWith("'") ? raw.slice(1, -1).replaceAll("''", "'") : Number(raw);
-    out.push(`${dialect.quote(m[1]!)} ${m[2]} ${literal(dialect, value)}`);
-  }
-  return out.join(' and ');
-}
-
-/** Splits on ` and ` outside string literals. */
-export function splitAnd(filter: string): string[] {
-  const parts: string[] = [];
-  let start = 0;
-  let quoted = false;
-  for (let i = 0; i < filter.length; i++) {
-    if (filter[i] === "'") quoted = !quoted;
-    else if (!quoted && /^\sand\s/i.test(filter.slice(i, i + 5))) {
-      parts.push(filter.slice(start, i));
-      start = i + 5;
-      i += 4;
+/**
+ * Our filter tree as SQL in `dialect`: names among `columns`, quoted by the dialect; values as its literals.
+ * Everything but like, whose escape differs per engine; undefined when the tree is outside that.
+ */
+export function filterSql(node: FilterNode, columns: ReadonlySet<string>, dialect: SqlDialect): string | undefined {
+  if ('and' in node || 'or' in node) {
+    const [kind, children] = 'and' in node ? ['and', node.and] : ['or', node.or];
+    const parts: string[] = [];
+    for (const child of children) {
+      const sql = filterSql(child, columns, dialect);
+      if (sql === undefined) return undefined;
+      // not binds tighter than and and or in SQL, as in our grammar: only a group inside a group is bracketed
+      parts.push('and' in child || 'or' in child ? `(${sql})` : sql);
     }
+    return parts.join(` ${kind} `);
   }
-  parts.push(filter.slice(start));
-  return parts;
+  if ('not' in node) {
+    const sql = filterSql(node.not, columns, dialect);
+    return sql === undefined ? undefined : `not (${sql})`;
+  }
+  if (!columns.has(node.column)) return undefined;
+  const column = dialect.quote(node.column);
+  const value = (v: unknown) => literal(dialect, v);
+  switch (node.op) {
+    case 'is null':
+    case 'is not null':
+      return `${column} ${node.op}`;
+    case 'in':
+    case 'not in':
+      return `${column} ${node.op} (${node.value.map(value).join(', ')})`;
+    case 'between':
+    case 'not between':
+      return `${column} ${node.op} ${value(node.value[0])} and ${value(node.value[1])}`;
+    case 'like':
+    case 'not like':
+      return undefined;
+    default:
+      return `${column} ${SQL_COMPARISONS[node.op]} ${value(node.value)}`;
+  }
 }
 
 interface Known {
@@ -89,9 +118,6 @@ interface Known {
  * kept for the session, as an agent keeps it in context, and forgotten when a new one opens: a
  * describe does not list the tables again, and a new session pays its own discovery.
  */
-/** An aggregate's output column, as our aggregate tool names it: its `as`, else `fn_column`, else `count`. */
-export const outputName = (spec: AggregateSpec): string => spec.as ?? (spec.column ? `${spec.fn}_${spec.column}` : 'count');
-
 export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlDiscovery = {}): Translation {
   const known = new Map<string, Known>();
   let tables: string[] | undefined;
@@ -162,10 +188,22 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
     return bad ? toolError('unknown_column', `no column ${bad}`) : list.map(dialect().quote).join(', ');
   };
 
+  /** Our filter, read by our grammar (so it fails as our server's does), as a where clause. */
   const where = (k: Known, filter: unknown): string | ToolCallResult => {
     if (filter === undefined) return '';
-    const sql = filterSql(String(filter), k.columns, dialect());
-    return sql === undefined ? toolError('unsupported_filter', `the profile translates column = literal comparisons joined by and, not: ${String(filter)}`) : ` where ${sql}`;
+    let tree: FilterNode;
+    try {
+      tree = parseFilter(filter as string | object);
+    } catch (error) {
+      if (error instanceof ToolError) return toolError(error.code, error.message);
+      throw error;
+    }
+    const sql = filterSql(tree, k.columns, dialect());
+    const shown = JSON.stringify(filter).slice(0, 200);
+    if (sql === undefined) {
+      return toolError('unsupported_filter', `the profile translates filters on known columns without like, not: ${shown}`);
+    }
+    return ` where ${sql}`;
   };
 
   const orderBy = (names: ReadonlySet<string>, order: unknown, fallback: readonly string[]): string | ToolCallResult => {
@@ -232,7 +270,7 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
         // the function name goes into the statement as it is: only ours, never the caller's text
         if (!FUNCTIONS.has(a.fn)) return toolError('invalid_argument', `aggregate function ${JSON.stringify(a.fn)}: one of ${AGGREGATE_FUNCTIONS.join(', ')}`);
         if (a.column !== undefined && !k.columns.has(a.column)) return toolError('unknown_column', `no column ${a.column}`);
-        const name = outputName(a);
+        const name = aggregateOutputName(a);
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return toolError('invalid_argument', `bad output name ${name}`);
         outputs.push(`${a.fn}(${a.column ? q(a.column) : '*'}) as ${q(name)}`);
         names.add(name);

@@ -1,5 +1,5 @@
 import type { OperationStats, StepResult } from '@mcp-db-bench/contract';
-import type { StepMeasurement } from '../engine/run-step.js';
+import type { StepMeasurement } from '../drive/run-step.js';
 import { encode, merge } from '../metrics/histogram.js';
 
 /**

@@ -1,6 +1,6 @@
-import { type DecompositionResult, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { type DecompositionResult, f, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../drive/clock.js';
 import { Random } from '@mcp-db-bench/contract';
 import type { RawDriver } from './plan.js';
 import { timed } from './timed.js';
@@ -16,7 +16,8 @@ const OPERATIONS = [
     operation: 'query order_items by order_id',
     // the tool reads one row past its limit, to say whether the answer was cut
     raw: (driver: RawDriver, id: number) => driver.select('order_items', 'order_id', id, 21),
-    full: (client: McpClient, id: number) => client.callTool(TOOL_NAMES.query, { table: 'order_items', filter: `order_id = ${id}`, limit: 20 }),
+    full: (client: McpClient, id: number) =>
+      client.callTool(TOOL_NAMES.query, { table: 'order_items', filter: writeFilter(f.eq('order_id', id)), limit: 20 }),
   },
 ];
 

@@ -5,7 +5,7 @@
  */
 import type { LoadStages, ResultFile } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
-import type { AgentLoop } from '../engine/run-step.js';
+import type { AgentLoop } from '../drive/run-step.js';
 import type { Workload } from '../workloads/workload.js';
 
 /** The database behind a target through its driver alone, for the cost decomposition. */

@@ -5,10 +5,10 @@
  */
 import { TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
-import { type Clock, realClock } from '../engine/clock.js';
-import type { ClientProbe } from '../engine/probe.js';
-import { runStep, type StepMeasurement } from '../engine/run-step.js';
-import { peakTarget, stagesDuration } from '../engine/stages.js';
+import { type Clock, realClock } from '../drive/clock.js';
+import type { ClientProbe } from '../drive/probe.js';
+import { runStep, type StepMeasurement } from '../drive/run-step.js';
+import { peakTarget, stagesDuration } from '../drive/stages.js';
 import { encode, newHistogram } from '../metrics/histogram.js';
 import { startAgent } from '../loop.js';
 import type { Workload } from '../workloads/workload.js';

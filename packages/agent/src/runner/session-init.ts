@@ -1,7 +1,7 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { SimAgent } from '../agent.js';
 import type { McpClient } from '../clients/client.js';
-import type { Clock } from '../engine/clock.js';
+import type { Clock } from '../drive/clock.js';
 import { Random } from '@mcp-db-bench/contract';
 import { TASK_TABLES } from '../workloads/session-init.js';
 import { timed } from './timed.js';

@@ -1,5 +1,5 @@
 import type { OperationStats } from '@mcp-db-bench/contract';
-import { type MeasureCallsOptions, measureCalls } from '../engine/measure-calls.js';
+import { type MeasureCallsOptions, measureCalls } from '../drive/measure-calls.js';
 
 /** The stats of a sequence of timed calls; a failed call is an error here, not a data point. */
 export async function timed(what: string, options: MeasureCallsOptions): Promise<OperationStats> {

@@ -1,5 +1,5 @@
-import { TOOL_NAMES } from '@mcp-db-bench/contract';
-import { literal, measureColumn, someLink } from './pick.js';
+import { f, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
+import { keyValue, measureColumn, someLink } from './pick.js';
 import type { Workload } from './workload.js';
 
 /**
@@ -17,7 +17,7 @@ export const analytical: Workload = {
     const measure = table ? measureColumn(agent, table) : undefined;
     const aggregates = [{ fn: 'count', as: 'n' }, ...(measure ? [{ fn: agent.random.pick(['sum', 'avg', 'max']), column: measure }] : [])];
     if (agent.random.next() < 0.75) {
-      const filter = `${column} = ${literal(agent.someKey(parent.name))}`;
+      const filter = writeFilter(f.eq(column, keyValue(agent.someKey(parent.name))));
       return { op: 'aggregate', tool: TOOL_NAMES.aggregate, args: { table: child, aggregates, filter } };
     }
     return {

@@ -1,5 +1,5 @@
-import { TOOL_NAMES } from '@mcp-db-bench/contract';
-import { literal, someLink } from './pick.js';
+import { f, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
+import { keyValue, someLink } from './pick.js';
 import type { Workload } from './workload.js';
 
 /**
@@ -14,7 +14,7 @@ export const filtered: Workload = {
   requires: [TOOL_NAMES.query],
   next(agent) {
     const { parent, child, column } = someLink(agent);
-    const filter = `${column} = ${literal(agent.someKey(parent.name))}`;
+    const filter = writeFilter(f.eq(column, keyValue(agent.someKey(parent.name))));
     return { op: 'query', tool: TOOL_NAMES.query, args: { table: child, filter, limit: 20 }, table: child };
   },
 };

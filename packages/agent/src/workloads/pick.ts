@@ -1,3 +1,4 @@
+import type { Value } from '@mcp-db-bench/contract';
 import type { SimAgent, TableKnowledge } from '../agent.js';
 
 /** Small choices shared by workloads, all made from what the agent discovered. */
@@ -26,9 +27,9 @@ export function someLink(agent: SimAgent): { parent: TableKnowledge; child: stri
   return agent.random.pick(links);
 }
 
-/** A literal for the expression language. */
-export function literal(value: unknown): string {
-  return typeof value === 'number' ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+/** A key the agent saw, as a filter value: a number stays one, anything else is compared as its text. */
+export function keyValue(value: unknown): Value {
+  return typeof value === 'number' ? value : String(value);
 }
 
 /** A numeric, non-key column of a table, if it has one. */

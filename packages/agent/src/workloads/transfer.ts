@@ -1,9 +1,10 @@
-import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { f as where, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
 import type { Account, WriteLedger } from '../writes/ledger.js';
 import { fromCents, toCents } from '../writes/read-back.js';
 import { now } from './write.js';
-import type { Call, CallOutcome, Plan, PlanContext, Workload } from './workload.js';
+import type { CallOutcome } from '../clients/client.js';
+import type { Call, Plan, PlanContext, Workload } from './workload.js';
 
 /**
  * A payment as an agent makes one: look up the payer, find their card and its account, check
@@ -24,6 +25,8 @@ export const transfer: Workload = {
   },
   plan: (agent, context) => new TransferPlan(agent, context),
 };
+
+const ACTIVE = where.eq('status', 'active');
 
 type Stage = 'payer' | 'card' | 'account' | 'approver' | 'commit';
 
@@ -63,7 +66,12 @@ class TransferPlan implements Plan {
         return {
           op: 'transfer:card',
           tool: TOOL_NAMES.query,
-          args: { table: 'cards', columns: ['id', 'account_id', 'last4'], filter: `customer_id = ${f.payer.customerId} and status = 'active'`, limit: 10 },
+          args: {
+            table: 'cards',
+            columns: ['id', 'account_id', 'last4'],
+            filter: writeFilter(where.and(where.eq('customer_id', f.payer.customerId), ACTIVE)),
+            limit: 10,
+          },
           table: 'cards',
         };
       case 'account':
@@ -74,9 +82,12 @@ class TransferPlan implements Plan {
         f.to = this.#payee(f.accountId, r);
         f.memo = `${this.#ledger.marker}t:${this.context.index}:${++this.#sequence}`;
         const amount = fromCents(f.cents);
+        // the debit's guard: enough money in the account (the same tree the server read from "balance >= 12.50")
+        const debit = writeFilter(where.and(where.eq('id', f.accountId), ACTIVE, where.gte('balance', Number(amount))));
+        const credit = writeFilter(where.and(where.eq('id', f.to), ACTIVE));
         const steps = [
-          { op: 'update', table: 'accounts', set: { balance: { add: fromCents(-f.cents) } }, filter: `id = ${f.accountId} and status = 'active' and balance >= ${amount}`, expect_rows: 1 },
-          { op: 'update', table: 'accounts', set: { balance: { add: amount } }, filter: `id = ${f.to} and status = 'active'`, expect_rows: 1 },
+          { op: 'update', table: 'accounts', set: { balance: { add: fromCents(-f.cents) } }, filter: debit, expect_rows: 1 },
+          { op: 'update', table: 'accounts', set: { balance: { add: amount } }, filter: credit, expect_rows: 1 },
           {
             op: 'insert',
             table: 'payments',

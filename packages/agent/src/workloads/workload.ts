@@ -1,6 +1,7 @@
 import type { ToolName } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
-import type { OpOutcome } from '../engine/run-step.js';
+import type { CallOutcome } from '../clients/client.js';
+import type { OpOutcome } from '../drive/run-step.js';
 import type { WriteLedger } from '../writes/ledger.js';
 
 /** One tool call a workload decided on, and what to learn from its answer. */
@@ -12,12 +13,6 @@ export interface Call {
   /** the table whose rows the answer holds, so the agent can remember keys */
   table?: string;
 }
-
-/**
- * How a call ended, as a workload that keeps state sees it: `failed` is a tool error (the
- * server answered, with a code), `unknown` a call that got no answer (transport error, timeout).
- */
-export type CallOutcome = { kind: 'ok'; data: unknown } | { kind: 'failed'; code: string } | { kind: 'unknown'; reason: string };
 
 /**
  * One agent's course through a stateful workload: a multi-step flow where each call depends

@@ -1,8 +1,10 @@
-import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { f, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
 import type { Draft, WriteLedger } from '../writes/ledger.js';
 import { fromCents } from '../writes/read-back.js';
-import type { Call, CallOutcome, Plan, PlanContext, Workload } from './workload.js';
+import { keyValue } from './pick.js';
+import type { CallOutcome } from '../clients/client.js';
+import type { Call, Plan, PlanContext, Workload } from './workload.js';
 
 const WEIGHTS = { insert: 50, update: 30, delete: 20 } as const;
 
@@ -27,6 +29,9 @@ export const write: Workload = {
   },
   plan: (agent, context) => new WritePlan(agent, context),
 };
+
+/** The filter naming one draft's row: its key as the insert answered it (a number, or a string past 2^53). */
+const byId = (draft: Draft): string => writeFilter(f.eq('id', keyValue(draft.id)));
 
 type Pending =
   | { op: 'insert'; drafts: Draft[] }
@@ -54,18 +59,18 @@ class WritePlan implements Plan {
     const draft = r.pick(this.#live);
     if (op === 'delete') {
       this.#pending = { op, draft };
-      return { op: 'write:delete', tool: TOOL_NAMES.delete, args: { table: 'payments', filter: `id = ${draft.id}`, max_rows: 1 } };
+      return { op: 'write:delete', tool: TOOL_NAMES.delete, args: { table: 'payments', filter: byId(draft), max_rows: 1 } };
     }
     const status = r.pick(['pending', 'pending', 'approved']);
     if (r.next() < 0.5) {
       const amountCents = r.int(100, 50_000);
       this.#pending = { op, draft, amountCents, status };
-      return { op: 'write:update', tool: TOOL_NAMES.update, args: { table: 'payments', set: { amount: fromCents(amountCents), status }, filter: `id = ${draft.id}`, max_rows: 1 } };
+      return { op: 'write:update', tool: TOOL_NAMES.update, args: { table: 'payments', set: { amount: fromCents(amountCents), status }, filter: byId(draft), max_rows: 1 } };
     }
     // adding inside the database: the value after is the value before plus n
     const delta = r.int(-500, 500) || 1;
     this.#pending = { op, draft, amountCents: draft.amountCents + delta, status };
-    return { op: 'write:update', tool: TOOL_NAMES.update, args: { table: 'payments', set: { amount: { add: fromCents(delta) }, status }, filter: `id = ${draft.id}`, max_rows: 1 } };
+    return { op: 'write:update', tool: TOOL_NAMES.update, args: { table: 'payments', set: { amount: { add: fromCents(delta) }, status }, filter: byId(draft), max_rows: 1 } };
   }
 
   #insert(): Call {

@@ -1,5 +1,4 @@
-import type { McpClient } from '../clients/client.js';
-import type { CallOutcome } from '../workloads/workload.js';
+import type { CallOutcome, McpClient } from '../clients/client.js';
 import { readAll, toCents } from './read-back.js';
 
 /** An account as it stood before the step: transfers move money between these. */

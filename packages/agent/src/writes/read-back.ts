@@ -1,4 +1,4 @@
-import { type QueryInput, type QueryOutput, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { type FilterNode, type QueryInput, type QueryOutput, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
 
 /** Every row of a table that matches a filter, page by page through the query tool's cursor. */
@@ -6,12 +6,18 @@ export async function readAll(
   client: McpClient,
   table: string,
   columns: readonly string[],
-  filter?: string,
+  filter?: FilterNode,
 ): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   let cursor: string | null = null;
   do {
-    const args: QueryInput = { table, columns: [...columns], limit: 1000, ...(filter ? { filter } : {}), ...(cursor ? { cursor } : {}) };
+    const args: QueryInput = {
+      table,
+      columns: [...columns],
+      limit: 1000,
+      ...(filter ? { filter: writeFilter(filter) } : {}),
+      ...(cursor ? { cursor } : {}),
+    };
     const result = await client.callTool(TOOL_NAMES.query, args);
     if (result.isError) throw new Error(`reading ${table} back failed: ${JSON.stringify(result.data).slice(0, 300)}`);
     const page = result.data as QueryOutput;

@@ -1,4 +1,4 @@
-import type { WriteVerification } from '@mcp-db-bench/contract';
+import { f, type WriteVerification } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
 import type { WriteLedger } from './ledger.js';
 import { fromCents, readAll, toCents } from './read-back.js';
@@ -16,7 +16,7 @@ const WRITE_COLUMNS = ['id', 'memo', 'amount', 'status', 'from_account_id', 'to_
  * its starting balance plus credits minus debits, and the total unchanged.
  */
 export async function verifyWrites(client: McpClient, ledger: WriteLedger): Promise<WriteVerification> {
-  const rows = await readAll(client, 'payments', WRITE_COLUMNS, `memo like '${ledger.marker}%'`);
+  const rows = await readAll(client, 'payments', WRITE_COLUMNS, f.like('memo', `${ledger.marker}%`));
   const after = await readAll(client, 'accounts', ['id', 'balance']);
   return judge(ledger, rows, after);
 }

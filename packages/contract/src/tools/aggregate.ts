@@ -39,3 +39,11 @@ export const aggregateSpec = toolSpec({ name: 'aggregate', input: aggregateInput
 export type AggregateSpec = z.infer<typeof aggregateSpecSchema>;
 export type AggregateInput = z.infer<typeof aggregateInput>;
 export type AggregateOutput = z.infer<typeof aggregateOutput>;
+
+/**
+ * An aggregate's output column: its `as`, else `fn_column`, else `count` (for count(*)). `column`
+ * is the name the table spells it with, when the caller's spelling was resolved to it.
+ */
+export function aggregateOutputName(spec: Pick<AggregateSpec, 'fn' | 'column' | 'as'>, column = spec.column): string {
+  return spec.as ?? (column === undefined ? 'count' : `${spec.fn}_${column}`);
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FILTER_LIMITS } from '../filter.js';
+import { FILTER_LIMITS } from '../filter/tree.js';
 
 // Names that say what they hold go without a description: hosts send every word of tools/list to the model.
 export const tableArg = z.string().min(1).max(256);

@@ -1,10 +1,9 @@
 import type { FilterNode, PortableType, Row } from '@mcp-db-bench/contract';
-import { ToolError } from '@mcp-db-bench/contract';
+import { parseFilter, ToolError } from '@mcp-db-bench/contract';
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Column, Table } from '../catalog/types.js';
 import type { AnyDb, AnySelect, EngineProfile } from '@mcp-db-bench/engines';
 import { compileFilter, type OperandResolver } from '../filter/compile.js';
-import { parseFilter } from '../filter/tree.js';
 import { decodeValue } from '../output/decode.js';
 import { resolveColumn } from './names.js';
 

@@ -1,4 +1,12 @@
-import { type AggregateInput, type AggregateOutput, type AggregateSpec, aggregateSpec, type PortableValue, ToolError } from '@mcp-db-bench/contract';
+import {
+  type AggregateInput,
+  type AggregateOutput,
+  type AggregateSpec,
+  aggregateOutputName,
+  aggregateSpec,
+  type PortableValue,
+  ToolError,
+} from '@mcp-db-bench/contract';
 import { type Expression, type RawBuilder, sql } from 'kysely';
 import type { Catalog, Table } from '../catalog/types.js';
 import type { AnyDb, AnySelect, EngineProfile } from '@mcp-db-bench/engines';
@@ -109,10 +117,10 @@ function aggregateOutput_(table: Table, spec: AggregateSpec, where: string, engi
   const { fn } = spec;
   if (spec.column === undefined) {
     if (fn !== 'count') throw new ToolError('invalid_argument', `${where}: ${fn} needs a column`);
-    return output(spec.as ?? 'count', sql`count(*)`, COUNT, false);
+    return output(aggregateOutputName(spec), sql`count(*)`, COUNT, false);
   }
   const c = resolveColumn(table, spec.column, `${where}.column`);
-  const name = spec.as ?? `${fn}_${c.name}`;
+  const name = aggregateOutputName(spec, c.name);
   const id = sql.id(c.name);
   if ((fn === 'sum' || fn === 'avg') && !NUMERIC.has(c.type)) {
     throw new ToolError('type_mismatch', `${where}: ${fn} needs a numeric column; ${c.name} is ${c.type}`);

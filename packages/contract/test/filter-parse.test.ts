@@ -1,7 +1,16 @@
-import { FILTER_LIMITS, FILTER_OPS, type FilterNode, ToolError } from '@mcp-db-bench/contract';
 import { describe, expect, it } from 'vitest';
-import { VALID_OPERATORS_TEXT, convertNumber, parseFilterExpression } from '../src/filter/parse.js';
-import { normalizeFilterTree, normalizeOperator, parseFilter } from '../src/filter/tree.js';
+import {
+  convertNumber,
+  FILTER_LIMITS,
+  FILTER_OPS,
+  type FilterNode,
+  normalizeFilterTree,
+  normalizeOperator,
+  parseFilter,
+  parseFilterExpression,
+  ToolError,
+  VALID_OPERATORS_TEXT,
+} from '../src/index.js';
 
 /** Runs `fn`, asserts it throws an invalid_filter ToolError, and returns the message. */
 function filterErrorOf(fn: () => unknown): string {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { McpCallError } from '../src/clients/client.js';
-import { FakeClock } from '../src/engine/clock.js';
-import { measureCalls } from '../src/engine/measure-calls.js';
-import { type ClientProbe, nullProbe, processProbe } from '../src/engine/probe.js';
+import { FakeClock } from '../src/drive/clock.js';
+import { measureCalls } from '../src/drive/measure-calls.js';
+import { type ClientProbe, nullProbe, processProbe } from '../src/drive/probe.js';
 import {
   type AgentLoop,
   errorKindOf,
@@ -11,7 +11,7 @@ import {
   runStep,
   type StepMeasurement,
   throughput,
-} from '../src/engine/run-step.js';
+} from '../src/drive/run-step.js';
 import { decode, encode, merge, newHistogram, record, summarize, summary } from '../src/metrics/histogram.js';
 
 /** What a scripted call does: how long the "server" takes, and how it ends. */

@@ -9,7 +9,8 @@
  *
  * Positions in messages are 1-based character offsets into the filter text.
  */
-import { type ComparisonOp, FILTER_LIMITS, type FilterNode, type Scalar, ToolError } from '@mcp-db-bench/contract';
+import { ToolError } from '../errors.js';
+import { type ComparisonOp, FILTER_LIMITS, type FilterNode, type Scalar } from './tree.js';
 
 /** The operators as users write them, for error messages (both filter forms). */
 export const VALID_OPERATORS_TEXT =
@@ -21,7 +22,8 @@ export const MAX_IDENTIFIER_LENGTH = 256;
 /** How much of the input a message may quote, so errors never echo a hostile payload. */
 const SNIPPET_LENGTH = 30;
 
-const KEYWORDS = new Set(['and', 'or', 'not', 'in', 'between', 'like', 'is', 'null', 'true', 'false']);
+/** Words a bare column name may not be: the writer quotes a column so named. */
+export const KEYWORDS = new Set(['and', 'or', 'not', 'in', 'between', 'like', 'is', 'null', 'true', 'false']);
 
 const COMPARISONS: Readonly<Record<string, ComparisonOp>> = {
   '=': '=',

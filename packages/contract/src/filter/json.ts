@@ -3,6 +3,7 @@
  * name the path (`filter.and[1].op`), and normalised to the same canonical tree the
  * expression parser produces (canonical operators, merged and/or chains, no one-child groups).
  */
+import { ToolError } from '../errors.js';
 import {
   COMPARISON_OPS,
   FILTER_LIMITS,
@@ -15,8 +16,7 @@ import {
   type Predicate,
   RANGE_OPS,
   type Scalar,
-  ToolError,
-} from '@mcp-db-bench/contract';
+} from './tree.js';
 import {
   MAX_IDENTIFIER_LENGTH,
   VALID_OPERATORS_TEXT,
