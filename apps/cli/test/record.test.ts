@@ -76,7 +76,7 @@ describe('record over HTTP', () => {
     const calls = requests(lines).filter((r) => r.method === 'tools/call');
     expect(calls.map((c) => [c.tool, c.arguments, c.rows, c.error])).toEqual([
       ['get', { table: 'orders', key: '<integer>' }, 1, undefined],
-      ['query', { table: 'orders', filter: '<string 15>', limit: '<integer>' }, 3, undefined],
+      ['query', { table: 'orders', filter: { column: 'status', op: '=', value: '<string 4>' }, limit: '<integer>' }, 3, undefined],
       ['get', { table: 'no_such_table', key: '<integer>' }, undefined, 'tool:unknown_table'],
     ]);
     for (const call of calls) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseFilter } from './filter/json.js';
 
 /**
  * A recorded trace (`mcp-db-bench record`): what a host did through an MCP server, one JSON object
@@ -67,10 +68,14 @@ export type TraceLine = z.infer<typeof traceLine>;
 /** Argument keys whose values name the schema (tables, columns, operators), not data: a shape keeps them. */
 export const SCHEMA_KEYS: ReadonlySet<string> = new Set(['table', 'columns', 'column', 'order_by', 'group_by', 'op', 'fn', 'as']);
 
+/** Argument keys holding our filter language: a shape keeps its tree, columns and operators, not its values. */
+const FILTER_KEYS: ReadonlySet<string> = new Set(['filter', 'having']);
+
 /**
  * A value with everything that could be data replaced by its shape: strings by `<string N>`,
  * numbers by `<integer>` or `<number>`, booleans by `<boolean>`; object keys, array lengths,
- * nulls and the values of SCHEMA_KEYS kept. A replay fills the shapes from its own dataset.
+ * nulls and the values of SCHEMA_KEYS kept; a filter (FILTER_KEYS) as its tree, shaped alike.
+ * A replay fills the shapes from its own dataset.
  */
 export function shapeOf(value: unknown): unknown {
   if (value === null) return null;
@@ -79,9 +84,18 @@ export function shapeOf(value: unknown): unknown {
   if (typeof value === 'boolean') return '<boolean>';
   if (Array.isArray(value)) return value.map(shapeOf);
   if (typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SCHEMA_KEYS.has(k) && isNames(v) ? v : shapeOf(v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SCHEMA_KEYS.has(k) && isNames(v) ? v : FILTER_KEYS.has(k) ? shapeOfFilter(v) : shapeOf(v)]));
   }
   return `<${typeof value}>`;
+}
+
+/** A filter as its tree with the values shaped; one that does not parse, shaped as any value. */
+function shapeOfFilter(filter: unknown): unknown {
+  try {
+    return shapeOf(parseFilter(filter as string | object));
+  } catch {
+    return shapeOf(filter);
+  }
 }
 
 /** A name or a list of names: what a schema key holds (anything else there is shaped like data). */
