@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Change, change, compareHtml, compareJson, compareRuns, compareSections, FROM_ZERO, poolRuns, regressions } from '../src/render/compare.js';
+import { type Change, change, compareHtml, compareJson, compareRuns, compareSections, FROM_ZERO, nothingShared, poolRuns, regressions } from '../src/render/compare.js';
 import { toMarkdown } from '../src/render/table.js';
 import { runCli } from './support/cli.js';
 import { result, stats, step } from './support/results.js';
@@ -53,6 +53,42 @@ describe('compareRuns', () => {
     const byMetric = Object.fromEntries(c.rows[0]!.changes.map((x: Change) => [x.metric, x]));
     expect(byMetric['calls/s']).toMatchObject({ base: 1000, next: 500, changePct: -50, marked: true });
     expect(byMetric['p50 ms']!.next / byMetric['p50 ms']!.base).toBeCloseTo(3, 2);
+  });
+
+  it('cautions that a side of one iteration cannot measure its noise, in the note a reader sees', () => {
+    const c = compareRuns(base, next);
+    expect(c.cautions).toEqual([expect.stringMatching(/^base and new have one iteration: a single run cannot measure its own noise/)]);
+    expect(toMarkdown(compareSections(c, true))).toMatch(/Caution: base and new have one iteration/);
+    const repeated = (r: typeof base) => ({ ...r, config: { ...r.config, iterations: 3 } });
+    expect(compareRuns(repeated(base), next).cautions).toEqual([expect.stringMatching(/^new has one iteration/)]);
+    expect(compareRuns(repeated(base), repeated(next)).cautions).toEqual([]);
+  });
+
+  it('says when the runs share no step, naming each side’s steps and targets, so a gate cannot pass on nothing', () => {
+    const postgres = result([step({ workload: 'point-read', agents: 1, calls: 10, target: 'postgres' })], {
+      config: { ...base.config, targets: [{ label: 'postgres', engine: 'postgres', url: 'postgres://x' }] },
+    });
+    const c = compareRuns(base, postgres);
+    expect(c.shared).toBe(0);
+    expect(nothingShared(c, base, postgres)).toMatch(/^the runs share no step, so nothing can be compared \(base: sqlite \(optimized\) point-read@1, sqlite \(optimized\) filtered@1; new: postgres \(optimized\) point-read@1\)/);
+    expect(c.differences).toContain('targets: sqlite → postgres');
+    expect(nothingShared(compareRuns(base, next), base, next)).toBeUndefined();
+  });
+
+  it('exits 1 when the runs share no step, and warns on stderr about a side of one iteration', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-gate-'));
+    try {
+      const other = result([step({ workload: 'echo', agents: 4, calls: 10 })]);
+      for (const [name, r] of [['base', base], ['next', next], ['other', other]] as const) writeFileSync(join(dir, `${name}.json`), JSON.stringify(r));
+      const empty = await runCli(['compare', join(dir, 'base.json'), join(dir, 'other.json'), '--fail-on-regression', '10'], { timeoutMs: 30_000 });
+      expect(empty.code).toBe(1);
+      expect(empty.stderr).toMatch(/the runs share no step, so nothing can be compared/);
+      const single = await runCli(['compare', join(dir, 'base.json'), join(dir, 'next.json')], { timeoutMs: 30_000 });
+      expect(single.code, single.stderr).toBe(0);
+      expect(single.stderr).toMatch(/caution: base and new have one iteration/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('finds regressions slower than a threshold, and none above the slowdown', () => {

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { examples, formatOption, type ReportFormat } from '../options.js';
-import { compareHtml, compareJson, compareRuns, compareSections, DEFAULT_NOISE_PCT, poolRuns, regressions } from '../render/compare.js';
+import { compareHtml, compareJson, compareRuns, compareSections, DEFAULT_NOISE_PCT, nothingShared, poolRuns, regressions } from '../render/compare.js';
 import { logLine } from '../render/progress.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { readResultFile } from './report.js';
@@ -38,7 +38,8 @@ export function compareCommand(): Command {
         'Several files a side (a.json,b.json) pool their iterations: run base and new in turn, a few\n' +
         'times each, so the machine\'s drift between runs lands in both sides\' ranges.\n' +
         'Steps are matched by target, index profile, workload and agent count.\n' +
-        'Exit codes: 0 done, 1 a marked slowdown larger than --fail-on-regression, or a failure, 2 a usage error.\n' +
+        'Exit codes: 0 done, 1 a marked slowdown larger than --fail-on-regression, runs that share no step, or a failure,\n' +
+        '2 a usage error. A side with one iteration is warned about: it cannot measure its noise.\n' +
         examples(
           'mcp-db-bench compare main.json branch.json',
           'mcp-db-bench compare main.json branch.json --format markdown > comment.md',
@@ -48,7 +49,12 @@ export function compareCommand(): Command {
     )
     .action((baseFile: string, newFile: string, flags: CompareFlags) => {
       const read = (files: string) => poolRuns(files.split(',').filter(Boolean).map((name) => ({ name, result: readResultFile(name) })));
-      const comparison = compareRuns(read(baseFile), read(newFile), { noisePct: flags.noise });
+      const [base, next] = [read(baseFile), read(newFile)];
+      const comparison = compareRuns(base, next, { noisePct: flags.noise });
+      // A gate must not pass on nothing: runs with no step in common are a failure, not "0 changes".
+      const empty = nothingShared(comparison, base, next);
+      if (empty) throw new Error(empty);
+      for (const caution of comparison.cautions) logLine(`caution: ${caution}`);
       const files = { base: baseFile, next: newFile };
       const text =
         flags.format === 'json'

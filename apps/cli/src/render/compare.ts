@@ -55,6 +55,10 @@ export interface Comparison {
   rows: CompareRow[];
   /** configuration and environment facts that differ between the runs: their numbers may not be comparable */
   differences: string[];
+  /** steps both runs measured: the only ones a gate can judge */
+  shared: number;
+  /** why the verdicts deserve less trust than they look: a side that cannot measure its noise */
+  cautions: string[];
 }
 
 /** The per-iteration values of one metric for a step group, and its headline value (median throughput; percentiles of the merged histogram). */
@@ -137,7 +141,27 @@ export function compareRuns(base: ResultFile, next: ResultFile, options: { noise
     else rows.push({ ...row, changes: METRICS.map((m) => change(m, measure(b, m), measure(n, m), noisePct)) });
   }
   for (const [k, n] of nextGroups) if (!baseGroups.has(k)) rows.push({ target: roundLabel(n), workload: n.workload, agents: n.agents, changes: [], only: 'new' });
-  return { noisePct, iterations: { base: base.config.iterations, next: next.config.iterations }, rows, differences: differences(base, next) };
+  const iterations = { base: base.config.iterations, next: next.config.iterations };
+  const shared = rows.filter((r) => !r.only).length;
+  return { noisePct, iterations, rows, differences: differences(base, next), shared, cautions: cautions(iterations, shared) };
+}
+
+/** What makes a gate on this comparison less than it looks (see `headline`). */
+function cautions(iterations: { base: number; next: number }, shared: number): string[] {
+  if (shared === 0) return [];
+  const single = (['base', 'next'] as const).filter((side) => iterations[side] === 1).map((side) => (side === 'next' ? 'new' : side));
+  if (single.length === 0) return [];
+  return [
+    `${single.join(' and ')} ${single.length === 1 ? 'has' : 'have'} one iteration: a single run cannot measure its own noise, so a change is marked on --noise alone ` +
+      '(run --iterations 3 or more, or pool repeats: a.json,b.json,c.json)',
+  ];
+}
+
+/** Why a comparison has nothing to judge: the runs share no step. Undefined when they share one. */
+export function nothingShared(c: Comparison, base: ResultFile, next: ResultFile): string | undefined {
+  if (c.shared > 0) return undefined;
+  const steps = (r: ResultFile) => [...new Set(groupSteps(r.steps).map((g) => `${roundLabel(g)} ${g.workload}@${g.agents}`))].slice(0, 4).join(', ') || 'none';
+  return `the runs share no step, so nothing can be compared (base: ${steps(base)}; new: ${steps(next)}); steps are matched by target, index profile, workload and agents`;
 }
 
 /** Marked changes slower than `thresholdPct`. */
@@ -176,6 +200,7 @@ function differences(base: ResultFile, next: ResultFile): string[] {
     client: r.config.client,
     protocol: r.config.protocol,
     'open-loop rate': String(r.config.rate ?? 'closed loop'),
+    targets: r.config.targets.map((t) => t.label).join(', '),
     CPU: `${r.environment.cpuModel} × ${r.environment.cpus}`,
     Node: r.environment.node,
     version: r.tool.version,
@@ -224,7 +249,8 @@ export function compareSections(c: Comparison, markdown = false): Section[] {
     String(r.agents),
     ...(r.only ? [`only in ${r.only}`, '', ''] : METRICS.map((m) => cell(r.changes.find((x) => x.metric === m), strong))),
   ]);
-  const sections: Section[] = [{ title: 'Changes from base to new', note: headline(c), head: ['target', 'workload', 'agents', ...METRICS], rows }];
+  const note = [headline(c), ...c.cautions.map((text) => `Caution: ${text}.`)].join(' ');
+  const sections: Section[] = [{ title: 'Changes from base to new', note, head: ['target', 'workload', 'agents', ...METRICS], rows }];
   if (c.differences.length) sections.push({ title: 'The runs differ in', head: ['what: base → new'], rows: c.differences.map((d) => [d]) });
   return sections;
 }
