@@ -7,7 +7,7 @@ import { InvalidArgumentError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveStepLine, progress } from '../src/render/progress.js';
 import { formatStages, MAX_STAGE_ROWS, stageSections } from '../src/render/stages.js';
-import { parseStages } from '../src/run/stages.js';
+import { parseStages } from '../src/parse/stages.js';
 import { type CliRun, runCli } from './support/cli.js';
 
 /**

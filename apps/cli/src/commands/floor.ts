@@ -7,14 +7,14 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { agentsOption, dbListOption, examples, type Format, formatOption, scaleOption, seedOption, workersOption } from '../options.js';
 import { callsPerSecond, int, median, spread } from '../render/numbers.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
-import { parseDuration, parseList, parsePositiveInt } from '../run/durations.js';
-import { ownedDatabase, workersFor } from '../run/database.js';
-import { environment } from '../run/environment.js';
-import { FLOOR_LABEL, startHttpFloor } from '../run/http-floor.js';
-import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../run/interrupt.js';
-import { eraLabel } from '../run/labels.js';
-import { seedIfMissing } from '../run/seed-if-missing.js';
-import { startServer } from '../run/server-process.js';
+import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
+import { ownedDatabase, workersFor } from '../serving/database.js';
+import { environment } from '../serving/environment.js';
+import { FLOOR_LABEL, startHttpFloor } from '../serving/http-floor.js';
+import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../serving/interrupt.js';
+import { eraLabel } from '../serving/labels.js';
+import { seedIfMissing } from '../serving/seed-if-missing.js';
+import { startServer } from '../serving/server-process.js';
 
 type Era = 'legacy' | 'modern';
 

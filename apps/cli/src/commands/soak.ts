@@ -8,13 +8,13 @@ import { callsPerSecond, median } from '../render/numbers.js';
 import { REFUSED } from '../render/report.js';
 import { logLine, progress } from '../render/progress.js';
 import { type Section, toMarkdown, toTerminal } from '../render/table.js';
-import { parseDuration, parsePositiveInt } from '../run/durations.js';
-import { treeMemory } from '../run/process-memory.js';
-import { workersFor } from '../run/database.js';
-import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../run/interrupt.js';
-import { seedIfMissing } from '../run/seed-if-missing.js';
-import { startServer } from '../run/server-process.js';
-import type { ProtocolChoice } from '../run/labels.js';
+import { parseDuration, parsePositiveInt } from '../parse/durations.js';
+import { treeMemory } from '../serving/process-memory.js';
+import { workersFor } from '../serving/database.js';
+import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../serving/interrupt.js';
+import { seedIfMissing } from '../serving/seed-if-missing.js';
+import { startServer } from '../serving/server-process.js';
+import type { ProtocolChoice } from '../serving/labels.js';
 import { testDelayWarning } from './run.js';
 
 interface SoakFlags {
