@@ -4,7 +4,7 @@ import { examples, formatOption, type ReportFormat } from '../options.js';
 import { compareHtml, compareJson, compareRuns, compareSections, DEFAULT_NOISE_PCT, poolRuns, regressions } from '../render/compare.js';
 import { logLine } from '../render/progress.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
-import { readResultFile } from './report.js';
+import { readResultFile } from '../results.js';
 
 interface CompareFlags {
   noise: number;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createClient, DEFAULT_WORKLOADS, PROFILES, ProfileClient, type PlanTarget, peakTarget, runPlan, stagesDuration, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, type LoadStage, type LoadStages, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
-import { engineForUrl, redactUrl, TEST_DELAY_ENV } from '@mcp-db-bench/server';
+import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { request } from 'undici';
 import { networkReason, unknownCommand, UsageError } from '../errors.js';
@@ -25,6 +25,7 @@ import { parseStages } from '../parse/stages.js';
 import { announceStart, barrier, checkBarrier, parseShard, parseStartAt, requireDataset, runIdOf, type ShardFlag } from '../serving/shard.js';
 import { type PeerTarget, trackTargets } from '../serving/targets.js';
 import { VERSION } from '../version.js';
+import { testDelayWarning } from '../warnings.js';
 
 interface RunFlags {
   db?: string[];
@@ -201,17 +202,6 @@ export function runCommand(): Command {
             : `${reportHeader(result)}\n\n${toTerminal(sections)}`,
       );
     });
-}
-
-/**
- * Our server inherits the test-only delay (docs/development.md) from the environment whenever
- * the run starts it: on --db and on the default temporary SQLite database alike, never on
- * another server (--target, --target-cmd). A file measured with it says so.
- */
-export function testDelayWarning(flags: Pick<RunFlags, 'target' | 'targetCmd'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (flags.target?.length || flags.targetCmd?.length) return undefined;
-  const ms = Number(env[TEST_DELAY_ENV]);
-  return ms > 0 ? `every tool call was delayed ${ms} ms on purpose (${TEST_DELAY_ENV}): a test run, not a measurement` : undefined;
 }
 
 /** What commander cannot check: a word where no argument belongs, and options that need or exclude each other. */

@@ -15,7 +15,7 @@ import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../serving/interru
 import { seedIfMissing } from '../serving/seed-if-missing.js';
 import { startServer } from '../serving/server-process.js';
 import type { ProtocolChoice } from '../serving/labels.js';
-import { testDelayWarning } from './run.js';
+import { testDelayWarning } from '../warnings.js';
 
 interface SoakFlags {
   db?: string;
