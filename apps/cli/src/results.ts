@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { PlanResult } from '@mcp-db-bench/agent';
 import { RESULT_FILE_VERSION, type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { redactUrl } from '@mcp-db-bench/server';
 import { UsageError } from './errors.js';
 import type { Run } from './render/html/index.js';
 import { environment } from './serving/environment.js';
@@ -12,6 +13,11 @@ import { VERSION } from './version.js';
 /** A result file from a command's configuration and what the runner measured. */
 export function resultOf(config: ResultFile['config'], measured: PlanResult): ResultFile {
   return { version: RESULT_FILE_VERSION, tool: { name: 'mcp-db-bench', version: VERSION }, environment: environment(), config, ...measured };
+}
+
+/** The command line as typed, URLs redacted: floor and soak files keep it for their notes. */
+export function commandLine(command: string, argv: readonly string[] = process.argv.slice(3)): string {
+  return `mcp-db-bench ${command} ${argv.map((a) => (a.includes('://') ? redactUrl(a) : a)).join(' ')}`.trim();
 }
 
 export function writeResultFile(file: string, result: ResultFile): void {

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { examples, formatOption, type ReportFormat } from '../options.js';
+import { collect } from '../parse/values.js';
 import { renderRuns } from '../render/runs.js';
 import { readRuns } from '../results.js';
 
@@ -15,7 +16,7 @@ export function reportCommand(): Command {
     .description('render result files written by run --out (or run --format json); several are shown together, overlaid in html')
     .argument('<file...>', 'result files (JSON)')
     .addOption(formatOption('table, markdown, json (the result files, checked) or html (one self-contained page with charts)', ['table', 'markdown', 'json', 'html']))
-    .addOption(new Option('--label <name>', 'name of a file\'s run in the report, once per file in order').argParser(collect).default([], "each file's name"))
+    .addOption(new Option('--label <name>', 'name of a file\'s run in the report, once per file in order').argParser(collect(String)).default([], "each file's name"))
     .addOption(new Option('-o, --output <file>', 'write to this file instead of stdout'))
     .addHelpText(
       'after',
@@ -33,5 +34,3 @@ export function reportCommand(): Command {
       else process.stdout.write(text);
     });
 }
-
-const collect = (value: string, previous: string[]) => [...previous, value];

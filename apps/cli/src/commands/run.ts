@@ -1,99 +1,27 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createClient, DEFAULT_WORKLOADS, PROFILES, ProfileClient, type PlanTarget, peakTarget, runPlan, stagesDuration, type Target, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
-import { LEGACY_REVISION, type LoadStage, type LoadStages, MODERN_REVISION, RESULT_FILE_VERSION, type ResultFile, type StepResult, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { DEFAULT_WORKLOADS, PROFILES, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
+import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
-import { engineForUrl, redactUrl } from '@mcp-db-bench/server';
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { request } from 'undici';
-import { networkReason, unknownCommand, UsageError } from '../errors.js';
-import { agentsOption, dbListOption, examples, type Format, formatOption, jsonAlias, parseProfile, scaleOption, seedOption } from '../options.js';
+import { Command, Option } from 'commander';
+import { RATE_STAGES_POOL, type RunFlags, runConfig } from '../benchmark/config.js';
+import { measure } from '../benchmark/measure.js';
+import type { ProtocolChoice } from '../labels.js';
+import { agentsOption, dbListOption, examples, formatOption, jsonAlias, parseProfile, scaleOption, seedOption } from '../options.js';
+import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
+import { parseStages } from '../parse/stages.js';
+import { collect, parseCount, parseProtocol, parseTarget, parseWorkload } from '../parse/values.js';
 import { htmlReport } from '../render/html/index.js';
-import { logLine, progress } from '../render/progress.js';
+import { logLine } from '../render/progress.js';
 import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
-import { checkPinning, cpuUnder, parseCpuList, pinnedCommand, pinSelf } from '../serving/cpus.js';
-import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
-import { ownedDatabase } from '../serving/database.js';
-import { environment } from '../serving/environment.js';
-import { FLOOR_LABEL, startHttpFloor } from '../serving/http-floor.js';
-import { cleanUpOnSignals, makeTempDir, removeTempDir } from '../serving/interrupt.js';
-import { eraLabel, type ProtocolChoice } from '../serving/labels.js';
-import { seedIfMissing } from '../serving/seed-if-missing.js';
-import { startServer } from '../serving/server-process.js';
-import { parseStages } from '../parse/stages.js';
-import { announceStart, barrier, checkBarrier, parseShard, parseStartAt, requireDataset, runIdOf, type ShardFlag } from '../serving/shard.js';
-import { type PeerTarget, trackTargets } from '../serving/targets.js';
-import { VERSION } from '../version.js';
+import { writeResultFile } from '../results.js';
+import { parseCpuList, pinSelf } from '../serving/cpus.js';
+import { parseShard, parseStartAt } from '../serving/shard.js';
+import { trackTargets } from '../serving/targets.js';
 import { testDelayWarning } from '../warnings.js';
 
-interface RunFlags {
-  db?: string[];
-  target?: string[];
-  targetCmd?: string[];
-  /** read through `trackTargets` (pairs with the targets by position) */
-  profile?: string[];
-  sqlTool?: string;
-  sqlArg?: string;
-  service?: string;
-  checkCalls: number;
-  token?: string;
-  scale: number;
-  seed: number;
-  workloads: string[];
-  agents: number[];
-  duration: number;
-  warmup: number;
-  iterations: number;
-  indexes: IndexProfile[];
-  rate?: number;
-  stages?: LoadStage[];
-  rateStages?: LoadStage[];
-  protocol: ProtocolChoice[];
-  client: 'lean' | 'sdk';
-  format: Format;
-  out?: string;
-  shard?: ShardFlag;
-  startAt?: number;
-  barrierFile?: string;
-  runId?: string;
-  html?: string;
-  serverCpus?: string;
-  clientCpus?: string;
-}
-
-const parseCount = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`must be a whole number, 0 or more: ${value}`);
-  return n;
-};
-
-const parseProtocol = (name: string): ProtocolChoice => {
-  if (name !== 'legacy' && name !== 'modern' && name !== 'auto') throw new InvalidArgumentError(`protocol must be legacy, modern or auto, not ${name}`);
-  return name;
-};
-
-const parseWorkload = (name: string) => {
-  if (!(name in WORKLOADS)) throw new InvalidArgumentError(`unknown workload ${name}; workloads: ${Object.keys(WORKLOADS).join(', ')}`);
-  return name;
-};
-
-/** An http(s) URL for --target, or a usage error naming what was given. */
-export function parseTarget(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('--target must be an http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('--target must be an http(s) URL');
-  return value;
-}
-
-/** Repeats: every value given, in order. */
-const collect =
-  <T>(parse: (value: string) => T) =>
-  (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
+/** The server's own variable for its bearer token (docs/server.md), so a job sets it once for both. */
+const TOKEN_ENV = 'MCP_DB_TOKEN';
 
 export function runCommand(): Command {
   const command = new Command('run');
@@ -174,269 +102,32 @@ export function runCommand(): Command {
       ),
     )
     .action(async (flags: RunFlags, command: Command) => {
-      checkRunUsage(flags, command);
-      const targets = peers.read({ sqlTool: flags.sqlTool, sqlArg: flags.sqlArg, service: flags.service });
-      cleanUpOnSignals();
-      if (flags.clientCpus) pinSelf(flags.clientCpus);
-      const result = await run(flags, targets);
-      const delayed = testDelayWarning(flags);
+      const config = runConfig(flags, command);
+      const targets = peers.read({ sqlTool: config.sqlTool, sqlArg: config.sqlArg, service: config.service });
+      if (config.clientCpus) pinSelf(config.clientCpus);
+      const result = await measure(config, targets);
+      const delayed = testDelayWarning(config);
       if (delayed) result.warnings.push(delayed);
-      const failed = failedVerifications(result);
-      if (failed.length) {
-        process.exitCode = 1;
-        for (const s of failed) logLine(`write verification failed: ${s.target} ${s.workload} × ${s.agents} (${s.verification.marker})`);
-      }
-      const disagreed = (result.agreement ?? []).filter((a) => a.mismatches > 0);
-      if (disagreed.length) {
-        process.exitCode = 1;
-        for (const a of disagreed) logLine(`answers disagree: ${a.target} vs ${a.reference} on ${a.workload} (${a.mismatches} of ${a.calls} calls)`);
-      }
-      if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
-      if (flags.html) writeFileSync(flags.html, htmlReport([{ label: 'run', result }]));
+      if (failures(result).length) process.exitCode = 1;
+      if (config.out) writeResultFile(config.out, result);
+      if (config.html) writeFileSync(config.html, htmlReport([{ label: 'run', result }]));
       const sections = reportSections(result);
-      process.stdout.write(
-        flags.format === 'json'
+      const text =
+        config.format === 'json'
           ? `${JSON.stringify(result, null, 2)}\n`
-          : flags.format === 'markdown'
-            ? `${reportHeader(result)}\n\n${toMarkdown(sections)}`
-            : `${reportHeader(result)}\n\n${toTerminal(sections)}`,
-      );
+          : `${reportHeader(result)}\n\n${config.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections)}`;
+      process.stdout.write(text);
     });
 }
 
-/** What commander cannot check: a word where no argument belongs, and options that need or exclude each other. */
-function checkRunUsage(flags: RunFlags, command: Command): void {
-  const parent = command.parent!;
-  if (command.args.length) throw new UsageError(unknownCommand(parent, command.args[0]!));
-  // MCP_DB_BENCH_DB names the database to use when nothing else is named: --target or --target-cmd wins over it.
-  if (command.getOptionValueSource('db') === 'env' && (flags.target || flags.targetCmd)) flags.db = undefined;
-  const given = [flags.db && '--db', flags.target && '--target', flags.targetCmd && '--target-cmd'].filter(Boolean);
-  if (given.length > 1) throw new UsageError(`${given.join(' and ')} cannot be used together: benchmark our server on databases (--db), or another server (--target or --target-cmd)`);
-  if (flags.profile && flags.db) throw new UsageError('--profile applies to --target or --target-cmd: --db runs are our own server');
-  // MCP_DB_TOKEN may be exported for the user's own servers: only a typed --token without --target is a mistake
-  if (flags.token && !flags.target && command.getOptionValueSource('token') === 'cli') throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
-  checkStagesUsage(flags, command);
-  checkShardUsage(flags, command);
-  checkCpusUsage(flags);
-}
-
-/** Pinning needs Linux and taskset; server CPUs need a server this run starts. */
-function checkCpusUsage(flags: RunFlags): void {
-  if (flags.serverCpus) checkPinning('--server-cpus');
-  if (flags.clientCpus) checkPinning('--client-cpus');
-  if (flags.serverCpus && flags.target && !flags.targetCmd) {
-    throw new UsageError('--server-cpus pins the servers the run starts (--db, the default database, --target-cmd): a --target server runs elsewhere');
-  }
-}
-
-/** A shard shares the database and the instant with the others: what would clash is refused. */
-function checkShardUsage(flags: RunFlags, command: Command): void {
-  const timing = [flags.startAt !== undefined && '--start-at', flags.barrierFile && '--barrier-file', flags.runId && '--run-id'].filter(Boolean);
-  if (!flags.shard) {
-    if (timing.length) throw new UsageError(`${timing.join(' and ')} ${timing.length > 1 ? 'need' : 'needs'} --shard I/N`);
-    return;
-  }
-  if (!flags.db && !flags.target && !flags.targetCmd) throw new UsageError('--shard needs --db, --target or --target-cmd: the shards share what they measure, not a temporary database each');
-  if (flags.startAt === undefined && !flags.barrierFile) throw new UsageError('--shard needs --start-at TIME or --barrier-file PATH: the shards must begin together');
-  if (flags.startAt !== undefined && flags.barrierFile) throw new UsageError('--start-at and --barrier-file cannot be used together: agree on a time, or on a barrier');
-  if (command.getOptionValueSource('indexes') === 'cli') {
-    throw new UsageError('--indexes cannot be used with --shard: shards never re-index the database they share; set it once with mcp-db-bench index --indexes PROFILE');
-  }
-  const writes = flags.workloads.filter((name) => WORKLOADS[name]!.writes);
-  if (writes.length) throw new UsageError(`--shard cannot run write workloads (${writes.join(', ')}): each shard could verify only its own writes while the others change the same rows`);
-  if (flags.stages || flags.rateStages) throw new UsageError(`--shard cannot be used with ${flags.stages ? '--stages' : '--rate-stages'}`);
-  if (flags.barrierFile) checkBarrier(flags.barrierFile, flags.shard);
-  flags.indexes = [];
-}
-
-/** The server's own variable for its bearer token (docs/server.md), so a job sets it once for both. */
-const TOKEN_ENV = 'MCP_DB_TOKEN';
-
-/** Agents connected to serve --rate-stages when --agents is not given. */
-const RATE_STAGES_POOL = 16;
-
-/** Stages set the load and its time: the flags that would too are refused, not silently ignored. */
-function checkStagesUsage(flags: RunFlags, command: Command): void {
-  const typed = (name: string) => command.getOptionValueSource(name) === 'cli';
-  if (flags.stages && flags.rateStages) throw new UsageError('--stages and --rate-stages cannot be used together: ramp agents (closed loop) or calls per second (open loop)');
-  const staged = flags.stages ? '--stages' : flags.rateStages ? '--rate-stages' : undefined;
-  if (!staged) return;
-  const excluded = [staged === '--stages' && typed('agents') && '--agents', typed('duration') && '--duration', flags.rate && '--rate'].filter(Boolean);
-  if (excluded.length) {
-    const why = staged === '--stages' ? `the stages set the agents and the time${flags.rate ? '; to ramp an open loop, use --rate-stages' : ''}` : 'the stages set the rate and the time';
-    throw new UsageError(`${staged} cannot be used with ${excluded.join(' or ')}: ${why}`);
-  }
-  if (flags.rateStages && !typed('agents')) flags.agents = [RATE_STAGES_POOL];
-}
-
-/** The stages asked for, as the plan and the result file take them. */
-function stagesOf(flags: RunFlags): LoadStages | undefined {
-  if (flags.stages) return { kind: 'agents', stages: flags.stages };
-  if (flags.rateStages) return { kind: 'rate', stages: flags.rateStages };
-  return undefined;
-}
-
-/** Fails early, naming the target, when nothing answers HTTP at its address. Any HTTP answer will do. */
-async function checkReachable(url: string): Promise<void> {
-  try {
-    const res = await request(url, { method: 'GET', headers: { accept: 'text/event-stream, application/json' }, signal: AbortSignal.timeout(10_000) });
-    // an SSE answer (DBHub's GET) never ends, and a body destroyed unread emits an error no one
-    // listens to (a crash, seen on 401s): drop it, with a listener for the abort that raises
-    res.body.on('error', () => {});
-    res.body.destroy();
-  } catch (error) {
-    const why = (error as Error).name === 'TimeoutError' ? 'no answer within 10 s' : networkReason(error);
-    throw new Error(`cannot reach the target ${redactUrl(url)}: ${why}`);
-  }
-}
-
-async function run(flags: RunFlags, peers: readonly PeerTarget[]): Promise<ResultFile> {
-  for (const url of flags.target ?? []) await checkReachable(url);
-  const tempDir = !flags.db && !flags.target && !flags.targetCmd ? makeTempDir('mcp-db-bench-') : undefined;
-  const dbs = flags.db ?? (tempDir ? [`sqlite:${join(tempDir, 'bench.db')}`] : []);
-  const workloads = flags.workloads.map((name) => WORKLOADS[name]!);
-  const stages = stagesOf(flags);
-  const targets: ResultFile['config']['targets'] = [];
-  const plan: PlanTarget[] = [];
-  const stops: Array<() => unknown> = [];
-  /** --server-cpus: the HTTP servers started here, whose processes a stdio target's count leaves out */
-  const servers: number[] = [];
-  const cpuOf = (pid: number) => (flags.serverCpus ? { serverCpuUs: () => cpuUnder(pid) } : {});
-  /** --shard: the index profile found on each database, by engine */
-  const found: { name: string; profile: string }[] = [];
-  const clientOptions = (protocol: ProtocolChoice) => ({ client: flags.client, protocol, token: flags.token, timeoutMs: 30_000 });
-  /** Every era asked for, host era first: one target each, labelled with its era. */
-  const eachEra = (
-    name: string,
-    entry: Omit<ResultFile['config']['targets'][number], 'label'>,
-    target: Target,
-    owned?: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'>,
-    peer: Pick<PeerTarget, 'profile' | 'options'> = { profile: PROFILES.ours!, options: {} },
-  ) => {
-    for (const protocol of flags.protocol) {
-      const label = uniqueLabel(eraLabel(name, protocol), targets);
-      targets.push({ label, ...entry });
-      const client = () => new ProfileClient(peer.profile, createClient(target, clientOptions(protocol)), peer.options);
-      plan.push({ label, client, cannot: peer.profile.cannot, ...owned });
-    }
-  };
-  try {
-    // The server is read-only unless a workload that writes was asked for.
-    const writes = workloads.some((w) => w.writes);
-    for (const url of dbs) {
-      const engine = engineForUrl(url);
-      const first = flags.indexes[0] ?? 'optimized';
-      if (flags.shard && engine.oneProcess) throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
-      if (flags.shard) found.push({ name: engine.name, profile: await requireDataset(url) });
-      else await seedIfMissing(url, { scale: flags.scale, seed: flags.seed, indexes: first }, logLine);
-      // a shard's database is shared: never re-indexed, only read through the driver for the decomposition
-      const owned = flags.shard ? { driver: (await ownedDatabase(url, first, logLine)).driver } : await ownedDatabase(url, first, logLine);
-      const server = await startServer(url, writes ? ['--allow-writes'] : [], flags.serverCpus);
-      stops.push(server.stop);
-      servers.push(server.child.pid!);
-      logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
-      eachEra(engine.name, { engine: engine.name, url: redactUrl(url) }, { kind: 'http', url: server.endpoint }, { ...owned, ...cpuOf(server.child.pid!) });
-    }
-    // a target named by its profile; `target` when none was given (as before profiles)
-    for (const peer of peers) {
-      const entry = { engine: peer.options.engine ?? null, url: peer.url, profile: peer.profile.name };
-      eachEra(peer.given ? peer.profile.name : 'target', entry, pinnedTarget(peer.target, flags.serverCpus), stdioCpu(peer.target, flags.serverCpus, servers), peer);
-    }
-    // The bare echo floor beside MCP echo: it answers echo alone, so it runs what needs no more.
-    if (workloads.some((w) => w.requires.every((tool) => tool === TOOL_NAMES.echo))) {
-      const floor = await startHttpFloor(flags.serverCpus);
-      stops.push(floor.stop);
-      servers.push(floor.pid);
-      plan.push({ label: FLOOR_LABEL, agent: floor.agent, tools: [TOOL_NAMES.echo], fileAs: 'http-echo', ...cpuOf(floor.pid) });
-    }
-    const { shard } = flags;
-    let startAt: number | undefined;
-    const start = async () => {
-      startAt = flags.barrierFile ? await barrier(flags.barrierFile, shard!, logLine) : flags.startAt!;
-      return announceStart(startAt, shard!, logLine);
-    };
-    const measured = await runPlan(
-      {
-        targets: plan,
-        indexes: flags.indexes,
-        workloads,
-        agents: flags.agents,
-        iterations: flags.iterations,
-        warmupMs: flags.warmup,
-        durationMs: flags.duration,
-        rate: flags.rate,
-        stages,
-        seed: flags.seed,
-        // A fresh server process compiles its hot paths during the first seconds; without this the
-        // first round (baseline) would pay for that and the index speed-up would be overstated.
-        warmUp: { workload: WORKLOADS.mixed!, agents: 2, durationMs: Math.max(1000, flags.warmup * 2) },
-        sessionInit: true,
-        decomposition: true,
-        shard: shard && { ...shard, start },
-        check: flags.checkCalls > 0 ? { calls: flags.checkCalls } : undefined,
-      },
-      { on: progress() },
-    );
-    const config: ResultFile['config'] = {
-      targets,
-      workloads: flags.workloads,
-      agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : flags.agents,
-      durationMs: stages ? stagesDuration(stages.stages) : flags.duration,
-      warmupMs: flags.warmup,
-      iterations: flags.iterations,
-      protocol: flags.protocol.join(','),
-      client: flags.client,
-      scale: dbs.length && !shard ? flags.scale : null,
-      seed: flags.seed,
-      indexes: shard ? foundIndexes(found) : dbs.length ? flags.indexes : [],
-      rate: flags.rate ?? null,
-      stages: stages ?? null,
-      ...(flags.serverCpus || flags.clientCpus ? { cpus: { server: flags.serverCpus ?? null, client: flags.clientCpus ?? null } } : {}),
-    };
-    if (shard) {
-      const at = new Date(startAt ?? Date.now()).toISOString();
-      config.shard = { ...shard, runId: flags.runId ?? runIdOf(config, at), startAt: at };
-    }
-    return { version: RESULT_FILE_VERSION, tool: { name: 'mcp-db-bench', version: VERSION }, environment: environment(), config, ...measured };
-  } catch (error) {
-    // the target went away during the run: say which server it was
-    const why = networkReason(error);
-    if (flags.target?.length === 1 && why !== (error as Error).message) throw new Error(`cannot reach the target ${redactUrl(flags.target[0]!)}: ${why}`);
-    throw error;
-  } finally {
-    for (const stop of stops.reverse()) await stop();
-    if (tempDir) removeTempDir(tempDir);
-  }
-}
-
-/** A stdio target's server processes run on the server CPUs; an HTTP target's run elsewhere. */
-function pinnedTarget(target: Target, cpus: string | undefined): Target {
-  if (target.kind !== 'stdio' || cpus === undefined) return target;
-  const [command, args] = pinnedCommand(target.command, target.args, cpus);
-  return { ...target, command, args };
-}
-
-/**
- * A stdio target's processes are this run's children while its step runs (each agent's, closed
- * after the step): the CPU under this process, but for the HTTP servers started here.
- */
-function stdioCpu(target: Target, cpus: string | undefined, servers: readonly number[]): Pick<PlanTarget, 'serverCpuUs'> | undefined {
-  if (target.kind !== 'stdio' || cpus === undefined) return undefined;
-  return { serverCpuUs: () => cpuUnder(process.pid, { withRoot: false, skip: servers }) };
-}
-
-/** One profile when the databases agree (or there is one), else each named by its engine. */
-function foundIndexes(found: readonly { name: string; profile: string }[]): string[] {
-  const profiles = [...new Set(found.map((f) => f.profile))];
-  return profiles.length > 1 ? found.map((f) => `${f.name}: ${f.profile}`) : profiles;
-}
-
-function failedVerifications(result: ResultFile) {
-  return result.steps.filter((s): s is StepResult & { verification: WriteVerification } => s.verification?.ok === false);
-}
-
-function uniqueLabel(name: string, taken: readonly { label: string }[]): string {
-  let label = name;
-  for (let i = 2; taken.some((t) => t.label === label); i++) label = `${name}-${i}`;
-  return label;
+/** Failed write verifications and disagreeing answers, each said on stderr: the run exits 1. */
+function failures(result: ResultFile): string[] {
+  const failed = result.steps.filter((s): s is StepResult & { verification: WriteVerification } => s.verification?.ok === false);
+  const disagreed = (result.agreement ?? []).filter((a) => a.mismatches > 0);
+  const lines = [
+    ...failed.map((s) => `write verification failed: ${s.target} ${s.workload} × ${s.agents} (${s.verification.marker})`),
+    ...disagreed.map((a) => `answers disagree: ${a.target} vs ${a.reference} on ${a.workload} (${a.mismatches} of ${a.calls} calls)`),
+  ];
+  for (const line of lines) logLine(line);
+  return lines;
 }
