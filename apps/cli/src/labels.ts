@@ -9,5 +9,8 @@ export const eraLabel = (target: string, era: ProtocolChoice): string => `${targ
 /** How reports name the bare node:http echo floor. */
 export const FLOOR_LABEL = 'bare node:http';
 
-/** floor: each target's own floor, measured in the turn right before it, so each is compared with the floor of its moment. */
+/**
+ * floor: each target's own floor, measured in the turn right before it, so each is compared with
+ * the floor of its moment.
+ */
 export const floorBefore = (target: string): string => `${FLOOR_LABEL} before ${target}`;

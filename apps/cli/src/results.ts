@@ -12,7 +12,13 @@ import { VERSION } from './version.js';
 
 /** A result file from a command's configuration and what the runner measured. */
 export function resultOf(config: ResultFile['config'], measured: PlanResult): ResultFile {
-  return { version: RESULT_FILE_VERSION, tool: { name: 'mcp-db-bench', version: VERSION }, environment: environment(), config, ...measured };
+  return {
+    version: RESULT_FILE_VERSION,
+    tool: { name: 'mcp-db-bench', version: VERSION },
+    environment: environment(),
+    config,
+    ...measured,
+  };
 }
 
 /** The command line as typed, URLs redacted: floor and soak files keep it for their notes. */
@@ -26,7 +32,10 @@ export function writeResultFile(file: string, result: ResultFile): void {
 
 /** The files' results with their labels: given ones in order, else the file names, made unique. */
 export function readRuns(files: readonly string[], labels: readonly string[] = []): Run[] {
-  if (labels.length > files.length) throw new UsageError(`${labels.length} labels for ${files.length} file(s): give --label once per file, in the files' order`);
+  if (labels.length > files.length)
+    throw new UsageError(
+      `${labels.length} labels for ${files.length} file(s): give --label once per file, in the files' order`,
+    );
   const taken = new Set<string>();
   return files.map((file, i) => {
     let label = labels[i] ?? basename(file).replace(/\.json$/i, '');
@@ -44,7 +53,13 @@ export function readResultFile(file: string): ResultFile {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (error as Error).message;
     throw new Error(`cannot read the result file ${file}: ${why}`);
   }
   let raw: unknown;
@@ -55,7 +70,12 @@ export function readResultFile(file: string): ResultFile {
   }
   const parsed = resultFile.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`${file} is not an mcp-db-bench result file: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `${file} is not an mcp-db-bench result file: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`)
+        .join('; ')}`,
+    );
   }
   return parsed.data;
 }

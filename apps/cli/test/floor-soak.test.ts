@@ -23,8 +23,32 @@ let soak: CliRun;
 
 beforeAll(async () => {
   const small = ['--duration', '300ms', '--warmup', '100ms', '--scale', '0.001', '--workers', '1'];
-  floor = await run(['floor', ...small, '--agents', '1', '--iterations', '1', '--slices', '1', '--protocol', 'modern', '--out', floorFile]);
-  soak = await run(['soak', ...small, '--agents', '2', '--every', '1s', '--workloads', 'point-read', '--out', soakFile]);
+  floor = await run([
+    'floor',
+    ...small,
+    '--agents',
+    '1',
+    '--iterations',
+    '1',
+    '--slices',
+    '1',
+    '--protocol',
+    'modern',
+    '--out',
+    floorFile,
+  ]);
+  soak = await run([
+    'soak',
+    ...small,
+    '--agents',
+    '2',
+    '--every',
+    '1s',
+    '--workloads',
+    'point-read',
+    '--out',
+    soakFile,
+  ]);
 }, 180_000);
 
 describe('floor and soak result files', () => {
@@ -69,7 +93,9 @@ describe('floor and soak result files', () => {
     const rows = async (file: string) => {
       const r = await run(['compare', file, file, '--format', 'json']);
       expect(r.code, r.stderr).toBe(0);
-      return (JSON.parse(r.stdout).rows as { target: string; workload: string }[]).map((row) => `${row.target} ${row.workload}`);
+      return (JSON.parse(r.stdout).rows as { target: string; workload: string }[]).map(
+        (row) => `${row.target} ${row.workload}`,
+      );
     };
     expect(await rows(floorFile)).toEqual([
       'bare node:http before sqlite 2026 point-read',

@@ -11,13 +11,17 @@ import { describe, expect, it } from 'vitest';
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Every relative module a file imports or re-exports, resolved against the source folder. */
 function imports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s+'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s+'(\.{1,2}\/[^']+)'/g)].map(
+    (m) => m[1]!,
+  );
   const dynamic = [...text.matchAll(/import\(\s*'(\.{1,2}\/[^']+)'\s*\)/g)].map((m) => m[1]!);
   return [...specifiers, ...dynamic].map((s) => relative(SRC, join(file, '..', s)));
 }
@@ -34,7 +38,11 @@ describe('the CLI layout', () => {
   it('no file but program.ts imports a command file', () => {
     const offending = all
       .filter((f) => relative(SRC, f) !== 'program.ts')
-      .flatMap((f) => imports(f).filter((i) => i.startsWith('commands/')).map((i) => `${relative(SRC, f)} imports ${i}`));
+      .flatMap((f) =>
+        imports(f)
+          .filter((i) => i.startsWith('commands/'))
+          .map((i) => `${relative(SRC, f)} imports ${i}`),
+      );
     expect(offending).toEqual([]);
   });
 });

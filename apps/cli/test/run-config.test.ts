@@ -3,7 +3,10 @@ import { type RunConfig, type RunFlags, runConfig } from '../src/benchmark/confi
 import { buildProgram } from '../src/program.js';
 
 /** `run`'s flags as commander parses them, and the configuration runConfig makes of them; nothing is started. */
-async function configOf(args: string[], env: Record<string, string> = {}): Promise<{ flags: RunFlags; before: RunFlags; config: RunConfig }> {
+async function configOf(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ flags: RunFlags; before: RunFlags; config: RunConfig }> {
   const saved = { ...process.env };
   Object.assign(process.env, env);
   try {
@@ -22,7 +25,7 @@ async function configOf(args: string[], env: Record<string, string> = {}): Promi
 }
 
 describe('run: flags checked into a new configuration', () => {
-  it('--rate-stages without --agents serves the stages from a pool of 16 agents; the flags keep the default', async () => {
+  it('--rate-stages without --agents: a pool of 16 agents; the flags keep their default', async () => {
     const { flags, before, config } = await configOf(['--rate-stages', '1s:10']);
     expect(config.agents).toEqual([16]);
     expect(config.loadStages).toEqual({ kind: 'rate', stages: [{ durationMs: 1000, target: 10 }] });
@@ -39,13 +42,17 @@ describe('run: flags checked into a new configuration', () => {
   });
 
   it('MCP_DB_BENCH_DB yields to --target in the configuration only', async () => {
-    const { flags, config } = await configOf(['--target', 'http://127.0.0.1:9/mcp'], { MCP_DB_BENCH_DB: 'sqlite:env.db' });
+    const { flags, config } = await configOf(['--target', 'http://127.0.0.1:9/mcp'], {
+      MCP_DB_BENCH_DB: 'sqlite:env.db',
+    });
     expect(config.db).toBeUndefined();
     expect(config.target).toEqual(['http://127.0.0.1:9/mcp']);
     expect(flags.db).toEqual(['sqlite:env.db']);
   });
 
   it('refuses what cannot go together, naming both', async () => {
-    await expect(configOf(['--stages', '1s:2', '--agents', '3'])).rejects.toThrow('--stages cannot be used with --agents: the stages set the agents and the time');
+    await expect(configOf(['--stages', '1s:2', '--agents', '3'])).rejects.toThrow(
+      '--stages cannot be used with --agents: the stages set the agents and the time',
+    );
   });
 });

@@ -13,15 +13,19 @@ describe('the start and ready contract', () => {
   });
 
   it('starts the bin and answers its endpoint; stop ends it', async () => {
-    const server = await startServerProcess(['--url', 'sqlite::memory:', '--http', '--port', '0', '--workers', '1'], { bin: BIN });
+    const server = await startServerProcess(['--url', 'sqlite::memory:', '--http', '--port', '0', '--workers', '1'], {
+      bin: BIN,
+    });
     expect(server.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(server.stderr()).toContain(readyLine(server.endpoint));
     await server.stop();
     expect(server.child.exitCode !== null || server.child.signalCode !== null).toBe(true);
   });
 
-  it('rejects with the server\'s words when it exits before it is ready', async () => {
-    const failed = startServerProcess(['--url', 'nosuch:thing', '--http', '--port', '0', '--workers', '1'], { bin: BIN });
+  it("rejects with the server's words when it exits before it is ready", async () => {
+    const failed = startServerProcess(['--url', 'nosuch:thing', '--http', '--port', '0', '--workers', '1'], {
+      bin: BIN,
+    });
     await expect(failed).rejects.toBeInstanceOf(ServerStartError);
     await expect(failed).rejects.toMatchObject({ code: 'server_start', stderr: expect.stringContaining('nosuch') });
   });

@@ -65,11 +65,16 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   const config: RunFlags = { ...flags, db: envYields ? undefined : flags.db };
   const given = [config.db && '--db', config.target && '--target', config.targetCmd && '--target-cmd'].filter(Boolean);
   if (given.length > 1) {
-    throw new UsageError(`${given.join(' and ')} cannot be used together: benchmark our server on databases (--db), or another server (--target or --target-cmd)`);
+    throw new UsageError(
+      `${given.join(' and ')} cannot be used together: benchmark our server on databases (--db), or another server ` +
+      `(--target or --target-cmd)`,
+    );
   }
-  if (config.profile && config.db) throw new UsageError('--profile applies to --target or --target-cmd: --db runs are our own server');
+  if (config.profile && config.db)
+    throw new UsageError('--profile applies to --target or --target-cmd: --db runs are our own server');
   // MCP_DB_TOKEN may be exported for the user's own servers: only a typed --token without --target is a mistake
-  if (config.token && !config.target && typed('token')) throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
+  if (config.token && !config.target && typed('token'))
+    throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
   const staged = stagesConfig(config, typed);
   const sharded = shardConfig(staged, typed);
   checkCpus(sharded);
@@ -81,36 +86,53 @@ function checkCpus(config: RunFlags): void {
   if (config.serverCpus) checkPinning('--server-cpus');
   if (config.clientCpus) checkPinning('--client-cpus');
   if (config.serverCpus && config.target && !config.targetCmd) {
-    throw new UsageError('--server-cpus pins the servers the run starts (--db, the default database, --target-cmd): a --target server runs elsewhere');
+    throw new UsageError(
+      '--server-cpus pins the servers the run starts (--db, the default database, --target-cmd): a --target server ' +
+      'runs elsewhere',
+    );
   }
 }
 
-/** A shard shares the database and the instant with the others: what would clash is refused, and it has no index rounds. */
+/**
+ * A shard shares the database and the instant with the others: what would clash is refused, and
+ * it has no index rounds.
+ */
 function shardConfig(config: RunFlags, typed: (name: string) => boolean): RunFlags {
-  const timing = [config.startAt !== undefined && '--start-at', config.barrierFile && '--barrier-file', config.runId && '--run-id'].filter(Boolean);
+  const timing = [
+    config.startAt !== undefined && '--start-at',
+    config.barrierFile && '--barrier-file',
+    config.runId && '--run-id',
+  ].filter(Boolean);
   if (!config.shard) {
-    if (timing.length) throw new UsageError(`${timing.join(' and ')} ${timing.length > 1 ? 'need' : 'needs'} --shard I/N`);
+    if (timing.length)
+      throw new UsageError(`${timing.join(' and ')} ${timing.length > 1 ? 'need' : 'needs'} --shard I/N`);
     return config;
   }
   if (!config.db && !config.target && !config.targetCmd) {
-    throw new UsageError('--shard needs --db, --target or --target-cmd: the shards share what they measure, not a temporary database each');
+    throw new UsageError(
+      '--shard needs --db, --target or --target-cmd: the shards share what they measure, not a temporary database each',
+    );
   }
-  if (config.startAt === undefined && !config.barrierFile) throw new UsageError('--shard needs --start-at TIME or --barrier-file PATH: the shards must begin together');
+  if (config.startAt === undefined && !config.barrierFile)
+    throw new UsageError('--shard needs --start-at TIME or --barrier-file PATH: the shards must begin together');
   if (config.startAt !== undefined && config.barrierFile) {
     throw new UsageError('--start-at and --barrier-file cannot be used together: agree on a time, or on a barrier');
   }
   if (typed('indexes')) {
     throw new UsageError(
-      '--indexes cannot be used with --shard: shards never re-index the database they share; set it once with mcp-db-bench index --indexes PROFILE',
+      '--indexes cannot be used with --shard: shards never re-index the database they share; set it once with ' +
+      'mcp-db-bench index --indexes PROFILE',
     );
   }
   const writes = config.workloads.filter((name) => WORKLOADS[name]!.writes);
   if (writes.length) {
     throw new UsageError(
-      `--shard cannot run write workloads (${writes.join(', ')}): each shard could verify only its own writes while the others change the same rows`,
+      `--shard cannot run write workloads (${writes.join(', ')}): each shard could verify only its own writes while ` +
+      `the others change the same rows`,
     );
   }
-  if (config.stages || config.rateStages) throw new UsageError(`--shard cannot be used with ${config.stages ? '--stages' : '--rate-stages'}`);
+  if (config.stages || config.rateStages)
+    throw new UsageError(`--shard cannot be used with ${config.stages ? '--stages' : '--rate-stages'}`);
   if (config.barrierFile) checkBarrier(config.barrierFile, config.shard);
   return { ...config, indexes: [] };
 }
@@ -118,11 +140,17 @@ function shardConfig(config: RunFlags, typed: (name: string) => boolean): RunFla
 /** Stages set the load and its time: the flags that would too are refused, not silently ignored. */
 function stagesConfig(config: RunFlags, typed: (name: string) => boolean): RunFlags {
   if (config.stages && config.rateStages) {
-    throw new UsageError('--stages and --rate-stages cannot be used together: ramp agents (closed loop) or calls per second (open loop)');
+    throw new UsageError(
+      '--stages and --rate-stages cannot be used together: ramp agents (closed loop) or calls per second (open loop)',
+    );
   }
   const staged = config.stages ? '--stages' : config.rateStages ? '--rate-stages' : undefined;
   if (!staged) return config;
-  const excluded = [staged === '--stages' && typed('agents') && '--agents', typed('duration') && '--duration', config.rate && '--rate'].filter(Boolean);
+  const excluded = [
+    staged === '--stages' && typed('agents') && '--agents',
+    typed('duration') && '--duration',
+    config.rate && '--rate',
+  ].filter(Boolean);
   if (excluded.length) {
     const why =
       staged === '--stages'

@@ -3,7 +3,17 @@
  * lifecycle), the other servers named by --target and --target-cmd, and the echo floor when a
  * workload needs no more; one plan over them all, and its result file.
  */
-import { createClient, PROFILES, ProfileClient, type PlanTarget, peakTarget, runPlan, stagesDuration, type Target, WORKLOADS } from '@mcp-db-bench/agent';
+import {
+  createClient,
+  PROFILES,
+  ProfileClient,
+  type PlanTarget,
+  peakTarget,
+  runPlan,
+  stagesDuration,
+  type Target,
+  WORKLOADS,
+} from '@mcp-db-bench/agent';
 import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/server';
 import { request } from 'undici';
@@ -33,7 +43,12 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
       const cpuOf = (pid: number) => (config.serverCpus ? { serverCpuUs: () => cpuUnder(pid) } : {});
       /** --shard: the index profile found on each database, by engine */
       const found: { name: string; profile: string }[] = [];
-      const clientOptions = (protocol: ProtocolChoice) => ({ client: config.client, protocol, token: config.token, timeoutMs: 30_000 });
+      const clientOptions = (protocol: ProtocolChoice) => ({
+        client: config.client,
+        protocol,
+        token: config.token,
+        timeoutMs: 30_000,
+      });
       /** Every era asked for, host era first: one target each, labelled with its era. */
       const eachEra = (
         name: string,
@@ -45,7 +60,8 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
         for (const protocol of config.protocol) {
           const label = uniqueLabel(eraLabel(name, protocol), targets);
           targets.push({ label, ...entry });
-          const client = () => new ProfileClient(peer.profile, createClient(target, clientOptions(protocol)), peer.options);
+          const client = () =>
+            new ProfileClient(peer.profile, createClient(target, clientOptions(protocol)), peer.options);
           plan.push({ label, client, cannot: peer.profile.cannot, ...owned });
         }
       };
@@ -54,26 +70,46 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
       for (const db of serving.databases) {
         const { engine } = db;
         const first = config.indexes[0] ?? 'optimized';
-        if (config.shard && engine.oneProcess) throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
+        if (config.shard && engine.oneProcess)
+          throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
         if (config.shard) found.push({ name: engine.name, profile: await requireDataset(db) });
         // a shard's database is shared: never seeded or re-indexed, only read through the driver for the decomposition
-        const owned = config.shard ? await serving.driverOnly(db) : await serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
+        const owned = config.shard
+          ? await serving.driverOnly(db)
+          : await serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
         const server = await serving.server(db, { args: writes ? ['--allow-writes'] : [], cpus: config.serverCpus });
         servers.push(server.child.pid!);
         logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
-        eachEra(engine.name, { engine: engine.name, url: redactUrl(db.url) }, { kind: 'http', url: server.endpoint }, { ...owned, ...cpuOf(server.child.pid!) });
+        eachEra(
+          engine.name,
+          { engine: engine.name, url: redactUrl(db.url) },
+          { kind: 'http', url: server.endpoint },
+          { ...owned, ...cpuOf(server.child.pid!) },
+        );
       }
       // a target named by its profile; `target` when none was given (as before profiles)
       for (const peer of peers) {
         const entry = { engine: peer.options.engine ?? null, url: peer.url, profile: peer.profile.name };
         const target = pinnedTarget(peer.target, config.serverCpus);
-        eachEra(peer.given ? peer.profile.name : 'target', entry, target, stdioCpu(peer.target, config.serverCpus, servers), peer);
+        eachEra(
+          peer.given ? peer.profile.name : 'target',
+          entry,
+          target,
+          stdioCpu(peer.target, config.serverCpus, servers),
+          peer,
+        );
       }
       // The bare echo floor beside MCP echo: it answers echo alone, so it runs what needs no more.
       if (workloads.some((w) => w.requires.every((tool) => tool === TOOL_NAMES.echo))) {
         const floor = await serving.floor(config.serverCpus);
         servers.push(floor.pid);
-        plan.push({ label: FLOOR_LABEL, agent: floor.agent, tools: [TOOL_NAMES.echo], fileAs: 'http-echo', ...cpuOf(floor.pid) });
+        plan.push({
+          label: FLOOR_LABEL,
+          agent: floor.agent,
+          tools: [TOOL_NAMES.echo],
+          fileAs: 'http-echo',
+          ...cpuOf(floor.pid),
+        });
       }
       const { shard } = config;
       let startAt: number | undefined;
@@ -118,7 +154,9 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
         indexes: shard ? foundIndexes(found) : databases ? config.indexes : [],
         rate: config.rate ?? null,
         stages: stages ?? null,
-        ...(config.serverCpus || config.clientCpus ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } } : {}),
+        ...(config.serverCpus || config.clientCpus
+          ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
+          : {}),
       };
       if (shard) {
         const at = new Date(startAt ?? Date.now()).toISOString();
@@ -129,7 +167,8 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
   } catch (error) {
     // the target went away during the run: say which server it was
     const why = networkReason(error);
-    if (config.target?.length === 1 && why !== (error as Error).message) throw new Error(`cannot reach the target ${redactUrl(config.target[0]!)}: ${why}`);
+    if (config.target?.length === 1 && why !== (error as Error).message)
+      throw new Error(`cannot reach the target ${redactUrl(config.target[0]!)}: ${why}`);
     throw error;
   }
 }
@@ -137,7 +176,11 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
 /** Fails early, naming the target, when nothing answers HTTP at its address. Any HTTP answer will do. */
 async function checkReachable(url: string): Promise<void> {
   try {
-    const res = await request(url, { method: 'GET', headers: { accept: 'text/event-stream, application/json' }, signal: AbortSignal.timeout(10_000) });
+    const res = await request(url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream, application/json' },
+      signal: AbortSignal.timeout(10_000),
+    });
     // an SSE answer (DBHub's GET) never ends, and a body destroyed unread emits an error no one
     // listens to (a crash, seen on 401s): drop it, with a listener for the abort that raises
     res.body.on('error', () => {});
@@ -159,7 +202,11 @@ function pinnedTarget(target: Target, cpus: string | undefined): Target {
  * A stdio target's processes are this run's children while its step runs (each agent's, closed
  * after the step): the CPU under this process, but for the HTTP servers started here.
  */
-function stdioCpu(target: Target, cpus: string | undefined, servers: readonly number[]): Pick<PlanTarget, 'serverCpuUs'> | undefined {
+function stdioCpu(
+  target: Target,
+  cpus: string | undefined,
+  servers: readonly number[],
+): Pick<PlanTarget, 'serverCpuUs'> | undefined {
   if (target.kind !== 'stdio' || cpus === undefined) return undefined;
   return { serverCpuUs: () => cpuUnder(process.pid, { withRoot: false, skip: servers }) };
 }

@@ -3,7 +3,16 @@ import { LEGACY_REVISION, MODERN_REVISION, type ResultFile } from '@mcp-db-bench
 import { redactUrl } from '@mcp-db-bench/server';
 import { Command, Option } from 'commander';
 import { eraLabel, FLOOR_LABEL, floorBefore } from '../labels.js';
-import { agentsOption, dbListOption, examples, type Format, formatOption, scaleOption, seedOption, workersOption } from '../options.js';
+import {
+  agentsOption,
+  dbListOption,
+  examples,
+  type Format,
+  formatOption,
+  scaleOption,
+  seedOption,
+  workersOption,
+} from '../options.js';
 import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
 import { parseEra } from '../parse/values.js';
 import { floorSections } from '../render/floor.js';
@@ -36,21 +45,35 @@ const WORKLOAD_NAMES = ['point-read', 'filtered'] as const;
 export function floorCommand(): Command {
   return new Command('floor')
     .description(
-      'the protocol floor table: our server (lean client, each protocol era in turn) against a bare node:http echo measured in the same run, ' +
-        'per database and agent count, with each iteration\'s floor measured right before the calls it is compared with',
+      'the protocol floor table: our server (lean client, each protocol era in turn) against a bare node:http echo ' +
+        'measured in the same run, ' +
+        "per database and agent count, with each iteration's floor measured right before the calls it is compared with",
     )
     .addOption(dbListOption('databases to measure, in turn (default: a new SQLite file in a temporary directory)'))
     .addOption(
-      new Option('--protocol <list>', `protocol eras, alternated within each step: legacy (${LEGACY_REVISION} initialize and a session, what hosts speak), modern (${MODERN_REVISION})`)
+      new Option(
+        '--protocol <list>',
+        `protocol eras, alternated within each step: legacy (${LEGACY_REVISION} initialize and a session, what hosts ` +
+        `speak), modern (${MODERN_REVISION})`,
+      )
         .default(['legacy', 'modern'] as Era[], 'legacy,modern')
         .argParser(parseList(parseEra)),
     )
     .addOption(agentsOption([1, 10], 'agent counts, comma-separated'))
-    .addOption(new Option('--iterations <n>', 'repetitions; the table shows the median and the range').default(3).argParser(parsePositiveInt('iterations')))
-    .addOption(new Option('--duration <time>', 'measured time per step').default(3000, '3s').argParser(parseDuration))
-    .addOption(new Option('--warmup <time>', 'unmeasured warm-up before each step').default(1000, '1s').argParser(parseDuration))
     .addOption(
-      new Option('--slices <n>', 'each step alternates the floor and our server this many times, so drift on a shared machine hits both alike')
+      new Option('--iterations <n>', 'repetitions; the table shows the median and the range')
+        .default(3)
+        .argParser(parsePositiveInt('iterations')),
+    )
+    .addOption(new Option('--duration <time>', 'measured time per step').default(3000, '3s').argParser(parseDuration))
+    .addOption(
+      new Option('--warmup <time>', 'unmeasured warm-up before each step').default(1000, '1s').argParser(parseDuration),
+    )
+    .addOption(
+      new Option(
+        '--slices <n>',
+        'each step alternates the floor and our server this many times, so drift on a shared machine hits both alike',
+      )
         .default(3)
         .argParser(parsePositiveInt('slices')),
     )
@@ -61,7 +84,11 @@ export function floorCommand(): Command {
     .option('--out <file>', 'also write the result file (report and compare read it)')
     .addHelpText(
       'after',
-      examples('mcp-db-bench floor', 'mcp-db-bench floor --agents 1 --protocol modern --format markdown', 'mcp-db-bench floor --db postgres://bench:bench@127.0.0.1:5432/bench --workers 2 --out floor.json'),
+      examples(
+        'mcp-db-bench floor',
+        'mcp-db-bench floor --agents 1 --protocol modern --format markdown',
+        'mcp-db-bench floor --db postgres://bench:bench@127.0.0.1:5432/bench --workers 2 --out floor.json',
+      ),
     )
     .action(async (flags: FloorFlags) => {
       const result = await measure(flags);
@@ -85,11 +112,22 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
       const server = await serving.server(db, { workers: flags.workers });
       for (const era of flags.protocol) {
         const label = eraLabel(db.engine.name, era);
-        entries.push({ label: floorBefore(label), engine: null, url: null }, { label, engine: db.engine.name, url: redactUrl(db.url) });
+        entries.push(
+          { label: floorBefore(label), engine: null, url: null },
+          { label, engine: db.engine.name, url: redactUrl(db.url) },
+        );
         targets.push(
           // the floor's agents make the same raw echo call whatever the workload
           { label: floorBefore(label), agent: floor.agent },
-          { label, client: () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: era, timeoutMs: 30_000 }), ...owned },
+          {
+            label,
+            client: () =>
+              createClient(
+                { kind: 'http', url: server.endpoint },
+                { client: 'lean', protocol: era, timeoutMs: 30_000 },
+              ),
+            ...owned,
+          },
         );
       }
     }
@@ -117,16 +155,22 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
           if (event.type === 'session-init') {
             const { target, warm, full } = event.result;
             const every = full ? `, every table ${ms(summarize(full.histogram).p50)} ms` : '';
-            log(`${target} session init (warm) #${event.iteration}: p50 ${ms(summarize(warm.histogram).p50)} ms${every}`);
+            log(
+              `${target} session init (warm) #${event.iteration}: p50 ${ms(summarize(warm.histogram).p50)} ms${every}`,
+            );
           }
           if (event.type !== 'step-end') return;
           const { target, workload, agents, iteration } = event.step;
           if (target.startsWith(FLOOR_LABEL)) return void floors.set(target, callsPerSecond(event.step));
           const errors = Object.entries(event.step.errors);
-          if (errors.length) throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
+          if (errors.length)
+            throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
           const ours = callsPerSecond(event.step);
           const echo = floors.get(floorBefore(target))!;
-          log(`${target} ${workload} × ${agents} #${iteration}: ${ours.toFixed(0)} calls/s, floor ${echo.toFixed(0)} (${(ours / echo).toFixed(2)}×)`);
+          log(
+            `${target} ${workload} × ${agents} #${iteration}: ${ours.toFixed(0)} calls/s, floor ${echo.toFixed(0)} ` +
+            `(${(ours / echo).toFixed(2)}×)`,
+          );
         },
       },
     );

@@ -6,7 +6,16 @@ import { Command, Option } from 'commander';
 import { RATE_STAGES_POOL, type RunFlags, runConfig } from '../benchmark/config.js';
 import { measure } from '../benchmark/measure.js';
 import type { ProtocolChoice } from '../labels.js';
-import { agentsOption, dbListOption, examples, formatOption, jsonAlias, parseProfile, scaleOption, seedOption } from '../options.js';
+import {
+  agentsOption,
+  dbListOption,
+  examples,
+  formatOption,
+  jsonAlias,
+  parseProfile,
+  scaleOption,
+  seedOption,
+} from '../options.js';
 import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
 import { parseStages } from '../parse/stages.js';
 import { collect, parseCount, parseProtocol, parseTarget, parseWorkload } from '../parse/values.js';
@@ -28,77 +37,167 @@ export function runCommand(): Command {
   const peers = trackTargets(command);
   return command
     .description('seed (if needed), serve and benchmark: the default command; with no options, all on embedded SQLite')
-    .addOption(dbListOption('databases to benchmark through our MCP server; give several to compare engines (default: a new SQLite file in a temporary directory)'))
-    .addOption(new Option('--target <url>', 'benchmark another MCP server over Streamable HTTP instead (http:// or https://); repeat to compare servers side by side').argParser(collect(parseTarget)))
-    .addOption(new Option('--target-cmd <command>', 'benchmark an MCP server spawned over stdio (one process per agent); repeats like --target').argParser(collect(String)))
     .addOption(
-      new Option('--profile <name>', `how to drive the --target or --target-cmd before it: ${Object.keys(PROFILES).join(', ')}; NAME:ENGINE (sqlite, postgres, mysql) for profiles that write SQL (default: ours)`).argParser(
-        collect(String),
+      dbListOption(
+        'databases to benchmark through our MCP server; give several to compare engines (default: a new SQLite file ' +
+        'in a temporary directory)',
       ),
     )
-    .addOption(new Option('--sql-tool <name>', 'sql-tool profile: the server\'s raw-SQL tool').default('query'))
-    .addOption(new Option('--sql-arg <name>', 'sql-tool profile: that tool\'s SQL argument').default('sql'))
+    .addOption(
+      new Option(
+        '--target <url>',
+        'benchmark another MCP server over Streamable HTTP instead (http:// or https://); repeat to compare servers ' +
+        'side by side',
+      ).argParser(collect(parseTarget)),
+    )
+    .addOption(
+      new Option(
+        '--target-cmd <command>',
+        'benchmark an MCP server spawned over stdio (one process per agent); repeats like --target',
+      ).argParser(collect(String)),
+    )
+    .addOption(
+      new Option(
+        '--profile <name>',
+        `how to drive the --target or --target-cmd before it: ${Object.keys(PROFILES).join(', ')}; NAME:ENGINE ` +
+        `(sqlite, postgres, mysql) for profiles that write SQL (default: ours)`,
+      ).argParser(collect(String)),
+    )
+    .addOption(new Option('--sql-tool <name>', "sql-tool profile: the server's raw-SQL tool").default('query'))
+    .addOption(new Option('--sql-arg <name>', "sql-tool profile: that tool's SQL argument").default('sql'))
     .addOption(new Option('--service <name>', 'faucet profile: the Faucet service (database) to use').default('main'))
-    .addOption(new Option('--check-calls <n>', 'calls per workload replayed on every target after the run, untimed: answers compared, tokens counted (0: off)').default(30).argParser(parseCount))
-    .addOption(new Option('--token <token>', 'bearer token for --target (the servers a run starts itself listen on loopback without one)').env(TOKEN_ENV))
+    .addOption(
+      new Option(
+        '--check-calls <n>',
+        'calls per workload replayed on every target after the run, untimed: answers compared, tokens counted (0: off)',
+      )
+        .default(30)
+        .argParser(parseCount),
+    )
+    .addOption(
+      new Option(
+        '--token <token>',
+        'bearer token for --target (the servers a run starts itself listen on loopback without one)',
+      ).env(TOKEN_ENV),
+    )
     .addOption(scaleOption('dataset scale when seeding (1 = 2.56 million rows)'))
     .addOption(seedOption('seed for the dataset and the agents'))
     .addOption(
-      new Option('--workloads <list>', `comma-separated: ${Object.keys(WORKLOADS).join(', ')} (write workloads only when named)`)
+      new Option(
+        '--workloads <list>',
+        `comma-separated: ${Object.keys(WORKLOADS).join(', ')} (write workloads only when named)`,
+      )
         .default(DEFAULT_WORKLOADS, DEFAULT_WORKLOADS.join(','))
         .argParser(parseList(parseWorkload)),
     )
     .addOption(agentsOption([1, 4, 16]))
     .addOption(new Option('--duration <time>', 'measured time per step').default(2000, '2s').argParser(parseDuration))
-    .addOption(new Option('--warmup <time>', 'unmeasured warm-up before each step').default(500, '500ms').argParser(parseDuration))
-    .addOption(new Option('--iterations <n>', 'repeat each step; reports show the median and spread').default(1).argParser(parsePositiveInt('iterations')))
-    .addOption(new Option('--indexes <list>', 'index profiles to run in turn (two rounds show the speed-up)').default(['baseline', 'optimized'] as IndexProfile[], 'baseline,optimized').argParser(parseList(parseProfile)))
-    .addOption(new Option('--rate <n>', 'open loop: total calls per second across agents (default: closed loop)').argParser(parsePositiveInt('rate')))
     .addOption(
-      new Option('--stages <list>', 'ramp the agents instead of --agents × --duration, k6-style: DURATION:AGENTS, comma-separated, each moving linearly from the last (from 0); one staged step per workload').argParser(
-        parseStages,
+      new Option('--warmup <time>', 'unmeasured warm-up before each step')
+        .default(500, '500ms')
+        .argParser(parseDuration),
+    )
+    .addOption(
+      new Option('--iterations <n>', 'repeat each step; reports show the median and spread')
+        .default(1)
+        .argParser(parsePositiveInt('iterations')),
+    )
+    .addOption(
+      new Option('--indexes <list>', 'index profiles to run in turn (two rounds show the speed-up)')
+        .default(['baseline', 'optimized'] as IndexProfile[], 'baseline,optimized')
+        .argParser(parseList(parseProfile)),
+    )
+    .addOption(
+      new Option('--rate <n>', 'open loop: total calls per second across agents (default: closed loop)').argParser(
+        parsePositiveInt('rate'),
       ),
     )
     .addOption(
-      new Option('--rate-stages <list>', `open loop, ramping the calls per second the same way (DURATION:RATE,...), served by a pool of --agents (default ${RATE_STAGES_POOL})`).argParser(parseStages),
+      new Option(
+        '--stages <list>',
+        'ramp the agents instead of --agents × --duration, k6-style: DURATION:AGENTS, comma-separated, each moving ' +
+        'linearly from the last (from 0); one staged step per workload',
+      ).argParser(parseStages),
     )
     .addOption(
-      new Option('--protocol <list>', `MCP eras to measure, side by side: legacy (${LEGACY_REVISION}: initialize, then calls on a session, what hosts speak today), modern (${MODERN_REVISION}) or auto`)
+      new Option(
+        '--rate-stages <list>',
+        `open loop, ramping the calls per second the same way (DURATION:RATE,...), served by a pool of --agents ` +
+        `(default ${RATE_STAGES_POOL})`,
+      ).argParser(parseStages),
+    )
+    .addOption(
+      new Option(
+        '--protocol <list>',
+        `MCP eras to measure, side by side: legacy (${LEGACY_REVISION}: initialize, then calls on a session, what ` +
+        `hosts speak today), modern (${MODERN_REVISION}) or auto`,
+      )
         .default(['legacy'] as ProtocolChoice[], 'legacy')
         .argParser(parseList(parseProtocol)),
     )
-    .addOption(new Option('--client <kind>', 'lean (hand-built JSON-RPC on undici) or sdk (the official client)').choices(['lean', 'sdk']).default('lean'))
+    .addOption(
+      new Option('--client <kind>', 'lean (hand-built JSON-RPC on undici) or sdk (the official client)')
+        .choices(['lean', 'sdk'])
+        .default('lean'),
+    )
     .addOption(formatOption('on stdout: the report as a table or Markdown, or the result file (json)'))
     .addOption(jsonAlias())
     .option('--out <file>', 'also write the result file here')
     .addOption(
-      new Option('--shard <I/N>', 'run shard I of N (I from 0 to N-1) of this configuration: its share of the agents and the rate; merge the shards\' --out files with mcp-db-bench merge').argParser(
-        parseShard,
+      new Option(
+        '--shard <I/N>',
+        "run shard I of N (I from 0 to N-1) of this configuration: its share of the agents and the rate; merge the " +
+        "shards' --out files with mcp-db-bench merge",
+      ).argParser(parseShard),
+    )
+    .addOption(
+      new Option('--start-at <time>', 'with --shard: the ISO instant every shard begins its first step').argParser(
+        (v) => parseStartAt(v),
       ),
     )
-    .addOption(new Option('--start-at <time>', 'with --shard: the ISO instant every shard begins its first step').argParser((v) => parseStartAt(v)))
-    .addOption(new Option('--barrier-file <path>', 'with --shard: begin together once every shard has written PATH.I (a shared volume) instead of --start-at'))
-    .addOption(new Option('--run-id <id>', 'with --shard: names the run in every shard\'s file (default: a hash of the configuration and start instant)'))
+    .addOption(
+      new Option(
+        '--barrier-file <path>',
+        'with --shard: begin together once every shard has written PATH.I (a shared volume) instead of --start-at',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--run-id <id>',
+        "with --shard: names the run in every shard's file (default: a hash of the configuration and start instant)",
+      ),
+    )
     .option('--html <file>', 'also write the HTML report here (the page report --format html makes)')
     .addOption(
-      new Option('--server-cpus <list>', 'Linux, with taskset: pin the servers the run starts to these CPUs (0, 0,2, 0-3) and report their CPU per call, read from /proc').argParser(
-        parseCpuList,
-      ),
+      new Option(
+        '--server-cpus <list>',
+        'Linux, with taskset: pin the servers the run starts to these CPUs (0, 0,2, 0-3) and report their CPU per ' +
+        'call, read from /proc',
+      ).argParser(parseCpuList),
     )
-    .addOption(new Option('--client-cpus <list>', 'Linux, with taskset: pin the load generator (this process) to these CPUs').argParser(parseCpuList))
+    .addOption(
+      new Option(
+        '--client-cpus <list>',
+        'Linux, with taskset: pin the load generator (this process) to these CPUs',
+      ).argParser(parseCpuList),
+    )
     .allowExcessArguments()
     .addHelpText(
       'after',
       examples(
         'mcp-db-bench run --agents 1,8 --duration 5s',
-        'mcp-db-bench run --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench --indexes optimized --out result.json',
+        'mcp-db-bench run --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench --indexes optimized ' +
+        '--out result.json',
         'mcp-db-bench run --target https://mcp.example.com/mcp --token $TOKEN --workloads point-read,filtered',
-        'mcp-db-bench run --target http://127.0.0.1:7400/mcp --profile ours --target http://127.0.0.1:7500/mcp --profile dbhub:sqlite --workloads point-read,filtered',
-        'mcp-db-bench run --target-cmd "npx @modelcontextprotocol/server-postgres $PG_URL" --profile sql-tool:postgres --sql-tool query --sql-arg sql',
+        'mcp-db-bench run --target http://127.0.0.1:7400/mcp --profile ours --target http://127.0.0.1:7500/mcp ' +
+        '--profile dbhub:sqlite --workloads point-read,filtered',
+        'mcp-db-bench run --target-cmd "npx @modelcontextprotocol/server-postgres $PG_URL" --profile ' +
+        'sql-tool:postgres --sql-tool query --sql-arg sql',
         'mcp-db-bench run --stages 5s:1,2s:16,5s:16,2s:1 --workloads point-read',
         'mcp-db-bench run --db sqlite:shop.db --server-cpus 0 --client-cpus 1 --workloads point-read,filtered',
         'mcp-db-bench run --rate-stages 10s:100,30s:1000,10s:0 --agents 32 --workloads point-read',
-        'AT=$(date -u -d +2min +%FT%TZ); mcp-db-bench run --target http://db-mcp:8080/mcp --shard 0/4 --start-at $AT --agents 64 --rate 8000 --out shard-0.json',
+        'AT=$(date -u -d +2min +%FT%TZ); mcp-db-bench run --target http://db-mcp:8080/mcp --shard 0/4 --start-at $AT ' +
+        '--agents 64 --rate 8000 --out shard-0.json',
       ),
     )
     .action(async (flags: RunFlags, command: Command) => {
@@ -122,11 +221,17 @@ export function runCommand(): Command {
 
 /** Failed write verifications and disagreeing answers, each said on stderr: the run exits 1. */
 function failures(result: ResultFile): string[] {
-  const failed = result.steps.filter((s): s is StepResult & { verification: WriteVerification } => s.verification?.ok === false);
+  const failed = result.steps.filter(
+    (s): s is StepResult & { verification: WriteVerification } => s.verification?.ok === false,
+  );
   const disagreed = (result.agreement ?? []).filter((a) => a.mismatches > 0);
   const lines = [
-    ...failed.map((s) => `write verification failed: ${s.target} ${s.workload} × ${s.agents} (${s.verification.marker})`),
-    ...disagreed.map((a) => `answers disagree: ${a.target} vs ${a.reference} on ${a.workload} (${a.mismatches} of ${a.calls} calls)`),
+    ...failed.map(
+      (s) => `write verification failed: ${s.target} ${s.workload} × ${s.agents} (${s.verification.marker})`,
+    ),
+    ...disagreed.map(
+      (a) => `answers disagree: ${a.target} vs ${a.reference} on ${a.workload} (${a.mismatches} of ${a.calls} calls)`,
+    ),
   ];
   for (const line of lines) logLine(line);
   return lines;

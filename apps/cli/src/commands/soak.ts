@@ -31,45 +31,66 @@ interface SoakFlags {
 }
 
 export function soakCommand(): Command {
-  return new Command('soak')
-    .description(
-      "hold N agents against our server for a long time and watch the server's memory (all its processes): peak, and growth from the start to the end; the load is run's, as --stages 0s:N,DURATION:N",
-    )
-    .addOption(new Option('--db <url>', 'database to serve (default: a new SQLite file in a temporary directory)').env(DB_ENV))
-    .addOption(new Option('--agents <n>', 'concurrent agents').default(50).argParser(parsePositiveInt('agents')))
-    .addOption(new Option('--duration <time>', 'measured time').default(600_000, '10m').argParser(parseDuration))
-    .addOption(new Option('--warmup <time>', 'load before memory is watched (the heap settles)').default(30_000, '30s').argParser(parseDuration))
-    .addOption(new Option('--every <time>', 'memory sampling interval, in whole seconds').default(5000, '5s').argParser((v: string) => Math.ceil(parseDuration(v) / 1000) * 1000))
-    .addOption(new Option('--workloads <name>', 'what the agents do: one workload, for the whole soak').default('mixed').argParser(parseOneWorkload))
-    // the old spelling, kept for scripts
-    .addOption(new Option('--workload <name>').argParser(parseOneWorkload).hideHelp())
-    .addOption(
-      new Option('--protocol <era>', `the agents' MCP era: modern (${MODERN_REVISION}, stateless) or legacy (${LEGACY_REVISION}: a session per agent, or per operation with session-churn)`)
-        .choices(['modern', 'legacy'])
-        .default('modern'),
-    )
-    .addOption(workersOption())
-    .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
-    .addOption(seedOption())
-    .addOption(formatOption('on stdout: the tables, or the result file (json, as --out writes it)'))
-    .option('--out <file>', 'also write the result file (report and compare read it)')
-    .addHelpText(
-      'after',
-      examples(
-        'mcp-db-bench soak --duration 1m',
-        'mcp-db-bench soak --agents 200 --workloads point-read --duration 30m --out soak.json',
-        'mcp-db-bench soak --workloads session-churn --protocol legacy --duration 10m',
-      ),
-    )
-    .action(async (flags: SoakFlags) => {
-      // the old spelling wins when given: a new configuration, the parsed flags left as they are
-      const result = await soak({ ...flags, workloads: flags.workload ?? flags.workloads });
-      if (flags.out) writeResultFile(flags.out, result);
-      if (result.steps.some((s) => errorTotal(s) > 0)) process.exitCode = 1;
-      if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      const sections = soakReport(result);
-      process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections));
-    });
+  return (
+    new Command('soak')
+      .description(
+        "hold N agents against our server for a long time and watch the server's memory (all its processes): peak, " +
+        "and growth from the start to the end; the load is run's, as --stages 0s:N,DURATION:N",
+      )
+      .addOption(
+        new Option('--db <url>', 'database to serve (default: a new SQLite file in a temporary directory)').env(DB_ENV),
+      )
+      .addOption(new Option('--agents <n>', 'concurrent agents').default(50).argParser(parsePositiveInt('agents')))
+      .addOption(new Option('--duration <time>', 'measured time').default(600_000, '10m').argParser(parseDuration))
+      .addOption(
+        new Option('--warmup <time>', 'load before memory is watched (the heap settles)')
+          .default(30_000, '30s')
+          .argParser(parseDuration),
+      )
+      .addOption(
+        new Option('--every <time>', 'memory sampling interval, in whole seconds')
+          .default(5000, '5s')
+          .argParser((v: string) => Math.ceil(parseDuration(v) / 1000) * 1000),
+      )
+      .addOption(
+        new Option('--workloads <name>', 'what the agents do: one workload, for the whole soak')
+          .default('mixed')
+          .argParser(parseOneWorkload),
+      )
+      // the old spelling, kept for scripts
+      .addOption(new Option('--workload <name>').argParser(parseOneWorkload).hideHelp())
+      .addOption(
+        new Option(
+          '--protocol <era>',
+          `the agents' MCP era: modern (${MODERN_REVISION}, stateless) or legacy (${LEGACY_REVISION}: a session per ` +
+          `agent, or per operation with session-churn)`,
+        )
+          .choices(['modern', 'legacy'])
+          .default('modern'),
+      )
+      .addOption(workersOption())
+      .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
+      .addOption(seedOption())
+      .addOption(formatOption('on stdout: the tables, or the result file (json, as --out writes it)'))
+      .option('--out <file>', 'also write the result file (report and compare read it)')
+      .addHelpText(
+        'after',
+        examples(
+          'mcp-db-bench soak --duration 1m',
+          'mcp-db-bench soak --agents 200 --workloads point-read --duration 30m --out soak.json',
+          'mcp-db-bench soak --workloads session-churn --protocol legacy --duration 10m',
+        ),
+      )
+      .action(async (flags: SoakFlags) => {
+        // the old spelling wins when given: a new configuration, the parsed flags left as they are
+        const result = await soak({ ...flags, workloads: flags.workload ?? flags.workloads });
+        if (flags.out) writeResultFile(flags.out, result);
+        if (result.steps.some((s) => errorTotal(s) > 0)) process.exitCode = 1;
+        if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        const sections = soakReport(result);
+        process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections));
+      })
+  );
 }
 
 function soak(flags: SoakFlags): Promise<ResultFile> {
@@ -91,7 +112,16 @@ function soak(flags: SoakFlags): Promise<ResultFile> {
     const stages = { kind: 'agents' as const, stages: hold };
     const measured = await runPlan(
       {
-        targets: [{ label, client: () => createClient({ kind: 'http', url: server.endpoint }, { client: 'lean', protocol: flags.protocol, timeoutMs: 30_000 }) }],
+        targets: [
+          {
+            label,
+            client: () =>
+              createClient(
+                { kind: 'http', url: server.endpoint },
+                { client: 'lean', protocol: flags.protocol, timeoutMs: 30_000 },
+              ),
+          },
+        ],
         indexes: [],
         workloads: [WORKLOADS[flags.workloads]!],
         agents: [flags.agents],

@@ -11,18 +11,21 @@ export const parseCount = (value: string): number => {
 };
 
 export const parseProtocol = (name: string): ProtocolChoice => {
-  if (name !== 'legacy' && name !== 'modern' && name !== 'auto') throw new InvalidArgumentError(`protocol must be legacy, modern or auto, not ${name}`);
+  if (name !== 'legacy' && name !== 'modern' && name !== 'auto')
+    throw new InvalidArgumentError(`protocol must be legacy, modern or auto, not ${name}`);
   return name;
 };
 
 /** The two eras a server speaks, where `auto` (negotiate) would measure one of them twice. */
 export const parseEra = (value: string): 'legacy' | 'modern' => {
-  if (value !== 'legacy' && value !== 'modern') throw new InvalidArgumentError(`protocol must be legacy or modern, not ${value}`);
+  if (value !== 'legacy' && value !== 'modern')
+    throw new InvalidArgumentError(`protocol must be legacy or modern, not ${value}`);
   return value;
 };
 
 export const parseWorkload = (name: string): string => {
-  if (!(name in WORKLOADS)) throw new InvalidArgumentError(`unknown workload ${name}; workloads: ${Object.keys(WORKLOADS).join(', ')}`);
+  if (!(name in WORKLOADS))
+    throw new InvalidArgumentError(`unknown workload ${name}; workloads: ${Object.keys(WORKLOADS).join(', ')}`);
   return name;
 };
 
@@ -40,14 +43,16 @@ export function parseTarget(value: string): string {
   } catch {
     throw new InvalidArgumentError('--target must be an http(s) URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('--target must be an http(s) URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('--target must be an http(s) URL');
   return value;
 }
 
 /** A percentage, 0 or more; `10` and `10%` alike. */
 export const parsePct = (name: string) => (value: string) => {
   const n = Number(value.replace(/%$/, ''));
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a percentage, 0 or more (e.g. 10 for 10%)`);
+  if (!Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError(`${name} must be a percentage, 0 or more (e.g. 10 for 10%)`);
   return n;
 };
 

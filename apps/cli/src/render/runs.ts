@@ -8,14 +8,15 @@ export function renderRuns(runs: readonly Run[], format: ReportFormat): string {
   if (format === 'html') return htmlReport(runs);
   if (format === 'json') {
     const [only] = runs;
-    return `${JSON.stringify(runs.length === 1 ? only!.result : runs.map((r) => ({ label: r.label, result: r.result })), null, 2)}\n`;
+    const json = runs.length === 1 ? only!.result : runs.map((r) => ({ label: r.label, result: r.result }));
+    return `${JSON.stringify(json, null, 2)}\n`;
   }
   return runs
     .map(({ label, result }) => {
       const sections = reportSections(result);
       const heading = runs.length > 1 ? (format === 'markdown' ? `## ${label}\n\n` : `== ${label} ==\n`) : '';
-      return `${heading}${reportHeader(result)}\n\n${format === 'markdown' ? toMarkdown(sections) : toTerminal(sections)}`;
+      const tables = format === 'markdown' ? toMarkdown(sections) : toTerminal(sections);
+      return `${heading}${reportHeader(result)}\n\n${tables}`;
     })
     .join('\n');
 }
-

@@ -29,11 +29,26 @@ export function soakSections(result: ResultFile): Section[] {
     const minute = Math.max(1, Math.round(60_000 / memory.everyMs));
     return [
       {
-        title: `Server memory under ${c.agents[0] ?? step.agents} agents (${step.workload}, ${c.protocol} protocol), ${c.workers ?? 1} worker process(es)`,
+        title:
+          `Server memory under ${c.agents[0] ?? step.agents} agents (${step.workload}, ${c.protocol} protocol), ` +
+          `${c.workers ?? 1} worker process(es)`,
         note:
-          `\`${c.command ?? 'mcp-db-bench soak'}\`: ${(step.durationMs / 1000).toFixed(0)} s measured after ${(c.warmupMs / 1000).toFixed(0)} s of warm-up; ` +
+          `\`${c.command ?? 'mcp-db-bench soak'}\`: ${(step.durationMs / 1000).toFixed(0)} s measured ` +
+          `after ${(c.warmupMs / 1000).toFixed(0)} s of warm-up; ` +
           "memory of the server and its workers (each process's anonymous pages, plus the shared file pages once)",
-        head: ['operations', 'calls/s', 'errors', 'refused', 're-initialized', 'p50 ms', 'p99 ms', 'start MB', 'end MB', 'peak MB', 'growth'],
+        head: [
+          'operations',
+          'calls/s',
+          'errors',
+          'refused',
+          're-initialized',
+          'p50 ms',
+          'p99 ms',
+          'start MB',
+          'end MB',
+          'peak MB',
+          'growth',
+        ],
         rows: [
           [
             step.calls.toLocaleString('en-US'),
@@ -53,7 +68,9 @@ export function soakSections(result: ResultFile): Section[] {
       {
         title: 'Memory over time (one sample a minute)',
         head: ['at', 'MB'],
-        rows: memory.samples.filter((_, i) => i % minute === 0 || i === memory.samples.length - 1).map((s) => [`${(s.atMs / 1000).toFixed(0)} s`, mb(s.rss)]),
+        rows: memory.samples
+          .filter((_, i) => i % minute === 0 || i === memory.samples.length - 1)
+          .map((s) => [`${(s.atMs / 1000).toFixed(0)} s`, mb(s.rss)]),
       },
     ];
   });
@@ -61,6 +78,8 @@ export function soakSections(result: ResultFile): Section[] {
 
 /** What `soak` prints: its warnings (report shows them in its header), then its tables. */
 export function soakReport(result: ResultFile): Section[] {
-  const warnings = result.warnings.length ? [{ title: 'Warnings', head: ['warning'], rows: result.warnings.map((w) => [w]) }] : [];
+  const warnings = result.warnings.length
+    ? [{ title: 'Warnings', head: ['warning'], rows: result.warnings.map((w) => [w]) }]
+    : [];
   return [...warnings, ...soakSections(result)];
 }

@@ -32,7 +32,10 @@ export interface ServingOptions {
 export interface Serving {
   readonly databases: readonly Database[];
   /** Seeds a database that has no dataset yet; then what the runner may do to it (reindex, driver-only calls). */
-  prepare(db: Database, dataset: { scale: number; seed: number; indexes: IndexProfile }): Promise<Pick<PlanTarget, 'reindex' | 'driver'>>;
+  prepare(
+    db: Database,
+    dataset: { scale: number; seed: number; indexes: IndexProfile },
+  ): Promise<Pick<PlanTarget, 'reindex' | 'driver'>>;
   /** What the runner may do to a database it did not seed (a shard's shared one): driver-only calls, never reindex. */
   driverOnly(db: Database): Promise<Pick<PlanTarget, 'driver'>>;
   /** Our server on the database, over HTTP on a free loopback port; `workers` asked for (the engine may allow one). */

@@ -1,4 +1,10 @@
-import { SERVER_BIN, ServerStartError, type ServerProcess, startServerProcess, WORKER_NODE_FLAGS } from '@mcp-db-bench/server';
+import {
+  SERVER_BIN,
+  ServerStartError,
+  type ServerProcess,
+  startServerProcess,
+  WORKER_NODE_FLAGS,
+} from '@mcp-db-bench/server';
 import { pinnedCommand } from './cpus.js';
 import { trackChild } from './interrupt.js';
 
@@ -12,7 +18,11 @@ export const serverBin = (): string => SERVER_BIN;
  * the load generator's), with the echo tool for measuring the protocol floor, and no token; on
  * `cpus` (a taskset list) when given.
  */
-export async function startServer(dbUrl: string, extraArgs: readonly string[] = [], cpus?: string): Promise<ServerProcess> {
+export async function startServer(
+  dbUrl: string,
+  extraArgs: readonly string[] = [],
+  cpus?: string,
+): Promise<ServerProcess> {
   // On loopback, for our own clients only: never with the token a user exported for their own servers.
   const { MCP_DB_TOKEN: _, ...env } = process.env;
   try {
@@ -26,7 +36,8 @@ export async function startServer(dbUrl: string, extraArgs: readonly string[] = 
     });
   } catch (error) {
     // one line for the terminal: the server's last word says why
-    if (error instanceof ServerStartError) error.message = `${error.reason}: ${error.stderr.trim().split('\n').at(-1) ?? ''}`;
+    if (error instanceof ServerStartError)
+      error.message = `${error.reason}: ${error.stderr.trim().split('\n').at(-1) ?? ''}`;
     throw error;
   }
 }

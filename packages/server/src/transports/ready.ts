@@ -63,7 +63,10 @@ export interface ServerProcess {
  * Runs the bin with `args` (which must ask for HTTP: `--http --port 0`) and resolves once it
  * wrote its ready line; rejects with its stderr when it exits or stays silent past the timeout.
  */
-export async function startServerProcess(args: readonly string[], options: ServerProcessOptions = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  args: readonly string[],
+  options: ServerProcessOptions = {},
+): Promise<ServerProcess> {
   const line = [...(options.nodeArgs ?? []), options.bin ?? SERVER_BIN, ...args];
   const [command, argv] = options.wrap ? options.wrap(process.execPath, line) : [process.execPath, line];
   const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: options.env ?? process.env });
@@ -84,7 +87,10 @@ export async function startServerProcess(args: readonly string[], options: Serve
   const timeoutMs = options.timeoutMs ?? 30_000;
   try {
     const endpoint = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new ServerStartError(`the MCP server did not start within ${timeoutMs / 1000} s`, stderr)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new ServerStartError(`the MCP server did not start within ${timeoutMs / 1000} s`, stderr)),
+        timeoutMs,
+      );
       child.stderr!.on('data', (chunk: Buffer) => {
         stderr += chunk;
         const endpoint = parseReady(stderr);
