@@ -13,7 +13,10 @@ interface ReportFlags {
 
 export function reportCommand(): Command {
   return new Command('report')
-    .description('render result files written by run --out (or run --format json); several are shown together, overlaid in html')
+    .description(
+      'render result files written by run, floor or soak --out (or --format json); several are shown together, ' +
+        'overlaid in html',
+    )
     .argument('<file...>', 'result files (JSON)')
     .addOption(formatOption('table, markdown, json (the result files, checked) or html (one self-contained page with charts)', ['table', 'markdown', 'json', 'html']))
     .addOption(new Option('--label <name>', 'name of a file\'s run in the report, once per file in order').argParser(collect(String)).default([], "each file's name"))

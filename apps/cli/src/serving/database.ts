@@ -1,7 +1,13 @@
 import type { PlanTarget, RawDriver } from '@mcp-db-bench/agent';
 import { applyIndexProfile, type IndexProfile } from '@mcp-db-bench/dataset';
+import type { EngineProfile } from '@mcp-db-bench/server';
 import { sql } from 'kysely';
-import type { Database } from './lifecycle.js';
+
+/** A database of the plan: its URL and its engine, resolved once (serving/lifecycle.ts). */
+export interface Database {
+  url: string;
+  engine: EngineProfile;
+}
 
 /**
  * What the runner cannot do itself for a database we seeded: set its index profile, and run a

@@ -7,19 +7,13 @@
 import { join } from 'node:path';
 import type { PlanTarget } from '@mcp-db-bench/agent';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
-import { type EngineProfile, engineForUrl } from '@mcp-db-bench/server';
+import { engineForUrl } from '@mcp-db-bench/server';
 import { logLine } from '../render/progress.js';
-import { ownedDatabase, rawDriver, workersFor } from './database.js';
+import { type Database, ownedDatabase, rawDriver, workersFor } from './database.js';
 import { type HttpFloor, startHttpFloor } from './http-floor.js';
 import { cleanUpOnSignals, makeTempDir, removeTempDir } from './interrupt.js';
 import { seedIfMissing } from './seed-if-missing.js';
 import { type ServerProcess, startServer } from './server-process.js';
-
-/** A database of the plan: its URL and its engine, resolved once. */
-export interface Database {
-  url: string;
-  engine: EngineProfile;
-}
 
 export interface ServingOptions {
   /** the databases given (--db); without them, `temporary` decides */

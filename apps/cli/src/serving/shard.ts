@@ -11,7 +11,7 @@ import { INDEX_PROFILES, TABLES } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/server';
 import { InvalidArgumentError } from 'commander';
 import { onDatabase } from '../errors.js';
-import type { Database } from './lifecycle.js';
+import type { Database } from './database.js';
 
 export interface ShardFlag {
   index: number;
