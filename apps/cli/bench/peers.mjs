@@ -28,7 +28,8 @@ import { loadavg, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuUnder } from '../dist/run/cpus.js';
+import { parseReady } from '@mcp-db-bench/server';
+import { cpuUnder } from '../dist/serving/cpus.js';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROOT = here('../../../');
@@ -228,11 +229,11 @@ const SERVERS = {
       // on DEFAULT options: what users run
       const child = launch(process.execPath, [SERVER_BIN, '--url', db.url, '--http', '--port', '0'], { cpus: pinned?.server });
       const deadline = Date.now() + 60_000;
-      while (!/listening on (\S+)/.test(child.output)) {
+      while (parseReady(child.output) === undefined) {
         if (child.exitCode !== null || Date.now() > deadline) throw new Error(`our server did not start: ${child.output.trim()}`);
         await new Promise((r) => setTimeout(r, 100));
       }
-      return { child, url: /listening on (\S+)/.exec(child.output)[1] };
+      return { child, url: parseReady(child.output) };
     },
   },
   faucet: {

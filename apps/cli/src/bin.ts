@@ -2,7 +2,7 @@
 import { CommanderError } from 'commander';
 import { EXIT, redactAll, UsageError } from './errors.js';
 import { parseCli } from './program.js';
-import { isInterrupted } from './run/interrupt.js';
+import { isInterrupted } from './serving/interrupt.js';
 
 // The one error boundary and exit path: a single line on stderr naming what failed.
 // Exit 2 for a usage error (commander's or ours), 1 for a failure while running.

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { INDEX_PROFILES, type IndexProfile, MAX_SCALE } from '@mcp-db-bench/dataset';
 import { URL_FORMS } from '@mcp-db-bench/engines';
 import { InvalidArgumentError, Option } from 'commander';
-import { parseList, parsePositiveInt } from './run/durations.js';
+import { parseList, parsePositiveInt } from './parse/durations.js';
 
 /**
  * The CLI's grammar, defined once: the same idea has the same flag on every command, and its

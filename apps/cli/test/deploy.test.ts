@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { serverBin, startServer } from '../src/run/server-process.js';
+import { serverBin, startServer } from '../src/serving/server-process.js';
 import { runCli } from './support/cli.js';
 
 /**

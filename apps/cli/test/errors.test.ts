@@ -41,7 +41,7 @@ describe('report names the file it cannot use (exit 1)', () => {
 
   it('broken JSON', async () => {
     writeFileSync(join(dir, 'broken.json'), '{"version": 1,');
-    expect(failure(await run(['report', 'broken.json']), 1)).toMatch(/^mcp-db-bench: broken\.json is not JSON \(.+\): is it a result file written by run --out\?$/);
+    expect(failure(await run(['report', 'broken.json']), 1)).toMatch(/^mcp-db-bench: broken\.json is not JSON \(.+\): is it a result file written by run, floor or soak --out\?$/);
   });
 
   it('JSON that is not a result file', async () => {

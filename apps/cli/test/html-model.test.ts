@@ -1,7 +1,13 @@
 import { newHistogram, record } from '@mcp-db-bench/agent';
 import { describe, expect, it } from 'vitest';
 import { htmlReport } from '../src/render/html/index.js';
-import { indexPairs, intervalRates, loadStages, percentiles, reportModel, SPECTRUM_LEVELS, scalingLine, spectrum, timeline, tokenRecords } from '../src/render/html/model.js';
+import { reportModel } from '../src/render/html/model.js';
+import { intervalRates, percentiles, SPECTRUM_LEVELS, spectrum } from '../src/render/html/numbers.js';
+import { indexPairs } from '../src/render/html/sections/indexes.js';
+import { scalingLine } from '../src/render/html/sections/scaling.js';
+import { loadStages } from '../src/render/html/sections/summary.js';
+import { timeline } from '../src/render/html/sections/timeline.js';
+import { tokenRecords } from '../src/render/html/sections/tokens.js';
 import { groupSteps } from '../src/render/report.js';
 import { result, stats, step } from './support/results.js';
 

@@ -7,7 +7,8 @@ import { type TraceLine, type TraceRequest, traceLine } from '@mcp-db-bench/cont
 import { seed } from '@mcp-db-bench/dataset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder } from '../src/record/recorder.js';
-import { type ServerProcess, serverBin, startServer } from '../src/run/server-process.js';
+import { SERVER_BIN } from '@mcp-db-bench/server';
+import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 import { BIN } from './support/cli.js';
 
 /**
@@ -128,7 +129,7 @@ describe('record over stdio', () => {
   it('sits between a stdio host and the server, and writes the session', async () => {
     const file = join(dir, 'stdio.jsonl');
     const client = createClient(
-      { kind: 'stdio', command: process.execPath, args: [BIN, 'record', '-o', file, '--target-cmd', `${process.execPath} ${serverBin()} --url ${dbUrl}`] },
+      { kind: 'stdio', command: process.execPath, args: [BIN, 'record', '-o', file, '--target-cmd', `${process.execPath} ${SERVER_BIN} --url ${dbUrl}`] },
       { client: 'lean', protocol: 'legacy' },
     );
     try {

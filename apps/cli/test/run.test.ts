@@ -7,8 +7,8 @@ import { resultFile } from '@mcp-db-bench/contract';
 import { INDEX_PROFILES, seed } from '@mcp-db-bench/dataset';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
-import { testDelayWarning } from '../src/commands/run.js';
-import { indexProfileOf } from '../src/run/shard.js';
+import { testDelayWarning } from '../src/warnings.js';
+import { indexProfileOf } from '../src/serving/shard.js';
 import { type CliRun, runCli } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-run-'));

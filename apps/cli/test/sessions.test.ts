@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createClient, runStep, startAgent, WORKLOADS } from '@mcp-db-bench/agent';
 import { seed } from '@mcp-db-bench/dataset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServer } from '../src/run/server-process.js';
+import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-sessions-'));
 const dbUrl = `sqlite:${join(dir, 'bench.db')}`;

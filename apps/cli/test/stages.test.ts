@@ -7,7 +7,7 @@ import { InvalidArgumentError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { liveStepLine, progress } from '../src/render/progress.js';
 import { formatStages, MAX_STAGE_ROWS, stageSections } from '../src/render/stages.js';
-import { parseStages } from '../src/run/stages.js';
+import { parseStages } from '../src/parse/stages.js';
 import { type CliRun, runCli } from './support/cli.js';
 
 /**
@@ -158,15 +158,21 @@ describe('staged runs of the CLI (SQLite)', () => {
     // its server slowed on purpose (1 ms a call, the test-only delay it inherits): the file says so
     const r = await run([...args, '--format', 'json'], { MCP_DB_BENCH_TEST_DELAY_MS: '1' });
     expect(r.code, r.stderr).toBe(0);
-    const soak = JSON.parse(r.stdout);
+    // the contract's result file, as run writes it, with the memory samples beside the step
+    const soak = resultFile.parse(JSON.parse(r.stdout));
     expect(soak.warnings).toContain('every tool call was delayed 1 ms on purpose (MCP_DB_BENCH_TEST_DELAY_MS): a test run, not a measurement');
-    expect(soak.errors).toBe(0);
-    expect(soak.calls).toBeGreaterThan(0);
-    expect(soak.durationMs).toBe(2000);
-    expect(soak.intervals.map((i: { agents: number }) => i.agents)).toEqual([2, 2]);
-    for (const i of soak.intervals) expect(i.calls).toBeGreaterThan(0);
-    expect(soak.samples.map((s: { atMs: number }) => s.atMs)).toEqual([0, 1000, 2000]);
-    for (const s of soak.samples) expect(s.rss).toBeGreaterThan(1024 * 1024);
+    expect(soak.config.stages).toEqual({ kind: 'agents', stages: [{ durationMs: 0, target: 2 }, { durationMs: 2000, target: 2 }] });
+    const [step] = soak.steps;
+    expect(soak.steps).toHaveLength(1);
+    expect(step!.errors).toEqual({});
+    expect(step!.calls).toBeGreaterThan(0);
+    expect(step!.durationMs).toBe(2000);
+    expect(step!.intervals.map((i) => i.agents)).toEqual([2, 2]);
+    for (const i of step!.intervals) expect(i.calls).toBeGreaterThan(0);
+    const [memory] = soak.memory!;
+    expect(memory!.target).toBe(step!.target);
+    expect(memory!.samples.map((s) => s.atMs)).toEqual([0, 1000, 2000]);
+    for (const s of memory!.samples) expect(s.rss).toBeGreaterThan(1024 * 1024);
     expect(r.stderr).not.toContain('\r');
   }, 60_000);
 });

@@ -121,6 +121,15 @@ export const decompositionResult = z.object({
   full: operationStats,
 });
 
+/** `soak`: the memory of a server's processes (its workers included), sampled while the agents ran. */
+export const serverMemory = z.object({
+  target: z.string(),
+  /** sampling interval, milliseconds */
+  everyMs: z.number(),
+  /** milliseconds since the measured part began, and resident bytes (each process's own pages, shared file pages once) */
+  samples: z.array(z.object({ atMs: z.number(), rss: z.number() })),
+});
+
 export const environment = z.object({
   node: z.string(),
   platform: z.string(),
@@ -194,6 +203,12 @@ export const resultFile = z.object({
     rate: z.number().nullable(),
     /** `run --server-cpus` / `--client-cpus`: the CPUs the servers the run started and the load generator were pinned to */
     cpus: z.object({ server: z.string().nullable(), client: z.string().nullable() }).optional(),
+    /** floor and soak: the command line that measured the file, URLs redacted (absent from run's files) */
+    command: z.string().optional(),
+    /** floor and soak: the worker processes of the servers they started */
+    workers: z.number().int().optional(),
+    /** floor: each step alternated the floor and our server this many times */
+    slices: z.number().int().optional(),
     /** staged runs: each workload ran once through these stages instead of the agents × duration grid */
     stages: loadStages.nullable().optional(),
     /** `run --shard I/N`: this file is part `index` (0-based) of `count`; a merged file has no `index` */
@@ -235,6 +250,8 @@ export const resultFile = z.object({
   agreement: z.array(agreement).optional(),
   /** what each target's tools/list, session start and answers cost in bytes and tokens */
   tokens: z.array(tokenCost).optional(),
+  /** soak: the memory of the servers it watched */
+  memory: z.array(serverMemory).optional(),
 });
 
 export type WriteVerification = z.infer<typeof writeVerification>;
@@ -246,3 +263,4 @@ export type LoadStages = z.infer<typeof loadStages>;
 export type Agreement = z.infer<typeof agreement>;
 export type TokenCost = z.infer<typeof tokenCost>;
 export type DecompositionResult = z.infer<typeof decompositionResult>;
+export type ServerMemory = z.infer<typeof serverMemory>;

@@ -1,7 +1,7 @@
 // Shared by the stand-alone bench scripts: a seeded SQLite file, the built server as its own
 // process, and a minimal JSON-RPC client for either protocol era.
-import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
+import { startServerProcess } from '../dist/transports/ready.js';
 
 export const MODERN = '2026-07-28';
 export const LEGACY = '2025-11-25';
@@ -33,25 +33,7 @@ export function seed(path, n) {
  */
 export async function startServer(dbUrl, { nodeArgs = [], args = [], bin = SERVER_BIN } = {}) {
   const workers = args.some((a) => a.startsWith('--workers')) ? [] : ['--workers', '1'];
-  const child = spawn(process.execPath, [...nodeArgs, bin, '--url', dbUrl, '--http', '--port', '0', ...workers, ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const endpoint = await new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr.on('data', (chunk) => {
-      err += chunk;
-      const m = /listening on (\S+)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
-  });
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return { child, endpoint, stop };
+  return startServerProcess(['--url', dbUrl, '--http', '--port', '0', ...workers, ...args], { bin, nodeArgs });
 }
 
 /** Minimal JSON-RPC over HTTP for either era, reading JSON or single-event SSE answers. */

@@ -9,6 +9,7 @@ import { ToolSelectionError, toolsFor } from './tools/index.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { DEFAULT_TRANSPORT_LIMITS as LIMITS } from './transports/limits.js';
+import { readyLine } from './transports/ready.js';
 import { DEFAULT_SESSION_LIMITS, Sessions } from './transports/sessions.js';
 import { runStdio } from './transports/stdio.js';
 import { VERSION } from './version.js';
@@ -294,7 +295,7 @@ export async function main(argv = process.argv): Promise<void> {
     },
   });
   if (isWorker()) reportListening(endpoint);
-  else log(`listening on ${endpoint}`);
+  else log(readyLine(endpoint));
   onSignal(() => {
     server.close();
     server.closeAllConnections();

@@ -7,4 +7,14 @@ export { WORKER_NODE_FLAGS } from './transports/cluster.js';
 export { type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
 export { DEFAULT_TRANSPORT_LIMITS, type TransportLimits } from './transports/limits.js';
 export { runStdio } from './transports/stdio.js';
+export {
+  parseReady,
+  READY_PREFIX,
+  readyLine,
+  SERVER_BIN,
+  ServerStartError,
+  type ServerProcess,
+  type ServerProcessOptions,
+  startServerProcess,
+} from './transports/ready.js';
 export { TEST_DELAY_ENV } from './test-delay.js';

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServerProcess } from '../src/transports/ready.js';
 
 /**
  * The built bin driven by the official MCP Inspector CLI (v2, installed as a
@@ -105,34 +106,10 @@ function createShop(path: string): void {
   }
 }
 
-/** Starts `mcp-db-server --http --port 0` and reads the endpoint from its "listening on" line. */
-function startHttp(): Promise<{ endpoint: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [BIN, '--url', dbUrl, '--http', '--port', '0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`mcp-db-server did not start listening within 30 s:\n${stderr}`));
-    }, 30_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const m = /mcp-db-server: listening on (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ endpoint: m[1]!, child });
-      }
-    });
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`mcp-db-server exited (${code ?? signal}) before listening:\n${stderr}`));
-    });
-  });
+/** Starts `mcp-db-server --http --port 0` and reads the endpoint from its ready line. */
+async function startHttp(): Promise<{ endpoint: string; child: ChildProcess }> {
+  const server = await startServerProcess(['--url', dbUrl, '--http', '--port', '0'], { bin: BIN });
+  return { endpoint: server.endpoint, child: server.child };
 }
 
 function stopHttp(): Promise<void> {

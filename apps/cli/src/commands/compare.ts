@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { examples, formatOption, type ReportFormat } from '../options.js';
+import { parsePct } from '../parse/values.js';
 import { compareHtml, compareJson, compareRuns, compareSections, DEFAULT_NOISE_PCT, nothingShared, poolRuns, regressions } from '../render/compare.js';
 import { logLine } from '../render/progress.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
-import { readResultFile } from './report.js';
+import { readResultFile } from '../results.js';
 
 interface CompareFlags {
   noise: number;
@@ -12,12 +13,6 @@ interface CompareFlags {
   format: ReportFormat;
   output?: string;
 }
-
-const parsePct = (name: string) => (value: string) => {
-  const n = Number(value.replace(/%$/, ''));
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a percentage, 0 or more (e.g. 10 for 10%)`);
-  return n;
-};
 
 export function compareCommand(): Command {
   return new Command('compare')

@@ -5,7 +5,7 @@ import { TABLES } from '@mcp-db-bench/dataset';
 import { ENGINES, engineForUrl, redactUrl } from '@mcp-db-bench/engines';
 import { Command } from 'commander';
 import { dbListOption, examples } from '../options.js';
-import { serverBin } from '../run/server-process.js';
+import { serverBin } from '../serving/server-process.js';
 
 /** Checks what a run needs: Node, the server, each driver, and each database given. */
 export function doctorCommand(): Command {

@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import { MergeError, mergeShards } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { Command } from 'commander';
 import { examples, formatOption, type ReportFormat } from '../options.js';
-import { readResultFile, render } from './report.js';
+import { renderRuns } from '../render/runs.js';
+import { readResultFile, writeResultFile } from '../results.js';
 
 export function mergeCommand(): Command {
   return new Command('merge')
@@ -25,7 +25,7 @@ export function mergeCommand(): Command {
         if (error instanceof MergeError) throw new Error(`cannot merge: ${error.message}`);
         throw error;
       }
-      if (flags.out) writeFileSync(flags.out, `${JSON.stringify(result, null, 2)}\n`);
-      process.stdout.write(render([{ label: 'merged', result }], flags.format));
+      if (flags.out) writeResultFile(flags.out, result);
+      process.stdout.write(renderRuns([{ label: 'merged', result }], flags.format));
     });
 }

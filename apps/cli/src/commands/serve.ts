@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { dbOption, examples, indexesOption, scaleOption, seedOption } from '../options.js';
-import { parsePositiveInt } from '../run/durations.js';
-import { seedIfMissing } from '../run/seed-if-missing.js';
-import { serverBin } from '../run/server-process.js';
+import { parsePositiveInt } from '../parse/durations.js';
+import { seedIfMissing } from '../serving/seed-if-missing.js';
+import { serverBin } from '../serving/server-process.js';
 
 interface ServeFlags {
   db: string;

@@ -1,7 +1,7 @@
 import { decode, merge, summary } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { type ChartSpec, color } from './html/charts.js';
-import { loadStages } from './html/model.js';
+import { loadStages } from './html/sections/summary.js';
 import { esc, htmlDocument, table as htmlTable } from './html/page.js';
 import { callsPerSecond } from './numbers.js';
 import { roundLabel } from './progress.js';

@@ -16,3 +16,6 @@ export function spread(values: readonly number[], format: (n: number) => string)
 export const callsPerSecond = (m: { calls: number; durationMs: number }) => (m.durationMs > 0 ? m.calls / (m.durationMs / 1000) : 0);
 
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** HTTP 503: the server turned a caller away (a full session table refuses `initialize` with it). */
+export const REFUSED = 'http_503';

@@ -1,7 +1,9 @@
 import { merge, summary, WORKLOADS } from '@mcp-db-bench/agent';
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
-import { callsPerSecond, median } from './numbers.js';
+import { floorSections } from './floor.js';
+import { callsPerSecond, median, REFUSED } from './numbers.js';
 import { roundLabel } from './progress.js';
+import { soakSections } from './soak.js';
 import { formatStages, stageSections } from './stages.js';
 import type { Section } from './table.js';
 import { agreementSection, callTokenSection, disagreementLines, tokenSection } from './tokens.js';
@@ -37,6 +39,9 @@ export function reportSections(result: ResultFile): Section[] {
     callTokenSection(result),
     serverCpuSection(groups, result),
     loadGeneratorSection(result),
+    // floor's and soak's own tables, from the files they write
+    ...floorSections(result),
+    ...soakSections(result),
   ].filter((s): s is Section => s !== undefined && s.rows.length > 0);
 }
 
@@ -133,9 +138,6 @@ function latencySection(groups: readonly Group[]): Section {
     }),
   };
 }
-
-/** HTTP 503: the server turned a caller away (a full session table refuses `initialize` with it). */
-export const REFUSED = 'http_503';
 
 /**
  * What happened to sessions: every step of a session workload (so "0 refused" is said, not

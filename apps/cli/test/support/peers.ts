@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { parseReady } from '@mcp-db-bench/server';
 import { freePort } from '../../../../packages/server/test/support/ports.js';
 import { BIN } from './cli.js';
 
@@ -10,8 +11,8 @@ export interface Peer {
   stop(): Promise<void>;
 }
 
-/** Starts `command` and resolves once a line matches `ready` (on stdout or stderr); fails with its output otherwise. */
-function startProcess(args: string[], ready: RegExp, url: string, env?: NodeJS.ProcessEnv): Promise<Peer> {
+/** Starts `command` and resolves once its output (stdout and stderr) is `ready`; fails with its output otherwise. */
+function startProcess(args: string[], ready: (output: string) => boolean, url: string, env?: NodeJS.ProcessEnv): Promise<Peer> {
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let output = '';
   const stop = () =>
@@ -27,7 +28,7 @@ function startProcess(args: string[], ready: RegExp, url: string, env?: NodeJS.P
     }, 30_000);
     const seen = (chunk: Buffer) => {
       output += chunk.toString();
-      if (ready.test(output)) {
+      if (ready(output)) {
         clearTimeout(timer);
         resolve({ url, stop });
       }
@@ -49,7 +50,8 @@ export async function startOurs(db: string, options: { sql?: boolean; workers?: 
   const port = await freePort();
   const env = options.sql ? { MCP_DB_SQL: '1' } : undefined;
   const workers = options.workers ? ['--workers', String(options.workers)] : [];
-  const ready = options.workers && options.workers > 1 ? new RegExp(`listening on .*\\(${options.workers} worker processes\\)`) : /listening on/;
+  // the server's ready line comes once every worker listens
+  const ready = (output: string) => parseReady(output) !== undefined;
   return startProcess([BIN, 'serve', '--db', db, '--port', String(port), ...workers], ready, `http://127.0.0.1:${port}/mcp`, env);
 }
 
@@ -57,5 +59,5 @@ export async function startOurs(db: string, options: { sql?: boolean; workers?: 
 export async function startDbhub(dsn: string): Promise<Peer> {
   const port = await freePort();
   const main = join(dirname(createRequire(import.meta.url).resolve('@bytebase/dbhub/package.json')), 'dist', 'index.js');
-  return startProcess([main, '--transport', 'http', '--port', String(port), '--dsn', dsn], /MCP server endpoint/, `http://127.0.0.1:${port}/mcp`);
+  return startProcess([main, '--transport', 'http', '--port', String(port), '--dsn', dsn], (output) => /MCP server endpoint/.test(output), `http://127.0.0.1:${port}/mcp`);
 }

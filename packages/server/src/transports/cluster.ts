@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { readyLine } from './ready.js';
 import { type SessionLimits, Sessions } from './sessions.js';
 
 /**
@@ -107,7 +108,7 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
         if (listening.size === 1 && !announced) for (let i = 1; i < workers; i++) fork();
         if (!announced && listening.size === workers) {
           announced = true;
-          log(`listening on ${message.listening} (${workers} worker processes)`);
+          log(readyLine(message.listening, workers));
         }
       });
       worker.once('exit', (code, signal) => {

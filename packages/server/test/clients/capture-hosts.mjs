@@ -13,7 +13,7 @@
  * Without --url the server is the built bin (packages/server/dist/bin.js) over a small
  * SQLite shop; with --url the database must have an `orders` table with `customer_id`.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { startServerProcess } from '../../dist/transports/ready.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const BIN = join(ROOT, 'packages/server/dist/bin.js');
@@ -89,29 +90,13 @@ function createShop(file) {
   db.close();
 }
 
-/** The built bin on a fresh SQLite file; resolves with the endpoint from its "listening on" line. */
-function startServer() {
+/** The built bin on a fresh SQLite file; resolves with the endpoint from its ready line. */
+async function startServer() {
   const file = join(dir, 'shop.db');
   createShop(file);
-  const args = [BIN, '--url', `sqlite:${file}`, '--http', '--port', '0', '--echo'];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  children.add(child);
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 30 s:\n${stderr}`)), 30_000);
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      const m = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], command: ['mcp-db-server', ...args.slice(1)].join(' ') });
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code ?? signal}) before listening:\n${stderr}`));
-    });
-  });
+  const args = ['--url', `sqlite:${file}`, '--http', '--port', '0', '--echo'];
+  const server = await startServerProcess(args, { bin: BIN, onSpawn: (child) => children.add(child) });
+  return { url: server.endpoint, command: ['mcp-db-server', ...args].join(' ') };
 }
 
 // ---------------------------------------------------------------- the recording proxy

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { startServerProcess } from '../../src/transports/ready.js';
 
 /** The built bin, exactly as `npx @mcp-db-bench/server` runs it. */
 export const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
@@ -30,48 +31,18 @@ export function exitOf(child: ChildProcess): string | undefined {
 }
 
 /**
- * Starts the bin with --http on a free port and waits for its "listening on" line. One process
- * unless the test asks for workers: what a suite checks (pool limits, sessions, memory) is then
- * one process's, and a test run does not fork a worker per core for every server.
+ * Starts the bin with --http on a free port and waits for its ready line (the server's
+ * `startServerProcess`). One process unless the test asks for workers: what a suite checks (pool
+ * limits, sessions, memory) is then one process's, and a test run does not fork a worker per core
+ * for every server.
  */
 export async function startHttpServer(dbUrl: string, extraArgs: string[] = [], env?: Record<string, string>): Promise<HttpServer> {
   const workers = extraArgs.some((a) => a.startsWith('--workers')) ? [] : ['--workers', '1'];
-  const child = spawn(process.execPath, [BIN, '--url', dbUrl, '--http', '--port', '0', ...workers, ...extraArgs], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const server = await startServerProcess(['--url', dbUrl, '--http', '--port', '0', ...workers, ...extraArgs], {
+    bin: BIN,
     env: { ...process.env, ...env },
   });
-  let stderr = '';
-  const endpoint = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 30_000);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-      const m = /listening on (\S+)/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}: ${stderr}`));
-    });
-  });
-  return {
-    endpoint,
-    process: child,
-    stderr: () => stderr,
-    stop: () =>
-      new Promise((resolve) => {
-        if (exitOf(child)) return resolve();
-        // The server exits within 5 s of SIGTERM; one that does not is hung, and a test must not wait on it.
-        const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => {
-          clearTimeout(kill);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
+  return { endpoint: server.endpoint, process: server.child, stderr: server.stderr, stop: server.stop };
 }
 
 /** A real SDK client over a real transport, pinned to one protocol era. */

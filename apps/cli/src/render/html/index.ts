@@ -1,7 +1,8 @@
-import { type Run, reportModel } from './model.js';
+import { reportModel } from './model.js';
+import type { Run } from './types.js';
 import { htmlPage } from './page.js';
 
-export type { Run } from './model.js';
+export type { Run } from './types.js';
 
 /** The self-contained HTML report of one or more result files (several overlay their runs). */
 export function htmlReport(runs: readonly Run[]): string {

@@ -1,6 +1,6 @@
 import { uplotAssets } from './assets.js';
 import type { ChartSpec } from './charts.js';
-import type { Block, Cell, ReportModel, ReportSection, RunSummary, Table } from './model.js';
+import type { Block, Cell, ReportModel, ReportSection, RunSummary, Table } from './types.js';
 import { drawCharts } from './runtime.js';
 
 /**

@@ -8,9 +8,10 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { INDEX_PROFILES, TABLES } from '@mcp-db-bench/dataset';
-import { engineForUrl, redactUrl } from '@mcp-db-bench/engines';
+import { redactUrl } from '@mcp-db-bench/engines';
 import { InvalidArgumentError } from 'commander';
 import { onDatabase } from '../errors.js';
+import type { Database } from './database.js';
 
 export interface ShardFlag {
   index: number;
@@ -88,8 +89,7 @@ export function runIdOf(config: ResultFile['config'], startAt: string): string {
  * Shards never seed: the dataset must be there already, or the shards would race to load it.
  * Answers the index profile the database has, from the same look at its catalog.
  */
-export async function requireDataset(url: string): Promise<string> {
-  const engine = engineForUrl(url);
+export async function requireDataset({ url, engine }: Database): Promise<string> {
   const seedFirst = 'seed it once with mcp-db-bench seed --db ... before starting the shards';
   const found = await onDatabase(url, async () => {
     const { db, close } = await engine.connect(url, { poolSize: 1, inProcess: true });

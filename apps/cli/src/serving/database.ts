@@ -1,7 +1,13 @@
 import type { PlanTarget, RawDriver } from '@mcp-db-bench/agent';
 import { applyIndexProfile, type IndexProfile } from '@mcp-db-bench/dataset';
-import { engineForUrl } from '@mcp-db-bench/engines';
+import type { EngineProfile } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
+
+/** A database of the plan: its URL and its engine, resolved once (serving/lifecycle.ts). */
+export interface Database {
+  url: string;
+  engine: EngineProfile;
+}
 
 /**
  * What the runner cannot do itself for a database we seeded: set its index profile, and run a
@@ -9,8 +15,8 @@ import { sql } from 'kysely';
  * it before the server starts: on an engine that can be open in one process at a time
  * (PGlite), neither can run beside the server, so the database gets `first` now and keeps it.
  */
-export async function ownedDatabase(url: string, first: IndexProfile, log: (line: string) => void): Promise<Pick<PlanTarget, 'reindex' | 'driver'>> {
-  const engine = engineForUrl(url);
+export async function ownedDatabase(db: Database, first: IndexProfile, log: (line: string) => void): Promise<Pick<PlanTarget, 'reindex' | 'driver'>> {
+  const { url, engine } = db;
   if (engine.oneProcess) {
     await applyIndexProfile(url, first);
     log(`${engine.name}: ${engine.title} can be open in one process at a time: measured with ${first} indexes only, and without the driver-only decomposition`);
@@ -21,20 +27,19 @@ export async function ownedDatabase(url: string, first: IndexProfile, log: (line
       const changed = await applyIndexProfile(url, profile as IndexProfile);
       return { created: changed.created.length, dropped: changed.dropped.length };
     },
-    driver: () => rawDriver(url),
+    driver: () => rawDriver(db),
   };
 }
 
 /** Server worker processes for a database: one where the engine can be open in one process at a time. */
-export function workersFor(url: string, wanted: number, log: (line: string) => void): number {
-  const engine = engineForUrl(url);
+export function workersFor({ engine }: Database, wanted: number, log: (line: string) => void): number {
   if (!engine.oneProcess || wanted === 1) return wanted;
   log(`${engine.name}: one server process instead of ${wanted} (${engine.title} can be open in one process at a time)`);
   return 1;
 }
 
-async function rawDriver(url: string): Promise<RawDriver> {
-  const engine = engineForUrl(url);
+/** A tool's statement through the driver alone, on one connection of its own. */
+export async function rawDriver({ url, engine }: Database): Promise<RawDriver> {
   const { db, close } = await engine.connect(url, { poolSize: 1, inProcess: true });
   return {
     count: async (table) => Number((await sql<{ n: unknown }>`select count(*) as n from ${sql.id(table)}`.execute(db)).rows[0]?.n ?? 1),

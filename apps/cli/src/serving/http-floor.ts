@@ -22,9 +22,6 @@ server.listen(0, '127.0.0.1', () => process.stderr.write('listening on ' + serve
 
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'ping' } } });
 
-/** How reports name the floor. */
-export const FLOOR_LABEL = 'bare node:http';
-
 export interface HttpFloor {
   /** its process */
   pid: number;

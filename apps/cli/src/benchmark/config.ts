@@ -1,0 +1,169 @@
+/**
+ * `run`'s flags, and the configuration they make once checked: what commander cannot check
+ * (a word where no argument belongs, options that need or exclude each other) is refused here,
+ * and what the flags imply (the agents of --rate-stages, no index rounds for a shard, the
+ * environment's database yielding to a target) is in the new configuration, the flags untouched.
+ */
+import { WORKLOADS } from '@mcp-db-bench/agent';
+import type { LoadStage, LoadStages } from '@mcp-db-bench/contract';
+import type { IndexProfile } from '@mcp-db-bench/dataset';
+import type { Command } from 'commander';
+import { UsageError, unknownCommand } from '../errors.js';
+import type { Format } from '../options.js';
+import type { ProtocolChoice } from '../labels.js';
+import { checkPinning } from '../serving/cpus.js';
+import { checkBarrier, type ShardFlag } from '../serving/shard.js';
+
+export interface RunFlags {
+  db?: string[];
+  target?: string[];
+  targetCmd?: string[];
+  /** read through `trackTargets` (pairs with the targets by position) */
+  profile?: string[];
+  sqlTool?: string;
+  sqlArg?: string;
+  service?: string;
+  checkCalls: number;
+  token?: string;
+  scale: number;
+  seed: number;
+  workloads: string[];
+  agents: number[];
+  duration: number;
+  warmup: number;
+  iterations: number;
+  indexes: IndexProfile[];
+  rate?: number;
+  stages?: LoadStage[];
+  rateStages?: LoadStage[];
+  protocol: ProtocolChoice[];
+  client: 'lean' | 'sdk';
+  format: Format;
+  out?: string;
+  shard?: ShardFlag;
+  startAt?: number;
+  barrierFile?: string;
+  runId?: string;
+  html?: string;
+  serverCpus?: string;
+  clientCpus?: string;
+}
+
+/** The flags checked: the same shape, with what they imply applied, and the stages as the plan takes them. */
+export type RunConfig = Readonly<RunFlags> & { readonly loadStages?: LoadStages };
+
+/** Agents connected to serve --rate-stages when --agents is not given. */
+export const RATE_STAGES_POOL = 16;
+
+/** Checks the flags against each other and answers the configuration they make; throws a UsageError. */
+export function runConfig(flags: RunFlags, command: Command): RunConfig {
+  const parent = command.parent!;
+  if (command.args.length) throw new UsageError(unknownCommand(parent, command.args[0]!));
+  const typed = (name: string) => command.getOptionValueSource(name) === 'cli';
+  // MCP_DB_BENCH_DB names the database to use when nothing else is named: --target or --target-cmd wins over it.
+  const envYields = command.getOptionValueSource('db') === 'env' && (flags.target || flags.targetCmd);
+  const config: RunFlags = { ...flags, db: envYields ? undefined : flags.db };
+  const given = [config.db && '--db', config.target && '--target', config.targetCmd && '--target-cmd'].filter(Boolean);
+  if (given.length > 1) {
+    throw new UsageError(
+      `${given.join(' and ')} cannot be used together: benchmark our server on databases (--db), or another server ` +
+      `(--target or --target-cmd)`,
+    );
+  }
+  if (config.profile && config.db)
+    throw new UsageError('--profile applies to --target or --target-cmd: --db runs are our own server');
+  // MCP_DB_TOKEN may be exported for the user's own servers: only a typed --token without --target is a mistake
+  if (config.token && !config.target && typed('token'))
+    throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
+  const staged = stagesConfig(config, typed);
+  const sharded = shardConfig(staged, typed);
+  checkCpus(sharded);
+  return { ...sharded, loadStages: loadStagesOf(sharded) };
+}
+
+/** Pinning needs Linux and taskset; server CPUs need a server this run starts. */
+function checkCpus(config: RunFlags): void {
+  if (config.serverCpus) checkPinning('--server-cpus');
+  if (config.clientCpus) checkPinning('--client-cpus');
+  if (config.serverCpus && config.target && !config.targetCmd) {
+    throw new UsageError(
+      '--server-cpus pins the servers the run starts (--db, the default database, --target-cmd): a --target server ' +
+      'runs elsewhere',
+    );
+  }
+}
+
+/**
+ * A shard shares the database and the instant with the others: what would clash is refused, and
+ * it has no index rounds.
+ */
+function shardConfig(config: RunFlags, typed: (name: string) => boolean): RunFlags {
+  const timing = [
+    config.startAt !== undefined && '--start-at',
+    config.barrierFile && '--barrier-file',
+    config.runId && '--run-id',
+  ].filter(Boolean);
+  if (!config.shard) {
+    if (timing.length)
+      throw new UsageError(`${timing.join(' and ')} ${timing.length > 1 ? 'need' : 'needs'} --shard I/N`);
+    return config;
+  }
+  if (!config.db && !config.target && !config.targetCmd) {
+    throw new UsageError(
+      '--shard needs --db, --target or --target-cmd: the shards share what they measure, not a temporary database each',
+    );
+  }
+  if (config.startAt === undefined && !config.barrierFile)
+    throw new UsageError('--shard needs --start-at TIME or --barrier-file PATH: the shards must begin together');
+  if (config.startAt !== undefined && config.barrierFile) {
+    throw new UsageError('--start-at and --barrier-file cannot be used together: agree on a time, or on a barrier');
+  }
+  if (typed('indexes')) {
+    throw new UsageError(
+      '--indexes cannot be used with --shard: shards never re-index the database they share; set it once with ' +
+      'mcp-db-bench index --indexes PROFILE',
+    );
+  }
+  const writes = config.workloads.filter((name) => WORKLOADS[name]!.writes);
+  if (writes.length) {
+    throw new UsageError(
+      `--shard cannot run write workloads (${writes.join(', ')}): each shard could verify only its own writes while ` +
+      `the others change the same rows`,
+    );
+  }
+  if (config.stages || config.rateStages)
+    throw new UsageError(`--shard cannot be used with ${config.stages ? '--stages' : '--rate-stages'}`);
+  if (config.barrierFile) checkBarrier(config.barrierFile, config.shard);
+  return { ...config, indexes: [] };
+}
+
+/** Stages set the load and its time: the flags that would too are refused, not silently ignored. */
+function stagesConfig(config: RunFlags, typed: (name: string) => boolean): RunFlags {
+  if (config.stages && config.rateStages) {
+    throw new UsageError(
+      '--stages and --rate-stages cannot be used together: ramp agents (closed loop) or calls per second (open loop)',
+    );
+  }
+  const staged = config.stages ? '--stages' : config.rateStages ? '--rate-stages' : undefined;
+  if (!staged) return config;
+  const excluded = [
+    staged === '--stages' && typed('agents') && '--agents',
+    typed('duration') && '--duration',
+    config.rate && '--rate',
+  ].filter(Boolean);
+  if (excluded.length) {
+    const why =
+      staged === '--stages'
+        ? `the stages set the agents and the time${config.rate ? '; to ramp an open loop, use --rate-stages' : ''}`
+        : 'the stages set the rate and the time';
+    throw new UsageError(`${staged} cannot be used with ${excluded.join(' or ')}: ${why}`);
+  }
+  return config.rateStages && !typed('agents') ? { ...config, agents: [RATE_STAGES_POOL] } : config;
+}
+
+/** The stages asked for, as the plan and the result file take them. */
+function loadStagesOf(config: RunFlags): LoadStages | undefined {
+  if (config.stages) return { kind: 'agents', stages: config.stages };
+  if (config.rateStages) return { kind: 'rate', stages: config.rateStages };
+  return undefined;
+}

@@ -1,0 +1,224 @@
+/**
+ * What `run` measures: our server on each database (started through the shared serving
+ * lifecycle), the other servers named by --target and --target-cmd, and the echo floor when a
+ * workload needs no more; one plan over them all, and its result file.
+ */
+import {
+  createClient,
+  PROFILES,
+  ProfileClient,
+  type PlanTarget,
+  peakTarget,
+  runPlan,
+  stagesDuration,
+  type Target,
+  WORKLOADS,
+} from '@mcp-db-bench/agent';
+import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { redactUrl } from '@mcp-db-bench/engines';
+import { request } from 'undici';
+import { networkReason, UsageError } from '../errors.js';
+import { eraLabel, FLOOR_LABEL, type ProtocolChoice } from '../labels.js';
+import { logLine, progress } from '../render/progress.js';
+import { resultOf } from '../results.js';
+import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
+import { withServing } from '../serving/lifecycle.js';
+import { announceStart, barrier, requireDataset, runIdOf } from '../serving/shard.js';
+import type { PeerTarget } from '../serving/targets.js';
+import type { RunConfig } from './config.js';
+
+type TargetEntry = ResultFile['config']['targets'][number];
+
+export async function measure(config: RunConfig, peers: readonly PeerTarget[]): Promise<ResultFile> {
+  for (const url of config.target ?? []) await checkReachable(url);
+  const temporary = !config.target && !config.targetCmd;
+  try {
+    return await withServing({ db: config.db, temporary }, async (serving) => {
+      const workloads = config.workloads.map((name) => WORKLOADS[name]!);
+      const stages = config.loadStages;
+      const targets: TargetEntry[] = [];
+      const plan: PlanTarget[] = [];
+      /** --server-cpus: the HTTP servers started here, whose processes a stdio target's count leaves out */
+      const servers: number[] = [];
+      const cpuOf = (pid: number) => (config.serverCpus ? { serverCpuUs: () => cpuUnder(pid) } : {});
+      /** --shard: the index profile found on each database, by engine */
+      const found: { name: string; profile: string }[] = [];
+      const clientOptions = (protocol: ProtocolChoice) => ({
+        client: config.client,
+        protocol,
+        token: config.token,
+        timeoutMs: 30_000,
+      });
+      /** Every era asked for, host era first: one target each, labelled with its era. */
+      const eachEra = (
+        name: string,
+        entry: Omit<TargetEntry, 'label'>,
+        target: Target,
+        owned?: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'>,
+        peer: Pick<PeerTarget, 'profile' | 'options'> = { profile: PROFILES.ours!, options: {} },
+      ) => {
+        for (const protocol of config.protocol) {
+          const label = uniqueLabel(eraLabel(name, protocol), targets);
+          targets.push({ label, ...entry });
+          const client = () =>
+            new ProfileClient(peer.profile, createClient(target, clientOptions(protocol)), peer.options);
+          plan.push({ label, client, cannot: peer.profile.cannot, ...owned });
+        }
+      };
+      // The server is read-only unless a workload that writes was asked for.
+      const writes = workloads.some((w) => w.writes);
+      for (const db of serving.databases) {
+        const { engine } = db;
+        const first = config.indexes[0] ?? 'optimized';
+        if (config.shard && engine.oneProcess)
+          throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
+        if (config.shard) found.push({ name: engine.name, profile: await requireDataset(db) });
+        // a shard's database is shared: never seeded or re-indexed, only read through the driver for the decomposition
+        const owned = config.shard
+          ? await serving.driverOnly(db)
+          : await serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
+        const server = await serving.server(db, { args: writes ? ['--allow-writes'] : [], cpus: config.serverCpus });
+        servers.push(server.child.pid!);
+        logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
+        eachEra(
+          engine.name,
+          { engine: engine.name, url: redactUrl(db.url) },
+          { kind: 'http', url: server.endpoint },
+          { ...owned, ...cpuOf(server.child.pid!) },
+        );
+      }
+      // a target named by its profile; `target` when none was given (as before profiles)
+      for (const peer of peers) {
+        const entry = { engine: peer.options.engine ?? null, url: peer.url, profile: peer.profile.name };
+        const target = pinnedTarget(peer.target, config.serverCpus);
+        eachEra(
+          peer.given ? peer.profile.name : 'target',
+          entry,
+          target,
+          stdioCpu(peer.target, config.serverCpus, servers),
+          peer,
+        );
+      }
+      // The bare echo floor beside MCP echo: it answers echo alone, so it runs what needs no more.
+      if (workloads.some((w) => w.requires.every((tool) => tool === TOOL_NAMES.echo))) {
+        const floor = await serving.floor(config.serverCpus);
+        servers.push(floor.pid);
+        plan.push({
+          label: FLOOR_LABEL,
+          agent: floor.agent,
+          tools: [TOOL_NAMES.echo],
+          fileAs: 'http-echo',
+          ...cpuOf(floor.pid),
+        });
+      }
+      const { shard } = config;
+      let startAt: number | undefined;
+      const start = async () => {
+        startAt = config.barrierFile ? await barrier(config.barrierFile, shard!, logLine) : config.startAt!;
+        return announceStart(startAt, shard!, logLine);
+      };
+      const measured = await runPlan(
+        {
+          targets: plan,
+          indexes: config.indexes,
+          workloads,
+          agents: config.agents,
+          iterations: config.iterations,
+          warmupMs: config.warmup,
+          durationMs: config.duration,
+          rate: config.rate,
+          stages,
+          seed: config.seed,
+          // A fresh server process compiles its hot paths during the first seconds; without this the
+          // first round (baseline) would pay for that and the index speed-up would be overstated.
+          warmUp: { workload: WORKLOADS.mixed!, agents: 2, durationMs: Math.max(1000, config.warmup * 2) },
+          sessionInit: true,
+          decomposition: true,
+          shard: shard && { ...shard, start },
+          check: config.checkCalls > 0 ? { calls: config.checkCalls } : undefined,
+        },
+        { on: progress() },
+      );
+      const databases = serving.databases.length;
+      const file: ResultFile['config'] = {
+        targets,
+        workloads: config.workloads,
+        agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : config.agents,
+        durationMs: stages ? stagesDuration(stages.stages) : config.duration,
+        warmupMs: config.warmup,
+        iterations: config.iterations,
+        protocol: config.protocol.join(','),
+        client: config.client,
+        scale: databases && !shard ? config.scale : null,
+        seed: config.seed,
+        indexes: shard ? foundIndexes(found) : databases ? config.indexes : [],
+        rate: config.rate ?? null,
+        stages: stages ?? null,
+        ...(config.serverCpus || config.clientCpus
+          ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
+          : {}),
+      };
+      if (shard) {
+        const at = new Date(startAt ?? Date.now()).toISOString();
+        file.shard = { ...shard, runId: config.runId ?? runIdOf(file, at), startAt: at };
+      }
+      return resultOf(file, measured);
+    });
+  } catch (error) {
+    // the target went away during the run: say which server it was
+    const why = networkReason(error);
+    if (config.target?.length === 1 && why !== (error as Error).message)
+      throw new Error(`cannot reach the target ${redactUrl(config.target[0]!)}: ${why}`);
+    throw error;
+  }
+}
+
+/** Fails early, naming the target, when nothing answers HTTP at its address. Any HTTP answer will do. */
+async function checkReachable(url: string): Promise<void> {
+  try {
+    const res = await request(url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream, application/json' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    // an SSE answer (DBHub's GET) never ends, and a body destroyed unread emits an error no one
+    // listens to (a crash, seen on 401s): drop it, with a listener for the abort that raises
+    res.body.on('error', () => {});
+    res.body.destroy();
+  } catch (error) {
+    const why = (error as Error).name === 'TimeoutError' ? 'no answer within 10 s' : networkReason(error);
+    throw new Error(`cannot reach the target ${redactUrl(url)}: ${why}`);
+  }
+}
+
+/** A stdio target's server processes run on the server CPUs; an HTTP target's run elsewhere. */
+function pinnedTarget(target: Target, cpus: string | undefined): Target {
+  if (target.kind !== 'stdio' || cpus === undefined) return target;
+  const [command, args] = pinnedCommand(target.command, target.args, cpus);
+  return { ...target, command, args };
+}
+
+/**
+ * A stdio target's processes are this run's children while its step runs (each agent's, closed
+ * after the step): the CPU under this process, but for the HTTP servers started here.
+ */
+function stdioCpu(
+  target: Target,
+  cpus: string | undefined,
+  servers: readonly number[],
+): Pick<PlanTarget, 'serverCpuUs'> | undefined {
+  if (target.kind !== 'stdio' || cpus === undefined) return undefined;
+  return { serverCpuUs: () => cpuUnder(process.pid, { withRoot: false, skip: servers }) };
+}
+
+/** One profile when the databases agree (or there is one), else each named by its engine. */
+function foundIndexes(found: readonly { name: string; profile: string }[]): string[] {
+  const profiles = [...new Set(found.map((f) => f.profile))];
+  return profiles.length > 1 ? found.map((f) => `${f.name}: ${f.profile}`) : profiles;
+}
+
+function uniqueLabel(name: string, taken: readonly { label: string }[]): string {
+  let label = name;
+  for (let i = 2; taken.some((t) => t.label === label); i++) label = `${name}-${i}`;
+  return label;
+}

@@ -1,0 +1,32 @@
+import { merge } from '@mcp-db-bench/agent';
+import type { StepResult } from '@mcp-db-bench/contract';
+import { type Group, groupSteps } from '../report.js';
+import type { Cell, Run } from './types.js';
+
+export interface Context {
+  runs: readonly Run[];
+  /** per run, its step groups */
+  groups: Group[][];
+  name: (run: number, text: string) => string;
+  workloads: string[];
+}
+
+export function context(runs: readonly Run[]): Context {
+  const groups = runs.map((r) => groupSteps(r.result.steps));
+  return {
+    runs,
+    groups,
+    name: (run, text) => (runs.length > 1 ? `${runs[run]!.label}: ${text}` : text),
+    workloads: [...new Set(groups.flat().map((g) => g.workload))],
+  };
+}
+
+const msText = (v: number | null) =>
+  v === null ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+export const rateText = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
+export const pctText = (x: number) => `${Math.round(x * 100)}%`;
+export const num = (value: number | null, text: (v: number | null) => string = msText): Cell =>
+  value === null ? '–' : { text: text(value), value };
+export const rateCell = (value: number): Cell => ({ text: rateText(value), value });
+export const groupHistogram = (g: Group) => merge(g.steps.map((s) => s.all.histogram));
+export const errorCount = (s: StepResult) => Object.values(s.errors).reduce((a, b) => a + b, 0);

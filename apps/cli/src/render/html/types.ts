@@ -1,0 +1,45 @@
+import type { ResultFile } from '@mcp-db-bench/contract';
+import type { ChartSpec } from './charts.js';
+
+/** The shapes of the HTML report's content (model.ts makes it, page.ts writes it as markup). */
+
+/** One result file and the name it goes by in the report. */
+export interface Run {
+  label: string;
+  result: ResultFile;
+}
+
+/** A table cell: its text, and the exact number behind it (written as data-value) where there is one. */
+export type Cell = string | { text: string; value: number };
+
+export interface Table {
+  head: string[];
+  rows: { key?: string; cells: Cell[] }[];
+}
+
+/** A chart with the numbers beside it; a block without a chart is a table alone. */
+export interface Block {
+  chart?: ChartSpec;
+  table: Table;
+}
+
+export interface ReportSection {
+  id: string;
+  title: string;
+  note?: string;
+  blocks: Block[];
+}
+
+export interface RunSummary {
+  label: string;
+  /** key (data-summary), what it is, the text shown and the exact value where it is a number */
+  facts: { key: string; label: string; text: string; value?: number }[];
+  warnings: string[];
+  /** workloads a target could not serve (never errors) */
+  notes: string[];
+}
+
+export interface ReportModel {
+  runs: RunSummary[];
+  sections: ReportSection[];
+}

@@ -1,0 +1,22 @@
+import type { ReportFormat } from '../options.js';
+import { htmlReport, type Run } from './html/index.js';
+import { reportHeader, reportSections } from './report.js';
+import { toMarkdown, toTerminal } from './table.js';
+
+/** The report of one or more runs in a format. */
+export function renderRuns(runs: readonly Run[], format: ReportFormat): string {
+  if (format === 'html') return htmlReport(runs);
+  if (format === 'json') {
+    const [only] = runs;
+    const json = runs.length === 1 ? only!.result : runs.map((r) => ({ label: r.label, result: r.result }));
+    return `${JSON.stringify(json, null, 2)}\n`;
+  }
+  return runs
+    .map(({ label, result }) => {
+      const sections = reportSections(result);
+      const heading = runs.length > 1 ? (format === 'markdown' ? `## ${label}\n\n` : `== ${label} ==\n`) : '';
+      const tables = format === 'markdown' ? toMarkdown(sections) : toTerminal(sections);
+      return `${heading}${reportHeader(result)}\n\n${tables}`;
+    })
+    .join('\n');
+}

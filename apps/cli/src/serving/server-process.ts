@@ -1,0 +1,43 @@
+import {
+  SERVER_BIN,
+  ServerStartError,
+  type ServerProcess,
+  startServerProcess,
+  WORKER_NODE_FLAGS,
+} from '@mcp-db-bench/server';
+import { pinnedCommand } from './cpus.js';
+import { trackChild } from './interrupt.js';
+
+export type { ServerProcess };
+
+/** Our MCP server's bin, from the installed @mcp-db-bench/server package. */
+export const serverBin = (): string => SERVER_BIN;
+
+/**
+ * Starts our server over HTTP on a free loopback port, in its own process (so its CPU is not
+ * the load generator's), with the echo tool for measuring the protocol floor, and no token; on
+ * `cpus` (a taskset list) when given.
+ */
+export async function startServer(
+  dbUrl: string,
+  extraArgs: readonly string[] = [],
+  cpus?: string,
+): Promise<ServerProcess> {
+  // On loopback, for our own clients only: never with the token a user exported for their own servers.
+  const { MCP_DB_TOKEN: _, ...env } = process.env;
+  try {
+    return await startServerProcess(['--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
+      // The small young generation of `--workers` processes, for a single process too, so memory is
+      // measured alike: left alone V8 grows it to 128 MB.
+      nodeArgs: WORKER_NODE_FLAGS,
+      env,
+      wrap: (command, args) => pinnedCommand(command, args, cpus),
+      onSpawn: trackChild,
+    });
+  } catch (error) {
+    // one line for the terminal: the server's last word says why
+    if (error instanceof ServerStartError)
+      error.message = `${error.reason}: ${error.stderr.trim().split('\n').at(-1) ?? ''}`;
+    throw error;
+  }
+}

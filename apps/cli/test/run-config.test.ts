@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { type RunConfig, type RunFlags, runConfig } from '../src/benchmark/config.js';
+import { buildProgram } from '../src/program.js';
+
+/** `run`'s flags as commander parses them, and the configuration runConfig makes of them; nothing is started. */
+async function configOf(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ flags: RunFlags; before: RunFlags; config: RunConfig }> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    const program = buildProgram();
+    const run = program.commands.find((c) => c.name() === 'run')!;
+    let seen: { flags: RunFlags; before: RunFlags; config: RunConfig } | undefined;
+    run.action((flags: RunFlags, command) => {
+      const before = structuredClone(flags);
+      seen = { flags, before, config: runConfig(flags, command) };
+    });
+    await program.parseAsync(['node', 'mcp-db-bench', 'run', ...args]);
+    return seen!;
+  } finally {
+    process.env = saved;
+  }
+}
+
+describe('run: flags checked into a new configuration', () => {
+  it('--rate-stages without --agents: a pool of 16 agents; the flags keep their default', async () => {
+    const { flags, before, config } = await configOf(['--rate-stages', '1s:10']);
+    expect(config.agents).toEqual([16]);
+    expect(config.loadStages).toEqual({ kind: 'rate', stages: [{ durationMs: 1000, target: 10 }] });
+    expect(flags).toEqual(before);
+    expect(flags.agents).toEqual([1, 4, 16]);
+  });
+
+  it('a shard has no index rounds; the flags keep theirs', async () => {
+    const at = new Date(Date.now() + 60_000).toISOString();
+    const { flags, before, config } = await configOf(['--db', 'sqlite:x.db', '--shard', '0/2', '--start-at', at]);
+    expect(config.indexes).toEqual([]);
+    expect(flags).toEqual(before);
+    expect(flags.indexes).toEqual(['baseline', 'optimized']);
+  });
+
+  it('MCP_DB_BENCH_DB yields to --target in the configuration only', async () => {
+    const { flags, config } = await configOf(['--target', 'http://127.0.0.1:9/mcp'], {
+      MCP_DB_BENCH_DB: 'sqlite:env.db',
+    });
+    expect(config.db).toBeUndefined();
+    expect(config.target).toEqual(['http://127.0.0.1:9/mcp']);
+    expect(flags.db).toEqual(['sqlite:env.db']);
+  });
+
+  it('refuses what cannot go together, naming both', async () => {
+    await expect(configOf(['--stages', '1s:2', '--agents', '3'])).rejects.toThrow(
+      '--stages cannot be used with --agents: the stages set the agents and the time',
+    );
+  });
+});
