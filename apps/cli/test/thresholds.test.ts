@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { junitXml } from '../src/gates/junit.js';
 import { judge, parseThreshold, ThresholdSyntaxError } from '../src/gates/thresholds.js';
+import { runCli } from './support/cli.js';
 import { result, stats, step } from './support/results.js';
 
 const WORKLOADS = ['point-read', 'filtered', 'write'];
@@ -115,3 +116,35 @@ describe('junitXml', () => {
     }
   });
 });
+
+describe('run --threshold and --junit', () => {
+  it('judges a real run, says which threshold failed, exits 1 and writes JUnit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-gates-'));
+    try {
+      const junit = join(dir, 'junit.xml');
+      const args = ['run', '--scale', '0.002', '--workloads', 'point-read', '--agents', '1', '--duration', '1s', '--warmup', '200ms'];
+      const r = await runCli([...args, '--indexes', 'optimized', '--threshold', 'point-read:calls/s>1', '--threshold', 'point-read:p99<1us', '--junit', junit], {
+        timeoutMs: 120_000,
+      });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/^ok {3}point-read:calls\/s>1: .* point-read at 1 agent: [\d,]+ calls\/s \(limit > 1 calls\/s\)$/m);
+      expect(r.stderr).toMatch(/^FAIL point-read:p99<1us: .* point-read at 1 agent: [\d.]+ ms \(limit < 0\.001 ms\)$/m);
+      expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite name="mcp-db-bench thresholds" tests="2" failures="1"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
+
+  it('refuses, before any work, a threshold it cannot read and an output in a missing directory', async () => {
+    const bad = await runCli(['run', '--threshold', 'point-read:p99<5%'], { timeoutMs: 30_000 });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--threshold: p99 takes a time/);
+    for (const flag of ['--out', '--html', '--junit']) {
+      const missing = await runCli(['run', flag, join('no-such-dir', 'x')], { timeoutMs: 30_000 });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(new RegExp(`${flag} no-such-dir/x: there is no directory`));
+      expect(existsSync('no-such-dir')).toBe(false);
+    }
+  });
+});
+

@@ -4,11 +4,14 @@
  * and what the flags imply (the agents of --rate-stages, no index rounds for a shard, the
  * environment's database yielding to a target) is in the new configuration, the flags untouched.
  */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { WORKLOADS } from '@mcp-db-bench/agent';
 import type { LoadStage, LoadStages } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import type { Command } from 'commander';
 import { UsageError, unknownCommand } from '../errors.js';
+import type { Threshold } from '../gates/thresholds.js';
 import type { Format } from '../options.js';
 import type { ProtocolChoice } from '../labels.js';
 import { checkPinning } from '../serving/cpus.js';
@@ -45,6 +48,8 @@ export interface RunFlags {
   barrierFile?: string;
   runId?: string;
   html?: string;
+  threshold: Threshold[];
+  junit?: string;
   serverCpus?: string;
   clientCpus?: string;
 }
@@ -78,7 +83,18 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   const staged = stagesConfig(config, typed);
   const sharded = shardConfig(staged, typed);
   checkCpus(sharded);
+  checkOutputs(sharded);
   return { ...sharded, loadStages: loadStagesOf(sharded) };
+}
+
+/** Where the run's files go, checked before the first step: a finished run must not die at its last line. */
+function checkOutputs(config: RunFlags): void {
+  for (const [flag, path] of [['--out', config.out], ['--html', config.html], ['--junit', config.junit]] as const) {
+    if (path === undefined) continue;
+    const dir = dirname(resolve(path));
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${flag} ${path}: there is no directory ${dir}`);
+    if (existsSync(path) && statSync(path).isDirectory()) throw new UsageError(`${flag} ${path} is a directory: name a file`);
+  }
 }
 
 /** Pinning needs Linux and taskset; server CPUs need a server this run starts. */

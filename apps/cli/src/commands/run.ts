@@ -2,8 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { DEFAULT_WORKLOADS, PROFILES, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { RATE_STAGES_POOL, type RunFlags, runConfig } from '../benchmark/config.js';
+import { junitXml } from '../gates/junit.js';
+import { judge, parseThreshold, ThresholdSyntaxError } from '../gates/thresholds.js';
 import { measure } from '../benchmark/measure.js';
 import type { ProtocolChoice } from '../labels.js';
 import {
@@ -170,6 +172,16 @@ export function runCommand(): Command {
     .option('--html <file>', 'also write the HTML report here (the page report --format html makes)')
     .addOption(
       new Option(
+        '--threshold <rule>',
+        'fail the run (exit 1) unless every step it names holds: [WORKLOAD[@AGENTS]:]METRIC OP VALUE, e.g. ' +
+        'point-read:p99<5ms, errors<0.1%, filtered@10:calls/s>1000; repeat for more',
+      )
+        .argParser(collect(thresholdOption))
+        .default([], 'none'),
+    )
+    .option('--junit <file>', 'also write the thresholds and steps as JUnit XML here, for CI test reports')
+    .addOption(
+      new Option(
         '--server-cpus <list>',
         'Linux, with taskset: pin the servers the run starts to these CPUs (0, 0,2, 0-3) and report their CPU per ' +
         'call, read from /proc',
@@ -210,6 +222,10 @@ export function runCommand(): Command {
       if (failures(result).length) process.exitCode = 1;
       if (config.out) writeResultFile(config.out, result);
       if (config.html) writeFileSync(config.html, htmlReport([{ label: 'run', result }]));
+      const verdicts = judge(result, config.threshold);
+      for (const verdict of verdicts) logLine(verdict.line);
+      if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
+      if (config.junit) writeFileSync(config.junit, junitXml(result, verdicts));
       const sections = reportSections(result);
       const text =
         config.format === 'json'
@@ -235,4 +251,14 @@ function failures(result: ResultFile): string[] {
   ];
   for (const line of lines) logLine(line);
   return lines;
+}
+
+/** A --threshold, checked before anything runs: a mistake is a usage error (exit 2). */
+function thresholdOption(text: string) {
+  try {
+    return parseThreshold(text, Object.keys(WORKLOADS));
+  } catch (error) {
+    if (error instanceof ThresholdSyntaxError) throw new InvalidArgumentError(error.message.replace(/^--threshold "[^"]*": /, ''));
+    throw error;
+  }
 }
