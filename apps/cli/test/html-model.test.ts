@@ -188,6 +188,18 @@ describe('the report model and page', () => {
     ]);
   });
 
+  it('shows sessions refused and re-initialized, as the terminal report does, and no such section without them', () => {
+    const churn = step({ workload: 'session-churn', agents: 10, calls: 400, errors: { http_503: 3 }, reinitialized: 7 });
+    const model = reportModel([{ label: 'a', result: result([churn, step({ workload: 'point-read', agents: 1, calls: 10 })]) }]);
+    const sessions = model.sections.find((s) => s.id === 'sessions')!;
+    expect(sessions.blocks[0]!.table.head).toEqual(['target', 'workload', 'agents', 'operations/s', 'refused', 're-initialized', 'other errors']);
+    expect(sessions.blocks[0]!.table.rows.map((r) => r.cells)).toEqual([
+      ['sqlite (optimized)', 'session-churn', '10', { text: '400', value: 400 }, { text: '3', value: 3 }, { text: '7', value: 7 }, { text: '0', value: 0 }],
+    ]);
+    const plain = reportModel([{ label: 'a', result: result([step({ workload: 'point-read', agents: 1, calls: 10 })]) }]);
+    expect(plain.sections.some((s) => s.id === 'sessions')).toBe(false);
+  });
+
   it('says there were no errors, without an empty chart, when no call failed', () => {
     const model = reportModel([{ label: 'a', result: result([step({ workload: 'echo', agents: 1, calls: 10 })]) }]);
     const errors = model.sections.find((s) => s.id === 'errors')!;

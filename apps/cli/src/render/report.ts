@@ -143,7 +143,8 @@ function latencySection(groups: readonly Group[]): Section {
  * What happened to sessions: every step of a session workload (so "0 refused" is said, not
  * implied), and any other step where the server refused calls or ended sessions under the agents.
  */
-function sessionSection(groups: readonly Group[]): Section {
+/** Session workloads, and any step where sessions were refused or started again; the HTML report shows the same rows. */
+export function sessionSection(groups: readonly Group[]): Section {
   const total = (g: Group, count: (s: StepResult) => number) => g.steps.reduce((n, s) => n + count(s), 0);
   const refused = (s: StepResult) => s.errors[REFUSED] ?? 0;
   const reinitialized = (s: StepResult) => s.reinitialized ?? 0;

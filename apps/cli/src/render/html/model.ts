@@ -5,6 +5,7 @@ import { errorSection } from './sections/errors.js';
 import { indexSection } from './sections/indexes.js';
 import { scalingSection } from './sections/scaling.js';
 import { sessionInitSection } from './sections/session-init.js';
+import { sessionsSection } from './sections/sessions.js';
 import { spectrumSection } from './sections/spectrum.js';
 import { runSummary } from './sections/summary.js';
 import { timelineSection } from './sections/timeline.js';
@@ -24,6 +25,7 @@ export function reportModel(runs: readonly Run[]): ReportModel {
     timelineSection(ctx),
     indexSection(ctx),
     sessionInitSection(runs),
+    sessionsSection(ctx),
     decompositionSection(runs),
     tokenSection(runs),
     errorSection(ctx),
