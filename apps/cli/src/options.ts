@@ -73,3 +73,7 @@ export const jsonAlias = () => new Option('--json', 'same as --format json').imp
 
 /** Examples at the end of a command's help. */
 export const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+
+/** Every output file is `-o, --out` (report and compare also take their old `--output`, hidden). */
+export const outOption = (description: string) => new Option('-o, --out <file>', description);
+export const outputAlias = () => new Option('--output <file>').hideHelp();

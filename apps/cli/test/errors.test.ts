@@ -126,6 +126,12 @@ describe('help', () => {
     if (command !== 'run') expect(r.stdout).toMatch(new RegExp(`\\$ (MCP_DB_BENCH_DB=\\S+ )?mcp-db-bench ${command}`));
   });
 
+  it.each(['run', 'report', 'compare', 'merge', 'floor', 'soak', 'record'])('%s names its output file -o, --out', async (command) => {
+    const help = (await run([command, '--help'])).stdout;
+    expect(help).toMatch(/^ {2}-o, --out <file> /m);
+    expect(help).not.toMatch(/--output/);
+  });
+
   it('prints defaults as they are typed and as the code uses them', async () => {
     const runHelp = (await run(['run', '--help'])).stdout.replace(/\s+/g, ' ');
     expect(runHelp).toContain('(default: 1,4,16)');

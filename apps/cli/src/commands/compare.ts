@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { examples, formatOption, type ReportFormat } from '../options.js';
+import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
 import { parsePct } from '../parse/values.js';
 import { compareHtml, compareJson, compareRuns, compareSections, DEFAULT_NOISE_PCT, nothingShared, poolRuns, regressions } from '../render/compare.js';
 import { logLine } from '../render/progress.js';
@@ -11,6 +11,8 @@ interface CompareFlags {
   noise: number;
   failOnRegression?: number;
   format: ReportFormat;
+  out?: string;
+  /** the old spelling of --out */
   output?: string;
 }
 
@@ -22,7 +24,8 @@ export function compareCommand(): Command {
     .addOption(new Option('--noise <pct>', 'noise floor: a change must be larger than this to be marked').default(DEFAULT_NOISE_PCT, `${DEFAULT_NOISE_PCT}%`).argParser(parsePct('--noise')))
     .addOption(new Option('--fail-on-regression <pct>', 'exit 1 when a marked change is slower than this (fewer calls/s, or a higher p50 or p99)').argParser(parsePct('--fail-on-regression')))
     .addOption(formatOption('table, markdown (for a pull-request comment), json or html', ['table', 'markdown', 'json', 'html']))
-    .addOption(new Option('-o, --output <file>', 'write to this file instead of stdout'))
+    .addOption(outOption('write to this file instead of stdout'))
+    .addOption(outputAlias())
     .addHelpText(
       'after',
       '\nA change is marked (▲ faster, ▼ slower; ~ = noise) when both hold:\n' +
@@ -59,7 +62,8 @@ export function compareCommand(): Command {
             : flags.format === 'markdown'
               ? `## mcp-db-bench compare: ${baseFile} → ${newFile}\n\n${toMarkdown(compareSections(comparison, true))}`
               : `mcp-db-bench compare: ${baseFile} → ${newFile}\n\n${toTerminal(compareSections(comparison))}`;
-      if (flags.output) writeFileSync(flags.output, text);
+      const out = flags.out ?? flags.output;
+      if (out) writeFileSync(out, text);
       else process.stdout.write(text);
       if (flags.failOnRegression === undefined) return;
       const slower = regressions(comparison, flags.failOnRegression);

@@ -9,6 +9,7 @@ import {
   examples,
   type Format,
   formatOption,
+  outOption,
   scaleOption,
   seedOption,
   workersOption,
@@ -81,7 +82,7 @@ export function floorCommand(): Command {
     .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
     .addOption(seedOption())
     .addOption(formatOption('on stdout: the tables, or the result file (json, as --out writes it)'))
-    .option('--out <file>', 'also write the result file (report and compare read it)')
+    .addOption(outOption('also write the result file (report and compare read it)'))
     .addHelpText(
       'after',
       examples(

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { examples, formatOption, type ReportFormat } from '../options.js';
+import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
 import { collect } from '../parse/values.js';
 import { renderRuns } from '../render/runs.js';
 import { readRuns } from '../results.js';
@@ -8,6 +8,8 @@ import { readRuns } from '../results.js';
 interface ReportFlags {
   format: ReportFormat;
   label: string[];
+  out?: string;
+  /** the old spelling of --out */
   output?: string;
 }
 
@@ -20,7 +22,8 @@ export function reportCommand(): Command {
     .argument('<file...>', 'result files (JSON)')
     .addOption(formatOption('table, markdown, json (the result files, checked) or html (one self-contained page with charts)', ['table', 'markdown', 'json', 'html']))
     .addOption(new Option('--label <name>', 'name of a file\'s run in the report, once per file in order').argParser(collect(String)).default([], "each file's name"))
-    .addOption(new Option('-o, --output <file>', 'write to this file instead of stdout'))
+    .addOption(outOption('write to this file instead of stdout'))
+    .addOption(outputAlias())
     .addHelpText(
       'after',
       examples(
@@ -33,7 +36,8 @@ export function reportCommand(): Command {
     .action((files: string[], flags: ReportFlags) => {
       const runs = readRuns(files, flags.label);
       const text = renderRuns(runs, flags.format);
-      if (flags.output) writeFileSync(flags.output, text);
+      const out = flags.out ?? flags.output;
+      if (out) writeFileSync(out, text);
       else process.stdout.write(text);
     });
 }

@@ -14,6 +14,7 @@ import {
   examples,
   formatOption,
   jsonAlias,
+  outOption,
   parseProfile,
   scaleOption,
   seedOption,
@@ -144,7 +145,7 @@ export function runCommand(): Command {
     )
     .addOption(formatOption('on stdout: the report as a table or Markdown, or the result file (json)'))
     .addOption(jsonAlias())
-    .option('--out <file>', 'also write the result file here')
+    .addOption(outOption('also write the result file here'))
     .addOption(
       new Option(
         '--shard <I/N>',

@@ -3,7 +3,7 @@ import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type ServerMemory } 
 import { redactUrl } from '@mcp-db-bench/engines';
 import { Command, Option } from 'commander';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
-import { DB_ENV, examples, type Format, formatOption, scaleOption, seedOption, workersOption } from '../options.js';
+import { DB_ENV, examples, type Format, formatOption, outOption, scaleOption, seedOption, workersOption } from '../options.js';
 import { parseDuration, parsePositiveInt } from '../parse/durations.js';
 import { parseOneWorkload } from '../parse/values.js';
 import { logLine, progress } from '../render/progress.js';
@@ -72,7 +72,7 @@ export function soakCommand(): Command {
       .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
       .addOption(seedOption())
       .addOption(formatOption('on stdout: the tables, or the result file (json, as --out writes it)'))
-      .option('--out <file>', 'also write the result file (report and compare read it)')
+      .addOption(outOption('also write the result file (report and compare read it)'))
       .addHelpText(
         'after',
         examples(
