@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { INDEX_PROFILES, type IndexProfile, MAX_SCALE } from '@mcp-db-bench/dataset';
-import { URL_FORMS } from '@mcp-db-bench/engines';
+import { engineForUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import { InvalidArgumentError, Option } from 'commander';
 import { parseList, parsePositiveInt } from './parse/durations.js';
 
@@ -39,11 +39,28 @@ export function parseProfile(value: string): IndexProfile {
   return value as IndexProfile;
 }
 
-/** One database, with the working directory's SQLite file as the default (seed, index, serve). */
-export const dbOption = (description = `database URL: ${URL_FORMS}`) => new Option('--db <url>', description).env(DB_ENV).default(DEFAULT_DB);
+/** A database URL whose scheme no engine takes is a command-line mistake (exit 2), found before any work. */
+export function parseDbUrl(value: string): string {
+  try {
+    engineForUrl(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+  return value;
+}
 
-/** Databases a benchmark starts our server on; without one it seeds a new SQLite file in a temporary directory, removed afterwards. */
-export const dbListOption = (description: string) => new Option('--db <url...>', description).env(DB_ENV);
+/** One database, with the working directory's SQLite file as the default (seed, index, serve). */
+export const dbOption = (description = `database URL: ${URL_FORMS}`) =>
+  new Option('--db <url>', description).env(DB_ENV).default(DEFAULT_DB).argParser(parseDbUrl);
+
+/**
+ * Databases a benchmark starts our server on; without one it seeds a new SQLite file in a
+ * temporary directory, removed afterwards. `checked: false` takes any text (doctor reports each).
+ */
+export const dbListOption = (description: string, checked = true) => {
+  const option = new Option('--db <url...>', description).env(DB_ENV);
+  return checked ? option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), parseDbUrl(value)]) : option;
+};
 
 export const scaleOption = (description = 'dataset size: 1 = 2.56 million rows, 0.01 = 25,600') =>
   new Option('--scale <n>', description).default(0.01).argParser(parseScale);

@@ -76,6 +76,20 @@ describe('mcp-db-bench seed', () => {
     expect(failure(await run(['seed', ...args]))).toMatch(message);
   });
 
+  it.each(['seed', 'run', 'serve', 'index'])('%s: a URL no engine takes is a usage error (exit 2), its hint unmasked', async (command) => {
+    const r = await run([command, '--db', 'foo://x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^mcp-db-bench: --db: unknown database URL scheme "foo:"; use .*mariadb:\/\/USER:PASS@HOST/);
+  });
+
+  it('serve refuses a non-loopback address without a token before it seeds anything', async () => {
+    const path = join(dir, 'exposed.db');
+    const r = await run(['serve', '--db', `sqlite:${path}`, '--host', '0.0.0.0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without --token/);
+    expect(existsSync(path)).toBe(false);
+  });
+
   it('index refuses a database that was never seeded, without creating it', async () => {
     const path = join(dir, 'empty.db');
     expect(failure(await run(['index', '--db', `sqlite:${path}`, '--indexes', 'optimized']))).toMatch(/cannot open SQLite database|not a seeded database/);

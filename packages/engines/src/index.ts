@@ -24,7 +24,8 @@ export function engineForUrl(url: string): EngineProfile {
 
 /** A URL safe to print: the password replaced. */
 export function redactUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]+:)[^@/]*@/, '$1***@');
+  // `PASS` is the placeholder of the URL forms (URL_FORMS): a hint to show, not a secret to hide.
+  return url.replace(/(\/\/[^:/@]+:)([^@/]*)@/, (whole, user: string, password: string) => (password === 'PASS' ? whole : `${user}***@`));
 }
 
 export { Call, inCall, outsideCalls, SignalCall, throwIfAbandoned } from './calls.js';

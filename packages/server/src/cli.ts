@@ -1,3 +1,4 @@
+import { engineForUrl } from '@mcp-db-bench/engines';
 import { existsSync } from 'node:fs';
 import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -210,7 +211,13 @@ export async function main(argv = process.argv): Promise<void> {
   if (options.sessionKey !== undefined && options.sessionKey.length < 32) {
     return program.error('error: --session-key (MCP_DB_SESSION_KEY) must be at least 32 characters: it is shared by every server behind one load balancer, so make a real secret (openssl rand -hex 32)');
   }
-  if (options.http) assertSafeBind(options);
+  // Mistakes on the command line exit 2, like commander's own (bin.ts exits 1 on a failure while running).
+  try {
+    if (options.http) assertSafeBind(options);
+    engineForUrl(url);
+  } catch (error) {
+    return program.error(`error: ${(error as Error).message}`);
+  }
   let selected: ReturnType<typeof toolsFor>;
   try {
     selected = toolsFor(options);

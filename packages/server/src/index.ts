@@ -4,7 +4,7 @@ export { type DatabaseContext, type DatabaseOptions, DEFAULT_LIMITS, openDatabas
 export { callTool, createServerFactory } from './server.js';
 export { BENCH_TOOLS, READ_TOOLS, SQL_TOOLS, WRITE_TOOLS, toolsFor, type Limits, type ToolContext, type ToolDefinition } from './tools/index.js';
 export { WORKER_NODE_FLAGS } from './transports/cluster.js';
-export { type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
+export { assertSafeBind, type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
 export { DEFAULT_TRANSPORT_LIMITS, type TransportLimits } from './transports/limits.js';
 export { runStdio } from './transports/stdio.js';
 export {

@@ -153,10 +153,15 @@ describe('where the database URL comes from', () => {
 });
 
 describe('bad URLs and unreachable databases', () => {
-  it('rejects an unknown scheme and names the valid ones', async () => {
-    const message = expectOneLineFailure(await run(['--url', 'foo://x']));
-    expect(message).toContain('"foo:"');
+  it('rejects an unknown scheme as a usage error (exit 2), naming the valid forms unmasked', async () => {
+    const result = await run(['--url', 'foo://x']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(lines(result.stderr)).toHaveLength(1);
+    const message = result.stderr.trim();
+    expect(message).toMatch(/^error: unknown database URL scheme "foo:"; use /);
     for (const scheme of ['postgres://', 'mysql://', 'mariadb://', 'mssql://', 'sqlite:']) expect(message).toContain(scheme);
+    // the forms are a hint, not a secret: their PASS is shown as typed
+    expect(message).toContain('mariadb://USER:PASS@HOST');
   });
 
   it('rejects a SQLite path in a missing directory without creating it', async () => {
@@ -275,13 +280,11 @@ describe('option validation', () => {
   it('refuses --http on a non-loopback address without --token, and never listens', async () => {
     const port = await freePort();
     const result = await run(['--url', url(), '--http', '--host', '0.0.0.0', '--port', String(port)]);
-    expect(result.code, result.stderr).toBe(1);
+    // a command-line mistake: exit 2, before the database is opened
+    expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).not.toContain('listening on');
     expect(result.stderr).not.toMatch(STACK_FRAME);
-    // only the server's own lines (at most the start-up line), ending with the error boundary's
-    const all = lines(result.stderr);
-    for (const line of all) expect(line).toMatch(/^mcp-db-server: /);
-    expect(all.at(-1)).toBe('mcp-db-server: refusing to listen on 0.0.0.0 without --token: only loopback addresses may go unauthenticated');
+    expect(lines(result.stderr)).toEqual(['error: refusing to listen on 0.0.0.0 without --token: only loopback addresses may go unauthenticated']);
     expect(await canConnect(port)).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { serverBin } from '../serving/server-process.js';
 export function doctorCommand(): Command {
   return new Command('doctor')
     .description('check Node, the MCP server, the database drivers and the databases you name')
-    .addOption(dbListOption('databases to check'))
+    .addOption(dbListOption('databases to check', false))
     .addHelpText('after', examples('mcp-db-bench doctor', 'mcp-db-bench doctor --db sqlite:mcp-db-bench.db --db postgres://bench:bench@127.0.0.1:5432/bench'))
     .action(async (flags: { db?: string[] }) => {
       let failures = 0;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { assertSafeBind } from '@mcp-db-bench/server';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { dbOption, examples, indexesOption, scaleOption, seedOption } from '../options.js';
@@ -41,6 +42,14 @@ export function serveCommand(): Command {
     )
     .action(async (flags: ServeFlags) => {
       if (flags.stdio && flags.workers !== 'auto' && flags.workers > 1) throw new UsageError('--workers needs HTTP: over --stdio the host talks to one process');
+      // Before seeding: the server would refuse the address only after the dataset was written.
+      if (!flags.stdio) {
+        try {
+          assertSafeBind({ host: flags.host, token: flags.token });
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
+      }
       const { scale, seed, indexes } = flags;
       await seedIfMissing(flags.db, { scale, seed, indexes }, (line) => process.stderr.write(`${line}\n`));
       const args = ['--url', flags.db, '--echo'];

@@ -3,7 +3,7 @@ import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type ServerMemory } 
 import { redactUrl } from '@mcp-db-bench/engines';
 import { Command, Option } from 'commander';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
-import { DB_ENV, examples, type Format, formatOption, outOption, scaleOption, seedOption, workersOption } from '../options.js';
+import { DB_ENV, examples, parseDbUrl, type Format, formatOption, outOption, scaleOption, seedOption, workersOption } from '../options.js';
 import { parseDuration, parsePositiveInt } from '../parse/durations.js';
 import { parseOneWorkload } from '../parse/values.js';
 import { logLine, progress } from '../render/progress.js';
@@ -38,7 +38,7 @@ export function soakCommand(): Command {
         "and growth from the start to the end; the load is run's, as --stages 0s:N,DURATION:N",
       )
       .addOption(
-        new Option('--db <url>', 'database to serve (default: a new SQLite file in a temporary directory)').env(DB_ENV),
+        new Option('--db <url>', 'database to serve (default: a new SQLite file in a temporary directory)').env(DB_ENV).argParser(parseDbUrl),
       )
       .addOption(new Option('--agents <n>', 'concurrent agents').default(50).argParser(parsePositiveInt('agents')))
       .addOption(new Option('--duration <time>', 'measured time').default(600_000, '10m').argParser(parseDuration))
