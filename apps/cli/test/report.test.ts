@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { knee, reportSections } from '../src/render/report.js';
-import { toMarkdown } from '../src/render/table.js';
+import { toMarkdown, toTerminal, wrap } from '../src/render/table.js';
 import { result, step } from './support/results.js';
 
 /** Report rendering is pure: a hand-made result file in, known numbers out. */
@@ -36,5 +36,35 @@ describe('the report', () => {
     const [latency] = reportSections(result(steps));
     expect(latency!.rows[0]?.slice(3, 5)).toEqual(['100', '40%']);
     expect(toMarkdown([latency!])).toMatch(/\| sqlite \(optimized\) \| mixed \| 1 \| 100 \| 40% \|/);
+  });
+});
+
+describe('the terminal layout', () => {
+  const section = {
+    title: 'Latency and throughput per workload (goodput = successful calls/s; errors are counted, never timed)',
+    head: ['target', 'workload', 'agents', 'goodput/s', 'spread', 'attempts/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'errors'],
+    rows: [['sqlite 2025 session (optimized)', 'point-read', '16', '12,345', '3%', '12,400', '0.71', '1.20', '4.23', '9.10', '0']],
+  };
+
+  it('keeps a table whole without a width (a file or a pipe)', () => {
+    const text = toTerminal([section]);
+    expect(text.split('\n').some((line) => line.length > 100)).toBe(true);
+    expect(text).toContain('│ sqlite 2025 session (optimized) │');
+  });
+
+  it('lays a table out a row per block when it is wider than the terminal, every line within it', () => {
+    for (const width of [60, 80, 99]) {
+      const text = toTerminal([section], width);
+      for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(width);
+      expect(text).toMatch(/^ {2}target +sqlite 2025 session \(optimized\)$/m);
+      expect(text).toMatch(/^ {2}p99 ms +4\.23$/m);
+    }
+    // a table that fits stays a table
+    expect(toTerminal([{ title: 't', head: ['a', 'b'], rows: [['1', '2']] }], 80)).toContain('│ a │');
+  });
+
+  it('wraps text at spaces, and cuts a word longer than the line', () => {
+    expect(wrap('one two three four', 9)).toBe('one two\nthree\nfour');
+    expect(wrap('abcdefghij', 4)).toBe('abcd\nefgh\nij');
   });
 });

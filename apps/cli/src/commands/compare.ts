@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
 import { parsePct } from '../parse/values.js';
 import { compareHtml, compareJson, compareRuns, compareSections, DEFAULT_NOISE_PCT, nothingShared, poolRuns, regressions } from '../render/compare.js';
-import { logLine } from '../render/progress.js';
+import { logLine, stdoutColumns } from '../render/progress.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { readResultFile } from '../results.js';
 
@@ -61,7 +61,7 @@ export function compareCommand(): Command {
             ? compareHtml(comparison, files)
             : flags.format === 'markdown'
               ? `## mcp-db-bench compare: ${baseFile} → ${newFile}\n\n${toMarkdown(compareSections(comparison, true))}`
-              : `mcp-db-bench compare: ${baseFile} → ${newFile}\n\n${toTerminal(compareSections(comparison))}`;
+              : `mcp-db-bench compare: ${baseFile} → ${newFile}\n\n${toTerminal(compareSections(comparison), flags.out ?? flags.output ? undefined : stdoutColumns())}`;
       const out = flags.out ?? flags.output;
       if (out) writeFileSync(out, text);
       else process.stdout.write(text);

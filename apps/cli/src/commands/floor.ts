@@ -18,7 +18,7 @@ import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.j
 import { parseEra } from '../parse/values.js';
 import { floorSections } from '../render/floor.js';
 import { callsPerSecond } from '../render/numbers.js';
-import { logLine } from '../render/progress.js';
+import { logLine, stdoutColumns } from '../render/progress.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { commandLine, resultOf, writeResultFile } from '../results.js';
 import { withServing } from '../serving/lifecycle.js';
@@ -96,7 +96,7 @@ export function floorCommand(): Command {
       if (flags.out) writeResultFile(flags.out, result);
       if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       const sections = floorSections(result);
-      process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections));
+      process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections, stdoutColumns()));
     });
 }
 

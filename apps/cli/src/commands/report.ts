@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
 import { collect } from '../parse/values.js';
+import { stdoutColumns } from '../render/progress.js';
 import { renderRuns } from '../render/runs.js';
 import { readRuns } from '../results.js';
 
@@ -35,8 +36,8 @@ export function reportCommand(): Command {
     )
     .action((files: string[], flags: ReportFlags) => {
       const runs = readRuns(files, flags.label);
-      const text = renderRuns(runs, flags.format);
       const out = flags.out ?? flags.output;
+      const text = renderRuns(runs, flags.format, out ? undefined : stdoutColumns());
       if (out) writeFileSync(out, text);
       else process.stdout.write(text);
     });

@@ -23,7 +23,7 @@ import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.j
 import { parseStages } from '../parse/stages.js';
 import { collect, parseCount, parseProtocol, parseTarget, parseWorkload } from '../parse/values.js';
 import { htmlReport } from '../render/html/index.js';
-import { logLine } from '../render/progress.js';
+import { endProgress, logLine, stdoutColumns } from '../render/progress.js';
 import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { writeResultFile } from '../results.js';
@@ -218,6 +218,7 @@ export function runCommand(): Command {
       const targets = peers.read({ sqlTool: config.sqlTool, sqlArg: config.sqlArg, service: config.service });
       if (config.clientCpus) pinSelf(config.clientCpus);
       const result = await measure(config, targets);
+      endProgress();
       const delayed = testDelayWarning(config);
       if (delayed) result.warnings.push(delayed);
       if (failures(result).length) process.exitCode = 1;
@@ -231,7 +232,7 @@ export function runCommand(): Command {
       const text =
         config.format === 'json'
           ? `${JSON.stringify(result, null, 2)}\n`
-          : `${reportHeader(result)}\n\n${config.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections)}`;
+          : `${reportHeader(result)}\n\n${config.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections, stdoutColumns())}`;
       process.stdout.write(text);
     });
 }

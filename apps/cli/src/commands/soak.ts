@@ -6,7 +6,7 @@ import { eraLabel, type ProtocolChoice } from '../labels.js';
 import { DB_ENV, examples, parseDbUrl, type Format, formatOption, outOption, scaleOption, seedOption, workersOption } from '../options.js';
 import { parseDuration, parsePositiveInt } from '../parse/durations.js';
 import { parseOneWorkload } from '../parse/values.js';
-import { logLine, progress } from '../render/progress.js';
+import { logLine, progress, stdoutColumns } from '../render/progress.js';
 import { soakReport } from '../render/soak.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { commandLine, resultOf, writeResultFile } from '../results.js';
@@ -88,7 +88,7 @@ export function soakCommand(): Command {
         if (result.steps.some((s) => errorTotal(s) > 0)) process.exitCode = 1;
         if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         const sections = soakReport(result);
-        process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections));
+        process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections, stdoutColumns()));
       })
   );
 }

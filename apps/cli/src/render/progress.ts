@@ -81,3 +81,11 @@ export function progress(write: (text: string) => void = (text) => process.stder
 
 /** A line on stderr, clearing a live line first on a terminal. */
 export const logLine = (line: string) => process.stderr.write(process.stderr.isTTY === true ? `\r\x1b[K${line}\n` : `${line}\n`);
+
+/** Clears a live progress line (on a terminal) so the report that follows starts on a line of its own. */
+export const endProgress = () => {
+  if (process.stderr.isTTY === true) process.stderr.write('\r\x1b[K');
+};
+
+/** The columns of the terminal stdout writes to; undefined for a file or a pipe (tables stay whole there). */
+export const stdoutColumns = (): number | undefined => (process.stdout.isTTY === true ? process.stdout.columns : undefined);

@@ -3,8 +3,8 @@ import { htmlReport, type Run } from './html/index.js';
 import { reportHeader, reportSections } from './report.js';
 import { toMarkdown, toTerminal } from './table.js';
 
-/** The report of one or more runs in a format. */
-export function renderRuns(runs: readonly Run[], format: ReportFormat): string {
+/** The report of one or more runs in a format; `width`: a terminal's columns, for tables that fit it. */
+export function renderRuns(runs: readonly Run[], format: ReportFormat, width?: number): string {
   if (format === 'html') return htmlReport(runs);
   if (format === 'json') {
     const [only] = runs;
@@ -15,7 +15,7 @@ export function renderRuns(runs: readonly Run[], format: ReportFormat): string {
     .map(({ label, result }) => {
       const sections = reportSections(result);
       const heading = runs.length > 1 ? (format === 'markdown' ? `## ${label}\n\n` : `== ${label} ==\n`) : '';
-      const tables = format === 'markdown' ? toMarkdown(sections) : toTerminal(sections);
+      const tables = format === 'markdown' ? toMarkdown(sections) : toTerminal(sections, width);
       return `${heading}${reportHeader(result)}\n\n${tables}`;
     })
     .join('\n');

@@ -8,14 +8,64 @@ export interface Section {
   rows: string[][];
 }
 
-export function toTerminal(sections: readonly Section[]): string {
+/**
+ * Sections as boxed tables; with `width` (a terminal's columns), a table wider than that is laid
+ * out narrow instead: one block per row, a line per column, and the title and note wrapped. Files
+ * and pipes get no width, so their tables stay whole for tools that read them.
+ */
+export function toTerminal(sections: readonly Section[], width?: number): string {
   return sections
     .map((s) => {
       const t = new Table({ head: s.head, style: { head: [], border: [], compact: true }, colAligns: s.head.map((_, i) => (i === 0 ? 'left' : 'right')) });
       for (const r of s.rows) t.push(r);
-      return `${s.title}\n${s.note ? `${s.note}\n` : ''}${t.toString()}\n`;
+      const table = t.toString();
+      const fits = width === undefined || table.split('\n').every((line) => line.length <= width);
+      if (fits) return `${s.title}\n${s.note ? `${s.note}\n` : ''}${table}\n`;
+      return `${[s.title, s.note ?? ''].filter(Boolean).map((text) => wrap(text, width!)).join('\n')}\n${narrow(s, width!)}\n`;
     })
     .join('\n');
+}
+
+/** Each row as a block of `column  value` lines, values wrapped under themselves. */
+function narrow(s: Section, width: number): string {
+  const keyWidth = Math.min(Math.max(...s.head.map((h) => h.length)), Math.floor(width / 3));
+  return s.rows
+    .map((row) => {
+      const lines = s.head.map((head, i) => {
+        const key = head.length > keyWidth ? `${head.slice(0, keyWidth - 1)}…` : head.padEnd(keyWidth);
+        const value = wrap(row[i] ?? '', Math.max(10, width - keyWidth - 4)).split('\n');
+        return [`  ${key}  ${value[0]}`, ...value.slice(1).map((v) => `  ${' '.repeat(keyWidth)}  ${v}`)].join('\n');
+      });
+      return ['─'.repeat(Math.min(width, 40)), ...lines].join('\n');
+    })
+    .join('\n');
+}
+
+/** Text broken at spaces into lines of at most `width` (a longer word is cut). */
+export function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(' ')) {
+      for (let rest = word; ; ) {
+        const room = line ? width - line.length - 1 : width;
+        if (rest.length <= room) {
+          line = line ? `${line} ${rest}` : rest;
+          break;
+        }
+        if (line) {
+          lines.push(line);
+          line = '';
+          continue;
+        }
+        lines.push(rest.slice(0, width));
+        rest = rest.slice(width);
+        if (!rest) break;
+      }
+    }
+    lines.push(line);
+  }
+  return lines.join('\n');
 }
 
 export function toMarkdown(sections: readonly Section[]): string {
