@@ -37,6 +37,16 @@ afterAll(async () => {
 
 type Step = { target: string; workload: string; agents: number; calls: number; errors: Record<string, number>; operations: Record<string, unknown>; verification?: WriteVerification };
 
+describe('another server without its profile', () => {
+  it('says the server is not ours and names --profile, instead of counting failed calls', async () => {
+    const faucet = await faucetAt({ group: true });
+    const r = await run(['run', '--target', faucet.url, '--workloads', 'point-read', '--agents', '1', '--duration', '300ms', '--warmup', '100ms']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the server has no list_tables tool \(it lists faucet_/);
+    expect(r.stderr).toMatch(/--profile dbhub, faucet or sql-tool/);
+  }, 120_000);
+});
+
 describe('the faucet profile through `run`', () => {
   it('runs the read workloads and the write workload on a current Faucet: no errors, answers agree, every write verified', async () => {
     const ours = await startOurs(`sqlite:${db}`);

@@ -1,5 +1,5 @@
 import { type DescribeTableInput, type DescribeTableOutput, type ListTablesOutput, TOOL_NAMES } from '@mcp-db-bench/contract';
-import type { McpClient, ToolCallResult } from './clients/client.js';
+import { McpCallError, type McpClient, type ToolCallResult } from './clients/client.js';
 import type { Random } from '@mcp-db-bench/contract';
 
 /** What an agent learned about a table from describe_table (its answer, keyed in camelCase). */
@@ -37,7 +37,16 @@ export class SimAgent {
   async init(wanted?: readonly string[]): Promise<void> {
     this.#derived.clear();
     await this.client.open();
-    await this.client.listTools();
+    const tools = await this.client.listTools();
+    const names = tools.map((t) => t.name);
+    if (!names.includes(TOOL_NAMES.listTables)) {
+      // Another server's tools: without a profile mapping ours onto them every call would fail alike.
+      throw new McpCallError(
+        'protocol',
+        `the server has no ${TOOL_NAMES.listTables} tool (it lists ${names.slice(0, 6).join(', ') || 'none'}${names.length > 6 ? ', ...' : ''}): ` +
+          'it is not our server; name the profile for it after its --target (--profile dbhub, faucet or sql-tool)',
+      );
+    }
     const list = expectData<ListTablesOutput>(await this.client.callTool(TOOL_NAMES.listTables, {}), TOOL_NAMES.listTables);
     this.tableNames = list.tables.filter((t) => t.kind === 'table').map((t) => t.name);
     for (const name of wanted ?? this.tableNames) {

@@ -243,6 +243,40 @@ describe('HTTP status errors', () => {
   });
 });
 
+/** Servers that are not MCP: what the lean client says names what it found, in a few words. */
+describe('lean HTTP client against something that is not an MCP server', () => {
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      if (req.url === '/html') return void res.writeHead(501, { 'content-type': 'text/html' }).end(`<!DOCTYPE html><html><head><title>Unsupported method ('POST')</title></head><body>${'<p>x</p>'.repeat(200)}</body></html>`);
+      if (req.url === '/json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","items":[]}');
+      if (req.url === '/locked') return void res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('hello');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it.each([
+    ['/html', 'http_501', /^HTTP 501: an HTML page \("Unsupported method \('POST'\)"\), not an MCP answer$/],
+    ['/json', 'protocol', /^the answer is JSON but not JSON-RPC 2\.0 \(\{"status":"ok","items":\[\]\}\): is http:\/\/127\.0\.0\.1:\d+\/json an MCP endpoint\?$/],
+    ['/text', 'protocol', /^the answer is not JSON, so not MCP: "hello"$/],
+    ['/locked', 'http_401', /^HTTP 401: "Unauthorized": the server wants a bearer token \(--token, or MCP_DB_TOKEN\)$/],
+  ])('%s: %s, said in a few words', async (path, kind, message) => {
+    const mcp = new LeanHttpClient({ url: `${base}${path}`, protocol: 'legacy' });
+    try {
+      const error = await failure(mcp.open());
+      expect(error.kind).toBe(kind);
+      expect(error.message).toMatch(message);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 /**
  * A 2025-era session the server ended (idle past --session-idle, or a server restarted since):
  * its next request gets 404, and both clients start a new session and retry the request once.

@@ -136,6 +136,9 @@ class HttpTransport implements Transport<HttpRoute> {
         return res.headers['content-length'] !== undefined ? sseAnswer(await res.body.text(), id) : await readSse(res.body, id);
       }
       const msg = parseJson(await res.body.text());
+      if (typeof msg !== 'object' || msg === null || !('result' in msg || 'error' in msg)) {
+        throw new McpCallError('protocol', `the answer is JSON but not JSON-RPC 2.0 (${JSON.stringify(msg).slice(0, 80)}): is ${this.#origin}${this.#path} an MCP endpoint?`);
+      }
       if (msg.id !== id) throw new McpCallError('protocol', `response id ${String(msg.id)} does not answer request ${id}`);
       return msg;
     } catch (error) {
@@ -217,7 +220,7 @@ function parseJson(text: string): RpcMessage {
   try {
     return JSON.parse(text) as RpcMessage;
   } catch (error) {
-    throw new McpCallError('protocol', `response is not JSON: ${text.slice(0, 200)}`, { cause: error });
+    throw new McpCallError('protocol', `the answer is not JSON, so not MCP: ${summary(text)}`, { cause: error });
   }
 }
 
@@ -233,6 +236,8 @@ async function httpError(res: Dispatcher.ResponseData, sessionEnded: boolean): P
   } catch {
     // not JSON: keep the raw text
   }
+  if (rpc === undefined) detail = summary(text);
+  if (res.statusCode === 401) detail += ': the server wants a bearer token (--token, or MCP_DB_TOKEN)';
   return new McpCallError(`http_${res.statusCode}`, `HTTP ${res.statusCode}: ${detail}`, {
     cause: { status: res.statusCode, error: rpc },
     sessionEnded,
@@ -313,4 +318,12 @@ function sseMessage(event: string, id: number): RpcMessage | undefined {
   if (data === undefined || data === '') return undefined;
   const msg = parseJson(data);
   return msg.id === id && (msg.result !== undefined || msg.error !== undefined) ? msg : undefined;
+}
+
+/** A body that is not JSON-RPC, in a few words: an HTML page by its title, anything else by its start. */
+function summary(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+  if (title !== undefined || /^\s*<(!doctype|html)/i.test(text)) return `an HTML page${title ? ` ("${title.slice(0, 80)}")` : ''}, not an MCP answer`;
+  const start = text.trim().replace(/\s+/g, ' ').slice(0, 120);
+  return start ? `"${start}"` : 'an empty body';
 }

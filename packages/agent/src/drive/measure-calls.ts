@@ -20,6 +20,8 @@ export interface MeasureCallsOptions {
 /** `count` and `histogram` as in the contract, plus the failures (never part of the histogram). */
 export interface MeasuredCalls extends OperationStats {
   errors: Record<string, number>;
+  /** the first message of each kind of failure, to say what went wrong */
+  firstErrors: Record<string, string>;
 }
 
 export async function measureCalls(options: MeasureCallsOptions): Promise<MeasuredCalls> {
@@ -33,6 +35,7 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<Measur
   }
   const histogram = newHistogram();
   const errors: Record<string, number> = {};
+  const firstErrors: Record<string, string> = {};
   for (let i = 0; i < options.count; i++) {
     const started = clock.now();
     try {
@@ -41,7 +44,8 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<Measur
     } catch (err) {
       const kind = errorKindOf(err);
       errors[kind] = (errors[kind] ?? 0) + 1;
+      firstErrors[kind] ??= (err as Error)?.message ?? String(err);
     }
   }
-  return { count: histogram.totalCount, histogram: encode(histogram), errors };
+  return { count: histogram.totalCount, histogram: encode(histogram), errors, firstErrors };
 }
