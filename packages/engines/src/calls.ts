@@ -195,7 +195,8 @@ export class Statements {
    * Runs one statement, `sql`, with `stop` as its cancel, settling only once any cancel sent for it has.
    */
   run<T>(stop: Cancel, sql: string, execute: () => Promise<T>): Promise<T> {
-    return this.observer ? observed(this.observer.statement(sql), () => this.#run(stop, execute)) : this.#run(stop, execute);
+    if (!this.observer) return this.#run(stop, execute);
+    return observed(this.observer.statement(sql), () => this.#run(stop, execute));
   }
 
   async #run<T>(stop: Cancel, execute: () => Promise<T>): Promise<T> {
@@ -278,5 +279,44 @@ function cancellableDriver(driver: Driver, statements: Statements, cancelOf: (co
       rollbackToSavepoint: driver.rollbackToSavepoint?.bind(driver),
       releaseSavepoint: driver.releaseSavepoint?.bind(driver),
     }),
+  };
+}
+
+/**
+ * A kysely dialect whose statements and connection waits `observer` is told of, for an engine
+ * that runs them through no `Statements` (PGlite: one connection, nothing to cancel).
+ */
+export function observedDialect(dialect: Dialect, observer: StatementObserver): Dialect {
+  const statements = new Statements(observer);
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createDriver: () => {
+      const driver = dialect.createDriver();
+      const watched = new WeakSet<DatabaseConnection>();
+      return {
+        init: (options) => driver.init(options),
+        async acquireConnection(options) {
+          const connection = await statements.acquiring(() => driver.acquireConnection(options));
+          if (!watched.has(connection)) {
+            watched.add(connection);
+            const execute = connection.executeQuery.bind(connection);
+            connection.executeQuery = (query, opts) => statements.observe(query.sql, () => execute(query, opts));
+          }
+          return connection;
+        },
+        beginTransaction: (connection, settings) => driver.beginTransaction(connection, settings),
+        commitTransaction: (connection) => driver.commitTransaction(connection),
+        rollbackTransaction: (connection) => driver.rollbackTransaction(connection),
+        releaseConnection: (connection, options) => driver.releaseConnection(connection, options),
+        destroy: (options) => driver.destroy(options),
+        ...(driver.savepoint && {
+          savepoint: driver.savepoint.bind(driver),
+          rollbackToSavepoint: driver.rollbackToSavepoint?.bind(driver),
+          releaseSavepoint: driver.releaseSavepoint?.bind(driver),
+        }),
+      };
+    },
   };
 }

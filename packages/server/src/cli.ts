@@ -7,6 +7,7 @@ import { createServerFactory, directTools } from './server.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
+import { startTelemetry, type Telemetry, TelemetryUnavailableError } from './telemetry/index.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { DEFAULT_TRANSPORT_LIMITS as LIMITS } from './transports/limits.js';
 import { DEFAULT_SESSION_LIMITS, Sessions } from './transports/sessions.js';
@@ -220,7 +221,15 @@ export async function main(argv = process.argv): Promise<void> {
   if (options.requestTimeout && options.headersTimeout > options.requestTimeout) {
     return program.error(`error: --headers-timeout (${options.headersTimeout} ms) cannot be longer than --request-timeout (${options.requestTimeout} ms), which includes the headers`);
   }
+  let telemetry: Telemetry;
+  try {
+    telemetry = await startTelemetry();
+  } catch (error) {
+    if (error instanceof TelemetryUnavailableError) return program.error(`error: ${error.message}`);
+    throw error;
+  }
   const ctx = await openDatabase({
+    telemetry,
     url,
     poolSize: options.poolSize,
     schemaTtl: options.schemaTtl,
@@ -257,7 +266,7 @@ export async function main(argv = process.argv): Promise<void> {
   const onSignal = (stopServing: () => void) => {
     const stop = () => {
       stopServing();
-      ctx.close().finally(() => process.exit(0));
+      Promise.allSettled([ctx.close(), telemetry.shutdown()]).finally(() => process.exit(0));
       // A signal always ends the process, even when a connection refuses to close in time.
       setTimeout(() => process.exit(0), 5_000).unref();
     };
@@ -268,6 +277,7 @@ export async function main(argv = process.argv): Promise<void> {
     onSignal(() => {});
     await runStdio(factory);
     await ctx.close();
+    await telemetry.shutdown();
     return;
   }
   const limits = { maxSessions: options.maxSessions, idleMs: options.sessionIdle * 1000 };
@@ -281,6 +291,7 @@ export async function main(argv = process.argv): Promise<void> {
     // A worker always has a key: the given one, or the one its primary made.
     sessions: isWorker() && key ? workerSessions(limits, key) : new Sessions(limits, key),
     health: ctx.ping,
+    telemetry,
     limits: {
       maxConnections: options.maxConnections,
       maxBufferedBytes: options.maxBufferedBytes,

@@ -65,10 +65,9 @@ export class SqliteShortReads implements ShortReads {
     } catch {
       // Not judged (the file locked while planning): the pool runs it.
     }
+    const enqueue = (sql: string) => this.#enqueue(sql, query.parameters);
     const rows =
-      here === null
-        ? undefined
-        : await (this.statements ? this.statements.observe(here, () => this.#enqueue(here, query.parameters)) : this.#enqueue(here, query.parameters));
+      here === null ? undefined : await (this.statements ? this.statements.observe(here, () => enqueue(here)) : enqueue(here));
     // A locked file (SQLITE_BUSY), or anything else: the pool runs the read as written, and its
     // answer, or its error, is the one that counts.
     return rows ? { rows: rows as R[] } : await this.pool.executeQuery<R>(query);
