@@ -28,13 +28,15 @@ export function seed(path, n) {
 }
 
 /**
- * Starts dist/bin.js (or `bin`, e.g. another checkout's build) over HTTP on a free port, as one
- * process unless `args` asks for workers: these scripts read one process's memory and profile.
+ * Starts dist/bin.js (or `bin`, e.g. another checkout's build) over HTTP on a free port, with
+ * `env` (default: this process's), as one process unless `args` asks for workers: these scripts
+ * read one process's memory and profile.
  */
-export async function startServer(dbUrl, { nodeArgs = [], args = [], bin = SERVER_BIN } = {}) {
+export async function startServer(dbUrl, { nodeArgs = [], args = [], bin = SERVER_BIN, env = process.env } = {}) {
   const workers = args.some((a) => a.startsWith('--workers')) ? [] : ['--workers', '1'];
   const child = spawn(process.execPath, [...nodeArgs, bin, '--url', dbUrl, '--http', '--port', '0', ...workers, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env,
   });
   const endpoint = await new Promise((resolve, reject) => {
     let err = '';
