@@ -81,6 +81,29 @@ export function throwIfAbandoned(): void {
   if (calls.getStore()?.gone) throw abandoned();
 }
 
+/**
+ * Told of the statements an engine runs and its waits for a pooled connection (the server's
+ * telemetry, see ConnectOptions.observer). Each hook returns the function to call when it ends.
+ */
+export interface StatementObserver {
+  /** A statement starts: `sql` as compiled, its values bound apart. */
+  statement(sql: string): (error?: unknown) => void;
+  /** A wait for a pooled connection starts. */
+  acquire(): (error?: unknown) => void;
+}
+
+/** Runs `work` as one statement or wait that `end` is told of. */
+async function observed<T>(end: (error?: unknown) => void, work: () => Promise<T>): Promise<T> {
+  try {
+    const result = await work();
+    end();
+    return result;
+  } catch (error) {
+    end(error);
+    throw error;
+  }
+}
+
 /** One statement running on one connection, with the call it belongs to. */
 class Running {
   #cancelling: Promise<void> | undefined;
@@ -121,6 +144,19 @@ export class Statements {
   readonly #running = new Set<Running>();
   #closing = false;
 
+  /** `observer`: told of each statement and wait (absent: nothing is observed, at no cost). */
+  constructor(readonly observer?: StatementObserver) {}
+
+  /** Runs `work`, the statement `sql`, as the observer's (when there is one). */
+  observe<T>(sql: string, work: () => Promise<T>): Promise<T> {
+    return this.observer ? observed(this.observer.statement(sql), work) : work();
+  }
+
+  /** Runs `work`, a wait for a pooled connection, as the observer's (when there is one). */
+  acquiring<T>(work: () => Promise<T>): Promise<T> {
+    return this.observer ? observed(this.observer.acquire(), work) : work();
+  }
+
   /** Whether a connection about to be handed to the current call should go back: its client left, or the database is closing. */
   refuses(): boolean {
     return this.#closing || calls.getStore()?.gone === true;
@@ -155,8 +191,15 @@ export class Statements {
     return running.cancelling;
   }
 
-  /** Runs one statement with `stop` as its cancel, settling only once any cancel sent for it has. */
-  async run<T>(stop: Cancel, execute: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one statement, `sql`, with `stop` as its cancel, settling only once any cancel sent for it has.
+   */
+  run<T>(stop: Cancel, sql: string, execute: () => Promise<T>): Promise<T> {
+    if (!this.observer) return this.#run(stop, execute);
+    return observed(this.observer.statement(sql), () => this.#run(stop, execute));
+  }
+
+  async #run<T>(stop: Cancel, execute: () => Promise<T>): Promise<T> {
     const running = this.start(stop);
     try {
       return await execute();
@@ -213,7 +256,7 @@ function cancellableDriver(driver: Driver, statements: Statements, cancelOf: (co
     async acquireConnection(options) {
       // A call whose client has gone does not wait in the queue, nor keeps a connection it got.
       statements.check();
-      const connection = await driver.acquireConnection(options);
+      const connection = await statements.acquiring(() => driver.acquireConnection(options));
       if (statements.refuses()) {
         await driver.releaseConnection(connection);
         throw abandoned();
@@ -222,7 +265,7 @@ function cancellableDriver(driver: Driver, statements: Statements, cancelOf: (co
         watched.add(connection);
         const execute = connection.executeQuery.bind(connection);
         const cancel = cancelOf(connection);
-        connection.executeQuery = (query, options) => statements.run(cancel, () => execute(query, options));
+        connection.executeQuery = (query, options) => statements.run(cancel, query.sql, () => execute(query, options));
       }
       return connection;
     },
@@ -236,5 +279,44 @@ function cancellableDriver(driver: Driver, statements: Statements, cancelOf: (co
       rollbackToSavepoint: driver.rollbackToSavepoint?.bind(driver),
       releaseSavepoint: driver.releaseSavepoint?.bind(driver),
     }),
+  };
+}
+
+/**
+ * A kysely dialect whose statements and connection waits `observer` is told of, for an engine
+ * that runs them through no `Statements` (PGlite: one connection, nothing to cancel).
+ */
+export function observedDialect(dialect: Dialect, observer: StatementObserver): Dialect {
+  const statements = new Statements(observer);
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createDriver: () => {
+      const driver = dialect.createDriver();
+      const watched = new WeakSet<DatabaseConnection>();
+      return {
+        init: (options) => driver.init(options),
+        async acquireConnection(options) {
+          const connection = await statements.acquiring(() => driver.acquireConnection(options));
+          if (!watched.has(connection)) {
+            watched.add(connection);
+            const execute = connection.executeQuery.bind(connection);
+            connection.executeQuery = (query, opts) => statements.observe(query.sql, () => execute(query, opts));
+          }
+          return connection;
+        },
+        beginTransaction: (connection, settings) => driver.beginTransaction(connection, settings),
+        commitTransaction: (connection) => driver.commitTransaction(connection),
+        rollbackTransaction: (connection) => driver.rollbackTransaction(connection),
+        releaseConnection: (connection, options) => driver.releaseConnection(connection, options),
+        destroy: (options) => driver.destroy(options),
+        ...(driver.savepoint && {
+          savepoint: driver.savepoint.bind(driver),
+          rollbackToSavepoint: driver.rollbackToSavepoint?.bind(driver),
+          releaseSavepoint: driver.releaseSavepoint?.bind(driver),
+        }),
+      };
+    },
   };
 }

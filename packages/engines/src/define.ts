@@ -2,7 +2,9 @@ import type { EngineProfile } from './engine.js';
 import { insertReturning } from './returning.js';
 
 /** What most engines share; an engine states only where it differs. */
-type Defaulted = 'family' | 'schemes' | 'limit' | 'encodeParam' | 'maxParameters' | 'insertReturningKeys' | 'oneProcess' | 'cancelsStatements';
+type Defaulted =
+  | 'dbSystem' | 'family' | 'schemes' | 'limit' | 'encodeParam' | 'maxParameters' | 'insertReturningKeys' | 'oneProcess'
+  | 'cancelsStatements';
 
 export type EngineDefinition<N extends string = string, F extends string = N> =
   Omit<EngineProfile<F>, Defaulted | 'name'> &
@@ -20,6 +22,7 @@ export function defineEngine<const N extends string, const F extends string = N>
 ): EngineProfile<F> {
   return {
     family: definition.name as string as F,
+    dbSystem: definition.name,
     schemes: [definition.name],
     limit: (query, n) => query.limit(n),
     encodeParam: (_, value) => value,

@@ -2,6 +2,7 @@ import type { PortableType, Scalar } from '@mcp-db-bench/contract';
 import type { ToolError } from '@mcp-db-bench/contract';
 import type { CompiledQuery, Dialect, Kysely, QueryResult, RawBuilder, SelectQueryBuilder } from 'kysely';
 import type { RawCatalog, Table } from './catalog.js';
+import type { StatementObserver } from './calls.js';
 import type { SqlFamily } from './families.js';
 
 export type { SqlFamily } from './families.js';
@@ -27,6 +28,8 @@ export interface ConnectOptions {
    * Only SQLite differs: a server runs its statements on worker threads.
    */
   inProcess?: boolean;
+  /** told of every statement the connection runs and every wait for a pooled connection (telemetry) */
+  observer?: StatementObserver;
 }
 
 export interface Connection {
@@ -76,6 +79,8 @@ export interface EngineProfile<F extends string = SqlFamily> {
   readonly schemes: readonly string[];
   /** how its URLs are written, for help and error messages: `postgres://USER:PASS@HOST:5432/DB` */
   readonly urlForms: readonly string[];
+  /** its OpenTelemetry `db.system.name` (semantic conventions): `postgresql`; the engine's name by default */
+  readonly dbSystem: string;
   /** npm packages the engine loads lazily (optional peer dependencies); named in the error when one is missing */
   readonly drivers: readonly string[];
 

@@ -28,7 +28,7 @@ export function redactUrl(url: string): string {
   return url.replace(/(\/\/[^:/@]+:)([^@/]*)@/, (whole, user: string, password: string) => (password === 'PASS' ? whole : `${user}***@`));
 }
 
-export { Call, inCall, outsideCalls, SignalCall, throwIfAbandoned } from './calls.js';
+export { Call, inCall, outsideCalls, SignalCall, type StatementObserver, throwIfAbandoned } from './calls.js';
 export type { Column, ForeignKey, RawCatalog, RawColumn, RawForeignKey, RawTable, Table } from './catalog.js';
 export { defineEngine, type EngineDefinition } from './define.js';
 export { insertStatement } from './returning.js';

@@ -28,12 +28,13 @@ export function seed(path, n) {
 }
 
 /**
- * Starts dist/bin.js (or `bin`, e.g. another checkout's build) over HTTP on a free port, as one
- * process unless `args` asks for workers: these scripts read one process's memory and profile.
+ * Starts dist/bin.js (or `bin`, e.g. another checkout's build) over HTTP on a free port, with
+ * `env` (default: this process's), as one process unless `args` asks for workers: these scripts
+ * read one process's memory and profile.
  */
-export async function startServer(dbUrl, { nodeArgs = [], args = [], bin = SERVER_BIN } = {}) {
+export async function startServer(dbUrl, { nodeArgs = [], args = [], bin = SERVER_BIN, env = process.env } = {}) {
   const workers = args.some((a) => a.startsWith('--workers')) ? [] : ['--workers', '1'];
-  return startServerProcess(['--url', dbUrl, '--http', '--port', '0', ...workers, ...args], { bin, nodeArgs });
+  return startServerProcess(['--url', dbUrl, '--http', '--port', '0', ...workers, ...args], { bin, nodeArgs, env });
 }
 
 /** Minimal JSON-RPC over HTTP for either era, reading JSON or single-event SSE answers. */

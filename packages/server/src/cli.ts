@@ -8,6 +8,7 @@ import { createServerFactory, directTools } from './server.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
+import { startTelemetry, type Telemetry, TelemetryUnavailableError } from './telemetry/index.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { DEFAULT_TRANSPORT_LIMITS as LIMITS } from './transports/limits.js';
 import { readyLine } from './transports/ready.js';
@@ -155,7 +156,9 @@ export function buildCli(): Command {
         '  mcp-db-server --url sqlite:./shop.db\n' +
         '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n' +
         '  MCP_DB_TOKEN=$TOKEN MCP_DB_SESSION_KEY=$KEY mcp-db-server --url $DATABASE_URL --http --host 0.0.0.0   # one of several behind a load balancer\n' +
-        '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database answers too (503 otherwise); neither needs the token.\n',
+        '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database answers too (503 otherwise); neither needs the token.\n' +
+        '\nOpenTelemetry: set OTEL_EXPORTER_OTLP_ENDPOINT (or the _TRACES_ / _METRICS_ one) to export spans and metrics over OTLP;\n' +
+        'the other OTEL_* variables apply. Needs @opentelemetry/api and @opentelemetry/sdk-node installed beside the server.\n',
     );
 }
 
@@ -228,7 +231,15 @@ export async function main(argv = process.argv): Promise<void> {
   if (options.requestTimeout && options.headersTimeout > options.requestTimeout) {
     return program.error(`error: --headers-timeout (${options.headersTimeout} ms) cannot be longer than --request-timeout (${options.requestTimeout} ms), which includes the headers`);
   }
+  let telemetry: Telemetry;
+  try {
+    telemetry = await startTelemetry();
+  } catch (error) {
+    if (error instanceof TelemetryUnavailableError) return program.error(`error: ${error.message}`);
+    throw error;
+  }
   const ctx = await openDatabase({
+    telemetry,
     url,
     poolSize: options.poolSize,
     schemaTtl: options.schemaTtl,
@@ -265,7 +276,7 @@ export async function main(argv = process.argv): Promise<void> {
   const onSignal = (stopServing: () => void) => {
     const stop = () => {
       stopServing();
-      ctx.close().finally(() => process.exit(0));
+      Promise.allSettled([ctx.close(), telemetry.shutdown()]).finally(() => process.exit(0));
       // A signal always ends the process, even when a connection refuses to close in time.
       setTimeout(() => process.exit(0), 5_000).unref();
     };
@@ -276,6 +287,7 @@ export async function main(argv = process.argv): Promise<void> {
     onSignal(() => {});
     await runStdio(factory);
     await ctx.close();
+    await telemetry.shutdown();
     return;
   }
   const limits = { maxSessions: options.maxSessions, idleMs: options.sessionIdle * 1000 };
@@ -289,6 +301,7 @@ export async function main(argv = process.argv): Promise<void> {
     // A worker always has a key: the given one, or the one its primary made.
     sessions: isWorker() && key ? workerSessions(limits, key) : new Sessions(limits, key),
     health: ctx.ping,
+    telemetry,
     limits: {
       maxConnections: options.maxConnections,
       maxBufferedBytes: options.maxBufferedBytes,

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { SchemaCache } from './catalog/cache.js';
 import { engineForUrl } from '@mcp-db-bench/engines';
+import type { Telemetry } from './telemetry/index.js';
 import type { Limits, ToolContext } from './tools/tool.js';
 
 export interface DatabaseOptions {
@@ -13,6 +14,8 @@ export interface DatabaseOptions {
   allowWrites?: boolean;
   /** the database cancels any statement running longer than this; 0 = no limit */
   statementTimeoutMs?: number;
+  /** where tool calls and statements are reported; absent: nowhere */
+  telemetry?: Telemetry;
 }
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
@@ -33,6 +36,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseCo
     poolSize: options.poolSize ?? 10,
     readOnly: !options.allowWrites,
     statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    observer: options.telemetry?.observer(engine),
   });
   const schema = new SchemaCache(engine, db, (options.schemaTtl ?? 60) * 1000);
   try {
@@ -46,5 +50,5 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseCo
   const ping = async () => {
     await sql`select 1`.execute(db);
   };
-  return { engine, db, shortReads, schema, limits, ping, close };
+  return { engine, db, shortReads, schema, limits, ping, close, telemetry: options.telemetry };
 }

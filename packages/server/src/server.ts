@@ -4,6 +4,7 @@ import { type Call, inCall, SchemaChangedError, SignalCall } from '@mcp-db-bench
 import { reuseForCatalog } from './catalog/answers.js';
 import { adaptedSchemas, InvalidArguments } from './schemas.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
+import type { ToolResult } from './telemetry/index.js';
 import { VERSION } from './version.js';
 
 /**
@@ -72,9 +73,23 @@ export async function callTool(tool: ToolDefinition, args: unknown, ctx: ToolCon
 }
 
 /** A tool's answer with its JSON text, so a caller can reuse the text instead of serialising twice. */
-export type ToolOutcome = { isError: false; data: Record<string, unknown>; text: string } | { isError: true; text: string };
+export type ToolOutcome =
+  | { isError: false; data: Record<string, unknown>; text: string }
+  | { isError: true; code: string; text: string };
 
-async function runTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+function runTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  if (!ctx.telemetry?.enabled) return runOnce(tool, args, ctx);
+  return ctx.telemetry.tool(tool.name, () => runOnce(tool, args, ctx), toolResult);
+}
+
+/** What telemetry records of an outcome: the error's code, or the rows returned by the tools that return rows. */
+function toolResult(outcome: ToolOutcome): ToolResult {
+  if (outcome.isError) return { code: outcome.code };
+  const { rows, row } = outcome.data;
+  return { rows: Array.isArray(rows) ? rows.length : row === undefined ? undefined : row === null ? 0 : 1 };
+}
+
+async function runOnce(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   if (tool.catalogOnly && !(args instanceof InvalidArguments)) return reuseForCatalog(await ctx.schema.get(), tool, args, () => answer(tool, args, ctx));
   return answer(tool, args, ctx);
 }
@@ -87,7 +102,8 @@ async function answer(tool: ToolDefinition, args: unknown, ctx: ToolContext): Pr
     checkSize(text, ctx.limits.maxResponseBytes);
     return { isError: false, data, text };
   } catch (error) {
-    return { isError: true, text: JSON.stringify(toToolError(error, ctx).toJSON()) };
+    const failure = toToolError(error, ctx);
+    return { isError: true, code: failure.code, text: JSON.stringify(failure.toJSON()) };
   }
 }
 

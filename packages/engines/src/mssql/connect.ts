@@ -90,13 +90,16 @@ export function parseMssqlUrl(url: string): ConnectionConfiguration {
  * to 15-17 significant digits), and date/time types as Dates (turned into precise text by
  * PreciseDates).
  */
-export async function connect(url: string, { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS }: ConnectOptions): Promise<Connection> {
+export async function connect(
+  url: string,
+  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, observer }: ConnectOptions,
+): Promise<Connection> {
   const config = parseMssqlUrl(url);
   const [tedious, tarn] = await Promise.all([
     loadDriver<Tedious>('mssql', 'tedious'),
     loadDriver<Tarn>('mssql', 'tarn'),
   ]);
-  const statements = new Statements();
+  const statements = new Statements(observer);
   const dialect = new MssqlDialect({
     // propagateCreateError: fail the waiting query when a connection cannot be opened, instead
     // of retrying silently until the acquire timeout

@@ -13,6 +13,7 @@ import { testFacts } from './testing.js';
 
 export const mssql = defineEngine({
   name: 'mssql',
+  dbSystem: 'microsoft.sql_server',
   title: 'SQL Server',
   schemes: ['mssql', 'sqlserver'],
   urlForms: ['mssql://USER:PASS@HOST:1433/DB (or sqlserver://)'],

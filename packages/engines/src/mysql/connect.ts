@@ -46,7 +46,7 @@ const typeCast: TypeCast = (field, next) => {
 
 export async function connect(
   url: string,
-  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs }: ConnectOptions,
+  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs, observer }: ConnectOptions,
 ): Promise<Connection> {
   // Without a database, every query would run with none selected: the server would serve 0 tables.
   const { protocol, pathname } = new URL(url);
@@ -60,7 +60,7 @@ export async function connect(
     ...FIXED,
     typeCast,
   });
-  const statements = new Statements();
+  const statements = new Statements(observer);
   const dialect = new MysqlDialect({
     pool: boundedWait(pool, poolWaitMs),
     // KILL QUERY goes from a connection of its own: every pooled one may be busy

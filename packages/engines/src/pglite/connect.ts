@@ -4,6 +4,7 @@ import { ToolError } from '@mcp-db-bench/contract';
 import { Kysely, PGliteDialect } from 'kysely';
 import type { ConnectOptions, Connection } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
+import { observedDialect } from '../calls.js';
 import { TEXT_PARSERS } from '../postgres/connect.js';
 import { lockDataDir } from './lock.js';
 
@@ -48,7 +49,8 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   }
   // kysely runs one statement or transaction at a time on PGlite's one connection, so a
   // statement that arrives during a transaction waits for it instead of joining it.
-  const db = new Kysely({ dialect: new PGliteDialect({ pglite }) });
+  const dialect = new PGliteDialect({ pglite });
+  const db = new Kysely({ dialect: options.observer ? observedDialect(dialect, options.observer) : dialect });
   return {
     db,
     driver: pglite,

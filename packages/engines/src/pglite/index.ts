@@ -14,6 +14,7 @@ import { connect } from './connect.js';
 export const pglite = defineEngine({
   ...postgres,
   name: 'pglite',
+  dbSystem: 'postgresql',
   title: 'PGlite',
   schemes: ['pglite'],
   urlForms: ['pglite:DIRECTORY', 'pglite::memory:'],

@@ -50,7 +50,7 @@ export function watchStatements(pool: pg.Pool, statements: Statements): void {
   pool.connect = ((callback?: unknown) => {
     if (callback !== undefined) return connect(callback);
     statements.check();
-    return connect()!.then((client) => {
+    return statements.acquiring(() => connect()!).then((client) => {
       if (!statements.refuses()) return client;
       client.release();
       throw abandoned();
@@ -62,7 +62,7 @@ export function watchStatements(pool: pg.Pool, statements: Statements): void {
     client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
       // Only kysely's form, text and values for a promise; a stream (COPY) or a callback passes through.
       if (typeof text !== 'string' || callback !== undefined || typeof values === 'function') return query(text, values, callback);
-      return statements.run(cancel, () => query(text, values) as Promise<unknown>);
+      return statements.run(cancel, text, () => query(text, values) as Promise<unknown>);
     }) as typeof client.query;
   });
 }

@@ -53,7 +53,7 @@ export const TEXT_PARSERS: Readonly<Record<number, (value: string) => string>> =
 
 export async function connect(
   url: string,
-  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs }: ConnectOptions,
+  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs, observer }: ConnectOptions,
 ): Promise<Connection> {
   const prepared = new PreparedStatements(statementCacheSize(url));
   const settings = sessionSettings(readOnly, statementTimeoutMs);
@@ -83,7 +83,7 @@ export async function connect(
     prepared.attach(client);
   });
   // After the listener above, so a statement and its prepared-statement retry are one statement to cancel.
-  const statements = new Statements();
+  const statements = new Statements(observer);
   watchStatements(pool, statements);
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   return {

@@ -14,6 +14,7 @@ import { testFacts } from './testing.js';
 export const postgres = defineEngine({
   name: 'postgres',
   title: 'PostgreSQL',
+  dbSystem: 'postgresql',
   schemes: ['postgres', 'postgresql'],
   urlForms: ['postgres://USER:PASS@HOST:5432/DB (or postgresql://; add ?statement_cache_size=0 behind PgBouncer before 1.21)'],
   drivers: ['pg', 'pg-copy-streams'],

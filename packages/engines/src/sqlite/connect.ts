@@ -46,7 +46,7 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   // A memory database exists only in its own connection, so it stays on this thread.
   if (!options.inProcess && path !== ':memory:') {
     database.close();
-    const statements = new Statements();
+    const statements = new Statements(options.observer);
     const dialect = workerPoolDialect({
       path,
       pragmas: SESSION_PRAGMAS,
@@ -56,7 +56,7 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
       acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
     }, statements);
     const db = new Kysely({ dialect });
-    const shortReads = SqliteShortReads.open(Database, path, db);
+    const shortReads = SqliteShortReads.open(Database, path, db, statements);
     const sqlProcess = new SqlProcess({ path, pragmas: SESSION_PRAGMAS, readOnly: true }, options.statementTimeoutMs ?? 0, statements);
     useSqlProcess(db, sqlProcess);
     return {

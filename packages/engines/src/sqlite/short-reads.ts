@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, QueryResult } from 'kysely';
 import type { Table } from '../catalog.js';
+import type { Statements } from '../calls.js';
 import type { AnyDb, Comparison, ShortReads } from '../engine.js';
 import { startSession } from './pragmas.js';
 import { cacheStatements } from './statement-cache.js';
@@ -41,6 +42,8 @@ export class SqliteShortReads implements ShortReads {
   constructor(
     private readonly database: BetterSqlite3.Database,
     private readonly pool: AnyDb,
+    /** only told of the reads run here (the pool's statements are its own) */
+    private readonly statements?: Statements,
   ) {
     if (!database.readonly) throw new Error('SQLite short reads need a connection opened read-only');
     this.#schemaVersion = database.prepare('pragma schema_version').pluck();
@@ -49,10 +52,10 @@ export class SqliteShortReads implements ShortReads {
   }
 
   /** Short reads of the file at `path`, on a connection of their own, falling back to `pool`. */
-  static open(Database: typeof BetterSqlite3, path: string, pool: AnyDb): SqliteShortReads {
+  static open(Database: typeof BetterSqlite3, path: string, pool: AnyDb, statements?: Statements): SqliteShortReads {
     const database = startSession(new Database(path, { fileMustExist: true, readonly: true }));
     database.pragma('busy_timeout = 0');
-    return new SqliteShortReads(cacheStatements(database), pool);
+    return new SqliteShortReads(cacheStatements(database), pool, statements);
   }
 
   async execute<R>(query: CompiledQuery, table: Table, where: readonly Comparison[]): Promise<QueryResult<R>> {
@@ -62,7 +65,9 @@ export class SqliteShortReads implements ShortReads {
     } catch {
       // Not judged (the file locked while planning): the pool runs it.
     }
-    const rows = here === null ? undefined : await this.#enqueue(here, query.parameters);
+    const enqueue = (sql: string) => this.#enqueue(sql, query.parameters);
+    const rows =
+      here === null ? undefined : await (this.statements ? this.statements.observe(here, () => enqueue(here)) : enqueue(here));
     // A locked file (SQLITE_BUSY), or anything else: the pool runs the read as written, and its
     // answer, or its error, is the one that counts.
     return rows ? { rows: rows as R[] } : await this.pool.executeQuery<R>(query);

@@ -24,7 +24,7 @@ export class SqlProcess {
   ) {}
 
   run(sql: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    const turn = this.#queue.then(() => this.#run(sql, parameters));
+    const turn = this.#queue.then(() => this.statements.observe(sql, () => this.#run(sql, parameters)));
     this.#queue = turn.catch(() => {});
     return turn;
   }

@@ -72,7 +72,11 @@ class WorkerConnection implements DatabaseConnection {
     this.#worker.on('exit', () => this.#fail(new Error('the SQLite worker thread exited')));
   }
 
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.statements.observe(query.sql, () => this.#execute<R>(query));
+  }
+
+  async #execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     // After a timeout the transaction died with its thread: there is nothing left to roll back.
     if (this.broken && query.sql === 'rollback') return { rows: [] };
     if (this.broken) throw interrupted(this.timeoutMs);
@@ -140,7 +144,7 @@ export class SqliteWorkerDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     // A call whose client has gone does not wait in the queue, nor keeps a connection it got.
     this.statements.check();
-    const connection = await this.#acquire();
+    const connection = await this.statements.acquiring(() => this.#acquire());
     if (this.statements.refuses()) {
       await this.releaseConnection(connection);
       throw abandoned();

@@ -2,6 +2,7 @@ import type { ToolSpec } from '@mcp-db-bench/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { SchemaCache } from '../catalog/cache.js';
+import type { Telemetry } from '../telemetry/index.js';
 import type { AnyDb, EngineProfile, ShortReads } from '@mcp-db-bench/engines';
 
 /** Row limits every read tool obeys. */
@@ -22,6 +23,8 @@ export interface ToolContext {
   shortReads?: ShortReads;
   schema: SchemaCache;
   limits: Limits;
+  /** where tool calls are reported (absent or disabled: nowhere) */
+  telemetry?: Telemetry;
 }
 
 /** One MCP tool: its contract (name and schemas, from the contract package) and how the server presents and answers it. */

@@ -9,6 +9,7 @@ import { MAX_JSON_DEPTH, nestsDeeper, replay } from './body.js';
 import { type DirectTools, fastPath, REPLAYED_METHODS, type Replies } from './fast-path.js';
 import { type LegacyAnswer, legacyPath, type LegacyReplies } from './legacy-path.js';
 import { bodyIntake, DEFAULT_TRANSPORT_LIMITS, guardConnections, refused, rpcError, serverTimeouts, type TransportLimits } from './limits.js';
+import { NO_TELEMETRY, type Telemetry } from '../telemetry/index.js';
 import { Sessions } from './sessions.js';
 
 export interface HttpOptions {
@@ -28,6 +29,8 @@ export interface HttpOptions {
   health?: () => Promise<void>;
   /** what clients may hold: connections, body bytes and time, batches (limits.ts; defaults for those not given) */
   limits?: Partial<TransportLimits>;
+  /** where requests on the MCP endpoint are reported (absent: nowhere) */
+  telemetry?: Telemetry;
 }
 
 export const MCP_PATH = '/mcp';
@@ -79,6 +82,8 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
   const limits: TransportLimits = { ...DEFAULT_TRANSPORT_LIMITS, ...options.limits };
   const intake = bodyIntake(limits, maxRequestBodySize);
   const batch = batchPath(handler, { limits, budget: intake.budget, maxRequestBodySize, toSdk, onerror });
+  const telemetry = options.telemetry ?? NO_TELEMETRY;
+  telemetry.sessions(() => sessions.size);
 
   const server = createServer(serverTimeouts(limits), (req: IncomingMessage, res: ServerResponse) => {
     if (refused(req)) return void req.socket.destroy();
@@ -89,6 +94,11 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       return void health().then((down) => sendJson(res, down ? 503 : 200, down ? { status: 'unavailable', reason: down } : { status: 'ok' }));
     }
     if (!isMcpPath(req.url)) return sendJson(res, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
+    if (!telemetry.enabled) return serveMcp(req, res);
+    telemetry.request(req, res, () => serveMcp(req, res));
+  });
+
+  const serveMcp = (req: IncomingMessage, res: ServerResponse) => {
     if (!checkHost(req, res) || !checkOrigin(req, res)) return;
     if (!authorized(req)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
@@ -118,7 +128,8 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
     if (Number(req.headers['content-length']) > maxRequestBodySize) return void toSdk(req, res);
     // Every other body is read here, under the shared budget and the body timeout: the SDK
     // would read it too (whatever its type), with neither.
-    intake.read(req, res, (chunks, complete) => {
+    // The body's events come from the socket, outside the request's telemetry context: bound to it.
+    intake.read(req, res, telemetry.bind((chunks: Buffer[], complete: boolean) => {
       // Too large, or not JSON: the SDK reads the bytes again and refuses them (413, 415).
       if (!complete || !isJsonContentType(req.headers['content-type'] ?? null)) return void toSdk(replay(req, chunks), res);
       if (nestsDeeper(chunks, MAX_JSON_DEPTH)) {
@@ -132,6 +143,7 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       } catch {
         return void toSdk(replay(req, chunks), res);
       }
+      telemetry.method((body as { method?: unknown } | null)?.method);
       const failed = (error: unknown) => {
         onerror(error as Error);
         sendJson(res, 500, rpcError(-32603, 'Internal error', (body as { id?: unknown }).id ?? null));
@@ -148,8 +160,8 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       // Declined: the SDK gets the bytes, not our parse, and judges them exactly as it would
       // alone (handed a parsed 100k-deep body, it answered 500).
       toSdk(replay(req, chunks), res);
-    });
-  });
+    }));
+  };
   server.keepAliveTimeout = 65_000;
   guardConnections(server, limits);
   await new Promise<void>((resolve, reject) => {

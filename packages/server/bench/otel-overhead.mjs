@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// Calls/s of the built server with OpenTelemetry off (no OTLP endpoint set) and on (exporting
+// to an OTLP/HTTP sink in this process; every trace, and one in ten), and of another build (`--baseline`, e.g. a checkout
+// without telemetry), in one run, the variants alternated round by round:
+//
+//   node bench/otel-overhead.mjs --load GO_LOAD [--baseline OTHER/packages/server/dist/bin.js]
+//     [--rounds 5] [--agents 10] [--duration 3s] [--workload get] [--db URL]
+//
+// GO_LOAD is the Go load client built from apps/cli/bench/go-client (`go build -o go-load .`).
+// Without --db it seeds a SQLite file with 6,000 orders. It prints each round and the median.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SERVER_BIN, seed, startServer } from './support.mjs';
+
+const { values: opts } = parseArgs({
+  options: {
+    load: { type: 'string' },
+    baseline: { type: 'string' },
+    rounds: { type: 'string', default: '5' },
+    agents: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '3s' },
+    workload: { type: 'string', default: 'get' },
+    db: { type: 'string' },
+  },
+});
+if (!opts.load) throw new Error('--load GO_LOAD is required: build it from apps/cli/bench/go-client');
+
+// The sink: what a collector does with OTLP/HTTP, minus the work of keeping it.
+let exports = 0;
+let exportBytes = 0;
+const sink = createServer((req, res) => {
+  req.on('data', (chunk) => {
+    exportBytes += chunk.length;
+  });
+  req.on('end', () => {
+    exports++;
+    res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end();
+  });
+});
+await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
+const otlp = `http://127.0.0.1:${sink.address().port}`;
+
+const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-otel-'));
+let url = opts.db;
+if (!url) {
+  seed(join(dir, 'bench.db'), 6000);
+  url = `sqlite:${join(dir, 'bench.db')}`;
+}
+
+const variants = [
+  { name: 'off', bin: SERVER_BIN, env: {} },
+  { name: 'on', bin: SERVER_BIN, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_METRIC_EXPORT_INTERVAL: '5000' } },
+  {
+    name: 'on 10%',
+    bin: SERVER_BIN,
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
+      OTEL_METRIC_EXPORT_INTERVAL: '5000',
+      OTEL_TRACES_SAMPLER: 'traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
+    },
+  },
+  ...(opts.baseline ? [{ name: 'baseline', bin: opts.baseline, env: {} }] : []),
+];
+const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+
+/** The process's CPU time so far, in seconds (Linux: /proc, in clock ticks of 1/100 s). */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function load(endpoint) {
+  return new Promise((resolve, reject) => {
+    const args = ['-url', endpoint, '-workload', opts.workload, '-agents', opts.agents, '-duration', opts.duration, '-warmup', '1s'];
+    const child = spawn(opts.load, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.once('exit', (code) => {
+      const line = out.trim().split('\n').pop();
+      if (code !== 0 || !line?.startsWith('{')) return reject(new Error(`go-load exited with ${code}: ${out}`));
+      resolve(JSON.parse(line));
+    });
+  });
+}
+
+const results = new Map(variants.map((v) => [v.name, []]));
+const cpu = new Map(variants.map((v) => [v.name, []]));
+try {
+  for (let round = 0; round < Number(opts.rounds); round++) {
+    // Each round in another order, so no variant always runs first (or last) on a warmer machine.
+    const order = variants.map((_, i) => variants[(i + round) % variants.length]);
+    const line = [];
+    for (const variant of order) {
+      const before = exports;
+      const server = await startServer(url, { bin: variant.bin, env: { ...clean, ...variant.env } });
+      try {
+        const cpuBefore = cpuSeconds(server.child.pid);
+        const report = await load(server.endpoint);
+        // The warm-up's calls (1 s) are counted at the measured rate: the CPU read spans both.
+        const perCall = ((cpuSeconds(server.child.pid) - cpuBefore) / (report.callsPerSec * (report.durationSec + 1))) * 1e6;
+        cpu.get(variant.name).push(perCall);
+        const errors = Object.values(report.errors).reduce((a, b) => a + b, 0);
+        if (errors) throw new Error(`${variant.name}: ${errors} errors: ${JSON.stringify(report.errors)}`);
+        results.get(variant.name).push(report.callsPerSec);
+        line.push(`${variant.name} ${report.callsPerSec.toFixed(0)} calls/s (p50 ${report.p50Ms} ms, ${perCall.toFixed(0)} µs CPU/call)`);
+      } finally {
+        await server.stop();
+      }
+      if (variant.name.startsWith('on') && exports === before) throw new Error('telemetry on, but the sink got no export');
+    }
+    console.log(`round ${round + 1}: ${line.join(', ')}`);
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const base = median(results.get('off'));
+  const baseCpu = median(cpu.get('off'));
+  console.log(`${opts.workload}, ${opts.agents} agents, ${opts.duration} per round, ${opts.rounds} rounds; medians:`);
+  for (const [name, xs] of results) {
+    const m = median(xs);
+    const c = median(cpu.get(name));
+    const vs = (x, b) => `${x >= b ? '+' : ''}${((x / b - 1) * 100).toFixed(1)}%`;
+    console.log(
+      `  ${name.padEnd(8)} ${m.toFixed(0).padStart(6)} calls/s (${vs(m, base)})  ` +
+        `${c.toFixed(0).padStart(5)} µs server CPU per call (${vs(c, baseCpu)})`,
+    );
+  }
+  console.log(`  the sink got ${exports} exports, ${(exportBytes / 1e6).toFixed(1)} MB`);
+} finally {
+  sink.close();
+  rmSync(dir, { recursive: true, force: true });
+}

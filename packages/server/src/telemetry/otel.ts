@@ -1,0 +1,165 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EngineProfile, StatementObserver } from '@mcp-db-bench/engines';
+import { type Attributes, context, metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { startNodeSdk } from '@opentelemetry/sdk-node';
+import { VERSION } from '../version.js';
+import type { Telemetry, ToolResult } from './index.js';
+import { statementFacts } from './sql.js';
+
+const SCOPE = '@mcp-db-bench/server';
+
+/** An error's kind for `error.type`: a driver's or a tool error's code, else its class. */
+function errorType(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' || typeof code === 'number') return String(code);
+  return (error as Error | null)?.constructor?.name ?? 'Error';
+}
+
+const seconds = (since: number) => (performance.now() - since) / 1000;
+
+/**
+ * OpenTelemetry through the Node SDK, configured by the standard OTEL_* variables (exporters,
+ * protocol, endpoints, intervals, sampler). Only the `service` resource detector runs: the
+ * `process` one would export the command line, which may hold the database URL and its password.
+ */
+export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
+  const level = env.OTEL_LOG_LEVEL?.trim().toLowerCase();
+  const named =
+    Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+  const sdk = startNodeSdk({
+    // The SDK logs with console.info and console.debug too, which write to stdout: under stdio
+    // that is the protocol's stream, so only warnings and errors (stderr) are let through.
+    logLevel: level === 'none' || level === 'error' ? level : 'warn',
+    resourceAttributes: { ...(named ? {} : { 'service.name': 'mcp-db-server' }), 'service.version': VERSION },
+    logRecordProcessors: [],
+  });
+  const tracer = trace.getTracer(SCOPE, VERSION);
+  const meter = metrics.getMeter(SCOPE, VERSION);
+  const calls = meter.createCounter('mcp.server.tool.calls', {
+    description: 'Tool calls, by tool and outcome',
+    unit: '{call}',
+  });
+  const callDuration = meter.createHistogram('mcp.server.tool.duration', {
+    description: 'Tool call duration',
+    unit: 's',
+  });
+  const rowsReturned = meter.createHistogram('mcp.server.tool.rows', {
+    description: 'Rows a tool call returned',
+    unit: '{row}',
+  });
+  const statementDuration = meter.createHistogram('db.client.operation.duration', {
+    description: 'Database statement duration',
+    unit: 's',
+  });
+  const waiting = meter.createUpDownCounter('db.client.connection.pending_requests', {
+    description: 'Statements waiting for a pooled connection',
+    unit: '{request}',
+  });
+  const waitTime = meter.createHistogram('db.client.connection.wait_time', {
+    description: 'Time waited for a pooled connection',
+    unit: 's',
+  });
+
+  return {
+    enabled: true,
+    request(req: IncomingMessage, res: ServerResponse, serve: () => void) {
+      const span = tracer.startSpan(`${req.method} /mcp`, {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': req.method ?? '', 'url.path': '/mcp', 'http.route': '/mcp' },
+      });
+      res.once('close', () => {
+        span.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      });
+      context.with(trace.setSpan(context.active(), span), serve);
+    },
+    bind: (fn) => context.bind(context.active(), fn),
+    method(name: unknown) {
+      if (typeof name === 'string') trace.getActiveSpan()?.setAttribute('mcp.method.name', name);
+    },
+    tool<T>(name: string, run: () => Promise<T>, result: (outcome: T) => ToolResult): Promise<T> {
+      const attributes: Attributes = {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': name,
+      };
+      return tracer.startActiveSpan(`tools/call ${name}`, { attributes }, async (span) => {
+        const start = performance.now();
+        try {
+          const outcome = await run();
+          const { code, rows } = result(outcome);
+          const labels: Attributes = {
+            'gen_ai.tool.name': name,
+            outcome: code ? 'error' : 'ok',
+            ...(code && { 'error.type': code }),
+          };
+          if (code) {
+            span.setAttribute('error.type', code);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+          }
+          if (rows !== undefined) {
+            span.setAttribute('db.response.returned_rows', rows);
+            rowsReturned.record(rows, { 'gen_ai.tool.name': name });
+          }
+          calls.add(1, labels);
+          callDuration.record(seconds(start), labels);
+          return outcome;
+        } finally {
+          span.end();
+        }
+      });
+    },
+    observer(engine: EngineProfile): StatementObserver {
+      const system = engine.dbSystem;
+      return {
+        statement(sql: string) {
+          const facts = statementFacts(sql);
+          const attributes: Attributes = {
+            'db.system.name': system,
+            'db.operation.name': facts.operation,
+            ...(facts.collection && { 'db.collection.name': facts.collection }),
+          };
+          const span = tracer.startSpan(facts.name, {
+            kind: SpanKind.CLIENT,
+            attributes: { ...attributes, 'db.query.text': facts.text },
+          });
+          const start = performance.now();
+          return (error?: unknown) => {
+            if (error !== undefined) {
+              attributes['error.type'] = errorType(error);
+              span.setAttribute('error.type', attributes['error.type']);
+              span.setStatus({ code: SpanStatusCode.ERROR });
+            }
+            span.end();
+            statementDuration.record(seconds(start), attributes);
+          };
+        },
+        acquire() {
+          const attributes: Attributes = { 'db.system.name': system };
+          const span = tracer.startSpan('acquire connection', { attributes });
+          const start = performance.now();
+          waiting.add(1, attributes);
+          return (error?: unknown) => {
+            waiting.add(-1, attributes);
+            waitTime.record(seconds(start), attributes);
+            if (error !== undefined) {
+              span.setAttribute('error.type', errorType(error));
+              span.setStatus({ code: SpanStatusCode.ERROR });
+            }
+            span.end();
+          };
+        },
+      };
+    },
+    sessions(count: () => number) {
+      meter
+        .createObservableGauge('mcp.server.sessions', {
+          description: 'Open 2025-era sessions (Mcp-Session-Id)',
+          unit: '{session}',
+        })
+        .addCallback((result) => result.observe(count()));
+    },
+    shutdown: () => sdk.shutdown(),
+  };
+}
