@@ -37,7 +37,11 @@ function* files(dir) {
   }
 }
 
-const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 const offences = [];
 for (const group of ['packages', 'apps']) {

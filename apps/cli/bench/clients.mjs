@@ -65,7 +65,16 @@ async function serve() {
   if (o.url) return { url: o.url, stop: () => {} };
   const db = `sqlite:${join(dir, 'bench.db')}`;
   log('seeding 25,600 rows (scale 0.01, optimized indexes)');
-  await run(process.execPath, [join(ROOT, 'apps/cli/dist/bin.js'), 'seed', '--db', db, '--scale', '0.01', '--indexes', 'optimized']);
+  await run(process.execPath, [
+    join(ROOT, 'apps/cli/dist/bin.js'),
+    'seed',
+    '--db',
+    db,
+    '--scale',
+    '0.01',
+    '--indexes',
+    'optimized',
+  ]);
   const { endpoint, stop } = await startServer(db);
   return { url: endpoint, stop };
 }
@@ -84,14 +93,27 @@ try {
     for (const agents of o.agents.split(',')) {
       for (let round = 1; round <= Number(o.rounds); round++) {
         for (const name of chosen) {
-          const flags = ['--url', server.url, '--workload', workload, '--agents', agents, '--duration', o.duration, '--warmup', o.warmup];
+          const flags = [
+            '--url',
+            server.url,
+            '--workload',
+            workload,
+            '--agents',
+            agents,
+            '--duration',
+            o.duration,
+            '--warmup',
+            o.warmup,
+          ];
           for (const flag of ['sql-tool', 'sql-arg']) if (o[flag]) flags.push(`--${flag}`, o[flag]);
           const [command, args, env] = clients[name](flags);
           try {
             const { stdout } = await run(command, args, { env, maxBuffer: 16 * 2 ** 20, timeout: 300_000 });
             const r = JSON.parse(stdout);
             results.push({ name, workload, agents: Number(agents), ...r });
-            log(`${workload} × ${agents} #${round} ${name}: ${Math.round(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, client CPU ${Math.round(r.clientCpuUsPerCall)} µs/call${Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : ''}`);
+            log(
+              `${workload} × ${agents} #${round} ${name}: ${Math.round(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, client CPU ${Math.round(r.clientCpuUsPerCall)} µs/call${Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : ''}`,
+            );
           } catch (error) {
             log(`${workload} × ${agents} ${name} failed: ${error.stderr?.toString().trim() || error.message}`);
           }
@@ -126,7 +148,9 @@ for (const workload of o.workloads.split(',')) {
     }
   }
 }
-const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 const command = `node apps/cli/bench/clients.mjs ${process.argv.slice(2).join(' ')}`.trim();
 process.stdout.write(
   `\`${command}\`: median of ${o.rounds} rounds of ${o.duration} per cell, after ${o.warmup} warm-up; load average at the end ${load}\n\n` +

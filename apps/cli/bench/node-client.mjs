@@ -44,19 +44,30 @@ const checked = (result) => {
 /** One operation of the workload on an agent's session (a whole session for `session`). */
 const OPERATIONS = {
   get: (c, pick) => c.callTool('get', { table: 'orders', key: pick(orders) }).then(checked),
-  'query-point': (c, pick) => c.callTool('query', { table: 'orders', filter: `id = ${pick(orders)}`, limit: 1 }).then(checked),
-  'query-fk': (c, pick) => c.callTool('query', { table: 'orders', filter: `customer_id = ${pick(customers)}`, limit: 20 }).then(checked),
+  'query-point': (c, pick) =>
+    c.callTool('query', { table: 'orders', filter: `id = ${pick(orders)}`, limit: 1 }).then(checked),
+  'query-fk': (c, pick) =>
+    c.callTool('query', { table: 'orders', filter: `customer_id = ${pick(customers)}`, limit: 20 }).then(checked),
   top50: (c) => c.callTool('query', { table: 'orders', order_by: ['placed_at desc'], limit: 50 }).then(checked),
   // The same two reads through a server's one raw-SQL tool, for servers without ours.
-  'sql-get': (c, pick) => c.callTool(o['sql-tool'], { [o['sql-arg']]: `SELECT * FROM orders WHERE id = ${pick(orders)}` }).then(checked),
+  'sql-get': (c, pick) =>
+    c.callTool(o['sql-tool'], { [o['sql-arg']]: `SELECT * FROM orders WHERE id = ${pick(orders)}` }).then(checked),
   'sql-fk': (c, pick) =>
-    c.callTool(o['sql-tool'], { [o['sql-arg']]: `SELECT * FROM orders WHERE customer_id = ${pick(customers)} ORDER BY id LIMIT 20` }).then(checked),
+    c
+      .callTool(o['sql-tool'], {
+        [o['sql-arg']]: `SELECT * FROM orders WHERE customer_id = ${pick(customers)} ORDER BY id LIMIT 20`,
+      })
+      .then(checked),
   // A new session on the agent's connection (the lean client ends the one it replaces off the
   // timed path; the SDK client ends it in its open()).
   session: async (c) => {
     await c.open();
     await c.listTools();
-    for (const [name, args] of [['list_tables', {}], ['describe_table', { table: 'orders' }], ['describe_table', { table: 'customers' }]]) {
+    for (const [name, args] of [
+      ['list_tables', {}],
+      ['describe_table', { table: 'orders' }],
+      ['describe_table', { table: 'customers' }],
+    ]) {
       checked(await c.callTool(name, args));
     }
   },

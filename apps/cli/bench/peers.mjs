@@ -92,11 +92,14 @@ function checkPinning() {
   } catch {
     usage('--server-cpus and --client-cpus need taskset (util-linux): not found');
   }
-  for (const list of [server, client]) if (list !== undefined && !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(list)) usage(`a CPU list looks like 0 or 0,2 or 0-3: ${list}`);
-  const count = (list) => list.split(',').reduce((n, part) => {
-    const [a, b = a] = part.split('-').map(Number);
-    return n + b - a + 1;
-  }, 0);
+  for (const list of [server, client])
+    if (list !== undefined && !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(list))
+      usage(`a CPU list looks like 0 or 0,2 or 0-3: ${list}`);
+  const count = (list) =>
+    list.split(',').reduce((n, part) => {
+      const [a, b = a] = part.split('-').map(Number);
+      return n + b - a + 1;
+    }, 0);
   return { server, client, serverCount: server && count(server) };
 }
 
@@ -165,17 +168,30 @@ async function freePort() {
 /** Resolves once the endpoint answers `initialize` with 2xx; rejects if the process ends or time runs out. */
 async function answering(url, child, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'peers', version: '0' } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'peers', version: '0' } },
+  });
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${what} exited: ${child.output.trim().split('\n').slice(-3).join(' | ')}`);
+    if (child.exitCode !== null)
+      throw new Error(`${what} exited: ${child.output.trim().split('\n').slice(-3).join(' | ')}`);
     try {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body, signal: AbortSignal.timeout(2000) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body,
+        signal: AbortSignal.timeout(2000),
+      });
       await res.text();
       if (res.ok) return;
     } catch {}
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`${what} did not answer at ${url} within ${timeoutMs / 1000} s: ${child.output.trim().split('\n').slice(-3).join(' | ')}`);
+  throw new Error(
+    `${what} did not answer at ${url} within ${timeoutMs / 1000} s: ${child.output.trim().split('\n').slice(-3).join(' | ')}`,
+  );
 }
 
 // ---- the databases, as each server wants to be told about them (keyed by SQL family) ----
@@ -215,7 +231,8 @@ const FAMILIES = {
   },
 };
 
-const familyOf = (url) => Object.entries(FAMILIES).find(([, f]) => f.match(url)) ?? usage(`no server here reads ${url.split(':')[0]} URLs`);
+const familyOf = (url) =>
+  Object.entries(FAMILIES).find(([, f]) => f.match(url)) ?? usage(`no server here reads ${url.split(':')[0]} URLs`);
 
 // ---- the servers ----
 
@@ -227,10 +244,13 @@ const SERVERS = {
     missing: () => undefined,
     async start(db) {
       // on DEFAULT options: what users run
-      const child = launch(process.execPath, [SERVER_BIN, '--url', db.url, '--http', '--port', '0'], { cpus: pinned?.server });
+      const child = launch(process.execPath, [SERVER_BIN, '--url', db.url, '--http', '--port', '0'], {
+        cpus: pinned?.server,
+      });
       const deadline = Date.now() + 60_000;
       while (parseReady(child.output) === undefined) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`our server did not start: ${child.output.trim()}`);
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`our server did not start: ${child.output.trim()}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       return { child, url: parseReady(child.output) };
@@ -239,15 +259,28 @@ const SERVERS = {
   faucet: {
     title: 'Faucet',
     tools: ['-tools', 'faucet', '-service', 'main'],
-    missing: () => (process.env.FAUCET_BIN ? undefined : 'FAUCET_BIN is not set (build it: go build ./cmd/faucet in its source)'),
+    missing: () =>
+      process.env.FAUCET_BIN ? undefined : 'FAUCET_BIN is not set (build it: go build ./cmd/faucet in its source)',
     async start(db) {
       // its configuration (the service named main) lives in a data directory of its own
       const dataDir = tempDir('peers-faucet-');
       const { driver, dsn } = db.family.faucet(db.url);
-      const env = { ...process.env, FAUCET_TELEMETRY: '0', ...(pinned?.server ? { GOMAXPROCS: String(pinned.serverCount) } : {}) };
-      execFileSync(process.env.FAUCET_BIN, ['--data-dir', dataDir, 'db', 'add', '--name', 'main', '--driver', driver, '--dsn', dsn], { env, stdio: 'pipe' });
+      const env = {
+        ...process.env,
+        FAUCET_TELEMETRY: '0',
+        ...(pinned?.server ? { GOMAXPROCS: String(pinned.serverCount) } : {}),
+      };
+      execFileSync(
+        process.env.FAUCET_BIN,
+        ['--data-dir', dataDir, 'db', 'add', '--name', 'main', '--driver', driver, '--dsn', dsn],
+        { env, stdio: 'pipe' },
+      );
       const port = await freePort();
-      const child = launch(process.env.FAUCET_BIN, ['--data-dir', dataDir, 'mcp', '--transport', 'http', '--port', String(port)], { env, cpus: pinned?.server });
+      const child = launch(
+        process.env.FAUCET_BIN,
+        ['--data-dir', dataDir, 'mcp', '--transport', 'http', '--port', String(port)],
+        { env, cpus: pinned?.server },
+      );
       const url = `http://127.0.0.1:${port}/mcp`;
       await answering(url, child, 30_000, 'Faucet');
       return { child, url };
@@ -260,7 +293,11 @@ const SERVERS = {
     missing: () => undefined,
     async start(db) {
       const port = await freePort();
-      const child = launch('npx', ['-y', DBHUB, '--transport', 'http', '--port', String(port), '--dsn', db.family.dbhub(db.url)], { cpus: pinned?.server });
+      const child = launch(
+        'npx',
+        ['-y', DBHUB, '--transport', 'http', '--port', String(port), '--dsn', db.family.dbhub(db.url)],
+        { cpus: pinned?.server },
+      );
       const url = `http://127.0.0.1:${port}/mcp`;
       // the first start may fetch it from npm
       await answering(url, child, 180_000, `DBHub (npx ${DBHUB})`);
@@ -281,7 +318,23 @@ const GO_LOAD = join(work, 'go-load');
 
 /** One cell: the Go client against one server; server CPU read over its measured window. */
 function drive(server, running, db, workload, agents, { duration = o.duration, warmup = o.warmup } = {}) {
-  const args = ['-url', running.url, '-workload', workload, '-agents', String(agents), '-duration', duration, '-warmup', warmup, '-orders', String(db.orders), '-customers', String(db.customers), ...server.tools];
+  const args = [
+    '-url',
+    running.url,
+    '-workload',
+    workload,
+    '-agents',
+    String(agents),
+    '-duration',
+    duration,
+    '-warmup',
+    warmup,
+    '-orders',
+    String(db.orders),
+    '-customers',
+    String(db.customers),
+    ...server.tools,
+  ];
   const [cmd, argv] = pinned?.client ? ['taskset', ['-c', pinned.client, GO_LOAD, ...args]] : [GO_LOAD, args];
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -297,7 +350,8 @@ function drive(server, running, db, workload, agents, { duration = o.duration, w
     child.stderr.on('data', (c) => {
       stderr += c;
       if (cpu0 === undefined && stderr.includes('go-load: window open')) cpu0 = treeCpuUs(running.child.pid);
-      if (cpuUs === undefined && cpu0 !== undefined && stderr.includes('go-load: window closed')) cpuUs = treeCpuUs(running.child.pid) - cpu0;
+      if (cpuUs === undefined && cpu0 !== undefined && stderr.includes('go-load: window closed'))
+        cpuUs = treeCpuUs(running.child.pid) - cpu0;
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -321,18 +375,37 @@ async function keyRanges(url) {
     const text = await res.text();
     if (!res.ok) throw new Error(`our server answered ${res.status}: ${text.slice(0, 200)}`);
     // a notification's 202 has no body; answers come as JSON or as one SSE event
-    const json = text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data:'))?.slice(5);
+    const json = text.startsWith('{')
+      ? text
+      : text
+          .split('\n')
+          .find((l) => l.startsWith('data:'))
+          ?.slice(5);
     return { res, msg: json ? JSON.parse(json) : undefined };
   };
-  const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'peers', version: '0' } } });
+  const init = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'peers', version: '0' } },
+  });
   const session = { 'mcp-protocol-version': init.msg.result.protocolVersion };
   const sid = init.res.headers.get('mcp-session-id');
   if (sid) session['mcp-session-id'] = sid;
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
   const last = async (table) => {
-    const { msg } = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'query', arguments: { table, columns: ['id'], order_by: ['id desc'], limit: 1 } } }, session);
+    const { msg } = await post(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'query', arguments: { table, columns: ['id'], order_by: ['id desc'], limit: 1 } },
+      },
+      session,
+    );
     const id = Number(msg.result?.structuredContent?.rows?.[0]?.id);
-    if (!(id > 0)) throw new Error(`no ${table} in this database: seed it first (mcp-db-bench seed --db URL --scale 0.01)`);
+    if (!(id > 0))
+      throw new Error(`no ${table} in this database: seed it first (mcp-db-bench seed --db URL --scale 0.01)`);
     return id;
   };
   const ranges = { orders: await last('orders'), customers: await last('customers') };
@@ -364,7 +437,9 @@ async function measure(dbUrl) {
   const start = async (server) => {
     const handle = await server.start(db);
     running.set(server.name, handle);
-    log(`${server.title} on ${familyName}: ${handle.url} (pid ${handle.child.pid}${pinned?.server ? `, CPUs ${pinned.server}` : ''})`);
+    log(
+      `${server.title} on ${familyName}: ${handle.url} (pid ${handle.child.pid}${pinned?.server ? `, CPUs ${pinned.server}` : ''})`,
+    );
   };
   const results = [];
   try {
@@ -378,12 +453,13 @@ async function measure(dbUrl) {
         servers.splice(servers.indexOf(server), 1);
       }
     }
-    if (!running.has('ours')) throw new Error('our server is needed to read the dataset\'s key ranges');
+    if (!running.has('ours')) throw new Error("our server is needed to read the dataset's key ranges");
     Object.assign(db, await keyRanges(running.get('ours').url));
     log(`${familyName}: orders 1..${db.orders}, customers 1..${db.customers}`);
     // a fresh Node.js process compiles its hot paths in its first seconds: each server gets the
     // same unrecorded load first, so no cell pays for that
-    for (const server of servers) await drive(server, running.get(server.name), db, 'query-point', 2, { duration: '2s', warmup: '0s' });
+    for (const server of servers)
+      await drive(server, running.get(server.name), db, 'query-point', 2, { duration: '2s', warmup: '0s' });
     for (const workload of workloads) {
       for (const agents of agentCounts) {
         for (let round = 1; round <= rounds; round++) {
@@ -393,7 +469,9 @@ async function measure(dbUrl) {
               const r = await drive(server, running.get(server.name), db, workload, agents);
               results.push({ server: server.name, workload, agents, ...r });
               const errors = Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : '';
-              log(`${familyName} ${workload} × ${agents} #${round} ${server.title}: ${n0(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, server CPU ${n0(r.serverCpuUsPerCall)} µs/call${errors}`);
+              log(
+                `${familyName} ${workload} × ${agents} #${round} ${server.title}: ${n0(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, server CPU ${n0(r.serverCpuUsPerCall)} µs/call${errors}`,
+              );
             } catch (error) {
               log(`${familyName} ${workload} × ${agents} #${round} ${server.title} failed: ${error.message}`);
             }
@@ -409,18 +487,25 @@ async function measure(dbUrl) {
 }
 
 function tables({ db, servers, results }) {
-  const cell = (server, workload, agents) => results.filter((r) => r.server === server && r.workload === workload && r.agents === agents);
+  const cell = (server, workload, agents) =>
+    results.filter((r) => r.server === server && r.workload === workload && r.agents === agents);
   const rate = (rs) => median(rs.map((r) => r.callsPerSec));
   const cpu = (rs) => median(rs.map((r) => r.serverCpuUsPerCall));
   const rateText = (rs, workload) => {
     if (!rs.length) return '–';
     const refused = median(rs.map((r) => r.errors.refused ?? 0));
-    const other = median(rs.map((r) => Object.entries(r.errors).reduce((n, [k, v]) => n + (k === 'refused' ? 0 : v), 0)));
-    const notes = [workload === 'churn' || refused ? `${n0(refused)} refused` : '', other ? `${n0(other)} errors` : ''].filter(Boolean);
+    const other = median(
+      rs.map((r) => Object.entries(r.errors).reduce((n, [k, v]) => n + (k === 'refused' ? 0 : v), 0)),
+    );
+    const notes = [
+      workload === 'churn' || refused ? `${n0(refused)} refused` : '',
+      other ? `${n0(other)} errors` : '',
+    ].filter(Boolean);
     return `${n0(rate(rs))}${notes.length ? `, ${notes.join(', ')}` : ''}`;
   };
   const hasFaucet = servers.some((s) => s.name === 'faucet');
-  const head = (unit) => `| workload | agents | ${servers.map((s) => `${s.title} ${unit}`).join(' | ')}${hasFaucet ? ' | ours / Faucet |' : ' |'}`;
+  const head = (unit) =>
+    `| workload | agents | ${servers.map((s) => `${s.title} ${unit}`).join(' | ')}${hasFaucet ? ' | ours / Faucet |' : ' |'}`;
   const rule = `| --- | ---: |${servers.map(() => ' ---: |').join('')}${hasFaucet ? ' ---: |' : ''}`;
   const rows = (value, text) =>
     workloads.flatMap((w) =>
@@ -450,7 +535,8 @@ let out = '';
 log('building the Go client');
 execFileSync('go', ['build', '-o', GO_LOAD, '.'], { cwd: here('go-client'), stdio: 'pipe' });
 // this script and its client on the client CPUs, threads already started included
-if (pinned?.client) execFileSync('taskset', ['-a', '-p', '-c', pinned.client, String(process.pid)], { stdio: 'ignore' });
+if (pinned?.client)
+  execFileSync('taskset', ['-a', '-p', '-c', pinned.client, String(process.pid)], { stdio: 'ignore' });
 try {
   for (const url of o.db) out += `${tables(await measure(url))}\n\n`;
 } catch (error) {
@@ -458,4 +544,8 @@ try {
   process.exit(1);
 }
 const command = `node apps/cli/bench/peers.mjs ${process.argv.slice(2).join(' ')}`.trim();
-process.stdout.write(`\`${command}\`; load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n\n${out}`);
+process.stdout.write(
+  `\`${command}\`; load average at the end ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}\n\n${out}`,
+);

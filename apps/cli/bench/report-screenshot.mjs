@@ -13,7 +13,10 @@ if (!html || !png) {
   console.error('usage: node apps/cli/bench/report-screenshot.mjs REPORT.html OUT.png');
   process.exit(2);
 }
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox'],
+});
 try {
   const page = await browser.newPage({ viewport: { width: 1320, height: 1180 } });
   // the report needs nothing from the network: refuse it, as the test does

@@ -31,12 +31,15 @@ export function closest(word: string, candidates: readonly string[]): string | u
 
 /** Damerau-Levenshtein (optimal string alignment) distance. */
 function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;
@@ -77,7 +80,6 @@ export function unknownCommand(program: Command, word: string): string {
   const near = closest(word, names);
   return `unknown command '${word}' ${near ? `(did you mean ${near}?)` : `(commands: ${names.join(', ')})`}`;
 }
-
 
 /** Runs `work` on a database; its error, if it does not say which database, is prefixed with the URL (password redacted). */
 export async function onDatabase<T>(url: string, work: () => Promise<T>): Promise<T> {

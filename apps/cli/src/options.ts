@@ -23,19 +23,23 @@ export type ReportFormat = Format | 'html';
 export function parseScale(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0 || n > MAX_SCALE) {
-    throw new InvalidArgumentError(`scale must be above 0 and at most ${MAX_SCALE} (1 = 2.56 million rows, 0.01 = 25,600)`);
+    throw new InvalidArgumentError(
+      `scale must be above 0 and at most ${MAX_SCALE} (1 = 2.56 million rows, 0.01 = 25,600)`,
+    );
   }
   return n;
 }
 
 export function parseSeed(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new InvalidArgumentError('seed must be a whole number from 0 to 2147483647');
+  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1)
+    throw new InvalidArgumentError('seed must be a whole number from 0 to 2147483647');
   return n;
 }
 
 export function parseProfile(value: string): IndexProfile {
-  if (!(value in INDEX_PROFILES)) throw new InvalidArgumentError(`index profile must be one of: ${Object.keys(INDEX_PROFILES).join(', ')}`);
+  if (!(value in INDEX_PROFILES))
+    throw new InvalidArgumentError(`index profile must be one of: ${Object.keys(INDEX_PROFILES).join(', ')}`);
   return value as IndexProfile;
 }
 
@@ -59,7 +63,9 @@ export const dbOption = (description = `database URL: ${URL_FORMS}`) =>
  */
 export const dbListOption = (description: string, checked = true) => {
   const option = new Option('--db <url...>', description).env(DB_ENV);
-  return checked ? option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), parseDbUrl(value)]) : option;
+  return checked
+    ? option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), parseDbUrl(value)])
+    : option;
 };
 
 export const scaleOption = (description = 'dataset size: 1 = 2.56 million rows, 0.01 = 25,600') =>
@@ -68,22 +74,32 @@ export const scaleOption = (description = 'dataset size: 1 = 2.56 million rows, 
 export const seedOption = (description = 'random seed: the same seed gives the same rows on every engine') =>
   new Option('--seed <n>', description).default(42).argParser(parseSeed);
 
-export const indexesOption = (description = 'baseline (primary keys only) or optimized (foreign-key and filter columns)') =>
-  new Option('--indexes <profile>', description).default('optimized').argParser(parseProfile);
+export const indexesOption = (
+  description = 'baseline (primary keys only) or optimized (foreign-key and filter columns)',
+) => new Option('--indexes <profile>', description).default('optimized').argParser(parseProfile);
 
 /** Concurrent agents: a comma-separated list, the default shown as it is typed. */
-export const agentsOption = (defaults: number[], description = 'concurrent agents per step, comma-separated, e.g. 1,2,5,10,25,50') =>
-  new Option('--agents <list>', description).default(defaults, defaults.join(',')).argParser(parseList(parsePositiveInt('agents')));
+export const agentsOption = (
+  defaults: number[],
+  description = 'concurrent agents per step, comma-separated, e.g. 1,2,5,10,25,50',
+) =>
+  new Option('--agents <list>', description)
+    .default(defaults, defaults.join(','))
+    .argParser(parseList(parsePositiveInt('agents')));
 
 /** Server worker processes: one per core unless told, and help says so. */
 export const workersOption = (description = 'server worker processes (mcp-db-server --workers)') => {
   const cores = availableParallelism();
-  return new Option('--workers <n>', description).default(cores, `one per core: ${cores} here`).argParser(parsePositiveInt('workers'));
+  return new Option('--workers <n>', description)
+    .default(cores, `one per core: ${cores} here`)
+    .argParser(parsePositiveInt('workers'));
 };
 
 /** What a command prints on stdout: the same three formats everywhere, a table unless told. */
-export const formatOption = (description = 'output on stdout', choices: readonly ReportFormat[] = ['table', 'markdown', 'json']) =>
-  new Option('--format <format>', description).choices(choices).default('table');
+export const formatOption = (
+  description = 'output on stdout',
+  choices: readonly ReportFormat[] = ['table', 'markdown', 'json'],
+) => new Option('--format <format>', description).choices(choices).default('table');
 
 /** The old `--json`: `--format json`, kept so scripts do not break. */
 export const jsonAlias = () => new Option('--json', 'same as --format json').implies({ format: 'json' }).hideHelp();

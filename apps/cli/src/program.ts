@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { doctorCommand } from './commands/doctor.js';
 import { compareCommand } from './commands/compare.js';
+import { doctorCommand } from './commands/doctor.js';
 import { floorCommand } from './commands/floor.js';
 import { indexCommand } from './commands/indexes.js';
 import { mergeCommand } from './commands/merge.js';
@@ -34,7 +34,11 @@ export function buildProgram(): Command {
       'after',
       '\nWith no command, mcp-db-bench runs `run`. Every command that takes a database reads --db from MCP_DB_BENCH_DB when it is not given.\n' +
         'Exit codes: 0 done, 1 a failure while running, 2 a mistake on the command line, 130 interrupted (Ctrl-C).\n' +
-        examples('mcp-db-bench', 'mcp-db-bench run --db postgres://bench:bench@127.0.0.1:5432/bench --out result.json', 'mcp-db-bench report result.json --format markdown'),
+        examples(
+          'mcp-db-bench',
+          'mcp-db-bench run --db postgres://bench:bench@127.0.0.1:5432/bench --out result.json',
+          'mcp-db-bench report result.json --format markdown',
+        ),
     );
   for (const command of [program, ...program.commands]) configure(command);
   return program;
@@ -46,21 +50,40 @@ function configure(command: Command): void {
   command
     .exitOverride()
     .showSuggestionAfterError()
-    .configureOutput({ outputError: (text, write) => write(`mcp-db-bench: ${usageLine(text)}; see ${where} --help\n`) });
+    .configureOutput({
+      outputError: (text, write) => write(`mcp-db-bench: ${usageLine(text)}; see ${where} --help\n`),
+    });
 }
 
 /** Commander's message as one line: `error: ` dropped, a suggestion kept, a rejected value named after the reason. */
 export function usageLine(text: string): string {
   let line = text.trim().replace(/^error: /, '');
   line = line.replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean $1?)');
-  const invalid = /^option '(\S+)[^']*' (?:argument '(.*)'|value '(.*)' from env '(\S+)') is invalid\. (.*)$/s.exec(line);
+  const invalid = /^option '(\S+)[^']*' (?:argument '(.*)'|value '(.*)' from env '(\S+)') is invalid\. (.*)$/s.exec(
+    line,
+  );
   if (invalid) {
-    const [, flag, arg, envValue, env, said] = invalid as unknown as [string, string, string | undefined, string | undefined, string | undefined, string];
+    const [, flag, arg, envValue, env, said] = invalid as unknown as [
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+      string | undefined,
+      string,
+    ];
     const reason = said.replace(/^Allowed choices are (.*)\.$/, 'must be one of $1');
     const value = arg ?? envValue ?? '';
     const source = env ? ` (from ${env})` : '';
-    const named = reason.startsWith('must ') ? `${flag} ${reason}` : reason.startsWith(flag) ? reason : reason.startsWith(`${flag.slice(2)} `) ? `--${reason}` : `${flag}: ${reason}`;
-    line = new RegExp(`(^|[\\s'"])${escapeRegExp(value)}([\\s'",;)]|$)`).test(reason) ? `${named}${source}` : `${named}: ${value}${source}`;
+    const named = reason.startsWith('must ')
+      ? `${flag} ${reason}`
+      : reason.startsWith(flag)
+        ? reason
+        : reason.startsWith(`${flag.slice(2)} `)
+          ? `--${reason}`
+          : `${flag}: ${reason}`;
+    line = new RegExp(`(^|[\\s'"])${escapeRegExp(value)}([\\s'",;)]|$)`).test(reason)
+      ? `${named}${source}`
+      : `${named}: ${value}${source}`;
   }
   return redactAll(line.replace(/\s*\n\s*/g, ' '));
 }

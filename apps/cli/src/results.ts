@@ -66,7 +66,9 @@ export function readResultFile(file: string): ResultFile {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${file} is not JSON (${(error as Error).message}): is it a result file written by run, floor or soak --out?`);
+    throw new Error(
+      `${file} is not JSON (${(error as Error).message}): is it a result file written by run, floor or soak --out?`,
+    );
   }
   const parsed = resultFile.safeParse(raw);
   if (!parsed.success) {

@@ -2,7 +2,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Change, change, compareHtml, compareJson, compareRuns, compareSections, FROM_ZERO, nothingShared, poolRuns, regressions } from '../src/render/compare.js';
+import {
+  type Change,
+  change,
+  compareHtml,
+  compareJson,
+  compareRuns,
+  compareSections,
+  FROM_ZERO,
+  nothingShared,
+  poolRuns,
+  regressions,
+} from '../src/render/compare.js';
 import { toMarkdown } from '../src/render/table.js';
 import { runCli } from './support/cli.js';
 import { result, stats, step } from './support/results.js';
@@ -39,9 +50,15 @@ describe('the noise rule', () => {
 });
 
 describe('compareRuns', () => {
-  const base = result([step({ workload: 'point-read', agents: 1, calls: 1000 }), step({ workload: 'filtered', agents: 1, calls: 100 })]);
+  const base = result([
+    step({ workload: 'point-read', agents: 1, calls: 1000 }),
+    step({ workload: 'filtered', agents: 1, calls: 100 }),
+  ]);
   const slower = { ...stats(Array(500).fill(3000)) };
-  const next = result([step({ workload: 'point-read', agents: 1, calls: 500, all: slower }), step({ workload: 'echo', agents: 1, calls: 9 })]);
+  const next = result([
+    step({ workload: 'point-read', agents: 1, calls: 500, all: slower }),
+    step({ workload: 'echo', agents: 1, calls: 9 }),
+  ]);
 
   it('matches steps by target round, workload and agents, and names the ones only one side has', () => {
     const c = compareRuns(base, next, { noisePct: 5 });
@@ -57,7 +74,9 @@ describe('compareRuns', () => {
 
   it('cautions that a side of one iteration cannot measure its noise, in the note a reader sees', () => {
     const c = compareRuns(base, next);
-    expect(c.cautions).toEqual([expect.stringMatching(/^base and new have one iteration: a single run cannot measure its own noise/)]);
+    expect(c.cautions).toEqual([
+      expect.stringMatching(/^base and new have one iteration: a single run cannot measure its own noise/),
+    ]);
     expect(toMarkdown(compareSections(c, true))).toMatch(/Caution: base and new have one iteration/);
     const repeated = (r: typeof base) => ({ ...r, config: { ...r.config, iterations: 3 } });
     expect(compareRuns(repeated(base), next).cautions).toEqual([expect.stringMatching(/^new has one iteration/)]);
@@ -70,7 +89,9 @@ describe('compareRuns', () => {
     });
     const c = compareRuns(base, postgres);
     expect(c.shared).toBe(0);
-    expect(nothingShared(c, base, postgres)).toMatch(/^the runs share no step, so nothing can be compared \(base: sqlite \(optimized\) point-read@1, sqlite \(optimized\) filtered@1; new: postgres \(optimized\) point-read@1\)/);
+    expect(nothingShared(c, base, postgres)).toMatch(
+      /^the runs share no step, so nothing can be compared \(base: sqlite \(optimized\) point-read@1, sqlite \(optimized\) filtered@1; new: postgres \(optimized\) point-read@1\)/,
+    );
     expect(c.differences).toContain('targets: sqlite → postgres');
     expect(nothingShared(compareRuns(base, next), base, next)).toBeUndefined();
   });
@@ -79,8 +100,16 @@ describe('compareRuns', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-gate-'));
     try {
       const other = result([step({ workload: 'echo', agents: 4, calls: 10 })]);
-      for (const [name, r] of [['base', base], ['next', next], ['other', other]] as const) writeFileSync(join(dir, `${name}.json`), JSON.stringify(r));
-      const empty = await runCli(['compare', join(dir, 'base.json'), join(dir, 'other.json'), '--fail-on-regression', '10'], { timeoutMs: 30_000 });
+      for (const [name, r] of [
+        ['base', base],
+        ['next', next],
+        ['other', other],
+      ] as const)
+        writeFileSync(join(dir, `${name}.json`), JSON.stringify(r));
+      const empty = await runCli(
+        ['compare', join(dir, 'base.json'), join(dir, 'other.json'), '--fail-on-regression', '10'],
+        { timeoutMs: 30_000 },
+      );
       expect(empty.code).toBe(1);
       expect(empty.stderr).toMatch(/the runs share no step, so nothing can be compared/);
       const single = await runCli(['compare', join(dir, 'base.json'), join(dir, 'next.json')], { timeoutMs: 30_000 });
@@ -109,7 +138,18 @@ describe('compareRuns', () => {
   it('lists differing agents, load stages, iterations and warnings (a busy load generator, the test delay)', () => {
     const staged = {
       ...next,
-      config: { ...next.config, agents: [16], iterations: 3, stages: { kind: 'agents' as const, stages: [{ durationMs: 5000, target: 1 }, { durationMs: 2000, target: 16 }] } },
+      config: {
+        ...next.config,
+        agents: [16],
+        iterations: 3,
+        stages: {
+          kind: 'agents' as const,
+          stages: [
+            { durationMs: 5000, target: 1 },
+            { durationMs: 2000, target: 16 },
+          ],
+        },
+      },
       warnings: [
         'the load generator was busy during sqlite point-read × 1 (CPU 93%, event-loop delay p99 25.0 ms): it may be the bottleneck',
         'every tool call was delayed 2 ms on purpose (MCP_DB_BENCH_TEST_DELAY_MS): a test run, not a measurement',
@@ -127,7 +167,11 @@ describe('compareRuns', () => {
     );
     // the busy warning's figures differ from run to run: the same number of busy steps is no difference
     const busyAgain = { ...staged, warnings: [staged.warnings[0]!.replace('93%', '88%')] };
-    expect(compareRuns(busyAgain, { ...staged, warnings: [staged.warnings[0]!] }).differences.filter((x) => x.startsWith('load generator'))).toEqual([]);
+    expect(
+      compareRuns(busyAgain, { ...staged, warnings: [staged.warnings[0]!] }).differences.filter((x) =>
+        x.startsWith('load generator'),
+      ),
+    ).toEqual([]);
     expect(compareRuns(base, base).differences).toEqual([]);
   });
 
@@ -135,7 +179,14 @@ describe('compareRuns', () => {
     const failing = result([step({ workload: 'point-read', agents: 1, calls: 0, all: stats([]) })]);
     const c = compareRuns(failing, result([step({ workload: 'point-read', agents: 1, calls: 1000 })]));
     const [calls] = c.rows[0]!.changes;
-    expect(calls).toMatchObject({ metric: 'calls/s', base: 0, next: 1000, changePct: null, note: FROM_ZERO, marked: false });
+    expect(calls).toMatchObject({
+      metric: 'calls/s',
+      base: 0,
+      next: 1000,
+      changePct: null,
+      note: FROM_ZERO,
+      marked: false,
+    });
     const md = toMarkdown(compareSections(c, true));
     expect(md).toMatch(/0\.0 → 1,000 \(no %: base 0\)/);
     expect(md).not.toMatch(/Infinity|NaN/);
@@ -145,7 +196,9 @@ describe('compareRuns', () => {
     const html = compareHtml(c, { base: 'a', next: 'b' });
     expect(html).toContain('no %: base 0');
     // no bar where there is no percentage (uPlot's own source has the word Infinity: read the specs)
-    const specs = JSON.parse(/<script type="application\/json" id="chart-specs">(.*?)<\/script>/s.exec(html)![1]!) as { data: (number | null)[][] }[];
+    const specs = JSON.parse(/<script type="application\/json" id="chart-specs">(.*?)<\/script>/s.exec(html)![1]!) as {
+      data: (number | null)[][];
+    }[];
     expect(specs[0]!.data.slice(1)).toEqual([[null], [null], [null]]);
   });
 });
@@ -154,7 +207,13 @@ describe('poolRuns: repeats of one run command as one side', () => {
   const run = (calls: number[], url: string) =>
     result(
       calls.map((n, i) => step({ workload: 'point-read', agents: 1, calls: n, iteration: i + 1 })),
-      { config: { ...result([]).config, iterations: calls.length, targets: [{ label: 'sqlite', engine: 'sqlite', url }] } },
+      {
+        config: {
+          ...result([]).config,
+          iterations: calls.length,
+          targets: [{ label: 'sqlite', engine: 'sqlite', url }],
+        },
+      },
     );
 
   it('numbers every run’s iterations after the last, so the spread rule sees the drift between runs', () => {
@@ -169,7 +228,10 @@ describe('poolRuns: repeats of one run command as one side', () => {
       [3, 900],
     ]);
     // one run drifting up, the other down: pooled, their ranges overlap and nothing is marked
-    const next = poolRuns([{ name: 'c.json', result: run([1150], 'sqlite:/tmp/c/bench.db') }, { name: 'd.json', result: run([950], 'sqlite:/tmp/d/bench.db') }]);
+    const next = poolRuns([
+      { name: 'c.json', result: run([1150], 'sqlite:/tmp/c/bench.db') },
+      { name: 'd.json', result: run([950], 'sqlite:/tmp/d/bench.db') },
+    ]);
     const calls = compareRuns(pooled, next, { noisePct: 1 }).rows[0]!.changes.find((c) => c.metric === 'calls/s')!;
     expect(calls).toMatchObject({ baseRange: [900, 1100], nextRange: [950, 1150], marked: false });
   });
@@ -177,9 +239,12 @@ describe('poolRuns: repeats of one run command as one side', () => {
   it('refuses to pool runs of different configurations, naming the files', () => {
     const other = { ...run([1000], 'sqlite:/tmp/b/bench.db') };
     other.config = { ...other.config, durationMs: 5000 };
-    expect(() => poolRuns([{ name: 'a.json', result: run([1000], 'sqlite:/tmp/a/bench.db') }, { name: 'b.json', result: other }])).toThrow(
-      'b.json and a.json are runs of different configurations: pool only repeats of one run command',
-    );
+    expect(() =>
+      poolRuns([
+        { name: 'a.json', result: run([1000], 'sqlite:/tmp/a/bench.db') },
+        { name: 'b.json', result: other },
+      ]),
+    ).toThrow('b.json and a.json are runs of different configurations: pool only repeats of one run command');
   });
 });
 
@@ -195,11 +260,36 @@ describe('mcp-db-bench compare on real runs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-compare-'));
   const db = `sqlite:${join(dir, 'shop.db')}`;
   const file = (name: string) => join(dir, `${name}.json`);
-  const cli = (args: string[], env: NodeJS.ProcessEnv = process.env) => runCli(args, { cwd: dir, env, timeoutMs: 120_000 });
-  const runArgs = (out: string) => ['run', '--db', db, '--scale', '0.002', '--workloads', 'point-read', '--agents', '1', '--duration', '1s', '--warmup', '200ms', '--iterations', '3', '--indexes', 'optimized', '--out', out];
+  const cli = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
+    runCli(args, { cwd: dir, env, timeoutMs: 120_000 });
+  const runArgs = (out: string) => [
+    'run',
+    '--db',
+    db,
+    '--scale',
+    '0.002',
+    '--workloads',
+    'point-read',
+    '--agents',
+    '1',
+    '--duration',
+    '1s',
+    '--warmup',
+    '200ms',
+    '--iterations',
+    '3',
+    '--indexes',
+    'optimized',
+    '--out',
+    out,
+  ];
 
   beforeAll(async () => {
-    for (const [name, env] of [['a', process.env], ['b', process.env], ['slow', { ...process.env, MCP_DB_BENCH_TEST_DELAY_MS: '2' }]] as const) {
+    for (const [name, env] of [
+      ['a', process.env],
+      ['b', process.env],
+      ['slow', { ...process.env, MCP_DB_BENCH_TEST_DELAY_MS: '2' }],
+    ] as const) {
       const r = await cli(runArgs(file(name)), env);
       if (r.code !== 0) throw new Error(`run ${name} exited ${r.code}: ${r.stderr}`);
     }
@@ -207,7 +297,17 @@ describe('mcp-db-bench compare on real runs', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('marks nothing between two runs of the same build at --noise 50, and --fail-on-regression passes', async () => {
-    const r = await cli(['compare', file('a'), file('b'), '--noise', '50', '--fail-on-regression', '10', '--format', 'json']);
+    const r = await cli([
+      'compare',
+      file('a'),
+      file('b'),
+      '--noise',
+      '50',
+      '--fail-on-regression',
+      '10',
+      '--format',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { rows: { workload: string; changes: Change[] }[]; regressions: unknown[] };
     expect(out.rows.map((row) => row.workload)).toEqual(['point-read']);
@@ -219,15 +319,29 @@ describe('mcp-db-bench compare on real runs', () => {
     const r = await cli(['compare', file('a'), file('slow'), '--noise', '50', '--fail-on-regression', '10']);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/▼ slower/);
-    expect(r.stderr).toMatch(/regression: sqlite 2025 session \(optimized\) point-read × 1: calls\/s \d+\.\d% slower \(more than 10%\)/);
-    const json = JSON.parse((await cli(['compare', file('a'), file('slow'), '--noise', '50', '--format', 'json'])).stdout) as { rows: { changes: Change[] }[] };
+    expect(r.stderr).toMatch(
+      /regression: sqlite 2025 session \(optimized\) point-read × 1: calls\/s \d+\.\d% slower \(more than 10%\)/,
+    );
+    const json = JSON.parse(
+      (await cli(['compare', file('a'), file('slow'), '--noise', '50', '--format', 'json'])).stdout,
+    ) as { rows: { changes: Change[] }[] };
     expect(json.rows[0]!.changes.map((c) => [c.metric, c.marked, c.slowerPct! > 10])).toEqual([
       ['calls/s', true, true],
       ['p50 ms', true, true],
       ['p99 ms', true, true],
     ]);
     // several files a side are pooled: the two same-build runs against the slowed one
-    const pooled = await cli(['compare', `${file('a')},${file('b')}`, file('slow'), '--noise', '50', '--fail-on-regression', '10', '--format', 'json']);
+    const pooled = await cli([
+      'compare',
+      `${file('a')},${file('b')}`,
+      file('slow'),
+      '--noise',
+      '50',
+      '--fail-on-regression',
+      '10',
+      '--format',
+      'json',
+    ]);
     expect(pooled.code, pooled.stderr).toBe(1);
     expect(JSON.parse(pooled.stdout).iterations).toEqual({ base: 6, next: 3 });
     // the slowed run's file says it was slowed on purpose
@@ -236,11 +350,23 @@ describe('mcp-db-bench compare on real runs', () => {
   });
 
   it('report takes several files: each under its label, and one label too many is a usage error', async () => {
-    const r = await cli(['report', file('a'), file('b'), '--label', 'main', '--label', 'branch', '--format', 'markdown']);
+    const r = await cli([
+      'report',
+      file('a'),
+      file('b'),
+      '--label',
+      'main',
+      '--label',
+      'branch',
+      '--format',
+      'markdown',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.match(/^## (main|branch)$/gm)).toEqual(['## main', '## branch']);
     expect(r.stdout.match(/### Latency and throughput/g)).toHaveLength(2);
-    const json = JSON.parse((await cli(['report', file('a'), file('b'), '--format', 'json'])).stdout) as { label: string }[];
+    const json = JSON.parse((await cli(['report', file('a'), file('b'), '--format', 'json'])).stdout) as {
+      label: string;
+    }[];
     expect(json.map((x) => x.label)).toEqual(['a', 'b']);
     const bad = await cli(['report', file('a'), '--label', 'x', '--label', 'y']);
     expect(bad.code).toBe(2);

@@ -51,8 +51,11 @@ const containers = workloads.flatMap((m) => (podSpec(m.doc)!.containers as Doc[]
 /** Validates one object against its kind's schema; the error names the file, the object and every failing path. */
 async function validate(file: string, doc: Doc): Promise<void> {
   const where = `${file}: ${doc.kind ?? '(no kind)'} ${doc.metadata?.name ?? '(no name)'}`;
-  if (typeof doc.apiVersion !== 'string' || typeof doc.kind !== 'string') throw new Error(`${where}: apiVersion and kind are required`);
-  const group = (await import(`kubernetes-models/${doc.apiVersion}`).catch(() => undefined)) as Record<string, new (data: Doc) => { validate(): void }> | undefined;
+  if (typeof doc.apiVersion !== 'string' || typeof doc.kind !== 'string')
+    throw new Error(`${where}: apiVersion and kind are required`);
+  const group = (await import(`kubernetes-models/${doc.apiVersion}`).catch(() => undefined)) as
+    | Record<string, new (data: Doc) => { validate(): void }>
+    | undefined;
   const Model = group?.[doc.kind];
   if (!Model) throw new Error(`${where}: no schema for ${doc.apiVersion} ${doc.kind}`);
   try {
@@ -67,7 +70,9 @@ const VALIDATOR = join(ROOT, '.tools', 'py', 'bin', 'kubernetes-validate');
 const KUBERNETES = '1.33.0';
 if (!existsSync(VALIDATOR)) {
   if (process.env.CI) throw new Error(`CI needs kubernetes-validate: ${VALIDATOR} is missing (see .ci/run)`);
-  console.warn(`deploy.test.ts: strict schema checks skipped: no ${VALIDATOR}; run .ci/run (or pip install -r apps/cli/test/requirements.txt into .tools/py)`);
+  console.warn(
+    `deploy.test.ts: strict schema checks skipped: no ${VALIDATOR}; run .ci/run (or pip install -r apps/cli/test/requirements.txt into .tools/py)`,
+  );
 }
 
 /** Validates objects strictly (no unknown field); the error names the file, the object and the failing path. */
@@ -108,20 +113,35 @@ describe('deploy/kubernetes', () => {
 
   it('the schema check catches a wrong type, a wrong enum value and an unknown kind', async () => {
     const server = find('Deployment', 'mcp-db-server');
-    await expect(validate('server.yaml', { ...server, spec: { ...server.spec, replicas: 'two' } })).rejects.toThrow(/server\.yaml: Deployment mcp-db-server: .*replicas must be integer/);
+    await expect(validate('server.yaml', { ...server, spec: { ...server.spec, replicas: 'two' } })).rejects.toThrow(
+      /server\.yaml: Deployment mcp-db-server: .*replicas must be integer/,
+    );
     const job = find('Job', 'mcp-db-bench-run');
-    await expect(validate('bench-job.yaml', { ...job, spec: { ...job.spec, completionMode: 'Sharded' } })).rejects.toThrow(/completionMode/);
-    await expect(validate('x.yaml', { apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } })).rejects.toThrow(/no schema for apps\/v1 Deploymnet/);
+    await expect(
+      validate('bench-job.yaml', { ...job, spec: { ...job.spec, completionMode: 'Sharded' } }),
+    ).rejects.toThrow(/completionMode/);
+    await expect(
+      validate('x.yaml', { apiVersion: 'apps/v1', kind: 'Deploymnet', metadata: { name: 'x' } }),
+    ).rejects.toThrow(/no schema for apps\/v1 Deploymnet/);
   });
 
-  it.skipIf(!existsSync(VALIDATOR))('every manifest has only fields its kind knows (strict), and a misspelt field is caught', () => {
-    for (const file of new Set(manifests.map((m) => m.file))) validateStrictly(file, ...manifests.filter((m) => m.file === file).map((m) => m.doc));
-    const server = find('Deployment', 'mcp-db-server');
-    const [container] = server.spec.template.spec.containers as Doc[];
-    const pod = { ...server.spec.template.spec, containers: [{ ...container, readinesProbe: container!.readinessProbe }] };
-    const misspelt = { ...server, spec: { ...server.spec, template: { ...server.spec.template, spec: pod } } };
-    expect(() => validateStrictly('server.yaml', misspelt)).toThrow(/server\.yaml did not validate for resource deployment\/mcp-db-server.*'readinesProbe' was unexpected/s);
-  });
+  it.skipIf(!existsSync(VALIDATOR))(
+    'every manifest has only fields its kind knows (strict), and a misspelt field is caught',
+    () => {
+      for (const file of new Set(manifests.map((m) => m.file)))
+        validateStrictly(file, ...manifests.filter((m) => m.file === file).map((m) => m.doc));
+      const server = find('Deployment', 'mcp-db-server');
+      const [container] = server.spec.template.spec.containers as Doc[];
+      const pod = {
+        ...server.spec.template.spec,
+        containers: [{ ...container, readinesProbe: container!.readinessProbe }],
+      };
+      const misspelt = { ...server, spec: { ...server.spec, template: { ...server.spec.template, spec: pod } } };
+      expect(() => validateStrictly('server.yaml', misspelt)).toThrow(
+        /server\.yaml did not validate for resource deployment\/mcp-db-server.*'readinesProbe' was unexpected/s,
+      );
+    },
+  );
 
   it('the Service selects the Deployment, whose selector matches its own pods, on a port the container has', () => {
     const deployment = find('Deployment', 'mcp-db-server');
@@ -144,7 +164,11 @@ describe('deploy/kubernetes', () => {
         expect(ref.name, `${file}: ${env.name}`).toBe(secret.metadata.name);
         expect(Object.keys(secret.stringData), `${file}: ${env.name}`).toContain(ref.key);
       }
-      expect(container.securityContext, file).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(container.securityContext, file).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
       expect(container.resources?.requests, `${file}: resource requests`).toBeDefined();
       expect(container.resources?.limits?.memory, `${file}: memory limit`).toBeDefined();
     }
@@ -158,7 +182,8 @@ describe('deploy/kubernetes', () => {
   });
 
   it('every container runs the image of this version', () => {
-    const version = (JSON.parse(readFileSync(join(ROOT, 'apps', 'cli', 'package.json'), 'utf8')) as { version: string }).version;
+    const version = (JSON.parse(readFileSync(join(ROOT, 'apps', 'cli', 'package.json'), 'utf8')) as { version: string })
+      .version;
     for (const { file, container } of containers) expect(container.image, file).toBe(`mcp-db-bench:${version}`);
   });
 
@@ -169,7 +194,9 @@ describe('deploy/kubernetes', () => {
     expect(parallelism).toBe(completions);
     const env = job.spec.template.spec.containers[0].env as Doc[];
     expect(env.find((e) => e.name === 'SHARDS')?.value).toBe(String(completions));
-    expect(env.find((e) => e.name === 'SHARD_INDEX')?.valueFrom?.fieldRef?.fieldPath).toBe("metadata.annotations['batch.kubernetes.io/job-completion-index']");
+    expect(env.find((e) => e.name === 'SHARD_INDEX')?.valueFrom?.fieldRef?.fieldPath).toBe(
+      "metadata.annotations['batch.kubernetes.io/job-completion-index']",
+    );
     // The README changes the count with sed on the word: it must occur nowhere else outside comments.
     const uncommented = text('bench-job.yaml').replace(/#.*$/gm, '');
     expect(uncommented.match(new RegExp(`\\b${completions}\\b`, 'g'))).toHaveLength(3);
@@ -203,7 +230,10 @@ describe('deploy/kubernetes against the real programs', () => {
 
   beforeAll(() => {
     // Commander wraps help lines: compared with runs of spaces made one.
-    serverHelp = execFileSync(process.execPath, [serverBin(), '--help'], { encoding: 'utf8', timeout: 30_000 }).replace(/\s+/g, ' ');
+    serverHelp = execFileSync(process.execPath, [serverBin(), '--help'], { encoding: 'utf8', timeout: 30_000 }).replace(
+      /\s+/g,
+      ' ',
+    );
     dir = mkdtempSync(join(tmpdir(), 'mcp-deploy-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -241,7 +271,8 @@ describe('deploy/kubernetes against the real programs', () => {
     for (const args of commands) {
       const help = await runCli([args[0]!, '--help'], { timeoutMs: 30_000 });
       expect(help.code, `mcp-db-bench ${args[0]} --help: ${help.stderr}`).toBe(0);
-      for (const flag of flagsOf(args.slice(1))) expect(help.stdout, `mcp-db-bench ${args[0]} ${flag}`).toMatch(new RegExp(`(^|[ ,])${flag}[ ,]`, 'm'));
+      for (const flag of flagsOf(args.slice(1)))
+        expect(help.stdout, `mcp-db-bench ${args[0]} ${flag}`).toMatch(new RegExp(`(^|[ ,])${flag}[ ,]`, 'm'));
     }
   });
 
@@ -280,20 +311,27 @@ describe('deploy/kubernetes jobs, run here', () => {
     const secret = find('Secret', 'mcp-db-bench').stringData as Record<string, string>;
     const url = `sqlite:${join(dir, 'shop.db')}`;
     const seedArgs = find('Job', 'mcp-db-bench-seed').spec.template.spec.containers[0].args as string[];
-    const seeded = await runCli([...seedArgs.map((a) => (a === '0.1' ? '0.001' : a)), '--db', url], { timeoutMs: 120_000 });
+    const seeded = await runCli([...seedArgs.map((a) => (a === '0.1' ? '0.001' : a)), '--db', url], {
+      timeoutMs: 120_000,
+    });
     expect(seeded.code, seeded.stderr).toBe(0);
 
     const server = await startServer(url, ['--token', secret.token!, '--session-key', secret['session-key']!]);
     try {
       const bench = find('Job', 'mcp-db-bench-run').spec.template.spec.containers[0];
       const values: Record<string, string> = { MCP_DB_TOKEN: secret.token!, SHARD_INDEX: '0', SHARDS: '1' };
-      const args = (bench.args as string[]).map((a) => a.replace(/\$\((\w+)\)/g, (_, name: string) => values[name]!).replace(/^\/results\//, `${dir}/`));
+      const args = (bench.args as string[]).map((a) =>
+        a.replace(/\$\((\w+)\)/g, (_, name: string) => values[name]!).replace(/^\/results\//, `${dir}/`),
+      );
       const at = (flag: string) => args.indexOf(flag) + 1;
       args[at('--target')] = server.endpoint;
       args[at('--duration')] = '1s';
       args[at('--agents')] = '2';
       // the job's variables reach the command too: run reads MCP_DB_TOKEN itself
-      const ran = await runCli([...args, '--warmup', '100ms'], { env: { ...process.env, ...values }, timeoutMs: 120_000 });
+      const ran = await runCli([...args, '--warmup', '100ms'], {
+        env: { ...process.env, ...values },
+        timeoutMs: 120_000,
+      });
       expect(ran.code, ran.stderr).toBe(0);
       expect(existsSync(join(dir, 'shard-0.json'))).toBe(true);
     } finally {
@@ -301,9 +339,17 @@ describe('deploy/kubernetes jobs, run here', () => {
     }
 
     const line = find('Job', 'mcp-db-bench-merge').spec.template.spec.containers[0].args[0] as string;
-    const shards = readdirSync(dir).filter((f) => /^shard-\d+\.json$/.test(f)).map((f) => join(dir, f));
-    const words = line.replace(/\/results\//g, `${dir}/`).split(/\s+/).slice(1);
-    const merged = await runCli(words.flatMap((w) => (w.includes('*') ? shards : [w])), { timeoutMs: 60_000 });
+    const shards = readdirSync(dir)
+      .filter((f) => /^shard-\d+\.json$/.test(f))
+      .map((f) => join(dir, f));
+    const words = line
+      .replace(/\/results\//g, `${dir}/`)
+      .split(/\s+/)
+      .slice(1);
+    const merged = await runCli(
+      words.flatMap((w) => (w.includes('*') ? shards : [w])),
+      { timeoutMs: 60_000 },
+    );
     expect(merged.code, merged.stderr).toBe(0);
     const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { steps: unknown[] };
     expect(run.steps.length).toBeGreaterThan(0);

@@ -31,22 +31,30 @@ function failure(r: CliRun, code: 1 | 2): string {
 
 describe('report names the file it cannot use (exit 1)', () => {
   it('a missing file', async () => {
-    expect(failure(await run(['report', 'missing.json']), 1)).toBe('mcp-db-bench: cannot read the result file missing.json: no such file');
+    expect(failure(await run(['report', 'missing.json']), 1)).toBe(
+      'mcp-db-bench: cannot read the result file missing.json: no such file',
+    );
   });
 
   it('a directory', async () => {
     mkdirSync(join(dir, 'results'), { recursive: true });
-    expect(failure(await run(['report', 'results']), 1)).toBe('mcp-db-bench: cannot read the result file results: it is a directory');
+    expect(failure(await run(['report', 'results']), 1)).toBe(
+      'mcp-db-bench: cannot read the result file results: it is a directory',
+    );
   });
 
   it('broken JSON', async () => {
     writeFileSync(join(dir, 'broken.json'), '{"version": 1,');
-    expect(failure(await run(['report', 'broken.json']), 1)).toMatch(/^mcp-db-bench: broken\.json is not JSON \(.+\): is it a result file written by run, floor or soak --out\?$/);
+    expect(failure(await run(['report', 'broken.json']), 1)).toMatch(
+      /^mcp-db-bench: broken\.json is not JSON \(.+\): is it a result file written by run, floor or soak --out\?$/,
+    );
   });
 
   it('JSON that is not a result file', async () => {
     writeFileSync(join(dir, 'other.json'), '{"name": "something else"}');
-    expect(failure(await run(['report', 'other.json']), 1)).toMatch(/^mcp-db-bench: other\.json is not an mcp-db-bench result file: version: /);
+    expect(failure(await run(['report', 'other.json']), 1)).toMatch(
+      /^mcp-db-bench: other\.json is not an mcp-db-bench result file: version: /,
+    );
   });
 });
 
@@ -58,20 +66,30 @@ describe('usage errors exit 2 and say what was meant', () => {
   });
 
   it('a mistyped command gets the closest one, also after options of run', async () => {
-    expect(failure(await run(['sed', '--db', 'sqlite:x.db']), 2)).toBe("mcp-db-bench: unknown command 'sed' (did you mean seed?); see mcp-db-bench --help");
-    expect(failure(await run(['--agents', '1', 'repot']), 2)).toBe("mcp-db-bench: unknown command 'repot' (did you mean report?)");
+    expect(failure(await run(['sed', '--db', 'sqlite:x.db']), 2)).toBe(
+      "mcp-db-bench: unknown command 'sed' (did you mean seed?); see mcp-db-bench --help",
+    );
+    expect(failure(await run(['--agents', '1', 'repot']), 2)).toBe(
+      "mcp-db-bench: unknown command 'repot' (did you mean report?)",
+    );
   });
 
   it('a mistyped option gets the closest one', async () => {
-    expect(failure(await run(['run', '--agent', '1']), 2)).toBe("mcp-db-bench: unknown option '--agent' (did you mean --agents?); see mcp-db-bench run --help");
+    expect(failure(await run(['run', '--agent', '1']), 2)).toBe(
+      "mcp-db-bench: unknown option '--agent' (did you mean --agents?); see mcp-db-bench run --help",
+    );
   });
 
   it('a bad value names the option and the value', async () => {
-    expect(failure(await run(['seed', '--scale', '-1']), 2)).toMatch(/^mcp-db-bench: --scale must be above 0 .*: -1; see mcp-db-bench seed --help$/);
+    expect(failure(await run(['seed', '--scale', '-1']), 2)).toMatch(
+      /^mcp-db-bench: --scale must be above 0 .*: -1; see mcp-db-bench seed --help$/,
+    );
   });
 
   it('--target not-a-url', async () => {
-    expect(failure(await run(['run', '--target', 'not-a-url']), 2)).toBe('mcp-db-bench: --target must be an http(s) URL: not-a-url; see mcp-db-bench run --help');
+    expect(failure(await run(['run', '--target', 'not-a-url']), 2)).toBe(
+      'mcp-db-bench: --target must be an http(s) URL: not-a-url; see mcp-db-bench run --help',
+    );
   });
 
   it('--token without --target, before anything is seeded or started', async () => {
@@ -83,54 +101,75 @@ describe('usage errors exit 2 and say what was meant', () => {
   });
 
   it('--db with --target', async () => {
-    expect(failure(await run(['run', '--db', 'sqlite:x.db', '--target', 'http://127.0.0.1:1/mcp']), 2)).toMatch(/--db and --target cannot be used together/);
+    expect(failure(await run(['run', '--db', 'sqlite:x.db', '--target', 'http://127.0.0.1:1/mcp']), 2)).toMatch(
+      /--db and --target cannot be used together/,
+    );
   });
 
   it('a missing argument', async () => {
-    expect(failure(await run(['report']), 2)).toBe("mcp-db-bench: missing required argument 'file'; see mcp-db-bench report --help");
+    expect(failure(await run(['report']), 2)).toBe(
+      "mcp-db-bench: missing required argument 'file'; see mcp-db-bench report --help",
+    );
   });
 
   it('index without a profile', async () => {
-    expect(failure(await run(['index']), 2)).toBe('mcp-db-bench: index needs --indexes baseline or --indexes optimized');
+    expect(failure(await run(['index']), 2)).toBe(
+      'mcp-db-bench: index needs --indexes baseline or --indexes optimized',
+    );
   });
 
   it('soak takes one workload', async () => {
-    expect(failure(await run(['soak', '--workloads', 'point-read,filtered']), 2)).toMatch(/--workloads: soak runs one workload at a time: point-read,filtered/);
+    expect(failure(await run(['soak', '--workloads', 'point-read,filtered']), 2)).toMatch(
+      /--workloads: soak runs one workload at a time: point-read,filtered/,
+    );
   });
 });
 
 describe('runtime failures exit 1 and name their target', () => {
   it('an unreachable --target: the URL and the reason in words', async () => {
     const url = `http://127.0.0.1:${await freePort()}/mcp`;
-    expect(failure(await run(['run', '--target', url, '--duration', '100ms']), 1)).toBe(`mcp-db-bench: cannot reach the target ${url}: connection refused`);
+    expect(failure(await run(['run', '--target', url, '--duration', '100ms']), 1)).toBe(
+      `mcp-db-bench: cannot reach the target ${url}: connection refused`,
+    );
   });
 
   it('a database URL with a password: redacted in the message', async () => {
     const r = await run(['seed', '--db', 'postgres://bench:s3cret@127.0.0.1:1/bench']);
     expect(r.code).toBe(1);
     expect(r.stderr).not.toContain('s3cret');
-    expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(/^mcp-db-bench: postgres:\/\/bench:\*\*\*@127\.0\.0\.1:1\/bench: Cannot reach the PostgreSQL server/);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^mcp-db-bench: postgres:\/\/bench:\*\*\*@127\.0\.0\.1:1\/bench: Cannot reach the PostgreSQL server/,
+    );
   });
 
   it('run reads MCP_DB_BENCH_DB like seed, index and serve', async () => {
     const path = join(dir, 'no-such-dir', 'x.db');
-    expect(failure(await run(['run', '--duration', '100ms'], { MCP_DB_BENCH_DB: `sqlite:${path}` }), 1)).toContain(`cannot open SQLite database ${path}`);
+    expect(failure(await run(['run', '--duration', '100ms'], { MCP_DB_BENCH_DB: `sqlite:${path}` }), 1)).toContain(
+      `cannot open SQLite database ${path}`,
+    );
   });
 });
 
 describe('help', () => {
-  it.each(['run', 'report', 'compare', 'merge', 'seed', 'index', 'serve', 'doctor', 'floor', 'soak', 'record'])('%s --help ends with examples', async (command) => {
-    const r = await run([command, '--help']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\nExamples:\n( {2}\$ .*mcp-db-bench.*\n)+\n?$/);
-    if (command !== 'run') expect(r.stdout).toMatch(new RegExp(`\\$ (MCP_DB_BENCH_DB=\\S+ )?mcp-db-bench ${command}`));
-  });
+  it.each(['run', 'report', 'compare', 'merge', 'seed', 'index', 'serve', 'doctor', 'floor', 'soak', 'record'])(
+    '%s --help ends with examples',
+    async (command) => {
+      const r = await run([command, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/\nExamples:\n( {2}\$ .*mcp-db-bench.*\n)+\n?$/);
+      if (command !== 'run')
+        expect(r.stdout).toMatch(new RegExp(`\\$ (MCP_DB_BENCH_DB=\\S+ )?mcp-db-bench ${command}`));
+    },
+  );
 
-  it.each(['run', 'report', 'compare', 'merge', 'floor', 'soak', 'record'])('%s names its output file -o, --out', async (command) => {
-    const help = (await run([command, '--help'])).stdout;
-    expect(help).toMatch(/^ {2}-o, --out <file> /m);
-    expect(help).not.toMatch(/--output/);
-  });
+  it.each(['run', 'report', 'compare', 'merge', 'floor', 'soak', 'record'])(
+    '%s names its output file -o, --out',
+    async (command) => {
+      const help = (await run([command, '--help'])).stdout;
+      expect(help).toMatch(/^ {2}-o, --out <file> /m);
+      expect(help).not.toMatch(/--output/);
+    },
+  );
 
   it('prints defaults as they are typed and as the code uses them', async () => {
     const runHelp = (await run(['run', '--help'])).stdout.replace(/\s+/g, ' ');
@@ -149,11 +188,28 @@ describe('help', () => {
 describe('Ctrl-C', () => {
   it('stops the server run started, removes its temporary database and exits 130', async () => {
     const tmp = mkdtempSync(join(dir, 'sigint-'));
-    const child = spawn(process.execPath, [BIN, 'run', '--scale', '0.001', '--agents', '1', '--workloads', 'point-read', '--duration', '60s', '--warmup', '100ms'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', TMPDIR: tmp },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'run',
+        '--scale',
+        '0.001',
+        '--agents',
+        '1',
+        '--workloads',
+        'point-read',
+        '--duration',
+        '60s',
+        '--warmup',
+        '100ms',
+      ],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', TMPDIR: tmp },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no server within 60 s: ${stderr}`)), 60_000);

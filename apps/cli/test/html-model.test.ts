@@ -25,7 +25,8 @@ describe('the latency spectrum', () => {
     expect(SPECTRUM_LEVELS[0]).toBe(2);
     expect(SPECTRUM_LEVELS.at(-1)).toBe(10_000);
     for (const decade of [10, 100, 1000]) expect(SPECTRUM_LEVELS).toContain(decade);
-    for (let i = 1; i < SPECTRUM_LEVELS.length; i++) expect(SPECTRUM_LEVELS[i]!).toBeGreaterThan(SPECTRUM_LEVELS[i - 1]!);
+    for (let i = 1; i < SPECTRUM_LEVELS.length; i++)
+      expect(SPECTRUM_LEVELS[i]!).toBeGreaterThan(SPECTRUM_LEVELS[i - 1]!);
   });
 
   it('gives each percentile in ms, and nothing where the calls are too few to resolve it', () => {
@@ -44,7 +45,11 @@ describe('the latency spectrum', () => {
 });
 
 describe('scaling, timeline and index pairs', () => {
-  const sweep = [step({ workload: 'point-read', agents: 1, calls: 100 }), step({ workload: 'point-read', agents: 2, calls: 180 }), step({ workload: 'point-read', agents: 4, calls: 190 })];
+  const sweep = [
+    step({ workload: 'point-read', agents: 1, calls: 100 }),
+    step({ workload: 'point-read', agents: 2, calls: 180 }),
+    step({ workload: 'point-read', agents: 4, calls: 190 }),
+  ];
 
   it('computes scaling efficiency against the first agent count, and the knee', () => {
     const line = scalingLine(groupSteps(sweep));
@@ -57,7 +62,13 @@ describe('scaling, timeline and index pairs', () => {
   });
 
   it('turns intervals into calls/s over each interval’s own length, the last one cut at the step’s end', () => {
-    const s = step({ workload: 'mixed', agents: 1, calls: 250, durationMs: 2500, intervals: [0, 1000, 2000].map((atMs, i) => ({ atMs, calls: [100, 100, 50][i]!, errors: 0, ...stats([1000]) })) });
+    const s = step({
+      workload: 'mixed',
+      agents: 1,
+      calls: 250,
+      durationMs: 2500,
+      intervals: [0, 1000, 2000].map((atMs, i) => ({ atMs, calls: [100, 100, 50][i]!, errors: 0, ...stats([1000]) })),
+    });
     expect(intervalRates(s)).toEqual([
       { startMs: 0, lengthMs: 1000, rate: 100 },
       { startMs: 1000, lengthMs: 1000, rate: 100 },
@@ -66,9 +77,27 @@ describe('scaling, timeline and index pairs', () => {
   });
 
   it('lays a round’s steps end to end, marking where each begins, with agents only where intervals carry them', () => {
-    const interval = (atMs: number, calls: number, extra = {}) => ({ atMs, calls, errors: 0, ...stats(Array(calls).fill(2000)), ...extra });
-    const first = step({ workload: 'point-read', agents: 1, calls: 30, durationMs: 2000, intervals: [interval(0, 10), interval(1000, 20)] });
-    const second = step({ workload: 'point-read', agents: 4, calls: 40, durationMs: 1000, intervals: [interval(0, 40, { agents: 4, rate: 50 })] });
+    const interval = (atMs: number, calls: number, extra = {}) => ({
+      atMs,
+      calls,
+      errors: 0,
+      ...stats(Array(calls).fill(2000)),
+      ...extra,
+    });
+    const first = step({
+      workload: 'point-read',
+      agents: 1,
+      calls: 30,
+      durationMs: 2000,
+      intervals: [interval(0, 10), interval(1000, 20)],
+    });
+    const second = step({
+      workload: 'point-read',
+      agents: 4,
+      calls: 40,
+      durationMs: 1000,
+      intervals: [interval(0, 40, { agents: 4, rate: 50 })],
+    });
     const t = timeline([first, second]);
     expect(t.markers).toEqual([
       { x: 0, label: 'point-read × 1' },
@@ -85,7 +114,13 @@ describe('scaling, timeline and index pairs', () => {
   it('names the load stages of a staged run, and nothing for a run without them', () => {
     expect(loadStages(result([]))).toBeUndefined();
     const staged = result([]);
-    staged.config.stages = { kind: 'agents', stages: [{ durationMs: 5000, target: 1 }, { durationMs: 2000, target: 16 }] };
+    staged.config.stages = {
+      kind: 'agents',
+      stages: [
+        { durationMs: 5000, target: 1 },
+        { durationMs: 2000, target: 16 },
+      ],
+    };
     expect(loadStages(staged)).toBe('agents 5s:1,2s:16');
     const model = reportModel([{ label: 'a', result: staged }]);
     expect(model.runs[0]!.facts.find((f) => f.key === 'stages')?.text).toBe('agents 5s:1,2s:16');
@@ -93,9 +128,15 @@ describe('scaling, timeline and index pairs', () => {
 
   it('pairs the baseline and optimized rounds of the same step, with the speed-up', () => {
     const pairs = indexPairs(
-      groupSteps([step({ workload: 'filtered', agents: 1, calls: 50, indexes: 'baseline' }), step({ workload: 'filtered', agents: 1, calls: 450, indexes: 'optimized' }), step({ workload: 'echo', agents: 1, calls: 9, indexes: null })]),
+      groupSteps([
+        step({ workload: 'filtered', agents: 1, calls: 50, indexes: 'baseline' }),
+        step({ workload: 'filtered', agents: 1, calls: 450, indexes: 'optimized' }),
+        step({ workload: 'echo', agents: 1, calls: 9, indexes: null }),
+      ]),
     );
-    expect(pairs).toEqual([{ target: 'sqlite', workload: 'filtered', agents: 1, baseline: 50, optimized: 450, speedup: 9 }]);
+    expect(pairs).toEqual([
+      { target: 'sqlite', workload: 'filtered', agents: 1, baseline: 50, optimized: 450, speedup: 9 },
+    ]);
   });
 
   it('reads token counts only where a result file has them: tool list, session start, each workload’s median answer', () => {
@@ -110,7 +151,9 @@ describe('scaling, timeline and index pairs', () => {
         calls: [{ workload: 'point-read', calls: 30, bytes: { p50: 200, max: 260 }, tokens: { p50: 54, max: 70 } }],
       },
     ];
-    expect(tokenRecords({ ...result([]), tokens })).toEqual([{ target: 'sqlite', counts: { 'tools/list': 1263, 'session start': 3796, 'point-read p50': 54 } }]);
+    expect(tokenRecords({ ...result([]), tokens })).toEqual([
+      { target: 'sqlite', counts: { 'tools/list': 1263, 'session start': 3796, 'point-read p50': 54 } },
+    ]);
   });
 });
 
@@ -131,14 +174,22 @@ describe('the report model and page', () => {
     const errors = model.sections.find((s) => s.id === 'errors')!.blocks[0]!;
     expect(errors.chart!.data).toEqual([[0], [3]]);
     const spectrumChart = model.sections[0]!.blocks[0]!.chart!;
-    expect(spectrumChart.series.map((s) => s.label)).toEqual(['sqlite (baseline) × 1', 'sqlite (baseline) × 2', 'sqlite (optimized) × 1', 'sqlite (optimized) × 2']);
+    expect(spectrumChart.series.map((s) => s.label)).toEqual([
+      'sqlite (baseline) × 1',
+      'sqlite (baseline) × 2',
+      'sqlite (optimized) × 1',
+      'sqlite (optimized) × 2',
+    ]);
     // every series has a value for every x
     for (const column of spectrumChart.data) expect(column).toHaveLength(SPECTRUM_LEVELS.length);
   });
 
   it('overlays several runs: each series once per run, named by the run', () => {
     const slower = result(steps.map((s) => ({ ...s, calls: s.calls / 2 })));
-    const model = reportModel([{ label: 'main', result: one }, { label: 'branch', result: slower }]);
+    const model = reportModel([
+      { label: 'main', result: one },
+      { label: 'branch', result: slower },
+    ]);
     const scaling = model.sections.find((s) => s.id === 'scaling')!.blocks[0]!.chart!;
     expect(scaling.series.filter((s) => s.scale === 'rate').map((s) => s.label)).toEqual([
       'main: sqlite (baseline) calls/s',
@@ -168,17 +219,37 @@ describe('the report model and page', () => {
 
   it('marks each overlaid run’s own step starts on a shared timeline, once when they agree', () => {
     const timelineOf = (runs: { label: string; result: ReturnType<typeof result> }[]) =>
-      reportModel(runs).sections.find((s) => s.id === 'timeline')!.blocks.map((b) => b.chart!.markers);
+      reportModel(runs)
+        .sections.find((s) => s.id === 'timeline')!
+        .blocks.map((b) => b.chart!.markers);
     const interval = (atMs: number) => ({ atMs, calls: 10, errors: 0, ...stats(Array(10).fill(1000)) });
-    const shortSteps = result([1, 2].map((agents) => step({ workload: 'point-read', agents, calls: 10, durationMs: 1000, intervals: [interval(0)] })));
-    const longSteps = result([1, 2].map((agents) => step({ workload: 'point-read', agents, calls: 30, durationMs: 3000, intervals: [0, 1000, 2000].map(interval) })));
-    expect(timelineOf([{ label: 'a', result: shortSteps }, { label: 'b', result: shortSteps }])).toEqual([
+    const shortSteps = result(
+      [1, 2].map((agents) =>
+        step({ workload: 'point-read', agents, calls: 10, durationMs: 1000, intervals: [interval(0)] }),
+      ),
+    );
+    const longSteps = result(
+      [1, 2].map((agents) =>
+        step({ workload: 'point-read', agents, calls: 30, durationMs: 3000, intervals: [0, 1000, 2000].map(interval) }),
+      ),
+    );
+    expect(
+      timelineOf([
+        { label: 'a', result: shortSteps },
+        { label: 'b', result: shortSteps },
+      ]),
+    ).toEqual([
       [
         { x: 0, label: 'point-read × 1' },
         { x: 1, label: 'point-read × 2' },
       ],
     ]);
-    expect(timelineOf([{ label: 'short', result: shortSteps }, { label: 'long', result: longSteps }])).toEqual([
+    expect(
+      timelineOf([
+        { label: 'short', result: shortSteps },
+        { label: 'long', result: longSteps },
+      ]),
+    ).toEqual([
       [
         { x: 0, label: 'short: point-read × 1' },
         { x: 0, label: 'long: point-read × 1' },
@@ -189,14 +260,40 @@ describe('the report model and page', () => {
   });
 
   it('shows sessions refused and re-initialized, as the terminal report does, and no such section without them', () => {
-    const churn = step({ workload: 'session-churn', agents: 10, calls: 400, errors: { http_503: 3 }, reinitialized: 7 });
-    const model = reportModel([{ label: 'a', result: result([churn, step({ workload: 'point-read', agents: 1, calls: 10 })]) }]);
-    const sessions = model.sections.find((s) => s.id === 'sessions')!;
-    expect(sessions.blocks[0]!.table.head).toEqual(['target', 'workload', 'agents', 'operations/s', 'refused', 're-initialized', 'other errors']);
-    expect(sessions.blocks[0]!.table.rows.map((r) => r.cells)).toEqual([
-      ['sqlite (optimized)', 'session-churn', '10', { text: '400', value: 400 }, { text: '3', value: 3 }, { text: '7', value: 7 }, { text: '0', value: 0 }],
+    const churn = step({
+      workload: 'session-churn',
+      agents: 10,
+      calls: 400,
+      errors: { http_503: 3 },
+      reinitialized: 7,
+    });
+    const model = reportModel([
+      { label: 'a', result: result([churn, step({ workload: 'point-read', agents: 1, calls: 10 })]) },
     ]);
-    const plain = reportModel([{ label: 'a', result: result([step({ workload: 'point-read', agents: 1, calls: 10 })]) }]);
+    const sessions = model.sections.find((s) => s.id === 'sessions')!;
+    expect(sessions.blocks[0]!.table.head).toEqual([
+      'target',
+      'workload',
+      'agents',
+      'operations/s',
+      'refused',
+      're-initialized',
+      'other errors',
+    ]);
+    expect(sessions.blocks[0]!.table.rows.map((r) => r.cells)).toEqual([
+      [
+        'sqlite (optimized)',
+        'session-churn',
+        '10',
+        { text: '400', value: 400 },
+        { text: '3', value: 3 },
+        { text: '7', value: 7 },
+        { text: '0', value: 0 },
+      ],
+    ]);
+    const plain = reportModel([
+      { label: 'a', result: result([step({ workload: 'point-read', agents: 1, calls: 10 })]) },
+    ]);
     expect(plain.sections.some((s) => s.id === 'sessions')).toBe(false);
   });
 
@@ -213,7 +310,9 @@ describe('the report model and page', () => {
     expect(html).toContain('uPlot');
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i);
     expect(html).not.toContain('<img src=x');
-    const specs = JSON.parse(/<script type="application\/json" id="chart-specs">(.*?)<\/script>/s.exec(html)![1]!) as { id: string }[];
+    const specs = JSON.parse(/<script type="application\/json" id="chart-specs">(.*?)<\/script>/s.exec(html)![1]!) as {
+      id: string;
+    }[];
     const slots = [...html.matchAll(/<div class="chart" data-chart="([^"]+)">/g)].map((m) => m[1]);
     expect(specs.map((s) => s.id)).toEqual(slots);
     expect(new Set(slots).size).toBe(slots.length);

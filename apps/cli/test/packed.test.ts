@@ -25,7 +25,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PACKAGES = ['packages/contract', 'packages/server', 'packages/agent', 'packages/dataset', 'apps/cli'];
 const READ_TOOLS = ['aggregate', 'describe_table', 'get', 'list_tables', 'query'];
-const CLI_VERSION = (JSON.parse(readFileSync(join(ROOT, 'apps/cli/package.json'), 'utf8')) as { version: string }).version;
+const CLI_VERSION = (JSON.parse(readFileSync(join(ROOT, 'apps/cli/package.json'), 'utf8')) as { version: string })
+  .version;
 
 /** The environment for npm and the bins: no npm_* variables a pnpm script run sets, temp files in our directory. */
 function childEnv(tmp: string): NodeJS.ProcessEnv {
@@ -33,7 +34,14 @@ function childEnv(tmp: string): NodeJS.ProcessEnv {
   for (const [key, value] of Object.entries(process.env)) {
     if (!/^npm_/i.test(key) && key !== 'NODE_OPTIONS' && !key.startsWith('VITEST')) env[key] = value;
   }
-  return { ...env, TMPDIR: tmp, NO_COLOR: '1', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  return {
+    ...env,
+    TMPDIR: tmp,
+    NO_COLOR: '1',
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+  };
 }
 
 interface Result {
@@ -42,16 +50,31 @@ interface Result {
 }
 
 /** Runs a command; a failure names the command, its exit and both of its outputs. */
-function sh(cmd: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Result> {
+function sh(
+  cmd: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<Result> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd: options.cwd, env: options.env, timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) {
-        const how = error.killed ? `killed after ${options.timeoutMs} ms` : `exit ${String(error.code ?? error.signal)}`;
-        reject(new Error(`${cmd} ${args.join(' ')} (in ${options.cwd}): ${how}\n--- stdout ---\n${tail(stdout)}\n--- stderr ---\n${tail(stderr)}`));
-      } else {
-        resolve({ stdout, stderr });
-      }
-    });
+    execFile(
+      cmd,
+      args,
+      { cwd: options.cwd, env: options.env, timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) {
+          const how = error.killed
+            ? `killed after ${options.timeoutMs} ms`
+            : `exit ${String(error.code ?? error.signal)}`;
+          reject(
+            new Error(
+              `${cmd} ${args.join(' ')} (in ${options.cwd}): ${how}\n--- stdout ---\n${tail(stdout)}\n--- stderr ---\n${tail(stderr)}`,
+            ),
+          );
+        } else {
+          resolve({ stdout, stderr });
+        }
+      },
+    );
   });
 }
 
@@ -85,7 +108,9 @@ describe('the packed packages, installed with npm outside the workspace', () => 
     env = childEnv(tmp);
     for (const tool of ['pnpm', 'npm', 'npx', 'tar']) {
       await sh(tool, ['--version'], { cwd: work, env, timeoutMs: 30_000 }).catch((error: Error) => {
-        throw new Error(`this test needs ${tool} on PATH (.ci/run installs npm and npx where the machine has none): ${error.message}`);
+        throw new Error(
+          `this test needs ${tool} on PATH (.ci/run installs npm and npx where the machine has none): ${error.message}`,
+        );
       });
     }
 
@@ -95,7 +120,11 @@ describe('the packed packages, installed with npm outside the workspace', () => 
     tarballs.push(...readdirSync(packs).map((name) => join(packs, name)));
 
     await sh('npm', ['init', '-y'], { cwd: app, env, timeoutMs: 60_000 });
-    await sh('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], { cwd: app, env, timeoutMs: 300_000 });
+    await sh('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], {
+      cwd: app,
+      env,
+      timeoutMs: 300_000,
+    });
   }, 420_000);
 
   afterAll(() => {
@@ -107,11 +136,23 @@ describe('the packed packages, installed with npm outside the workspace', () => 
     for (const tarball of tarballs) {
       const { stdout: list } = await sh('tar', ['-tzf', tarball], { cwd: work, env, timeoutMs: 30_000 });
       const files = list.split('\n').filter(Boolean);
-      const missing = ['package/package.json', 'package/README.md', 'package/LICENSE'].filter((f) => !files.includes(f));
+      const missing = ['package/package.json', 'package/README.md', 'package/LICENSE'].filter(
+        (f) => !files.includes(f),
+      );
       expect(missing, `${tarball} lacks`).toEqual([]);
-      expect(files.some((f) => f.startsWith('package/dist/') && f.endsWith('.js')), `${tarball} ships dist/*.js`).toBe(true);
-      expect(files.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/')), `${tarball} ships no src or test`).toBe(false);
-      const { stdout: manifest } = await sh('tar', ['-xzOf', tarball, 'package/package.json'], { cwd: work, env, timeoutMs: 30_000 });
+      expect(
+        files.some((f) => f.startsWith('package/dist/') && f.endsWith('.js')),
+        `${tarball} ships dist/*.js`,
+      ).toBe(true);
+      expect(
+        files.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/')),
+        `${tarball} ships no src or test`,
+      ).toBe(false);
+      const { stdout: manifest } = await sh('tar', ['-xzOf', tarball, 'package/package.json'], {
+        cwd: work,
+        env,
+        timeoutMs: 30_000,
+      });
       expect(manifest, tarball).not.toMatch(/"(workspace|catalog):/);
       const meta = JSON.parse(manifest) as { license?: string; repository?: { directory?: string }; version?: string };
       expect(meta.license).toBe('Apache-2.0');
@@ -121,12 +162,29 @@ describe('the packed packages, installed with npm outside the workspace', () => 
   });
 
   it('npx mcp-db-bench --version prints the CLI version', async () => {
-    const { stdout } = await sh('npx', ['--no', '--', 'mcp-db-bench', '--version'], { cwd: app, env, timeoutMs: 60_000 });
+    const { stdout } = await sh('npx', ['--no', '--', 'mcp-db-bench', '--version'], {
+      cwd: app,
+      env,
+      timeoutMs: 60_000,
+    });
     expect(stdout.trim()).toBe(CLI_VERSION);
   });
 
   it('npx mcp-db-bench run: a 2-second run on embedded SQLite prints its latency table', async () => {
-    const args = ['--no', '--', 'mcp-db-bench', 'run', '--duration', '2s', '--warmup', '500ms', '--agents', '1', '--iterations', '1'];
+    const args = [
+      '--no',
+      '--',
+      'mcp-db-bench',
+      'run',
+      '--duration',
+      '2s',
+      '--warmup',
+      '500ms',
+      '--agents',
+      '1',
+      '--iterations',
+      '1',
+    ];
     args.push('--workloads', 'point-read', '--indexes', 'baseline', '--html', 'report.html');
     const { stdout, stderr } = await sh('npx', args, { cwd: app, env, timeoutMs: 180_000 });
     expect(stdout, stderr).toContain(`mcp-db-bench ${CLI_VERSION}`);
@@ -141,12 +199,28 @@ describe('the packed packages, installed with npm outside the workspace', () => 
 
   it('the packed server over stdio, listed by the MCP Inspector CLI, has the five read tools', async () => {
     const db = join(work, 'shop.db');
-    await sh('npx', ['--no', '--', 'mcp-db-bench', 'seed', '--db', `sqlite:${db}`, '--scale', '0.001'], { cwd: app, env, timeoutMs: 120_000 });
+    await sh('npx', ['--no', '--', 'mcp-db-bench', 'seed', '--db', `sqlite:${db}`, '--scale', '0.001'], {
+      cwd: app,
+      env,
+      timeoutMs: 120_000,
+    });
     const server = join(app, 'node_modules/@mcp-db-bench/server/dist/bin.js');
     expect(existsSync(server), server).toBe(true);
     const { stdout } = await sh(
       process.execPath,
-      [inspectorLauncher(), '--cli', '--format', 'json', '--method', 'tools/list', '--', process.execPath, server, '--url', `sqlite:${db}`],
+      [
+        inspectorLauncher(),
+        '--cli',
+        '--format',
+        'json',
+        '--method',
+        'tools/list',
+        '--',
+        process.execPath,
+        server,
+        '--url',
+        `sqlite:${db}`,
+      ],
       { cwd: app, env, timeoutMs: 120_000 },
     );
     const listed = JSON.parse(stdout) as { result?: { tools?: { name: string }[] } };

@@ -6,9 +6,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkTargets, createClient, type McpClient, PROFILES, type Profile, ProfileClient, SimAgent, WORKLOADS } from '@mcp-db-bench/agent';
-import { Random } from '@mcp-db-bench/contract';
-import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import {
+  checkTargets,
+  createClient,
+  type McpClient,
+  PROFILES,
+  type Profile,
+  ProfileClient,
+  SimAgent,
+  WORKLOADS,
+} from '@mcp-db-bench/agent';
+import { Random, type ResultFile, resultFile } from '@mcp-db-bench/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
 import { runCli } from './support/cli.js';
@@ -26,7 +34,10 @@ interface Setup {
 }
 
 const setups: Setup[] = [
-  { name: 'SQLite', db: async () => ({ ours: `sqlite:${join(dir, 'shop.db')}`, dsn: `sqlite://${join(dir, 'shop.db')}` }) },
+  {
+    name: 'SQLite',
+    db: async () => ({ ours: `sqlite:${join(dir, 'shop.db')}`, dsn: `sqlite://${join(dir, 'shop.db')}` }),
+  },
   ...(process.env.PG_URL
     ? [
         {
@@ -67,7 +78,16 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
     const r = await run([
       'run',
       ...['--target', ours.url, '--profile', 'ours', '--target', dbhub.url, '--profile', 'dbhub'],
-      ...['--workloads', 'session-init,point-read,filtered,analytical,write', '--agents', '1,2', '--duration', '300ms', '--warmup', '100ms'],
+      ...[
+        '--workloads',
+        'session-init,point-read,filtered,analytical,write',
+        '--agents',
+        '1,2',
+        '--duration',
+        '300ms',
+        '--warmup',
+        '100ms',
+      ],
       ...['--check-calls', '15', '--format', 'json', '--out', out],
     ]);
     stderr = r.stderr;
@@ -88,7 +108,10 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
     for (const target of ['ours 2025 session', 'dbhub 2025 session']) {
       for (const workload of ['session-init', 'point-read', 'filtered', 'analytical']) {
         const steps = result.steps.filter((s) => s.target === target && s.workload === workload);
-        expect(steps.map((s) => s.agents), `${target} ${workload}`).toEqual([1, 2]);
+        expect(
+          steps.map((s) => s.agents),
+          `${target} ${workload}`,
+        ).toEqual([1, 2]);
         for (const s of steps) {
           expect(s.errors, `${target} ${workload}`).toEqual({});
           expect(s.calls).toBeGreaterThan(0);
@@ -98,9 +121,17 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
   });
 
   it('skips what a profile cannot do, with its reason, never as errors', () => {
-    expect(result.skipped).toContainEqual({ target: 'dbhub 2025 session', workload: 'write', reason: expect.stringMatching(/^dbhub: writes are not mapped/) });
+    expect(result.skipped).toContainEqual({
+      target: 'dbhub 2025 session',
+      workload: 'write',
+      reason: expect.stringMatching(/^dbhub: writes are not mapped/),
+    });
     // our server is read-only here: it lists no write tools
-    expect(result.skipped).toContainEqual({ target: 'ours 2025 session', workload: 'write', reason: expect.stringMatching(/^it has no insert, update, delete tools$/) });
+    expect(result.skipped).toContainEqual({
+      target: 'ours 2025 session',
+      workload: 'write',
+      reason: expect.stringMatching(/^it has no insert, update, delete tools$/),
+    });
     expect(result.steps.some((s) => s.workload === 'write')).toBe(false);
     expect(stderr).toMatch(/dbhub: writes are not mapped/);
   });
@@ -152,7 +183,8 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
         return { ...t, tools: { ...t.tools, get: (args) => get({ ...args, key: Number(args.key) + 1 }) } };
       },
     };
-    const client = (url: string, profile: Profile) => () => new ProfileClient(profile, createClient({ kind: 'http', url }, { client: 'lean', protocol: 'legacy' }));
+    const client = (url: string, profile: Profile) => () =>
+      new ProfileClient(profile, createClient({ kind: 'http', url }, { client: 'lean', protocol: 'legacy' }));
     const checked = await checkTargets(
       [
         { label: 'ours', client: client(ours.url, PROFILES.ours!) },
@@ -195,7 +227,13 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
       const agent = new SimAgent(client, new Random(1));
       await agent.init(['customers', 'orders', 'order_items']);
       // list_tables, a full search per described table, the foreign keys once: as our server's 1 + 3 calls, plus the catalog query
-      expect([...calls].sort()).toEqual(['execute_sql', 'search_objects', 'search_objects', 'search_objects', 'search_objects']);
+      expect([...calls].sort()).toEqual([
+        'execute_sql',
+        'search_objects',
+        'search_objects',
+        'search_objects',
+        'search_objects',
+      ]);
       expect(agent.tables.get('orders')?.foreignKeys.map((f) => f.table)).toContain('customers');
       // a new session discovers again, as a new agent would
       calls.length = 0;
@@ -239,8 +277,32 @@ describe('the sql-tool profile: a server with one raw-SQL tool', () => {
     const out = join(dir, 'sql-tool.json');
     const r = await run([
       'run',
-      ...['--target', ours.url, '--target', withSql.url, '--profile', 'sql-tool:sqlite', '--sql-tool', 'sql', '--sql-arg', 'sql'],
-      ...['--workloads', 'point-read,filtered,analytical,transfer', '--agents', '1', '--duration', '200ms', '--warmup', '100ms', '--check-calls', '10', '--out', out],
+      ...[
+        '--target',
+        ours.url,
+        '--target',
+        withSql.url,
+        '--profile',
+        'sql-tool:sqlite',
+        '--sql-tool',
+        'sql',
+        '--sql-arg',
+        'sql',
+      ],
+      ...[
+        '--workloads',
+        'point-read,filtered,analytical,transfer',
+        '--agents',
+        '1',
+        '--duration',
+        '200ms',
+        '--warmup',
+        '100ms',
+        '--check-calls',
+        '10',
+        '--out',
+        out,
+      ],
     ]);
     expect(r.code, r.stderr).toBe(0);
     const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
@@ -250,8 +312,16 @@ describe('the sql-tool profile: a server with one raw-SQL tool', () => {
       ['sql-tool 2025 session', 'sql-tool'],
     ]);
     for (const s of result.steps) expect(s.errors, `${s.target} ${s.workload}`).toEqual({});
-    expect(result.steps.filter((s) => s.target === 'sql-tool 2025 session').map((s) => s.workload)).toEqual(['point-read', 'filtered', 'analytical']);
-    expect(result.skipped).toContainEqual({ target: 'sql-tool 2025 session', workload: 'transfer', reason: 'sql-tool: no atomic transfer' });
+    expect(result.steps.filter((s) => s.target === 'sql-tool 2025 session').map((s) => s.workload)).toEqual([
+      'point-read',
+      'filtered',
+      'analytical',
+    ]);
+    expect(result.skipped).toContainEqual({
+      target: 'sql-tool 2025 session',
+      workload: 'transfer',
+      reason: 'sql-tool: no atomic transfer',
+    });
     expect(result.agreement?.map((a) => [a.workload, a.mismatches])).toEqual([
       ['point-read', 0],
       ['filtered', 0],
@@ -268,19 +338,39 @@ describe('profile usage errors', () => {
   };
 
   it('a --profile before any target, two for one target, an unknown one, sql-tool without its engine', async () => {
-    expect(await failure(['run', '--profile', 'dbhub', '--target', 'http://127.0.0.1:1/mcp'])).toMatch(/--profile dbhub comes after the --target or --target-cmd it applies to/);
-    expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'dbhub', '--profile', 'ours'])).toMatch(/two profiles \(dbhub, ours\) for one target/);
-    expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'nope'])).toMatch(/unknown profile nope; profiles: ours, dbhub, faucet, sql-tool/);
-    expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'sql-tool'])).toMatch(/sql-tool needs the engine: --profile sql-tool:ENGINE/);
+    expect(await failure(['run', '--profile', 'dbhub', '--target', 'http://127.0.0.1:1/mcp'])).toMatch(
+      /--profile dbhub comes after the --target or --target-cmd it applies to/,
+    );
+    expect(
+      await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'dbhub', '--profile', 'ours']),
+    ).toMatch(/two profiles \(dbhub, ours\) for one target/);
+    expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'nope'])).toMatch(
+      /unknown profile nope; profiles: ours, dbhub, faucet, sql-tool/,
+    );
+    expect(await failure(['run', '--target', 'http://127.0.0.1:1/mcp', '--profile', 'sql-tool'])).toMatch(
+      /sql-tool needs the engine: --profile sql-tool:ENGINE/,
+    );
   });
 
   it('an engine for a profile that reads none, an empty one, and a profile flag no target’s profile reads', async () => {
     const target = ['--target', 'http://127.0.0.1:1/mcp'];
-    expect(await failure(['run', ...target, '--profile', 'ours:postgres'])).toMatch(/^.*--profile ours:postgres: ours takes no engine \(only dbhub, sql-tool do\)/m);
-    expect(await failure(['run', ...target, '--profile', 'faucet:sqlite'])).toMatch(/--profile faucet:sqlite: faucet takes no engine/);
-    expect(await failure(['run', ...target, '--profile', 'dbhub:'])).toMatch(/--profile dbhub:: name the engine after the colon/);
-    expect(await failure(['run', ...target, '--profile', 'dbhub', '--sql-tool', 'query'])).toMatch(/--sql-tool is for the sql-tool profile, and no --target uses it/);
-    expect(await failure(['run', ...target, '--sql-arg', 'text'])).toMatch(/--sql-arg is for the sql-tool profile, and no --target uses it/);
-    expect(await failure(['run', ...target, '--profile', 'ours', '--service', 'main'])).toMatch(/--service is for the faucet profile, and no --target uses it/);
+    expect(await failure(['run', ...target, '--profile', 'ours:postgres'])).toMatch(
+      /^.*--profile ours:postgres: ours takes no engine \(only dbhub, sql-tool do\)/m,
+    );
+    expect(await failure(['run', ...target, '--profile', 'faucet:sqlite'])).toMatch(
+      /--profile faucet:sqlite: faucet takes no engine/,
+    );
+    expect(await failure(['run', ...target, '--profile', 'dbhub:'])).toMatch(
+      /--profile dbhub:: name the engine after the colon/,
+    );
+    expect(await failure(['run', ...target, '--profile', 'dbhub', '--sql-tool', 'query'])).toMatch(
+      /--sql-tool is for the sql-tool profile, and no --target uses it/,
+    );
+    expect(await failure(['run', ...target, '--sql-arg', 'text'])).toMatch(
+      /--sql-arg is for the sql-tool profile, and no --target uses it/,
+    );
+    expect(await failure(['run', ...target, '--profile', 'ours', '--service', 'main'])).toMatch(
+      /--service is for the faucet profile, and no --target uses it/,
+    );
   });
 });

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { createClient } from '@mcp-db-bench/agent';
 import { type TraceLine, type TraceRequest, traceLine } from '@mcp-db-bench/contract';
 import { seed } from '@mcp-db-bench/dataset';
+import { SERVER_BIN } from '@mcp-db-bench/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Recorder } from '../src/record/recorder.js';
-import { SERVER_BIN } from '@mcp-db-bench/server';
 import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 import { BIN } from './support/cli.js';
 
@@ -37,8 +37,12 @@ const read = (file: string): TraceLine[] =>
 const requests = (lines: TraceLine[]) => lines.filter((l): l is TraceRequest => l.type === 'request');
 
 /** The recorder over HTTP, once it says where the host should point. */
-async function startRecorder(args: string[]): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'record', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+async function startRecorder(
+  args: string[],
+): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [BIN, 'record', '--port', '0', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -56,7 +60,10 @@ describe('record over HTTP', () => {
   it('passes the official SDK client through unchanged and writes its session, shaped', async () => {
     const file = join(dir, 'http.jsonl');
     const recorder = await startRecorder(['--target', server.endpoint, '-o', file]);
-    const client = createClient({ kind: 'http', url: recorder.url }, { client: 'sdk', protocol: 'legacy', clientInfo: { name: 'a-host', version: '9' } });
+    const client = createClient(
+      { kind: 'http', url: recorder.url },
+      { client: 'sdk', protocol: 'legacy', clientInfo: { name: 'a-host', version: '9' } },
+    );
     try {
       await client.open();
       const got = await client.callTool('get', { table: 'orders', key: 1 });
@@ -73,11 +80,21 @@ describe('record over HTTP', () => {
 
     const lines = read(file);
     expect(lines[0]).toMatchObject({ type: 'trace', version: 1, values: 'shape', target: server.endpoint });
-    expect(lines[1]).toMatchObject({ type: 'session', session: 's1', protocolVersion: expect.stringMatching(/^2025-/), client: { name: 'a-host', version: '9' } });
+    expect(lines[1]).toMatchObject({
+      type: 'session',
+      session: 's1',
+      protocolVersion: expect.stringMatching(/^2025-/),
+      client: { name: 'a-host', version: '9' },
+    });
     const calls = requests(lines).filter((r) => r.method === 'tools/call');
     expect(calls.map((c) => [c.tool, c.arguments, c.rows, c.error])).toEqual([
       ['get', { table: 'orders', key: '<integer>' }, 1, undefined],
-      ['query', { table: 'orders', filter: { column: 'status', op: '=', value: '<string 4>' }, limit: '<integer>' }, 3, undefined],
+      [
+        'query',
+        { table: 'orders', filter: { column: 'status', op: '=', value: '<string 4>' }, limit: '<integer>' },
+        3,
+        undefined,
+      ],
       ['get', { table: 'no_such_table', key: '<integer>' }, undefined, 'tool:unknown_table'],
     ]);
     for (const call of calls) {
@@ -87,7 +104,13 @@ describe('record over HTTP', () => {
       expect(call.bytes.request).toBeGreaterThan(0);
       expect(call.bytes.response).toBeGreaterThan(0);
     }
-    expect(requests(lines).map((r) => r.method)).toEqual(['initialize', 'notifications/initialized', 'tools/call', 'tools/call', 'tools/call']);
+    expect(requests(lines).map((r) => r.method)).toEqual([
+      'initialize',
+      'notifications/initialized',
+      'tools/call',
+      'tools/call',
+      'tools/call',
+    ]);
     // The SDK client ends its session with DELETE: the trace says so; the server's id is written nowhere.
     expect(lines.at(-1)).toMatchObject({ type: 'end', session: 's1' });
     expect(readFileSync(file, 'utf8')).not.toMatch(/mcp-session-id|"id:/i);
@@ -96,7 +119,9 @@ describe('record over HTTP', () => {
   it('keeps sessions apart, and with --values keep writes the arguments as sent', async () => {
     const file = join(dir, 'two.jsonl');
     const recorder = await startRecorder(['--target', server.endpoint, '-o', file, '--values', 'keep']);
-    const clients = [0, 1].map(() => createClient({ kind: 'http', url: recorder.url }, { client: 'lean', protocol: 'legacy' }));
+    const clients = [0, 1].map(() =>
+      createClient({ kind: 'http', url: recorder.url }, { client: 'lean', protocol: 'legacy' }),
+    );
     try {
       for (const client of clients) await client.open();
       await clients[1]!.callTool('get', { table: 'customers', key: 2 });
@@ -116,7 +141,11 @@ describe('record over HTTP', () => {
   it('answers 502 with the reason when the server is not there, and records the failure', async () => {
     const file = join(dir, 'down.jsonl');
     const recorder = await startRecorder(['--target', 'http://127.0.0.1:1/mcp', '-o', file]);
-    const response = await fetch(recorder.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const response = await fetch(recorder.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(response.status).toBe(502);
     expect(await response.text()).toMatch(/did not answer/);
     recorder.child.kill('SIGINT');
@@ -129,7 +158,11 @@ describe('record over stdio', () => {
   it('sits between a stdio host and the server, and writes the session', async () => {
     const file = join(dir, 'stdio.jsonl');
     const client = createClient(
-      { kind: 'stdio', command: process.execPath, args: [BIN, 'record', '-o', file, '--target-cmd', `${process.execPath} ${SERVER_BIN} --url ${dbUrl}`] },
+      {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [BIN, 'record', '-o', file, '--target-cmd', `${process.execPath} ${SERVER_BIN} --url ${dbUrl}`],
+      },
       { client: 'lean', protocol: 'legacy' },
     );
     try {
@@ -146,7 +179,12 @@ describe('record over stdio', () => {
       lines = read(file);
     }
     expect(lines[0]).toMatchObject({ type: 'trace', target: process.execPath });
-    expect(requests(lines).find((r) => r.method === 'tools/call')).toMatchObject({ session: 's1', tool: 'query', arguments: { table: 'customers', limit: '<integer>' }, rows: 2 });
+    expect(requests(lines).find((r) => r.method === 'tools/call')).toMatchObject({
+      session: 's1',
+      tool: 'query',
+      arguments: { table: 'customers', limit: '<integer>' },
+      rows: 2,
+    });
     expect(lines.at(-1)).toMatchObject({ type: 'end', session: 's1' });
   }, 60_000);
 });
@@ -155,15 +193,50 @@ describe('Recorder', () => {
   it('drops the arguments under --values drop and times think time from the previous answer', () => {
     const lines: TraceLine[] = [];
     let now = 0;
-    const recorder = new Recorder((l) => lines.push(l), 'drop', 'x', () => now);
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', clientInfo: { name: 'h', version: '1' } } };
-    recorder.exchange({ key: 'c', sent: [init], received: [{ jsonrpc: '2.0', id: 1, result: {} }], startedAt: 0, endedAt: 2, bytes: { request: 10, response: 20 } });
+    const recorder = new Recorder(
+      (l) => lines.push(l),
+      'drop',
+      'x',
+      () => now,
+    );
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', clientInfo: { name: 'h', version: '1' } },
+    };
+    recorder.exchange({
+      key: 'c',
+      sent: [init],
+      received: [{ jsonrpc: '2.0', id: 1, result: {} }],
+      startedAt: 0,
+      endedAt: 2,
+      bytes: { request: 10, response: 20 },
+    });
     now = 10;
-    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get', arguments: { table: 't', key: 'secret' } } };
-    recorder.exchange({ key: 'c', sent: [call], received: [{ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'no' } }], startedAt: 7, endedAt: 9, bytes: { request: 10, response: 20 } });
+    const call = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'get', arguments: { table: 't', key: 'secret' } },
+    };
+    recorder.exchange({
+      key: 'c',
+      sent: [call],
+      received: [{ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'no' } }],
+      startedAt: 7,
+      endedAt: 9,
+      bytes: { request: 10, response: 20 },
+    });
     const [, , first, second] = lines as [TraceLine, TraceLine, TraceRequest, TraceRequest];
     expect(first).toMatchObject({ method: 'initialize', thinkMs: 0, durationMs: 2 });
-    expect(second).toMatchObject({ method: 'tools/call', tool: 'get', thinkMs: 5, durationMs: 2, error: 'jsonrpc_-32602' });
+    expect(second).toMatchObject({
+      method: 'tools/call',
+      tool: 'get',
+      thinkMs: 5,
+      durationMs: 2,
+      error: 'jsonrpc_-32602',
+    });
     expect(second.arguments).toBeUndefined();
     expect(JSON.stringify(lines)).not.toContain('secret');
   });

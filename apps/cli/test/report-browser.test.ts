@@ -20,8 +20,11 @@ const haveChromium = existsSync(CHROMIUM);
 /** CI as CI services set it (true, or 1): CI=false or CI=0 is a developer saying it is not CI. */
 const inCi = /^(true|1)$/i.test(process.env.CI ?? '');
 if (!haveChromium) {
-  if (inCi) throw new Error(`CI needs Chromium at ${CHROMIUM} for the HTML report test (.ci/run installs Debian's chromium)`);
-  console.warn(`report-browser.test.ts skipped: no Chromium at ${CHROMIUM}; apt-get install chromium (or set CHROMIUM_PATH)`);
+  if (inCi)
+    throw new Error(`CI needs Chromium at ${CHROMIUM} for the HTML report test (.ci/run installs Debian's chromium)`);
+  console.warn(
+    `report-browser.test.ts skipped: no Chromium at ${CHROMIUM}; apt-get install chromium (or set CHROMIUM_PATH)`,
+  );
 }
 
 interface Drawn {
@@ -46,22 +49,72 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
 
   beforeAll(async () => {
     const run = await runCli(
-      ['run', '--scale', '0.002', '--workloads', 'point-read,filtered,echo', '--agents', '1,2', '--duration', '1s', '--warmup', '200ms', '--out', 'run.json', '--html', 'run.html'],
+      [
+        'run',
+        '--scale',
+        '0.002',
+        '--workloads',
+        'point-read,filtered,echo',
+        '--agents',
+        '1,2',
+        '--duration',
+        '1s',
+        '--warmup',
+        '200ms',
+        '--out',
+        'run.json',
+        '--html',
+        'run.html',
+      ],
       { cwd: dir, timeoutMs: 180_000 },
     );
     if (run.code !== 0) throw new Error(`run exited ${run.code}: ${run.stderr}`);
     result = resultFile.parse(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')));
     const staged = await runCli(
-      ['run', '--scale', '0.002', '--workloads', 'point-read', '--indexes', 'optimized', '--stages', '1s:1,1s:3', '--warmup', '200ms', '--out', 'staged.json', '--html', 'staged.html'],
+      [
+        'run',
+        '--scale',
+        '0.002',
+        '--workloads',
+        'point-read',
+        '--indexes',
+        'optimized',
+        '--stages',
+        '1s:1,1s:3',
+        '--warmup',
+        '200ms',
+        '--out',
+        'staged.json',
+        '--html',
+        'staged.html',
+      ],
       { cwd: dir, timeoutMs: 180_000 },
     );
     if (staged.code !== 0) throw new Error(`staged run exited ${staged.code}: ${staged.stderr}`);
     // a second run, 20% slower in calls/s, to compare against: a rendering test, not a measurement
     const slower = { ...result, steps: result.steps.map((step) => ({ ...step, calls: Math.round(step.calls * 0.8) })) };
     writeFileSync(join(dir, 'slower.json'), JSON.stringify(slower));
-    const compared = await runCli(['compare', 'run.json', 'slower.json', '--format', 'html', '-o', 'compare.html'], { cwd: dir, timeoutMs: 60_000 });
+    const compared = await runCli(['compare', 'run.json', 'slower.json', '--format', 'html', '-o', 'compare.html'], {
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
     if (compared.code !== 0) throw new Error(`compare exited ${compared.code}: ${compared.stderr}`);
-    const both = await runCli(['report', 'run.json', 'run.json', '--label', 'first', '--label', 'second', '--format', 'html', '-o', 'both.html'], { cwd: dir, timeoutMs: 60_000 });
+    const both = await runCli(
+      [
+        'report',
+        'run.json',
+        'run.json',
+        '--label',
+        'first',
+        '--label',
+        'second',
+        '--format',
+        'html',
+        '-o',
+        'both.html',
+      ],
+      { cwd: dir, timeoutMs: 60_000 },
+    );
     if (both.code !== 0) throw new Error(`report exited ${both.code}: ${both.stderr}`);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   }, 240_000);
@@ -154,7 +207,9 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     expect(drawn.painted[0]!.pixels, 'the changes chart drew no bars').toBeGreaterThan(200);
     // every step is 20% slower in calls/s (beyond the default 5% floor) with the same latencies
     const steps = new Set(result.steps.map((s) => `${roundLabel(s)}/${s.workload}/${s.agents}`)).size;
-    expect(drawn.headline).toMatch(new RegExp(`^${steps} of ${steps * 3} changes beyond noise \\(${steps} slower, 0 faster\\)`));
+    expect(drawn.headline).toMatch(
+      new RegExp(`^${steps} of ${steps * 3} changes beyond noise \\(${steps} slower, 0 faster\\)`),
+    );
   }, 60_000);
 
   it('run --stages: the timeline draws each interval’s agents beside calls/s and p99', async () => {
@@ -164,7 +219,9 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     for (const chart of drawn.painted) expect(chart.pixels, `chart ${chart.id} drew no series`).toBeGreaterThan(200);
     expect(drawn.timelines).toEqual(expect.arrayContaining(['calls/s', 'p99 ms', 'agents']));
     const staged = resultFile.parse(JSON.parse(readFileSync(join(dir, 'staged.json'), 'utf8')));
-    const timeline = drawn.specs.find((s) => s.id.startsWith('timeline-') && s.series.some((x) => x.label === 'agents'))!;
+    const timeline = drawn.specs.find(
+      (s) => s.id.startsWith('timeline-') && s.series.some((x) => x.label === 'agents'),
+    )!;
     const agents = timeline.data[1 + timeline.series.findIndex((x) => x.label === 'agents')]!;
     const step = staged.steps.find((s) => s.workload === 'point-read')!;
     expect(agents).toEqual(step.intervals.map((i) => i.agents));

@@ -6,9 +6,23 @@ import { result, step } from './support/results.js';
 /** Report rendering is pure: a hand-made result file in, known numbers out. */
 describe('the report', () => {
   it('shows goodput, attempts and errors apart, with percentiles from the histogram', () => {
-    const [latency] = reportSections(result([step({ workload: 'point-read', agents: 1, calls: 300, errors: { 'tool:timeout': 100 } })]));
+    const [latency] = reportSections(
+      result([step({ workload: 'point-read', agents: 1, calls: 300, errors: { 'tool:timeout': 100 } })]),
+    );
     expect(latency!.title).toMatch(/Latency and throughput/);
-    expect(latency!.rows[0]).toEqual(['sqlite (optimized)', 'point-read', '1', '300', '0%', '400', '1.00', '1.00', '1.00', '1.00', '100']);
+    expect(latency!.rows[0]).toEqual([
+      'sqlite (optimized)',
+      'point-read',
+      '1',
+      '300',
+      '0%',
+      '400',
+      '1.00',
+      '1.00',
+      '1.00',
+      '1.00',
+      '100',
+    ]);
   });
 
   it('computes scaling efficiency against one agent, and the knee', () => {
@@ -18,7 +32,12 @@ describe('the report', () => {
       step({ workload: 'point-read', agents: 4, calls: 190 }),
     ];
     const scaling = reportSections(result(steps)).find((s) => s.title.startsWith('Concurrency scaling'))!;
-    expect(scaling.rows[0]).toEqual(['sqlite (optimized)', 'point-read', '1: 100 (100%) · 2: 180 (90%) · 4: 190 (48%)', '2 agents']);
+    expect(scaling.rows[0]).toEqual([
+      'sqlite (optimized)',
+      'point-read',
+      '1: 100 (100%) · 2: 180 (90%) · 4: 190 (48%)',
+      '2 agents',
+    ]);
     expect(knee([1, 2, 4], [100, 200, 400])).toBe('none up to 4');
   });
 
@@ -42,8 +61,34 @@ describe('the report', () => {
 describe('the terminal layout', () => {
   const section = {
     title: 'Latency and throughput per workload (goodput = successful calls/s; errors are counted, never timed)',
-    head: ['target', 'workload', 'agents', 'goodput/s', 'spread', 'attempts/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'errors'],
-    rows: [['sqlite 2025 session (optimized)', 'point-read', '16', '12,345', '3%', '12,400', '0.71', '1.20', '4.23', '9.10', '0']],
+    head: [
+      'target',
+      'workload',
+      'agents',
+      'goodput/s',
+      'spread',
+      'attempts/s',
+      'p50 ms',
+      'p95 ms',
+      'p99 ms',
+      'p99.9 ms',
+      'errors',
+    ],
+    rows: [
+      [
+        'sqlite 2025 session (optimized)',
+        'point-read',
+        '16',
+        '12,345',
+        '3%',
+        '12,400',
+        '0.71',
+        '1.20',
+        '4.23',
+        '9.10',
+        '0',
+      ],
+    ],
   };
 
   it('keeps a table whole without a width (a file or a pipe)', () => {

@@ -7,8 +7,8 @@ import { resultFile } from '@mcp-db-bench/contract';
 import { INDEX_PROFILES, seed } from '@mcp-db-bench/dataset';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
-import { testDelayWarning } from '../src/warnings.js';
 import { indexProfileOf } from '../src/serving/shard.js';
+import { testDelayWarning } from '../src/warnings.js';
 import { type CliRun, runCli } from './support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-run-'));
@@ -22,7 +22,9 @@ describe('what a run records about itself', () => {
   const delay = { MCP_DB_BENCH_TEST_DELAY_MS: '2' };
 
   it('warns of the test-only delay whenever it started our server: --db and the default temporary database alike', () => {
-    expect(testDelayWarning({}, delay)).toBe('every tool call was delayed 2 ms on purpose (MCP_DB_BENCH_TEST_DELAY_MS): a test run, not a measurement');
+    expect(testDelayWarning({}, delay)).toBe(
+      'every tool call was delayed 2 ms on purpose (MCP_DB_BENCH_TEST_DELAY_MS): a test run, not a measurement',
+    );
     expect(testDelayWarning({ target: ['http://127.0.0.1:7400/mcp'] }, delay)).toBeUndefined();
     expect(testDelayWarning({ targetCmd: ['node server.js'] }, delay)).toBeUndefined();
     expect(testDelayWarning({}, {})).toBeUndefined();
@@ -39,7 +41,17 @@ describe('what a run records about itself', () => {
   });
 
   it('refuses --indexes with --shard, naming the command that sets them', async () => {
-    const r = await run(['run', '--db', `sqlite:${join(dir, 'none.db')}`, '--shard', '0/2', '--barrier-file', join(dir, 'b'), '--indexes', 'baseline']);
+    const r = await run([
+      'run',
+      '--db',
+      `sqlite:${join(dir, 'none.db')}`,
+      '--shard',
+      '0/2',
+      '--barrier-file',
+      join(dir, 'b'),
+      '--indexes',
+      'baseline',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/set it once with mcp-db-bench index --indexes PROFILE\n$/);
   });
@@ -54,7 +66,22 @@ describe('what a run records about itself', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-      const r = await run(['run', '--target', url, '--workloads', 'point-read', '--agents', '1', '--duration', '300ms', '--warmup', '100ms'], { MCP_DB_TOKEN: 's3cret' });
+      const r = await run(
+        [
+          'run',
+          '--target',
+          url,
+          '--workloads',
+          'point-read',
+          '--agents',
+          '1',
+          '--duration',
+          '300ms',
+          '--warmup',
+          '100ms',
+        ],
+        { MCP_DB_TOKEN: 's3cret' },
+      );
       expect(r.code, r.stderr).not.toBe(0);
       expect(seen.length, r.stderr).toBeGreaterThan(0);
       expect(new Set(seen)).toEqual(new Set(['Bearer s3cret']));
@@ -68,7 +95,27 @@ describe('what a run records about itself', () => {
     const db = `sqlite:${join(dir, 'shared.db')}`;
     await seed({ url: db, scale: 0.002, seed: 1, indexes: 'optimized', force: false });
     const startAt = new Date(Date.now() + 2000).toISOString();
-    const shard = await run(['run', '--db', db, '--workloads', 'point-read', '--agents', '1', '--duration', '300ms', '--warmup', '100ms', '--check-calls', '0', '--shard', '0/1', '--start-at', startAt, '--out', 'shard-0.json']);
+    const shard = await run([
+      'run',
+      '--db',
+      db,
+      '--workloads',
+      'point-read',
+      '--agents',
+      '1',
+      '--duration',
+      '300ms',
+      '--warmup',
+      '100ms',
+      '--check-calls',
+      '0',
+      '--shard',
+      '0/1',
+      '--start-at',
+      startAt,
+      '--out',
+      'shard-0.json',
+    ]);
     expect(shard.code, shard.stderr).toBe(0);
     const file = resultFile.parse(JSON.parse(readFileSync(join(dir, 'shard-0.json'), 'utf8')));
     expect(file.config.indexes).toEqual(['optimized']);
@@ -76,7 +123,9 @@ describe('what a run records about itself', () => {
     expect(file.steps.map((s) => s.indexes)).toEqual([null]);
     const merged = await run(['merge', 'shard-0.json', '-o', 'merged.json']);
     expect(merged.code, merged.stderr).toBe(0);
-    expect(resultFile.parse(JSON.parse(readFileSync(join(dir, 'merged.json'), 'utf8'))).config.indexes).toEqual(['optimized']);
+    expect(resultFile.parse(JSON.parse(readFileSync(join(dir, 'merged.json'), 'utf8'))).config.indexes).toEqual([
+      'optimized',
+    ]);
     const html = await run(['report', 'merged.json', '--format', 'html']);
     expect(/data-summary="configuration">([^<]*)</.exec(html.stdout)?.[1]).toMatch(/ · indexes optimized · /);
   }, 120_000);
@@ -87,7 +136,19 @@ describe('mcp-db-bench run', () => {
   const workloads = ['session-init', 'session-churn', 'point-read', 'filtered', 'analytical', 'mixed', 'echo'];
 
   it('runs every workload at two concurrency levels in two index rounds and writes a valid result file', async () => {
-    const r = await run(['run', '--scale', '0.002', '--agents', '1,2', '--duration', '300ms', '--warmup', '100ms', '--out', out]);
+    const r = await run([
+      'run',
+      '--scale',
+      '0.002',
+      '--agents',
+      '1,2',
+      '--duration',
+      '300ms',
+      '--warmup',
+      '100ms',
+      '--out',
+      out,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
     expect(result.config.targets.map((t) => t.engine)).toEqual(['sqlite']);
@@ -103,11 +164,21 @@ describe('mcp-db-bench run', () => {
     expect(new Set(result.steps.map((s) => s.workload))).toEqual(new Set([...workloads, 'http-echo']));
     expect(result.sessionInit.map((s) => s.indexes)).toEqual(['baseline', 'optimized']);
     expect(result.decomposition.map((d) => d.operation)).toEqual(['get orders by id', 'query order_items by order_id']);
-    for (const section of ['Session init', 'Latency and throughput', 'Sessions', 'Concurrency scaling', 'Index speed-up', 'Where the time goes', 'Load generator check']) {
+    for (const section of [
+      'Session init',
+      'Latency and throughput',
+      'Sessions',
+      'Concurrency scaling',
+      'Index speed-up',
+      'Where the time goes',
+      'Load generator check',
+    ]) {
       expect(r.stdout).toContain(section);
     }
     // the session workloads' rows say how many session starts were refused, even when none were
-    expect(r.stdout).toMatch(/│\s+sqlite 2025 session \(optimized\)\s+│\s+session-churn\s+│\s+2\s+│\s+[\d,.]+\s+│\s+0\s+│\s+0\s+│\s+0\s+│/);
+    expect(r.stdout).toMatch(
+      /│\s+sqlite 2025 session \(optimized\)\s+│\s+session-churn\s+│\s+2\s+│\s+[\d,.]+\s+│\s+0\s+│\s+0\s+│\s+0\s+│/,
+    );
     for (const step of result.steps) expect(step.reinitialized, step.workload).toBe(0);
   });
 
@@ -120,24 +191,71 @@ describe('mcp-db-bench run', () => {
     expect(resultFile.safeParse(JSON.parse(json.stdout)).success).toBe(true);
   });
 
-  it.skipIf(!process.env.PG_URL || !process.env.MYSQL_URL)('compares SQLite, PostgreSQL and MariaDB side by side in one run', async () => {
-    const pg = await freshDatabase({ engine: 'postgres', baseUrl: process.env.PG_URL! }, 'bench_run');
-    const maria = await freshDatabase({ engine: 'mariadb', baseUrl: process.env.MYSQL_URL! }, 'bench_run');
-    const file = join(dir, 'compare.json');
-    const r = await run(['run', '--db', `sqlite:${join(dir, 'compare.db')}`, '--db', pg, '--db', maria, '--scale', '0.002', '--agents', '1,2',
-      '--workloads', 'point-read,filtered', '--indexes', 'optimized', '--duration', '300ms', '--warmup', '100ms', '--out', file]);
-    expect(r.code, r.stderr).toBe(0);
-    const result = resultFile.parse(JSON.parse(readFileSync(file, 'utf8')));
-    expect(result.config.targets.map((t) => t.label)).toEqual(['sqlite 2025 session', 'postgres 2025 session', 'mysql 2025 session']);
-    for (const step of result.steps) expect(step.errors, `${step.target} ${step.workload}`).toEqual({});
-    expect(r.stdout).toMatch(/Engines compared \(optimized indexes\)/);
-    expect(r.stdout).toMatch(/│\s+point-read │\s+2(?: │\s+[\d,.]+ \/s, p50 [\d.]+){3} │/);
-  });
+  it.skipIf(!process.env.PG_URL || !process.env.MYSQL_URL)(
+    'compares SQLite, PostgreSQL and MariaDB side by side in one run',
+    async () => {
+      const pg = await freshDatabase({ engine: 'postgres', baseUrl: process.env.PG_URL! }, 'bench_run');
+      const maria = await freshDatabase({ engine: 'mariadb', baseUrl: process.env.MYSQL_URL! }, 'bench_run');
+      const file = join(dir, 'compare.json');
+      const r = await run([
+        'run',
+        '--db',
+        `sqlite:${join(dir, 'compare.db')}`,
+        '--db',
+        pg,
+        '--db',
+        maria,
+        '--scale',
+        '0.002',
+        '--agents',
+        '1,2',
+        '--workloads',
+        'point-read,filtered',
+        '--indexes',
+        'optimized',
+        '--duration',
+        '300ms',
+        '--warmup',
+        '100ms',
+        '--out',
+        file,
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const result = resultFile.parse(JSON.parse(readFileSync(file, 'utf8')));
+      expect(result.config.targets.map((t) => t.label)).toEqual([
+        'sqlite 2025 session',
+        'postgres 2025 session',
+        'mysql 2025 session',
+      ]);
+      for (const step of result.steps) expect(step.errors, `${step.target} ${step.workload}`).toEqual({});
+      expect(r.stdout).toMatch(/Engines compared \(optimized indexes\)/);
+      expect(r.stdout).toMatch(/│\s+point-read │\s+2(?: │\s+[\d,.]+ \/s, p50 [\d.]+){3} │/);
+    },
+  );
 
   it('measures both protocol eras side by side, the host era first, each row naming its era', async () => {
     const file = join(dir, 'eras.json');
-    const r = await run(['run', '--db', `sqlite:${join(dir, 'eras.db')}`, '--scale', '0.002', '--agents', '1', '--protocol', 'legacy,modern',
-      '--workloads', 'session-init,point-read', '--indexes', 'optimized', '--duration', '300ms', '--warmup', '100ms', '--out', file]);
+    const r = await run([
+      'run',
+      '--db',
+      `sqlite:${join(dir, 'eras.db')}`,
+      '--scale',
+      '0.002',
+      '--agents',
+      '1',
+      '--protocol',
+      'legacy,modern',
+      '--workloads',
+      'session-init,point-read',
+      '--indexes',
+      'optimized',
+      '--duration',
+      '300ms',
+      '--warmup',
+      '100ms',
+      '--out',
+      file,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const result = resultFile.parse(JSON.parse(readFileSync(file, 'utf8')));
     expect(result.config.targets.map((t) => t.label)).toEqual(['sqlite 2025 session', 'sqlite 2026']);
@@ -152,6 +270,8 @@ describe('mcp-db-bench run', () => {
   it('refuses a file that is not a result file', async () => {
     const r = await run(['report', join(dir, 'result.json.missing')]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`mcp-db-bench: cannot read the result file ${join(dir, 'result.json.missing')}: no such file\n`);
+    expect(r.stderr).toBe(
+      `mcp-db-bench: cannot read the result file ${join(dir, 'result.json.missing')}: no such file\n`,
+    );
   });
 });

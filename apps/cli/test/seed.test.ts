@@ -52,7 +52,9 @@ describe('mcp-db-bench seed', () => {
   });
 
   it('refuses to overwrite existing tables without --force', async () => {
-    expect(failure(await run(['seed', '--db', db, '--scale', '0.001']))).toMatch(/already has dataset tables .* pass --force/);
+    expect(failure(await run(['seed', '--db', db, '--scale', '0.001']))).toMatch(
+      /already has dataset tables .* pass --force/,
+    );
   });
 
   it('switches index profiles on the loaded database', async () => {
@@ -76,11 +78,16 @@ describe('mcp-db-bench seed', () => {
     expect(failure(await run(['seed', ...args]))).toMatch(message);
   });
 
-  it.each(['seed', 'run', 'serve', 'index'])('%s: a URL no engine takes is a usage error (exit 2), its hint unmasked', async (command) => {
-    const r = await run([command, '--db', 'foo://x']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^mcp-db-bench: --db: unknown database URL scheme "foo:"; use .*mariadb:\/\/USER:PASS@HOST/);
-  });
+  it.each(['seed', 'run', 'serve', 'index'])(
+    '%s: a URL no engine takes is a usage error (exit 2), its hint unmasked',
+    async (command) => {
+      const r = await run([command, '--db', 'foo://x']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^mcp-db-bench: --db: unknown database URL scheme "foo:"; use .*mariadb:\/\/USER:PASS@HOST/,
+      );
+    },
+  );
 
   it('serve refuses a non-loopback address without a token before it seeds anything', async () => {
     const path = join(dir, 'exposed.db');
@@ -92,15 +99,20 @@ describe('mcp-db-bench seed', () => {
 
   it('index refuses a database that was never seeded, without creating it', async () => {
     const path = join(dir, 'empty.db');
-    expect(failure(await run(['index', '--db', `sqlite:${path}`, '--indexes', 'optimized']))).toMatch(/cannot open SQLite database|not a seeded database/);
+    expect(failure(await run(['index', '--db', `sqlite:${path}`, '--indexes', 'optimized']))).toMatch(
+      /cannot open SQLite database|not a seeded database/,
+    );
     expect(existsSync(path)).toBe(false);
   });
 
-  it.skipIf(!process.env.PG_URL)('reports a wrong PostgreSQL password in one line and leaves nothing behind', async () => {
-    const url = new URL(process.env.PG_URL!);
-    url.password = 'wrong';
-    expect(failure(await run(['seed', '--db', url.toString()]))).toMatch(/refused the login/);
-  });
+  it.skipIf(!process.env.PG_URL)(
+    'reports a wrong PostgreSQL password in one line and leaves nothing behind',
+    async () => {
+      const url = new URL(process.env.PG_URL!);
+      url.password = 'wrong';
+      expect(failure(await run(['seed', '--db', url.toString()]))).toMatch(/refused the login/);
+    },
+  );
 });
 
 describe('mcp-db-bench doctor', () => {
@@ -110,7 +122,8 @@ describe('mcp-db-bench doctor', () => {
     const r = await run(['doctor', '--db', db, '--db', 'foo://x']);
     expect(r.stdout).toMatch(/^ok {3}Node \d+/m);
     // @electric-sql/pglite's exports leave out its package.json: its version is read from beside its entry point.
-    for (const pkg of ['pg', 'mysql2', 'tedious', 'better-sqlite3', '@electric-sql/pglite']) expect(r.stdout).toMatch(new RegExp(`^ok .* driver ${pkg} \\d`, 'm'));
+    for (const pkg of ['pg', 'mysql2', 'tedious', 'better-sqlite3', '@electric-sql/pglite'])
+      expect(r.stdout).toMatch(new RegExp(`^ok .* driver ${pkg} \\d`, 'm'));
     expect(r.stdout).toMatch(/^ok .*doctor\.db: connected \(sqlite\); 11 of 11 dataset tables$/m);
     expect(r.stdout).toMatch(/^FAIL foo:\/\/x: unknown database URL scheme/m);
     expect(r.code).toBe(1);

@@ -29,7 +29,23 @@ describe('serve --workers', () => {
 
   it('serves one port from two worker processes, and agents get their answers', async () => {
     server = await startOurs(db, { workers: 2 });
-    const r = await run(['run', '--target', server.url, '--workloads', 'point-read', '--agents', '4', '--duration', '1s', '--warmup', '200ms', '--check-calls', '0', '--format', 'json']);
+    const r = await run([
+      'run',
+      '--target',
+      server.url,
+      '--workloads',
+      'point-read',
+      '--agents',
+      '4',
+      '--duration',
+      '1s',
+      '--warmup',
+      '200ms',
+      '--check-calls',
+      '0',
+      '--format',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const result: ResultFile = resultFile.parse(JSON.parse(r.stdout));
     const step = result.steps.find((s) => s.workload === 'point-read');

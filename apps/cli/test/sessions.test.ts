@@ -52,7 +52,9 @@ describe('session starts repeated on one client', () => {
 });
 
 /** A pass-through to the server that counts what the agents send: JSON-RPC methods, and other HTTP methods by name. */
-async function countingProxy(target: string): Promise<{ url: string; count(what: string): number; close(): Promise<void> }> {
+async function countingProxy(
+  target: string,
+): Promise<{ url: string; count(what: string): number; close(): Promise<void> }> {
   const counts = new Map<string, number>();
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
@@ -60,12 +62,16 @@ async function countingProxy(target: string): Promise<{ url: string; count(what:
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const what = req.method === 'POST' ? String((JSON.parse(body.toString()) as { method?: unknown }).method) : req.method!;
+      const what =
+        req.method === 'POST' ? String((JSON.parse(body.toString()) as { method?: unknown }).method) : req.method!;
       counts.set(what, (counts.get(what) ?? 0) + 1);
-      const out = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-      });
+      const out = request(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
       out.on('error', () => res.destroy());
       out.end(body);
     });
@@ -115,7 +121,8 @@ describe('session-churn walks away from every session', () => {
           mode: 'closed',
           warmupMs: 0,
           durationMs: 400,
-          makeAgent: (i) => startAgent(workload, createClient({ kind: 'http', url: proxy.url }, { client, protocol }), 7, i),
+          makeAgent: (i) =>
+            startAgent(workload, createClient({ kind: 'http', url: proxy.url }, { client, protocol }), 7, i),
         });
         expect(step.errors).toEqual({});
         expect(step.calls).toBeGreaterThan(0);

@@ -5,9 +5,9 @@ import type { RunEvent, StepKey } from '@mcp-db-bench/agent';
 import { resultFile } from '@mcp-db-bench/contract';
 import { InvalidArgumentError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseStages } from '../src/parse/stages.js';
 import { liveStepLine, progress } from '../src/render/progress.js';
 import { formatStages, MAX_STAGE_ROWS, stageSections } from '../src/render/stages.js';
-import { parseStages } from '../src/parse/stages.js';
 import { type CliRun, runCli } from './support/cli.js';
 
 /**
@@ -57,13 +57,19 @@ describe('the live progress line', () => {
     expect(liveStepLine(step, { slice: 0, atMs: 0, calls: 0, errors: 0 }, { slices: 1, durationMs: 14_000 })).toBe(
       'sqlite (optimized) point-read × 16: 0 s / 14 s, starting, 0 errors',
     );
-    expect(liveStepLine(step, { slice: 0, atMs: 4000, calls: 10_000, errors: 1, agents: 9 }, { slices: 1, durationMs: 14_000 })).toBe(
-      'sqlite (optimized) point-read × 16: 4 s / 14 s, 2,500 calls/s, 1 error, 9 agents now',
+    expect(
+      liveStepLine(
+        step,
+        { slice: 0, atMs: 4000, calls: 10_000, errors: 1, agents: 9 },
+        { slices: 1, durationMs: 14_000 },
+      ),
+    ).toBe('sqlite (optimized) point-read × 16: 4 s / 14 s, 2,500 calls/s, 1 error, 9 agents now');
+    expect(liveStepLine(step, { slice: 0, atMs: 1000, calls: 10, errors: 0, agents: 1 })).toBe(
+      'sqlite (optimized) point-read × 16: 1 s, 10 calls/s, 0 errors, 1 agent now',
     );
-    expect(liveStepLine(step, { slice: 0, atMs: 1000, calls: 10, errors: 0, agents: 1 })).toBe('sqlite (optimized) point-read × 16: 1 s, 10 calls/s, 0 errors, 1 agent now');
-    expect(liveStepLine(step, { slice: 1, atMs: 2000, calls: 300, errors: 2, rate: 150.4 }, { slices: 3, durationMs: 2000 })).toBe(
-      'sqlite (optimized) point-read × 16 (turn 2/3): 2 s / 2 s, 150 calls/s, 2 errors, 150 calls/s intended now',
-    );
+    expect(
+      liveStepLine(step, { slice: 1, atMs: 2000, calls: 300, errors: 2, rate: 150.4 }, { slices: 3, durationMs: 2000 }),
+    ).toBe('sqlite (optimized) point-read × 16 (turn 2/3): 2 s / 2 s, 150 calls/s, 2 errors, 150 calls/s intended now');
   });
 
   it('moves on a terminal; elsewhere only the step ends are written, with no carriage returns', () => {
@@ -80,7 +86,9 @@ describe('the live progress line', () => {
       for (const e of events) show(e);
       return text;
     };
-    expect(shown(true)).toContain('\r\x1b[Ksqlite (optimized) point-read × 16: 1 s / 2 s, 900 calls/s, 0 errors, 4 agents now …');
+    expect(shown(true)).toContain(
+      '\r\x1b[Ksqlite (optimized) point-read × 16: 1 s / 2 s, 900 calls/s, 0 errors, 4 agents now …',
+    );
     expect(shown(false)).toBe('');
   });
 });
@@ -110,8 +118,12 @@ describe('staged runs of the CLI (SQLite)', () => {
     const md = await run(['report', out, '--format', 'markdown']);
     expect(md.code, md.stderr).toBe(0);
     expect(md.stdout).toContain('agent stages 1s:1,1s:4,1s:4,1s:1');
-    expect(md.stdout).toContain('### sqlite 2025 session (optimized) point-read through agent stages 1s:1,1s:4,1s:4,1s:1');
-    expect(md.stdout).toMatch(/\| at \| agents \| calls\/s \| p50 ms \| p99 ms \| errors \|\n.*\n\| 0 s \| 0\.5 \| \d+ \| [\d.]+ \| [\d.]+ \| 0 \|\n\| 1 s \| 2\.5 \|.*\n\| 2 s \| 4 \|.*\n\| 3 s \| 2\.5 \|/);
+    expect(md.stdout).toContain(
+      '### sqlite 2025 session (optimized) point-read through agent stages 1s:1,1s:4,1s:4,1s:1',
+    );
+    expect(md.stdout).toMatch(
+      /\| at \| agents \| calls\/s \| p50 ms \| p99 ms \| errors \|\n.*\n\| 0 s \| 0\.5 \| \d+ \| [\d.]+ \| [\d.]+ \| 0 \|\n\| 1 s \| 2\.5 \|.*\n\| 2 s \| 4 \|.*\n\| 3 s \| 2\.5 \|/,
+    );
   }, 60_000);
 
   it('a long staged step groups its seconds: the report keeps to 30 rows', () => {
@@ -123,7 +135,11 @@ describe('staged runs of the CLI (SQLite)', () => {
     expect(section!.rows).toHaveLength(Math.ceil(80 / 3));
     expect(section!.rows.length).toBeLessThanOrEqual(MAX_STAGE_ROWS);
     const [first] = section!.rows;
-    expect(first!.slice(0, 3)).toEqual(['0–3 s', '2.3', String(Math.round((step.intervals[0]!.calls + step.intervals[1]!.calls + step.intervals[2]!.calls) / 3))]);
+    expect(first!.slice(0, 3)).toEqual([
+      '0–3 s',
+      '2.3',
+      String(Math.round((step.intervals[0]!.calls + step.intervals[1]!.calls + step.intervals[2]!.calls) / 3)),
+    ]);
     // the last group is two seconds: its rate is over those two
     expect(section!.rows.at(-1)!.slice(0, 2)).toEqual(['78–80 s', '3.3']);
   });
@@ -147,21 +163,49 @@ describe('staged runs of the CLI (SQLite)', () => {
     const r = await run(['run', '--stages', '5s:4', '--agents', '2', '--duration', '1s']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr.trim()).toBe('mcp-db-bench: --stages cannot be used with --agents or --duration: the stages set the agents and the time');
+    expect(r.stderr.trim()).toBe(
+      'mcp-db-bench: --stages cannot be used with --agents or --duration: the stages set the agents and the time',
+    );
     const bad = await run(['run', '--stages', '5x:1']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toBe('mcp-db-bench: --stages: "5x:1": duration must be like 5s, 2m or 500ms; see mcp-db-bench run --help');
+    expect(bad.stderr.trim()).toBe(
+      'mcp-db-bench: --stages: "5x:1": duration must be like 5s, 2m or 500ms; see mcp-db-bench run --help',
+    );
   });
 
   it('soak is their preset: it holds the agents (0s:N,DURATION:N) and samples the server memory on the seconds', async () => {
-    const args = ['soak', '--agents', '2', '--duration', '2s', '--warmup', '500ms', '--every', '1s', '--workloads', 'point-read', '--scale', '0.002', '--workers', '1'];
+    const args = [
+      'soak',
+      '--agents',
+      '2',
+      '--duration',
+      '2s',
+      '--warmup',
+      '500ms',
+      '--every',
+      '1s',
+      '--workloads',
+      'point-read',
+      '--scale',
+      '0.002',
+      '--workers',
+      '1',
+    ];
     // its server slowed on purpose (1 ms a call, the test-only delay it inherits): the file says so
     const r = await run([...args, '--format', 'json'], { MCP_DB_BENCH_TEST_DELAY_MS: '1' });
     expect(r.code, r.stderr).toBe(0);
     // the contract's result file, as run writes it, with the memory samples beside the step
     const soak = resultFile.parse(JSON.parse(r.stdout));
-    expect(soak.warnings).toContain('every tool call was delayed 1 ms on purpose (MCP_DB_BENCH_TEST_DELAY_MS): a test run, not a measurement');
-    expect(soak.config.stages).toEqual({ kind: 'agents', stages: [{ durationMs: 0, target: 2 }, { durationMs: 2000, target: 2 }] });
+    expect(soak.warnings).toContain(
+      'every tool call was delayed 1 ms on purpose (MCP_DB_BENCH_TEST_DELAY_MS): a test run, not a measurement',
+    );
+    expect(soak.config.stages).toEqual({
+      kind: 'agents',
+      stages: [
+        { durationMs: 0, target: 2 },
+        { durationMs: 2000, target: 2 },
+      ],
+    });
     const [step] = soak.steps;
     expect(soak.steps).toHaveLength(1);
     expect(step!.errors).toEqual({});

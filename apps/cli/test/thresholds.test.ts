@@ -22,7 +22,13 @@ const run = () =>
 
 describe('parseThreshold', () => {
   it('reads scope, metric, operator, value and unit', () => {
-    expect(parse('point-read@10:p99<5ms')).toMatchObject({ workload: 'point-read', agents: 10, metric: 'p99', op: '<', limit: 5000 });
+    expect(parse('point-read@10:p99<5ms')).toMatchObject({
+      workload: 'point-read',
+      agents: 10,
+      metric: 'p99',
+      op: '<',
+      limit: 5000,
+    });
     expect(parse('p99.9 <= 1s')).toMatchObject({ workload: undefined, metric: 'p99.9', op: '<=', limit: 1_000_000 });
     expect(parse('filtered:p50<800us')).toMatchObject({ metric: 'p50', limit: 800 });
     expect(parse('max<20')).toMatchObject({ metric: 'max', limit: 20_000 });
@@ -51,7 +57,9 @@ describe('judge', () => {
       [10, true],
       [1, false],
     ]);
-    expect(verdicts[2]!.line).toBe('FAIL point-read@1:p99.9<5ms: sqlite (optimized indexes) point-read at 1 agent: 20 ms (limit < 5 ms)');
+    expect(verdicts[2]!.line).toBe(
+      'FAIL point-read@1:p99.9<5ms: sqlite (optimized indexes) point-read at 1 agent: 20 ms (limit < 5 ms)',
+    );
   });
 
   it('takes errors as the share of calls that failed, and calls/s as goodput', () => {
@@ -67,19 +75,26 @@ describe('judge', () => {
     const [verdict] = judge(run(), [parse('write:errors<1%')]);
     expect(verdict!.ok).toBe(false);
     expect(verdict!.step).toBeUndefined();
-    expect(verdict!.line).toBe('FAIL write:errors<1%: matched no step of this run (steps: point-read@1, point-read@10, filtered@1)');
+    expect(verdict!.line).toBe(
+      'FAIL write:errors<1%: matched no step of this run (steps: point-read@1, point-read@10, filtered@1)',
+    );
   });
 });
 
 describe('junitXml', () => {
-  const xml = () => junitXml(run(), judge(run(), [parse('p99<5ms'), parse('point-read@1:p99.9<5ms'), parse('write:errors<1%')]));
+  const xml = () =>
+    junitXml(run(), judge(run(), [parse('p99<5ms'), parse('point-read@1:p99.9<5ms'), parse('write:errors<1%')]));
 
   it('writes a suite of thresholds and a suite of steps, failures counted', () => {
     const text = xml();
     expect(text).toMatch(/<testsuite name="mcp-db-bench thresholds" tests="5" failures="2" errors="0"/);
     expect(text).toMatch(/<testsuite name="mcp-db-bench steps" tests="3" failures="0" errors="0" time="4.000"/);
-    expect(text).toContain('<testcase name="point-read@1:p99.9&lt;5ms point-read @1 on sqlite (optimized)" classname="mcp-db-bench.thresholds"');
-    expect(text).toContain('<failure message="FAIL point-read@1:p99.9&lt;5ms: sqlite (optimized indexes) point-read at 1 agent: 20 ms (limit &lt; 5 ms)"/>');
+    expect(text).toContain(
+      '<testcase name="point-read@1:p99.9&lt;5ms point-read @1 on sqlite (optimized)" classname="mcp-db-bench.thresholds"',
+    );
+    expect(text).toContain(
+      '<failure message="FAIL point-read@1:p99.9&lt;5ms: sqlite (optimized indexes) point-read at 1 agent: 20 ms (limit &lt; 5 ms)"/>',
+    );
   });
 
   it('marks a write step whose read-back went wrong as failed', () => {
@@ -122,12 +137,39 @@ describe('run --threshold and --junit', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-gates-'));
     try {
       const junit = join(dir, 'junit.xml');
-      const args = ['run', '--scale', '0.002', '--workloads', 'point-read', '--agents', '1', '--duration', '1s', '--warmup', '200ms'];
-      const r = await runCli([...args, '--indexes', 'optimized', '--threshold', 'point-read:calls/s>1', '--threshold', 'point-read:p99<1us', '--junit', junit], {
-        timeoutMs: 120_000,
-      });
+      const args = [
+        'run',
+        '--scale',
+        '0.002',
+        '--workloads',
+        'point-read',
+        '--agents',
+        '1',
+        '--duration',
+        '1s',
+        '--warmup',
+        '200ms',
+      ];
+      const r = await runCli(
+        [
+          ...args,
+          '--indexes',
+          'optimized',
+          '--threshold',
+          'point-read:calls/s>1',
+          '--threshold',
+          'point-read:p99<1us',
+          '--junit',
+          junit,
+        ],
+        {
+          timeoutMs: 120_000,
+        },
+      );
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toMatch(/^ok {3}point-read:calls\/s>1: .* point-read at 1 agent: [\d,]+ calls\/s \(limit > 1 calls\/s\)$/m);
+      expect(r.stderr).toMatch(
+        /^ok {3}point-read:calls\/s>1: .* point-read at 1 agent: [\d,]+ calls\/s \(limit > 1 calls\/s\)$/m,
+      );
       expect(r.stderr).toMatch(/^FAIL point-read:p99<1us: .* point-read at 1 agent: [\d.]+ ms \(limit < 0\.001 ms\)$/m);
       expect(readFileSync(junit, 'utf8')).toMatch(/<testsuite name="mcp-db-bench thresholds" tests="2" failures="1"/);
     } finally {
@@ -147,4 +189,3 @@ describe('run --threshold and --junit', () => {
     }
   });
 });
-

@@ -28,21 +28,50 @@ function userRows(): unknown {
   const d = new Database(file, { readonly: true });
   try {
     const tables = d.prepare("select name from sqlite_master where type = 'table' order by name").pluck().all();
-    return { tables, customers: d.prepare('select * from customers order by id').all(), orders: d.prepare('select * from orders').all() };
+    return {
+      tables,
+      customers: d.prepare('select * from customers order by id').all(),
+      orders: d.prepare('select * from orders').all(),
+    };
   } finally {
     d.close();
   }
 }
-const BEFORE = { tables: ['customers', 'orders'], customers: [{ id: 1, name: 'Ada', vip: 1 }, { id: 2, name: 'Grace', vip: 0 }], orders: [{ id: 10, customer_id: 1, amount: 99.5 }] };
+const BEFORE = {
+  tables: ['customers', 'orders'],
+  customers: [
+    { id: 1, name: 'Ada', vip: 1 },
+    { id: 2, name: 'Grace', vip: 0 },
+  ],
+  orders: [{ id: 10, customer_id: 1, amount: 99.5 }],
+};
 
-const run = (args: string[]): Promise<CliRun> => runCli(args, { env: { PATH: process.env.PATH ?? '' }, timeoutMs: 60_000 });
+const run = (args: string[]): Promise<CliRun> =>
+  runCli(args, { env: { PATH: process.env.PATH ?? '' }, timeoutMs: 60_000 });
 
 describe("the user's tables survive every command", () => {
   it.each([
     ['seed', ['seed', '--db', db]],
     ['seed --force', ['seed', '--db', db, '--force']],
     ['index', ['index', '--db', db, '--indexes', 'baseline']],
-    ['run', ['run', '--db', db, '--workloads', 'point-read', '--agents', '1', '--duration', '1s', '--warmup', '1s', '--indexes', 'optimized']],
+    [
+      'run',
+      [
+        'run',
+        '--db',
+        db,
+        '--workloads',
+        'point-read',
+        '--agents',
+        '1',
+        '--duration',
+        '1s',
+        '--warmup',
+        '1s',
+        '--indexes',
+        'optimized',
+      ],
+    ],
     ['serve', ['serve', '--db', db, '--port', '0']],
   ])('%s stops before touching them, names them and says what to do', async (_name, args) => {
     const r = await run(args);

@@ -1,6 +1,11 @@
-import { type DescribeTableInput, type DescribeTableOutput, type ListTablesOutput, TOOL_NAMES } from '@mcp-db-bench/contract';
-import { McpCallError, type McpClient, type ToolCallResult } from './clients/client.js';
 import type { Random } from '@mcp-db-bench/contract';
+import {
+  type DescribeTableInput,
+  type DescribeTableOutput,
+  type ListTablesOutput,
+  TOOL_NAMES,
+} from '@mcp-db-bench/contract';
+import { McpCallError, type McpClient, type ToolCallResult } from './clients/client.js';
 
 /** What an agent learned about a table from describe_table (its answer, keyed in camelCase). */
 export interface TableKnowledge {
@@ -47,12 +52,18 @@ export class SimAgent {
           'it is not our server; name the profile for it after its --target (--profile dbhub, faucet or sql-tool)',
       );
     }
-    const list = expectData<ListTablesOutput>(await this.client.callTool(TOOL_NAMES.listTables, {}), TOOL_NAMES.listTables);
+    const list = expectData<ListTablesOutput>(
+      await this.client.callTool(TOOL_NAMES.listTables, {}),
+      TOOL_NAMES.listTables,
+    );
     this.tableNames = list.tables.filter((t) => t.kind === 'table').map((t) => t.name);
     for (const name of wanted ?? this.tableNames) {
       if (!this.tableNames.includes(name)) continue;
       const args: DescribeTableInput = { table: name };
-      const d = expectData<DescribeTableOutput>(await this.client.callTool(TOOL_NAMES.describeTable, args), TOOL_NAMES.describeTable);
+      const d = expectData<DescribeTableOutput>(
+        await this.client.callTool(TOOL_NAMES.describeTable, args),
+        TOOL_NAMES.describeTable,
+      );
       this.tables.set(name, {
         name,
         rows: d.rows,
@@ -71,7 +82,9 @@ export class SimAgent {
   observe(table: string, rows: readonly Record<string, unknown>[]): void {
     const links = this.derive(`links:${table}`, () => {
       const t = this.tables.get(table);
-      const found: [string, string][] = (t?.foreignKeys ?? []).filter((f) => f.columns.length === 1).map((f) => [f.table, f.columns[0]!]);
+      const found: [string, string][] = (t?.foreignKeys ?? [])
+        .filter((f) => f.columns.length === 1)
+        .map((f) => [f.table, f.columns[0]!]);
       if (t?.primaryKey.length === 1) found.push([table, t.primaryKey[0]!]);
       return found;
     });
@@ -107,6 +120,7 @@ export class SimAgent {
 
 /** The tool's JSON, or an error naming the tool: discovery must work for a session to start. */
 export function expectData<T>(result: ToolCallResult, tool: string): T {
-  if (result.isError) throw new Error(`${tool} failed during session init: ${JSON.stringify(result.data).slice(0, 200)}`);
+  if (result.isError)
+    throw new Error(`${tool} failed during session init: ${JSON.stringify(result.data).slice(0, 200)}`);
   return result.data as T;
 }

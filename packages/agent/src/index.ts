@@ -1,12 +1,38 @@
+export { Random } from '@mcp-db-bench/contract';
 export { expectData, SimAgent, type TableKnowledge } from './agent.js';
 export * from './clients/index.js';
 export * from './drive/index.js';
 export { startAgent } from './loop.js';
-export { decode, encode, type Histogram, type LatencySummary, merge, mergeHistograms, newHistogram, record, summarize, summary } from './metrics/histogram.js';
-export { Random } from '@mcp-db-bench/contract';
+export {
+  decode,
+  encode,
+  type Histogram,
+  type LatencySummary,
+  merge,
+  mergeHistograms,
+  newHistogram,
+  record,
+  summarize,
+  summary,
+} from './metrics/histogram.js';
+export * from './profiles/index.js';
 export * from './runner/index.js';
-export { type Call, DEFAULT_WORKLOADS, type Plan, type PlanContext, WORKLOADS, type Workload } from './workloads/index.js';
-export { type Account, type Draft, newMarker, openLedger, type Transfer, WriteLedger, type WriteOp } from './writes/ledger.js';
+export {
+  type Call,
+  DEFAULT_WORKLOADS,
+  type Plan,
+  type PlanContext,
+  WORKLOADS,
+  type Workload,
+} from './workloads/index.js';
+export {
+  type Account,
+  type Draft,
+  newMarker,
+  openLedger,
+  type Transfer,
+  WriteLedger,
+  type WriteOp,
+} from './writes/ledger.js';
 export { fromCents, readAll, toCents } from './writes/read-back.js';
 export { judge, verifyWrites, type WriteVerification } from './writes/verify.js';
-export * from './profiles/index.js';

@@ -1,9 +1,9 @@
+import { type GetOutput, type QueryOutput, Random } from '@mcp-db-bench/contract';
 import { SimAgent } from './agent.js';
 import type { McpClient, ToolCallResult } from './clients/client.js';
 import { type AgentLoop, errorKindOf } from './drive/run-step.js';
-import { type GetOutput, type QueryOutput, Random } from '@mcp-db-bench/contract';
-import type { WriteLedger } from './writes/ledger.js';
 import type { Plan, Workload } from './workloads/workload.js';
+import type { WriteLedger } from './writes/ledger.js';
 
 /**
  * Creates one simulated agent for a workload: it opens its session (not measured), then each
@@ -11,7 +11,13 @@ import type { Plan, Workload } from './workloads/workload.js';
  * outcomes (`tool:<code>`), never latencies; transport failures throw, with a kind. A write
  * workload needs the step's ledger, where its plan files what the server acknowledged.
  */
-export async function startAgent(workload: Workload, client: McpClient, seed: number, index: number, ledger?: WriteLedger): Promise<AgentLoop> {
+export async function startAgent(
+  workload: Workload,
+  client: McpClient,
+  seed: number,
+  index: number,
+  ledger?: WriteLedger,
+): Promise<AgentLoop> {
   const agent = new SimAgent(client, new Random(seed * 7919 + index * 104729 + 1));
   await agent.init(workload.tables);
   const session = workload.session;
@@ -58,12 +64,13 @@ function planned(plan: Plan, agent: SimAgent, client: McpClient): AgentLoop {
 }
 
 /** The code of a tool's `isError` answer; runs count it as `tool:<code>`. */
-export const toolErrorCode = (result: ToolCallResult): string => (result.data as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
+export const toolErrorCode = (result: ToolCallResult): string =>
+  (result.data as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
 
 /** The rows an answer showed the agent, to remember their keys. */
 export function rowsOf(data: unknown): Record<string, unknown>[] {
   // a query's or aggregate's rows, or a get's row
-  const d = data as Partial<QueryOutput> & Partial<GetOutput> | undefined;
+  const d = data as (Partial<QueryOutput> & Partial<GetOutput>) | undefined;
   if (Array.isArray(d?.rows)) return d.rows;
   return d?.row ? [d.row] : [];
 }

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createClient,
@@ -30,7 +30,9 @@ import type { RpcMessage } from '../src/clients/wire.js';
 
 // better-sqlite3 belongs to the server package; the agent only needs it to build a fixture.
 type Db = { exec(sql: string): void; close(): void };
-const Database = createRequire(new URL('../../server/package.json', import.meta.url))('better-sqlite3') as new (file: string) => Db;
+const Database = createRequire(new URL('../../server/package.json', import.meta.url))('better-sqlite3') as new (
+  file: string,
+) => Db;
 const BIN = fileURLToPath(new URL('../../server/dist/bin.js', import.meta.url));
 
 const TOOLS = ['aggregate', 'describe_table', 'get', 'list_tables', 'query'];
@@ -138,7 +140,11 @@ describe.each(MATRIX)('$client client over $transport, protocol $protocol', ({ c
   it('opens in the expected era', () => {
     const era = EXPECTED_ERA[protocol];
     // initialize's (or server/discover's) instructions too: hosts hand them to the model, so the token count reads them
-    expect(opened).toEqual({ era, protocolVersion: EXPECTED_VERSION[era], instructions: expect.stringMatching(/^Read-only access to one relational database/) });
+    expect(opened).toEqual({
+      era,
+      protocolVersion: EXPECTED_VERSION[era],
+      instructions: expect.stringMatching(/^Read-only access to one relational database/),
+    });
   });
 
   it('lists the server tools', async () => {
@@ -151,7 +157,15 @@ describe.each(MATRIX)('$client client over $transport, protocol $protocol', ({ c
     const result = await mcp.callTool('query', { table: 'items', filter: 'qty > 5', columns: ['id', 'label'] });
     expect(result).toEqual({
       isError: false,
-      data: { columns: ['id', 'label'], rows: [{ id: 2, label: 'two' }, { id: 4, label: 'four' }], truncated: false, next_cursor: null },
+      data: {
+        columns: ['id', 'label'],
+        rows: [
+          { id: 2, label: 'two' },
+          { id: 4, label: 'four' },
+        ],
+        truncated: false,
+        next_cursor: null,
+      },
       // the content blocks as sent, for the token count to read as the model would
       content: [{ type: 'text', text: expect.stringMatching(/^\{"columns":\["id","label"\],"rows":\[/) }],
     });
@@ -178,28 +192,32 @@ describe.each(MATRIX)('$client client over $transport, protocol $protocol', ({ c
   }, 30_000);
 });
 
-describe.each(
-  (['lean', 'sdk'] as const).flatMap((client) => PROTOCOLS.map((protocol) => ({ client, protocol }))),
-)('$client client, protocol $protocol, unreachable', ({ client, protocol }) => {
-  it('reports a refused connection as network', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
-    const mcp = createClient({ kind: 'http', url }, { client, protocol, timeoutMs: 5_000 });
-    try {
-      expect((await failure(mcp.open())).kind).toBe('network');
-    } finally {
-      await mcp.close();
-    }
-  });
+describe.each((['lean', 'sdk'] as const).flatMap((client) => PROTOCOLS.map((protocol) => ({ client, protocol }))))(
+  '$client client, protocol $protocol, unreachable',
+  ({ client, protocol }) => {
+    it('reports a refused connection as network', async () => {
+      const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+      const mcp = createClient({ kind: 'http', url }, { client, protocol, timeoutMs: 5_000 });
+      try {
+        expect((await failure(mcp.open())).kind).toBe('network');
+      } finally {
+        await mcp.close();
+      }
+    });
 
-  it('reports a server command that cannot run as network', async () => {
-    const mcp = createClient({ kind: 'stdio', command: join(dir, 'no-such-server'), args: [] }, { client, protocol, timeoutMs: 5_000 });
-    try {
-      expect((await failure(mcp.open())).kind).toBe('network');
-    } finally {
-      await mcp.close();
-    }
-  });
-});
+    it('reports a server command that cannot run as network', async () => {
+      const mcp = createClient(
+        { kind: 'stdio', command: join(dir, 'no-such-server'), args: [] },
+        { client, protocol, timeoutMs: 5_000 },
+      );
+      try {
+        expect((await failure(mcp.open())).kind).toBe('network');
+      } finally {
+        await mcp.close();
+      }
+    });
+  },
+);
 
 describe('HTTP status errors', () => {
   let tokenEndpoint = '';
@@ -216,18 +234,24 @@ describe('HTTP status errors', () => {
     }
   });
 
-  it.each(PROTOCOLS)('lean, %s: the bearer token is sent, and its absence is http_401 (never a legacy fallback)', async (protocol) => {
-    const withToken = createClient({ kind: 'http', url: tokenEndpoint }, { client: 'lean', protocol, token: 's3cret' });
-    const without = createClient({ kind: 'http', url: tokenEndpoint }, { client: 'lean', protocol });
-    try {
-      expect((await withToken.open()).era).toBe(EXPECTED_ERA[protocol]);
-      expect((await withToken.callTool('list_tables', {})).isError).toBe(false);
-      expect((await failure(without.open())).kind).toBe('http_401');
-    } finally {
-      await withToken.close();
-      await without.close();
-    }
-  });
+  it.each(PROTOCOLS)(
+    'lean, %s: the bearer token is sent, and its absence is http_401 (never a legacy fallback)',
+    async (protocol) => {
+      const withToken = createClient(
+        { kind: 'http', url: tokenEndpoint },
+        { client: 'lean', protocol, token: 's3cret' },
+      );
+      const without = createClient({ kind: 'http', url: tokenEndpoint }, { client: 'lean', protocol });
+      try {
+        expect((await withToken.open()).era).toBe(EXPECTED_ERA[protocol]);
+        expect((await withToken.callTool('list_tables', {})).isError).toBe(false);
+        expect((await failure(without.open())).kind).toBe('http_401');
+      } finally {
+        await withToken.close();
+        await without.close();
+      }
+    },
+  );
 
   it.each(PROTOCOLS)('sdk, %s: the bearer token is sent, and its absence is http_401', async (protocol) => {
     const withToken = createClient({ kind: 'http', url: tokenEndpoint }, { client: 'sdk', protocol, token: 's3cret' });
@@ -250,8 +274,14 @@ describe('lean HTTP client against something that is not an MCP server', () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       req.resume();
-      if (req.url === '/html') return void res.writeHead(501, { 'content-type': 'text/html' }).end(`<!DOCTYPE html><html><head><title>Unsupported method ('POST')</title></head><body>${'<p>x</p>'.repeat(200)}</body></html>`);
-      if (req.url === '/json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","items":[]}');
+      if (req.url === '/html')
+        return void res
+          .writeHead(501, { 'content-type': 'text/html' })
+          .end(
+            `<!DOCTYPE html><html><head><title>Unsupported method ('POST')</title></head><body>${'<p>x</p>'.repeat(200)}</body></html>`,
+          );
+      if (req.url === '/json')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","items":[]}');
       if (req.url === '/locked') return void res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
       res.writeHead(200, { 'content-type': 'text/plain' }).end('hello');
     });
@@ -262,7 +292,11 @@ describe('lean HTTP client against something that is not an MCP server', () => {
 
   it.each([
     ['/html', 'http_501', /^HTTP 501: an HTML page \("Unsupported method \('POST'\)"\), not an MCP answer$/],
-    ['/json', 'protocol', /^the answer is JSON but not JSON-RPC 2\.0 \(\{"status":"ok","items":\[\]\}\): is http:\/\/127\.0\.0\.1:\d+\/json an MCP endpoint\?$/],
+    [
+      '/json',
+      'protocol',
+      /^the answer is JSON but not JSON-RPC 2\.0 \(\{"status":"ok","items":\[\]\}\): is http:\/\/127\.0\.0\.1:\d+\/json an MCP endpoint\?$/,
+    ],
     ['/text', 'protocol', /^the answer is not JSON, so not MCP: "hello"$/],
     ['/locked', 'http_401', /^HTTP 401: "Unauthorized": the server wants a bearer token \(--token, or MCP_DB_TOKEN\)$/],
   ])('%s: %s, said in a few words', async (path, kind, message) => {
@@ -373,14 +407,21 @@ interface Seen {
   mcpMethod?: string;
 }
 
-async function startFakeLegacy(): Promise<{ url: string; seen: Seen[]; forget(on: boolean): void; close(): Promise<void> }> {
+async function startFakeLegacy(): Promise<{
+  url: string;
+  seen: Seen[];
+  forget(on: boolean): void;
+  close(): Promise<void>;
+}> {
   const seen: Seen[] = [];
   const SESSION = 'sess-42';
   /** when on, every tools/call is told its session is gone, as a server evicting it at once would */
   let forgetting = false;
   const sse = (res: ServerResponse, msg: object, headers: Record<string, string> = {}) => {
     res.writeHead(200, { 'content-type': 'text/event-stream', ...headers });
-    res.write('event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}\r\n\r\n');
+    res.write(
+      'event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}\r\n\r\n',
+    );
     const json = JSON.stringify(msg);
     // One message over two data: lines (joined with a newline between tokens: still JSON) and two writes.
     const half = json.indexOf(',"result"') + 1;
@@ -420,28 +461,50 @@ async function startFakeLegacy(): Promise<{ url: string; seen: Seen[]; forget(on
           {
             jsonrpc: '2.0',
             id: msg.id,
-            result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'fake', version: '1' } },
+            result: {
+              protocolVersion: '2025-06-18',
+              capabilities: { tools: {} },
+              serverInfo: { name: 'fake', version: '1' },
+            },
           },
           { 'mcp-session-id': SESSION },
         );
       }
       if (entry.session !== SESSION) {
         res.writeHead(400, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Server not initialized' }, id: null }));
+        return res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'Bad Request: Server not initialized' },
+            id: null,
+          }),
+        );
       }
       if (msg.method === 'notifications/initialized') return res.writeHead(202).end();
       if (msg.method === 'tools/list') {
-        return sseWhole(res, { jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
+        return sseWhole(res, {
+          jsonrpc: '2.0',
+          id: msg.id,
+          result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] },
+        });
       }
       if (msg.method === 'tools/call' && forgetting) {
         res.writeHead(404, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        return res.end(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }),
+        );
       }
       if (msg.method === 'tools/call' && msg.params?.name === 'slow') return; // never answers
       if (msg.method === 'tools/call') {
         // Plain JSON this time, and only a text block: data comes from parsing it.
         res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: '{"echoed":true}' }] } }));
+        return res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: msg.id,
+            result: { content: [{ type: 'text', text: '{"echoed":true}' }] },
+          }),
+        );
       }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: { code: -32601, message: 'Method not found' } }));
@@ -477,7 +540,11 @@ describe('lean HTTP client against a 2025-only server', () => {
     const mcp = new LeanHttpClient({ url: fake.url, protocol: 'auto' });
     expect(await mcp.open()).toEqual({ era: 'legacy', protocolVersion: '2025-06-18' });
     expect(await mcp.listTools()).toEqual([{ name: 'echo', description: undefined, inputSchema: { type: 'object' } }]);
-    expect(await mcp.callTool('echo', {})).toEqual({ isError: false, data: { echoed: true }, content: [{ type: 'text', text: '{"echoed":true}' }] });
+    expect(await mcp.callTool('echo', {})).toEqual({
+      isError: false,
+      data: { echoed: true },
+      content: [{ type: 'text', text: '{"echoed":true}' }],
+    });
     await mcp.close();
 
     expect(fake.seen.map((s) => s.rpcMethod ?? s.httpMethod)).toEqual([
@@ -502,23 +569,28 @@ describe('lean HTTP client against a 2025-only server', () => {
     }
   });
 
-  it.each(['lean', 'sdk'] as const)('%s: a second 404 in a row is the call\'s error, after one re-initialization', async (kind) => {
-    fake.seen.length = 0;
-    const mcp = createClient({ kind: 'http', url: fake.url }, { client: kind, protocol: 'legacy' });
-    try {
-      await mcp.open();
-      fake.forget(true);
-      expect((await failure(mcp.callTool('echo', {}))).kind).toBe('http_404');
-      expect(mcp.reinitialized).toBe(1);
-    } finally {
-      fake.forget(false);
-      await mcp.close();
-    }
-    const sent = fake.seen.flatMap((s) => (s.rpcMethod === 'initialize' || s.rpcMethod === 'tools/call' ? [s.rpcMethod] : []));
-    expect(sent).toEqual(['initialize', 'tools/call', 'initialize', 'tools/call']);
-    // the lean client forgets a session the server said is gone: nothing to DELETE at close
-    if (kind === 'lean') expect(fake.seen.filter((s) => s.httpMethod === 'DELETE')).toEqual([]);
-  });
+  it.each(['lean', 'sdk'] as const)(
+    "%s: a second 404 in a row is the call's error, after one re-initialization",
+    async (kind) => {
+      fake.seen.length = 0;
+      const mcp = createClient({ kind: 'http', url: fake.url }, { client: kind, protocol: 'legacy' });
+      try {
+        await mcp.open();
+        fake.forget(true);
+        expect((await failure(mcp.callTool('echo', {}))).kind).toBe('http_404');
+        expect(mcp.reinitialized).toBe(1);
+      } finally {
+        fake.forget(false);
+        await mcp.close();
+      }
+      const sent = fake.seen.flatMap((s) =>
+        s.rpcMethod === 'initialize' || s.rpcMethod === 'tools/call' ? [s.rpcMethod] : [],
+      );
+      expect(sent).toEqual(['initialize', 'tools/call', 'initialize', 'tools/call']);
+      // the lean client forgets a session the server said is gone: nothing to DELETE at close
+      if (kind === 'lean') expect(fake.seen.filter((s) => s.httpMethod === 'DELETE')).toEqual([]);
+    },
+  );
 
   it('lean: walking away from a session (abandon) never ends it, while opening again over it does', async () => {
     fake.seen.length = 0;
@@ -527,7 +599,13 @@ describe('lean HTTP client against a 2025-only server', () => {
     mcp.abandon();
     await mcp.open();
     await mcp.close();
-    expect(fake.seen.map((s) => s.rpcMethod ?? s.httpMethod)).toEqual(['initialize', 'notifications/initialized', 'initialize', 'notifications/initialized', 'DELETE']);
+    expect(fake.seen.map((s) => s.rpcMethod ?? s.httpMethod)).toEqual([
+      'initialize',
+      'notifications/initialized',
+      'initialize',
+      'notifications/initialized',
+      'DELETE',
+    ]);
   });
 
   it('times a call out, then serves the next one on a fresh connection', async () => {
@@ -574,23 +652,36 @@ class ScriptedTransport implements Transport<string> {
 }
 
 describe('the session over a transport', () => {
-  const legacyServer = (silent: boolean) => (method: string, id: number): RpcMessage | McpCallError => {
-    if (method === 'server/discover') return silent ? new McpCallError('timeout', 'no answer') : { id, error: { code: -32601, message: 'Method not found' } };
-    if (method === 'initialize') return { id, result: { protocolVersion: '2025-06-18' } };
-    return { id, result: { content: [{ type: 'text', text: '{"ok":true}' }] } };
-  };
+  const legacyServer =
+    (silent: boolean) =>
+    (method: string, id: number): RpcMessage | McpCallError => {
+      if (method === 'server/discover')
+        return silent
+          ? new McpCallError('timeout', 'no answer')
+          : { id, error: { code: -32601, message: 'Method not found' } };
+      if (method === 'initialize') return { id, result: { protocolVersion: '2025-06-18' } };
+      return { id, result: { content: [{ type: 'text', text: '{"ok":true}' }] } };
+    };
 
   it('falls back to initialize on a JSON-RPC refusal, and names the agreed revision to the transport', async () => {
     const transport = new ScriptedTransport(false, legacyServer(false));
     const session = new Session(transport, { protocol: 'auto' });
     expect(await session.open()).toEqual({ era: 'legacy', protocolVersion: '2025-06-18' });
     expect(transport.negotiatedVersion).toBe('2025-06-18');
-    expect(transport.sent.map((m) => m.route)).toEqual(['modern server/discover', 'legacy initialize', 'legacy notifications/initialized']);
+    expect(transport.sent.map((m) => m.route)).toEqual([
+      'modern server/discover',
+      'legacy initialize',
+      'legacy notifications/initialized',
+    ]);
   });
 
   it('falls back on a silent probe only where the transport says silence means 2025', async () => {
-    expect((await new Session(new ScriptedTransport(true, legacyServer(true)), { protocol: 'auto' }).open()).era).toBe('legacy');
-    expect((await failure(new Session(new ScriptedTransport(false, legacyServer(true)), { protocol: 'auto' }).open())).kind).toBe('timeout');
+    expect((await new Session(new ScriptedTransport(true, legacyServer(true)), { protocol: 'auto' }).open()).era).toBe(
+      'legacy',
+    );
+    expect(
+      (await failure(new Session(new ScriptedTransport(false, legacyServer(true)), { protocol: 'auto' }).open())).kind,
+    ).toBe('timeout');
   });
 
   it('asks a route once per tool and era, and numbers every request', async () => {

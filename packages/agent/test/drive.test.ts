@@ -149,13 +149,29 @@ describe('runStep, closed loop', () => {
 
   it('counts the re-initializations made during the measured operations, failed ones too, none of the warm-up', async () => {
     const clock = new FakeClock();
-    const { makeAgent } = scripted(clock, ({ seq }): Script => ({ ms: 100, reinit: seq % 3 === 0 ? 2 : 1, ...(seq % 2 ? { throws: new McpCallError('http_404', 'Session not found') } : {}) }));
+    const { makeAgent } = scripted(
+      clock,
+      ({ seq }): Script => ({
+        ms: 100,
+        reinit: seq % 3 === 0 ? 2 : 1,
+        ...(seq % 2 ? { throws: new McpCallError('http_404', 'Session not found') } : {}),
+      }),
+    );
     const m = await run(clock, { agents: 1, mode: 'closed', warmupMs: 100, durationMs: 1000, makeAgent });
     // seq 0 is the warm-up; seq 1..10 are measured, of which 3, 6 and 9 re-initialized twice
     expect(m.calls + m.errors.http_404!).toBe(10);
     expect(m.reinitialized).toBe(13);
     // an agent that does not count them: none recorded
-    const plain = await run(clock, { agents: 1, mode: 'closed', warmupMs: 0, durationMs: 300, makeAgent: async () => ({ next: () => clock.sleep(100).then(() => ({ op: 'get', ok: true })), close: async () => {} }) });
+    const plain = await run(clock, {
+      agents: 1,
+      mode: 'closed',
+      warmupMs: 0,
+      durationMs: 300,
+      makeAgent: async () => ({
+        next: () => clock.sleep(100).then(() => ({ op: 'get', ok: true })),
+        close: async () => {},
+      }),
+    });
     expect(plain.reinitialized).toBe(0);
   });
 
@@ -186,7 +202,12 @@ describe('runStep, closed loop', () => {
     expect(goodput(m)).toBe(300);
     expect(started).toEqual([100]); // the probe watches the measured window only
     // 30 ms of CPU over 300 calls, over a 1 s window (the last calls end exactly at 1100)
-    expect(m.client).toEqual({ cpuPerCallUs: 100, cpuUtilization: 0.03, eventLoopDelayP99Ms: 1.5, eventLoopDelayMaxMs: 4 });
+    expect(m.client).toEqual({
+      cpuPerCallUs: 100,
+      cpuUtilization: 0.03,
+      eventLoopDelayP99Ms: 1.5,
+      eventLoopDelayMaxMs: 4,
+    });
   });
 
   it('attributes calls to the second of the window in which they completed', async () => {
@@ -195,7 +216,12 @@ describe('runStep, closed loop', () => {
     const { makeAgent } = scripted(clock, ({ startedAt }) => ({ ms: startedAt < 1500 ? 100 : 250 }));
     const m = await run(clock, { agents: 1, mode: 'closed', warmupMs: 500, durationMs: 3000, makeAgent });
     expect(m.calls).toBe(18); // started 500..1400 (10) and 1500..3250 (8)
-    const intervals = m.intervals.map((i) => ({ atMs: i.atMs, calls: i.calls, errors: i.errors, s: summarize(i.histogram) }));
+    const intervals = m.intervals.map((i) => ({
+      atMs: i.atMs,
+      calls: i.calls,
+      errors: i.errors,
+      s: summarize(i.histogram),
+    }));
     expect(intervals.map(({ atMs, calls, errors }) => ({ atMs, calls, errors }))).toEqual([
       { atMs: 0, calls: 9, errors: 0 }, // completed 600..1400
       { atMs: 1000, calls: 4, errors: 0 }, // completed 1500 (100 ms), 1750, 2000, 2250

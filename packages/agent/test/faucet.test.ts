@@ -34,7 +34,9 @@ describe('our filter as Faucet’s', () => {
   const columns = new Set(['customer_id', 'status', 'memo', 'id', 'in', 'select']);
 
   it('translates column op literal joined by and, like included', () => {
-    expect(faucetFilter("customer_id = 42 and status <> 'a'' and id = ''1'", columns)).toBe("customer_id = 42 AND status <> 'a'' and id = ''1'");
+    expect(faucetFilter("customer_id = 42 and status <> 'a'' and id = ''1'", columns)).toBe(
+      "customer_id = 42 AND status <> 'a'' and id = ''1'",
+    );
     expect(faucetFilter("memo like 'run:ab1:%'", columns)).toBe("memo LIKE 'run:ab1:%'");
     expect(faucetFilter("memo NOT LIKE 'x%'", columns)).toBe("memo NOT LIKE 'x%'");
     // past 2^53 our grammar keeps a number's digits as a string: on a numeric column it goes as a number, which
@@ -79,7 +81,17 @@ const SCHEMAS: Record<string, unknown> = {
   customers: {
     name: 'customers',
     type: 'table',
-    columns: [{ name: 'id', position: 1, db_type: 'INTEGER', nullable: false, is_primary_key: true, is_auto_increment: true, is_unique: false }],
+    columns: [
+      {
+        name: 'id',
+        position: 1,
+        db_type: 'INTEGER',
+        nullable: false,
+        is_primary_key: true,
+        is_auto_increment: true,
+        is_unique: false,
+      },
+    ],
     primary_key: ['id'],
     foreign_keys: null,
     indexes: null,
@@ -88,12 +100,46 @@ const SCHEMAS: Record<string, unknown> = {
     name: 'orders',
     type: 'table',
     columns: [
-      { name: 'id', position: 1, db_type: 'INTEGER', nullable: false, is_primary_key: true, is_auto_increment: false, is_unique: false },
-      { name: 'customer_id', position: 2, db_type: 'INTEGER', nullable: false, is_primary_key: false, is_auto_increment: false, is_unique: false },
-      { name: 'total', position: 3, db_type: 'DECIMAL(12,2)', nullable: true, default: '0', is_primary_key: false, is_auto_increment: false, is_unique: false },
+      {
+        name: 'id',
+        position: 1,
+        db_type: 'INTEGER',
+        nullable: false,
+        is_primary_key: true,
+        is_auto_increment: false,
+        is_unique: false,
+      },
+      {
+        name: 'customer_id',
+        position: 2,
+        db_type: 'INTEGER',
+        nullable: false,
+        is_primary_key: false,
+        is_auto_increment: false,
+        is_unique: false,
+      },
+      {
+        name: 'total',
+        position: 3,
+        db_type: 'DECIMAL(12,2)',
+        nullable: true,
+        default: '0',
+        is_primary_key: false,
+        is_auto_increment: false,
+        is_unique: false,
+      },
     ],
     primary_key: ['id'],
-    foreign_keys: [{ name: 'fk_orders_customer_id', column_name: 'customer_id', referenced_table: 'customers', referenced_column: 'id', on_delete: 'NO ACTION', on_update: 'NO ACTION' }],
+    foreign_keys: [
+      {
+        name: 'fk_orders_customer_id',
+        column_name: 'customer_id',
+        referenced_table: 'customers',
+        referenced_column: 'id',
+        on_delete: 'NO ACTION',
+        on_update: 'NO ACTION',
+      },
+    ],
     indexes: [{ name: 'orders_customer', columns: ['customer_id'], is_unique: false }],
   },
 };
@@ -101,9 +147,14 @@ const SCHEMAS: Record<string, unknown> = {
 function fakeFaucet(tools: ToolInfo[]): McpClient & { calls: [string, Record<string, unknown>][] } {
   const calls: [string, Record<string, unknown>][] = [];
   const answer = (name: string, args: Record<string, unknown>): unknown => {
-    if (name === 'faucet_list_tables') return [{ name: 'customers', type: 'table', columns: [] }, { name: 'orders', type: 'table', columns: [] }];
+    if (name === 'faucet_list_tables')
+      return [
+        { name: 'customers', type: 'table', columns: [] },
+        { name: 'orders', type: 'table', columns: [] },
+      ];
     if (name === 'faucet_describe_table') return SCHEMAS[String(args.table)];
-    if (name === 'faucet_query') return { records: [{ total: 5, id: 1, customer_id: 7 }], count: 1, limit: args.limit, offset: 0 };
+    if (name === 'faucet_query')
+      return { records: [{ total: 5, id: 1, customer_id: 7 }], count: 1, limit: args.limit, offset: 0 };
     return undefined;
   };
   return {
@@ -121,8 +172,13 @@ function fakeFaucet(tools: ToolInfo[]): McpClient & { calls: [string, Record<str
 }
 
 const NOW = [
-  { name: 'faucet_query', inputSchema: { type: 'object', properties: { service: {}, table: {}, fields: {}, group: {} } } },
-  ...['faucet_list_tables', 'faucet_describe_table', 'faucet_insert', 'faucet_update', 'faucet_delete'].map((name) => ({ name })),
+  {
+    name: 'faucet_query',
+    inputSchema: { type: 'object', properties: { service: {}, table: {}, fields: {}, group: {} } },
+  },
+  ...['faucet_list_tables', 'faucet_describe_table', 'faucet_insert', 'faucet_update', 'faucet_delete'].map((name) => ({
+    name,
+  })),
 ];
 
 describe('the faucet profile over Faucet’s own shapes', () => {
@@ -136,28 +192,62 @@ describe('the faucet profile over Faucet’s own shapes', () => {
       foreign_keys: [{ columns: ['customer_id'], table: 'customers', references: ['id'] }],
       indexes: [{ columns: ['customer_id'], unique: false }],
     });
-    expect((orders as { columns: unknown[] }).columns[2]).toEqual({ name: 'total', type: 'decimal', precision: 12, scale: 2, nullable: true, default: '0', auto_increment: false });
+    expect((orders as { columns: unknown[] }).columns[2]).toEqual({
+      name: 'total',
+      type: 'decimal',
+      precision: 12,
+      scale: 2,
+      nullable: true,
+      default: '0',
+      auto_increment: false,
+    });
     const customers = (await client.callTool('describe_table', { table: 'customers' })).data;
-    expect(customers).toMatchObject({ foreign_keys: [], referenced_by: [{ table: 'orders', columns: ['customer_id'], references: ['id'] }], indexes: [] });
+    expect(customers).toMatchObject({
+      foreign_keys: [],
+      referenced_by: [{ table: 'orders', columns: ['customer_id'], references: ['id'] }],
+      indexes: [],
+    });
   });
 
   it('sends a hostile key as one quoted literal and answers the row in table order', async () => {
     const peer = fakeFaucet(NOW);
     const client = new ProfileClient(faucet, peer, { service: 'main' });
     const r = await client.callTool('get', { table: 'orders', key: "1' OR '1'='1" });
-    expect(peer.calls.at(-1)).toEqual(['faucet_query', { service: 'main', table: 'orders', filter: "id = '1'' OR ''1''=''1'", limit: 1 }]);
+    expect(peer.calls.at(-1)).toEqual([
+      'faucet_query',
+      { service: 'main', table: 'orders', filter: "id = '1'' OR ''1''=''1'", limit: 1 },
+    ]);
     expect(Object.keys((r.data as { row: object }).row)).toEqual(['id', 'customer_id', 'total']);
-    expect(await client.callTool('get', { table: 'orders', key: 'a\0' })).toMatchObject({ isError: true, data: { error: { code: 'invalid_argument' } } });
+    expect(await client.callTool('get', { table: 'orders', key: 'a\0' })).toMatchObject({
+      isError: true,
+      data: { error: { code: 'invalid_argument' } },
+    });
     expect(peer.calls.filter(([name]) => name === 'faucet_query')).toHaveLength(1);
   });
 
   it('aggregates through fields and group', async () => {
     const peer = fakeFaucet(NOW);
     const client = new ProfileClient(faucet, peer, {});
-    await client.callTool('aggregate', { table: 'orders', aggregates: [{ fn: 'count', as: 'n' }, { fn: 'sum', column: 'total' }], group_by: ['customer_id'], order_by: ['n desc'], limit: 10 });
+    await client.callTool('aggregate', {
+      table: 'orders',
+      aggregates: [
+        { fn: 'count', as: 'n' },
+        { fn: 'sum', column: 'total' },
+      ],
+      group_by: ['customer_id'],
+      order_by: ['n desc'],
+      limit: 10,
+    });
     expect(peer.calls.at(-1)).toEqual([
       'faucet_query',
-      { service: 'main', table: 'orders', fields: ['customer_id', 'COUNT(*) AS n', 'SUM(total) AS sum_total'], group: 'customer_id', order: 'n DESC', limit: 11 },
+      {
+        service: 'main',
+        table: 'orders',
+        fields: ['customer_id', 'COUNT(*) AS n', 'SUM(total) AS sum_total'],
+        group: 'customer_id',
+        order: 'n DESC',
+        limit: 11,
+      },
     ]);
     const bad = await client.callTool('aggregate', { table: 'orders', aggregates: [{ fn: 'sum', column: 'nope' }] });
     expect(bad).toMatchObject({ isError: true, data: { error: { code: 'unknown_column' } } });
@@ -171,19 +261,41 @@ describe('the faucet profile over Faucet’s own shapes', () => {
       await client.callTool('describe_table', { table: 'orders' });
       await client.callTool('describe_table', { table: 'customers' });
     }
-    expect(peer.calls.map(([name]) => name)).toEqual(['faucet_list_tables', 'faucet_describe_table', 'faucet_describe_table', 'faucet_list_tables', 'faucet_describe_table', 'faucet_describe_table']);
+    expect(peer.calls.map(([name]) => name)).toEqual([
+      'faucet_list_tables',
+      'faucet_describe_table',
+      'faucet_describe_table',
+      'faucet_list_tables',
+      'faucet_describe_table',
+      'faucet_describe_table',
+    ]);
   });
 
   it('serves aggregate only where faucet_query lists group, and writes only where Faucet lists its write tools', async () => {
-    const listed = async (tools: ToolInfo[]) => (await new ProfileClient(faucet, fakeFaucet(tools)).listTools()).map((t) => t.name);
-    expect(await listed(NOW)).toEqual(['list_tables', 'describe_table', 'get', 'query', 'aggregate', 'insert', 'update', 'delete']);
-    const before = [{ name: 'faucet_query', inputSchema: { type: 'object', properties: { fields: {}, order: {} } } }, { name: 'faucet_list_tables' }];
+    const listed = async (tools: ToolInfo[]) =>
+      (await new ProfileClient(faucet, fakeFaucet(tools)).listTools()).map((t) => t.name);
+    expect(await listed(NOW)).toEqual([
+      'list_tables',
+      'describe_table',
+      'get',
+      'query',
+      'aggregate',
+      'insert',
+      'update',
+      'delete',
+    ]);
+    const before = [
+      { name: 'faucet_query', inputSchema: { type: 'object', properties: { fields: {}, order: {} } } },
+      { name: 'faucet_list_tables' },
+    ];
     expect(await listed(before)).toEqual(['list_tables', 'describe_table', 'get', 'query']);
     const client = new ProfileClient(faucet, fakeFaucet(before));
     await client.listTools();
     expect(await client.callTool('aggregate', { table: 'orders', aggregates: [{ fn: 'count' }] })).toMatchObject({
       isError: true,
-      data: { error: { code: 'unsupported', message: expect.stringMatching(/^faucet: no aggregate tool: .*takes no group/) } },
+      data: {
+        error: { code: 'unsupported', message: expect.stringMatching(/^faucet: no aggregate tool: .*takes no group/) },
+      },
     });
   });
 });

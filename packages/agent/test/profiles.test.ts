@@ -41,7 +41,8 @@ const HOSTILE = [
   '"double" `back`',
 ];
 
-const sqlToolClient = (engine: string, peer: McpClient) => new ProfileClient(PROFILES['sql-tool']!, peer, { engine, sqlTool: 'sql', sqlArg: 'sql' });
+const sqlToolClient = (engine: string, peer: McpClient) =>
+  new ProfileClient(PROFILES['sql-tool']!, peer, { engine, sqlTool: 'sql', sqlArg: 'sql' });
 const data = <T>(r: ToolCallResult) => {
   if (r.isError) throw new Error(JSON.stringify(r.data));
   return r.data as T;
@@ -93,9 +94,13 @@ describe('SQL written by profiles: values as each dialect’s safe literals, ide
     expect(sqlOf(text, 'sqlite')).toBe(
       `("customer_id" in (1, 2) or "total" between 1 and 9.5) and not ("status" is null) and "status" <> 'x'`,
     );
-    expect(filterSql(f.or(f.eq('customer_id', 1), f.and(f.eq('status', 'a'), f.gt('total', 2))), columns, DIALECTS.postgres!)).toBe(
-      `"customer_id" = 1 or ("status" = E'a' and "total" > 2)`,
-    );
+    expect(
+      filterSql(
+        f.or(f.eq('customer_id', 1), f.and(f.eq('status', 'a'), f.gt('total', 2))),
+        columns,
+        DIALECTS.postgres!,
+      ),
+    ).toBe(`"customer_id" = 1 or ("status" = E'a' and "total" > 2)`);
   });
 
   it('leaves out (undefined) what it cannot translate safely: unknown columns, like', () => {
@@ -110,16 +115,18 @@ describe('SQL written by profiles: values as each dialect’s safe literals, ide
   });
 
   it('maps declared types to portable ones, so workloads pick the same numeric measures', () => {
-    expect(['INTEGER', 'bigint', 'DECIMAL(12,2)', 'numeric', 'double precision', 'VARCHAR(20)', 'timestamp with time zone', 'boolean'].map(portableType)).toEqual([
-      'integer',
-      'integer',
-      'decimal',
-      'decimal',
-      'float',
-      'text',
-      'timestamp',
-      'boolean',
-    ]);
+    expect(
+      [
+        'INTEGER',
+        'bigint',
+        'DECIMAL(12,2)',
+        'numeric',
+        'double precision',
+        'VARCHAR(20)',
+        'timestamp with time zone',
+        'boolean',
+      ].map(portableType),
+    ).toEqual(['integer', 'integer', 'decimal', 'decimal', 'float', 'text', 'timestamp', 'boolean']);
   });
 });
 
@@ -129,14 +136,16 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
   beforeAll(async () => {
     db = await open('bench_agent_literals');
     await db.run('create table people (name varchar(200) primary key, active boolean not null, age integer not null)');
-    for (const [i, name] of HOSTILE.entries()) await db.exec('insert into people (name, active, age) values (?, ?, ?)', [name, i % 2 === 0, i]);
+    for (const [i, name] of HOSTILE.entries())
+      await db.exec('insert into people (name, active, age) values (?, ?, ?)', [name, i % 2 === 0, i]);
   }, 60_000);
   afterAll(async () => {
     await db?.close();
   });
 
   it('reads every hostile string back unchanged from its literal', async () => {
-    for (const value of HOSTILE) expect(await db.run(`select ${literal(d, value)} as v`), JSON.stringify(value)).toEqual([{ v: value }]);
+    for (const value of HOSTILE)
+      expect(await db.run(`select ${literal(d, value)} as v`), JSON.stringify(value)).toEqual([{ v: value }]);
   });
 
   it('compares booleans with its boolean column', async () => {
@@ -147,10 +156,17 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
   it('finds each hostile key through the profile (get and a filter), and only that row', async () => {
     const client = sqlToolClient(engine, sqlPeer(db));
     await client.open();
-    expect(data<{ tables: { name: string }[] }>(await client.callTool('list_tables', {})).tables.map((t) => t.name)).toContain('people');
+    expect(
+      data<{ tables: { name: string }[] }>(await client.callTool('list_tables', {})).tables.map((t) => t.name),
+    ).toContain('people');
     for (const name of HOSTILE) {
-      expect(data<{ row: unknown }>(await client.callTool('get', { table: 'people', key: name })).row, JSON.stringify(name)).toMatchObject({ name });
-      const filtered = data<{ rows: { name: string }[] }>(await client.callTool('query', { table: 'people', filter: `name = '${name.replaceAll("'", "''")}'` }));
+      expect(
+        data<{ row: unknown }>(await client.callTool('get', { table: 'people', key: name })).row,
+        JSON.stringify(name),
+      ).toMatchObject({ name });
+      const filtered = data<{ rows: { name: string }[] }>(
+        await client.callTool('query', { table: 'people', filter: `name = '${name.replaceAll("'", "''")}'` }),
+      );
       expect(filtered.rows.map((r) => r.name)).toEqual([name]);
     }
   });
@@ -158,31 +174,45 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
   it.runIf(engine === 'postgres')('reads them back the same with standard_conforming_strings off', async () => {
     await db.run('set standard_conforming_strings = off');
     try {
-      for (const value of HOSTILE) expect(await db.run(`select ${literal(d, value)} as v`), JSON.stringify(value)).toEqual([{ v: value }]);
+      for (const value of HOSTILE)
+        expect(await db.run(`select ${literal(d, value)} as v`), JSON.stringify(value)).toEqual([{ v: value }]);
     } finally {
       await db.run('set standard_conforming_strings = on');
     }
   });
 
-  it.runIf(engine === 'mysql')('under NO_BACKSLASH_ESCAPES a backslash only doubles: the literal still ends where it should', async () => {
-    await db.run("set session sql_mode = concat(@@sql_mode, ',NO_BACKSLASH_ESCAPES')");
-    try {
-      for (const value of HOSTILE) expect(await db.run(`select ${literal(d, value)} as v`), JSON.stringify(value)).toEqual([{ v: value.replaceAll('\\', '\\\\') }]);
-      // the injection attempt is one odd value: no row matches it, rather than every row
-      const client = sqlToolClient(engine, sqlPeer(db));
-      const r = data<{ rows: unknown[] }>(await client.callTool('query', { table: 'people', filter: "name = 'x\\'' or 1=1 -- '" }));
-      expect(r.rows).toEqual([]);
-    } finally {
-      await db.run("set session sql_mode = replace(@@sql_mode, 'NO_BACKSLASH_ESCAPES', '')");
-    }
-  });
+  it.runIf(engine === 'mysql')(
+    'under NO_BACKSLASH_ESCAPES a backslash only doubles: the literal still ends where it should',
+    async () => {
+      await db.run("set session sql_mode = concat(@@sql_mode, ',NO_BACKSLASH_ESCAPES')");
+      try {
+        for (const value of HOSTILE)
+          expect(await db.run(`select ${literal(d, value)} as v`), JSON.stringify(value)).toEqual([
+            { v: value.replaceAll('\\', '\\\\') },
+          ]);
+        // the injection attempt is one odd value: no row matches it, rather than every row
+        const client = sqlToolClient(engine, sqlPeer(db));
+        const r = data<{ rows: unknown[] }>(
+          await client.callTool('query', { table: 'people', filter: "name = 'x\\'' or 1=1 -- '" }),
+        );
+        expect(r.rows).toEqual([]);
+      } finally {
+        await db.run("set session sql_mode = replace(@@sql_mode, 'NO_BACKSLASH_ESCAPES', '')");
+      }
+    },
+  );
 
   it('answers a filter our grammar refuses as our server does (invalid_filter), sending nothing', async () => {
     const log: string[] = [];
     const client = sqlToolClient(engine, sqlPeer(db, log));
     await client.callTool('describe_table', { table: 'people' });
     const sent = log.length;
-    for (const filter of ["name = 'x' or 1 = 1", 'name = (select 1)', "name = 'unterminated", { column: 'name', op: '~' }]) {
+    for (const filter of [
+      "name = 'x' or 1 = 1",
+      'name = (select 1)',
+      "name = 'unterminated",
+      { column: 'name', op: '~' },
+    ]) {
       const r = await client.callTool(TOOL_NAMES.query, { table: 'people', filter });
       expect(r, JSON.stringify(filter)).toMatchObject({ isError: true, data: { error: { code: 'invalid_filter' } } });
     }
@@ -195,9 +225,15 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
     await client.callTool('describe_table', { table: 'people' });
     const sent = log.length;
     const refusals = [
-      { tool: 'aggregate', args: { table: 'people', aggregates: [{ fn: 'count(*) as n from people; drop table people; --', as: 'n' }] } },
+      {
+        tool: 'aggregate',
+        args: { table: 'people', aggregates: [{ fn: 'count(*) as n from people; drop table people; --', as: 'n' }] },
+      },
       { tool: 'aggregate', args: { table: 'people', aggregates: [{ fn: 'COUNT', as: 'n' }] } },
-      { tool: 'aggregate', args: { table: 'people', aggregates: [{ fn: 'count', as: 'n' }], limit: '1; drop table people' } },
+      {
+        tool: 'aggregate',
+        args: { table: 'people', aggregates: [{ fn: 'count', as: 'n' }], limit: '1; drop table people' },
+      },
       { tool: 'aggregate', args: { table: 'people', aggregates: [{ fn: 'count', as: 'n' }], limit: -1 } },
       { tool: 'query', args: { table: 'people', limit: 1.5 } },
       { tool: 'query', args: { table: 'people', limit: '10 union select 1' } },
@@ -209,9 +245,13 @@ describe.each(liveEngines())('literals and the sql-tool profile on a live $engin
     }
     expect(log.length).toBe(sent);
     // the functions we have still work, and a limit of 0 is a page of none
-    const counted = data<{ rows: { n: unknown }[] }>(await client.callTool('aggregate', { table: 'people', aggregates: [{ fn: 'count', as: 'n' }] }));
+    const counted = data<{ rows: { n: unknown }[] }>(
+      await client.callTool('aggregate', { table: 'people', aggregates: [{ fn: 'count', as: 'n' }] }),
+    );
     expect(Number(counted.rows[0]!.n)).toBe(HOSTILE.length);
-    expect(data<{ rows: unknown[]; truncated: boolean }>(await client.callTool('query', { table: 'people', limit: 0 }))).toMatchObject({ rows: [], truncated: true });
+    expect(
+      data<{ rows: unknown[]; truncated: boolean }>(await client.callTool('query', { table: 'people', limit: 0 })),
+    ).toMatchObject({ rows: [], truncated: true });
   });
 });
 
@@ -247,7 +287,10 @@ describe('what discovery costs the peer: an agent’s session, not a re-list per
     expect(count(d.tables)).toBe(2);
     expect(count(d.foreignKeys)).toBe(2);
     // a table discovery did not report is still refused
-    expect(await client.callTool('describe_table', { table: 'nope' })).toMatchObject({ isError: true, data: { error: { code: 'unknown_table' } } });
+    expect(await client.callTool('describe_table', { table: 'nope' })).toMatchObject({
+      isError: true,
+      data: { error: { code: 'unknown_table' } },
+    });
   });
 });
 
@@ -259,10 +302,22 @@ describe('a profile that cannot do an intent', () => {
     cannot: { aggregate: 'lookup-only: no aggregate tool' },
     translate: (peer) => ({
       tools: {
-        list_tables: async () => ({ isError: false, data: { tables: [{ name: 'customers', kind: 'table', rows: 10, summary: '' }] } }),
+        list_tables: async () => ({
+          isError: false,
+          data: { tables: [{ name: 'customers', kind: 'table', rows: 10, summary: '' }] },
+        }),
         describe_table: async () => ({
           isError: false,
-          data: { name: 'customers', kind: 'table', rows: 10, columns: [], primary_key: ['id'], foreign_keys: [], referenced_by: [], indexes: [] },
+          data: {
+            name: 'customers',
+            kind: 'table',
+            rows: 10,
+            columns: [],
+            primary_key: ['id'],
+            foreign_keys: [],
+            referenced_by: [],
+            indexes: [],
+          },
         }),
         get: async (args) => {
           const r = await peer.callTool('lookup', { id: args.key });
@@ -287,7 +342,11 @@ describe('a profile that cannot do an intent', () => {
       },
       close: async () => {},
     });
-    expect((await new ProfileClient(profile, peer()).listTools()).map((t) => t.name)).toEqual([TOOL_NAMES.listTables, TOOL_NAMES.describeTable, TOOL_NAMES.get]);
+    expect((await new ProfileClient(profile, peer()).listTools()).map((t) => t.name)).toEqual([
+      TOOL_NAMES.listTables,
+      TOOL_NAMES.describeTable,
+      TOOL_NAMES.get,
+    ]);
     const result = await clock.run(
       runPlan(
         {
@@ -303,14 +362,23 @@ describe('a profile that cannot do an intent', () => {
         { clock, probe: nullProbe },
       ),
     );
-    expect(result.skipped).toEqual([{ target: 'peer', workload: 'analytical', reason: 'lookup-only: no aggregate tool' }]);
+    expect(result.skipped).toEqual([
+      { target: 'peer', workload: 'analytical', reason: 'lookup-only: no aggregate tool' },
+    ]);
     expect(result.steps.map((s) => [s.workload, s.errors])).toEqual([['point-read', {}]]);
     expect(result.steps[0]!.calls).toBeGreaterThan(0);
     expect(new Set(peerCalls)).toEqual(new Set(['lookup']));
   });
 
   it('answers a call for what it cannot do as a tool error naming the reason', async () => {
-    const peer: McpClient = { open: async () => ({ era: 'legacy', protocolVersion: 't' }), abandon: () => {}, reinitialized: 0, listTools: async () => [], callTool: async () => ({ isError: false, data: {} }), close: async () => {} };
+    const peer: McpClient = {
+      open: async () => ({ era: 'legacy', protocolVersion: 't' }),
+      abandon: () => {},
+      reinitialized: 0,
+      listTools: async () => [],
+      callTool: async () => ({ isError: false, data: {} }),
+      close: async () => {},
+    };
     expect(await new ProfileClient(profile, peer).callTool(TOOL_NAMES.aggregate, {})).toEqual({
       isError: true,
       data: { error: { code: 'unsupported', message: 'lookup-only: no aggregate tool' } },
@@ -334,21 +402,29 @@ describe('the check pass: a failing target is a disagreement, never the end of t
       ...peer,
       open: how === 'open' ? async () => Promise.reject(new McpCallError('network', 'connection refused')) : peer.open,
       callTool: async (name, args) => {
-        if (how === 'reads' && / limit 1$/.test(String(args.sql))) throw new McpCallError('timeout', 'no answer within 30000 ms');
+        if (how === 'reads' && / limit 1$/.test(String(args.sql)))
+          throw new McpCallError('timeout', 'no answer within 30000 ms');
         return peer.callTool(name, args);
       },
     };
   };
   const target = (label: string, peer: () => McpClient) => ({ label, client: () => sqlToolClient('sqlite', peer()) });
-  const check = (targets: ReturnType<typeof target>[]) => checkTargets(targets, [WORKLOADS['point-read']!], 7, 10, () => true);
+  const check = (targets: ReturnType<typeof target>[]) =>
+    checkTargets(targets, [WORKLOADS['point-read']!], 7, 10, () => true);
 
   it('records a call that throws as that call’s answer, and the others still compare', async () => {
-    const checked = await check([target('good', () => sqlPeer(db)), target('same', () => sqlPeer(db)), target('broken', () => broken('reads'))]);
+    const checked = await check([
+      target('good', () => sqlPeer(db)),
+      target('same', () => sqlPeer(db)),
+      target('broken', () => broken('reads')),
+    ]);
     expect(checked.agreement.map((a) => [a.target, a.calls, a.mismatches])).toEqual([
       ['same', 10, 0],
       ['broken', 10, 10],
     ]);
-    expect(checked.agreement[1]!.differences[0]).toMatch(/^get \{.*\}: good 1 row \[\d+\], broken failed: no answer within 30000 ms$/);
+    expect(checked.agreement[1]!.differences[0]).toMatch(
+      /^get \{.*\}: good 1 row \[\d+\], broken failed: no answer within 30000 ms$/,
+    );
     expect(checked.tokens.map((t) => t.target)).toEqual(['good', 'same', 'broken']);
   });
 
@@ -357,11 +433,15 @@ describe('the check pass: a failing target is a disagreement, never the end of t
     expect(later.agreement).toMatchObject([{ target: 'down', calls: 10, mismatches: 10 }]);
     expect(later.agreement[0]!.differences[0]).toMatch(/down failed: session start: connection refused/);
     expect(later.tokens.map((t) => t.target)).toEqual(['good']);
-    expect(later.failures).toEqual([expect.stringMatching(/^down: no token cost, failed: session start: connection refused/)]);
+    expect(later.failures).toEqual([
+      expect.stringMatching(/^down: no token cost, failed: session start: connection refused/),
+    ]);
 
     const first = await check([target('down', () => broken('open')), target('good', () => sqlPeer(db))]);
     expect(first.agreement).toMatchObject([{ reference: 'down', target: 'good', calls: 0, mismatches: 1 }]);
-    expect(first.agreement[0]!.differences[0]).toMatch(/^choosing the calls: down failed: session start: connection refused, good ready$/);
+    expect(first.agreement[0]!.differences[0]).toMatch(
+      /^choosing the calls: down failed: session start: connection refused, good ready$/,
+    );
   });
 
   it('counts initialize’s instructions in the session start, once, beside tools/list', async () => {
@@ -418,7 +498,14 @@ describe('what the token count reads: the answer as the peer sent it', () => {
 
   it('counts the text block as received (indented stays indented), or the structured content when there is no text', async () => {
     expect(await tapped(new ProfileClient(PROFILES.ours!, peer(textResult)))).toEqual([['call', indented]]);
-    expect(await tapped(new ProfileClient(PROFILES.ours!, peer(() => ({ isError: false, data: answer }))))).toEqual([['call', JSON.stringify(answer)]]);
+    expect(
+      await tapped(
+        new ProfileClient(
+          PROFILES.ours!,
+          peer(() => ({ isError: false, data: answer })),
+        ),
+      ),
+    ).toEqual([['call', JSON.stringify(answer)]]);
   });
 
   it('reads nothing of it when untapped: the timed calls pay nothing for the count', async () => {
@@ -434,15 +521,27 @@ describe('DBHub: the engine and the tools from its own tool descriptions', () =>
   it('reads the engine from one source’s description and from several sources’', () => {
     expect(dbhubEngine('Execute SQL queries on the sqlite database')).toBe('sqlite');
     expect(dbhubEngine("Execute SQL queries on the 'id' postgres database")).toBe('postgres');
-    expect(dbhubEngine("Production replica. Execute SQL queries on the 'shop eu' mariadb database [READ-ONLY MODE] (limited to 1000 rows; capped results carry \"truncated\": true)")).toBe('mariadb');
+    expect(
+      dbhubEngine(
+        'Production replica. Execute SQL queries on the \'shop eu\' mariadb database [READ-ONLY MODE] (limited to 1000 rows; capped results carry "truncated": true)',
+      ),
+    ).toBe('mariadb');
     expect(dbhubEngine('Runs a query')).toBeUndefined();
     const tools = (...names: string[]): ToolInfo[] => names.map((name) => ({ name }));
-    expect(dbhubTools(tools('search_objects', 'execute_sql'))).toMatchObject({ sql: { name: 'execute_sql' }, search: 'search_objects' });
-    expect(dbhubTools(tools('execute_sql_main', 'search_objects_main', 'execute_sql_other'))).toMatchObject({ sql: { name: 'execute_sql_main' }, search: 'search_objects_main' });
+    expect(dbhubTools(tools('search_objects', 'execute_sql'))).toMatchObject({
+      sql: { name: 'execute_sql' },
+      search: 'search_objects',
+    });
+    expect(dbhubTools(tools('execute_sql_main', 'search_objects_main', 'execute_sql_other'))).toMatchObject({
+      sql: { name: 'execute_sql_main' },
+      search: 'search_objects_main',
+    });
   });
 
   it('says plainly that SQL Server is not supported, and asks for the engine only when none was named', () => {
-    expect(dbhubNoDialect('sqlserver')).toMatch(/^dbhub: the database behind DBHub is sqlserver, which this profile does not support \(it writes SQL for sqlite, postgres/);
+    expect(dbhubNoDialect('sqlserver')).toMatch(
+      /^dbhub: the database behind DBHub is sqlserver, which this profile does not support \(it writes SQL for sqlite, postgres/,
+    );
     expect(dbhubNoDialect('sqlserver')).not.toMatch(/dbhub:ENGINE/);
     expect(dbhubNoDialect(undefined)).toMatch(/name it as --profile dbhub:ENGINE/);
   });
@@ -456,7 +555,10 @@ describe('DBHub: the engine and the tools from its own tool descriptions', () =>
       reinitialized: 0,
       listTools: async () => [
         { name: 'execute_sql_shop', description: `Execute SQL queries on the 'shop' ${engine} database` },
-        { name: 'search_objects_shop', description: `Search and list database objects on the 'shop' ${engine} database` },
+        {
+          name: 'search_objects_shop',
+          description: `Search and list database objects on the 'shop' ${engine} database`,
+        },
       ],
       async callTool(name, args) {
         called.push(name);
@@ -466,7 +568,12 @@ describe('DBHub: the engine and the tools from its own tool descriptions', () =>
         const results = [];
         for (const n of names.filter((x) => pattern === undefined || x === pattern)) {
           const cols = await db.run(`select name, type, "notnull" = 0 as nullable, pk from pragma_table_info('${n}')`);
-          results.push({ name: n, row_count: 1, columns: cols.map((c) => ({ name: c.name, type: c.type, nullable: Boolean(c.nullable) })), indexes: [{ columns: cols.filter((c) => Number(c.pk) > 0).map((c) => c.name), primary: true }] });
+          results.push({
+            name: n,
+            row_count: 1,
+            columns: cols.map((c) => ({ name: c.name, type: c.type, nullable: Boolean(c.nullable) })),
+            indexes: [{ columns: cols.filter((c) => Number(c.pk) > 0).map((c) => c.name), primary: true }],
+          });
         }
         return ok({ results });
       },
@@ -484,13 +591,18 @@ describe('DBHub: the engine and the tools from its own tool descriptions', () =>
       const client = new ProfileClient(PROFILES.dbhub!, multiSource(db, 'sqlite', called), options);
       await client.open();
       await client.listTools();
-      expect(data<{ row: unknown }>(await client.callTool('get', { table: 'things', key: 1 })).row).toEqual({ id: 1, name: 'one' });
+      expect(data<{ row: unknown }>(await client.callTool('get', { table: 'things', key: 1 })).row).toEqual({
+        id: 1,
+        name: 'one',
+      });
       expect(new Set(called)).toEqual(new Set(['search_objects_shop', 'execute_sql_shop']));
 
       const sqlserver = new ProfileClient(PROFILES.dbhub!, multiSource(db, 'sqlserver', []), options);
       await sqlserver.open();
       await sqlserver.listTools();
-      await expect(sqlserver.callTool('get', { table: 'things', key: 1 })).rejects.toThrow(/is sqlserver, which this profile does not support/);
+      await expect(sqlserver.callTool('get', { table: 'things', key: 1 })).rejects.toThrow(
+        /is sqlserver, which this profile does not support/,
+      );
     } finally {
       await db.close();
     }

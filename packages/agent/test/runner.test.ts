@@ -40,7 +40,9 @@ function fakeServer(clock: FakeClock, tools: readonly string[]) {
     async callTool(name): Promise<ToolCallResult> {
       calls.push(name);
       await clock.sleep(CALL_MS);
-      return tools.includes(name) ? { isError: false, data: ANSWERS[name] } : { isError: true, data: { error: { code: 'unknown_tool' } } };
+      return tools.includes(name)
+        ? { isError: false, data: ANSWERS[name] }
+        : { isError: true, data: { error: { code: 'unknown_tool' } } };
     },
     close: async () => {},
   });
@@ -95,7 +97,8 @@ async function drive(clock: FakeClock, plan: BenchPlan) {
   return { events, result };
 }
 
-const name = (s: { target: string; indexes: string | null; workload: string; agents: number }) => `${s.target} ${s.indexes ?? '-'} ${s.workload} × ${s.agents}`;
+const name = (s: { target: string; indexes: string | null; workload: string; agents: number }) =>
+  `${s.target} ${s.indexes ?? '-'} ${s.workload} × ${s.agents}`;
 
 describe('runPlan', () => {
   it('runs the steps in plan order, taking turns over the targets slice by slice', async () => {
@@ -129,7 +132,9 @@ describe('runPlan', () => {
       'A optimized point-read × 2',
       'B optimized point-read × 2',
     ]);
-    expect(events.filter((e) => e.type === 'step-end').map((e) => e.type === 'step-end' && e.step)).toEqual(result.steps);
+    expect(events.filter((e) => e.type === 'step-end').map((e) => e.type === 'step-end' && e.step)).toEqual(
+      result.steps,
+    );
   });
 
   it('skips a workload on a target without the tools it needs, once, with the reason, never as an error', async () => {
@@ -139,7 +144,9 @@ describe('runPlan', () => {
       { target: 'B', workload: 'echo', reason: 'it has no echo tool' },
       { target: 'floor', workload: 'point-read', reason: 'it has no get tool' },
     ];
-    expect(events.filter((e) => e.type === 'skipped')).toEqual(expect.arrayContaining(skips.map((s) => ({ type: 'skipped', ...s }))));
+    expect(events.filter((e) => e.type === 'skipped')).toEqual(
+      expect.arrayContaining(skips.map((s) => ({ type: 'skipped', ...s }))),
+    );
     expect(events.filter((e) => e.type === 'skipped')).toHaveLength(2);
     expect(result.skipped).toEqual(expect.arrayContaining(skips));
     expect(noEcho.calls).not.toContain(TOOL_NAMES.echo);
@@ -166,8 +173,17 @@ describe('runPlan', () => {
 
   it('reports each second of every turn with the calls and errors so far', async () => {
     const { clock, plan } = setup();
-    const { events } = await drive(clock, { ...plan, workloads: [WORKLOADS['point-read']!], agents: [2], indexes: [], slices: 1, durationMs: 3000 });
-    const ticks = events.flatMap((e) => (e.type === 'interval' ? [`${e.step.target} ${e.atMs}: ${e.calls}/${e.errors}`] : []));
+    const { events } = await drive(clock, {
+      ...plan,
+      workloads: [WORKLOADS['point-read']!],
+      agents: [2],
+      indexes: [],
+      slices: 1,
+      durationMs: 3000,
+    });
+    const ticks = events.flatMap((e) =>
+      e.type === 'interval' ? [`${e.step.target} ${e.atMs}: ${e.calls}/${e.errors}`] : [],
+    );
     // the calls that ended before the tick: each agent's call ending on it belongs to the next second
     const before = (s: number) => (s === 0 ? 0 : s * (1000 / CALL_MS) * 2 - 2);
     expect(ticks).toEqual(['A', 'B'].flatMap((t) => [0, 1, 2, 3].map((s) => `${t} ${s * 1000}: ${before(s)}/0`)));
@@ -181,19 +197,48 @@ describe('runPlan', () => {
       return { count: async () => 100, select: async () => {}, close: async () => {} };
     };
     const targets = plan.targets.map((t) => (t.label === 'floor' ? t : { ...t, driver }));
-    const { events, result } = await drive(clock, { ...plan, targets, agents: [1], sessionInit: true, decomposition: true });
-    expect(result.sessionInit.map((s) => `${s.target} ${s.indexes}`)).toEqual(['A baseline', 'B baseline', 'A optimized', 'B optimized']);
-    expect(result.sessionInit[0]).toMatchObject({ cold: { count: 20 }, warm: { count: 50 }, full: { count: 20 }, allTables: 1 });
+    const { events, result } = await drive(clock, {
+      ...plan,
+      targets,
+      agents: [1],
+      sessionInit: true,
+      decomposition: true,
+    });
+    expect(result.sessionInit.map((s) => `${s.target} ${s.indexes}`)).toEqual([
+      'A baseline',
+      'B baseline',
+      'A optimized',
+      'B optimized',
+    ]);
+    expect(result.sessionInit[0]).toMatchObject({
+      cold: { count: 20 },
+      warm: { count: 50 },
+      full: { count: 20 },
+      allTables: 1,
+    });
     // B has no echo tool: there is nothing to compare its calls with
-    expect(result.decomposition.map((d) => `${d.target}: ${d.operation}`)).toEqual(['A: get orders by id', 'A: query order_items by order_id']);
+    expect(result.decomposition.map((d) => `${d.target}: ${d.operation}`)).toEqual([
+      'A: get orders by id',
+      'A: query order_items by order_id',
+    ]);
     expect(opened).toEqual(['driver']);
-    const order = events.flatMap((e) => (e.type === 'session-init' || e.type === 'decomposition' || e.type === 'step-end' ? [e.type] : []));
+    const order = events.flatMap((e) =>
+      e.type === 'session-init' || e.type === 'decomposition' || e.type === 'step-end' ? [e.type] : [],
+    );
     expect(order.at(-1)).toBe('decomposition');
   });
 
   it('repeats the whole plan per iteration when asked, and each step back to back otherwise', async () => {
     const { clock, plan } = setup();
-    const small = { ...plan, targets: plan.targets.slice(0, 1), workloads: [WORKLOADS['point-read']!], indexes: [], slices: 1, durationMs: 100, iterations: 2 };
+    const small = {
+      ...plan,
+      targets: plan.targets.slice(0, 1),
+      workloads: [WORKLOADS['point-read']!],
+      indexes: [],
+      slices: 1,
+      durationMs: 100,
+      iterations: 2,
+    };
     const steps = async (p: BenchPlan) => (await drive(clock, p)).result.steps.map((s) => `${s.agents}#${s.iteration}`);
     expect(await steps(small)).toEqual(['1#1', '1#2', '2#1', '2#2']);
     expect(await steps({ ...small, repeat: 'plan' })).toEqual(['1#1', '2#1', '1#2', '2#2']);
@@ -212,7 +257,13 @@ describe('runPlan', () => {
       workloads: [WORKLOADS.echo!],
       agents: [1, 2, 8],
       slices: 1,
-      stages: { kind: 'agents', stages: [{ durationMs: 1000, target: 3 }, { durationMs: 1000, target: 3 }] },
+      stages: {
+        kind: 'agents',
+        stages: [
+          { durationMs: 1000, target: 3 },
+          { durationMs: 1000, target: 3 },
+        ],
+      },
     };
     const { events, result } = await drive(clock, staged);
     expect(result.steps.map(name)).toEqual(['A - echo × 3', 'floor - http-echo × 3']);
@@ -223,7 +274,9 @@ describe('runPlan', () => {
       expect(step.intervals.map((i) => i.agents)).toEqual([1.5, 3]);
     }
     expect(events.find((e) => e.type === 'step-start')).toMatchObject({ durationMs: 2000 });
-    expect(events.flatMap((e) => (e.type === 'interval' && e.step.target === 'A' ? [e.agents] : []))).toEqual([0, 3, 3]);
+    expect(events.flatMap((e) => (e.type === 'interval' && e.step.target === 'A' ? [e.agents] : []))).toEqual([
+      0, 3, 3,
+    ]);
   });
 
   it('runs rate stages as an open loop, a step per pool size, and refuses what would contradict them', async () => {
@@ -231,7 +284,12 @@ describe('runPlan', () => {
     const stages = { kind: 'rate' as const, stages: [{ durationMs: 1000, target: 20 }] };
     const staged: BenchPlan = { ...plan, indexes: [], workloads: [WORKLOADS.echo!], agents: [1, 2], slices: 1, stages };
     const { result } = await drive(clock, staged);
-    expect(result.steps.map(name)).toEqual(['A - echo × 1', 'floor - http-echo × 1', 'A - echo × 2', 'floor - http-echo × 2']);
+    expect(result.steps.map(name)).toEqual([
+      'A - echo × 1',
+      'floor - http-echo × 1',
+      'A - echo × 2',
+      'floor - http-echo × 2',
+    ]);
     for (const step of result.steps) {
       expect(step.mode).toBe('open');
       expect(step.rate).toBe(20);
@@ -247,7 +305,16 @@ describe('combineSlices', () => {
   it('adds counts, merges histograms and weights the client figures by calls and time', async () => {
     const clock = new FakeClock();
     const server = fakeServer(clock, Object.values(TOOL_NAMES));
-    const plan: BenchPlan = { targets: [{ label: 'A', client: server.client }], indexes: [], workloads: [WORKLOADS.echo!], agents: [1], iterations: 1, warmupMs: 0, durationMs: 1000, seed: 1 };
+    const plan: BenchPlan = {
+      targets: [{ label: 'A', client: server.client }],
+      indexes: [],
+      workloads: [WORKLOADS.echo!],
+      agents: [1],
+      iterations: 1,
+      warmupMs: 0,
+      durationMs: 1000,
+      seed: 1,
+    };
     const [a] = (await drive(clock, plan)).result.steps;
     const [b] = (await drive(clock, { ...plan, agents: [3] })).result.steps;
     const one = { ...a!, client: { ...a!.client, cpuPerCallUs: 10, cpuUtilization: 0.5, eventLoopDelayP99Ms: 1 } };
@@ -262,9 +329,24 @@ describe('combineSlices', () => {
     expect(c.client.cpuUtilization).toBeCloseTo(0.3);
     expect(c.client.eventLoopDelayP99Ms).toBe(4);
     // re-initializations add up; a slice from an older file that lacks the count adds nothing, and none at all stays unknown
-    expect(combineSlices([{ ...one, reinitialized: 2 }, { ...three, reinitialized: 3 }]).reinitialized).toBe(5);
-    expect(combineSlices([{ ...one, reinitialized: 2 }, { ...three, reinitialized: undefined }]).reinitialized).toBe(2);
-    expect(combineSlices([{ ...one, reinitialized: undefined }, { ...three, reinitialized: undefined }]).reinitialized).toBeUndefined();
+    expect(
+      combineSlices([
+        { ...one, reinitialized: 2 },
+        { ...three, reinitialized: 3 },
+      ]).reinitialized,
+    ).toBe(5);
+    expect(
+      combineSlices([
+        { ...one, reinitialized: 2 },
+        { ...three, reinitialized: undefined },
+      ]).reinitialized,
+    ).toBe(2);
+    expect(
+      combineSlices([
+        { ...one, reinitialized: undefined },
+        { ...three, reinitialized: undefined },
+      ]).reinitialized,
+    ).toBeUndefined();
     expect(c.server).toBeUndefined();
     const served = combineSlices([
       { ...one, server: { cpuPerCallUs: 100 } },
@@ -277,7 +359,7 @@ describe('combineSlices', () => {
 });
 
 describe('server CPU per call', () => {
-  it('reads a target\'s server CPU as its measured window opens and closes, per call; only where the target can say', async () => {
+  it("reads a target's server CPU as its measured window opens and closes, per call; only where the target can say", async () => {
     const clock = new FakeClock();
     const server = fakeServer(clock, Object.values(TOOL_NAMES));
     const reads: number[] = [];

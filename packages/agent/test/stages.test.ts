@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../src/drive/clock.js';
 import { nullProbe } from '../src/drive/probe.js';
 import { type AgentLoop, runStep, type SecondTick } from '../src/drive/run-step.js';
-import { agentChanges, agentsAt, arrivals, meanAgents, peakTarget, type Stage, stagesDuration, targetAt } from '../src/drive/stages.js';
+import {
+  agentChanges,
+  agentsAt,
+  arrivals,
+  meanAgents,
+  peakTarget,
+  type Stage,
+  stagesDuration,
+  targetAt,
+} from '../src/drive/stages.js';
 
 const s = (durationMs: number, target: number): Stage => ({ durationMs, target });
 /** The issue's spike: 0→1 over 5 s, 1→16 over 2 s, hold 16 for 5 s, 16→1 over 2 s. */
@@ -45,11 +54,16 @@ describe('stage schedule', () => {
       { atMs: 2500, agents: 1 },
       { atMs: 5000 + (0.5 / 15) * 2000, agents: 2 },
     ]);
-    expect(changes.map((c) => c.agents)).toEqual([0, ...Array.from({ length: 16 }, (_, i) => i + 1), ...Array.from({ length: 15 }, (_, i) => 15 - i)]);
+    expect(changes.map((c) => c.agents)).toEqual([
+      0,
+      ...Array.from({ length: 16 }, (_, i) => i + 1),
+      ...Array.from({ length: 15 }, (_, i) => 15 - i),
+    ]);
     for (const [i, c] of changes.entries()) {
       const next = changes[i + 1]?.atMs ?? 20_000;
       // ramping down, the target reaches k + 0.5 (still k + 1 rounded) at the change: look just after it
-      for (const at of [c.atMs + 0.001, (c.atMs + next) / 2, next - 0.001]) expect(agentsAt(spike, at), `at ${at}`).toBe(c.agents);
+      for (const at of [c.atMs + 0.001, (c.atMs + next) / 2, next - 0.001])
+        expect(agentsAt(spike, at), `at ${at}`).toBe(c.agents);
     }
   });
 
@@ -130,7 +144,16 @@ describe('staged steps (fake clock)', () => {
     const clock = new FakeClock();
     const { makeAgent, started } = sleepers(clock, 100);
     const m = await clock.run(
-      runStep({ agents: 3, mode: 'closed', stages: [s(0, 2), s(1000, 2)], warmupMs: 500, durationMs: 0, makeAgent, clock, probe: nullProbe }),
+      runStep({
+        agents: 3,
+        mode: 'closed',
+        stages: [s(0, 2), s(1000, 2)],
+        warmupMs: 500,
+        durationMs: 0,
+        makeAgent,
+        clock,
+        probe: nullProbe,
+      }),
     );
     expect(started[0]![0]).toBe(0);
     expect(started[1]![0]).toBe(0);
@@ -168,7 +191,9 @@ describe('staged steps (fake clock)', () => {
     const clock = new FakeClock();
     const { makeAgent } = sleepers(clock, 10);
     const base = { mode: 'closed' as const, warmupMs: 0, durationMs: 0, makeAgent, clock, probe: nullProbe };
-    await expect(runStep({ ...base, agents: 2, stages: [s(1000, 3)] })).rejects.toThrow(/reach 3 agents, more than the 2 connected/);
+    await expect(runStep({ ...base, agents: 2, stages: [s(1000, 3)] })).rejects.toThrow(
+      /reach 3 agents, more than the 2 connected/,
+    );
     await expect(runStep({ ...base, agents: 2, stages: [s(1000, 0)] })).rejects.toThrow(/never rise above 0/);
   });
 });

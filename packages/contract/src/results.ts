@@ -101,9 +101,7 @@ export const stepResult = z.object({
   client: clientStats,
   /** `run --server-cpus`: the server's own CPU per call, when the run started that server */
   server: serverStats.optional(),
-  openLoop: z
-    .object({ intended: z.number().int(), late: z.number().int(), dropped: z.number().int() })
-    .nullable(),
+  openLoop: z.object({ intended: z.number().int(), late: z.number().int(), dropped: z.number().int() }).nullable(),
   /** write workloads only */
   verification: writeVerification.optional(),
   /** wall-clock time the measured window opened, epoch milliseconds: sharded runs align their intervals on it */
@@ -244,7 +242,9 @@ export const resultFile = z.object({
   skipped: z.array(z.object({ target: z.string(), workload: z.string(), reason: z.string() })).optional(),
   /** a merged sharded run: each shard's machine and times (the top-level `environment` is shard 0's) */
   shards: z
-    .array(z.object({ index: z.number().int(), environment: environment, startedAt: z.string(), finishedAt: z.string() }))
+    .array(
+      z.object({ index: z.number().int(), environment: environment, startedAt: z.string(), finishedAt: z.string() }),
+    )
     .optional(),
   /** several targets: each workload's sampled calls replayed on every target and compared with the first */
   agreement: z.array(agreement).optional(),

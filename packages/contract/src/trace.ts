@@ -66,7 +66,16 @@ export type TraceEnd = z.infer<typeof traceEnd>;
 export type TraceLine = z.infer<typeof traceLine>;
 
 /** Argument keys whose values name the schema (tables, columns, operators), not data: a shape keeps them. */
-export const SCHEMA_KEYS: ReadonlySet<string> = new Set(['table', 'columns', 'column', 'order_by', 'group_by', 'op', 'fn', 'as']);
+export const SCHEMA_KEYS: ReadonlySet<string> = new Set([
+  'table',
+  'columns',
+  'column',
+  'order_by',
+  'group_by',
+  'op',
+  'fn',
+  'as',
+]);
 
 /** Argument keys holding our filter language: a shape keeps its tree, columns and operators, not its values. */
 const FILTER_KEYS: ReadonlySet<string> = new Set(['filter', 'having']);
@@ -84,7 +93,12 @@ export function shapeOf(value: unknown): unknown {
   if (typeof value === 'boolean') return '<boolean>';
   if (Array.isArray(value)) return value.map(shapeOf);
   if (typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SCHEMA_KEYS.has(k) && isNames(v) ? v : FILTER_KEYS.has(k) ? shapeOfFilter(v) : shapeOf(v)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        SCHEMA_KEYS.has(k) && isNames(v) ? v : FILTER_KEYS.has(k) ? shapeOfFilter(v) : shapeOf(v),
+      ]),
+    );
   }
   return `<${typeof value}>`;
 }

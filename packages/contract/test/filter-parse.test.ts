@@ -44,7 +44,10 @@ describe('parseFilterExpression: operators', () => {
     ["status not in ('paid')", p('status', 'not in', ['paid'])],
     ['id in (1, 2.5, true, false)', p('id', 'in', [1, 2.5, true, false])],
     ['total between 10 and 20.5', p('total', 'between', [10, 20.5])],
-    ["placed_at not between '2024-01-01' and '2024-12-31'", p('placed_at', 'not between', ['2024-01-01', '2024-12-31'])],
+    [
+      "placed_at not between '2024-01-01' and '2024-12-31'",
+      p('placed_at', 'not between', ['2024-01-01', '2024-12-31']),
+    ],
     ["name like 'Jo%'", p('name', 'like', 'Jo%')],
     ["name not like '%\\_x'", p('name', 'not like', '%\\_x')],
     ['shipped_at is null', p('shipped_at', 'is null')],
@@ -110,7 +113,7 @@ describe('parseFilterExpression: identifiers and strings', () => {
     ["s = ''''", p('s', '=', "'")],
     ["s = ''", p('s', '=', '')],
     ["s = 'a -- b /* c */ ; d'", p('s', '=', 'a -- b /* c */ ; d')],
-    ["s = 'say \"hi\"'", p('s', '=', 'say "hi"')],
+    ['s = \'say "hi"\'', p('s', '=', 'say "hi"')],
     ["s = 'line\nbreak'", p('s', '=', 'line\nbreak')],
     ["s = 'ünïcødé ＇ 😀'", p('s', '=', 'ünïcødé ＇ 😀')],
     ["s = 'a\\'", p('s', '=', 'a\\')],
@@ -172,7 +175,11 @@ describe('parseFilterExpression: hostile and malformed input', () => {
     ['empty input', '', /empty/],
     ['whitespace only', '   \n\t', /empty/],
     ['semicolon and a second statement', '1=1; drop table x', /unexpected '1' at position 1; expected a column name/],
-    ['statement after a predicate', 'customer_id = 1; drop table x', /unexpected ';' at position 16; expected and, or or the end of the filter/],
+    [
+      'statement after a predicate',
+      'customer_id = 1; drop table x',
+      /unexpected ';' at position 16; expected and, or or the end of the filter/,
+    ],
     ['line comment', 'id = 1 -- comment', /comments are not allowed \('--' at position 8\)/],
     ['block comment', 'id = 1 /* */', /comments are not allowed \('\/\*' at position 8\)/],
     ['block comment inside operator', 'id =/**/ 1', /comments are not allowed/],
@@ -183,13 +190,21 @@ describe('parseFilterExpression: hostile and malformed input', () => {
     ['function call as column', 'lower(name) = 1', /function calls such as 'lower\(' are not supported/],
     ['subquery', 'id = (select 1)', /subqueries/],
     ['subquery in list', 'id in (select id from t)', /expected a value .*'select'/],
-    ['backtick identifier', '`id` = 1', /unexpected '`' at position 1; expected a column name \(quote column names with double quotes/],
+    [
+      'backtick identifier',
+      '`id` = 1',
+      /unexpected '`' at position 1; expected a column name \(quote column names with double quotes/,
+    ],
     ['bracket identifier', '[id] = 1', /unexpected '\['/],
     ['arithmetic in value', 'id = 1 + 1', /unexpected '\+' at position 8.*arithmetic is not supported/],
     ['arithmetic in column', 'id + 1 = 2', /unexpected '\+'.*arithmetic/],
     ['multiplication', 'id = 2 * 3', /unexpected '\*'.*arithmetic/],
     ['qualified name', 'orders.id = 1', /unexpected '\.' at position 7.*qualified names/],
-    ['unknown operator =~', "email =~ 'x'", /unknown operator '=~' at position 7; valid operators: = != <> < <= > >= in, not in/],
+    [
+      'unknown operator =~',
+      "email =~ 'x'",
+      /unknown operator '=~' at position 7; valid operators: = != <> < <= > >= in, not in/,
+    ],
     ['unknown operator regexp', "email regexp 'x'", /unknown operator 'regexp' at position 7/],
     ['ilike is not supported', "email ilike 'x'", /unknown operator 'ilike'/],
     ['null-safe equality', 'id <=> 1', /unknown operator '<=>'/],
@@ -209,7 +224,11 @@ describe('parseFilterExpression: hostile and malformed input', () => {
     ['trailing and', 'id = 1 and', /unexpected end of the filter; expected a column name/],
     ['missing value', 'id =', /unexpected end of the filter; expected a value/],
     ['missing operator', 'id', /after column id; expected an operator/],
-    ['bare word as value', 'status = paid', /expected a value at position 10 but found 'paid'; write strings in single quotes/],
+    [
+      'bare word as value',
+      'status = paid',
+      /expected a value at position 10 but found 'paid'; write strings in single quotes/,
+    ],
     ['column compared with column', 'a = b', /comparing two columns is not supported/],
     ['double-quoted string', 'status = "paid"', /quoted identifier "paid"; write strings in single quotes/],
     ['compare with null', 'id = null', /null at position 6: comparing with null is never true in SQL; use id is null/],
@@ -245,7 +264,11 @@ describe('parseFilterExpression: hostile and malformed input', () => {
     ['1,500 nots', deepNots, /maxDepth/],
     ['deeply nested groups', deepTree, /maxDepth/],
     ['1 MB string', megabyte, /the filter is 1000006 characters long; the limit \(maxExpressionLength\) is 8000/],
-    ['string over the literal limit', longLiteral, /string starting at position 5 is 4001 characters long; the limit \(maxLiteralLength\) is 4000/],
+    [
+      'string over the literal limit',
+      longLiteral,
+      /string starting at position 5 is 4001 characters long; the limit \(maxLiteralLength\) is 4000/,
+    ],
     ['in list over the limit', hugeList, /more than 1000 values \(limit maxListValues\)/],
     ['too many conditions', manyNodes, /the limit \(maxNodes\) is 500/],
     ['overlong column name', `${'c'.repeat(300)} = 1`, /longer than 256 characters/],
@@ -282,10 +305,18 @@ describe('normalizeFilterTree', () => {
     ['a comparison', { column: 'id', op: '=', value: 1 }, p('id', '=', 1)],
     ['== alias', { column: 'id', op: '==', value: 1 }, p('id', '=', 1)],
     ['<> alias', { column: 'id', op: '<>', value: 'x' }, p('id', '!=', 'x')],
-    ['every comparison', { or: ['<', '<=', '>', '>='].map((op) => ({ column: 'n', op, value: 1.5 })) }, { or: ['<', '<=', '>', '>='].map((op) => p('n', op, 1.5)) }],
+    [
+      'every comparison',
+      { or: ['<', '<=', '>', '>='].map((op) => ({ column: 'n', op, value: 1.5 })) },
+      { or: ['<', '<=', '>', '>='].map((op) => p('n', op, 1.5)) },
+    ],
     ['uppercase operator', { column: 's', op: 'NOT  In', value: ['a', 1, true] }, p('s', 'not in', ['a', 1, true])],
     ['in', { column: 's', op: 'in', value: ['a'] }, p('s', 'in', ['a'])],
-    ['between', { column: 'n', op: 'between', value: [1, '99999999999999999999'] }, p('n', 'between', [1, '99999999999999999999'])],
+    [
+      'between',
+      { column: 'n', op: 'between', value: [1, '99999999999999999999'] },
+      p('n', 'between', [1, '99999999999999999999']),
+    ],
     ['not between', { column: 'n', op: 'NOT BETWEEN', value: ['a', 'b'] }, p('n', 'not between', ['a', 'b'])],
     ['like', { column: 's', op: 'like', value: 'a%' }, p('s', 'like', 'a%')],
     ['not like', { column: 's', op: 'not like', value: '%a' }, p('s', 'not like', '%a')],
@@ -297,12 +328,32 @@ describe('normalizeFilterTree', () => {
     ['single-child or', { or: [{ column: 'a', op: '=', value: 1 }] }, p('a', '=', 1)],
     [
       'nested same-kind groups merge',
-      { and: [{ and: [{ column: 'a', op: '=', value: 1 }, { column: 'b', op: '=', value: 2 }] }, { column: 'c', op: '=', value: 3 }] },
+      {
+        and: [
+          {
+            and: [
+              { column: 'a', op: '=', value: 1 },
+              { column: 'b', op: '=', value: 2 },
+            ],
+          },
+          { column: 'c', op: '=', value: 3 },
+        ],
+      },
       { and: [p('a', '=', 1), p('b', '=', 2), p('c', '=', 3)] },
     ],
     [
       'or of and and not',
-      { or: [{ and: [{ column: 'a', op: '=', value: 1 }, { column: 'b', op: '=', value: 2 }] }, { not: { column: 'c', op: 'is null' } }] },
+      {
+        or: [
+          {
+            and: [
+              { column: 'a', op: '=', value: 1 },
+              { column: 'b', op: '=', value: 2 },
+            ],
+          },
+          { not: { column: 'c', op: 'is null' } },
+        ],
+      },
       { or: [{ and: [p('a', '=', 1), p('b', '=', 2)] }, { not: p('c', 'is null') }] },
     ],
   ])('%s', (_name, input, tree) => {
@@ -313,7 +364,12 @@ describe('normalizeFilterTree', () => {
     const json = {
       or: [
         { column: 'a', op: '=', value: 1 },
-        { and: [{ column: 'b', op: '=', value: 2 }, { column: 'c', op: '=', value: 3 }] },
+        {
+          and: [
+            { column: 'b', op: '=', value: 2 },
+            { column: 'c', op: '=', value: 3 },
+          ],
+        },
       ],
     };
     expect(normalizeFilterTree(json)).toEqual(parseFilterExpression('a=1 or b=2 and c=3'));
@@ -332,13 +388,34 @@ describe('normalizeFilterTree', () => {
     ['empty object', {}, /^filter: empty object/],
     ['unknown key', { column: 'a', op: '=', value: 1, extra: 1 }, /^filter: unknown key "extra"/],
     ['sql key', { sql: '1=1' }, /^filter: unknown key "sql"/],
-    ['proto key', JSON.parse('{"__proto__": {"x": 1}, "column": "a", "op": "=", "value": 1}'), /unknown key "__proto__"/],
+    [
+      'proto key',
+      JSON.parse('{"__proto__": {"x": 1}, "column": "a", "op": "=", "value": 1}'),
+      /unknown key "__proto__"/,
+    ],
     ['two group keys', { and: [{ column: 'a', op: 'is null' }], or: [] }, /^filter: unexpected key "or" next to "and"/],
-    ['group and predicate keys', { and: [{ column: 'a', op: 'is null' }], column: 'a' }, /unexpected key "column" next to "and"/],
+    [
+      'group and predicate keys',
+      { and: [{ column: 'a', op: 'is null' }], column: 'a' },
+      /unexpected key "column" next to "and"/,
+    ],
     ['empty and', { and: [] }, /^filter\.and: expected a non-empty array .* got an empty array/],
     ['or not an array', { or: { column: 'a' } }, /^filter\.or: expected a non-empty array/],
-    ['not with an array', { not: [{ column: 'a', op: 'is null' }] }, /^filter\.not: expected a condition .* got an array/],
-    ['unknown operator ==~', { and: [{ column: 'a', op: 'is null' }, { column: 'a', op: '=~', value: 1 }] }, /^filter\.and\[1\]\.op: unknown operator '=~'; valid operators: = != <>/],
+    [
+      'not with an array',
+      { not: [{ column: 'a', op: 'is null' }] },
+      /^filter\.not: expected a condition .* got an array/,
+    ],
+    [
+      'unknown operator ==~',
+      {
+        and: [
+          { column: 'a', op: 'is null' },
+          { column: 'a', op: '=~', value: 1 },
+        ],
+      },
+      /^filter\.and\[1\]\.op: unknown operator '=~'; valid operators: = != <>/,
+    ],
     ['ilike', { column: 'a', op: 'ilike', value: 'x' }, /^filter\.op: unknown operator 'ilike'/],
     ['missing op', { column: 'a', value: 1 }, /^filter\.op: expected an operator .* got nothing/],
     ['numeric op', { column: 'a', op: 1, value: 1 }, /^filter\.op: expected an operator .* got a number/],
@@ -347,29 +424,88 @@ describe('normalizeFilterTree', () => {
     ['control character in column', { column: 'a\nb', op: '=', value: 1 }, /control character/],
     ['overlong column', { column: 'c'.repeat(300), op: '=', value: 1 }, /longer than 256/],
     ['missing value', { column: 'a', op: '>' }, /^filter\.value: missing; '>' needs a value/],
-    ['null value', { column: 'a', op: '=', value: null }, /^filter\.value: comparing with null is never true in SQL; use a is null/],
+    [
+      'null value',
+      { column: 'a', op: '=', value: null },
+      /^filter\.value: comparing with null is never true in SQL; use a is null/,
+    ],
     ['null value with !=', { column: 'a', op: '<>', value: null }, /use a is not null/],
     ['array for =', { column: 'a', op: '=', value: [1] }, /needs a single value, not an array/],
-    ['object value', { column: 'a', op: '=', value: { raw: '1=1' } }, /^filter\.value: expected a string, number or boolean; got an object/],
+    [
+      'object value',
+      { column: 'a', op: '=', value: { raw: '1=1' } },
+      /^filter\.value: expected a string, number or boolean; got an object/,
+    ],
     ['NaN', { column: 'a', op: '=', value: Number.NaN }, /numbers must be finite/],
     ['Infinity', { column: 'a', op: '=', value: Number.POSITIVE_INFINITY }, /numbers must be finite/],
     ['unsafe integer', { column: 'a', op: '=', value: 2 ** 60 }, /beyond ±\(2\^53-1\).*send it as a string/],
-    ['in with a scalar', { column: 'a', op: 'in', value: 1 }, /^filter\.value: 'in' needs a non-empty array of values; got a number/],
+    [
+      'in with a scalar',
+      { column: 'a', op: 'in', value: 1 },
+      /^filter\.value: 'in' needs a non-empty array of values; got a number/,
+    ],
     ['empty in list', { column: 'a', op: 'not in', value: [] }, /got an empty array/],
-    ['null in an in list', { column: 'a', op: 'in', value: [1, null] }, /^filter\.value\[1\]: null in an in list never matches; use a is null/],
-    ['nested array in list', { column: 'a', op: 'in', value: [[1]] }, /^filter\.value\[0\]: expected a string, number or boolean/],
-    ['between with one value', { column: 'a', op: 'between', value: [1] }, /'between' needs an array of two values \[low, high\]; got an array of 1/],
+    [
+      'null in an in list',
+      { column: 'a', op: 'in', value: [1, null] },
+      /^filter\.value\[1\]: null in an in list never matches; use a is null/,
+    ],
+    [
+      'nested array in list',
+      { column: 'a', op: 'in', value: [[1]] },
+      /^filter\.value\[0\]: expected a string, number or boolean/,
+    ],
+    [
+      'between with one value',
+      { column: 'a', op: 'between', value: [1] },
+      /'between' needs an array of two values \[low, high\]; got an array of 1/,
+    ],
     ['between with three values', { column: 'a', op: 'between', value: [1, 2, 3] }, /got an array of 3/],
-    ['null in between', { column: 'a', op: 'between', value: [null, 2] }, /^filter\.value\[0\]: comparing with null is never true/],
+    [
+      'null in between',
+      { column: 'a', op: 'between', value: [null, 2] },
+      /^filter\.value\[0\]: comparing with null is never true/,
+    ],
     ['like with a number', { column: 'a', op: 'like', value: 5 }, /'like' needs a string pattern; got a number/],
     ['long string', { column: 'a', op: '=', value: 'x'.repeat(4_001) }, /maxLiteralLength/],
     ['NUL in string', { column: 'a', op: '=', value: 'a\u0000' }, /NUL/],
-    ['huge in list', { column: 'a', op: 'in', value: Array.from({ length: 1_001 }, (_, i) => i) }, /1001 values; the limit \(maxListValues\) is 1000/],
+    [
+      'huge in list',
+      { column: 'a', op: 'in', value: Array.from({ length: 1_001 }, (_, i) => i) },
+      /1001 values; the limit \(maxListValues\) is 1000/,
+    ],
     ['huge and', { and: Array.from({ length: 10_000 }, () => ({ column: 'a', op: 'is null' })) }, /maxNodes/],
-    ['too many nodes', { or: Array.from({ length: 400 }, () => ({ and: [{ column: 'a', op: 'is null' }, { column: 'b', op: 'is null' }] })) }, /more than 500 .*maxNodes/],
+    [
+      'too many nodes',
+      {
+        or: Array.from({ length: 400 }, () => ({
+          and: [
+            { column: 'a', op: 'is null' },
+            { column: 'b', op: 'is null' },
+          ],
+        })),
+      },
+      /more than 500 .*maxNodes/,
+    ],
     ['10,000 nested nots', deep(10_000), /maxDepth/],
     ['33 nested groups', deep(33), /deeper than the limit \(maxDepth\) of 32/],
-    ['path into a nested group', { or: [{ column: 'a', op: 'is null' }, { not: { and: [{ column: 'a', op: 'is null' }, { column: 'b', op: 'like' }] } }] }, /^filter\.or\[1\]\.not\.and\[1\]\.value: missing; 'like' needs a string pattern/],
+    [
+      'path into a nested group',
+      {
+        or: [
+          { column: 'a', op: 'is null' },
+          {
+            not: {
+              and: [
+                { column: 'a', op: 'is null' },
+                { column: 'b', op: 'like' },
+              ],
+            },
+          },
+        ],
+      },
+      /^filter\.or\[1\]\.not\.and\[1\]\.value: missing; 'like' needs a string pattern/,
+    ],
     ['long unknown op is truncated', { column: 'a', op: '='.repeat(1_000), value: 1 }, /unknown operator '={30}…'/],
   ])('%s', (_name, input, pattern) => {
     expect(filterErrorOf(() => normalizeFilterTree(input))).toMatch(pattern);

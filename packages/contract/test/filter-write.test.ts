@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  f,
   type FilterNode,
+  f,
   normalizeFilterTree,
   parseFilter,
   parseFilterExpression,
@@ -32,7 +32,20 @@ const HOSTILE = [
   '',
 ];
 const NAMES = ['id', 'status', 'order', 'and', 'Null', 'order date', 'a"b', '"', "o'clock", '$x', 'x$', '_', 'é', 'in'];
-const VALUES: Value[] = [0, 7, -42, 3.14, -0.5, 1e-7, 2 ** 53 - 1, true, false, '12.50', '9007199254740993', ...HOSTILE];
+const VALUES: Value[] = [
+  0,
+  7,
+  -42,
+  3.14,
+  -0.5,
+  1e-7,
+  2 ** 53 - 1,
+  true,
+  false,
+  '12.50',
+  '9007199254740993',
+  ...HOSTILE,
+];
 
 /** A random tree of the builder's shapes, up to `depth` groups deep. */
 function tree(r: Random, depth: number): FilterNode {
@@ -100,7 +113,9 @@ describe('the literal writer', () => {
   it('writes the shapes the workloads send exactly as they were written by hand', () => {
     expect(writeFilter(f.eq('customer_id', 42))).toBe('customer_id = 42');
     expect(writeFilter(f.eq('sku', "O'Brien"))).toBe("sku = 'O''Brien'");
-    expect(writeFilter(f.and(f.eq('customer_id', 5), f.eq('status', 'active')))).toBe("customer_id = 5 and status = 'active'");
+    expect(writeFilter(f.and(f.eq('customer_id', 5), f.eq('status', 'active')))).toBe(
+      "customer_id = 5 and status = 'active'",
+    );
     expect(writeFilter(f.and(f.eq('id', 3), f.eq('status', 'active'), f.gte('balance', 12.5)))).toBe(
       "id = 3 and status = 'active' and balance >= 12.5",
     );
@@ -135,6 +150,8 @@ describe('the literal writer', () => {
 
   it('builds canonical groups, as the parser makes them', () => {
     expect(f.and(f.eq('a', 1))).toEqual(f.eq('a', 1));
-    expect(f.and(f.and(f.eq('a', 1), f.eq('b', 2)), f.eq('c', 3))).toEqual(parseFilterExpression('a = 1 and b = 2 and c = 3'));
+    expect(f.and(f.and(f.eq('a', 1), f.eq('b', 2)), f.eq('c', 3))).toEqual(
+      parseFilterExpression('a = 1 and b = 2 and c = 3'),
+    );
   });
 });

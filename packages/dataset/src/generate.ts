@@ -1,5 +1,5 @@
 import { RowRandom } from './random.js';
-import { ITEMS_PER_ORDER, type DatasetTable, TABLES } from './schema.js';
+import { type DatasetTable, ITEMS_PER_ORDER, TABLES } from './schema.js';
 import * as W from './words.js';
 
 /**
@@ -32,11 +32,55 @@ const cents = (c: number) => {
   return `${s.slice(0, -2)}.${s.slice(-2)}`;
 };
 
-const ORDER_STATUSES = ['delivered', 'delivered', 'delivered', 'delivered', 'shipped', 'shipped', 'paid', 'pending', 'cancelled', 'refunded'];
-const TIERS = ['standard', 'standard', 'standard', 'standard', 'standard', 'standard', 'standard', 'silver', 'silver', 'gold'];
+const ORDER_STATUSES = [
+  'delivered',
+  'delivered',
+  'delivered',
+  'delivered',
+  'shipped',
+  'shipped',
+  'paid',
+  'pending',
+  'cancelled',
+  'refunded',
+];
+const TIERS = [
+  'standard',
+  'standard',
+  'standard',
+  'standard',
+  'standard',
+  'standard',
+  'standard',
+  'silver',
+  'silver',
+  'gold',
+];
 const CURRENCIES = ['USD', 'USD', 'USD', 'USD', 'USD', 'USD', 'USD', 'EUR', 'EUR', 'GBP'];
-const ACCOUNT_STATUSES = ['active', 'active', 'active', 'active', 'active', 'active', 'active', 'active', 'active', 'frozen'];
-const CARD_STATUSES = ['active', 'active', 'active', 'active', 'active', 'active', 'active', 'active', 'blocked', 'expired'];
+const ACCOUNT_STATUSES = [
+  'active',
+  'active',
+  'active',
+  'active',
+  'active',
+  'active',
+  'active',
+  'active',
+  'active',
+  'frozen',
+];
+const CARD_STATUSES = [
+  'active',
+  'active',
+  'active',
+  'active',
+  'active',
+  'active',
+  'active',
+  'active',
+  'blocked',
+  'expired',
+];
 const RATINGS = [5, 5, 5, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 3, 3, 2, 2, 1, 1];
 
 /** Values that several tables must agree on (a product's price, an order's items) come from here. */
@@ -83,14 +127,32 @@ const MAKERS: Record<string, RowMaker> = {
   },
   suppliers(id, r) {
     const name = `${r.pick(W.LAST_NAMES)} ${r.pick(W.SUPPLIER_SUFFIXES)}`;
-    return [id, name, r.pick(W.COUNTRIES), `sales${id}@supplier${id}.example`, cents(r.int(100, 500)), r.chance(0.9), timestamp(r.int(T2015, T2024))];
+    return [
+      id,
+      name,
+      r.pick(W.COUNTRIES),
+      `sales${id}@supplier${id}.example`,
+      cents(r.int(100, 500)),
+      r.chance(0.9),
+      timestamp(r.int(T2015, T2024)),
+    ];
   },
   customers(id, r) {
     const first = r.pick(W.FIRST_NAMES);
     const last = r.pick(W.LAST_NAMES);
     const email = `${ascii(first)}.${ascii(last)}${id}@example.com`;
     const tier = r.chance(0.02) ? 'platinum' : r.pick(TIERS);
-    return [id, first, last, email, r.pick(W.COUNTRIES), r.pick(W.CITIES), tier, r.chance(0.95), timestamp(r.int(T2018, T2024))];
+    return [
+      id,
+      first,
+      last,
+      email,
+      r.pick(W.COUNTRIES),
+      r.pick(W.CITIES),
+      tier,
+      r.chance(0.95),
+      timestamp(r.int(T2018, T2024)),
+    ];
   },
   products(id, r, g) {
     const name = `${r.pick(W.ADJECTIVES)} ${r.pick(W.MATERIALS)} ${r.pick(W.NOUNS)}`;
@@ -108,7 +170,14 @@ const MAKERS: Record<string, RowMaker> = {
   inventory(id, r, g) {
     const products = g.count('products');
     const quantity = r.chance(0.05) ? 0 : r.int(1, 1000);
-    return [id, ((id - 1) % products) + 1, r.pick(W.WAREHOUSES), quantity, r.int(10, 100), timestamp(r.int(T2024, T2026 - DAY))];
+    return [
+      id,
+      ((id - 1) % products) + 1,
+      r.pick(W.WAREHOUSES),
+      quantity,
+      r.int(10, 100),
+      timestamp(r.int(T2024, T2026 - DAY)),
+    ];
   },
   orders(id, r, g) {
     // A few customers order a lot: with power 3 the first tenth of customers place ~46% of orders.
@@ -158,14 +227,23 @@ const MAKERS: Record<string, RowMaker> = {
 };
 
 function ascii(s: string): string {
-  return s.normalize('NFD').replace(/[^A-Za-z]/g, '').toLowerCase();
+  return s
+    .normalize('NFD')
+    .replace(/[^A-Za-z]/g, '')
+    .toLowerCase();
 }
 
 /**
  * Generates rows `from`..`to` (1-based ids, inclusive) of one table into `emit`, one row at a
  * time, so memory stays flat whatever the scale.
  */
-export function generateRows(table: DatasetTable, g: Dataset, from: number, to: number, emit: (row: Row) => void): void {
+export function generateRows(
+  table: DatasetTable,
+  g: Dataset,
+  from: number,
+  to: number,
+  emit: (row: Row) => void,
+): void {
   const make = MAKERS[table.name];
   if (!make) throw new Error(`no generator for ${table.name}`);
   const salt = TABLES.indexOf(table) + 1;
@@ -182,4 +260,3 @@ export function* batches(table: DatasetTable, g: Dataset, size: number): Generat
     yield batch;
   }
 }
-

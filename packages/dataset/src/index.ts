@@ -1,4 +1,5 @@
 export { batches, Dataset, type GenerateOptions, generateRows, type Row, type Value } from './generate.js';
+export { ForeignTablesError, MARKER_TABLE } from './marker.js';
 export {
   type DatasetColumn,
   type DatasetTable,
@@ -11,6 +12,15 @@ export {
   STUDY_TABLES,
   TABLES,
 } from './schema.js';
-export { applyIndexProfile, type Checks, DatasetExistsError, type SeedEvents, type SeedOptions, type SeedReport, seed, type TableReport, verify } from './seed.js';
+export {
+  applyIndexProfile,
+  type Checks,
+  DatasetExistsError,
+  type SeedEvents,
+  type SeedOptions,
+  type SeedReport,
+  seed,
+  type TableReport,
+  verify,
+} from './seed.js';
 export { seedInWorker } from './seed-worker.js';
-export { ForeignTablesError, MARKER_TABLE } from './marker.js';

@@ -33,10 +33,20 @@ export async function ownership(connection: Connection, seen: Seen): Promise<Own
   const present = TABLES.filter((t) => seen.tables.some((x) => x.name.toLowerCase() === t.name)).map((t) => t.name);
   const marked = seen.tables.some((t) => t.name.toLowerCase() === MARKER_TABLE);
   if (!marked) {
-    const unmarkedSeed = present.length === TABLES.length && TABLES.every((t) => sameColumns(t.name, t.columns.map((c) => c.name), seen));
+    const unmarkedSeed =
+      present.length === TABLES.length &&
+      TABLES.every((t) =>
+        sameColumns(
+          t.name,
+          t.columns.map((c) => c.name),
+          seen,
+        ),
+      );
     return unmarkedSeed ? { ours: present, foreign: [], marked } : { ours: [], foreign: present, marked };
   }
-  const { rows } = await sql<{ table_name: string }>`select ${sql.id('table_name')} from ${sql.id(MARKER_TABLE)}`.execute(connection.db);
+  const { rows } = await sql<{
+    table_name: string;
+  }>`select ${sql.id('table_name')} from ${sql.id(MARKER_TABLE)}`.execute(connection.db);
   const named = new Set(rows.map((r) => r.table_name));
   return { ours: present.filter((n) => named.has(n)), foreign: present.filter((n) => !named.has(n)), marked };
 }
@@ -47,7 +57,12 @@ function sameColumns(table: string, columns: readonly string[], seen: Seen): boo
 }
 
 /** Names `tables` as made by seed (creating the marker table first if need be). */
-export async function mark(connection: Connection, ownership: Ownership, tables: readonly string[], made: { scale: number; seed: number }): Promise<void> {
+export async function mark(
+  connection: Connection,
+  ownership: Ownership,
+  tables: readonly string[],
+  made: { scale: number; seed: number },
+): Promise<void> {
   if (!ownership.marked) {
     await connection.db.schema
       .createTable(MARKER_TABLE)
@@ -58,14 +73,18 @@ export async function mark(connection: Connection, ownership: Ownership, tables:
     ownership.marked = true;
   }
   for (const name of tables) {
-    await sql`insert into ${sql.id(MARKER_TABLE)} (${sql.id('table_name')}, ${sql.id('scale')}, ${sql.id('seed')}) values (${name}, ${String(made.scale)}, ${made.seed})`.execute(connection.db);
+    await sql`insert into ${sql.id(MARKER_TABLE)} (${sql.id('table_name')}, ${sql.id('scale')}, ${sql.id('seed')}) values (${name}, ${String(made.scale)}, ${made.seed})`.execute(
+      connection.db,
+    );
   }
 }
 
 /** Forgets `tables` (dropped by seed, or never finished). */
 export async function unmark(connection: Connection, ownership: Ownership, tables: readonly string[]): Promise<void> {
   if (!ownership.marked || tables.length === 0) return;
-  await sql`delete from ${sql.id(MARKER_TABLE)} where ${sql.id('table_name')} in (${sql.join(tables.map((t) => sql`${t}`))})`.execute(connection.db);
+  await sql`delete from ${sql.id(MARKER_TABLE)} where ${sql.id('table_name')} in (${sql.join(tables.map((t) => sql`${t}`))})`.execute(
+    connection.db,
+  );
 }
 
 /** Drops the marker table: a failed first seed leaves nothing behind. */

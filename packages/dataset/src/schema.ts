@@ -30,48 +30,115 @@ export interface DatasetTable {
 const id: DatasetColumn = { name: 'id', type: 'integer' };
 const text = (name: string, size: number, nullable = false): DatasetColumn => ({ name, type: 'text', size, nullable });
 const money = (name: string, size = 12): DatasetColumn => ({ name, type: 'decimal', size, scale: 2 });
-const fk = (name: string, table: string, nullable = false): DatasetColumn => ({ name, type: 'integer', references: table, nullable });
+const fk = (name: string, table: string, nullable = false): DatasetColumn => ({
+  name,
+  type: 'integer',
+  references: table,
+  nullable,
+});
 const int = (name: string): DatasetColumn => ({ name, type: 'integer' });
 const bool = (name: string): DatasetColumn => ({ name, type: 'boolean' });
 const ts = (name: string, nullable = false): DatasetColumn => ({ name, type: 'timestamp', nullable });
 
 /** In load order: every table comes after the tables it references. */
 export const TABLES: readonly DatasetTable[] = [
-  { name: 'categories', baseRows: 1_000, columns: [id, fk('parent_id', 'categories', true), text('name', 100), text('slug', 120)] },
+  {
+    name: 'categories',
+    baseRows: 1_000,
+    columns: [id, fk('parent_id', 'categories', true), text('name', 100), text('slug', 120)],
+  },
   {
     name: 'suppliers',
     baseRows: 10_000,
-    columns: [id, text('name', 120), text('country', 2), text('email', 200), { name: 'rating', type: 'decimal', size: 3, scale: 2 }, bool('active'), ts('created_at')],
+    columns: [
+      id,
+      text('name', 120),
+      text('country', 2),
+      text('email', 200),
+      { name: 'rating', type: 'decimal', size: 3, scale: 2 },
+      bool('active'),
+      ts('created_at'),
+    ],
   },
   {
     name: 'customers',
     baseRows: 200_000,
-    columns: [id, text('first_name', 60), text('last_name', 60), text('email', 200), text('country', 2), text('city', 80), text('tier', 20), bool('active'), ts('created_at')],
+    columns: [
+      id,
+      text('first_name', 60),
+      text('last_name', 60),
+      text('email', 200),
+      text('country', 2),
+      text('city', 80),
+      text('tier', 20),
+      bool('active'),
+      ts('created_at'),
+    ],
   },
   {
     name: 'products',
     baseRows: 100_000,
-    columns: [id, fk('category_id', 'categories'), fk('supplier_id', 'suppliers'), text('sku', 40), text('name', 200), money('price', 10), bool('active'), ts('created_at')],
+    columns: [
+      id,
+      fk('category_id', 'categories'),
+      fk('supplier_id', 'suppliers'),
+      text('sku', 40),
+      text('name', 200),
+      money('price', 10),
+      bool('active'),
+      ts('created_at'),
+    ],
   },
   {
     name: 'inventory',
     baseRows: 100_000,
-    columns: [id, fk('product_id', 'products'), text('warehouse', 20), int('quantity'), int('reorder_level'), ts('updated_at')],
+    columns: [
+      id,
+      fk('product_id', 'products'),
+      text('warehouse', 20),
+      int('quantity'),
+      int('reorder_level'),
+      ts('updated_at'),
+    ],
   },
   {
     name: 'orders',
     baseRows: 600_000,
-    columns: [id, fk('customer_id', 'customers'), text('status', 20), money('total'), text('currency', 3), ts('placed_at'), ts('shipped_at', true)],
+    columns: [
+      id,
+      fk('customer_id', 'customers'),
+      text('status', 20),
+      money('total'),
+      text('currency', 3),
+      ts('placed_at'),
+      ts('shipped_at', true),
+    ],
   },
   {
     name: 'order_items',
     baseRows: 1_200_000,
-    columns: [id, fk('order_id', 'orders'), fk('product_id', 'products'), int('quantity'), money('unit_price', 10), money('line_total')],
+    columns: [
+      id,
+      fk('order_id', 'orders'),
+      fk('product_id', 'products'),
+      int('quantity'),
+      money('unit_price', 10),
+      money('line_total'),
+    ],
   },
   {
     name: 'reviews',
     baseRows: 349_000,
-    columns: [id, fk('product_id', 'products'), fk('customer_id', 'customers'), int('rating'), text('title', 200), text('body', 1000, true), int('helpful_votes'), ts('created_at')],
+    columns: [
+      id,
+      fk('product_id', 'products'),
+      fk('customer_id', 'customers'),
+      int('rating'),
+      text('title', 200),
+      text('body', 1000, true),
+      int('helpful_votes'),
+      ts('created_at'),
+    ],
   },
   // The payment tables: what the write and transfer workloads change.
   {
@@ -102,7 +169,16 @@ export const TABLES: readonly DatasetTable[] = [
 ];
 
 /** The tables of the published study's dataset; the payment tables come after them. */
-export const STUDY_TABLES = ['categories', 'suppliers', 'customers', 'products', 'inventory', 'orders', 'order_items', 'reviews'] as const;
+export const STUDY_TABLES = [
+  'categories',
+  'suppliers',
+  'customers',
+  'products',
+  'inventory',
+  'orders',
+  'order_items',
+  'reviews',
+] as const;
 
 /** Every order has exactly this many items, so totals and items agree by construction. */
 export const ITEMS_PER_ORDER = 2;
@@ -117,7 +193,9 @@ export const MAX_SCALE = 100;
  */
 export function rowCounts(scale: number): Record<string, number> {
   if (!Number.isFinite(scale) || scale <= 0 || scale > MAX_SCALE) {
-    throw new RangeError(`scale must be a number above 0 and at most ${MAX_SCALE} (1 = 2.56 million rows); got ${scale}`);
+    throw new RangeError(
+      `scale must be a number above 0 and at most ${MAX_SCALE} (1 = 2.56 million rows); got ${scale}`,
+    );
   }
   const counts: Record<string, number> = {};
   for (const t of TABLES) counts[t.name] = t.baseRows === 0 ? 0 : Math.max(1, Math.round(t.baseRows * scale));

@@ -22,7 +22,8 @@ export function seedInWorker(options: Omit<SeedOptions, 'on'>, on: SeedEvents = 
     worker.on('message', (m: Message) => {
       if (m.kind === 'event') (on[m.name] as ((...a: unknown[]) => void) | undefined)?.(...m.args);
       // maxRSS covers the whole process, worker included: the number a user's machine feels.
-      else if (m.kind === 'done') resolve({ ...m.report, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) });
+      else if (m.kind === 'done')
+        resolve({ ...m.report, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) });
       else if (m.existing) reject(new DatasetExistsError(m.existing));
       else reject(m.code ? new ToolError(m.code as never, m.message) : new Error(m.message));
     });
@@ -33,8 +34,16 @@ export function seedInWorker(options: Omit<SeedOptions, 'on'>, on: SeedEvents = 
 
 if (!isMainThread && parentPort && (workerData as SeedOptions | undefined)?.url) {
   const port = parentPort;
-  const relay = (name: keyof SeedEvents) => (...args: unknown[]) => port.postMessage({ kind: 'event', name, args } satisfies Message);
-  const on: SeedEvents = { phase: relay('phase'), tableStart: relay('tableStart'), progress: relay('progress'), tableDone: relay('tableDone') };
+  const relay =
+    (name: keyof SeedEvents) =>
+    (...args: unknown[]) =>
+      port.postMessage({ kind: 'event', name, args } satisfies Message);
+  const on: SeedEvents = {
+    phase: relay('phase'),
+    tableStart: relay('tableStart'),
+    progress: relay('progress'),
+    tableDone: relay('tableDone'),
+  };
   seed({ ...(workerData as SeedOptions), on })
     .then((report) => port.postMessage({ kind: 'done', report } satisfies Message))
     .catch((error: Error) =>

@@ -3,7 +3,7 @@ import { type BulkLoader, type Connection, type EngineProfile, engineForUrl } fr
 import { sql } from 'kysely';
 import { batches, Dataset } from './generate.js';
 import { dropMarker, ForeignTablesError, mark, type Ownership, ownership, unmark } from './marker.js';
-import { INDEX_PROFILES, type IndexProfile, rowCounts, type DatasetTable, TABLES } from './schema.js';
+import { type DatasetTable, INDEX_PROFILES, type IndexProfile, rowCounts, TABLES } from './schema.js';
 
 export interface SeedOptions {
   url: string;
@@ -86,7 +86,9 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
       const rows = counts[table.name]!;
       on.tableStart?.(table.name, rows);
       const t0 = performance.now();
-      await loader.load(connection, table, batches(table, dataset, options.batchSize ?? 10_000), (n) => on.progress?.(table.name, n));
+      await loader.load(connection, table, batches(table, dataset, options.batchSize ?? 10_000), (n) =>
+        on.progress?.(table.name, n),
+      );
       const report = { name: table.name, rows, seconds: (performance.now() - t0) / 1000 };
       tables.push(report);
       on.tableDone?.(report);
@@ -99,7 +101,8 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
     on.phase?.(`building ${options.indexes} indexes`);
     await applyIndexProfile(options.url, options.indexes, { engine, connection });
     on.phase?.('refreshing statistics');
-    for (const table of TABLES) for (const statement of loader.analyze(table.name)) await sql.raw(statement).execute(connection.db);
+    for (const table of TABLES)
+      for (const statement of loader.analyze(table.name)) await sql.raw(statement).execute(connection.db);
     const finishSeconds = (performance.now() - t1) / 1000;
     on.phase?.('verifying');
     const t2 = performance.now();
@@ -146,7 +149,10 @@ async function connectOrExplain(engine: EngineProfile, url: string, create: bool
 /** The database already has dataset tables, and the seed was not told to replace them. */
 export class DatasetExistsError extends ToolError {
   constructor(readonly tables: readonly string[]) {
-    super('invalid_argument', `the database already has dataset tables (${tables.join(', ')}); pass --force to drop and reload them`);
+    super(
+      'invalid_argument',
+      `the database already has dataset tables (${tables.join(', ')}); pass --force to drop and reload them`,
+    );
   }
 }
 
@@ -155,7 +161,13 @@ async function clearWay(connection: Connection, owned: Ownership, force: boolean
   if (owned.foreign.length) throw new ForeignTablesError(owned.foreign);
   if (owned.ours.length === 0) return;
   if (!force) throw new DatasetExistsError(owned.ours);
-  const dropped = await dropTables(connection, [...TABLES].reverse().map((t) => t.name).filter((n) => owned.ours.includes(n)));
+  const dropped = await dropTables(
+    connection,
+    [...TABLES]
+      .reverse()
+      .map((t) => t.name)
+      .filter((n) => owned.ours.includes(n)),
+  );
   await unmark(connection, owned, dropped);
   owned.ours = [];
 }
@@ -206,7 +218,10 @@ export async function applyIndexProfile(
     if (foreign.length) throw new ForeignTablesError(foreign);
     const missing = TABLES.filter((t) => !catalog.tables.some((x) => x.name === t.name)).map((t) => t.name);
     if (missing.length) {
-      throw new ToolError('invalid_argument', `not a seeded database: tables ${missing.join(', ')} are missing; run mcp-db-bench seed first`);
+      throw new ToolError(
+        'invalid_argument',
+        `not a seeded database: tables ${missing.join(', ')} are missing; run mcp-db-bench seed first`,
+      );
     }
     const existing = new Set(catalog.indexes.map((i) => i.name));
     const wanted = new Set(INDEX_PROFILES[profile].map((i) => i.name));
@@ -239,7 +254,9 @@ export async function verify(connection: Connection, expected: Record<string, nu
     for (const c of table.columns.filter((x) => x.references)) {
       const o = await sql<{ n: unknown }>`select count(*) as n from ${sql.id(table.name)} c
         where c.${sql.id(c.name)} is not null
-        and not exists (select 1 from ${sql.id(c.references!)} p where p.${sql.id('id')} = c.${sql.id(c.name)})`.execute(connection.db);
+        and not exists (select 1 from ${sql.id(c.references!)} p where p.${sql.id('id')} = c.${sql.id(c.name)})`.execute(
+        connection.db,
+      );
       orphans.push({ table: table.name, column: c.name, references: c.references!, rows: Number(o.rows[0]?.n) });
     }
   }

@@ -17,9 +17,17 @@ describe('the generator', () => {
   it('splits scale 1 into 2,560,000 study rows the documented way, plus the payment tables', () => {
     const counts = rowCounts(1);
     expect(counts).toEqual({
-      categories: 1_000, suppliers: 10_000, customers: 200_000, products: 100_000,
-      inventory: 100_000, orders: 600_000, order_items: 1_200_000, reviews: 349_000,
-      accounts: 20_000, cards: 30_000, payments: 0,
+      categories: 1_000,
+      suppliers: 10_000,
+      customers: 200_000,
+      products: 100_000,
+      inventory: 100_000,
+      orders: 600_000,
+      order_items: 1_200_000,
+      reviews: 349_000,
+      accounts: 20_000,
+      cards: 30_000,
+      payments: 0,
     });
     const study = (c: Record<string, number>) => STUDY_TABLES.reduce((n, t) => n + c[t]!, 0);
     expect(study(counts)).toBe(2_560_000);

@@ -3,7 +3,16 @@ import { engineForUrl } from '@mcp-db-bench/engines';
 import { callTool, openDatabase, READ_TOOLS } from '@mcp-db-bench/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, liveTargets } from '../../server/test/support/databases.js';
-import { applyIndexProfile, Dataset, generateRows, INDEX_PROFILES, rowCounts, seed, TABLES, type Value } from '../src/index.js';
+import {
+  applyIndexProfile,
+  Dataset,
+  generateRows,
+  INDEX_PROFILES,
+  rowCounts,
+  seed,
+  TABLES,
+  type Value,
+} from '../src/index.js';
 
 /**
  * The same scale and seed loaded into every live engine: each table, read back through the
@@ -49,7 +58,9 @@ describe.each(liveTargets())('$engine', (target) => {
     expect(report.checks.orphans).toHaveLength(16);
   });
 
-  it('holds exactly the generated rows: checksums through the server match the generator', { timeout: LOAD_TIMEOUT_MS }, async () => {
+  it('holds exactly the generated rows: checksums through the server match the generator', {
+    timeout: LOAD_TIMEOUT_MS,
+  }, async () => {
     const ctx = await openDatabase({ url, limits: { maxRows: 1000, defaultRows: 1000 } });
     try {
       for (const t of TABLES) {
@@ -103,7 +114,6 @@ describe.each(liveTargets())('$engine', (target) => {
   });
 });
 
-
 describe('a load that fails half way', () => {
   it('drops the tables it created and says so', { timeout: LOAD_TIMEOUT_MS }, async () => {
     const [sqlite] = liveTargets();
@@ -120,7 +130,9 @@ describe('a load that fails half way', () => {
         },
       },
     });
-    await expect(failing).rejects.toThrow(/the disk filled up \(dropped the partly loaded tables: payments, cards, accounts, reviews, order_items, orders, inventory, products, customers, suppliers, categories\)/);
+    await expect(failing).rejects.toThrow(
+      /the disk filled up \(dropped the partly loaded tables: payments, cards, accounts, reviews, order_items, orders, inventory, products, customers, suppliers, categories\)/,
+    );
     const engine = engineForUrl(url);
     const { db, close } = await engine.connect(url, { poolSize: 1 });
     try {

@@ -69,7 +69,10 @@ export function outsideCalls<T>(work: () => T): T {
 
 /** The error of a call refused a connection or a statement because its client left, or the database is closing. */
 export function abandoned(): ToolError {
-  return new ToolError('database_unavailable', 'the call was cancelled: its client went away, or the server is closing');
+  return new ToolError(
+    'database_unavailable',
+    'the call was cancelled: its client went away, or the server is closing',
+  );
 }
 
 /**
@@ -240,7 +243,11 @@ export function ownCancel(connection: DatabaseConnection): Cancel {
  * A kysely dialect whose statements are `statements`' (cancelled by `cancelOf(connection)`, made
  * once per connection) and which hands no connection to a call whose client has gone.
  */
-export function cancellableDialect(dialect: Dialect, statements: Statements, cancelOf: (connection: DatabaseConnection) => Cancel): Dialect {
+export function cancellableDialect(
+  dialect: Dialect,
+  statements: Statements,
+  cancelOf: (connection: DatabaseConnection) => Cancel,
+): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createIntrospector: (db) => dialect.createIntrospector(db),
@@ -249,7 +256,11 @@ export function cancellableDialect(dialect: Dialect, statements: Statements, can
   };
 }
 
-function cancellableDriver(driver: Driver, statements: Statements, cancelOf: (connection: DatabaseConnection) => Cancel): Driver {
+function cancellableDriver(
+  driver: Driver,
+  statements: Statements,
+  cancelOf: (connection: DatabaseConnection) => Cancel,
+): Driver {
   const watched = new WeakSet<DatabaseConnection>();
   return {
     init: (options) => driver.init(options),

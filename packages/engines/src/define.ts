@@ -3,11 +3,20 @@ import { insertReturning } from './returning.js';
 
 /** What most engines share; an engine states only where it differs. */
 type Defaulted =
-  | 'dbSystem' | 'family' | 'schemes' | 'limit' | 'encodeParam' | 'maxParameters' | 'insertReturningKeys' | 'oneProcess'
+  | 'dbSystem'
+  | 'family'
+  | 'schemes'
+  | 'limit'
+  | 'encodeParam'
+  | 'maxParameters'
+  | 'insertReturningKeys'
+  | 'oneProcess'
   | 'cancelsStatements';
 
-export type EngineDefinition<N extends string = string, F extends string = N> =
-  Omit<EngineProfile<F>, Defaulted | 'name'> &
+export type EngineDefinition<N extends string = string, F extends string = N> = Omit<
+  EngineProfile<F>,
+  Defaulted | 'name'
+> &
   Partial<Pick<EngineProfile<F>, Defaulted>> & { readonly name: N };
 
 /**

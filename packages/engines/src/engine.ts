@@ -1,8 +1,7 @@
-import type { PortableType, Scalar } from '@mcp-db-bench/contract';
-import type { ToolError } from '@mcp-db-bench/contract';
+import type { PortableType, Scalar, ToolError } from '@mcp-db-bench/contract';
 import type { CompiledQuery, Dialect, Kysely, QueryResult, RawBuilder, SelectQueryBuilder } from 'kysely';
-import type { RawCatalog, Table } from './catalog.js';
 import type { StatementObserver } from './calls.js';
+import type { RawCatalog, Table } from './catalog.js';
 import type { SqlFamily } from './families.js';
 
 export type { SqlFamily } from './families.js';
@@ -114,14 +113,24 @@ export interface EngineProfile<F extends string = SqlFamily> {
    * Inserts rows (values already encoded, one array per row in `columns` order) and returns
    * each row's primary key as the driver reads it, in row order, generated values included.
    */
-  insertReturningKeys(db: AnyDb, table: string, columns: readonly string[], rows: readonly unknown[][], key: readonly string[]): Promise<Record<string, unknown>[]>;
+  insertReturningKeys(
+    db: AnyDb,
+    table: string,
+    columns: readonly string[],
+    rows: readonly unknown[][],
+    key: readonly string[],
+  ): Promise<Record<string, unknown>[]>;
 
   /**
    * Runs one caller-written statement so the engine itself refuses any write: inside a
    * read-only transaction that is always rolled back, as a single statement, returning at
    * most `maxRows` rows. Absent where the engine has no such mode (the `sql` tool is refused).
    */
-  readonly readOnlyStatement?: (db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) => Promise<Record<string, unknown>[]>;
+  readonly readOnlyStatement?: (
+    db: AnyDb,
+    statement: RawBuilder<unknown>,
+    maxRows: number,
+  ) => Promise<Record<string, unknown>[]>;
 
   /**
    * Refuses, before it runs, a caller-written statement (as compiled, with the engine's own
@@ -208,7 +217,12 @@ export interface BulkLoader {
    * Streams every row of a table in, over a connection opened with `inProcess`; `rows` yields
    * batches lazily (the loader may change their values); `progress` gets row counts.
    */
-  load(connection: Connection, table: BulkTable, rows: Iterable<BulkRow[]>, progress: (rows: number) => void): Promise<void>;
+  load(
+    connection: Connection,
+    table: BulkTable,
+    rows: Iterable<BulkRow[]>,
+    progress: (rows: number) => void,
+  ): Promise<void>;
   /** Statements that refresh the planner's statistics after a load. */
   analyze(table: string): string[];
   /** Drops an index if it exists. */

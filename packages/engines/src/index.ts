@@ -11,7 +11,9 @@ export const ENGINES: readonly EngineProfile[] = Object.values(registry).sort((a
 export const URL_FORMS = ENGINES.flatMap((e) => e.urlForms).join(', ');
 
 /** The engines' titles, for a one-line description: `MariaDB, MySQL, ... or SQLite`. */
-export const ENGINE_TITLES = ENGINES.map((e) => e.title).join(', ').replace(/, ([^,]*)$/, ' or $1');
+export const ENGINE_TITLES = ENGINES.map((e) => e.title)
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
 
 /** Picks the engine from a connection URL's scheme. */
 export function engineForUrl(url: string): EngineProfile {
@@ -25,15 +27,14 @@ export function engineForUrl(url: string): EngineProfile {
 /** A URL safe to print: the password replaced. */
 export function redactUrl(url: string): string {
   // `PASS` is the placeholder of the URL forms (URL_FORMS): a hint to show, not a secret to hide.
-  return url.replace(/(\/\/[^:/@]+:)([^@/]*)@/, (whole, user: string, password: string) => (password === 'PASS' ? whole : `${user}***@`));
+  return url.replace(/(\/\/[^:/@]+:)([^@/]*)@/, (whole, user: string, password: string) =>
+    password === 'PASS' ? whole : `${user}***@`,
+  );
 }
 
 export { Call, inCall, outsideCalls, SignalCall, type StatementObserver, throwIfAbandoned } from './calls.js';
 export type { Column, ForeignKey, RawCatalog, RawColumn, RawForeignKey, RawTable, Table } from './catalog.js';
 export { defineEngine, type EngineDefinition } from './define.js';
-export { insertStatement } from './returning.js';
-export { SchemaChangedError } from './schema-changed.js';
-export { temporaryPath } from './test-database.js';
 export type {
   AnyDb,
   AnySelect,
@@ -42,8 +43,8 @@ export type {
   BulkRow,
   BulkTable,
   Comparison,
-  ConnectOptions,
   Connection,
+  ConnectOptions,
   EngineProfile,
   ExcessRights,
   HostProbe,
@@ -53,3 +54,6 @@ export type {
   TestDatabases,
   TestFacts,
 } from './engine.js';
+export { insertStatement } from './returning.js';
+export { SchemaChangedError } from './schema-changed.js';
+export { temporaryPath } from './test-database.js';

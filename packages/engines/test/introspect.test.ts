@@ -111,7 +111,7 @@ describe('pure functions', () => {
     expect(n(null)).toBeNull();
     expect(n("'pending'::text")).toBe('pending');
     expect(n("'it''s'::character varying")).toBe("it's");
-    expect(n("'a'::\"Mood\"")).toBe('a');
+    expect(n('\'a\'::"Mood"')).toBe('a');
     expect(n("'-1'::integer")).toBe('-1');
     expect(n('1.50')).toBe('1.50');
     expect(n('NULL::text')).toBeNull();
@@ -170,7 +170,8 @@ describe('pure functions', () => {
     expect(error).toBeInstanceOf(ToolError);
     expect(error).toMatchObject({
       code: 'database_unavailable',
-      message: "The postgres driver is not installed: run 'npm install mcp-db-bench-no-such-driver' (under npx, add '-p mcp-db-bench-no-such-driver')",
+      message:
+        "The postgres driver is not installed: run 'npm install mcp-db-bench-no-such-driver' (under npx, add '-p mcp-db-bench-no-such-driver')",
     });
     // CommonJS packages come back as their module.exports
     const pg = await loadDriver<{ Pool: unknown; types: unknown }>('postgres', 'pg');
@@ -319,7 +320,14 @@ describe.skipIf(!PG_URL)('postgres', () => {
     const { rows: more } = await sql<Record<string, unknown>>`
       select '12:34:56.789'::time as t, '1 day'::interval as i, '{"a":1}'::jsonb as j,
         '\\x0102'::bytea as b, '-1234.5'::money as m, 2::int4 as n`.execute(conn.db);
-    expect(more[0]).toEqual({ t: '12:34:56.789', i: '1 day', j: { a: 1 }, b: Buffer.from([1, 2]), m: '-1234.50', n: 2 });
+    expect(more[0]).toEqual({
+      t: '12:34:56.789',
+      i: '1 day',
+      j: { a: 1 },
+      b: Buffer.from([1, 2]),
+      m: '-1234.50',
+      n: 2,
+    });
   });
 
   it('binds encoded parameters exactly', async () => {
@@ -556,7 +564,9 @@ describe.skipIf(!MYSQL_URL)('mysql / mariadb', () => {
     expect(readOnly.code).toBe('read_only');
     const mismatch = await expectToolError(
       (conn.db as Kysely<unknown>).transaction().execute(async (trx) => {
-        await sql`insert into ${sql.table(`${PREFIX}region`)} (country, code, name) values ('xx', 'y', 'z')`.execute(trx);
+        await sql`insert into ${sql.table(`${PREFIX}region`)} (country, code, name) values ('xx', 'y', 'z')`.execute(
+          trx,
+        );
         await sql`update ${sql.table(`${PREFIX}parent`)} set amount = 'abc'`.execute(trx);
       }),
       profile,

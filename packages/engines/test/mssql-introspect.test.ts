@@ -88,7 +88,12 @@ describe('mssql pure functions', () => {
     });
     const remote = parseMssqlUrl('sqlserver://u:p@db.example.com/app?requestTimeout=5000');
     expect(remote.server).toBe('db.example.com');
-    expect(remote.options).toMatchObject({ port: 1433, encrypt: true, trustServerCertificate: false, requestTimeout: 5000 });
+    expect(remote.options).toMatchObject({
+      port: 1433,
+      encrypt: true,
+      trustServerCertificate: false,
+      requestTimeout: 5000,
+    });
     expect(parseMssqlUrl('mssql://u:p@localhost/db?encrypt=true').options?.encrypt).toBe(true);
     const named = parseMssqlUrl('mssql://u:p@host/db?instanceName=SQLEXPRESS');
     expect(named.options).toMatchObject({ instanceName: 'SQLEXPRESS' });
@@ -164,7 +169,18 @@ function col(
   type: RawColumn['type'],
   extra: Partial<Omit<RawColumn, 'table' | 'name' | 'ordinal' | 'nativeType' | 'type'>> = {},
 ): Omit<RawColumn, 'table'> {
-  return { name, ordinal, nativeType, type, precision: null, scale: null, nullable: true, default: null, autoIncrement: false, ...extra };
+  return {
+    name,
+    ordinal,
+    nativeType,
+    type,
+    precision: null,
+    scale: null,
+    nullable: true,
+    default: null,
+    autoIncrement: false,
+    ...extra,
+  };
 }
 
 async function run(db: AnyDb, statements: string[]): Promise<void> {

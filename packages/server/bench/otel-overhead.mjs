@@ -76,7 +76,18 @@ function cpuSeconds(pid) {
 
 function load(endpoint) {
   return new Promise((resolve, reject) => {
-    const args = ['-url', endpoint, '-workload', opts.workload, '-agents', opts.agents, '-duration', opts.duration, '-warmup', '1s'];
+    const args = [
+      '-url',
+      endpoint,
+      '-workload',
+      opts.workload,
+      '-agents',
+      opts.agents,
+      '-duration',
+      opts.duration,
+      '-warmup',
+      '1s',
+    ];
     const child = spawn(opts.load, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -104,16 +115,20 @@ try {
         const cpuBefore = cpuSeconds(server.child.pid);
         const report = await load(server.endpoint);
         // The warm-up's calls (1 s) are counted at the measured rate: the CPU read spans both.
-        const perCall = ((cpuSeconds(server.child.pid) - cpuBefore) / (report.callsPerSec * (report.durationSec + 1))) * 1e6;
+        const perCall =
+          ((cpuSeconds(server.child.pid) - cpuBefore) / (report.callsPerSec * (report.durationSec + 1))) * 1e6;
         cpu.get(variant.name).push(perCall);
         const errors = Object.values(report.errors).reduce((a, b) => a + b, 0);
         if (errors) throw new Error(`${variant.name}: ${errors} errors: ${JSON.stringify(report.errors)}`);
         results.get(variant.name).push(report.callsPerSec);
-        line.push(`${variant.name} ${report.callsPerSec.toFixed(0)} calls/s (p50 ${report.p50Ms} ms, ${perCall.toFixed(0)} µs CPU/call)`);
+        line.push(
+          `${variant.name} ${report.callsPerSec.toFixed(0)} calls/s (p50 ${report.p50Ms} ms, ${perCall.toFixed(0)} µs CPU/call)`,
+        );
       } finally {
         await server.stop();
       }
-      if (variant.name.startsWith('on') && exports === before) throw new Error('telemetry on, but the sink got no export');
+      if (variant.name.startsWith('on') && exports === before)
+        throw new Error('telemetry on, but the sink got no export');
     }
     console.log(`round ${round + 1}: ${line.join(', ')}`);
   }

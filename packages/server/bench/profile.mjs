@@ -38,7 +38,11 @@ if (!opts.url) seed(file, rows);
 const dbUrl = opts.url ?? `sqlite:${file}`;
 const engine = dbUrl.slice(0, dbUrl.indexOf(':'));
 const profiles = join(dir, 'profiles');
-const server = await startServer(dbUrl, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`], args: ['--echo'], bin: opts.bin });
+const server = await startServer(dbUrl, {
+  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`],
+  args: ['--echo'],
+  bin: opts.bin,
+});
 try {
   const rpc = client(server.endpoint, opts.era);
   await rpc.open();
@@ -46,7 +50,15 @@ try {
   const customers = Math.max(1, Math.floor(rows / 10));
   const call = {
     get: () => rpc.request('tools/call', { name: 'get', arguments: { table: 'orders', key: key() } }, 'get'),
-    query: () => rpc.request('tools/call', { name: 'query', arguments: { table: 'orders', filter: `customer_id = ${(key() % customers) + 1}`, limit: 20 } }, 'query'),
+    query: () =>
+      rpc.request(
+        'tools/call',
+        {
+          name: 'query',
+          arguments: { table: 'orders', filter: `customer_id = ${(key() % customers) + 1}`, limit: 20 },
+        },
+        'query',
+      ),
     echo: () => rpc.request('tools/call', { name: 'echo', arguments: { message: 'ping' } }, 'echo'),
   }[opts.tool];
   if (!call) throw new Error(`--tool must be get, query or echo`);
@@ -95,11 +107,17 @@ function report(profile, totalCalls, rate, from, to) {
   }
   const busy = [...byLayer].filter(([l]) => l !== '(idle)').reduce((a, [, us]) => a + us, 0);
   const per = (us) => (us / totalCalls).toFixed(1).padStart(7);
-  console.log(`${opts.tool} on ${engine} (${rows} rows), ${opts.era} era, 1 client: ${rate.toFixed(0)} calls/s; server CPU ${per(busy).trim()} µs per call`);
+  console.log(
+    `${opts.tool} on ${engine} (${rows} rows), ${opts.era} era, 1 client: ${rate.toFixed(0)} calls/s; server CPU ${per(busy).trim()} µs per call`,
+  );
   console.log('\nserver CPU per call by layer (self time, µs):');
-  for (const [l, us] of [...byLayer].filter(([l]) => l !== '(idle)').sort((a, b) => b[1] - a[1])) console.log(`  ${per(us)}  ${l}`);
+  for (const [l, us] of [...byLayer].filter(([l]) => l !== '(idle)').sort((a, b) => b[1] - a[1]))
+    console.log(`  ${per(us)}  ${l}`);
   console.log(`\ntop ${opts.top} functions (self time, µs per call):`);
-  for (const [fn, us] of [...byFunction].filter(([f]) => !f.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, Number(opts.top))) {
+  for (const [fn, us] of [...byFunction]
+    .filter(([f]) => !f.startsWith('(idle)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(opts.top))) {
     console.log(`  ${per(us)}  ${fn}`);
   }
 }

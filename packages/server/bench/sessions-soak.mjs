@@ -24,8 +24,11 @@ const { values: o } = parseArgs({
 const minutes = Number(o.minutes);
 const dir = mkdtempSync(join(tmpdir(), 'mcp-sessions-soak-'));
 seed(join(dir, 'soak.db'), 10_000);
-const server = await startServer(`sqlite:${join(dir, 'soak.db')}`, { args: o['server-args'].split(' ').filter(Boolean) });
-const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))[1]) / 1024;
+const server = await startServer(`sqlite:${join(dir, 'soak.db')}`, {
+  args: o['server-args'].split(' ').filter(Boolean),
+});
+const rssMb = () =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))[1]) / 1024;
 
 const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const counts = { opened: 0, refused: 0, failed: 0 };
@@ -36,18 +39,34 @@ async function abandon(n) {
   const init = await fetch(server.endpoint, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'soak', version: '0' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'soak', version: '0' } },
+    }),
   });
   await init.text();
   if (init.status === 503) return void counts.refused++;
   const session = init.headers.get('mcp-session-id');
   if (init.status !== 200 || !session) return void counts.failed++;
   const on = { ...headers, 'mcp-protocol-version': LEGACY, 'mcp-session-id': session };
-  await (await fetch(server.endpoint, { method: 'POST', headers: on, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
+  await (
+    await fetch(server.endpoint, {
+      method: 'POST',
+      headers: on,
+      body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    })
+  ).text();
   const call = await fetch(server.endpoint, {
     method: 'POST',
     headers: on,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get', arguments: { table: 'orders', key: (n % 10_000) + 1 } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get', arguments: { table: 'orders', key: (n % 10_000) + 1 } },
+    }),
   });
   await call.text();
   if (call.status === 200) counts.opened++;
@@ -57,7 +76,9 @@ async function abandon(n) {
 const samples = [];
 const sample = () => {
   samples.push({ minute: samples.length + 1, rss: rssMb(), ...counts });
-  process.stderr.write(`minute ${samples.length}: ${rssMb().toFixed(1)} MB, ${counts.opened} sessions opened and abandoned, ${counts.refused} refused\n`);
+  process.stderr.write(
+    `minute ${samples.length}: ${rssMb().toFixed(1)} MB, ${counts.opened} sessions opened and abandoned, ${counts.refused} refused\n`,
+  );
 };
 const sampler = setInterval(sample, 60_000);
 let n = 0;
@@ -75,6 +96,11 @@ const first = samples[0];
 const last = samples.at(-1);
 process.stdout.write(
   `\`node packages/server/bench/sessions-soak.mjs ${process.argv.slice(2).join(' ')}\`\n\n| minute | server RSS MB | sessions opened | refused (503) |\n| ---: | ---: | ---: | ---: |\n` +
-    samples.map((s) => `| ${s.minute} | ${s.rss.toFixed(1)} | ${s.opened.toLocaleString('en-US')} | ${s.refused.toLocaleString('en-US')} |`).join('\n') +
+    samples
+      .map(
+        (s) =>
+          `| ${s.minute} | ${s.rss.toFixed(1)} | ${s.opened.toLocaleString('en-US')} | ${s.refused.toLocaleString('en-US')} |`,
+      )
+      .join('\n') +
     `\n\nfailed: ${counts.failed}; growth from minute 1 to minute ${last?.minute}: ${first && last ? (((last.rss - first.rss) / first.rss) * 100).toFixed(1) : '?'}%\n`,
 );

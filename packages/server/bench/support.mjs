@@ -47,18 +47,36 @@ export function client(endpoint, era) {
   };
   const version = era === 'modern' ? MODERN : LEGACY;
   async function post(body, method, name) {
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': version,
+    };
     if (era === 'modern') Object.assign(headers, { 'mcp-method': method }, name ? { 'mcp-name': name } : {});
     const res = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(body) });
     const text = await res.text();
     if (!text) return {};
-    const json = text.startsWith('event:') || text.startsWith('data:') ? text.split('\n').find((l) => l.startsWith('data:')).slice(5) : text;
+    const json =
+      text.startsWith('event:') || text.startsWith('data:')
+        ? text
+            .split('\n')
+            .find((l) => l.startsWith('data:'))
+            .slice(5)
+        : text;
     return JSON.parse(json);
   }
   return {
     async open() {
       if (era === 'modern') return;
-      await post({ jsonrpc: '2.0', id: ++id, method: 'initialize', params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'bench', version: '0' } } }, 'initialize');
+      await post(
+        {
+          jsonrpc: '2.0',
+          id: ++id,
+          method: 'initialize',
+          params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+        },
+        'initialize',
+      );
       await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, 'notifications/initialized');
     },
     request(method, params, name) {

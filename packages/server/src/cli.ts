@@ -1,14 +1,13 @@
-import { engineForUrl } from '@mcp-db-bench/engines';
 import { existsSync } from 'node:fs';
 import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
+import { ENGINE_TITLES, engineForUrl, redactUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
-import { ENGINE_TITLES, redactUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import { createServerFactory, directTools } from './server.js';
+import { startTelemetry, type Telemetry, TelemetryUnavailableError } from './telemetry/index.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
-import { startTelemetry, type Telemetry, TelemetryUnavailableError } from './telemetry/index.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
 import { DEFAULT_TRANSPORT_LIMITS as LIMITS } from './transports/limits.js';
 import { readyLine } from './transports/ready.js';
@@ -22,11 +21,14 @@ const positiveInt = (name: string) => (value: string) => {
   return n;
 };
 
-const nonNegativeInt = (name: string, unit = 'seconds') => (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number of ${unit}, 0 or more`);
-  return n;
-};
+const nonNegativeInt =
+  (name: string, unit = 'seconds') =>
+  (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0)
+      throw new InvalidArgumentError(`${name} must be a whole number of ${unit}, 0 or more`);
+    return n;
+  };
 
 const port = (value: string) => {
   const n = Number(value);
@@ -39,9 +41,14 @@ export const USAGE_EXIT = 2;
 
 /** SQLite's `unable to open database file` for a file that is not there, said plainly (the server never creates one). */
 function missingSqliteFile(error: unknown): unknown {
-  const m = error instanceof Error ? /^cannot open SQLite database (.+): unable to open database file$/.exec(error.message) : null;
+  const m =
+    error instanceof Error
+      ? /^cannot open SQLite database (.+): unable to open database file$/.exec(error.message)
+      : null;
   if (!m || existsSync(m[1]!)) return error;
-  return new Error(`cannot open SQLite database ${m[1]}: no such file (the server does not create one; mcp-db-bench seed --db sqlite:${m[1]} makes one)`);
+  return new Error(
+    `cannot open SQLite database ${m[1]}: no such file (the server does not create one; mcp-db-bench seed --db sqlite:${m[1]} makes one)`,
+  );
 }
 
 export function buildCli(): Command {
@@ -53,28 +60,65 @@ export function buildCli(): Command {
         'with sessions over HTTP) over stdio (default) or HTTP.',
     )
     .version(VERSION)
+    .addOption(new Option('--url <url>', `database URL: ${URL_FORMS}`).env('MCP_DB_URL'))
     .addOption(
-      new Option('--url <url>', `database URL: ${URL_FORMS}`).env('MCP_DB_URL'),
+      new Option('--http', 'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio').env('MCP_DB_HTTP'),
     )
-    .addOption(new Option('--http', 'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio').env('MCP_DB_HTTP'))
-    .addOption(new Option('--host <host>', 'HTTP bind address; non-loopback addresses require --token').env('MCP_DB_HOST').default('127.0.0.1'))
-    .addOption(new Option('--port <port>', 'HTTP port (0 picks a free one)').env('MCP_DB_PORT').default(7400).argParser(port))
-    .addOption(new Option('--token <token>', 'require "Authorization: Bearer <token>" on every HTTP request').env('MCP_DB_TOKEN'))
+    .addOption(
+      new Option('--host <host>', 'HTTP bind address; non-loopback addresses require --token')
+        .env('MCP_DB_HOST')
+        .default('127.0.0.1'),
+    )
+    .addOption(
+      new Option('--port <port>', 'HTTP port (0 picks a free one)').env('MCP_DB_PORT').default(7400).argParser(port),
+    )
+    .addOption(
+      new Option('--token <token>', 'require "Authorization: Bearer <token>" on every HTTP request').env(
+        'MCP_DB_TOKEN',
+      ),
+    )
     .addOption(
       new Option('--allowed-hosts <names>', 'comma-separated extra Host/Origin names to accept (for a reverse proxy)')
         .env('MCP_DB_ALLOWED_HOSTS')
-        .argParser((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+        .argParser((v) =>
+          v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        ),
     )
-    .addOption(new Option('--max-rows <n>', 'most rows one call returns; larger limits are capped').env('MCP_DB_MAX_ROWS').default(1000).argParser(positiveInt('max-rows')))
     .addOption(
-      new Option('--max-response-bytes <n>', 'largest tool result in bytes of JSON; larger ones are refused with a clear error')
+      new Option('--max-rows <n>', 'most rows one call returns; larger limits are capped')
+        .env('MCP_DB_MAX_ROWS')
+        .default(1000)
+        .argParser(positiveInt('max-rows')),
+    )
+    .addOption(
+      new Option(
+        '--max-response-bytes <n>',
+        'largest tool result in bytes of JSON; larger ones are refused with a clear error',
+      )
         .env('MCP_DB_MAX_RESPONSE_BYTES')
         .default(1024 * 1024)
         .argParser(positiveInt('max-response-bytes')),
     )
-    .addOption(new Option('--default-rows <n>', 'rows returned when a call gives no limit').env('MCP_DB_DEFAULT_ROWS').default(100).argParser(positiveInt('default-rows')))
-    .addOption(new Option('--allow-writes', 'register insert, update, delete and transact, and open read-write sessions').env('MCP_DB_ALLOW_WRITES'))
-    .addOption(new Option('--sql', 'register the sql tool: one caller-written SELECT with :named parameters, run read-only; what reaches files, locks or other sessions is refused').env('MCP_DB_SQL'))
+    .addOption(
+      new Option('--default-rows <n>', 'rows returned when a call gives no limit')
+        .env('MCP_DB_DEFAULT_ROWS')
+        .default(100)
+        .argParser(positiveInt('default-rows')),
+    )
+    .addOption(
+      new Option('--allow-writes', 'register insert, update, delete and transact, and open read-write sessions').env(
+        'MCP_DB_ALLOW_WRITES',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--sql',
+        'register the sql tool: one caller-written SELECT with :named parameters, run read-only; what reaches files, locks or other sessions is refused',
+      ).env('MCP_DB_SQL'),
+    )
     .addOption(
       new Option('--statement-timeout <ms>', 'the database cancels a statement running longer than this (0: no limit)')
         .env('MCP_DB_STATEMENT_TIMEOUT')
@@ -82,72 +126,131 @@ export function buildCli(): Command {
         .argParser(nonNegativeInt('statement-timeout', 'milliseconds')),
     )
     .addOption(
-      new Option('--tools <list>', 'serve only these tools: names and sets (read, minimal, write, all), comma-separated, e.g. minimal or read,insert')
-        .env('MCP_DB_TOOLS'),
+      new Option(
+        '--tools <list>',
+        'serve only these tools: names and sets (read, minimal, write, all), comma-separated, e.g. minimal or read,insert',
+      ).env('MCP_DB_TOOLS'),
     )
-    .addOption(new Option('--echo', 'also register an echo tool that skips the database (to measure protocol overhead)').env('MCP_DB_ECHO'))
-    .addOption(new Option('--pool-size <n>', 'most database connections to open').env('MCP_DB_POOL_SIZE').default(10).argParser(positiveInt('pool-size')))
-    .addOption(new Option('--schema-ttl <seconds>', 'reload the cached schema this often (0: only when a statement hits a missing object)').env('MCP_DB_SCHEMA_TTL').default(60).argParser(nonNegativeInt('schema-ttl')))
     .addOption(
-      new Option('--max-sessions <n>', 'most 2025-era sessions (Mcp-Session-Id) one worker process remembers; past it a new one ends the least recently used')
+      new Option('--echo', 'also register an echo tool that skips the database (to measure protocol overhead)').env(
+        'MCP_DB_ECHO',
+      ),
+    )
+    .addOption(
+      new Option('--pool-size <n>', 'most database connections to open')
+        .env('MCP_DB_POOL_SIZE')
+        .default(10)
+        .argParser(positiveInt('pool-size')),
+    )
+    .addOption(
+      new Option(
+        '--schema-ttl <seconds>',
+        'reload the cached schema this often (0: only when a statement hits a missing object)',
+      )
+        .env('MCP_DB_SCHEMA_TTL')
+        .default(60)
+        .argParser(nonNegativeInt('schema-ttl')),
+    )
+    .addOption(
+      new Option(
+        '--max-sessions <n>',
+        'most 2025-era sessions (Mcp-Session-Id) one worker process remembers; past it a new one ends the least recently used',
+      )
         .env('MCP_DB_MAX_SESSIONS')
         .default(DEFAULT_SESSION_LIMITS.maxSessions)
         .argParser(positiveInt('max-sessions')),
     )
     .addOption(
-      new Option('--session-idle <seconds>', 'a 2025-era session unused this long ends; its client must initialize again')
+      new Option(
+        '--session-idle <seconds>',
+        'a 2025-era session unused this long ends; its client must initialize again',
+      )
         .env('MCP_DB_SESSION_IDLE')
         .default(DEFAULT_SESSION_LIMITS.idleMs / 1000)
         .argParser(positiveInt('session-idle')),
     )
     .addOption(
-      new Option('--session-key <key>', 'sign 2025-era session ids with this secret (32+ characters; better set by its variable), so every server given it honours them')
-        .env('MCP_DB_SESSION_KEY'),
+      new Option(
+        '--session-key <key>',
+        'sign 2025-era session ids with this secret (32+ characters; better set by its variable), so every server given it honours them',
+      ).env('MCP_DB_SESSION_KEY'),
     )
     .addOption(
-      new Option('--max-connections <n>', 'most open HTTP connections per worker process; more are answered 503 and closed')
+      new Option(
+        '--max-connections <n>',
+        'most open HTTP connections per worker process; more are answered 503 and closed',
+      )
         .env('MCP_DB_MAX_CONNECTIONS')
         .default(LIMITS.maxConnections)
         .argParser(positiveInt('max-connections')),
     )
     .addOption(
-      new Option('--max-buffered-bytes <n>', 'most bytes of request bodies (and batch answers) held at once per worker process; a request past it gets 503')
+      new Option(
+        '--max-buffered-bytes <n>',
+        'most bytes of request bodies (and batch answers) held at once per worker process; a request past it gets 503',
+      )
         .env('MCP_DB_MAX_BUFFERED_BYTES')
         .default(LIMITS.maxBufferedBytes)
         .argParser(positiveInt('max-buffered-bytes')),
     )
     .addOption(
-      new Option('--body-timeout <ms>', 'a request body that pauses longer than this between two pieces is answered 408')
+      new Option(
+        '--body-timeout <ms>',
+        'a request body that pauses longer than this between two pieces is answered 408',
+      )
         .env('MCP_DB_BODY_TIMEOUT')
         .default(LIMITS.bodyTimeoutMs)
         .argParser(positiveInt('body-timeout')),
     )
     .addOption(
-      new Option('--headers-timeout <ms>', 'a request whose line and headers take longer than this to arrive is answered 408')
+      new Option(
+        '--headers-timeout <ms>',
+        'a request whose line and headers take longer than this to arrive is answered 408',
+      )
         .env('MCP_DB_HEADERS_TIMEOUT')
         .default(LIMITS.headersTimeoutMs)
         .argParser(positiveInt('headers-timeout')),
     )
     .addOption(
-      new Option('--request-timeout <ms>', 'a request (headers and body) that takes longer than this to arrive is answered 408 (0: no limit)')
+      new Option(
+        '--request-timeout <ms>',
+        'a request (headers and body) that takes longer than this to arrive is answered 408 (0: no limit)',
+      )
         .env('MCP_DB_REQUEST_TIMEOUT')
         .default(LIMITS.requestTimeoutMs)
         .argParser(nonNegativeInt('request-timeout', 'milliseconds')),
     )
-    .addOption(new Option('--max-batch <n>', 'most messages in one JSON-RPC batch (2025-03-26 clients)').env('MCP_DB_MAX_BATCH').default(LIMITS.maxBatch).argParser(positiveInt('max-batch')))
     .addOption(
-      new Option('--max-batch-bytes <n>', "largest answer to one JSON-RPC batch; past it, or past --statement-timeout, every call in it gets an error")
+      new Option('--max-batch <n>', 'most messages in one JSON-RPC batch (2025-03-26 clients)')
+        .env('MCP_DB_MAX_BATCH')
+        .default(LIMITS.maxBatch)
+        .argParser(positiveInt('max-batch')),
+    )
+    .addOption(
+      new Option(
+        '--max-batch-bytes <n>',
+        'largest answer to one JSON-RPC batch; past it, or past --statement-timeout, every call in it gets an error',
+      )
         .env('MCP_DB_MAX_BATCH_BYTES')
         .default(LIMITS.maxBatchBytes)
         .argParser(positiveInt('max-batch-bytes')),
     )
     .addOption(
-      new Option('--workers <n>', 'HTTP worker processes sharing the port, each with its own connections (auto: one per core; one for PGlite)')
+      new Option(
+        '--workers <n>',
+        'HTTP worker processes sharing the port, each with its own connections (auto: one per core; one for PGlite)',
+      )
         .env('MCP_DB_WORKERS')
         .default('auto')
         .argParser((v) => (v === 'auto' ? v : positiveInt('workers')(v))),
     )
-    .addOption(new Option('--test-delay-ms <ms>').env(TEST_DELAY_ENV).default(0).argParser(nonNegativeInt('test-delay-ms', 'milliseconds')).hideHelp())
+    .addOption(
+      new Option('--test-delay-ms <ms>')
+        .env(TEST_DELAY_ENV)
+        .default(0)
+        .argParser(nonNegativeInt('test-delay-ms', 'milliseconds'))
+        .hideHelp(),
+    )
     .addHelpText(
       'after',
       '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n' +
@@ -201,7 +304,12 @@ export async function main(argv = process.argv): Promise<void> {
   program.parse(argv);
   const options = program.opts<CliOptions>();
   // Commander turns on a boolean flag whenever its variable is set; MCP_DB_HTTP=0 should not.
-  const flags = [['http', 'MCP_DB_HTTP'], ['echo', 'MCP_DB_ECHO'], ['allowWrites', 'MCP_DB_ALLOW_WRITES'], ['sql', 'MCP_DB_SQL']] as const;
+  const flags = [
+    ['http', 'MCP_DB_HTTP'],
+    ['echo', 'MCP_DB_ECHO'],
+    ['allowWrites', 'MCP_DB_ALLOW_WRITES'],
+    ['sql', 'MCP_DB_SQL'],
+  ] as const;
   for (const [flag, variable] of flags) {
     if (program.getOptionValueSource(flag) === 'env' && /^(0|false|no|off)?$/i.test(process.env[variable] ?? '')) {
       options[flag] = false;
@@ -212,7 +320,9 @@ export async function main(argv = process.argv): Promise<void> {
 
   // Checked here, not by commander, whose message would print the secret.
   if (options.sessionKey !== undefined && options.sessionKey.length < 32) {
-    return program.error('error: --session-key (MCP_DB_SESSION_KEY) must be at least 32 characters: it is shared by every server behind one load balancer, so make a real secret (openssl rand -hex 32)');
+    return program.error(
+      'error: --session-key (MCP_DB_SESSION_KEY) must be at least 32 characters: it is shared by every server behind one load balancer, so make a real secret (openssl rand -hex 32)',
+    );
   }
   // Mistakes on the command line exit 2, like commander's own (bin.ts exits 1 on a failure while running).
   try {
@@ -229,7 +339,9 @@ export async function main(argv = process.argv): Promise<void> {
     throw error;
   }
   if (options.requestTimeout && options.headersTimeout > options.requestTimeout) {
-    return program.error(`error: --headers-timeout (${options.headersTimeout} ms) cannot be longer than --request-timeout (${options.requestTimeout} ms), which includes the headers`);
+    return program.error(
+      `error: --headers-timeout (${options.headersTimeout} ms) cannot be longer than --request-timeout (${options.requestTimeout} ms), which includes the headers`,
+    );
   }
   let telemetry: Telemetry;
   try {
@@ -251,25 +363,38 @@ export async function main(argv = process.argv): Promise<void> {
   });
   if (options.http && options.workers !== 'auto' && options.workers > 1 && ctx.engine.oneProcess) {
     await ctx.close();
-    return program.error(`error: --workers ${options.workers} is not available on ${ctx.engine.name}: ${ctx.engine.title} can be open in one process at a time (use --workers 1)`);
+    return program.error(
+      `error: --workers ${options.workers} is not available on ${ctx.engine.name}: ${ctx.engine.title} can be open in one process at a time (use --workers 1)`,
+    );
   }
   if (options.sql && !ctx.engine.readOnlyStatement) {
     await ctx.close();
-    return program.error(`error: --sql is not available on ${ctx.engine.name}: it has no read-only transaction to enforce it with`);
+    return program.error(
+      `error: --sql is not available on ${ctx.engine.name}: it has no read-only transaction to enforce it with`,
+    );
   }
   const tools = withTestDelay(selected, options.testDelayMs);
   const factory = createServerFactory(ctx, tools);
   const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
   const tables = (await ctx.schema.get()).tables.length;
   const mode = options.allowWrites ? 'read-write' : 'read-only';
-  const timeout = !options.statementTimeout ? 'none' : ctx.engine.cancelsStatements ? `${options.statementTimeout} ms` : `none (${ctx.engine.title} cannot cancel a statement)`;
+  const timeout = !options.statementTimeout
+    ? 'none'
+    : ctx.engine.cancelsStatements
+      ? `${options.statementTimeout} ms`
+      : `none (${ctx.engine.title} cannot cancel a statement)`;
   log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, ${mode}, statement timeout ${timeout}`);
   // A warning, not a refusal: the tools keep within the rows, but nothing else stands between a login like this and the host.
   const excess = await ctx.engine.excessRights?.(ctx.db).catch(() => undefined);
   if (excess) {
-    log(`WARNING: connected as ${excess.user}, which has ${excess.rights.join(', ')}: more than this server needs; use a least-privilege user (see docs/safety.md)`);
+    log(
+      `WARNING: connected as ${excess.user}, which has ${excess.rights.join(', ')}: more than this server needs; use a least-privilege user (see docs/safety.md)`,
+    );
   }
-  if (options.testDelayMs) log(`TEST DELAY: every tool call waits ${options.testDelayMs} ms first (${TEST_DELAY_ENV} or --test-delay-ms; for tests only)`);
+  if (options.testDelayMs)
+    log(
+      `TEST DELAY: every tool call waits ${options.testDelayMs} ms first (${TEST_DELAY_ENV} or --test-delay-ms; for tests only)`,
+    );
 
   // A signal ends the process, after ctx.close has cancelled the statements still running in the
   // database (they would otherwise run on there to their timeout) and closed the pool.

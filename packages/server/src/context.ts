@@ -1,6 +1,6 @@
+import { engineForUrl } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { SchemaCache } from './catalog/cache.js';
-import { engineForUrl } from '@mcp-db-bench/engines';
 import type { Telemetry } from './telemetry/index.js';
 import type { Limits, ToolContext } from './tools/tool.js';
 

@@ -12,7 +12,8 @@ const HEAP_GROWING_PERCENT = 50;
 
 /** Applies {@link HEAP_GROWING_PERCENT} unless the node command line chose its own. */
 export function boundHeapGrowth(execArgv: readonly string[] = process.execArgv): boolean {
-  if (execArgv.some((a) => a.startsWith('--heap-growing-percent') || a.startsWith('--heap_growing_percent'))) return false;
+  if (execArgv.some((a) => a.startsWith('--heap-growing-percent') || a.startsWith('--heap_growing_percent')))
+    return false;
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;
 }

@@ -64,17 +64,31 @@ export function adaptSchema<T extends StandardSchemaWithJSON>(schema: T, role: '
       : (value, options) => {
           const reserved = reservedKeyPath(value);
           if (reserved !== undefined) {
-            return { value: new InvalidArguments([{ message: '"__proto__" cannot be a name here (JavaScript objects reserve it)', path: reserved }]) };
+            return {
+              value: new InvalidArguments([
+                { message: '"__proto__" cannot be a name here (JavaScript objects reserve it)', path: reserved },
+              ]),
+            };
           }
           const result = std.validate(value, options);
           if (result instanceof Promise) return result;
           return result.issues ? { value: new InvalidArguments(result.issues) } : result;
         };
-  return { '~standard': { ...std, validate, jsonSchema: { input: remembered('input'), output: remembered('output') } } } as T;
+  return {
+    '~standard': { ...std, validate, jsonSchema: { input: remembered('input'), output: remembered('output') } },
+  } as T;
 }
 
 /** JSON Schema keywords that bound a value only to protect the server: no agent comes near them. */
-const GUARD_KEYWORDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'maximum', 'propertyNames', 'pattern']);
+const GUARD_KEYWORDS = new Set([
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'maximum',
+  'propertyNames',
+  'pattern',
+]);
 
 /**
  * A JSON Schema without GUARD_KEYWORDS (at any depth), without `additionalProperties: {}` (which
@@ -86,9 +100,18 @@ export function leanSchema(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (GUARD_KEYWORDS.has(key)) continue;
-    if (key === 'additionalProperties' && typeof value === 'object' && value !== null && Object.keys(value).length === 0) continue;
+    if (
+      key === 'additionalProperties' &&
+      typeof value === 'object' &&
+      value !== null &&
+      Object.keys(value).length === 0
+    )
+      continue;
     // `properties` maps names to schemas: its keys are names, not keywords.
-    out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, leanSchema(v)])) : leanSchema(value);
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, leanSchema(v)]))
+        : leanSchema(value);
   }
   const types = Array.isArray(out.anyOf) && out.type === undefined ? bareTypes(out.anyOf) : undefined;
   if (types) {
@@ -136,7 +159,8 @@ export function reservedKeyPath(value: unknown): string[] | undefined {
     const { node } = step;
     if (typeof node !== 'object' || node === null) continue;
     if (!Array.isArray(node) && Object.hasOwn(node, '__proto__')) return [...pathOf(step), '__proto__'];
-    for (const [key, child] of Object.entries(node)) if (typeof child === 'object' && child !== null) stack.push({ node: child, key, parent: step });
+    for (const [key, child] of Object.entries(node))
+      if (typeof child === 'object' && child !== null) stack.push({ node: child, key, parent: step });
   }
   return undefined;
 }

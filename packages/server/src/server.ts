@@ -1,10 +1,15 @@
 import { TOOL_NAMES, ToolError } from '@mcp-db-bench/contract';
-import { type CallToolResult, McpServer, type McpServerFactory, type ServerContext } from '@modelcontextprotocol/server';
 import { type Call, inCall, SchemaChangedError, SignalCall } from '@mcp-db-bench/engines';
+import {
+  type CallToolResult,
+  McpServer,
+  type McpServerFactory,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { reuseForCatalog } from './catalog/answers.js';
 import { adaptedSchemas, InvalidArguments } from './schemas.js';
-import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import type { ToolResult } from './telemetry/index.js';
+import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
 
 /**
@@ -15,14 +20,20 @@ export function instructions(tools: readonly ToolDefinition[]): string {
   const names = new Set(tools.map((t) => t.name));
   const served = (list: readonly string[]) => list.filter((name) => names.has(name));
   const writes = served([TOOL_NAMES.insert, TOOL_NAMES.update, TOOL_NAMES.delete, TOOL_NAMES.transact]);
-  const steps = [served([TOOL_NAMES.listTables]), served([TOOL_NAMES.describeTable]), served([TOOL_NAMES.query, TOOL_NAMES.get, TOOL_NAMES.aggregate, TOOL_NAMES.sql])]
+  const steps = [
+    served([TOOL_NAMES.listTables]),
+    served([TOOL_NAMES.describeTable]),
+    served([TOOL_NAMES.query, TOOL_NAMES.get, TOOL_NAMES.aggregate, TOOL_NAMES.sql]),
+  ]
     .filter((step) => step.length > 0)
     .map((step) => step.join(', '));
   const filters = tools.some((t) => 'filter' in t.input.shape);
   return (
     `${writes.length ? 'Read and write' : 'Read-only'} access to one relational database. ` +
     (steps.length ? `Use ${steps.join(', then ')}` : '') +
-    (writes.length ? `; change data with ${writes.join(', ')} (transact: several changes that all happen or none). ` : '. ') +
+    (writes.length
+      ? `; change data with ${writes.join(', ')} (transact: several changes that all happen or none). `
+      : '. ') +
     (filters
       ? "Filters: comparisons such as customer_id = 42, status in ('paid','shipped'), total between 10 and 20, " +
         "name like 'A%' (% and _ wildcards, \\ escapes), shipped_at is null; operators = != <> < <= > >= in, not in, " +
@@ -65,7 +76,12 @@ export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefini
  * Runs a tool and never throws: failures become `isError` results the agent can act on. `call`:
  * how to tell that its client went away, which cancels the statement it runs.
  */
-export async function callTool(tool: ToolDefinition, args: unknown, ctx: ToolContext, call?: Call): Promise<CallToolResult> {
+export async function callTool(
+  tool: ToolDefinition,
+  args: unknown,
+  ctx: ToolContext,
+  call?: Call,
+): Promise<CallToolResult> {
   const outcome = await (call ? inCall(call, () => runTool(tool, args, ctx)) : runTool(tool, args, ctx));
   return outcome.isError
     ? { isError: true, content: [{ type: 'text', text: outcome.text }] }
@@ -90,7 +106,8 @@ function toolResult(outcome: ToolOutcome): ToolResult {
 }
 
 async function runOnce(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
-  if (tool.catalogOnly && !(args instanceof InvalidArguments)) return reuseForCatalog(await ctx.schema.get(), tool, args, () => answer(tool, args, ctx));
+  if (tool.catalogOnly && !(args instanceof InvalidArguments))
+    return reuseForCatalog(await ctx.schema.get(), tool, args, () => answer(tool, args, ctx));
   return answer(tool, args, ctx);
 }
 
@@ -112,7 +129,10 @@ async function answer(tool: ToolDefinition, args: unknown, ctx: ToolContext): Pr
  * SDK uses (`args ?? {}`, as the SDK does), run as `call` (see callTool): the HTTP fast path
  * calls these directly.
  */
-export function directTools(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): Map<string, (args: unknown, call: Call) => Promise<ToolOutcome>> {
+export function directTools(
+  ctx: ToolContext,
+  tools: readonly ToolDefinition[] = READ_TOOLS,
+): Map<string, (args: unknown, call: Call) => Promise<ToolOutcome>> {
   return new Map(
     tools.map((tool) => {
       const validate = adaptedSchemas(tool).input['~standard'].validate;

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { engineForUrl, type TestFacts } from '@mcp-db-bench/engines';
 import type { Client } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineForUrl, type TestFacts } from '@mcp-db-bench/engines';
 import { sleep } from './support/agents.js';
 import { engineOf, freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, type Era, exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
@@ -48,7 +48,12 @@ describe.each(targets)('$engine', (target) => {
   let probe: { running(): Promise<number>; close(): Promise<void> } | undefined;
 
   /** A process's children: on SQLite, caller-written SQL runs in one (sql-process.ts). */
-  const children = (pid: number): string[] => spawnSync('pgrep', ['-P', String(pid)]).stdout.toString().trim().split('\n').filter(Boolean);
+  const children = (pid: number): string[] =>
+    spawnSync('pgrep', ['-P', String(pid)])
+      .stdout.toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean);
 
   /** CPU time a process has used, in clock ticks (0 once it is gone). */
   const cpuTicks = (pid: string): number => {
@@ -121,7 +126,9 @@ describe.each(targets)('$engine', (target) => {
     const pid = server.process.pid!;
     const other = await connectClient('http', 'legacy', { dbUrl, endpoint: server.endpoint });
     const callers = Array.from({ length: CLIENTS }, (_, i) => CALLERS[i % CALLERS.length]!);
-    const clients = await Promise.all(callers.map((c) => connectClient('http', c.era, { dbUrl, endpoint: server.endpoint })));
+    const clients = await Promise.all(
+      callers.map((c) => connectClient('http', c.era, { dbUrl, endpoint: server.endpoint })),
+    );
     try {
       const calls = clients.map((client, i) => start(client, callers[i]!));
       // Mid-statement: the pool's 10 connections (SQLite: its process for caller-written SQL) are busy.
@@ -140,7 +147,9 @@ describe.each(targets)('$engine', (target) => {
       const got = await callJson(other, 'get', { table: 'customers', key: 1 });
       const aggregated = await callJson(other, 'aggregate', { table: 'orders', aggregates: [{ fn: 'count' }] });
       const freed = performance.now() - left;
-      console.log(`abandon: ${target.engine}: ${CLIENTS} clients left; their statements stopped after ${stoppedMs.toFixed(0)} ms, the pool served again after ${freed.toFixed(0)} ms`);
+      console.log(
+        `abandon: ${target.engine}: ${CLIENTS} clients left; their statements stopped after ${stoppedMs.toFixed(0)} ms, the pool served again after ${freed.toFixed(0)} ms`,
+      );
       expect(stoppedMs).toBeLessThan(FREED_WITHIN_MS);
       expect(got.isError, JSON.stringify(got.data)).toBe(false);
       expect(aggregated.isError, JSON.stringify(aggregated.data)).toBe(false);
@@ -183,38 +192,49 @@ describe.each(targets)('$engine', (target) => {
 
   // SQLite waits for its write lock inside one step on the worker thread (busy_timeout), which cannot be interrupted.
   const waiting = engineOf(target).testFacts.waitingWrite;
-  it.skipIf(!waiting)('a write whose client leaves while it waits for a row lock is cancelled, and never applies', async () => {
-    const own = await startHttpServer(dbUrl, ['--allow-writes', '--statement-timeout', '120000']);
-    const writer = await connectClient('http', 'legacy', { dbUrl, endpoint: own.endpoint });
-    const { db, close } = await engineForUrl(dbUrl).connect(dbUrl, { poolSize: 2 });
-    try {
-      const count = async () => Number((await sql.raw<{ n: unknown }>(waiting!).execute(db)).rows[0]?.n);
-      // Another session holds the row: the server's update waits on its lock.
-      await db.connection().execute(async (holder) => {
-        await sql`begin`.execute(holder);
-        await sql`update customers set name = 'holder' where id = 1`.execute(holder);
-        const write = writer.callTool({ name: 'update', arguments: { table: 'customers', set: { name: 'abandoned' }, filter: 'id = 1' } }).catch(() => 'left');
-        expect(await within(15_000, async () => (await count()) === 1)).toBeLessThan(15_000);
-        await writer.close();
-        expect(await write).toBe('left');
-        expect(await within(FREED_WITHIN_MS, async () => (await count()) === 0)).toBeLessThan(FREED_WITHIN_MS);
-        await sql`commit`.execute(holder);
-      });
-      // Once the lock is free, the abandoned write does not run after all.
-      await sleep(500);
-      const { rows } = await sql<{ name: string }>`select name from customers where id = 1`.execute(db);
-      expect(rows[0]?.name).toBe('holder');
-    } finally {
-      await close();
-      await writer.close().catch(() => {});
-      await own.stop();
-    }
-  }, 60_000);
+  it.skipIf(!waiting)(
+    'a write whose client leaves while it waits for a row lock is cancelled, and never applies',
+    async () => {
+      const own = await startHttpServer(dbUrl, ['--allow-writes', '--statement-timeout', '120000']);
+      const writer = await connectClient('http', 'legacy', { dbUrl, endpoint: own.endpoint });
+      const { db, close } = await engineForUrl(dbUrl).connect(dbUrl, { poolSize: 2 });
+      try {
+        const count = async () => Number((await sql.raw<{ n: unknown }>(waiting!).execute(db)).rows[0]?.n);
+        // Another session holds the row: the server's update waits on its lock.
+        await db.connection().execute(async (holder) => {
+          await sql`begin`.execute(holder);
+          await sql`update customers set name = 'holder' where id = 1`.execute(holder);
+          const write = writer
+            .callTool({
+              name: 'update',
+              arguments: { table: 'customers', set: { name: 'abandoned' }, filter: 'id = 1' },
+            })
+            .catch(() => 'left');
+          expect(await within(15_000, async () => (await count()) === 1)).toBeLessThan(15_000);
+          await writer.close();
+          expect(await write).toBe('left');
+          expect(await within(FREED_WITHIN_MS, async () => (await count()) === 0)).toBeLessThan(FREED_WITHIN_MS);
+          await sql`commit`.execute(holder);
+        });
+        // Once the lock is free, the abandoned write does not run after all.
+        await sleep(500);
+        const { rows } = await sql<{ name: string }>`select name from customers where id = 1`.execute(db);
+        expect(rows[0]?.name).toBe('holder');
+      } finally {
+        await close();
+        await writer.close().catch(() => {});
+        await own.stop();
+      }
+    },
+    60_000,
+  );
 
   it('a server that is stopped (SIGTERM) cancels the statements it runs before it exits', async () => {
     const own = await startHttpServer(dbUrl, ['--sql', '--statement-timeout', '120000']);
     const pid = own.process.pid!;
-    const clients = await Promise.all(CALLERS.map((c) => connectClient('http', c.era, { dbUrl, endpoint: own.endpoint })));
+    const clients = await Promise.all(
+      CALLERS.map((c) => connectClient('http', c.era, { dbUrl, endpoint: own.endpoint })),
+    );
     try {
       const calls = clients.map((client, i) => start(client, CALLERS[i]!));
       expect(await within(15_000, async () => (await running(pid)) >= (probe ? 4 : 1))).toBeLessThan(15_000);

@@ -23,7 +23,10 @@ interface Run {
   ms: number;
 }
 
-const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? '', ...extra });
+const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH ?? '',
+  ...extra,
+});
 
 /** Runs the bin with stdin closed at once (so stdio mode ends as soon as it has started). */
 function run(args: string[], env: NodeJS.ProcessEnv = cleanEnv(), timeout = 20_000): Promise<Run> {
@@ -52,7 +55,8 @@ function expectOneLineFailure(result: Run): string {
   return result.stderr.trim();
 }
 
-const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 let dir = '';
 /** Three user objects (two tables and a view) and one table: told apart by the start-up line's count. */
@@ -88,12 +92,46 @@ describe('help and version', () => {
     const result = await run(['--help']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
-    const options = ['--url', '--http', '--host', '--port', '--token', '--allowed-hosts', '--max-rows', '--default-rows', '--pool-size', '--schema-ttl', '--allow-writes', '--sql', '--statement-timeout'];
+    const options = [
+      '--url',
+      '--http',
+      '--host',
+      '--port',
+      '--token',
+      '--allowed-hosts',
+      '--max-rows',
+      '--default-rows',
+      '--pool-size',
+      '--schema-ttl',
+      '--allow-writes',
+      '--sql',
+      '--statement-timeout',
+    ];
     for (const option of options) expect(result.stdout).toMatch(new RegExp(`^\\s+${option}\\b`, 'm'));
-    const envVars = ['MCP_DB_URL', 'MCP_DB_HTTP', 'MCP_DB_HOST', 'MCP_DB_PORT', 'MCP_DB_TOKEN', 'MCP_DB_ALLOWED_HOSTS', 'MCP_DB_MAX_ROWS', 'MCP_DB_DEFAULT_ROWS', 'MCP_DB_POOL_SIZE', 'MCP_DB_SCHEMA_TTL', 'DATABASE_URL'];
+    const envVars = [
+      'MCP_DB_URL',
+      'MCP_DB_HTTP',
+      'MCP_DB_HOST',
+      'MCP_DB_PORT',
+      'MCP_DB_TOKEN',
+      'MCP_DB_ALLOWED_HOSTS',
+      'MCP_DB_MAX_ROWS',
+      'MCP_DB_DEFAULT_ROWS',
+      'MCP_DB_POOL_SIZE',
+      'MCP_DB_SCHEMA_TTL',
+      'DATABASE_URL',
+    ];
     for (const name of envVars) expect(result.stdout).toMatch(new RegExp(`\\b${name}\\b`));
     // what HTTP clients may hold (transports/limits.ts)
-    const limits = ['max-connections', 'max-buffered-bytes', 'body-timeout', 'headers-timeout', 'request-timeout', 'max-batch', 'max-batch-bytes'];
+    const limits = [
+      'max-connections',
+      'max-buffered-bytes',
+      'body-timeout',
+      'headers-timeout',
+      'request-timeout',
+      'max-batch',
+      'max-batch-bytes',
+    ];
     for (const option of limits) {
       expect(result.stdout).toMatch(new RegExp(`^\\s+--${option}\\b`, 'm'));
       expect(result.stdout).toContain(`MCP_DB_${option.toUpperCase().replaceAll('-', '_')}`);
@@ -101,7 +139,8 @@ describe('help and version', () => {
     // the test-only delay (test-delay.ts) is never offered in help
     expect(result.stdout).not.toMatch(/test-delay|TEST_DELAY/i);
     // every supported scheme is named where the URL is explained
-    for (const scheme of ['postgres://', 'mysql://', 'mariadb://', 'mssql://', 'sqlserver://', 'sqlite:']) expect(result.stdout).toContain(scheme);
+    for (const scheme of ['postgres://', 'mysql://', 'mariadb://', 'mssql://', 'sqlserver://', 'sqlite:'])
+      expect(result.stdout).toContain(scheme);
   });
 
   it('--version prints the package.json version', async () => {
@@ -159,7 +198,8 @@ describe('bad URLs and unreachable databases', () => {
     expect(lines(result.stderr)).toHaveLength(1);
     const message = result.stderr.trim();
     expect(message).toMatch(/^error: unknown database URL scheme "foo:"; use /);
-    for (const scheme of ['postgres://', 'mysql://', 'mariadb://', 'mssql://', 'sqlite:']) expect(message).toContain(scheme);
+    for (const scheme of ['postgres://', 'mysql://', 'mariadb://', 'mssql://', 'sqlite:'])
+      expect(message).toContain(scheme);
     // the forms are a hint, not a secret: their PASS is shown as typed
     expect(message).toContain('mariadb://USER:PASS@HOST');
   });
@@ -175,7 +215,9 @@ describe('bad URLs and unreachable databases', () => {
   it('does not create a missing SQLite file in an existing directory (a typo must not yield an empty database)', async () => {
     const target = join(dir, 'typo.db');
     const message = expectOneLineFailure(await run(['--url', `sqlite:${target}`]));
-    expect(message).toBe(`mcp-db-server: cannot open SQLite database ${target}: no such file (the server does not create one; mcp-db-bench seed --db sqlite:${target} makes one)`);
+    expect(message).toBe(
+      `mcp-db-server: cannot open SQLite database ${target}: no such file (the server does not create one; mcp-db-bench seed --db sqlite:${target} makes one)`,
+    );
     expect(existsSync(target)).toBe(false);
   });
 
@@ -213,7 +255,9 @@ describe('a database that is not there', () => {
     const url = new URL(process.env.PG_URL!);
     url.pathname = '/bench_no_such_database';
     const message = expectOneLineFailure(await run(['--url', url.toString()]));
-    expect(message).toMatch(/The PostgreSQL server has no such database: database "bench_no_such_database" does not exist/);
+    expect(message).toMatch(
+      /The PostgreSQL server has no such database: database "bench_no_such_database" does not exist/,
+    );
     expect(message).toMatch(/CREATE DATABASE/);
     expect(message).not.toMatch(/Cannot reach/);
   });
@@ -222,7 +266,9 @@ describe('a database that is not there', () => {
     const url = new URL(process.env.MYSQL_URL!);
     url.pathname = '/bench_no_such_database';
     const message = expectOneLineFailure(await run(['--url', url.toString()]));
-    expect(message).toMatch(/The MySQL\/MariaDB server has no such database: Unknown database 'bench_no_such_database'/);
+    expect(message).toMatch(
+      /The MySQL\/MariaDB server has no such database: Unknown database 'bench_no_such_database'/,
+    );
     expect(message).toMatch(/CREATE DATABASE/);
   });
 
@@ -230,7 +276,9 @@ describe('a database that is not there', () => {
     // Port 1: nothing listens there, so only the check before connecting can answer this way.
     for (const url of ['mysql://bench:bench@127.0.0.1:1', 'mariadb://bench:bench@127.0.0.1:1/']) {
       const message = expectOneLineFailure(await run(['--url', url]));
-      expect(message).toMatch(/URL names no database: add it to the path, as in (mysql|mariadb):\/\/USER:PASS@HOST:3306\/DB/);
+      expect(message).toMatch(
+        /URL names no database: add it to the path, as in (mysql|mariadb):\/\/USER:PASS@HOST:3306\/DB/,
+      );
     }
   });
 });
@@ -238,7 +286,7 @@ describe('a database that is not there', () => {
 describe('option validation', () => {
   const url = () => `sqlite:${oneTable}`;
 
-  it('rejects a non-numeric --port with commander\'s message', async () => {
+  it("rejects a non-numeric --port with commander's message", async () => {
     const result = await run(['--url', url(), '--port', 'abc']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
@@ -251,26 +299,35 @@ describe('option validation', () => {
     expect(result.stderr.trim()).toBe("error: unknown option '--bogus'");
   });
 
-  it('rejects --max-rows 0 with commander\'s message', async () => {
+  it("rejects --max-rows 0 with commander's message", async () => {
     const result = await run(['--url', url(), '--max-rows', '0']);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe("error: option '--max-rows <n>' argument '0' is invalid. max-rows must be a positive integer");
+    expect(result.stderr.trim()).toBe(
+      "error: option '--max-rows <n>' argument '0' is invalid. max-rows must be a positive integer",
+    );
   });
 
   it('validates values that come from the environment too', async () => {
     const result = await run([], cleanEnv({ MCP_DB_URL: url(), MCP_DB_PORT: '70000' }));
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe("error: option '--port <port>' value '70000' from env 'MCP_DB_PORT' is invalid. port must be 0-65535");
+    expect(result.stderr.trim()).toBe(
+      "error: option '--port <port>' value '70000' from env 'MCP_DB_PORT' is invalid. port must be 0-65535",
+    );
   });
 
   it('refuses a headers timeout longer than the request timeout, which includes the headers', async () => {
     const result = await run(['--url', url(), '--http', '--headers-timeout', '20000', '--request-timeout', '10000']);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe('error: --headers-timeout (20000 ms) cannot be longer than --request-timeout (10000 ms), which includes the headers');
+    expect(result.stderr.trim()).toBe(
+      'error: --headers-timeout (20000 ms) cannot be longer than --request-timeout (10000 ms), which includes the headers',
+    );
   });
 
   it('refuses a session key under 32 characters without printing it, from the flag or the environment', async () => {
-    for (const result of [await run(['--url', url(), '--session-key', 'short-secret']), await run([], cleanEnv({ MCP_DB_URL: url(), MCP_DB_SESSION_KEY: 'short-secret' }))]) {
+    for (const result of [
+      await run(['--url', url(), '--session-key', 'short-secret']),
+      await run([], cleanEnv({ MCP_DB_URL: url(), MCP_DB_SESSION_KEY: 'short-secret' })),
+    ]) {
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('--session-key (MCP_DB_SESSION_KEY) must be at least 32 characters');
       expect(result.stderr).not.toContain('short-secret');
@@ -284,7 +341,9 @@ describe('option validation', () => {
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).not.toContain('listening on');
     expect(result.stderr).not.toMatch(STACK_FRAME);
-    expect(lines(result.stderr)).toEqual(['error: refusing to listen on 0.0.0.0 without --token: only loopback addresses may go unauthenticated']);
+    expect(lines(result.stderr)).toEqual([
+      'error: refusing to listen on 0.0.0.0 without --token: only loopback addresses may go unauthenticated',
+    ]);
     expect(await canConnect(port)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import type { AggregateInput, GetInput, QueryInput } from '@mcp-db-bench/contract';
+import { ENGINES } from '@mcp-db-bench/engines';
 import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { ENGINES } from '@mcp-db-bench/engines';
 import { planAggregate } from '../src/tools/aggregate.js';
 import { planGet } from '../src/tools/get.js';
 import { planQuery } from '../src/tools/query.js';
@@ -31,7 +31,13 @@ describe('mssql', () => {
 
   it('query: top n+1, bracketed names, @-parameters, nulls-first case terms, primary key tie-break', () => {
     const plan = planQuery(
-      { table: 'orders', columns: ['id', 'note'], filter: "customer_id = 3 and note like '50\\%%'", order_by: ['note desc'], limit: 10 },
+      {
+        table: 'orders',
+        columns: ['id', 'note'],
+        filter: "customer_id = 3 and note like '50\\%%'",
+        order_by: ['note desc'],
+        limit: 10,
+      },
       catalog,
       e,
       db,
@@ -47,21 +53,42 @@ describe('mssql', () => {
   });
 
   it('query: a cursor becomes a keyset predicate, not an offset', () => {
-    const first = planQuery({ table: 'orders', columns: ['id'], order_by: ['placed_at desc'], limit: 2 }, catalog, e, db, limits);
+    const first = planQuery(
+      { table: 'orders', columns: ['id'], order_by: ['placed_at desc'], limit: 2 },
+      catalog,
+      e,
+      db,
+      limits,
+    );
     const page = first.finish([
       { id: 9, placed_at: '2023-01-14 12:00:00.009' },
       { id: 8, placed_at: '2023-01-13 00:00:00.008' },
       { id: 7, placed_at: '2023-01-11 12:00:00.007' },
     ]);
     expect(page.truncated).toBe(true);
-    const next = planQuery({ table: 'orders', columns: ['id'], order_by: ['placed_at desc'], limit: 2, cursor: page.next_cursor! }, catalog, e, db, limits);
+    const next = planQuery(
+      { table: 'orders', columns: ['id'], order_by: ['placed_at desc'], limit: 2, cursor: page.next_cursor! },
+      catalog,
+      e,
+      db,
+      limits,
+    );
     const { sql, parameters } = next.compiled;
     expect(sql).toContain('where ("placed_at" < @1 or ("placed_at" = @2 and "id" > @3))');
-    expect(parameters).toEqual(['2023-01-13T00:00:00.008Z', '2023-01-13T00:00:00.008Z', 8].map((p) => (typeof p === 'string' ? e.encodeParam('timestamp', p) : p)));
+    expect(parameters).toEqual(
+      ['2023-01-13T00:00:00.008Z', '2023-01-13T00:00:00.008Z', 8].map((p) =>
+        typeof p === 'string' ? e.encodeParam('timestamp', p) : p,
+      ),
+    );
   });
 
   it('get: a composite key', () => {
-    const { sql, parameters } = planGet({ table: 'order_items', key: { order_id: 7, line_no: 2 } }, catalog, e, db).compiled;
+    const { sql, parameters } = planGet(
+      { table: 'order_items', key: { order_id: 7, line_no: 2 } },
+      catalog,
+      e,
+      db,
+    ).compiled;
     expect(sql).toBe(
       'select "order_id" as "order_id", "line_no" as "line_no", "sku" as "sku", "qty" as "qty", "price" as "price" from "order_items" as "t" where ("order_id" = @1 and "line_no" = @2)',
     );
@@ -72,7 +99,10 @@ describe('mssql', () => {
     const plan = planAggregate(
       {
         table: 'orders',
-        aggregates: [{ fn: 'count', as: 'n' }, { fn: 'avg', column: 'total' }],
+        aggregates: [
+          { fn: 'count', as: 'n' },
+          { fn: 'avg', column: 'total' },
+        ],
         group_by: ['customer_id'],
         having: 'n >= 5',
         order_by: ['n desc'],
@@ -96,7 +126,13 @@ describe.each(FAMILIES.filter((name) => engine(name).testFacts.limitIn === 'para
   const { e, db } = compileWith(name);
 
   it('query compiles with limit n+1 and parameters only', () => {
-    const { sql, parameters } = planQuery({ table: 'orders', columns: ['id'], filter: "status in ('paid', 'x''; drop table orders --')" }, catalog, e, db, limits).compiled;
+    const { sql, parameters } = planQuery(
+      { table: 'orders', columns: ['id'], filter: "status in ('paid', 'x''; drop table orders --')" },
+      catalog,
+      e,
+      db,
+      limits,
+    ).compiled;
     expect(sql).toMatch(/ limit (\$\d+|\?)$/);
     expect(sql).not.toContain('drop');
     expect(parameters).toContain("x'; drop table orders --");
@@ -146,20 +182,52 @@ describe.each(FAMILIES)('%s: query compiles each shape once', (name) => {
   const { e, db } = compileWith(name);
   // Pairs of one shape: the first call compiles it, the second binds its own values to that text.
   const shapes: [QueryInput, QueryInput][] = [
-    [{ table: 'orders', filter: 'customer_id = 3', limit: 20 }, { table: 'orders', filter: 'customer_id = 17', limit: 20 }],
     [
-      { table: 'orders', columns: ['id', 'note'], filter: "status in ('paid', 'x') and total between 1 and 2.5 and not (note like 'a%')" },
-      { table: 'orders', columns: ['id', 'note'], filter: "status in ('shipped', 'y') and total between 7 and 80.25 and not (note like '50\\%!%')" },
+      { table: 'orders', filter: 'customer_id = 3', limit: 20 },
+      { table: 'orders', filter: 'customer_id = 17', limit: 20 },
     ],
     [
-      { table: 'orders', filter: { or: [{ column: 'big', op: '>', value: '9007199254740993' }, { column: 'note', op: 'is null' }] }, order_by: ['placed_at desc'] },
-      { table: 'orders', filter: { or: [{ column: 'big', op: '>', value: -4 }, { column: 'note', op: 'is null' }] }, order_by: ['placed_at desc'] },
+      {
+        table: 'orders',
+        columns: ['id', 'note'],
+        filter: "status in ('paid', 'x') and total between 1 and 2.5 and not (note like 'a%')",
+      },
+      {
+        table: 'orders',
+        columns: ['id', 'note'],
+        filter: "status in ('shipped', 'y') and total between 7 and 80.25 and not (note like '50\\%!%')",
+      },
+    ],
+    [
+      {
+        table: 'orders',
+        filter: {
+          or: [
+            { column: 'big', op: '>', value: '9007199254740993' },
+            { column: 'note', op: 'is null' },
+          ],
+        },
+        order_by: ['placed_at desc'],
+      },
+      {
+        table: 'orders',
+        filter: {
+          or: [
+            { column: 'big', op: '>', value: -4 },
+            { column: 'note', op: 'is null' },
+          ],
+        },
+        order_by: ['placed_at desc'],
+      },
     ],
     [
       { table: 'customers', filter: "vip = true and created_at >= '2020-03-01T00:00:00.125Z' and balance != '-12.50'" },
       { table: 'customers', filter: "vip = false and created_at >= '2021-07-04T10:00:00Z' and balance != '99.99'" },
     ],
-    [{ table: 'ORDER_ITEMS', filter: 'Order_Id = 4 and line_no > 1', columns: ['sku'] }, { table: 'ORDER_ITEMS', filter: 'Order_Id = 8 and line_no > 3', columns: ['sku'] }],
+    [
+      { table: 'ORDER_ITEMS', filter: 'Order_Id = 4 and line_no > 1', columns: ['sku'] },
+      { table: 'ORDER_ITEMS', filter: 'Order_Id = 8 and line_no > 3', columns: ['sku'] },
+    ],
   ];
 
   it.each(shapes)('binds a later call exactly as a fresh compile would: %o', (first, later) => {
@@ -174,7 +242,13 @@ describe.each(FAMILIES)('%s: query compiles each shape once', (name) => {
 
   it('binds a cursor page of a cached shape as a fresh compile would', () => {
     const cached = shopCatalog();
-    const args: QueryInput = { table: 'orders', columns: ['id'], filter: 'customer_id = 3', order_by: ['placed_at desc'], limit: 2 };
+    const args: QueryInput = {
+      table: 'orders',
+      columns: ['id'],
+      filter: 'customer_id = 3',
+      order_by: ['placed_at desc'],
+      limit: 2,
+    };
     const page = (a: QueryInput) =>
       planQuery(a, cached, e, db, limits).finish([
         { id: 9, placed_at: '2023-01-14 12:00:00.009' },
@@ -214,7 +288,13 @@ describe.each(FAMILIES)('%s: query compiles each shape once', (name) => {
     const cached = shopCatalog();
     planQuery({ table: 'orders', filter: 'customer_id = 3', limit: 5 }, cached, e, db, limits);
     const reused = planQuery({ table: 'orders', filter: 'customer_id = 3', limit: 6 }, cached, e, db, limits).compiled;
-    const fresh = planQuery({ table: 'orders', filter: 'customer_id = 3', limit: 6 }, shopCatalog(), e, db, limits).compiled;
+    const fresh = planQuery(
+      { table: 'orders', filter: 'customer_id = 3', limit: 6 },
+      shopCatalog(),
+      e,
+      db,
+      limits,
+    ).compiled;
     expect(reused.sql).toBe(fresh.sql);
     expect(reused.parameters).toEqual(fresh.parameters);
   });
@@ -231,7 +311,10 @@ describe.each(FAMILIES)('%s: aggregate compiles each shape once', (name) => {
     [
       {
         table: 'orders',
-        aggregates: [{ fn: 'count', as: 'n' }, { fn: 'sum', column: 'total' }],
+        aggregates: [
+          { fn: 'count', as: 'n' },
+          { fn: 'sum', column: 'total' },
+        ],
         group_by: ['status'],
         filter: "status in ('paid', 'x') and total > 2.5",
         having: 'n >= 2 and sum_total < 100.25',
@@ -240,7 +323,10 @@ describe.each(FAMILIES)('%s: aggregate compiles each shape once', (name) => {
       },
       {
         table: 'orders',
-        aggregates: [{ fn: 'count', as: 'n' }, { fn: 'sum', column: 'total' }],
+        aggregates: [
+          { fn: 'count', as: 'n' },
+          { fn: 'sum', column: 'total' },
+        ],
         group_by: ['status'],
         filter: "status in ('shipped', 'y') and total > 7",
         having: 'n >= 9 and sum_total < 3.5',
@@ -249,8 +335,22 @@ describe.each(FAMILIES)('%s: aggregate compiles each shape once', (name) => {
       },
     ],
     [
-      { table: 'customers', aggregates: [{ fn: 'min', column: 'vip' }, { fn: 'max', column: 'vip' }], filter: "balance != '-12.50'" },
-      { table: 'customers', aggregates: [{ fn: 'min', column: 'vip' }, { fn: 'max', column: 'vip' }], filter: "balance != '99.99'" },
+      {
+        table: 'customers',
+        aggregates: [
+          { fn: 'min', column: 'vip' },
+          { fn: 'max', column: 'vip' },
+        ],
+        filter: "balance != '-12.50'",
+      },
+      {
+        table: 'customers',
+        aggregates: [
+          { fn: 'min', column: 'vip' },
+          { fn: 'max', column: 'vip' },
+        ],
+        filter: "balance != '99.99'",
+      },
     ],
   ];
 
@@ -266,7 +366,12 @@ describe.each(FAMILIES)('%s: aggregate compiles each shape once', (name) => {
 
   it('gives a bad having value in a cached shape the error a fresh compile gives', () => {
     const cached = shopCatalog();
-    const args = (having: string): AggregateInput => ({ table: 'orders', aggregates: [{ fn: 'count', as: 'n' }], group_by: ['status'], having });
+    const args = (having: string): AggregateInput => ({
+      table: 'orders',
+      aggregates: [{ fn: 'count', as: 'n' }],
+      group_by: ['status'],
+      having,
+    });
     planAggregate(args('n > 1'), cached, e, db, limits);
     const fresh = (() => {
       try {

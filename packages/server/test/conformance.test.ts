@@ -45,7 +45,11 @@ function harness(): string {
 
 async function conformance(args: string[]): Promise<{ code: number; stdout: string }> {
   try {
-    const { stdout } = await run(process.execPath, [harness(), ...args], { timeout: 120_000, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } });
+    const { stdout } = await run(process.execPath, [harness(), ...args], {
+      timeout: 120_000,
+      maxBuffer: 32 * 1024 * 1024,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     return { code: 0, stdout };
   } catch (error) {
     const e = error as Error & { code?: unknown; stdout?: string; stderr?: string };
@@ -86,11 +90,26 @@ interface Outcome {
 /** Runs one requirement set with the expected failures as the harness's own baseline. */
 async function runSuite(endpoint: string, dir: string, revision: Revision): Promise<Outcome> {
   const baseline = join(dir, `baseline-${revision}.yml`);
-  writeFileSync(baseline, `server:\n${sorted(listed(revision)).map((c) => `  - ${c}\n`).join('')}`);
+  writeFileSync(
+    baseline,
+    `server:\n${sorted(listed(revision))
+      .map((c) => `  - ${c}\n`)
+      .join('')}`,
+  );
   const out = join(dir, `results-${revision}`);
   const [scenarios, { code, stdout }] = await Promise.all([
     requiredScenarios(revision),
-    conformance(['server', '--url', endpoint, '--requirements', revision, '--expected-failures', baseline, '--output-dir', out]),
+    conformance([
+      'server',
+      '--url',
+      endpoint,
+      '--requirements',
+      revision,
+      '--expected-failures',
+      baseline,
+      '--output-dir',
+      out,
+    ]),
   ]);
   return { code, output: stdout, scenarios, results: readResults(out) };
 }
@@ -126,7 +145,9 @@ describe.each(REVISIONS)('MCP conformance suite, requirements %s, over HTTP', (r
     outcome = await suites.get(revision)!;
     notPassing = new Map(
       [...outcome.results].flatMap(([scenario, checks]) =>
-        checks.filter((c) => NOT_PASSING.has(c.status)).map((c) => [`${scenario}:${c.id}`, `${c.status}: ${c.errorMessage ?? ''}`] as const),
+        checks
+          .filter((c) => NOT_PASSING.has(c.status))
+          .map((c) => [`${scenario}:${c.id}`, `${c.status}: ${c.errorMessage ?? ''}`] as const),
       ),
     );
   });
@@ -141,7 +162,9 @@ describe.each(REVISIONS)('MCP conformance suite, requirements %s, over HTTP', (r
   });
 
   it('every check that does not pass is listed with its reason', () => {
-    const unexpected = [...notPassing].filter(([check]) => !expectedChecks.has(check)).map(([check, why]) => `${check} (${why})`);
+    const unexpected = [...notPassing]
+      .filter(([check]) => !expectedChecks.has(check))
+      .map(([check, why]) => `${check} (${why})`);
     expect(unexpected).toEqual([]);
   });
 

@@ -42,7 +42,11 @@ const CASES: Case[] = [
   { what: 'get, wrong key type (a tool error)', body: call('get', { table: 'orders', key: 'x' }), fast: true },
   { what: 'get, argument failing the schema', body: call('get', { table: 7 }), fast: true },
   { what: 'get, no arguments', body: call('get'), fast: true },
-  { what: 'query by foreign key', body: call('query', { table: 'orders', filter: 'customer_id = 2', limit: 5 }), fast: true },
+  {
+    what: 'query by foreign key',
+    body: call('query', { table: 'orders', filter: 'customer_id = 2', limit: 5 }),
+    fast: true,
+  },
   { what: 'list_tables', body: call('list_tables', {}), fast: true },
   { what: 'describe_table', body: call('describe_table', { table: 'order_items' }), fast: true },
   { what: 'describe_table, unknown table', body: call('describe_table', { table: 'nope' }), fast: true },
@@ -50,17 +54,70 @@ const CASES: Case[] = [
   { what: 'tools/list', body: plain('tools/list'), fast: true },
   { what: 'server/discover', body: plain('server/discover', {}, 9), fast: true },
   { what: 'unknown tool', body: call('drop_everything', {}), fast: false },
-  { what: 'arguments not an object', body: { ...call('get'), params: { name: 'get', arguments: [1], _meta: ENVELOPE } }, fast: false },
+  {
+    what: 'arguments not an object',
+    body: { ...call('get'), params: { name: 'get', arguments: [1], _meta: ENVELOPE } },
+    fast: false,
+  },
   { what: 'tools/list with a cursor', body: plain('tools/list', { cursor: 'abc' }), fast: false },
-  { what: 'a progress token in _meta', body: { ...call('echo', { message: 'x' }), params: { name: 'echo', arguments: { message: 'x' }, _meta: { ...ENVELOPE, progressToken: 1 } } }, fast: false },
-  { what: 'Mcp-Name disagreeing with the body', body: call('get', { table: 'orders', key: 1 }), headers: { 'mcp-name': 'query' }, fast: false },
-  { what: 'Mcp-Name missing', body: call('get', { table: 'orders', key: 1 }), headers: { 'mcp-name': undefined }, fast: false },
-  { what: 'MCP-Protocol-Version naming 2025-11-25', body: call('get', { table: 'orders', key: 1 }), headers: { 'mcp-protocol-version': '2025-11-25' }, fast: false },
-  { what: 'an envelope naming an unknown revision', body: { ...call('echo', { message: 'x' }), params: { name: 'echo', arguments: { message: 'x' }, _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } }, headers: { 'mcp-protocol-version': '2099-01-01' }, fast: false },
-  { what: 'clientInfo without a version', body: { ...call('echo', { message: 'x' }), params: { name: 'echo', arguments: { message: 'x' }, _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x' } } } }, fast: false },
+  {
+    what: 'a progress token in _meta',
+    body: {
+      ...call('echo', { message: 'x' }),
+      params: { name: 'echo', arguments: { message: 'x' }, _meta: { ...ENVELOPE, progressToken: 1 } },
+    },
+    fast: false,
+  },
+  {
+    what: 'Mcp-Name disagreeing with the body',
+    body: call('get', { table: 'orders', key: 1 }),
+    headers: { 'mcp-name': 'query' },
+    fast: false,
+  },
+  {
+    what: 'Mcp-Name missing',
+    body: call('get', { table: 'orders', key: 1 }),
+    headers: { 'mcp-name': undefined },
+    fast: false,
+  },
+  {
+    what: 'MCP-Protocol-Version naming 2025-11-25',
+    body: call('get', { table: 'orders', key: 1 }),
+    headers: { 'mcp-protocol-version': '2025-11-25' },
+    fast: false,
+  },
+  {
+    what: 'an envelope naming an unknown revision',
+    body: {
+      ...call('echo', { message: 'x' }),
+      params: {
+        name: 'echo',
+        arguments: { message: 'x' },
+        _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+      },
+    },
+    headers: { 'mcp-protocol-version': '2099-01-01' },
+    fast: false,
+  },
+  {
+    what: 'clientInfo without a version',
+    body: {
+      ...call('echo', { message: 'x' }),
+      params: {
+        name: 'echo',
+        arguments: { message: 'x' },
+        _meta: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x' } },
+      },
+    },
+    fast: false,
+  },
   { what: 'a batch', body: [call('echo', { message: 'x' })] as never, fast: false },
   { what: 'not JSON', body: '{"jsonrpc": "2.0", ', fast: false },
-  { what: 'a notification', body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: ENVELOPE } }, fast: false },
+  {
+    what: 'a notification',
+    body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: ENVELOPE } },
+    fast: false,
+  },
 ];
 
 function headersFor(body: Case['body'], overrides: Case['headers'] = {}): Record<string, string> {
@@ -78,9 +135,17 @@ function headersFor(body: Case['body'], overrides: Case['headers'] = {}): Record
 }
 
 async function send(url: string, c: Case) {
-  const res = await fetch(url, { method: 'POST', headers: headersFor(c.body, c.headers), body: typeof c.body === 'string' ? c.body : JSON.stringify(c.body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: headersFor(c.body, c.headers),
+    body: typeof c.body === 'string' ? c.body : JSON.stringify(c.body),
+  });
   const text = await res.text();
-  return { status: res.status, fixedLength: res.headers.get('content-length') !== null, json: text ? JSON.parse(text) : null };
+  return {
+    status: res.status,
+    fixedLength: res.headers.get('content-length') !== null,
+    json: text ? JSON.parse(text) : null,
+  };
 }
 
 describe('the HTTP fast path answers exactly as the SDK does', () => {
@@ -109,7 +174,9 @@ describe('the HTTP fast path answers exactly as the SDK does', () => {
 
   it('answers calls made while others are in flight, each with its own id', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => send(fastUrl, { what: '', body: call('get', { table: 'orders', key: (i % 10) + 1 }, i), fast: true })),
+      Array.from({ length: 20 }, (_, i) =>
+        send(fastUrl, { what: '', body: call('get', { table: 'orders', key: (i % 10) + 1 }, i), fast: true }),
+      ),
     );
     answers.forEach((a, i) => {
       expect(a.fixedLength).toBe(true);

@@ -1,11 +1,16 @@
 import { connect as netConnect } from 'node:net';
+import { engineForUrl } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineForUrl } from '@mcp-db-bench/engines';
 import { type CallRecord, countOutcomes, DATABASE_CALLS, Swarm, sleep } from './support/agents.js';
 import { freshDatabase } from './support/databases.js';
 import { callJson, connectClient, exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
-import { type PrivateEngine, type PrivateServer, privateServerUnavailable, startPrivateServer } from './support/private-server.js';
+import {
+  type PrivateEngine,
+  type PrivateServer,
+  privateServerUnavailable,
+  startPrivateServer,
+} from './support/private-server.js';
 import { processHandles, sessionProbe } from './support/probes.js';
 import { loadShop } from './support/shop.js';
 
@@ -57,7 +62,9 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
     const client = await connectClient('http', 'modern', { dbUrl, endpoint: http.endpoint });
     try {
       // fill the pool with idle connections, which the shutdown then cuts
-      const warm = await Promise.all(Array.from({ length: 20 }, () => callJson(client, 'get', { table: 'orders', key: 1 })));
+      const warm = await Promise.all(
+        Array.from({ length: 20 }, () => callJson(client, 'get', { table: 'orders', key: 1 })),
+      );
       expect(warm.every((r) => !r.isError)).toBe(true);
       const probe = await sessionProbe(dbUrl);
       const idle = await probe.sessions();
@@ -70,7 +77,9 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
       await database.start();
       const first = await callJson(client, 'get', { table: 'orders', key: 1 });
       expect(first.isError, JSON.stringify(first.data)).toBe(false);
-      const after = await Promise.all(Array.from({ length: 20 }, () => callJson(client, 'get', { table: 'orders', key: 2 })));
+      const after = await Promise.all(
+        Array.from({ length: 20 }, () => callJson(client, 'get', { table: 'orders', key: 2 })),
+      );
       expect(after.filter((r) => r.isError).map((r) => r.data)).toEqual([]);
     } finally {
       await client.close();
@@ -89,7 +98,8 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
     await database.start();
     const readyAt = performance.now();
     // every agent succeeds again, or the bound passes
-    const recovered = () => new Set(swarm.records.filter((r) => r.start >= readyAt && r.outcome === 'ok').map((r) => r.agent)).size;
+    const recovered = () =>
+      new Set(swarm.records.filter((r) => r.start >= readyAt && r.outcome === 'ok').map((r) => r.agent)).size;
     while (recovered() < 8 && performance.now() - readyAt < RECOVERY_BOUND_MS) await sleep(50);
     await sleep(500);
     await swarm.stop();
@@ -126,7 +136,9 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
     try {
       // warm up: open the whole pool with slow statements, then measure what the process holds
       const client = await connectClient('http', 'modern', { dbUrl, endpoint: http.endpoint });
-      const warm = await Promise.all(Array.from({ length: POOL_SIZE }, () => callJson(client, 'query', { table: 'slow_view' })));
+      const warm = await Promise.all(
+        Array.from({ length: POOL_SIZE }, () => callJson(client, 'query', { table: 'slow_view' })),
+      );
       expect(warm.filter((r) => r.isError).map((r) => r.data)).toEqual([]);
       await client.close();
       const baseline = processHandles(pid, port);
@@ -135,7 +147,8 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
       const killed = new Set(
         await Promise.all(
           Array.from({ length: 60 }, (_, i) => {
-            if (i % 3 === 0) return vanish(port, toolCall('query', { table: 'orders' }), { bodyBytes: 20, afterMs: 50 });
+            if (i % 3 === 0)
+              return vanish(port, toolCall('query', { table: 'orders' }), { bodyBytes: 20, afterMs: 50 });
             if (i % 3 === 1) return vanish(port, toolCall('query', { table: 'slow_view' }), { afterMs: 200 });
             return vanish(port, toolCall(...DATABASE_CALLS[i % DATABASE_CALLS.length]!), { afterMs: 0 });
           }),
@@ -148,7 +161,11 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
 
       // the statements of vanished clients finish or are cancelled (MySQL's KILL QUERY comes from a
       // connection of its own, closed once it answers); then the server holds what it held before
-      await until(async () => held() === 0 && (await probe.sessions()).busy === 0 && processHandles(pid, port).fds <= baseline.fds + 2, 15_000);
+      await until(
+        async () =>
+          held() === 0 && (await probe.sessions()).busy === 0 && processHandles(pid, port).fds <= baseline.fds + 2,
+        15_000,
+      );
       const after = processHandles(pid, port);
       const sessions = await probe.sessions();
       console.log(
@@ -163,7 +180,9 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
 
       // and the pool serves new clients at full width
       const again = await connectClient('http', 'modern', { dbUrl, endpoint: http.endpoint });
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => callJson(again, 'get', { table: 'orders', key: i + 1 })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => callJson(again, 'get', { table: 'orders', key: i + 1 })),
+      );
       await again.close();
       expect(results.filter((r) => r.isError).map((r) => r.data)).toEqual([]);
     } finally {
@@ -219,7 +238,11 @@ function toolCall(name: string, args: Record<string, unknown>): { head: string; 
  * `afterMs` later, before reading any answer: a client killed mid-request. Resolves with the
  * client's port once the socket is closed.
  */
-function vanish(port: number, request: { head: string; body: string }, options: { bodyBytes?: number; afterMs: number }): Promise<number> {
+function vanish(
+  port: number,
+  request: { head: string; body: string },
+  options: { bodyBytes?: number; afterMs: number },
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = netConnect(port, '127.0.0.1', () => {
       const localPort = socket.localPort!;

@@ -1,4 +1,4 @@
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
@@ -19,7 +19,8 @@ const MAX_SESSIONS = 200;
 /** The server's resident memory may grow this much over the flood (a session is about 150 bytes). */
 const RSS_BOUND_MB = 80;
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
 
 describe('a fleet that never ends its sessions', () => {
   let dir: string;
@@ -37,7 +38,9 @@ describe('a fleet that never ends its sessions', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`refuses no initialize from ${FLOODERS} agents while ${ESTABLISHED} established agents keep working`, { timeout: 30_000 }, async () => {
+  it(`refuses no initialize from ${FLOODERS} agents while ${ESTABLISHED} established agents keep working`, {
+    timeout: 30_000,
+  }, async () => {
     const initialize = JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
@@ -86,7 +89,10 @@ describe('a fleet that never ends its sessions', () => {
       }
     };
 
-    await Promise.all([...Array.from({ length: FLOODERS }, flooder), ...Array.from({ length: ESTABLISHED }, (_, n) => established(n))]);
+    await Promise.all([
+      ...Array.from({ length: FLOODERS }, flooder),
+      ...Array.from({ length: ESTABLISHED }, (_, n) => established(n)),
+    ]);
     const rssAfter = rssMb(server.process.pid!);
 
     expect([...statuses.keys()]).toEqual([200]);
@@ -96,7 +102,10 @@ describe('a fleet that never ends its sessions', () => {
     expect(outcomes.failed).toBe(0);
     // Established agents stay at the recent end of the table: none was pushed out.
     expect(outcomes.reinitialized).toBe(0);
-    expect(rssAfter - rssBefore, `RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MB after ${opened} sessions`).toBeLessThan(RSS_BOUND_MB);
+    expect(
+      rssAfter - rssBefore,
+      `RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MB after ${opened} sessions`,
+    ).toBeLessThan(RSS_BOUND_MB);
     // And the flood is over: a newcomer is served at once.
     const late = await connectClient('http', 'legacy', { dbUrl: '', endpoint: server.endpoint });
     expect((await callJson(late, 'get', { table: 'orders', key: 1 })).isError).toBe(false);

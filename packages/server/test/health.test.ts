@@ -23,7 +23,11 @@ interface Answer {
 }
 
 /** A GET as a kubelet sends it: no token, the pod's IP as Host. */
-function probe(endpoint: string, path: string, headers: Record<string, string> = { host: '10.1.2.3:7400' }): Promise<Answer> {
+function probe(
+  endpoint: string,
+  path: string,
+  headers: Record<string, string> = { host: '10.1.2.3:7400' },
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, endpoint), { method: 'GET', headers, agent: false }, (res) => {
       let body = '';
@@ -44,7 +48,9 @@ describe.each(liveTargets())('$engine', (target: LiveTarget) => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mcp-health-'));
-    const url = target.baseUrl.endsWith(':') ? `${target.baseUrl}${join(dir, 'shop.db')}` : await freshDatabase(target, 'bench_health');
+    const url = target.baseUrl.endsWith(':')
+      ? `${target.baseUrl}${join(dir, 'shop.db')}`
+      : await freshDatabase(target, 'bench_health');
     await loadShop(url);
     server = await startHttpServer(url, ['--token', TOKEN]);
   });

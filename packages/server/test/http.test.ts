@@ -36,7 +36,12 @@ interface RawRequest {
 /** A stateless 2026-07-28 request: body envelope plus the MCP-Protocol-Version and Mcp-Method headers. */
 function modern(method: string, id: number | string = 1, params: Record<string, unknown> = {}): RawRequest {
   return {
-    headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method },
+    headers: {
+      accept: ACCEPT,
+      'content-type': 'application/json',
+      'mcp-protocol-version': MODERN_REVISION,
+      'mcp-method': method,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: ENVELOPE } }),
   };
 }
@@ -49,7 +54,11 @@ function legacyInitialize(id: number | string = 1): RawRequest {
       jsonrpc: '2.0',
       id,
       method: 'initialize',
-      params: { protocolVersion: LEGACY_REVISION, capabilities: {}, clientInfo: { name: 'http-test', version: '0.0.0' } },
+      params: {
+        protocolVersion: LEGACY_REVISION,
+        capabilities: {},
+        clientInfo: { name: 'http-test', version: '0.0.0' },
+      },
     }),
   };
 }
@@ -63,7 +72,12 @@ interface Reply {
 
 async function post(url: string, req: RawRequest, extraHeaders: Record<string, string> = {}): Promise<Reply> {
   const res = await fetch(url, { method: 'POST', headers: { ...req.headers, ...extraHeaders }, body: req.body });
-  return { status: res.status, headers: res.headers, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+  return {
+    status: res.status,
+    headers: res.headers,
+    contentType: res.headers.get('content-type') ?? '',
+    text: await res.text(),
+  };
 }
 
 /** node:http, for what fetch will not send: a `Host` header of our choosing, or a body shorter than declared. */
@@ -80,7 +94,12 @@ function rawPost(url: string, headers: Record<string, string>, body: string | un
         });
         res.on('end', () => {
           req.destroy();
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, contentType: res.headers['content-type'] ?? '', text });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            contentType: res.headers['content-type'] ?? '',
+            text,
+          });
         });
       },
     );
@@ -121,7 +140,9 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mcp-db-http-'));
   const file = join(dir, 'tiny.db');
   const db = new Database(file);
-  db.exec("create table items (id integer primary key, label text not null); insert into items (label) values ('one'), ('two');");
+  db.exec(
+    "create table items (id integer primary key, label text not null); insert into items (label) values ('one'), ('two');",
+  );
   db.close();
   dbUrl = `sqlite:${file}`;
 });
@@ -191,7 +212,10 @@ describe('without a token (loopback)', () => {
       const deep = (n: number) => base.body.replace('"params":{', `"params":{"x":${'['.repeat(n)}${']'.repeat(n)},`);
       const refused = await post(endpoint, { headers: base.headers, body: deep(100_000) });
       expect(refused.status).toBe(400);
-      expect(message(refused).error).toEqual({ code: -32700, message: 'Parse error: JSON nested deeper than 256 levels' });
+      expect(message(refused).error).toEqual({
+        code: -32700,
+        message: 'Parse error: JSON nested deeper than 256 levels',
+      });
       const served = await post(endpoint, { headers: base.headers, body: deep(250) });
       expect(served.status, `${era}: ${JSON.stringify(message(served))}`).toBe(200);
     }
@@ -280,7 +304,10 @@ describe('without a token (loopback)', () => {
 
   describe('malformed requests', () => {
     it('invalid JSON: 400 with a JSON-RPC parse error (-32700)', async () => {
-      const reply = await post(endpoint, { headers: modern('tools/list').headers, body: '{"jsonrpc": "2.0", "id": 1,' });
+      const reply = await post(endpoint, {
+        headers: modern('tools/list').headers,
+        body: '{"jsonrpc": "2.0", "id": 1,',
+      });
       expect(reply.status).toBe(400);
       const msg = message(reply);
       expect(msg.error?.code).toBe(-32700);
@@ -346,7 +373,11 @@ describe('without a token (loopback)', () => {
     it('a body declared over 4 MiB: 413 before it is read, and the connection is closed', async () => {
       // Only the headers are sent: the server must refuse on Content-Length alone.
       const req = modern('tools/list');
-      const reply = await rawPost(endpoint, { ...req.headers, 'content-length': String(4 * 1024 * 1024 + 1) }, undefined);
+      const reply = await rawPost(
+        endpoint,
+        { ...req.headers, 'content-length': String(4 * 1024 * 1024 + 1) },
+        undefined,
+      );
       expect(reply.status).toBe(413);
       expect((reply.headers as Record<string, string>).connection).toBe('close');
       const msg = message(reply);
@@ -406,14 +437,23 @@ describe('with --token', () => {
 
   it('still checks Host before the token', async () => {
     const req = modern('tools/list');
-    const reply = await rawPost(endpoint, { ...req.headers, host: 'evil.example', authorization: `Bearer ${TOKEN}` }, req.body);
+    const reply = await rawPost(
+      endpoint,
+      { ...req.headers, host: 'evil.example', authorization: `Bearer ${TOKEN}` },
+      req.body,
+    );
     expect(reply.status).toBe(403);
   });
 
   it('lets the SDK client list and call tools with the token, and not without it', async () => {
-    const withToken = new Client({ name: 'http-test', version: '0.0.0' }, { versionNegotiation: { mode: { pin: MODERN_REVISION } } });
+    const withToken = new Client(
+      { name: 'http-test', version: '0.0.0' },
+      { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
+    );
     await withToken.connect(
-      new StreamableHTTPClientTransport(new URL(endpoint), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }),
+      new StreamableHTTPClientTransport(new URL(endpoint), {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      }),
     );
     try {
       const { tools } = await withToken.listTools();
@@ -425,7 +465,10 @@ describe('with --token', () => {
       await withToken.close();
     }
 
-    const without = new Client({ name: 'http-test', version: '0.0.0' }, { versionNegotiation: { mode: { pin: MODERN_REVISION } } });
+    const without = new Client(
+      { name: 'http-test', version: '0.0.0' },
+      { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
+    );
     const attempt = (async () => {
       await without.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
       return without.listTools();

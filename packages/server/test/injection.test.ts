@@ -3,26 +3,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  ERROR_CODES,
-  type ErrorCode,
-  aggregateInput,
-  getInput,
-  queryInput,
-} from '@mcp-db-bench/contract';
+import { aggregateInput, ERROR_CODES, type ErrorCode, getInput, queryInput } from '@mcp-db-bench/contract';
+import { type AnyDb, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
 import type { Client } from '@modelcontextprotocol/client';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchemaCache } from '../src/catalog/cache.js';
 import type { Catalog } from '../src/catalog/types.js';
 import { DEFAULT_LIMITS } from '../src/context.js';
-import { type AnyDb, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
 import { encodeCursor, fingerprint } from '../src/query/cursor.js';
-import { planQuery } from '../src/tools/query.js';
+import { resolveColumn } from '../src/query/names.js';
 import { planAggregate } from '../src/tools/aggregate.js';
 import { planGet } from '../src/tools/get.js';
+import { planQuery } from '../src/tools/query.js';
 import { deleteRows, insertRows, updateRows, type WriteScope } from '../src/write/statements.js';
-import { resolveColumn } from '../src/query/names.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
@@ -93,40 +87,184 @@ const NAME_KEYS = [
 /** Every argument slot that reaches SQL, filled with payload `p`. */
 function slots(p: string): Omit<Case, 'label'>[] {
   const q = (args: Record<string, unknown>) => ({ table: 'customers', ...args });
-  const value = (make: (v: string) => Record<string, unknown>, benign: string) => ({ args: make(p), twin: make(benign), payload: p });
+  const value = (make: (v: string) => Record<string, unknown>, benign: string) => ({
+    args: make(p),
+    twin: make(benign),
+    payload: p,
+  });
   return [
     { tool: 'query', args: { table: p }, mention: /table/, codes: TABLE_CODES, payload: p },
     { tool: 'describe_table', args: { table: p }, mention: /table/, codes: TABLE_CODES, payload: p },
-    { tool: 'aggregate', args: { table: p, aggregates: [{ fn: 'count' }] }, mention: /table/, codes: TABLE_CODES, payload: p },
+    {
+      tool: 'aggregate',
+      args: { table: p, aggregates: [{ fn: 'count' }] },
+      mention: /table/,
+      codes: TABLE_CODES,
+      payload: p,
+    },
     { tool: 'query', args: q({ columns: [p] }), mention: /columns\.?\[?0/, codes: COLUMN_CODES, payload: p },
     { tool: 'query', args: q({ columns: ['id', p] }), mention: /columns\.?\[?1/, codes: COLUMN_CODES, payload: p },
     { tool: 'get', args: q({ key: 1, columns: [p] }), mention: /columns\.?\[?0/, codes: COLUMN_CODES, payload: p },
     { tool: 'query', args: q({ filter: `${quoteIdent(p)} = 1` }), mention: /filter/, codes: FILTER_CODES, payload: p },
     { tool: 'query', args: q({ filter: `id = ${p}` }), mention: /filter/, codes: FILTER_CODES, payload: p },
     { tool: 'query', args: q({ filter: `${p} = 1` }), mention: /filter/, codes: FILTER_CODES, payload: p },
-    { tool: 'query', ...value((v) => q({ filter: `name = ${quoteString(v)}` }), 'benign'), mention: /filter/, codes: VALUE_CODES },
-    { tool: 'query', ...value((v) => q({ filter: `name not like ${quoteString(v)} or email in ('a', ${quoteString(v)})` }), 'benign'), mention: /filter/, codes: VALUE_CODES },
-    { tool: 'query', args: q({ filter: { column: p, op: '=', value: 1 } }), mention: /filter\.column/, codes: FILTER_CODES, payload: p },
-    { tool: 'query', args: q({ filter: { column: 'name', op: p, value: 'x' } }), mention: /filter\.op/, codes: ['invalid_filter'], payload: p },
-    { tool: 'query', ...value((v) => q({ filter: { column: 'name', op: '=', value: v } }), 'benign'), mention: /filter\.value/, codes: VALUE_CODES },
-    { tool: 'query', ...value((v) => q({ filter: { column: 'name', op: 'like', value: v } }), 'benign'), mention: /filter\.value/, codes: VALUE_CODES },
-    { tool: 'query', ...value((v) => q({ filter: { or: [{ column: 'email', op: 'in', value: ['x', v] }, { column: 'name', op: '!=', value: v }] } }), 'benign'), mention: /filter\.or/, codes: VALUE_CODES },
-    { tool: 'query', ...value((v) => q({ filter: { column: 'id', op: '=', value: v } }), '7'), mention: /filter\.value/, codes: VALUE_CODES },
-    { tool: 'query', ...value((v) => q({ filter: { not: { column: 'created_at', op: 'between', value: [v, '2030-01-01T00:00:00Z'] } } }), '2020-01-01T00:00:00Z'), mention: /filter\.not\.value/, codes: VALUE_CODES },
+    {
+      tool: 'query',
+      ...value((v) => q({ filter: `name = ${quoteString(v)}` }), 'benign'),
+      mention: /filter/,
+      codes: VALUE_CODES,
+    },
+    {
+      tool: 'query',
+      ...value((v) => q({ filter: `name not like ${quoteString(v)} or email in ('a', ${quoteString(v)})` }), 'benign'),
+      mention: /filter/,
+      codes: VALUE_CODES,
+    },
+    {
+      tool: 'query',
+      args: q({ filter: { column: p, op: '=', value: 1 } }),
+      mention: /filter\.column/,
+      codes: FILTER_CODES,
+      payload: p,
+    },
+    {
+      tool: 'query',
+      args: q({ filter: { column: 'name', op: p, value: 'x' } }),
+      mention: /filter\.op/,
+      codes: ['invalid_filter'],
+      payload: p,
+    },
+    {
+      tool: 'query',
+      ...value((v) => q({ filter: { column: 'name', op: '=', value: v } }), 'benign'),
+      mention: /filter\.value/,
+      codes: VALUE_CODES,
+    },
+    {
+      tool: 'query',
+      ...value((v) => q({ filter: { column: 'name', op: 'like', value: v } }), 'benign'),
+      mention: /filter\.value/,
+      codes: VALUE_CODES,
+    },
+    {
+      tool: 'query',
+      ...value(
+        (v) =>
+          q({
+            filter: {
+              or: [
+                { column: 'email', op: 'in', value: ['x', v] },
+                { column: 'name', op: '!=', value: v },
+              ],
+            },
+          }),
+        'benign',
+      ),
+      mention: /filter\.or/,
+      codes: VALUE_CODES,
+    },
+    {
+      tool: 'query',
+      ...value((v) => q({ filter: { column: 'id', op: '=', value: v } }), '7'),
+      mention: /filter\.value/,
+      codes: VALUE_CODES,
+    },
+    {
+      tool: 'query',
+      ...value(
+        (v) => q({ filter: { not: { column: 'created_at', op: 'between', value: [v, '2030-01-01T00:00:00Z'] } } }),
+        '2020-01-01T00:00:00Z',
+      ),
+      mention: /filter\.not\.value/,
+      codes: VALUE_CODES,
+    },
     { tool: 'query', args: q({ order_by: [p] }), mention: /order_by\.?\[?0/, codes: COLUMN_CODES, payload: p },
-    { tool: 'query', args: q({ order_by: ['name', `${p} desc`] }), mention: /order_by\.?\[?1/, codes: COLUMN_CODES, payload: p },
-    { tool: 'aggregate', args: { ...COUNT_BY_CUSTOMER, group_by: [p] }, mention: /group_by\.?\[?0/, codes: COLUMN_CODES, payload: p },
-    { tool: 'aggregate', args: { table: 'orders', aggregates: [{ fn: 'max', column: p }] }, mention: /aggregates\.?\[?0/, codes: COLUMN_CODES, payload: p },
-    { tool: 'aggregate', args: { table: 'orders', aggregates: [{ fn: 'count', as: p }] }, mention: /aggregates\.?\[?0/, codes: ['invalid_argument'], payload: p },
-    { tool: 'aggregate', args: { ...COUNT_BY_CUSTOMER, having: { column: p, op: '>', value: 0 } }, mention: /having/, codes: FILTER_CODES, payload: p },
-    { tool: 'aggregate', ...value((v) => ({ ...COUNT_BY_CUSTOMER, having: `n > ${quoteString(v)}` }), '7'), mention: /having/, codes: VALUE_CODES },
-    { tool: 'aggregate', args: { ...COUNT_BY_CUSTOMER, order_by: [p] }, mention: /order_by\.?\[?0/, codes: COLUMN_CODES, payload: p },
-    { tool: 'get', ...value((v) => ({ table: 'orders', key: v }), '7'), mention: /key/, codes: ['type_mismatch', 'invalid_argument'] },
-    { tool: 'get', ...value((v) => ({ table: 'orders', key: { id: v } }), '7'), mention: /key/, codes: ['type_mismatch', 'invalid_argument'] },
-    { tool: 'get', args: { table: 'orders', key: { [p]: 1 } }, mention: /key/, codes: ['invalid_argument'], payload: p },
-    { tool: 'get', ...value((v) => ({ table: 'order_items', key: { order_id: 1, line_no: v } }), '1'), mention: /key/, codes: ['type_mismatch', 'invalid_argument'] },
-    { tool: 'query', args: q({ cursor: p }), mention: /cursor/, codes: ['invalid_cursor', 'invalid_argument'], payload: p },
-    { tool: 'query', ...value((v) => q({ order_by: ['name'], cursor: forgeCursor([v, 1]) }), 'benign'), mention: /cursor/, codes: ['invalid_cursor'] },
+    {
+      tool: 'query',
+      args: q({ order_by: ['name', `${p} desc`] }),
+      mention: /order_by\.?\[?1/,
+      codes: COLUMN_CODES,
+      payload: p,
+    },
+    {
+      tool: 'aggregate',
+      args: { ...COUNT_BY_CUSTOMER, group_by: [p] },
+      mention: /group_by\.?\[?0/,
+      codes: COLUMN_CODES,
+      payload: p,
+    },
+    {
+      tool: 'aggregate',
+      args: { table: 'orders', aggregates: [{ fn: 'max', column: p }] },
+      mention: /aggregates\.?\[?0/,
+      codes: COLUMN_CODES,
+      payload: p,
+    },
+    {
+      tool: 'aggregate',
+      args: { table: 'orders', aggregates: [{ fn: 'count', as: p }] },
+      mention: /aggregates\.?\[?0/,
+      codes: ['invalid_argument'],
+      payload: p,
+    },
+    {
+      tool: 'aggregate',
+      args: { ...COUNT_BY_CUSTOMER, having: { column: p, op: '>', value: 0 } },
+      mention: /having/,
+      codes: FILTER_CODES,
+      payload: p,
+    },
+    {
+      tool: 'aggregate',
+      ...value((v) => ({ ...COUNT_BY_CUSTOMER, having: `n > ${quoteString(v)}` }), '7'),
+      mention: /having/,
+      codes: VALUE_CODES,
+    },
+    {
+      tool: 'aggregate',
+      args: { ...COUNT_BY_CUSTOMER, order_by: [p] },
+      mention: /order_by\.?\[?0/,
+      codes: COLUMN_CODES,
+      payload: p,
+    },
+    {
+      tool: 'get',
+      ...value((v) => ({ table: 'orders', key: v }), '7'),
+      mention: /key/,
+      codes: ['type_mismatch', 'invalid_argument'],
+    },
+    {
+      tool: 'get',
+      ...value((v) => ({ table: 'orders', key: { id: v } }), '7'),
+      mention: /key/,
+      codes: ['type_mismatch', 'invalid_argument'],
+    },
+    {
+      tool: 'get',
+      args: { table: 'orders', key: { [p]: 1 } },
+      mention: /key/,
+      codes: ['invalid_argument'],
+      payload: p,
+    },
+    {
+      tool: 'get',
+      ...value((v) => ({ table: 'order_items', key: { order_id: 1, line_no: v } }), '1'),
+      mention: /key/,
+      codes: ['type_mismatch', 'invalid_argument'],
+    },
+    {
+      tool: 'query',
+      args: q({ cursor: p }),
+      mention: /cursor/,
+      codes: ['invalid_cursor', 'invalid_argument'],
+      payload: p,
+    },
+    {
+      tool: 'query',
+      ...value((v) => q({ order_by: ['name'], cursor: forgeCursor([v, 1]) }), 'benign'),
+      mention: /cursor/,
+      codes: ['invalid_cursor'],
+    },
   ];
 }
 
@@ -134,20 +272,51 @@ function slots(p: string): Omit<Case, 'label'>[] {
 function cases(): Case[] {
   const all: Case[] = [];
   corpus.payloads.forEach((p, i) => {
-    for (const [s, slot] of slots(p.text).entries()) all.push({ ...slot, label: `payload ${i} (${p.category}) slot ${s}` });
+    for (const [s, slot] of slots(p.text).entries())
+      all.push({ ...slot, label: `payload ${i} (${p.category}) slot ${s}` });
   });
   corpus.filterExpressions.forEach((f, i) => {
-    all.push({ label: `filter expression ${i} (${f.category})`, tool: 'query', args: { table: 'customers', filter: f.text }, mention: /filter/, codes: [...FILTER_CODES, 'invalid_argument'] });
+    all.push({
+      label: `filter expression ${i} (${f.category})`,
+      tool: 'query',
+      args: { table: 'customers', filter: f.text },
+      mention: /filter/,
+      codes: [...FILTER_CODES, 'invalid_argument'],
+    });
   });
   corpus.filterTrees.forEach((f, i) => {
-    all.push({ label: `filter tree ${i} (${f.category})`, tool: 'query', args: { table: 'customers', filter: f.tree }, mention: /filter/, codes: [...FILTER_CODES, 'invalid_argument'] });
-    all.push({ label: `having tree ${i} (${f.category})`, tool: 'aggregate', args: { ...COUNT_BY_CUSTOMER, having: f.tree }, mention: /having/, codes: [...FILTER_CODES, 'invalid_argument'] });
+    all.push({
+      label: `filter tree ${i} (${f.category})`,
+      tool: 'query',
+      args: { table: 'customers', filter: f.tree },
+      mention: /filter/,
+      codes: [...FILTER_CODES, 'invalid_argument'],
+    });
+    all.push({
+      label: `having tree ${i} (${f.category})`,
+      tool: 'aggregate',
+      args: { ...COUNT_BY_CUSTOMER, having: f.tree },
+      mention: /having/,
+      codes: [...FILTER_CODES, 'invalid_argument'],
+    });
   });
   corpus.orderBy.forEach((o, i) => {
-    all.push({ label: `order_by ${i} (${o.category})`, tool: 'query', args: { table: 'customers', order_by: o.terms }, mention: /order_by/, codes: COLUMN_CODES });
+    all.push({
+      label: `order_by ${i} (${o.category})`,
+      tool: 'query',
+      args: { table: 'customers', order_by: o.terms },
+      mention: /order_by/,
+      codes: COLUMN_CODES,
+    });
   });
   corpus.aggregates.forEach((a, i) => {
-    all.push({ label: `aggregate ${i} (${a.category})`, tool: 'aggregate', args: { table: 'orders', ...a.args }, mention: /aggregates|having|group_by|order_by|arguments/, codes: [...FILTER_CODES, ...COLUMN_CODES] });
+    all.push({
+      label: `aggregate ${i} (${a.category})`,
+      tool: 'aggregate',
+      args: { table: 'orders', ...a.args },
+      mention: /aggregates|having|group_by|order_by|arguments/,
+      codes: [...FILTER_CODES, ...COLUMN_CODES],
+    });
   });
   corpus.cursors.forEach((c, i) => {
     const cursor = c.forge
@@ -156,24 +325,39 @@ function cases(): Case[] {
         ? Buffer.from(JSON.stringify(c.cursorJson)).toString('base64url')
         : c.cursor!;
     const args = { table: 'customers', order_by: ['name'], cursor };
-    all.push({ label: `cursor ${i} (${c.category})`, tool: 'query', args, mention: /cursor/, codes: ['invalid_cursor', 'invalid_argument'] });
+    all.push({
+      label: `cursor ${i} (${c.category})`,
+      tool: 'query',
+      args,
+      mention: /cursor/,
+      codes: ['invalid_cursor', 'invalid_argument'],
+    });
   });
   corpus.keys.forEach((k, i) => {
-    all.push({ label: `key ${i} (${k.category})`, tool: 'get', args: { table: k.table, key: k.key }, mention: /key/, codes: ['type_mismatch', 'invalid_argument'] });
+    all.push({
+      label: `key ${i} (${k.category})`,
+      tool: 'get',
+      args: { table: k.table, key: k.key },
+      mention: /key/,
+      codes: ['type_mismatch', 'invalid_argument'],
+    });
   });
   return all;
 }
 
 /** Identifiers the compiled SQL contains, in either quoting style. */
 function identifiers(text: string): string[] {
-  return [...text.matchAll(/"((?:[^"]|"")*)"|`((?:[^`]|``)*)`/g)].map((m) => (m[1] ?? m[2]!).replace(/""|``/g, (q) => q[0]!));
+  return [...text.matchAll(/"((?:[^"]|"")*)"|`((?:[^`]|``)*)`/g)].map((m) =>
+    (m[1] ?? m[2]!).replace(/""|``/g, (q) => q[0]!),
+  );
 }
 
 /** Builds the statement the server would run for `args`, offline. */
 function plan(tool: Tool, args: Record<string, unknown>, catalog: Catalog, engine: EngineProfile, db: AnyDb) {
   if (tool === 'query') return planQuery(queryInput.parse(args), catalog, engine, db, DEFAULT_LIMITS).compiled;
   if (tool === 'get') return planGet(getInput.parse(args), catalog, engine, db).compiled;
-  if (tool === 'aggregate') return planAggregate(aggregateInput.parse(args), catalog, engine, db, DEFAULT_LIMITS).compiled;
+  if (tool === 'aggregate')
+    return planAggregate(aggregateInput.parse(args), catalog, engine, db, DEFAULT_LIMITS).compiled;
   return undefined;
 }
 
@@ -193,7 +377,12 @@ function allowedNames(tool: Tool, args: Record<string, unknown>, catalog: Catalo
 /** A digest of every row of every table, and the list of tables: any write changes it. */
 async function checksum(engine: EngineProfile, db: AnyDb): Promise<Record<string, string>> {
   const raw = await engine.introspect(db);
-  const sums: Record<string, string> = { '(tables)': raw.tables.map((t) => `${t.kind}:${t.name}`).sort().join(',') };
+  const sums: Record<string, string> = {
+    '(tables)': raw.tables
+      .map((t) => `${t.kind}:${t.name}`)
+      .sort()
+      .join(','),
+  };
   for (const t of raw.tables.filter((x) => x.kind === 'table')) {
     const rows = await db.selectFrom(sql.id(t.name).as('t')).selectAll().execute();
     const lines = rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).sort();
@@ -208,7 +397,8 @@ const targets = liveTargets();
 it('the corpus has at least 200 hostile inputs in every category of argument', () => {
   expect(corpus.payloads.length).toBeGreaterThanOrEqual(60);
   expect(ALL_CASES.length).toBeGreaterThanOrEqual(200);
-  for (const tool of ['query', 'get', 'aggregate', 'describe_table']) expect(ALL_CASES.some((c) => c.tool === tool)).toBe(true);
+  for (const tool of ['query', 'get', 'aggregate', 'describe_table'])
+    expect(ALL_CASES.some((c) => c.tool === tool)).toBe(true);
 });
 
 describe.each(targets)('$engine', (target) => {
@@ -246,7 +436,8 @@ describe.each(targets)('$engine', (target) => {
   it(`${ALL_CASES.length} hostile calls: no writes, no leaks, SQL text never from the caller, clear errors`, async () => {
     const failures: string[] = [];
     const tally = new Map<string, number>();
-    const fail = (c: Case, why: string) => failures.push(`${c.label} ${c.tool} ${JSON.stringify(c.args).slice(0, 200)}: ${why}`);
+    const fail = (c: Case, why: string) =>
+      failures.push(`${c.label} ${c.tool} ${JSON.stringify(c.args).slice(0, 200)}: ${why}`);
 
     const check = async (c: Case) => {
       let outcome: Awaited<ReturnType<typeof callJson>>;
@@ -268,7 +459,8 @@ describe.each(targets)('$engine', (target) => {
         // e.g. PostgreSQL's range check of a 32-bit column) quotes the value.
         const message = typeof error?.message === 'string' ? error.message : '';
         const quotesValue = c.payload !== undefined && c.payload.length >= 4 && message.includes(c.payload);
-        if (!c.mention.test(message) && !quotesValue) fail(c, `message does not name the argument (${c.mention}): ${text}`);
+        if (!c.mention.test(message) && !quotesValue)
+          fail(c, `message does not name the argument (${c.mention}): ${text}`);
         if (code === 'internal_error' || code === 'database_error') fail(c, `reached the database or crashed: ${text}`);
         return;
       }
@@ -277,11 +469,14 @@ describe.each(targets)('$engine', (target) => {
       if (!compiled) return;
       const allowed = allowedNames(c.tool, c.args, catalog);
       const foreign = identifiers(compiled.sql).filter((n) => !allowed.has(n));
-      if (foreign.length) fail(c, `SQL names ${foreign.join(', ')}, not catalog names of ${c.args.table}: ${compiled.sql}`);
+      if (foreign.length)
+        fail(c, `SQL names ${foreign.join(', ')}, not catalog names of ${c.args.table}: ${compiled.sql}`);
       const outsideIdentifiers = compiled.sql.replace(/"(?:[^"]|"")*"|`(?:[^`]|``)*`/g, '');
-      if (/'/.test(outsideIdentifiers.replaceAll("escape '!'", ''))) fail(c, `SQL carries a string literal: ${compiled.sql}`);
+      if (/'/.test(outsideIdentifiers.replaceAll("escape '!'", '')))
+        fail(c, `SQL carries a string literal: ${compiled.sql}`);
       const benign = c.twin && plan(c.tool, c.twin, catalog, engine, compiler)!;
-      if (benign && benign.sql !== compiled.sql) fail(c, `SQL text depends on the value:\n  ${compiled.sql}\n  ${benign.sql}`);
+      if (benign && benign.sql !== compiled.sql)
+        fail(c, `SQL text depends on the value:\n  ${compiled.sql}\n  ${benign.sql}`);
       // A bare word may be a keyword of the statement itself ('select'), and '$1' a placeholder:
       // only text that the benign statement lacks counts. Identifiers were checked above.
       const p = c.payload?.trim();
@@ -332,9 +527,17 @@ describe.each(targets)('$engine writes and sql', (target) => {
     await loadShop(dbUrl);
     engine = engineForUrl(dbUrl);
     const catalog = await withDirect(engine, dbUrl, async (db) => {
-      await db.schema.createTable(CANARY_TABLE).addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('secret', 'varchar(100)', (c) => c.notNull()).execute();
+      await db.schema
+        .createTable(CANARY_TABLE)
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('secret', 'varchar(100)', (c) => c.notNull())
+        .execute();
       await db.insertInto(CANARY_TABLE).values({ id: 1, secret: SECRET }).execute();
-      await db.schema.createTable('notes').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('body', 'varchar(1000)').execute();
+      await db.schema
+        .createTable('notes')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('body', 'varchar(1000)')
+        .execute();
       before = await checksum(engine, db);
       return new SchemaCache(engine, db, 0).get();
     });
@@ -361,34 +564,52 @@ describe.each(targets)('$engine writes and sql', (target) => {
   }
 
   it(`${corpus.payloads.length} payloads in every write and sql argument, and ${corpus.sqlTexts.length} hostile sql texts`, async () => {
-    const untouched = (sums: Record<string, unknown>) => Object.fromEntries(Object.entries(sums).filter(([k]) => k !== 'notes' && k !== '(tables)'));
+    const untouched = (sums: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(sums).filter(([k]) => k !== 'notes' && k !== '(tables)'));
     const failures: string[] = [];
     let calls = 0;
     const tally = new Map<string, number>();
 
     const call = async (label: string, tool: string, args: Record<string, unknown>) => {
       calls++;
-      const outcome = await callJson(client, tool, args).catch((error: Error) => ({ isError: true, data: { error: { code: 'call failed', message: error.message } } }));
+      const outcome = await callJson(client, tool, args).catch((error: Error) => ({
+        isError: true,
+        data: { error: { code: 'call failed', message: error.message } },
+      }));
       const text = JSON.stringify(outcome.data);
       const key = outcome.isError ? (outcome.data as { error: { code: string } }).error.code : 'accepted';
       tally.set(key, (tally.get(key) ?? 0) + 1);
-      const readsCanary = tool === 'sql' ? String(args.sql).toLowerCase().includes(CANARY_TABLE) : String(args.table).toLowerCase() === CANARY_TABLE;
+      const readsCanary =
+        tool === 'sql'
+          ? String(args.sql).toLowerCase().includes(CANARY_TABLE)
+          : String(args.table).toLowerCase() === CANARY_TABLE;
       if (text.includes(SECRET) && !readsCanary) failures.push(`${label}: the canary secret leaked`);
-      if (outcome.isError && !ERROR_CODES.includes(key as ErrorCode)) failures.push(`${label}: not a documented error: ${text}`);
+      if (outcome.isError && !ERROR_CODES.includes(key as ErrorCode))
+        failures.push(`${label}: not a documented error: ${text}`);
       if (key === 'internal_error') failures.push(`${label}: internal error: ${text}`);
       return { ...outcome, text, code: key };
     };
-    const refused = async (p: string, label: string, tool: string, args: Record<string, unknown>, mention: RegExp, codes: readonly string[], allowHarmless?: (data: Record<string, unknown>) => boolean) => {
+    const refused = async (
+      p: string,
+      label: string,
+      tool: string,
+      args: Record<string, unknown>,
+      mention: RegExp,
+      codes: readonly string[],
+      allowHarmless?: (data: Record<string, unknown>) => boolean,
+    ) => {
       const o = await call(label, tool, args);
       if (!o.isError) {
         if (!allowHarmless?.(o.data)) failures.push(`${label}: accepted: ${o.text.slice(0, 200)}`);
         return;
       }
-      if (!codes.includes(o.code)) failures.push(`${label}: code ${o.code}, expected ${codes.join('|')}: ${o.text.slice(0, 300)}`);
+      if (!codes.includes(o.code))
+        failures.push(`${label}: code ${o.code}, expected ${codes.join('|')}: ${o.text.slice(0, 300)}`);
       const message = (o.data as { error: { message: string } }).error.message;
       // as in the read suite: a value the database itself refused may be named by quoting it
       const quotesValue = p.length >= 4 && message.includes(p);
-      if (!mention.test(message) && !quotesValue) failures.push(`${label}: message does not name the argument (${mention}): ${o.text.slice(0, 300)}`);
+      if (!mention.test(message) && !quotesValue)
+        failures.push(`${label}: message does not name the argument (${mention}): ${o.text.slice(0, 300)}`);
     };
     const body = async (id: number) => {
       const o = await call(`get notes ${id}`, 'get', { table: 'notes', key: id });
@@ -402,18 +623,34 @@ describe.each(targets)('$engine writes and sql', (target) => {
       // A value: stored and read back exactly, then aimed at by value, with SQL text that does not depend on it.
       const ins = await call(`${label} insert value`, 'insert', { table: 'notes', rows: [{ id: k, body: p }] });
       if (hasNul) {
-        if (ins.code !== 'type_mismatch' || !/rows\[0\]\.body/.test(ins.text)) failures.push(`${label} insert NUL: ${ins.text.slice(0, 200)}`);
+        if (ins.code !== 'type_mismatch' || !/rows\[0\]\.body/.test(ins.text))
+          failures.push(`${label} insert NUL: ${ins.text.slice(0, 200)}`);
       } else {
         if (ins.isError) return void failures.push(`${label} insert value refused: ${ins.text.slice(0, 300)}`);
         if ((await body(k)) !== p) failures.push(`${label}: stored value differs`);
-        const upd = await call(`${label} update value`, 'update', { table: 'notes', set: { body: `${p}|u` }, filter: { column: 'id', op: '=', value: k } });
-        if ((upd.data as { updated?: number }).updated !== 1 || (await body(k)) !== `${p}|u`) failures.push(`${label} update value: ${upd.text.slice(0, 200)}`);
-        const aimed = await call(`${label} update by value`, 'update', { table: 'notes', set: { body: 'seen' }, filter: { column: 'body', op: '=', value: `${p}|u` } });
-        if ((aimed.data as { updated?: number }).updated !== 1 || (await body(k)) !== 'seen') failures.push(`${label} update by value: ${aimed.text.slice(0, 200)}`);
-        const none = await call(`${label} delete by value`, 'delete', { table: 'notes', filter: { column: 'body', op: '=', value: p } });
-        if ((none.data as { deleted?: number }).deleted !== 0) failures.push(`${label} delete by value: ${none.text.slice(0, 200)}`);
+        const upd = await call(`${label} update value`, 'update', {
+          table: 'notes',
+          set: { body: `${p}|u` },
+          filter: { column: 'id', op: '=', value: k },
+        });
+        if ((upd.data as { updated?: number }).updated !== 1 || (await body(k)) !== `${p}|u`)
+          failures.push(`${label} update value: ${upd.text.slice(0, 200)}`);
+        const aimed = await call(`${label} update by value`, 'update', {
+          table: 'notes',
+          set: { body: 'seen' },
+          filter: { column: 'body', op: '=', value: `${p}|u` },
+        });
+        if ((aimed.data as { updated?: number }).updated !== 1 || (await body(k)) !== 'seen')
+          failures.push(`${label} update by value: ${aimed.text.slice(0, 200)}`);
+        const none = await call(`${label} delete by value`, 'delete', {
+          table: 'notes',
+          filter: { column: 'body', op: '=', value: p },
+        });
+        if ((none.data as { deleted?: number }).deleted !== 0)
+          failures.push(`${label} delete by value: ${none.text.slice(0, 200)}`);
         const del = await call(`${label} delete`, 'delete', { table: 'notes', filter: `id = ${k} and body = 'seen'` });
-        if ((del.data as { deleted?: number }).deleted !== 1) failures.push(`${label} delete: ${del.text.slice(0, 200)}`);
+        if ((del.data as { deleted?: number }).deleted !== 1)
+          failures.push(`${label} delete: ${del.text.slice(0, 200)}`);
         const twins: [string, (v: string) => (s: WriteScope) => Promise<unknown>][] = [
           ['insert', (v) => (s) => insertRows(s, 'notes', [{ id: k, body: v }])],
           ['update', (v) => (s) => updateRows(s, 'notes', { body: v }, { column: 'body', op: '=', value: v }, 10)],
@@ -422,36 +659,112 @@ describe.each(targets)('$engine writes and sql', (target) => {
         for (const [name, make] of twins) {
           const hostile = await writeSql(make(p));
           const benign = await writeSql(make('benign'));
-          if (hostile !== benign) failures.push(`${label} ${name}: SQL text depends on the value:\n  ${hostile}\n  ${benign}`);
+          if (hostile !== benign)
+            failures.push(`${label} ${name}: SQL text depends on the value:\n  ${hostile}\n  ${benign}`);
         }
       }
       // Names: refused, and a refused transact step undoes the steps before it.
       const noRow = (data: Record<string, unknown>) => data.updated === 0 || data.deleted === 0;
-      await refused(p, `${label} insert table`, 'insert', { table: p, rows: [{ zz_no_such: 1 }] }, /table|rows\[0\]/, TABLE_CODES.concat('unknown_column'));
-      await refused(p, `${label} insert column`, 'insert', { table: 'notes', rows: [{ id: k + 1, [p]: 'x' }] }, /rows\.?\[?0/, COLUMN_CODES);
-      await refused(p, `${label} update column`, 'update', { table: 'notes', set: { [p]: 'x' }, filter: `id = ${k}` }, /set/, COLUMN_CODES);
-      await refused(p, `${label} update table`, 'update', { table: p, set: { zz_no_such: 1 }, filter: 'id = -1' }, /table|set/, TABLE_CODES.concat('unknown_column'));
-      await refused(p, `${label} update filter column`, 'update', { table: 'notes', set: { body: 'x' }, filter: `${quoteIdent(p)} = 1` }, /filter/, FILTER_CODES);
-      await refused(p, `${label} update raw filter`, 'update', { table: 'notes', set: { body: 'x' }, filter: `id = ${p}` }, /filter/, [...FILTER_CODES, 'invalid_argument'], noRow);
-      await refused(p, `${label} delete filter column`, 'delete', { table: 'notes', filter: { column: p, op: '=', value: 1 } }, /filter/, FILTER_CODES);
+      await refused(
+        p,
+        `${label} insert table`,
+        'insert',
+        { table: p, rows: [{ zz_no_such: 1 }] },
+        /table|rows\[0\]/,
+        TABLE_CODES.concat('unknown_column'),
+      );
+      await refused(
+        p,
+        `${label} insert column`,
+        'insert',
+        { table: 'notes', rows: [{ id: k + 1, [p]: 'x' }] },
+        /rows\.?\[?0/,
+        COLUMN_CODES,
+      );
+      await refused(
+        p,
+        `${label} update column`,
+        'update',
+        { table: 'notes', set: { [p]: 'x' }, filter: `id = ${k}` },
+        /set/,
+        COLUMN_CODES,
+      );
+      await refused(
+        p,
+        `${label} update table`,
+        'update',
+        { table: p, set: { zz_no_such: 1 }, filter: 'id = -1' },
+        /table|set/,
+        TABLE_CODES.concat('unknown_column'),
+      );
+      await refused(
+        p,
+        `${label} update filter column`,
+        'update',
+        { table: 'notes', set: { body: 'x' }, filter: `${quoteIdent(p)} = 1` },
+        /filter/,
+        FILTER_CODES,
+      );
+      await refused(
+        p,
+        `${label} update raw filter`,
+        'update',
+        { table: 'notes', set: { body: 'x' }, filter: `id = ${p}` },
+        /filter/,
+        [...FILTER_CODES, 'invalid_argument'],
+        noRow,
+      );
+      await refused(
+        p,
+        `${label} delete filter column`,
+        'delete',
+        { table: 'notes', filter: { column: p, op: '=', value: 1 } },
+        /filter/,
+        FILTER_CODES,
+      );
       await refused(p, `${label} delete table`, 'delete', { table: p, filter: 'id = -1' }, /table/, TABLE_CODES, noRow);
-      await refused(p, `${label} delete raw filter`, 'delete', { table: 'notes', filter: p }, /filter/, [...FILTER_CODES, 'invalid_argument'], noRow);
+      await refused(
+        p,
+        `${label} delete raw filter`,
+        'delete',
+        { table: 'notes', filter: p },
+        /filter/,
+        [...FILTER_CODES, 'invalid_argument'],
+        noRow,
+      );
       await refused(
         p,
         `${label} transact`,
         'transact',
-        { steps: [{ op: 'insert', table: 'notes', rows: [{ id: k + 1, body: 'first step' }] }, { op: 'update', table: 'notes', set: { [p]: 'x' }, filter: 'id = -1' }] },
+        {
+          steps: [
+            { op: 'insert', table: 'notes', rows: [{ id: k + 1, body: 'first step' }] },
+            { op: 'update', table: 'notes', set: { [p]: 'x' }, filter: 'id = -1' },
+          ],
+        },
         /steps\.?\[?1|set/,
         COLUMN_CODES,
       );
-      if ((await body(k + 1)) !== undefined) failures.push(`${label} transact: the first step survived a refused second step`);
+      if ((await body(k + 1)) !== undefined)
+        failures.push(`${label} transact: the first step survived a refused second step`);
       // sql: a parameter value comes back exactly as sent; hostile parameter names and texts are refused.
       const echo = await call(`${label} sql param`, 'sql', { sql: 'select :v as v', params: { v: p } });
-      if (!echo.isError && (echo.data as { rows: { v?: unknown }[] }).rows[0]?.v !== p) failures.push(`${label} sql param: ${echo.text.slice(0, 200)}`);
+      if (!echo.isError && (echo.data as { rows: { v?: unknown }[] }).rows[0]?.v !== p)
+        failures.push(`${label} sql param: ${echo.text.slice(0, 200)}`);
       if (echo.isError && !hasNul) failures.push(`${label} sql param refused: ${echo.text.slice(0, 300)}`);
-      await refused(p, `${label} sql param name`, 'sql', { sql: 'select :v as v', params: { [p]: 1 } }, /params/, ['invalid_argument']);
+      await refused(p, `${label} sql param name`, 'sql', { sql: 'select :v as v', params: { [p]: 1 } }, /params/, [
+        'invalid_argument',
+      ]);
       // The sql tool runs the caller's own query: a payload that is one may run (read-only).
-      await refused(p, `${label} sql text`, 'sql', { sql: p, params: { v: 1 } }, /sql|syntax|error|near|statement/i, ['read_only', 'invalid_argument', 'database_error'], () => true);
+      await refused(
+        p,
+        `${label} sql text`,
+        'sql',
+        { sql: p, params: { v: 1 } },
+        /sql|syntax|error|near|statement/i,
+        ['read_only', 'invalid_argument', 'database_error'],
+        () => true,
+      );
     };
 
     const WIDTH = 4;
@@ -463,7 +776,10 @@ describe.each(targets)('$engine writes and sql', (target) => {
     const scratch = join(tmpdir(), `mcp-db-bench-injection-${randomUUID()}.txt`);
     for (const [i, s] of corpus.sqlTexts.entries()) {
       const label = `sql text ${i} (${s.category})`;
-      const o = await call(label, 'sql', { sql: s.text.replaceAll('{file}', scratch), params: { v: 'x', __proto__: 1, constructor: 1 } });
+      const o = await call(label, 'sql', {
+        sql: s.text.replaceAll('{file}', scratch),
+        params: { v: 'x', __proto__: 1, constructor: 1 },
+      });
       const codes = s.code ? [s.code] : ['invalid_argument', 'read_only'];
       if (s.refusedOn?.includes(engine.family) && (!o.isError || !codes.includes(o.code))) {
         failures.push(`${label}: not refused as it must be on ${engine.family}: ${o.text.slice(0, 200)}`);
@@ -475,10 +791,16 @@ describe.each(targets)('$engine writes and sql', (target) => {
     expect(exitOf(server.process)).toBeUndefined();
     await client.close();
     await server.stop();
-    const [after, left] = await withDirect(engine, dbUrl, async (db) => [await checksum(engine, db), await db.selectFrom('notes').selectAll().execute()] as const);
+    const [after, left] = await withDirect(
+      engine,
+      dbUrl,
+      async (db) => [await checksum(engine, db), await db.selectFrom('notes').selectAll().execute()] as const,
+    );
     expect(untouched(after), 'a table other than notes changed').toEqual(untouched(before));
     expect(after['(tables)']).toBe(before['(tables)']);
-    process.stdout.write(`injection ${target.engine} writes+sql: ${calls} calls; ${[...tally].map(([k, v]) => `${k} ${v}`).join(', ')}; ${failures.length} failures\n`);
+    process.stdout.write(
+      `injection ${target.engine} writes+sql: ${calls} calls; ${[...tally].map(([k, v]) => `${k} ${v}`).join(', ')}; ${failures.length} failures\n`,
+    );
     expect(failures.slice(0, 40)).toEqual([]);
     expect(left).toEqual([]);
   }, 400_000);

@@ -146,17 +146,26 @@ async function inspector(args: string[]): Promise<Json> {
       timeout: 45_000,
       maxBuffer: 16 * 1024 * 1024,
       // Keep the inspector's ~/.mcp-inspector out of the real home directory.
-      env: { ...process.env, HOME: dir, USERPROFILE: dir, MCP_STORAGE_DIR: join(dir, 'inspector-storage'), NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        HOME: dir,
+        USERPROFILE: dir,
+        MCP_STORAGE_DIR: join(dir, 'inspector-storage'),
+        NO_COLOR: '1',
+      },
     });
     return JSON.parse(stdout) as Json;
   } catch (error) {
     const e = error as Error & { stdout?: string; stderr?: string; code?: unknown };
-    throw new Error(`inspector ${args.join(' ')} failed (${e.code}): ${e.message}\nstdout: ${e.stdout}\nstderr: ${e.stderr}`);
+    throw new Error(
+      `inspector ${args.join(' ')} failed (${e.code}): ${e.message}\nstdout: ${e.stdout}\nstderr: ${e.stderr}`,
+    );
   }
 }
 
 beforeAll(async () => {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build the server first (pnpm --filter @mcp-db-bench/server build)`);
+  if (!existsSync(BIN))
+    throw new Error(`${BIN} is missing: build the server first (pnpm --filter @mcp-db-bench/server build)`);
   launcher = inspectorLauncher();
   dir = mkdtempSync(join(tmpdir(), 'mcp-db-inspector-'));
   const file = join(dir, 'shop.db');

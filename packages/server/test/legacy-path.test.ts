@@ -14,8 +14,14 @@ import { type BothPaths, bothPaths } from './support/both-paths.js';
  */
 
 /** Sessions of real hosts, recorded by test/clients/capture-hosts.mjs. */
-const HOSTS = JSON.parse(readFileSync(new URL('../../../fixtures/hosts/legacy-exchanges.json', import.meta.url), 'utf8')) as {
-  clients: { name: string; version: string; exchanges: { request: { method: string; headers: Record<string, string>; body: string } }[] }[];
+const HOSTS = JSON.parse(
+  readFileSync(new URL('../../../fixtures/hosts/legacy-exchanges.json', import.meta.url), 'utf8'),
+) as {
+  clients: {
+    name: string;
+    version: string;
+    exchanges: { request: { method: string; headers: Record<string, string>; body: string } }[];
+  }[];
 };
 const REVISIONS = HOST_REVISIONS;
 const ACCEPT = 'application/json, text/event-stream';
@@ -28,57 +34,118 @@ interface Case {
   fast: boolean;
 }
 
-const rpc = (method: string, params?: unknown, id: number | string = 1) => ({ jsonrpc: '2.0', id, method, ...(params !== undefined && { params }) });
+const rpc = (method: string, params?: unknown, id: number | string = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params !== undefined && { params }),
+});
 const call = (name: string, args?: Record<string, unknown>, id: number | string = 1, meta?: unknown) =>
   rpc('tools/call', { name, ...(args && { arguments: args }), ...(meta !== undefined && { _meta: meta }) }, id);
 const initialize = (protocolVersion: string, extra: Record<string, unknown> = {}) =>
-  rpc('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'legacy-path-test', version: '0.0.0' }, ...extra }, 0);
+  rpc(
+    'initialize',
+    { protocolVersion, capabilities: {}, clientInfo: { name: 'legacy-path-test', version: '0.0.0' }, ...extra },
+    0,
+  );
 
 function cases(version: string): Case[] {
   return [
     { what: 'initialize', body: initialize(version), headers: { 'mcp-protocol-version': undefined }, fast: true },
     {
       what: 'initialize with the capabilities and identity a host sends',
-      body: initialize(version, { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} }, clientInfo: { name: 'claude-ai', title: 'Claude', version: '0.1.0' } }),
+      body: initialize(version, {
+        capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
+        clientInfo: { name: 'claude-ai', title: 'Claude', version: '0.1.0' },
+      }),
       headers: { 'mcp-protocol-version': undefined },
       fast: true,
     },
-    { what: 'initialize naming a revision the server does not serve', body: initialize('2099-01-01'), headers: { 'mcp-protocol-version': undefined }, fast: true },
+    {
+      what: 'initialize naming a revision the server does not serve',
+      body: initialize('2099-01-01'),
+      headers: { 'mcp-protocol-version': undefined },
+      fast: true,
+    },
     { what: 'notifications/initialized', body: { jsonrpc: '2.0', method: 'notifications/initialized' }, fast: true },
     { what: 'ping', body: rpc('ping'), fast: true },
     { what: 'ping with empty params', body: rpc('ping', {}, 'p'), fast: true },
     { what: 'tools/list', body: rpc('tools/list'), fast: true },
     { what: 'tools/list with empty params', body: rpc('tools/list', {}), fast: true },
     { what: 'tools/list with a progress token', body: rpc('tools/list', { _meta: { progressToken: 7 } }), fast: true },
-    { what: 'tools/list without MCP-Protocol-Version', body: rpc('tools/list'), headers: { 'mcp-protocol-version': undefined }, fast: true },
+    {
+      what: 'tools/list without MCP-Protocol-Version',
+      body: rpc('tools/list'),
+      headers: { 'mcp-protocol-version': undefined },
+      fast: true,
+    },
     { what: 'get, found', body: call('get', { table: 'orders', key: 3 }), fast: true },
     { what: 'get, not found, string id', body: call('get', { table: 'orders', key: 999_999 }, 'abc'), fast: true },
     { what: 'get, wrong key type (a tool error)', body: call('get', { table: 'orders', key: 'x' }), fast: true },
     { what: 'get, argument failing the schema', body: call('get', { table: 7 }), fast: true },
     { what: 'get, no arguments', body: call('get'), fast: true },
-    { what: 'get with a progress token (the Inspector sends one)', body: call('get', { table: 'orders', key: 2 }, 5, { progressToken: 5 }), fast: true },
-    { what: 'query by foreign key', body: call('query', { table: 'orders', filter: 'customer_id = 2', limit: 5 }), fast: true },
-    { what: 'query, unknown column (a tool error)', body: call('query', { table: 'orders', filter: 'nope = 1' }), fast: true },
+    {
+      what: 'get with a progress token (the Inspector sends one)',
+      body: call('get', { table: 'orders', key: 2 }, 5, { progressToken: 5 }),
+      fast: true,
+    },
+    {
+      what: 'query by foreign key',
+      body: call('query', { table: 'orders', filter: 'customer_id = 2', limit: 5 }),
+      fast: true,
+    },
+    {
+      what: 'query, unknown column (a tool error)',
+      body: call('query', { table: 'orders', filter: 'nope = 1' }),
+      fast: true,
+    },
     { what: 'list_tables', body: call('list_tables', {}), fast: true },
     { what: 'describe_table', body: call('describe_table', { table: 'order_items' }), fast: true },
     { what: 'echo', body: call('echo', { message: 'ping' }), fast: true },
-    { what: 'Accept without text/event-stream', body: call('get', { table: 'orders', key: 1 }), headers: { accept: 'application/json' }, fast: false },
+    {
+      what: 'Accept without text/event-stream',
+      body: call('get', { table: 'orders', key: 1 }),
+      headers: { accept: 'application/json' },
+      fast: false,
+    },
     { what: 'no Accept', body: rpc('ping'), headers: { accept: undefined }, fast: false },
-    { what: 'MCP-Protocol-Version the server does not serve', body: rpc('ping'), headers: { 'mcp-protocol-version': '2099-01-01' }, fast: false },
-    { what: 'initialize without clientInfo', body: rpc('initialize', { protocolVersion: version, capabilities: {} }, 0), fast: false },
+    {
+      what: 'MCP-Protocol-Version the server does not serve',
+      body: rpc('ping'),
+      headers: { 'mcp-protocol-version': '2099-01-01' },
+      fast: false,
+    },
+    {
+      what: 'initialize without clientInfo',
+      body: rpc('initialize', { protocolVersion: version, capabilities: {} }, 0),
+      fast: false,
+    },
     { what: 'unknown tool', body: call('drop_everything', {}), fast: false },
     { what: 'arguments not an object', body: rpc('tools/call', { name: 'get', arguments: [1] }), fast: false },
     { what: 'tools/list with a cursor', body: rpc('tools/list', { cursor: 'abc' }), fast: false },
-    { what: 'a _meta with more than a progress token', body: call('echo', { message: 'x' }, 1, { progressToken: 1, other: true }), fast: false },
+    {
+      what: 'a _meta with more than a progress token',
+      body: call('echo', { message: 'x' }, 1, { progressToken: 1, other: true }),
+      fast: false,
+    },
     { what: 'resources/list (no such capability)', body: rpc('resources/list'), fast: false },
     { what: 'a batch', body: [call('echo', { message: 'x' })], fast: false },
     { what: 'not JSON', body: '{"jsonrpc": "2.0", ', fast: false },
-    { what: 'notifications/cancelled', body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, fast: false },
+    {
+      what: 'notifications/cancelled',
+      body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } },
+      fast: false,
+    },
   ];
 }
 
 function headersFor(version: string, overrides: Case['headers'] = {}): Record<string, string> {
-  const headers: Record<string, string | undefined> = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': version, ...overrides };
+  const headers: Record<string, string | undefined> = {
+    'content-type': 'application/json',
+    accept: ACCEPT,
+    'mcp-protocol-version': version,
+    ...overrides,
+  };
   return Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
@@ -95,7 +162,11 @@ function messageOf(text: string, type: string | null): unknown {
 }
 
 async function send(url: string, body: unknown, headers: Record<string, string>) {
-  const res = await fetch(url, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   return {
     status: res.status,
@@ -147,7 +218,11 @@ describe('the 2025-era hot path', () => {
         if (request.method !== 'POST') continue;
         const { 'mcp-session-id': recorded, ...headers } = request.headers;
         const viaSdk = await send(sdkUrl, request.body, headers);
-        const viaHot = await send(hotUrl, request.body, recorded && session ? { ...headers, 'mcp-session-id': session } : headers);
+        const viaHot = await send(
+          hotUrl,
+          request.body,
+          recorded && session ? { ...headers, 'mcp-session-id': session } : headers,
+        );
         expect(viaHot.fixedLength, request.body).toBe(true);
         expect(viaHot.status).toBe(viaSdk.status);
         expect(viaHot.type).toBe(viaSdk.type);
@@ -160,7 +235,11 @@ describe('the 2025-era hot path', () => {
   }
 
   it('answers calls made while others are in flight, each with its own id', async () => {
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(hotUrl, call('get', { table: 'orders', key: (i % 10) + 1 }, i), headersFor('2025-06-18'))));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        send(hotUrl, call('get', { table: 'orders', key: (i % 10) + 1 }, i), headersFor('2025-06-18')),
+      ),
+    );
     answers.forEach((a, i) => {
       expect(a.fixedLength).toBe(true);
       const msg = a.message as { id: number; result: { structuredContent: { row: { id: number } } } };
@@ -196,8 +275,10 @@ describe('2025-era sessions over HTTP', () => {
     expect(reply.session).toMatch(/^[\w-]+\.[\w-]+\.[\w-]{22}$/);
     return reply.session!;
   };
-  const ping = (session: string, at = url) => send(at, rpc('ping'), { ...headersFor('2025-06-18'), 'mcp-session-id': session });
-  const end = (session?: string) => fetch(url, { method: 'DELETE', headers: session ? { 'mcp-session-id': session } : {} });
+  const ping = (session: string, at = url) =>
+    send(at, rpc('ping'), { ...headersFor('2025-06-18'), 'mcp-session-id': session });
+  const end = (session?: string) =>
+    fetch(url, { method: 'DELETE', headers: session ? { 'mcp-session-id': session } : {} });
 
   it('issues a session at initialize that later requests name, and DELETE ends it (then 404)', async () => {
     const id = await open();

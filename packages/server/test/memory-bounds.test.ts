@@ -65,7 +65,10 @@ interface Ending {
 }
 
 /** Runs test/support/attackers.mjs to its end; its output is every attacker's end. */
-function attack(config: Record<string, unknown>, children: Set<ChildProcess>): Promise<{ endings: Ending[]; stragglers: number }> {
+function attack(
+  config: Record<string, unknown>,
+  children: Set<ChildProcess>,
+): Promise<{ endings: Ending[]; stragglers: number }> {
   const child = spawn(process.execPath, [ATTACKERS, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
@@ -127,7 +130,14 @@ beforeAll(async () => {
   dbUrl = `sqlite:${file}`;
   // Started together: each takes seconds on a busy machine.
   [target, limited, slow] = await Promise.all([
-    fdsShort ? undefined : startHttpServer(dbUrl, ['--headers-timeout', String(HEADERS_TIMEOUT_MS), '--body-timeout', String(BODY_TIMEOUT_MS)]),
+    fdsShort
+      ? undefined
+      : startHttpServer(dbUrl, [
+          '--headers-timeout',
+          String(HEADERS_TIMEOUT_MS),
+          '--body-timeout',
+          String(BODY_TIMEOUT_MS),
+        ]),
     startHttpServer(dbUrl, ['--max-connections', '20', '--max-batch', '5', '--max-batch-bytes', '300000']),
     // Every call waits 1.5 s first: longer than the statement timeout a batch is held to.
     startHttpServer(dbUrl, ['--statement-timeout', '1000', '--test-delay-ms', '1500']),
@@ -150,7 +160,8 @@ describe.skipIf(fdsShort)('400 stalled bodies and 500 slowloris connections', ()
     const good = async () => {
       const t = performance.now();
       const { isError, data } = await callJson(client, 'get', { table: 'items', key: 7 });
-      if (isError || (data.row as { id?: number } | undefined)?.id !== 7) throw new Error(`a well-behaved call failed: ${JSON.stringify(data)}`);
+      if (isError || (data.row as { id?: number } | undefined)?.id !== 7)
+        throw new Error(`a well-behaved call failed: ${JSON.stringify(data)}`);
       return performance.now() - t;
     };
     for (let i = 0; i < 20; i++) await good(); // warm up before the baseline
@@ -160,7 +171,16 @@ describe.skipIf(fdsShort)('400 stalled bodies and 500 slowloris connections', ()
 
     const started = performance.now();
     const attackers = attack(
-      { port: Number(url.port), host: url.host, stalled: STALLED, slowloris: SLOWLORIS, declared: DECLARED, sent: SENT, durationMs: ATTACK_MS, settleMs: 10_000 },
+      {
+        port: Number(url.port),
+        host: url.host,
+        stalled: STALLED,
+        slowloris: SLOWLORIS,
+        declared: DECLARED,
+        sent: SENT,
+        durationMs: ATTACK_MS,
+        settleMs: 10_000,
+      },
       children,
     );
     let calls = 0;
@@ -174,7 +194,8 @@ describe.skipIf(fdsShort)('400 stalled bodies and 500 slowloris connections', ()
     const after = memoryKb(pid);
     await client.close();
 
-    const of = (kind: Ending['kind'], status?: number | null) => endings.filter((e) => e.kind === kind && (status === undefined || e.status === status));
+    const of = (kind: Ending['kind'], status?: number | null) =>
+      endings.filter((e) => e.kind === kind && (status === undefined || e.status === status));
     // The high-water mark: the most the server held at any moment, sampled by the kernel.
     const growthMb = (after.hwm - before.rss) / 1024;
     process.stdout.write(
@@ -204,7 +225,9 @@ describe.skipIf(fdsShort)('400 stalled bodies and 500 slowloris connections', ()
     expect(Math.max(...of('stalled', 408).map((e) => e.quietMs))).toBeLessThan(BODY_TIMEOUT_MS + TIMEOUT_SLACK_MS);
     expect(of('stalled', 503).length).toBeGreaterThan(0);
     for (const e of of('stalled', 503)) expect(e.option).toBe('max-buffered-bytes');
-    expect(of('stalled', 408).length + of('stalled', 503).length + of('stalled', null).length).toBe(of('stalled').length);
+    expect(of('stalled', 408).length + of('stalled', 503).length + of('stalled', null).length).toBe(
+      of('stalled').length,
+    );
   }, 30_000);
 });
 
@@ -213,7 +236,11 @@ async function postBatch(endpoint: string, calls: { name: string; arguments: Rec
   const body = JSON.stringify(calls.map((params, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params })));
   const response = await fetch(endpoint, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-03-26',
+    },
     body,
   });
   const text = await response.text();
@@ -229,13 +256,17 @@ describe('--max-connections and JSON-RPC batches', () => {
     const port = Number(new URL(limited.endpoint).port);
     // 20 connections that sent part of a request hold every place.
     const held = await Promise.all(
-      Array.from({ length: 20 }, () => new Promise<ReturnType<typeof connect>>((resolve) => {
-        const socket = connect(port, '127.0.0.1', () => {
-          socket.write('GET /livez HTTP/1.1\r\n');
-          resolve(socket);
-        });
-        socket.on('error', () => {});
-      })),
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<ReturnType<typeof connect>>((resolve) => {
+            const socket = connect(port, '127.0.0.1', () => {
+              socket.write('GET /livez HTTP/1.1\r\n');
+              resolve(socket);
+            });
+            socket.on('error', () => {});
+          }),
+      ),
     );
     await sleep(200);
     const refused = await rawExchange(port, 'GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
@@ -252,16 +283,24 @@ describe('--max-connections and JSON-RPC batches', () => {
     const answer = await postBatch(limited.endpoint, [smallQuery, smallQuery]);
     expect(answer.status).toBe(200);
     expect(answer.type).toBe('text/event-stream');
-    const ids = [...answer.text.matchAll(/^data: (.*)$/gm)].map((m) => (JSON.parse(m[1]!) as { id: number; result?: unknown }).id).sort();
+    const ids = [...answer.text.matchAll(/^data: (.*)$/gm)]
+      .map((m) => (JSON.parse(m[1]!) as { id: number; result?: unknown }).id)
+      .sort();
     expect(ids).toEqual([1, 2]);
   });
 
   it('refuses a batch of more messages than --max-batch', async () => {
-    const answer = await postBatch(limited.endpoint, Array.from({ length: 6 }, () => smallQuery));
+    const answer = await postBatch(
+      limited.endpoint,
+      Array.from({ length: 6 }, () => smallQuery),
+    );
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.text)).toEqual({
       jsonrpc: '2.0',
-      error: { code: -32600, message: 'Invalid Request: a batch may hold at most 5 messages (--max-batch); this one has 6' },
+      error: {
+        code: -32600,
+        message: 'Invalid Request: a batch may hold at most 5 messages (--max-batch); this one has 6',
+      },
       id: null,
     });
   });
@@ -271,14 +310,19 @@ describe('--max-connections and JSON-RPC batches', () => {
     const alone = await postBatch(limited.endpoint, [bigQuery]);
     expect(alone.status).toBe(200);
     expect(alone.bytes).toBeGreaterThan(200_000);
-    const answer = await postBatch(limited.endpoint, Array.from({ length: 5 }, () => bigQuery));
+    const answer = await postBatch(
+      limited.endpoint,
+      Array.from({ length: 5 }, () => bigQuery),
+    );
     expect(answer.status).toBe(200);
     expect(answer.bytes).toBeLessThan(5_000);
     const errors = JSON.parse(answer.text) as { id: number; error: { code: number; message: string } }[];
     expect(errors.map((e) => e.id)).toEqual([1, 2, 3, 4, 5]);
     for (const e of errors) {
       expect(e.error.code).toBe(-32000);
-      expect(e.error.message).toMatch(/^Response too large: the answers to this batch pass 300000 bytes \(--max-batch-bytes\), so none is sent/);
+      expect(e.error.message).toMatch(
+        /^Response too large: the answers to this batch pass 300000 bytes \(--max-batch-bytes\), so none is sent/,
+      );
     }
   });
 
@@ -287,7 +331,10 @@ describe('--max-connections and JSON-RPC batches', () => {
     expect(answer.status).toBe(200);
     const errors = JSON.parse(answer.text) as { id: number; error: { message: string } }[];
     expect(errors.map((e) => e.id)).toEqual([1, 2]);
-    for (const e of errors) expect(e.error.message).toMatch(/^Request timeout: the answers to this batch took longer than 1000 ms \(--statement-timeout\)/);
+    for (const e of errors)
+      expect(e.error.message).toMatch(
+        /^Request timeout: the answers to this batch took longer than 1000 ms \(--statement-timeout\)/,
+      );
     const client = await connectClient('http', 'legacy', { dbUrl, endpoint: slow.endpoint });
     try {
       expect((await callJson(client, 'query', smallQuery.arguments)).isError).toBe(false);

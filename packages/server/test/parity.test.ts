@@ -1,11 +1,11 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { FILTER_OPS, type FilterNode, parseFilter } from '@mcp-db-bench/contract';
+import { ENGINES } from '@mcp-db-bench/engines';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, liveTargets } from './support/databases.js';
-import { PARITY_DIR, loadParityFixture } from './support/fixture.js';
+import { loadParityFixture, PARITY_DIR } from './support/fixture.js';
 import { type CallOutcome, callJson, connectClient } from './support/mcp.js';
-import { FILTER_OPS, type FilterNode, parseFilter } from '@mcp-db-bench/contract';
-import { ENGINES } from '@mcp-db-bench/engines';
 
 /**
  * The parity suite: the fixture loaded into every live engine, the catalog of calls run
@@ -58,7 +58,9 @@ function formatGolden(value: unknown, indent = ''): string {
   const entries = Array.isArray(value) ? value.map((v) => [null, v] as const) : Object.entries(value);
   if (entries.every(([, v]) => v === null || typeof v !== 'object')) return JSON.stringify(value);
   const inner = `${indent}  `;
-  const lines = entries.map(([k, v]) => `${inner}${k === null ? '' : `${JSON.stringify(k)}: `}${formatGolden(v, inner)}`);
+  const lines = entries.map(
+    ([k, v]) => `${inner}${k === null ? '' : `${JSON.stringify(k)}: `}${formatGolden(v, inner)}`,
+  );
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
   return `${open}\n${lines.join(',\n')}\n${indent}${close}`;
 }
@@ -92,7 +94,9 @@ describe('the parity catalog', () => {
     const ids = catalog.map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.every((id) => /^[a-z0-9][a-z0-9._-]*$/.test(id))).toBe(true);
-    expect(new Set(catalog.map((c) => c.tool))).toEqual(new Set(['list_tables', 'describe_table', 'query', 'get', 'aggregate']));
+    expect(new Set(catalog.map((c) => c.tool))).toEqual(
+      new Set(['list_tables', 'describe_table', 'query', 'get', 'aggregate']),
+    );
     expect(catalog.length).toBeGreaterThanOrEqual(150);
   });
 
@@ -131,10 +135,11 @@ describe('the parity catalog', () => {
   });
 
   // (while updating, the golden files are rewritten at the end)
-  if (!UPDATE) it('has exactly one golden file per call', () => {
-    const files = readdirSync(GOLDEN_DIR).filter((f) => f.endsWith('.json'));
-    expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual(catalog.map((c) => c.id).sort());
-  });
+  if (!UPDATE)
+    it('has exactly one golden file per call', () => {
+      const files = readdirSync(GOLDEN_DIR).filter((f) => f.endsWith('.json'));
+      expect(files.map((f) => f.replace(/\.json$/, '')).sort()).toEqual(catalog.map((c) => c.id).sort());
+    });
 });
 
 describe.each(targets)('$engine', (target) => {
@@ -159,7 +164,9 @@ describe.each(targets)('$engine', (target) => {
     const golden = readGolden(call.id);
     if (difference) {
       // A difference that went away must be deleted from the list, not kept as folklore.
-      expect(formatGolden(outcome), `${call.id} now equals the golden file: remove it from differences.json`).not.toBe(formatGolden(golden));
+      expect(formatGolden(outcome), `${call.id} now equals the golden file: remove it from differences.json`).not.toBe(
+        formatGolden(golden),
+      );
       expect(formatGolden(outcome)).toBe(formatGolden(difference.output));
     } else {
       expect(formatGolden(outcome)).toBe(formatGolden(golden));
@@ -168,26 +175,29 @@ describe.each(targets)('$engine', (target) => {
 });
 
 // Registered only when updating, so a normal run reports no skipped test.
-if (UPDATE) describe('UPDATE_GOLDEN', () => {
-  it('writes each golden file from SQLite and checks every other engine against it', () => {
-    rmSync(GOLDEN_DIR, { recursive: true, force: true });
-    mkdirSync(GOLDEN_DIR, { recursive: true });
-    const mismatches: string[] = [];
-    for (const call of catalog) {
-      const reference = targets.find((t) => !differenceFor(t.engine, call.id));
-      if (!reference) throw new Error(`${call.id}: every live engine is listed as differing`);
-      const golden = formatGolden(outcomes.get(reference.engine)!.get(call.id)!);
-      writeFileSync(goldenFile(call.id), `${golden}\n`);
-      for (const t of targets) {
-        const outcome = outcomes.get(t.engine)!.get(call.id)!;
-        const difference = differenceFor(t.engine, call.id);
-        if (difference) difference.output = outcome;
-        if ((formatGolden(outcome) === golden) === Boolean(difference)) {
-          mismatches.push(`${t.engine} ${call.id}: ${difference ? 'listed as differing but equal' : 'differs from the golden file'}`);
+if (UPDATE)
+  describe('UPDATE_GOLDEN', () => {
+    it('writes each golden file from SQLite and checks every other engine against it', () => {
+      rmSync(GOLDEN_DIR, { recursive: true, force: true });
+      mkdirSync(GOLDEN_DIR, { recursive: true });
+      const mismatches: string[] = [];
+      for (const call of catalog) {
+        const reference = targets.find((t) => !differenceFor(t.engine, call.id));
+        if (!reference) throw new Error(`${call.id}: every live engine is listed as differing`);
+        const golden = formatGolden(outcomes.get(reference.engine)!.get(call.id)!);
+        writeFileSync(goldenFile(call.id), `${golden}\n`);
+        for (const t of targets) {
+          const outcome = outcomes.get(t.engine)!.get(call.id)!;
+          const difference = differenceFor(t.engine, call.id);
+          if (difference) difference.output = outcome;
+          if ((formatGolden(outcome) === golden) === Boolean(difference)) {
+            mismatches.push(
+              `${t.engine} ${call.id}: ${difference ? 'listed as differing but equal' : 'differs from the golden file'}`,
+            );
+          }
         }
       }
-    }
-    writeFileSync(DIFFERENCES_FILE, `${formatGolden(differences)}\n`);
-    expect(mismatches).toEqual([]);
+      writeFileSync(DIFFERENCES_FILE, `${formatGolden(differences)}\n`);
+      expect(mismatches).toEqual([]);
+    });
   });
-});

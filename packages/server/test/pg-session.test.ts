@@ -56,7 +56,9 @@ describe.runIf(target)('PostgreSQL session settings', () => {
     // the same database through the proxy connects, but its sessions lack the settings
     const plain = new pg.Client({ connectionString: proxyUrl, options: '-c default_transaction_read_only=on' });
     await plain.connect();
-    const { rows } = await plain.query<{ v: string }>('select current_setting($1) as v', ['default_transaction_read_only']);
+    const { rows } = await plain.query<{ v: string }>('select current_setting($1) as v', [
+      'default_transaction_read_only',
+    ]);
     await plain.end();
     expect(rows).toEqual([{ v: 'off' }]);
 
@@ -103,7 +105,10 @@ function dropOptionsProxy(host: string, port: number): Server {
 
 /** A startup message (length, protocol, then name/value C strings) without its `options` pair. */
 function withoutOptions(message: Buffer): Buffer {
-  const parts = message.subarray(8, message.length - 1).toString('utf8').split('\0');
+  const parts = message
+    .subarray(8, message.length - 1)
+    .toString('utf8')
+    .split('\0');
   const kept: string[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) if (parts[i] !== 'options') kept.push(parts[i]!, parts[i + 1]!);
   const body = Buffer.from(`${kept.join('\0')}\0\0`, 'utf8');

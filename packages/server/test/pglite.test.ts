@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Connection, engineForUrl, temporaryPath } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connection, engineForUrl, temporaryPath } from '@mcp-db-bench/engines';
 
 /** What PGlite needs beyond the shared suites: one process per directory, one caller at a time. */
 describe('pglite', () => {
@@ -22,7 +22,9 @@ describe('pglite', () => {
 
   it('refuses a directory that holds no database, unless asked to create one', async () => {
     const missing = temporaryPath('nothing-here');
-    await expect(engine.connect(`pglite:${missing}`, { poolSize: 1 })).rejects.toThrow(/no PGlite database at .*nothing-here/);
+    await expect(engine.connect(`pglite:${missing}`, { poolSize: 1 })).rejects.toThrow(
+      /no PGlite database at .*nothing-here/,
+    );
     expect(existsSync(join(missing, 'PG_VERSION'))).toBe(false);
   });
 
@@ -57,7 +59,11 @@ describe('pglite', () => {
   });
 
   it('is PostgreSQL: the same types come back as text where pg hands them over as text', async () => {
-    const { rows } = await sql<Record<string, unknown>>`select 9007199254740993::int8 as big, 1.50::numeric(10,2) as price, '2024-03-31 01:30:00.123456'::timestamp as at`.execute(conn.db);
+    const { rows } = await sql<
+      Record<string, unknown>
+    >`select 9007199254740993::int8 as big, 1.50::numeric(10,2) as price, '2024-03-31 01:30:00.123456'::timestamp as at`.execute(
+      conn.db,
+    );
     expect(rows[0]).toEqual({ big: '9007199254740993', price: '1.50', at: '2024-03-31 01:30:00.123456' });
   });
 

@@ -1,6 +1,6 @@
+import { engineForUrl } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineForUrl } from '@mcp-db-bench/engines';
 import { countOutcomes, latencyQuantile, Swarm, sleep } from './support/agents.js';
 import { engineOf, freshDatabase, liveTargets } from './support/databases.js';
 import { exitOf, type HttpServer, startHttpServer } from './support/mcp.js';

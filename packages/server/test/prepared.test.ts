@@ -1,6 +1,6 @@
+import { engineForUrl } from '@mcp-db-bench/engines';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineForUrl } from '@mcp-db-bench/engines';
 import { statementCacheSize } from '../../engines/src/postgres/prepared.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient } from './support/mcp.js';
@@ -21,7 +21,9 @@ async function open(url: string, readOnly = false) {
 /** This session's named statements: text and how many times each was executed. */
 async function prepared(db: Kysely<unknown>) {
   const { rows } = await sql<{ statement: string; runs: number }>`
-    select statement, (generic_plans + custom_plans)::int as runs from pg_prepared_statements order by name`.execute(db);
+    select statement, (generic_plans + custom_plans)::int as runs from pg_prepared_statements order by name`.execute(
+    db,
+  );
   return rows;
 }
 
@@ -81,7 +83,8 @@ describe.runIf(target)('PostgreSQL named statements', () => {
     try {
       await sql`create table w (id int primary key, v int not null)`.execute(schema.db);
       const read = () => sql<{ v: unknown }>`select v from w where id = ${1}`.execute(db);
-      const write = (id: number) => sql<{ v: unknown }>`insert into w (id, v) values (${id}, ${id}) returning v`.execute(db);
+      const write = (id: number) =>
+        sql<{ v: unknown }>`insert into w (id, v) values (${id}, ${id}) returning v`.execute(db);
       expect((await write(1)).rows).toEqual([{ v: 1 }]);
       expect((await read()).rows).toEqual([{ v: 1 }]);
 
@@ -96,7 +99,9 @@ describe.runIf(target)('PostgreSQL named statements', () => {
       expect((await read()).rows).toEqual([{ v: '1' }]); // prepared again, for bigint
       await sql`alter table w alter column v type text`.execute(schema.db);
       // statements in a transaction are never named: an aborted transaction could not retry one
-      const inTransaction = await db.transaction().execute((tx) => sql<{ v: unknown }>`select v from w where id = ${1}`.execute(tx));
+      const inTransaction = await db
+        .transaction()
+        .execute((tx) => sql<{ v: unknown }>`select v from w where id = ${1}`.execute(tx));
       expect(inTransaction.rows).toEqual([{ v: '1' }]);
       expect((await read()).rows).toEqual([{ v: '1' }]);
     } finally {
@@ -112,7 +117,8 @@ describe.runIf(target)('PostgreSQL named statements', () => {
     try {
       await sql`create table w2 (id int primary key, v int not null)`.execute(schema.db);
       const insert = (id: number) => callJson(client, 'insert', { table: 'w2', rows: [{ id, v: id }] });
-      const update = (id: number) => callJson(client, 'update', { table: 'w2', set: { v: id + 100 }, filter: `id = ${id}` });
+      const update = (id: number) =>
+        callJson(client, 'update', { table: 'w2', set: { v: id + 100 }, filter: `id = ${id}` });
       for (const id of [1, 2]) {
         expect((await insert(id)).isError).toBe(false);
         expect((await update(id)).isError).toBe(false);
@@ -125,7 +131,9 @@ describe.runIf(target)('PostgreSQL named statements', () => {
         const updated = await update(id);
         expect(updated.isError, JSON.stringify(updated.data)).toBe(false);
       }
-      const { rows } = await sql<{ id: number; v: number }>`select id::int as id, v from w2 order by id`.execute(schema.db);
+      const { rows } = await sql<{ id: number; v: number }>`select id::int as id, v from w2 order by id`.execute(
+        schema.db,
+      );
       expect(rows).toEqual([1, 2, 3, 4].map((id) => ({ id, v: id + 100 })));
     } finally {
       await client.close();
@@ -137,7 +145,9 @@ describe.runIf(target)('PostgreSQL named statements', () => {
     expect(statementCacheSize('postgres://u@h/db')).toBe(256);
     expect(statementCacheSize('postgres://u@h/db?statement_cache_size=7')).toBe(7);
     for (const bad of ['-1', 'x', '1.5', '']) {
-      expect(() => statementCacheSize(`postgres://u@h/db?statement_cache_size=${bad}`)).toThrow(/statement_cache_size must be a whole number/);
+      expect(() => statementCacheSize(`postgres://u@h/db?statement_cache_size=${bad}`)).toThrow(
+        /statement_cache_size must be a whole number/,
+      );
     }
   });
 

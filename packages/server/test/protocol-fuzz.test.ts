@@ -126,7 +126,13 @@ function valid(era: 'modern' | 'legacy', r: Rng) {
   const body = r.pick([
     () => rpc('tools/list', {}, era, r.int(1000)),
     () => rpc('tools/call', { name: 'get', arguments: { table: 'items', key: 1 } }, era, r.int(1000)),
-    () => rpc('tools/call', { name: 'query', arguments: { table: 'items', filter: "label = 'one'" } }, era, `id-${r.int(1000)}`),
+    () =>
+      rpc(
+        'tools/call',
+        { name: 'query', arguments: { table: 'items', filter: "label = 'one'" } },
+        era,
+        `id-${r.int(1000)}`,
+      ),
   ])();
   return { body, headers: baseHeaders(body, era) };
 }
@@ -135,7 +141,8 @@ function valid(era: 'modern' | 'legacy', r: Rng) {
 function generate(seed: number): Case[] {
   const r = prng(seed);
   const cases: Case[] = [];
-  const add = (category: string, spec: RequestSpec, expect: Expect = 'error') => cases.push({ category, bytes: httpBytes(spec), expect });
+  const add = (category: string, spec: RequestSpec, expect: Expect = 'error') =>
+    cases.push({ category, bytes: httpBytes(spec), expect });
   const era = () => r.pick(['modern', 'legacy'] as const);
   const times = (n: number, f: () => void) => {
     for (let i = 0; i < n; i++) f();
@@ -164,7 +171,8 @@ function generate(seed: number): Case[] {
   // Invalid UTF-8 and binary bodies.
   times(30, () => {
     const bytes = Buffer.from(Array.from({ length: 1 + r.int(64) }, () => r.int(256)));
-    if (!parses(new TextDecoder().decode(bytes))) add('invalid-json', { headers: valid(era(), r).headers, body: bytes });
+    if (!parses(new TextDecoder().decode(bytes)))
+      add('invalid-json', { headers: valid(era(), r).headers, body: bytes });
   });
   // Truncated JSON: any proper prefix of an object is invalid.
   times(100, () => {
@@ -191,7 +199,23 @@ function generate(seed: number): Case[] {
   });
 
   // Methods the server does not have (never initialize, ping or discovery, which are valid).
-  const METHODS = ['tools/drop', 'resources/list', 'resources/read', 'prompts/list', 'prompts/get', 'completion/complete', 'sampling/createMessage', 'tables/drop', 'rpc.discover', 'TOOLS/LIST', 'tools/list ', 'tools//list', '../tools/list', 'tools/call/x', '$/cancel'];
+  const METHODS = [
+    'tools/drop',
+    'resources/list',
+    'resources/read',
+    'prompts/list',
+    'prompts/get',
+    'completion/complete',
+    'sampling/createMessage',
+    'tables/drop',
+    'rpc.discover',
+    'TOOLS/LIST',
+    'tools/list ',
+    'tools//list',
+    '../tools/list',
+    'tools/call/x',
+    '$/cancel',
+  ];
   times(100, () => {
     const e = era();
     const method = r.next() < 0.5 ? r.pick(METHODS) : `${r.text(1 + r.int(12))}/${r.text(1 + r.int(12))}`;
@@ -202,23 +226,67 @@ function generate(seed: number): Case[] {
   // Tools the server does not have.
   times(80, () => {
     const e = era();
-    const name = r.next() < 0.3 ? r.pick(['insert', 'delete', 'sql', 'drop_table', 'GET', 'query ', 'echo']) : r.text(1 + r.int(24), 'abcdefghijklmnopqrstuvwxyz_');
+    const name =
+      r.next() < 0.3
+        ? r.pick(['insert', 'delete', 'sql', 'drop_table', 'GET', 'query ', 'echo'])
+        : r.text(1 + r.int(24), 'abcdefghijklmnopqrstuvwxyz_');
     const body = rpc('tools/call', { name, arguments: { table: 'items' } }, e);
     add('unknown-tool', { headers: baseHeaders(body, e), body: JSON.stringify(body) }, 'error-or-tool-error');
   });
 
   // Known tools, arguments of the wrong types (a required argument is always wrong).
-  const WRONG_VALUES: unknown[] = [1, -1, 0.5, true, null, [], ['items'], {}, { table: 'items' }, 'x'.repeat(300), '', [[[[]]]]];
+  const WRONG_VALUES: unknown[] = [
+    1,
+    -1,
+    0.5,
+    true,
+    null,
+    [],
+    ['items'],
+    {},
+    { table: 'items' },
+    'x'.repeat(300),
+    '',
+    [[[[]]]],
+  ];
   const TOOLS: Record<string, [string, Record<string, unknown>][]> = {
     describe_table: [['table', {}]],
-    query: [['table', { limit: 5 }], ['columns', { table: 'items' }], ['limit', { table: 'items' }], ['order_by', { table: 'items' }], ['cursor', { table: 'items' }]],
-    get: [['table', { key: 1 }], ['key', { table: 'items' }], ['columns', { table: 'items', key: 1 }]],
-    aggregate: [['aggregates', { table: 'items' }], ['group_by', { table: 'items', aggregates: [{ fn: 'count' }] }], ['limit', { table: 'items', aggregates: [{ fn: 'count' }] }]],
-    insert: [['table', { rows: [{ label: 'x' }] }], ['rows', { table: 'items' }]],
-    update: [['set', { table: 'items', filter: 'id = -1' }], ['filter', { table: 'items', set: { label: 'x' } }], ['max_rows', { table: 'items', set: { label: 'x' }, filter: 'id = -1' }]],
-    delete: [['filter', { table: 'items' }], ['table', { filter: 'id = -1' }]],
+    query: [
+      ['table', { limit: 5 }],
+      ['columns', { table: 'items' }],
+      ['limit', { table: 'items' }],
+      ['order_by', { table: 'items' }],
+      ['cursor', { table: 'items' }],
+    ],
+    get: [
+      ['table', { key: 1 }],
+      ['key', { table: 'items' }],
+      ['columns', { table: 'items', key: 1 }],
+    ],
+    aggregate: [
+      ['aggregates', { table: 'items' }],
+      ['group_by', { table: 'items', aggregates: [{ fn: 'count' }] }],
+      ['limit', { table: 'items', aggregates: [{ fn: 'count' }] }],
+    ],
+    insert: [
+      ['table', { rows: [{ label: 'x' }] }],
+      ['rows', { table: 'items' }],
+    ],
+    update: [
+      ['set', { table: 'items', filter: 'id = -1' }],
+      ['filter', { table: 'items', set: { label: 'x' } }],
+      ['max_rows', { table: 'items', set: { label: 'x' }, filter: 'id = -1' }],
+    ],
+    delete: [
+      ['filter', { table: 'items' }],
+      ['table', { filter: 'id = -1' }],
+    ],
     transact: [['steps', {}]],
-    sql: [['sql', {}], ['params', { sql: 'select :v as v' }], ['limit', { sql: 'select 1 as v' }]],
+    sql: [
+      ['sql', {}],
+      ['params', { sql: 'select :v as v' }],
+      ['limit', { sql: 'select 1 as v' }],
+    ],
   };
   times(150, () => {
     const e = era();
@@ -245,7 +313,11 @@ function generate(seed: number): Case[] {
       chunks.push(Buffer.from(`${part.length.toString(16)}\r\n${part}\r\n`));
     }
     chunks.push(Buffer.from('0\r\n\r\n'));
-    add('oversized-chunked', { headers: { ...baseHeaders({ method: 'tools/list' }, e), 'transfer-encoding': 'chunked' }, body: Buffer.concat(chunks), contentLength: false });
+    add('oversized-chunked', {
+      headers: { ...baseHeaders({ method: 'tools/list' }, e), 'transfer-encoding': 'chunked' },
+      body: Buffer.concat(chunks),
+      contentLength: false,
+    });
   }
 
   // Deep nesting: 100k arrays or objects, as the whole body or inside a valid envelope.
@@ -259,9 +331,20 @@ function generate(seed: number): Case[] {
       add('deep-nesting', { headers: h, body: objects(n) });
       const meta = e === 'modern' ? `,"_meta":${JSON.stringify(ENVELOPE)}` : '';
       add('deep-nesting', { headers: h, body: `{"jsonrpc":"2.0","id":${arrays(n)},"method":"tools/list"}` });
-      add('deep-nesting', { headers: h, body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":${arrays(n)}${meta}}}` }, 'survive');
+      add(
+        'deep-nesting',
+        { headers: h, body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":${arrays(n)}${meta}}}` },
+        'survive',
+      );
       const call = { ...baseHeaders({ method: 'tools/call', params: { name: 'query' } }, e) };
-      add('deep-nesting', { headers: call, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query","arguments":{"table":"items","filter":${filterDeep(n)}}${meta}}}` }, 'error-or-tool-error');
+      add(
+        'deep-nesting',
+        {
+          headers: call,
+          body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query","arguments":{"table":"items","filter":${filterDeep(n)}}${meta}}}`,
+        },
+        'error-or-tool-error',
+      );
     }
   }
 
@@ -271,12 +354,27 @@ function generate(seed: number): Case[] {
     const e = era();
     const n = r.int(5);
     const request = () => (e === 'modern' ? valid(e, r).body : 'not a request');
-    const items: unknown[] = Array.from({ length: n }, () => r.pick([request, () => r.int(10), () => [valid(e, r).body], () => ({})])());
+    const items: unknown[] = Array.from({ length: n }, () =>
+      r.pick([request, () => r.int(10), () => [valid(e, r).body], () => ({})])(),
+    );
     add('batch', { headers: baseHeaders({ method: 'tools/list' }, e), body: JSON.stringify(items) });
   });
 
   // Content-Type and Accept that the endpoint does not serve.
-  const TYPES = [undefined, '', 'text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/jsonx', 'application/json-patch+json', 'json', 'text/json', 'application/*', '*/*'];
+  const TYPES = [
+    undefined,
+    '',
+    'text/plain',
+    'application/xml',
+    'multipart/form-data; boundary=x',
+    'application/x-www-form-urlencoded',
+    'application/jsonx',
+    'application/json-patch+json',
+    'json',
+    'text/json',
+    'application/*',
+    '*/*',
+  ];
   times(60, () => {
     const e = era();
     const { body, headers } = valid(e, r);
@@ -286,7 +384,17 @@ function generate(seed: number): Case[] {
     else h['content-type'] = type;
     add('content-type', { headers: h, body: JSON.stringify(body) });
   });
-  const ACCEPTS = [undefined, '', 'application/json', 'text/event-stream', 'text/html', 'application/xml', 'image/png', 'application/json;q=0', 'text/plain, text/html'];
+  const ACCEPTS = [
+    undefined,
+    '',
+    'application/json',
+    'text/event-stream',
+    'text/html',
+    'application/xml',
+    'image/png',
+    'application/json;q=0',
+    'text/plain, text/html',
+  ];
   // Only the 2025 era checks Accept; 2026-07-28 answers JSON whatever it says (RFC 9110 lets a server ignore Accept).
   times(60, () => {
     const { body, headers } = valid('legacy', r);
@@ -318,18 +426,41 @@ function generate(seed: number): Case[] {
   });
 
   // Host and Origin that are not this server (DNS rebinding).
-  const DOMAINS = ['evil.example', 'localhost.evil.example', '127.0.0.1.nip.io', 'attacker', '10.0.0.1', '[::2]', 'localhost@evil.example', '0.0.0.0', 'localhost.'];
+  const DOMAINS = [
+    'evil.example',
+    'localhost.evil.example',
+    '127.0.0.1.nip.io',
+    'attacker',
+    '10.0.0.1',
+    '[::2]',
+    'localhost@evil.example',
+    '0.0.0.0',
+    'localhost.',
+  ];
   times(60, () => {
     const e = era();
     const { body, headers } = valid(e, r);
     if (r.next() < 0.5) {
-      add('bad-host', { headers, body: JSON.stringify(body), host: `${r.pick(DOMAINS)}${r.next() < 0.5 ? `:${r.int(65_536)}` : ''}` });
+      add('bad-host', {
+        headers,
+        body: JSON.stringify(body),
+        host: `${r.pick(DOMAINS)}${r.next() < 0.5 ? `:${r.int(65_536)}` : ''}`,
+      });
     } else {
-      const origin = r.pick(['http://evil.example', 'https://localhost.evil.example', 'http://127.0.0.1.nip.io:8080', 'http://attacker', 'file://', 'http://[::2]']);
+      const origin = r.pick([
+        'http://evil.example',
+        'https://localhost.evil.example',
+        'http://127.0.0.1.nip.io:8080',
+        'http://attacker',
+        'file://',
+        'http://[::2]',
+      ]);
       add('bad-origin', { headers: { ...headers, origin }, body: JSON.stringify(body) });
     }
   });
-  times(10, () => add('bad-host', { headers: valid(era(), r).headers, body: JSON.stringify(valid('modern', r).body), host: false }));
+  times(10, () =>
+    add('bad-host', { headers: valid(era(), r).headers, body: JSON.stringify(valid('modern', r).body), host: false }),
+  );
 
   // Other HTTP methods.
   const VERBS = ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'FOO', 'post'];
@@ -359,8 +490,10 @@ function generate(seed: number): Case[] {
         () => `POST /mcp\r\n${head}\r\n${body}`,
         () => `POST /mcp HTTP/1.1\r\n${head}Content-Length: abc\r\n\r\n${body}`,
         () => `POST /mcp HTTP/1.1\r\n${head}Content-Length: -5\r\n\r\n${body}`,
-        () => `POST /mcp HTTP/1.1\r\n${head}Content-Length: ${body.length}\r\nContent-Length: ${body.length + 7}\r\n\r\n${body}`,
-        () => `POST /mcp HTTP/1.1\r\n${head}Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
+        () =>
+          `POST /mcp HTTP/1.1\r\n${head}Content-Length: ${body.length}\r\nContent-Length: ${body.length + 7}\r\n\r\n${body}`,
+        () =>
+          `POST /mcp HTTP/1.1\r\n${head}Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
         () => `POST /mcp HTTP/1.1\r\n${head}Transfer-Encoding: chunked\r\n\r\nzz\r\n${body}\r\n0\r\n\r\n`,
         () => `POST /mcp HTTP/1.1\r\n${head}Transfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n`,
         () => `POST /mcp HTTP/1.1\r\n${head}Transfer-Encoding: identity\r\n\r\n${body}`,
@@ -380,9 +513,18 @@ function generate(seed: number): Case[] {
   // Slowloris-style: part of a request, then the client goes away.
   times(20, () => {
     const { body, headers } = valid(era(), r);
-    const full = httpBytes({ headers: { ...headers, 'content-length': String(JSON.stringify(body).length + 1000) }, body: JSON.stringify(body), contentLength: false });
+    const full = httpBytes({
+      headers: { ...headers, 'content-length': String(JSON.stringify(body).length + 1000) },
+      body: JSON.stringify(body),
+      contentLength: false,
+    });
     const cut = r.int(full.length);
-    cases.push({ category: 'slowloris', bytes: full.subarray(0, cut), expect: 'survive', closeAfterMs: 50 + r.int(250) });
+    cases.push({
+      category: 'slowloris',
+      bytes: full.subarray(0, cut),
+      expect: 'survive',
+      closeAfterMs: 50 + r.int(250),
+    });
   });
 
   return cases;
@@ -400,17 +542,30 @@ function parses(text: string): boolean {
 /** Whether `value` is a valid type for `field` of `tool`, so it is not a wrong-type case. */
 function acceptable(tool: string, field: string, value: unknown): boolean {
   const object = typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (field === 'rows' || field === 'steps') return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+  if (field === 'rows' || field === 'steps')
+    return (
+      Array.isArray(value) &&
+      value.length > 0 &&
+      value.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v))
+    );
   if (field === 'set') return object && Object.keys(value).length > 0;
   if (field === 'filter') return typeof value === 'string' || object;
   if (field === 'sql') return typeof value === 'string' && value.length > 0;
   if (field === 'params') return object;
   if (field === 'max_rows') return Number.isInteger(value) && (value as number) >= 1;
-  if (field === 'key') return typeof value === 'number' || typeof value === 'boolean' || value === null || (typeof value === 'string' && value !== '') || (typeof value === 'object' && !Array.isArray(value));
+  if (field === 'key')
+    return (
+      typeof value === 'number' ||
+      typeof value === 'boolean' ||
+      value === null ||
+      (typeof value === 'string' && value !== '') ||
+      (typeof value === 'object' && !Array.isArray(value))
+    );
   if (field === 'cursor') return typeof value === 'string' && value.length <= 8000;
   if (field === 'table') return typeof value === 'string' && value.length >= 1 && value.length <= 256;
   if (field === 'limit') return Number.isInteger(value) && (value as number) >= 1;
-  if (tool === 'query' && field === 'columns') return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string');
+  if (tool === 'query' && field === 'columns')
+    return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string');
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }
 
@@ -495,9 +650,14 @@ function dechunk(body: string): string {
 function messages(o: Outcome): Record<string, unknown>[] {
   const body = o.body ?? '';
   const texts = o.contentType?.startsWith('text/event-stream')
-    ? body.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim())
+    ? body
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trim())
     : [body];
-  return texts.filter((t) => t).map((t) => (parses(t) ? (JSON.parse(t) as Record<string, unknown>) : { unparsable: t.slice(0, 200) }));
+  return texts
+    .filter((t) => t)
+    .map((t) => (parses(t) ? (JSON.parse(t) as Record<string, unknown>) : { unparsable: t.slice(0, 200) }));
 }
 
 /** Why an outcome breaks the rules for its case, or undefined when it is fine. */
@@ -519,7 +679,8 @@ function verdict(c: Case, o: Outcome): string | undefined {
     if (c.expect === 'error-or-tool-error' && result?.isError === true) {
       const text = result.content?.[0]?.text ?? '';
       const code = parses(text) ? (JSON.parse(text) as { error?: { code?: ErrorCode } }).error?.code : undefined;
-      if (!code || !ERROR_CODES.includes(code) || code === 'internal_error') return `tool error without a clear code: ${o.body?.slice(0, 300)}`;
+      if (!code || !ERROR_CODES.includes(code) || code === 'internal_error')
+        return `tool error without a clear code: ${o.body?.slice(0, 300)}`;
       continue;
     }
     return `HTTP ${o.status} without an error: ${o.body?.slice(0, 300)}`;
@@ -542,7 +703,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mcp-db-fuzz-'));
   const file = join(dir, 'fuzz.db');
   const db = new Database(file);
-  db.exec("create table items (id integer primary key, label text not null); insert into items (label) values ('one'), ('two');");
+  db.exec(
+    "create table items (id integer primary key, label text not null); insert into items (label) values ('one'), ('two');",
+  );
   db.close();
   const inherited = process.env.NODE_OPTIONS;
   process.env.NODE_OPTIONS = `${inherited ?? ''} ${HEAP_FLAGS}`.trim();
@@ -567,11 +730,18 @@ afterAll(async () => {
 /** A valid call, over a fresh raw connection, that must succeed. */
 async function validCallSucceeds(): Promise<void> {
   const body = rpc('tools/call', { name: 'get', arguments: { table: 'items', key: 2 } }, 'modern', 'check');
-  const o = await send(port, { category: 'valid', bytes: httpBytes({ headers: baseHeaders(body, 'modern'), body: JSON.stringify(body) }), expect: 'error' });
+  const o = await send(port, {
+    category: 'valid',
+    bytes: httpBytes({ headers: baseHeaders(body, 'modern'), body: JSON.stringify(body) }),
+    expect: 'error',
+  });
   expect(o.status).toBe(200);
   const [msg] = messages(o);
   expect(msg?.id).toBe('check');
-  expect((msg?.result as { structuredContent?: unknown } | undefined)?.structuredContent).toEqual({ found: true, row: { id: 2, label: 'two' } });
+  expect((msg?.result as { structuredContent?: unknown } | undefined)?.structuredContent).toEqual({
+    found: true,
+    row: { id: 2, label: 'two' },
+  });
 }
 
 it('generates the same cases from the same seed', () => {
@@ -601,16 +771,24 @@ it('survives 1,000+ malformed requests twice: no 5xx, no hang, bounded memory, s
         stat.statuses.set(key, (stat.statuses.get(key) ?? 0) + 1);
         byCategory.set(c.category, stat);
         const why = verdict(c, o);
-        if (why) failures.push(`round ${round} #${first + j} ${c.category}: ${why} <- ${c.bytes.subarray(0, 400).toString('latin1').replace(/\r\n/g, '⏎')}`);
+        if (why)
+          failures.push(
+            `round ${round} #${first + j} ${c.category}: ${why} <- ${c.bytes.subarray(0, 400).toString('latin1').replace(/\r\n/g, '⏎')}`,
+          );
       });
       const exit = exitOf(server.process);
-      if (exit) throw new Error(`the server ended (${exit}) during round ${round}, cases ${first}..${first + batch.length - 1}: ${stderr.slice(-2000)}`);
+      if (exit)
+        throw new Error(
+          `the server ended (${exit}) during round ${round}, cases ${first}..${first + batch.length - 1}: ${stderr.slice(-2000)}`,
+        );
     }
     for (let i = 0; i < 30; i++) await validCallSucceeds();
     rss.push(rssMb(server.process.pid!));
   }
 
-  const summary = [...byCategory].map(([k, v]) => `${k} ${v.n} (${[...v.statuses].map(([s, n]) => `${s}:${n}`).join(' ')})`).join('; ');
+  const summary = [...byCategory]
+    .map(([k, v]) => `${k} ${v.n} (${[...v.statuses].map(([s, n]) => `${s}:${n}`).join(' ')})`)
+    .join('; ');
   process.stdout.write(
     `protocol fuzz: ${cases.length} cases x ${ROUNDS} rounds, ${failures.length} failures; RSS ${rss.map((mb) => mb.toFixed(1)).join(' -> ')} MB\n${summary}\n`,
   );

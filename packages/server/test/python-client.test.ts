@@ -5,7 +5,16 @@ import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from './support/databases.js';
-import { BIN, callJson, connectClient, type Era, type HttpServer, MODERN_REVISION, startHttpServer, type TransportKind } from './support/mcp.js';
+import {
+  BIN,
+  callJson,
+  connectClient,
+  type Era,
+  type HttpServer,
+  MODERN_REVISION,
+  startHttpServer,
+  type TransportKind,
+} from './support/mcp.js';
 import { loadShop, shopRows } from './support/shop.js';
 
 /**
@@ -24,7 +33,9 @@ const PINNED = /^mcp==(\S+)$/m.exec(readFileSync(REQUIREMENTS, 'utf8'))![1]!;
 const haveVenv = existsSync(PYTHON);
 if (!haveVenv) {
   if (process.env.CI) throw new Error(`CI needs the Python MCP client: ${PYTHON} is missing (see .ci/run)`);
-  console.warn(`python-client.test.ts skipped: no venv at ${PYTHON}; run .ci/run (or create it from test/clients/requirements.txt)`);
+  console.warn(
+    `python-client.test.ts skipped: no venv at ${PYTHON}; run .ci/run (or create it from test/clients/requirements.txt)`,
+  );
 }
 
 const MODES: [TransportKind, Era][] = [
@@ -55,7 +66,8 @@ interface PythonRun {
 
 const rows = shopRows();
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const portableInt = (v: unknown) => (v === null ? null : BigInt(v as string | number) > MAX_SAFE ? String(v) : Number(v));
+const portableInt = (v: unknown) =>
+  v === null ? null : BigInt(v as string | number) > MAX_SAFE ? String(v) : Number(v);
 const iso = (v: string) => v.replace(/\.?0+Z$/, 'Z');
 
 let dbUrl = '';
@@ -67,7 +79,10 @@ const runs = new Map<string, Promise<PythonRun>>();
 async function python(kind: TransportKind, era: Era): Promise<PythonRun> {
   const target = kind === 'http' ? ['--url', http!.endpoint] : ['--', process.execPath, BIN, '--url', dbUrl];
   try {
-    const { stdout } = await run(PYTHON, [SCRIPT, '--era', era, ...target], { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(PYTHON, [SCRIPT, '--era', era, ...target], {
+      timeout: 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return JSON.parse(stdout) as PythonRun;
   } catch (error) {
     const e = error as Error & { stdout?: string; stderr?: string };
@@ -110,7 +125,14 @@ describe.skipIf(!haveVenv)('Python MCP client', () => {
     it('discovers the five read-only tools with output schemas', () => {
       expect(out.tools.map((t) => t.name)).toEqual(['list_tables', 'describe_table', 'query', 'get', 'aggregate']);
       expect(out.tools.every((t) => t.hasOutputSchema && t.readOnlyHint === true)).toBe(true);
-      expect(out.tools.find((t) => t.name === 'query')!.inputProperties).toEqual(['columns', 'cursor', 'filter', 'limit', 'order_by', 'table']);
+      expect(out.tools.find((t) => t.name === 'query')!.inputProperties).toEqual([
+        'columns',
+        'cursor',
+        'filter',
+        'limit',
+        'order_by',
+        'table',
+      ]);
     });
 
     it('reads the fixture rows through every tool', () => {
@@ -122,17 +144,28 @@ describe.skipIf(!haveVenv)('Python MCP client', () => {
         ['paid_orders', 'view', null],
       ]);
       expect(c.describe_orders!.structuredContent!.columns.map((col: Json) => `${col.name}:${col.type}`)).toEqual([
-        'id:integer', 'customer_id:integer', 'status:text', 'total:decimal', 'big:integer', 'placed_at:timestamp', 'note:text',
+        'id:integer',
+        'customer_id:integer',
+        'status:text',
+        'total:decimal',
+        'big:integer',
+        'placed_at:timestamp',
+        'note:text',
       ]);
       const byCustomer3 = rows.orders!.filter((o) => o.customer_id === 3);
       expect(c.query_page!.structuredContent).toEqual({
         columns: ['id', 'total', 'big', 'placed_at'],
-        rows: byCustomer3.slice(0, 2).map((o) => ({ id: o.id, total: o.total, big: portableInt(o.big), placed_at: iso(o.placed_at as string) })),
+        rows: byCustomer3
+          .slice(0, 2)
+          .map((o) => ({ id: o.id, total: o.total, big: portableInt(o.big), placed_at: iso(o.placed_at as string) })),
         truncated: byCustomer3.length > 2,
         next_cursor: expect.any(String),
       });
       const customer = rows.customers![1]!;
-      expect(c.get_customer!.structuredContent).toEqual({ found: true, row: { ...customer, created_at: iso(customer.created_at as string) } });
+      expect(c.get_customer!.structuredContent).toEqual({
+        found: true,
+        row: { ...customer, created_at: iso(customer.created_at as string) },
+      });
       expect(c.get_item!.structuredContent).toEqual({
         found: true,
         row: rows.order_items!.find((i) => i.order_id === 5 && i.line_no === 2),
@@ -153,8 +186,13 @@ describe.skipIf(!haveVenv)('Python MCP client', () => {
     it('sees exactly what the TypeScript SDK client sees, in structuredContent and text alike', async () => {
       for (const [label, call] of Object.entries(out.calls)) {
         const ts = await callJson(reference!, call.tool, call.arguments);
-        expect({ label, isError: call.isError, text: call.text }).toEqual({ label, isError: ts.isError, text: ts.data });
-        if (!call.isError) expect({ label, structured: call.structuredContent }).toEqual({ label, structured: call.text });
+        expect({ label, isError: call.isError, text: call.text }).toEqual({
+          label,
+          isError: ts.isError,
+          text: ts.data,
+        });
+        if (!call.isError)
+          expect({ label, structured: call.structuredContent }).toEqual({ label, structured: call.text });
       }
     });
   });

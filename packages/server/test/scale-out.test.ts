@@ -142,7 +142,12 @@ describe('two servers behind a round-robin load balancer', () => {
         (
           await fetch(endpoint, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': id },
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'mcp-protocol-version': '2025-11-25',
+              'mcp-session-id': id,
+            },
             body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }),
           })
         ).status;

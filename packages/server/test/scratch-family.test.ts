@@ -6,7 +6,7 @@ import { buildCatalog } from '../src/catalog/build.js';
 import { planQuery } from '../src/tools/query.js';
 import { scratch } from './fixtures/scratch/index.js';
 import { loadParityFixture, parityRows } from './support/fixture.js';
-import { SHOP, loadShop, shopCatalog } from './support/shop.js';
+import { loadShop, SHOP, shopCatalog } from './support/shop.js';
 
 /**
  * A new SQL family is one folder and one line: the scratch family (fixtures/scratch, laid out as
@@ -21,7 +21,7 @@ const target = (family: string) => engines.find((e) => e.family === family)!;
 const limits = { defaultRows: 100, maxRows: 1000, maxResponseBytes: 1024 * 1024 };
 
 describe('a scratch SQL family', () => {
-  it('is a family of its own beside the registry\'s, with every test fact a suite asks for', () => {
+  it("is a family of its own beside the registry's, with every test fact a suite asks for", () => {
     expect(new Set(engines.map((e) => e.family)).size).toBe(new Set(ENGINES.map((e) => e.family)).size + 1);
     expect(target('scratch')).toBe(scratch);
     // what the suites filter their targets on (timeouts.test.ts, abandon.test.ts, pool.test.ts)

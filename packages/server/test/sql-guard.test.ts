@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolError } from '@mcp-db-bench/contract';
+import { type AnyDb, ENGINES, engineForUrl, mssql, mysql, type SqlFamily, sqlite } from '@mcp-db-bench/engines';
 import type { Client } from '@modelcontextprotocol/client';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnyDb, engineForUrl, ENGINES, mssql, mysql, type SqlFamily, sqlite } from '@mcp-db-bench/engines';
 import { freshDatabase, type LiveTarget, liveTargets, privilegedTargets } from './support/databases.js';
 import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
@@ -53,17 +53,30 @@ describe('guards, without a database', () => {
 
   it('MySQL: reads the text as MySQL does (backslashes, `-- `, #, version comments, ANSI quotes, driver placeholders)', () => {
     const guard = mysql.sqlGuard!;
-    for (const ok of ["select 'load_file' as t", "select ':' = 'x'", 'select 1 -- load_file(', 'select 1 # get_lock(', "select 'a\\'load_file'", 'select /* into outfile */ 1', 'select ? as v', 'select sleep(0)']) {
+    for (const ok of [
+      "select 'load_file' as t",
+      "select ':' = 'x'",
+      'select 1 -- load_file(',
+      'select 1 # get_lock(',
+      "select 'a\\'load_file'",
+      'select /* into outfile */ 1',
+      'select ? as v',
+      'select sleep(0)',
+    ]) {
       expect(refused(guard, ok), ok).toBeUndefined();
     }
-    expect(refused(guard, 'select 1--1, load_file(0)')).toMatch(/LOAD_FILE is not allowed: it reads a file on the database host/);
+    expect(refused(guard, 'select 1--1, load_file(0)')).toMatch(
+      /LOAD_FILE is not allowed: it reads a file on the database host/,
+    );
     expect(refused(guard, 'select 1 --\u00a0load_file(0)')).toMatch(/LOAD_FILE/);
     expect(refused(guard, "select 'x\\', load_file(0) -- '")).toBeUndefined(); // all one string
     expect(refused(guard, "select '\\'', load_file(0) -- '")).toMatch(/LOAD_FILE/);
     expect(refused(guard, 'select `get_lock`(1, 0)')).toMatch(/GET_LOCK is not allowed: named locks/);
     expect(refused(guard, 'select "get_lock"')).toMatch(/GET_LOCK/);
     expect(refused(guard, 'select "a\\"b"')).toMatch(/backslash in double quotes/);
-    expect(refused(guard, "select 1 into outfile 'x'")).toMatch(/INTO OUTFILE is not allowed: it writes a file on the database host/);
+    expect(refused(guard, "select 1 into outfile 'x'")).toMatch(
+      /INTO OUTFILE is not allowed: it writes a file on the database host/,
+    );
     expect(refused(guard, "select 1 INTO\nDUMPFILE 'x'")).toMatch(/INTO DUMPFILE/);
     expect(refused(guard, 'select 1 into @v')).toMatch(/SELECT \.\.\. INTO is not allowed/);
     expect(refused(guard, 'select @v := 1')).toMatch(/:=/);
@@ -77,7 +90,12 @@ describe('guards, without a database', () => {
 
   it('SQLite: refuses loading code and reaching files, whatever the quoting', () => {
     const guard = sqlite.sqlGuard!;
-    for (const ok of ["select 'load_extension'", 'select 1 -- attach', 'select * from pragma_table_info(\'t\')', 'select 1 /* open comment runs to the end']) {
+    for (const ok of [
+      "select 'load_extension'",
+      'select 1 -- attach',
+      "select * from pragma_table_info('t')",
+      'select 1 /* open comment runs to the end',
+    ]) {
       expect(refused(guard, ok), ok).toBeUndefined();
     }
     expect(refused(guard, "select load_extension('x')")).toMatch(/LOAD_EXTENSION is not allowed: it loads native code/);
@@ -89,12 +107,21 @@ describe('guards, without a database', () => {
   it('SQL Server (no sql tool there): refuses procedures, ad hoc remote reads, bulk files and app locks', () => {
     expect(mssql.readOnlyStatement).toBeUndefined();
     const guard = mssql.sqlGuard!;
-    for (const ok of ["select 'xp_cmdshell' as t", 'select 1 -- exec xp_cmdshell', 'select 1 /* /* nested */ exec */', 'select [name] from sys.tables']) {
+    for (const ok of [
+      "select 'xp_cmdshell' as t",
+      'select 1 -- exec xp_cmdshell',
+      'select 1 /* /* nested */ exec */',
+      'select [name] from sys.tables',
+    ]) {
       expect(refused(guard, ok), ok).toBeUndefined();
     }
     expect(refused(guard, "exec xp_cmdshell 'dir'")).toMatch(/EXEC is not allowed/);
-    expect(refused(guard, "select * from openrowset(bulk 'c:\\x', single_clob) as t")).toMatch(/OPENROWSET is not allowed/);
-    expect(refused(guard, "select * from opendatasource('SQLNCLI', 'Data Source=x').db.dbo.t")).toMatch(/OPENDATASOURCE/);
+    expect(refused(guard, "select * from openrowset(bulk 'c:\\x', single_clob) as t")).toMatch(
+      /OPENROWSET is not allowed/,
+    );
+    expect(refused(guard, "select * from opendatasource('SQLNCLI', 'Data Source=x').db.dbo.t")).toMatch(
+      /OPENDATASOURCE/,
+    );
     expect(refused(guard, "select * from openquery(srv, 'select 1')")).toMatch(/OPENQUERY/);
     expect(refused(guard, 'select [xp_cmdshell]')).toMatch(/XP_CMDSHELL is not allowed: extended procedures/);
     expect(refused(guard, "select 1; exec sp_getapplock 'x', 'Exclusive'")).toMatch(/EXEC/);
@@ -107,7 +134,12 @@ describe('guards, without a database', () => {
 describe('the start-up check names excess rights, and only those', () => {
   it.each(ENGINES.filter((e) => e.excessRights))('$name: compiles, and asks for what it warns of', async (engine) => {
     const sent: string[] = [];
-    const db = new Kysely({ dialect: engine.compileOnlyDialect(), log: (e) => { sent.push(e.query.sql); } }) as AnyDb;
+    const db = new Kysely({
+      dialect: engine.compileOnlyDialect(),
+      log: (e) => {
+        sent.push(e.query.sql);
+      },
+    }) as AnyDb;
     // A dialect that never connects answers no rows: no warning.
     expect(await engine.excessRights!(db)).toBeUndefined();
     expect(sent.join('\n')).toMatch(engine.testFacts.excessRights!.asks);
@@ -157,12 +189,16 @@ describe.each(privilegedTargets())('$engine as a privileged user', (target) => {
       await close();
     }
   };
-  const present = async (path: string) => Boolean(Number((await direct((db) => probe!.fileExists(path).execute(db))).rows[0]?.present));
+  const present = async (path: string) =>
+    Boolean(Number((await direct((db) => probe!.fileExists(path).execute(db))).rows[0]?.present));
 
   beforeAll(async () => {
     dbUrl = await freshDatabase(target, 'bench_sql_guard');
     await loadShop(dbUrl);
-    if (server && probe) await direct(async (db) => { for (const ddl of probe.lockingFunction) await sql.raw(ddl).execute(db); });
+    if (server && probe)
+      await direct(async (db) => {
+        for (const ddl of probe.lockingFunction) await sql.raw(ddl).execute(db);
+      });
     // One pooled connection, so every call shows whether that connection survived.
     mcp = await startHttpServer(dbUrl, ['--sql', '--pool-size', '1', '--statement-timeout', '5000']);
     client = await connectClient('http', 'modern', { dbUrl, endpoint: mcp.endpoint });
@@ -174,7 +210,9 @@ describe.each(privilegedTargets())('$engine as a privileged user', (target) => {
   });
 
   it.runIf(server)('warns at start-up that the user has more rights than it needs', () => {
-    expect(mcp.stderr()).toMatch(/WARNING: connected as \S+, which has (superuser|FILE, SUPER): more than this server needs; use a least-privilege user/);
+    expect(mcp.stderr()).toMatch(
+      /WARNING: connected as \S+, which has (superuser|FILE, SUPER): more than this server needs; use a least-privilege user/,
+    );
   });
 
   it(`refuses each of its hostile statements (${hostile.length}) with a clear error, and nothing reaches the host or outlives the call`, async () => {
@@ -199,8 +237,10 @@ describe.each(privilegedTargets())('$engine as a privileged user', (target) => {
       const out = await callJson(client, 'sql', { sql: text, params: { v: 'x' } });
       const error = (out.data as { error?: { code: string; message: string } }).error;
       if (!out.isError || !error) failures.push(`${text}: accepted: ${JSON.stringify(out.data).slice(0, 200)}`);
-      else if (!(s.code ? [s.code] : ['invalid_argument', 'read_only']).includes(error.code)) failures.push(`${text}: ${error.code}: ${error.message}`);
-      else if (!error.message.toLowerCase().includes(s.names!.toLowerCase())) failures.push(`${text}: the message does not name ${s.names}: ${error.message}`);
+      else if (!(s.code ? [s.code] : ['invalid_argument', 'read_only']).includes(error.code))
+        failures.push(`${text}: ${error.code}: ${error.message}`);
+      else if (!error.message.toLowerCase().includes(s.names!.toLowerCase()))
+        failures.push(`${text}: the message does not name ${s.names}: ${error.message}`);
     }
     // soft: the checks below say what a statement that got through did
     expect.soft(failures).toEqual([]);
@@ -216,10 +256,14 @@ describe.each(privilegedTargets())('$engine as a privileged user', (target) => {
     expect(got.isError, JSON.stringify(got.data)).toBe(false);
   }, 60_000);
 
-  it.runIf(server && probe)('releases a lock taken out of the guard\'s sight, in a function the database defines, when the call ends', async () => {
-    const out = await callJson(client, 'sql', { sql: 'select take_lock() as locked' });
-    expect(out.isError, JSON.stringify(out.data)).toBe(false);
-    expect(Number((out.data as { rows: { locked: unknown }[] }).rows[0]!.locked)).toBe(1);
-    expect(Number((await direct((db) => probe!.locksHeld().execute(db))).rows[0]?.n)).toBe(0);
-  }, 30_000);
+  it.runIf(server && probe)(
+    "releases a lock taken out of the guard's sight, in a function the database defines, when the call ends",
+    async () => {
+      const out = await callJson(client, 'sql', { sql: 'select take_lock() as locked' });
+      expect(out.isError, JSON.stringify(out.data)).toBe(false);
+      expect(Number((out.data as { rows: { locked: unknown }[] }).rows[0]!.locked)).toBe(1);
+      expect(Number((await direct((db) => probe!.locksHeld().execute(db))).rows[0]?.n)).toBe(0);
+    },
+    30_000,
+  );
 });

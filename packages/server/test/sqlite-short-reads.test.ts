@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GetInput, QueryInput } from '@mcp-db-bench/contract';
+import type { AnyDb, Connection } from '@mcp-db-bench/engines';
 import Database from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCatalog } from '../src/catalog/build.js';
-import type { Catalog } from '../src/catalog/types.js';
-import type { AnyDb, Connection } from '@mcp-db-bench/engines';
 // from the engine's source, as SqliteShortReads is: `toBeInstanceOf` needs the one class
 import { sqlite } from '../../engines/src/sqlite/index.js';
 import { pinIndex, SqliteShortReads } from '../../engines/src/sqlite/short-reads.js';
+import { buildCatalog } from '../src/catalog/build.js';
+import type { Catalog } from '../src/catalog/types.js';
 import { DEFAULT_LIMITS } from '../src/context.js';
 import { readRows } from '../src/query/read.js';
 import { planGet } from '../src/tools/get.js';
@@ -98,7 +98,10 @@ const pastSchemaCheck = () => new Promise((resolve) => setTimeout(resolve, 1100)
 
 /** Runs a tool's statement as the tool does; says where it ran and checks the rows against the pool's. */
 async function route(tool: 'get' | 'query', args: GetInput | QueryInput): Promise<'main thread' | 'worker'> {
-  const plan = tool === 'get' ? planGet(args as GetInput, catalog, sqlite, connection.db) : planQuery(args as QueryInput, catalog, sqlite, connection.db, DEFAULT_LIMITS);
+  const plan =
+    tool === 'get'
+      ? planGet(args as GetInput, catalog, sqlite, connection.db)
+      : planQuery(args as QueryInput, catalog, sqlite, connection.db, DEFAULT_LIMITS);
   const before = pooled;
   const rows = await readRows({ db: pool, shortReads: reads }, plan.compiled, plan.table, plan.where);
   const where = pooled === before ? 'main thread' : 'worker';
@@ -185,7 +188,11 @@ describe('a plan is judged again when the schema changes', () => {
     expect(await route('query', { table: 'skew', filter: 'g = 7', limit: 20 })).toBe('main thread');
     // The same statement with the common value: pinned to the index, it still visits 21 rows.
     expect(await route('query', { table: 'skew', filter: 'g = 1', limit: 20 })).toBe('main thread');
-    expect(prepared.filter((text) => !text.startsWith('explain ') && text.includes('from "skew" as "t" indexed by "ix_skew_g" where'))).toHaveLength(1);
+    expect(
+      prepared.filter(
+        (text) => !text.startsWith('explain ') && text.includes('from "skew" as "t" indexed by "ix_skew_g" where'),
+      ),
+    ).toHaveLength(1);
     expect(await route('get', { table: 't', key: 2 })).toBe('main thread');
     expect(await route('get', { table: 'wr', key: { x: 'a', y: 1 } })).toBe('main thread');
   });
@@ -199,10 +206,14 @@ describe('pinIndex', () => {
     );
   });
   it('quotes names', () => {
-    expect(pinIndex('select 1 from "a""b" as "t" where x = ?', 'a"b', 'SEARCH t USING INDEX i"x (x=?)')).toBe('select 1 from "a""b" as "t" indexed by "i""x" where x = ?');
+    expect(pinIndex('select 1 from "a""b" as "t" where x = ?', 'a"b', 'SEARCH t USING INDEX i"x (x=?)')).toBe(
+      'select 1 from "a""b" as "t" indexed by "i""x" where x = ?',
+    );
   });
   it('pins the index a scan step names', () => {
-    expect(pinIndex(sql, 'child', 'SCAN t USING COVERING INDEX ix_child_parent')).toContain('from "child" as "t" indexed by "ix_child_parent" where');
+    expect(pinIndex(sql, 'child', 'SCAN t USING COVERING INDEX ix_child_parent')).toContain(
+      'from "child" as "t" indexed by "ix_child_parent" where',
+    );
   });
   it('pins nothing it cannot name or place', () => {
     expect(pinIndex(sql, 'child', 'SEARCH t USING INTEGER PRIMARY KEY (rowid>?)')).toBeUndefined();
@@ -221,7 +232,9 @@ describe('locks and writes', () => {
       const started = performance.now();
       const read = route('get', { table: 't', key: 1 });
       // A timer due in 50 ms fires on time: nothing waits for the lock on this thread.
-      const timerLateness = await new Promise<number>((resolve) => setTimeout(() => resolve(performance.now() - started - 50), 50));
+      const timerLateness = await new Promise<number>((resolve) =>
+        setTimeout(() => resolve(performance.now() - started - 50), 50),
+      );
       expect(timerLateness).toBeLessThan(100);
       setTimeout(() => writer.exec('commit'), 250);
       expect(await read).toBe('worker');

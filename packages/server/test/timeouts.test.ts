@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { engineForUrl } from '@mcp-db-bench/engines';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineForUrl } from '@mcp-db-bench/engines';
 import { engineOf, freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
@@ -82,7 +82,9 @@ describe.each(targets)('$engine', (target) => {
       // SQLite runs caller-written SQL in a child process of the server: it must be gone.
       let children = '?';
       for (let i = 0; i < 20 && children !== ''; i++) {
-        children = spawnSync('pgrep', ['-P', String(server.process.pid)]).stdout.toString().trim();
+        children = spawnSync('pgrep', ['-P', String(server.process.pid)])
+          .stdout.toString()
+          .trim();
         if (children !== '') await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(children).toBe('');

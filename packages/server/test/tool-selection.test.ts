@@ -19,7 +19,9 @@ let dbUrl = '';
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mcp-db-tools-'));
   const db = new Database(join(dir, 'shop.db'));
-  db.exec("create table orders (id integer primary key, status text not null); insert into orders values (1, 'paid'), (2, 'shipped');");
+  db.exec(
+    "create table orders (id integer primary key, status text not null); insert into orders values (1, 'paid'), (2, 'shipped');",
+  );
   db.close();
   dbUrl = `sqlite:${join(dir, 'shop.db')}`;
 });
@@ -35,14 +37,19 @@ describe('selectTools', () => {
   it('expands sets and names, in the order the server lists them', () => {
     expect(names(selectTools(everything, 'minimal'))).toEqual(['list_tables', 'describe_table', 'query']);
     expect(names(selectTools(everything, 'get, minimal'))).toEqual(['list_tables', 'describe_table', 'query', 'get']);
-    expect(names(selectTools(everything, 'read,write'))).toEqual([...names(TOOL_SETS.read!), ...names(TOOL_SETS.write!)]);
+    expect(names(selectTools(everything, 'read,write'))).toEqual([
+      ...names(TOOL_SETS.read!),
+      ...names(TOOL_SETS.write!),
+    ]);
     expect(names(selectTools(toolsFor({}), 'all'))).toEqual(names(TOOL_SETS.read!));
   });
 
   it('names the flag a tool needs, and the tools and sets there are', () => {
     expect(() => selectTools(toolsFor({}), 'read,insert')).toThrow('--tools: insert needs --allow-writes');
     expect(() => selectTools(toolsFor({}), 'sql')).toThrow('--tools: sql needs --sql');
-    expect(() => selectTools(everything, 'quer')).toThrow(/no tool or set named quer \(tools: list_tables, .*; sets: read, minimal, write, all\)/);
+    expect(() => selectTools(everything, 'quer')).toThrow(
+      /no tool or set named quer \(tools: list_tables, .*; sets: read, minimal, write, all\)/,
+    );
     expect(() => selectTools(toolsFor({}), 'write')).toThrow('selects no tool');
   });
 });
@@ -50,7 +57,9 @@ describe('selectTools', () => {
 describe('instructions', () => {
   it('name only the tools served, and give the filter grammar when a served tool filters', () => {
     const minimal = instructions(selectTools(toolsFor({}), 'minimal'));
-    expect(minimal).toMatch(/^Read-only access to one relational database\. Use list_tables, then describe_table, then query\. Filters: /);
+    expect(minimal).toMatch(
+      /^Read-only access to one relational database\. Use list_tables, then describe_table, then query\. Filters: /,
+    );
     expect(minimal).not.toMatch(/\bget\b|aggregate|insert/);
     const writes = instructions(toolsFor({ allowWrites: true }));
     expect(writes).toMatch(/^Read and write access .* change data with insert, update, delete, transact \(transact: /);
@@ -67,7 +76,13 @@ describe('leanSchema', () => {
         list: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', minLength: 1 } },
         map: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} },
         limit: { type: 'integer', minimum: 1, maximum: 10 },
-        filter: { anyOf: [{ type: 'string', maxLength: 8 }, { type: 'object', additionalProperties: {} }], description: 'f' },
+        filter: {
+          anyOf: [
+            { type: 'string', maxLength: 8 },
+            { type: 'object', additionalProperties: {} },
+          ],
+          description: 'f',
+        },
         key: { anyOf: [{ type: ['string', 'number'] }, { type: 'object', additionalProperties: { type: 'string' } }] },
         as: { type: 'string', pattern: '^[a-z]+$' },
       },
@@ -99,7 +114,10 @@ describe('mcp-db-server --tools, through a real client', () => {
       const long = await callJson(client, 'query', { table: 'x'.repeat(300) });
       expect(long).toMatchObject({ isError: true, data: { error: { code: 'invalid_argument' } } });
       expect(JSON.stringify(long)).toMatch(/table: Too big: expected string to have <=256 characters/);
-      expect(await callJson(client, 'query', { table: 'orders', filter: "status = 'paid'" })).toMatchObject({ isError: false, data: { rows: [{ id: 1 }] } });
+      expect(await callJson(client, 'query', { table: 'orders', filter: "status = 'paid'" })).toMatchObject({
+        isError: false,
+        data: { rows: [{ id: 1 }] },
+      });
     } finally {
       await client.close();
     }
@@ -107,7 +125,11 @@ describe('mcp-db-server --tools, through a real client', () => {
 
   it('exits 2 on a tool its flags do not register, before opening the database', async () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BIN, '--url', 'postgres://nobody@127.0.0.1:1/none', '--tools', 'read,delete'], (_e, _out, stderr) => resolve({ code: child.exitCode, stderr }));
+      const child = execFile(
+        process.execPath,
+        [BIN, '--url', 'postgres://nobody@127.0.0.1:1/none', '--tools', 'read,delete'],
+        (_e, _out, stderr) => resolve({ code: child.exitCode, stderr }),
+      );
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--tools: delete needs --allow-writes/);

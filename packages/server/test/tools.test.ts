@@ -1,7 +1,15 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase, liveTargets } from './support/databases.js';
-import { callJson, connectClient, type Era, type HttpServer, MODERN_REVISION, startHttpServer, type TransportKind } from './support/mcp.js';
+import {
+  callJson,
+  connectClient,
+  type Era,
+  type HttpServer,
+  MODERN_REVISION,
+  startHttpServer,
+  type TransportKind,
+} from './support/mcp.js';
 import { loadShop, shopRows } from './support/shop.js';
 
 /**
@@ -18,7 +26,8 @@ const MODES: [TransportKind, Era][] = [
 
 const rows = shopRows();
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const portableInt = (v: unknown) => (v === null ? null : BigInt(v as string | number) > MAX_SAFE ? String(v) : Number(v));
+const portableInt = (v: unknown) =>
+  v === null ? null : BigInt(v as string | number) > MAX_SAFE ? String(v) : Number(v);
 const iso = (v: string) => v.replace(/\.?0+Z$/, 'Z').replace(/(\d\d:\d\d:\d\d)Z$/, '$1Z');
 // biome-ignore lint/suspicious/noExplicitAny: fixture rows are checked by value, not by type
 type R = Record<string, any>;
@@ -86,7 +95,12 @@ describe.each(targets)('$engine', (target) => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(['list_tables', 'describe_table', 'query', 'get', 'aggregate']);
       for (const t of tools) {
-        expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+        expect(t.annotations).toMatchObject({
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false,
+        });
         expect(t.outputSchema?.type).toBe('object');
         expect(t.description?.length).toBeGreaterThan(20);
       }
@@ -96,8 +110,18 @@ describe.each(targets)('$engine', (target) => {
       const data = await ok('list_tables', 'list_tables', {});
       expect(data.tables).toEqual([
         { name: 'customers', kind: 'table', rows: 24, summary: '6 columns; key id; referenced by orders' },
-        { name: 'order_items', kind: 'table', rows: rows.order_items!.length, summary: '5 columns; key order_id, line_no; references orders' },
-        { name: 'orders', kind: 'table', rows: 90, summary: '7 columns; key id; references customers; referenced by order_items' },
+        {
+          name: 'order_items',
+          kind: 'table',
+          rows: rows.order_items!.length,
+          summary: '5 columns; key order_id, line_no; references orders',
+        },
+        {
+          name: 'orders',
+          kind: 'table',
+          rows: 90,
+          summary: '7 columns; key id; references customers; referenced by order_items',
+        },
         { name: 'paid_orders', kind: 'view', rows: null, summary: '3 columns' },
       ]);
     });
@@ -105,9 +129,18 @@ describe.each(targets)('$engine', (target) => {
     it('describe_table: portable types, defaults, keys both ways, indexes', async () => {
       const data = await ok('describe orders', 'describe_table', { table: 'orders' });
       expect(data.columns.map((c: { name: string; type: string }) => `${c.name}:${c.type}`)).toEqual([
-        'id:integer', 'customer_id:integer', 'status:text', 'total:decimal', 'big:integer', 'placed_at:timestamp', 'note:text',
+        'id:integer',
+        'customer_id:integer',
+        'status:text',
+        'total:decimal',
+        'big:integer',
+        'placed_at:timestamp',
+        'note:text',
       ]);
-      expect(data.columns.find((c: { name: string }) => c.name === 'status')).toMatchObject({ default: 'pending', nullable: false });
+      expect(data.columns.find((c: { name: string }) => c.name === 'status')).toMatchObject({
+        default: 'pending',
+        nullable: false,
+      });
       expect(data.columns.find((c: { name: string }) => c.name === 'total')).toMatchObject({ precision: 12, scale: 2 });
       expect(data.primary_key).toEqual(['id']);
       expect(data.foreign_keys).toEqual([{ columns: ['customer_id'], table: 'customers', references: ['id'] }]);
@@ -128,12 +161,19 @@ describe.each(targets)('$engine', (target) => {
       const text = await ok('query fk text', 'query', { table: 'orders', filter: 'customer_id = 3' });
       expect(text.rows).toEqual(expected);
       expect(text).toMatchObject({ truncated: false, next_cursor: null });
-      const json = await ok('query fk json', 'query', { table: 'orders', filter: { column: 'customer_id', op: '=', value: 3 } });
+      const json = await ok('query fk json', 'query', {
+        table: 'orders',
+        filter: { column: 'customer_id', op: '=', value: 3 },
+      });
       expect(json).toEqual(text);
     });
 
     it('query: columns, is null, in, comparisons on decimals, ordering and limit', async () => {
-      const noEmail = await ok('query is null', 'query', { table: 'customers', columns: ['id', 'name'], filter: 'email is null' });
+      const noEmail = await ok('query is null', 'query', {
+        table: 'customers',
+        columns: ['id', 'name'],
+        filter: 'email is null',
+      });
       expect(noEmail.columns).toEqual(['id', 'name']);
       expect(noEmail.rows).toEqual(customers.filter((c) => c.email === null).map(({ id, name }) => ({ id, name })));
 
@@ -152,21 +192,48 @@ describe.each(targets)('$engine', (target) => {
     });
 
     it('query: integers past 2^53 come back as exact strings and filter exactly', async () => {
-      const data = await ok('query bigints', 'query', { table: 'orders', columns: ['id', 'big'], filter: "big > '9007199254740991'" });
+      const data = await ok('query bigints', 'query', {
+        table: 'orders',
+        columns: ['id', 'big'],
+        filter: "big > '9007199254740991'",
+      });
       const expected = orders.filter((o) => typeof o.big === 'string').map(({ id, big }) => ({ id, big }));
       expect(expected.length).toBeGreaterThan(3);
       expect(data.rows).toEqual(expected);
-      const one = await ok('query bigint eq', 'query', { table: 'orders', columns: ['id'], filter: 'big = 9007199254741060' });
+      const one = await ok('query bigint eq', 'query', {
+        table: 'orders',
+        columns: ['id'],
+        filter: 'big = 9007199254741060',
+      });
       expect(one.rows).toEqual([{ id: 71 }]);
     });
 
     it('query: like with unicode and escaped wildcards, not, between on timestamps', async () => {
-      const zoe = await ok('query like unicode', 'query', { table: 'customers', columns: ['name'], filter: "name like 'Zo%'" });
-      expect(zoe.rows).toEqual(customers.filter((c) => (c.name as string).startsWith('Zo')).map(({ name }) => ({ name })));
-      const pct = await ok('query like escape', 'query', { table: 'orders', columns: ['id'], filter: "note like '%100\\% \\_done%'" });
-      expect(pct.rows).toEqual(orders.filter((o) => (o.note as string | null)?.includes('100% _done')).map(({ id }) => ({ id })));
-      const notPaid = await ok('query not', 'query', { table: 'orders', columns: ['id'], filter: "not (status = 'paid' or status = 'shipped')", limit: 1000 });
-      expect(notPaid.rows).toEqual(orders.filter((o) => o.status !== 'paid' && o.status !== 'shipped').map(({ id }) => ({ id })));
+      const zoe = await ok('query like unicode', 'query', {
+        table: 'customers',
+        columns: ['name'],
+        filter: "name like 'Zo%'",
+      });
+      expect(zoe.rows).toEqual(
+        customers.filter((c) => (c.name as string).startsWith('Zo')).map(({ name }) => ({ name })),
+      );
+      const pct = await ok('query like escape', 'query', {
+        table: 'orders',
+        columns: ['id'],
+        filter: "note like '%100\\% \\_done%'",
+      });
+      expect(pct.rows).toEqual(
+        orders.filter((o) => (o.note as string | null)?.includes('100% _done')).map(({ id }) => ({ id })),
+      );
+      const notPaid = await ok('query not', 'query', {
+        table: 'orders',
+        columns: ['id'],
+        filter: "not (status = 'paid' or status = 'shipped')",
+        limit: 1000,
+      });
+      expect(notPaid.rows).toEqual(
+        orders.filter((o) => o.status !== 'paid' && o.status !== 'shipped').map(({ id }) => ({ id })),
+      );
       const jan = await ok('query between ts', 'query', {
         table: 'orders',
         columns: ['id', 'placed_at'],
@@ -175,7 +242,9 @@ describe.each(targets)('$engine', (target) => {
       const lo = Date.parse('2023-01-02T00:00:00Z');
       const hi = Date.parse('2023-01-05T12:00:00.005Z');
       expect(jan.rows).toEqual(
-        orders.filter((o) => Date.parse(o.placed_at as string) >= lo && Date.parse(o.placed_at as string) <= hi).map(({ id, placed_at }) => ({ id, placed_at })),
+        orders
+          .filter((o) => Date.parse(o.placed_at as string) >= lo && Date.parse(o.placed_at as string) <= hi)
+          .map(({ id, placed_at }) => ({ id, placed_at })),
       );
     });
 
@@ -185,24 +254,44 @@ describe.each(targets)('$engine', (target) => {
         let cursor: string | undefined;
         let pages = 0;
         do {
-          const page = await ok(`page ${order} ${pages}`, 'query', { table: 'orders', columns: ['id', 'note'], order_by: [order], limit: 7, ...(cursor ? { cursor } : {}) });
+          const page = await ok(`page ${order} ${pages}`, 'query', {
+            table: 'orders',
+            columns: ['id', 'note'],
+            order_by: [order],
+            limit: 7,
+            ...(cursor ? { cursor } : {}),
+          });
           seen.push(...page.rows);
           cursor = page.next_cursor ?? undefined;
           expect(page.truncated).toBe(cursor !== undefined);
           pages++;
         } while (cursor && pages < 50);
-        const all = await ok(`all ${order}`, 'query', { table: 'orders', columns: ['id', 'note'], order_by: [order], limit: 1000 });
+        const all = await ok(`all ${order}`, 'query', {
+          table: 'orders',
+          columns: ['id', 'note'],
+          order_by: [order],
+          limit: 1000,
+        });
         expect(seen).toEqual(all.rows);
         expect(new Set(seen.map((r) => (r as { id: number }).id)).size).toBe(90);
       }
-      const first = await ok('nulls first', 'query', { table: 'orders', columns: ['id', 'note'], order_by: ['note'], limit: 3 });
+      const first = await ok('nulls first', 'query', {
+        table: 'orders',
+        columns: ['id', 'note'],
+        order_by: ['note'],
+        limit: 3,
+      });
       expect(first.rows.map((r: { note: unknown }) => r.note)).toEqual([null, null, null]);
     });
 
     it('get: by key, by composite key, and a miss', async () => {
       const seven = await ok('get 7', 'get', { table: 'orders', key: 7 });
       expect(seven).toEqual({ found: true, row: orders[6] });
-      const item = await ok('get composite', 'get', { table: 'order_items', key: { order_id: 7, line_no: 2 }, columns: ['sku', 'qty'] });
+      const item = await ok('get composite', 'get', {
+        table: 'order_items',
+        key: { order_id: 7, line_no: 2 },
+        columns: ['sku', 'qty'],
+      });
       const expected = rows.order_items!.find((r) => r.order_id === 7 && r.line_no === 2)!;
       expect(item).toEqual({ found: true, row: { sku: expected.sku, qty: expected.qty } });
       expect(await ok('get miss', 'get', { table: 'customers', key: 999 })).toEqual({ found: false, row: null });
@@ -211,7 +300,11 @@ describe.each(targets)('$engine', (target) => {
     });
 
     it('aggregate: grouped counts, sums with scale, averages, min/max, having', async () => {
-      const byStatus = await ok('agg status', 'aggregate', { table: 'orders', aggregates: [{ fn: 'count' }], group_by: ['status'] });
+      const byStatus = await ok('agg status', 'aggregate', {
+        table: 'orders',
+        aggregates: [{ fn: 'count' }],
+        group_by: ['status'],
+      });
       const counts = new Map<string, number>();
       for (const o of orders) counts.set(o.status as string, (counts.get(o.status as string) ?? 0) + 1);
       expect(byStatus.columns).toEqual(['status', 'count']);
@@ -240,7 +333,10 @@ describe.each(targets)('$engine', (target) => {
 
       const busy = await ok('agg having', 'aggregate', {
         table: 'orders',
-        aggregates: [{ fn: 'count', as: 'n' }, { fn: 'sum', column: 'total' }],
+        aggregates: [
+          { fn: 'count', as: 'n' },
+          { fn: 'sum', column: 'total' },
+        ],
         group_by: ['customer_id'],
         having: 'n >= 5',
         order_by: ['n desc'],
@@ -270,24 +366,49 @@ describe.each(targets)('$engine', (target) => {
     });
 
     it('errors are tool results with a code and an actionable message', async () => {
-      expect(await fails('err table', 'query', { table: 'ordrs' }, 'unknown_table')).toMatch(/tables: customers, order_items, orders, paid_orders/);
-      expect(await fails('err column', 'query', { table: 'orders', filter: 'custmer_id = 1' }, 'unknown_column')).toMatch(/columns: id, customer_id/);
-      expect(await fails('err syntax', 'query', { table: 'orders', filter: 'id = 1; drop table orders' }, 'invalid_filter')).toMatch(/;/);
-      expect(await fails('err type', 'query', { table: 'orders', filter: "id = 'abc'" }, 'type_mismatch')).toMatch(/integer/);
+      expect(await fails('err table', 'query', { table: 'ordrs' }, 'unknown_table')).toMatch(
+        /tables: customers, order_items, orders, paid_orders/,
+      );
+      expect(
+        await fails('err column', 'query', { table: 'orders', filter: 'custmer_id = 1' }, 'unknown_column'),
+      ).toMatch(/columns: id, customer_id/);
+      expect(
+        await fails('err syntax', 'query', { table: 'orders', filter: 'id = 1; drop table orders' }, 'invalid_filter'),
+      ).toMatch(/;/);
+      expect(await fails('err type', 'query', { table: 'orders', filter: "id = 'abc'" }, 'type_mismatch')).toMatch(
+        /integer/,
+      );
       await fails('err cursor', 'query', { table: 'orders', cursor: 'bm90LWEtY3Vyc29y' }, 'invalid_cursor');
       const page = await ok('cursor source', 'query', { table: 'orders', limit: 2 });
-      await fails('err cursor reuse', 'query', { table: 'customers', limit: 2, cursor: page.next_cursor }, 'invalid_cursor');
+      await fails(
+        'err cursor reuse',
+        'query',
+        { table: 'customers', limit: 2, cursor: page.next_cursor },
+        'invalid_cursor',
+      );
       await fails('err get view', 'get', { table: 'paid_orders', key: 1 }, 'invalid_argument');
       await fails('err get composite', 'get', { table: 'order_items', key: 7 }, 'invalid_argument');
       await fails('err like int', 'query', { table: 'orders', filter: "id like '1%'" }, 'type_mismatch');
-      await fails('err sum text', 'aggregate', { table: 'orders', aggregates: [{ fn: 'sum', column: 'status' }] }, 'type_mismatch');
+      await fails(
+        'err sum text',
+        'aggregate',
+        { table: 'orders', aggregates: [{ fn: 'sum', column: 'status' }] },
+        'type_mismatch',
+      );
       await fails('err order', 'query', { table: 'orders', order_by: ['nope desc'] }, 'unknown_column');
       // The table is still there and intact after the injection attempt.
-      expect((await ok('after injection', 'query', { table: 'orders', columns: ['id'], limit: 1000 })).rows).toHaveLength(90);
+      expect(
+        (await ok('after injection', 'query', { table: 'orders', columns: ['id'], limit: 1000 })).rows,
+      ).toHaveLength(90);
     });
 
     it('arguments that break the input schema are tool errors naming each problem', async () => {
-      const message = await fails('err schema', 'query', { table: 'orders', limit: 'ten', columns: [5] }, 'invalid_argument');
+      const message = await fails(
+        'err schema',
+        'query',
+        { table: 'orders', limit: 'ten', columns: [5] },
+        'invalid_argument',
+      );
       expect(message).toMatch(/limit: .*expected number/);
       expect(message).toMatch(/columns\.0: .*expected string/);
       await fails('err schema missing', 'get', { table: 'orders' }, 'invalid_argument');

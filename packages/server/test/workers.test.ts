@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workersOption } from '../src/transports/cluster.js';
 import { callJson, connectClient, type Era, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
-import { workersOption } from '../src/transports/cluster.js';
 
 /** The worker processes of a server started with --workers: pids of its children. */
 const children = (pid: number): string[] => {
@@ -48,9 +48,15 @@ describe('--workers', () => {
 
   for (const era of ['modern', 'legacy'] as Era[]) {
     it(`answers concurrent ${era}-era calls from several clients, each correctly`, async () => {
-      const clients: Client[] = await Promise.all(Array.from({ length: 6 }, () => connectClient('http', era, { dbUrl: '', endpoint: server.endpoint })));
+      const clients: Client[] = await Promise.all(
+        Array.from({ length: 6 }, () => connectClient('http', era, { dbUrl: '', endpoint: server.endpoint })),
+      );
       try {
-        const answers = await Promise.all(clients.flatMap((c, i) => [1, 2, 3].map((k) => callJson(c, 'get', { table: 'orders', key: ((i + k) % 5) + 1 }))));
+        const answers = await Promise.all(
+          clients.flatMap((c, i) =>
+            [1, 2, 3].map((k) => callJson(c, 'get', { table: 'orders', key: ((i + k) % 5) + 1 })),
+          ),
+        );
         let n = 0;
         for (const [i] of clients.entries()) {
           for (const k of [1, 2, 3]) {
@@ -69,16 +75,27 @@ describe('--workers', () => {
     // Each request on a new connection: the primary hands connections to the workers in turn.
     const send = (method: string, body: string | undefined, session?: string) =>
       new Promise<{ status: number; session?: string }>((resolve, reject) => {
-        const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+        };
         if (session) headers['mcp-session-id'] = session;
         const req = request(server.endpoint, { method, headers, agent: false }, (res) => {
           res.resume();
-          res.on('end', () => resolve({ status: res.statusCode!, session: res.headers['mcp-session-id'] as string | undefined }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, session: res.headers['mcp-session-id'] as string | undefined }),
+          );
         });
         req.on('error', reject);
         req.end(body);
       });
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'workers-test', version: '0' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'workers-test', version: '0' } },
+    });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push((await send('POST', initialize)).session!);
     // A session id starts with the worker that issued it: both workers issued some.
@@ -124,7 +141,9 @@ describe('--workers auto, the HTTP default', () => {
     }
   });
 
-  it('serves PGlite from one process, since its data directory opens in one process at a time', { timeout: 60_000 }, async () => {
+  it('serves PGlite from one process, since its data directory opens in one process at a time', {
+    timeout: 60_000,
+  }, async () => {
     const server = await startHttpServer('pglite::memory:', ['--workers', 'auto']);
     try {
       expect(children(server.process.pid!)).toHaveLength(0);

@@ -1,7 +1,7 @@
+import { engineForUrl } from '@mcp-db-bench/engines';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineForUrl } from '@mcp-db-bench/engines';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop, SHOP } from './support/shop.js';
@@ -15,7 +15,7 @@ import { loadShop, SHOP } from './support/shop.js';
 /** Statements that try to change data through the sql tool; every one must fail and change nothing. */
 const BYPASS_ATTEMPTS: string[] = [
   'delete from customers',
-  'update customers set name = \'x\'',
+  "update customers set name = 'x'",
   "insert into notes (body) values ('x')",
   'drop table customers',
   'truncate table customers',
@@ -57,7 +57,7 @@ const BYPASS_ATTEMPTS: string[] = [
   "select load_extension('evil')",
   'replace into customers (id) values (1)',
   'call evil()',
-  "values (1); delete from customers",
+  'values (1); delete from customers',
   '(select 1); delete from customers',
   'explain delete from customers',
 ];
@@ -148,14 +148,38 @@ describe.each(targets)('$engine', (target) => {
     });
     expect(given.keys).toEqual([{ id: 1001 }]);
     expect((await ok(r, 'get', { table: 'customers', key: 1001 })).row).toEqual({
-      id: 1001, name: 'New', email: null, vip: true, balance: '12.34', created_at: '2024-02-29T23:59:59.5Z',
+      id: 1001,
+      name: 'New',
+      email: null,
+      vip: true,
+      balance: '12.34',
+      created_at: '2024-02-29T23:59:59.5Z',
     });
   });
 
   it('a failing insert row rolls back the whole call', async () => {
     const before = await snapshot();
-    await fails(w, 'insert', { table: 'customers', rows: [{ id: 1002, name: 'A', vip: false, balance: '1', created_at: '2024-01-01T00:00:00Z' }, { id: 1003, name: 'B', vip: 'maybe', balance: '1', created_at: '2024-01-01T00:00:00Z' }] }, 'type_mismatch');
-    await fails(w, 'insert', { table: 'customers', rows: [{ id: 1, name: 'dup', vip: false, balance: '1', created_at: '2024-01-01T00:00:00Z' }] }, 'database_error');
+    await fails(
+      w,
+      'insert',
+      {
+        table: 'customers',
+        rows: [
+          { id: 1002, name: 'A', vip: false, balance: '1', created_at: '2024-01-01T00:00:00Z' },
+          { id: 1003, name: 'B', vip: 'maybe', balance: '1', created_at: '2024-01-01T00:00:00Z' },
+        ],
+      },
+      'type_mismatch',
+    );
+    await fails(
+      w,
+      'insert',
+      {
+        table: 'customers',
+        rows: [{ id: 1, name: 'dup', vip: false, balance: '1', created_at: '2024-01-01T00:00:00Z' }],
+      },
+      'database_error',
+    );
     await fails(w, 'insert', { table: 'customers', rows: [{ nope: 1 }] }, 'unknown_column');
     await fails(w, 'insert', { table: 'customers', rows: [{}] }, 'invalid_argument');
     expect(await snapshot()).toBe(before);
@@ -169,7 +193,9 @@ describe.each(targets)('$engine', (target) => {
     expect(Math.round(Number(after) * 100) - Math.round(Number(before) * 100)).toBe(10);
     // Setting a value to what it already is still counts the row (MySQL would say 0 without FOUND_ROWS).
     const vip = (await ok(r, 'get', { table: 'customers', key: 3 })).row.vip;
-    expect(await ok(w, 'update', { table: 'customers', set: { vip }, filter: { column: 'id', op: '=', value: 3 } })).toEqual({ updated: 1 });
+    expect(
+      await ok(w, 'update', { table: 'customers', set: { vip }, filter: { column: 'id', op: '=', value: 3 } }),
+    ).toEqual({ updated: 1 });
   });
 
   it('update and delete refuse an empty filter, a capped match, and primary key changes, changing nothing', async () => {
@@ -180,7 +206,12 @@ describe.each(targets)('$engine', (target) => {
     await fails(w, 'update', { table: 'customers', set: {}, filter: 'id = 1' }, 'invalid_argument');
     await fails(w, 'update', { table: 'customers', set: { id: 5000 }, filter: 'id = 1' }, 'invalid_argument');
     await fails(w, 'update', { table: 'customers', set: { name: { add: 1 } }, filter: 'id = 1' }, 'type_mismatch');
-    const capped = await fails(w, 'update', { table: 'orders', set: { note: 'x' }, filter: 'id <= 3', max_rows: 2 }, 'limit_exceeded');
+    const capped = await fails(
+      w,
+      'update',
+      { table: 'orders', set: { note: 'x' }, filter: 'id <= 3', max_rows: 2 },
+      'limit_exceeded',
+    );
     expect(capped).toContain('3 rows');
     await fails(w, 'delete', { table: 'order_items', filter: 'order_id <= 10', max_rows: 5 }, 'limit_exceeded');
     await fails(w, 'delete', { table: 'paid_orders', filter: 'id = 1' }, 'invalid_argument');
@@ -188,19 +219,32 @@ describe.each(targets)('$engine', (target) => {
   });
 
   it('delete removes exactly the matched rows', async () => {
-    const { keys } = await ok(w, 'insert', { table: 'notes', rows: [{ body: 'gone 1' }, { body: 'gone 2' }, { body: 'kept' }] });
+    const { keys } = await ok(w, 'insert', {
+      table: 'notes',
+      rows: [{ body: 'gone 1' }, { body: 'gone 2' }, { body: 'kept' }],
+    });
     const out = await ok(w, 'delete', { table: 'notes', filter: "body like 'gone %'" });
     expect(out).toEqual({ deleted: 2 });
-    const left = await ok(r, 'query', { table: 'notes', filter: { column: 'id', op: 'in', value: keys.map((k: { id: number }) => k.id) } });
+    const left = await ok(r, 'query', {
+      table: 'notes',
+      filter: { column: 'id', op: 'in', value: keys.map((k: { id: number }) => k.id) },
+    });
     expect(left.rows.map((x: { body: string }) => x.body)).toEqual(['kept']);
   });
 
   it('transact applies every step or none, and a guard rolls all back', async () => {
-    const balance = async (id: number) => Math.round(Number((await ok(r, 'get', { table: 'customers', key: id })).row.balance) * 100);
+    const balance = async (id: number) =>
+      Math.round(Number((await ok(r, 'get', { table: 'customers', key: id })).row.balance) * 100);
     const [a0, b0] = [await balance(4), await balance(5)];
     const transfer = (amount: string, guard: string) => ({
       steps: [
-        { op: 'update', table: 'customers', set: { balance: { add: `-${amount}` } }, filter: `id = 4 and balance >= ${guard}`, expect_rows: 1 },
+        {
+          op: 'update',
+          table: 'customers',
+          set: { balance: { add: `-${amount}` } },
+          filter: `id = 4 and balance >= ${guard}`,
+          expect_rows: 1,
+        },
         { op: 'update', table: 'customers', set: { balance: { add: amount } }, filter: 'id = 5', expect_rows: 1 },
         { op: 'insert', table: 'notes', rows: [{ customer_id: 4, body: `paid ${amount} to 5` }] },
       ],
@@ -214,8 +258,20 @@ describe.each(targets)('$engine', (target) => {
     const message = await fails(w, 'transact', transfer('1.25', '100000000'), 'conflict');
     expect(message).toContain('steps[0]');
     // A failing later step undoes the earlier ones too.
-    await fails(w, 'transact', { steps: [transfer('2.00', '-1000000').steps[0], { op: 'insert', table: 'notes', rows: [{ nope: 1 }] }] }, 'unknown_column');
-    await fails(w, 'transact', { steps: [transfer('2.00', '-1000000').steps[0], { op: 'delete', table: 'notes', filter: 'id > 0', max_rows: 1 }] }, 'limit_exceeded');
+    await fails(
+      w,
+      'transact',
+      { steps: [transfer('2.00', '-1000000').steps[0], { op: 'insert', table: 'notes', rows: [{ nope: 1 }] }] },
+      'unknown_column',
+    );
+    await fails(
+      w,
+      'transact',
+      {
+        steps: [transfer('2.00', '-1000000').steps[0], { op: 'delete', table: 'notes', filter: 'id > 0', max_rows: 1 }],
+      },
+      'limit_exceeded',
+    );
     expect(await snapshot()).toBe(before);
   });
 
@@ -226,12 +282,19 @@ describe.each(targets)('$engine', (target) => {
     });
     expect(out.columns).toEqual(['id', 'name']);
     expect(out.rows.map((x: { id: unknown }) => Number(x.id))).toEqual([3, 2]);
-    const capped = await ok(r, 'sql', { sql: 'select id from orders where customer_id >= :min order by id;', params: { min: 1 }, limit: 5 });
+    const capped = await ok(r, 'sql', {
+      sql: 'select id from orders where customer_id >= :min order by id;',
+      params: { min: 1 },
+      limit: 5,
+    });
     expect(capped.truncated).toBe(true);
     expect(capped.rows.map((x: { id: unknown }) => Number(x.id))).toEqual([1, 2, 3, 4, 5]);
     expect(await fails(r, 'sql', { sql: 'select :x', params: {} }, 'invalid_argument')).toContain(':x');
     // A value never becomes SQL text: a hostile string is just a string that matches nothing.
-    const hostile = await ok(r, 'sql', { sql: 'select id from customers where name = :n', params: { n: "x' or '1'='1" } });
+    const hostile = await ok(r, 'sql', {
+      sql: 'select id from customers where name = :n',
+      params: { n: "x' or '1'='1" },
+    });
     expect(hostile.rows).toEqual([]);
   });
 
@@ -249,11 +312,20 @@ describe.each(targets)('$engine', (target) => {
     expect(versioned.isError).toBe(engineForUrl(dbUrl).family === 'mysql');
     if (engineForUrl(dbUrl).family === 'mysql') {
       // Refused before it reaches the server, so whether the user has FILE (which would let it write the file) does not matter.
-      expect(await fails(client(), 'sql', { sql: "select 1 into outfile 'evil.txt'" }, 'invalid_argument')).toMatch(/INTO OUTFILE/);
+      expect(await fails(client(), 'sql', { sql: "select 1 into outfile 'evil.txt'" }, 'invalid_argument')).toMatch(
+        /INTO OUTFILE/,
+      );
     }
     if (engineForUrl(dbUrl).family === 'postgres') {
       // Settings are refused outright (a change would also be rolled back with the transaction).
-      expect(await fails(client(), 'sql', { sql: "select set_config('default_transaction_read_only', 'off', false)" }, 'invalid_argument')).toMatch(/set_config/);
+      expect(
+        await fails(
+          client(),
+          'sql',
+          { sql: "select set_config('default_transaction_read_only', 'off', false)" },
+          'invalid_argument',
+        ),
+      ).toMatch(/set_config/);
       const after = await ok(client(), 'sql', { sql: "select current_setting('default_transaction_read_only') as v" });
       expect(after.rows).toEqual([{ v: client() === r ? 'on' : 'off' }]);
     }
@@ -264,8 +336,18 @@ describe.each(targets)('$engine', (target) => {
     const engine = engineForUrl(dbUrl);
     const { db, close } = await engine.connect(dbUrl, { poolSize: 1, readOnly: true });
     try {
-      for (const statement of ["insert into notes (body) values ('x')", 'delete from notes', 'update customers set vip = vip']) {
-        const error = await sql.raw(statement).execute(db).then(() => undefined, (e: unknown) => e);
+      for (const statement of [
+        "insert into notes (body) values ('x')",
+        'delete from notes',
+        'update customers set vip = vip',
+      ]) {
+        const error = await sql
+          .raw(statement)
+          .execute(db)
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
         expect(error, statement).toBeDefined();
         expect(engine.mapError(error)?.code, String(error)).toBe('read_only');
       }

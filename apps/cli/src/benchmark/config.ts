@@ -12,8 +12,8 @@ import type { IndexProfile } from '@mcp-db-bench/dataset';
 import type { Command } from 'commander';
 import { UsageError, unknownCommand } from '../errors.js';
 import type { Threshold } from '../gates/thresholds.js';
-import type { Format } from '../options.js';
 import type { ProtocolChoice } from '../labels.js';
+import type { Format } from '../options.js';
 import { checkPinning } from '../serving/cpus.js';
 import { checkBarrier, type ShardFlag } from '../serving/shard.js';
 
@@ -72,7 +72,7 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   if (given.length > 1) {
     throw new UsageError(
       `${given.join(' and ')} cannot be used together: benchmark our server on databases (--db), or another server ` +
-      `(--target or --target-cmd)`,
+        `(--target or --target-cmd)`,
     );
   }
   if (config.profile && config.db)
@@ -89,11 +89,17 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
 
 /** Where the run's files go, checked before the first step: a finished run must not die at its last line. */
 function checkOutputs(config: RunFlags): void {
-  for (const [flag, path] of [['--out', config.out], ['--html', config.html], ['--junit', config.junit]] as const) {
+  for (const [flag, path] of [
+    ['--out', config.out],
+    ['--html', config.html],
+    ['--junit', config.junit],
+  ] as const) {
     if (path === undefined) continue;
     const dir = dirname(resolve(path));
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${flag} ${path}: there is no directory ${dir}`);
-    if (existsSync(path) && statSync(path).isDirectory()) throw new UsageError(`${flag} ${path} is a directory: name a file`);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new UsageError(`${flag} ${path}: there is no directory ${dir}`);
+    if (existsSync(path) && statSync(path).isDirectory())
+      throw new UsageError(`${flag} ${path} is a directory: name a file`);
   }
 }
 
@@ -104,7 +110,7 @@ function checkCpus(config: RunFlags): void {
   if (config.serverCpus && config.target && !config.targetCmd) {
     throw new UsageError(
       '--server-cpus pins the servers the run starts (--db, the default database, --target-cmd): a --target server ' +
-      'runs elsewhere',
+        'runs elsewhere',
     );
   }
 }
@@ -137,14 +143,14 @@ function shardConfig(config: RunFlags, typed: (name: string) => boolean): RunFla
   if (typed('indexes')) {
     throw new UsageError(
       '--indexes cannot be used with --shard: shards never re-index the database they share; set it once with ' +
-      'mcp-db-bench index --indexes PROFILE',
+        'mcp-db-bench index --indexes PROFILE',
     );
   }
   const writes = config.workloads.filter((name) => WORKLOADS[name]!.writes);
   if (writes.length) {
     throw new UsageError(
       `--shard cannot run write workloads (${writes.join(', ')}): each shard could verify only its own writes while ` +
-      `the others change the same rows`,
+        `the others change the same rows`,
     );
   }
   if (config.stages || config.rateStages)

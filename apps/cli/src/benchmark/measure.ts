@@ -5,9 +5,9 @@
  */
 import {
   createClient,
+  type PlanTarget,
   PROFILES,
   ProfileClient,
-  type PlanTarget,
   peakTarget,
   runPlan,
   stagesDuration,

@@ -12,7 +12,13 @@ export function doctorCommand(): Command {
   return new Command('doctor')
     .description('check Node, the MCP server, the database drivers and the databases you name')
     .addOption(dbListOption('databases to check', false))
-    .addHelpText('after', examples('mcp-db-bench doctor', 'mcp-db-bench doctor --db sqlite:mcp-db-bench.db --db postgres://bench:bench@127.0.0.1:5432/bench'))
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-db-bench doctor',
+        'mcp-db-bench doctor --db sqlite:mcp-db-bench.db --db postgres://bench:bench@127.0.0.1:5432/bench',
+      ),
+    )
     .action(async (flags: { db?: string[] }) => {
       let failures = 0;
       const line = (ok: boolean, text: string) => {
@@ -46,7 +52,10 @@ export function doctorCommand(): Command {
           try {
             const names = new Set((await engine.introspect(db)).tables.map((t) => t.name));
             const present = TABLES.filter((t) => names.has(t.name)).length;
-            line(true, `${redactUrl(url)}: connected (${engine.name}); ${present} of ${TABLES.length} dataset tables${present < TABLES.length ? ' (run mcp-db-bench seed)' : ''}`);
+            line(
+              true,
+              `${redactUrl(url)}: connected (${engine.name}); ${present} of ${TABLES.length} dataset tables${present < TABLES.length ? ' (run mcp-db-bench seed)' : ''}`,
+            );
           } finally {
             await close();
           }
@@ -62,7 +71,8 @@ export function doctorCommand(): Command {
 /** Each driver package with the engines that load it: `mysql2` → `MySQL, MariaDB`. */
 function driverUsers(): Map<string, string> {
   const users = new Map<string, string[]>();
-  for (const engine of ENGINES) for (const pkg of engine.drivers) users.set(pkg, [...(users.get(pkg) ?? []), engine.title]);
+  for (const engine of ENGINES)
+    for (const pkg of engine.drivers) users.set(pkg, [...(users.get(pkg) ?? []), engine.title]);
   return new Map([...users].map(([pkg, titles]) => [pkg, titles.join(', ')]));
 }
 
@@ -85,7 +95,10 @@ function installedVersion(require: NodeJS.Require, pkg: string): string {
   } catch {
     for (let dir = dirname(require.resolve(pkg)); dir !== dirname(dir); dir = dirname(dir)) {
       try {
-        const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version: string };
+        const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+          name?: string;
+          version: string;
+        };
         if (manifest.name === pkg) return manifest.version;
       } catch {
         // no package.json at this level: look one higher

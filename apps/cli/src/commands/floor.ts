@@ -55,7 +55,7 @@ export function floorCommand(): Command {
       new Option(
         '--protocol <list>',
         `protocol eras, alternated within each step: legacy (${LEGACY_REVISION} initialize and a session, what hosts ` +
-        `speak), modern (${MODERN_REVISION})`,
+          `speak), modern (${MODERN_REVISION})`,
       )
         .default(['legacy', 'modern'] as Era[], 'legacy,modern')
         .argParser(parseList(parseEra)),
@@ -170,7 +170,7 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
           const echo = floors.get(floorBefore(target))!;
           log(
             `${target} ${workload} × ${agents} #${iteration}: ${ours.toFixed(0)} calls/s, floor ${echo.toFixed(0)} ` +
-            `(${(ours / echo).toFixed(2)}×)`,
+              `(${(ours / echo).toFixed(2)}×)`,
           );
         },
       },

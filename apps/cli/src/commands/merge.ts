@@ -7,13 +7,23 @@ import { readResultFile, writeResultFile } from '../results.js';
 
 export function mergeCommand(): Command {
   return new Command('merge')
-    .description('merge the result files of a sharded run (run --shard I/N) into one, exactly: histograms added, seconds aligned on the wall clock')
+    .description(
+      'merge the result files of a sharded run (run --shard I/N) into one, exactly: histograms added, seconds aligned on the wall clock',
+    )
     .argument('<files...>', "every shard's result file (run --shard I/N --out FILE)")
     .option('-o, --out <file>', 'write the merged result file here')
-    .addOption(formatOption('on stdout: the merged run\'s report as a table, Markdown or HTML, or the merged result file (json)', ['table', 'markdown', 'json', 'html']))
+    .addOption(
+      formatOption(
+        "on stdout: the merged run's report as a table, Markdown or HTML, or the merged result file (json)",
+        ['table', 'markdown', 'json', 'html'],
+      ),
+    )
     .addHelpText(
       'after',
-      examples('mcp-db-bench merge shard-0.json shard-1.json shard-2.json shard-3.json -o run.json', 'mcp-db-bench merge shards/*.json --format markdown > RESULTS.md'),
+      examples(
+        'mcp-db-bench merge shard-0.json shard-1.json shard-2.json shard-3.json -o run.json',
+        'mcp-db-bench merge shards/*.json --format markdown > RESULTS.md',
+      ),
     )
     .action((files: string[], flags: { out?: string; format: ReportFormat }) => {
       const shards = files.map((name) => ({ name, result: readResultFile(name) }));

@@ -21,14 +21,29 @@ interface RecordFlags {
 /** A transparent proxy between a host and any MCP server that writes what the host does as a trace. */
 export function recordCommand(): Command {
   return new Command('record')
-    .description("record a host's MCP sessions as a trace: a transparent proxy in front of any MCP server (HTTP or stdio)")
-    .option('--target <url>', 'the MCP server to record, over Streamable HTTP; the host connects to --host:--port instead')
-    .option('--target-cmd <command>', 'the MCP server to record, over stdio: the host runs `mcp-db-bench record --target-cmd ...` as its server')
+    .description(
+      "record a host's MCP sessions as a trace: a transparent proxy in front of any MCP server (HTTP or stdio)",
+    )
+    .option(
+      '--target <url>',
+      'the MCP server to record, over Streamable HTTP; the host connects to --host:--port instead',
+    )
+    .option(
+      '--target-cmd <command>',
+      'the MCP server to record, over stdio: the host runs `mcp-db-bench record --target-cmd ...` as its server',
+    )
     .option('--host <host>', 'address the proxy listens on (HTTP)', '127.0.0.1')
-    .addOption(new Option('--port <port>', 'port the proxy listens on (HTTP; 0 picks a free one)').default(7410).argParser(parsePort))
+    .addOption(
+      new Option('--port <port>', 'port the proxy listens on (HTTP; 0 picks a free one)')
+        .default(7410)
+        .argParser(parsePort),
+    )
     .option('-o, --out <file>', 'the trace, one JSON object per line', 'mcp-trace.jsonl')
     .addOption(
-      new Option('--values <mode>', 'what the trace keeps of tool arguments: shape (types and lengths; table and column names kept), keep, or drop')
+      new Option(
+        '--values <mode>',
+        'what the trace keeps of tool arguments: shape (types and lengths; table and column names kept), keep, or drop',
+      )
         .choices(TRACE_VALUES)
         .default('shape'),
     )
@@ -44,12 +59,15 @@ export function recordCommand(): Command {
         ),
     )
     .action(async (flags: RecordFlags) => {
-      if ((flags.target === undefined) === (flags.targetCmd === undefined)) throw new UsageError('give the server to record: --target URL or --target-cmd COMMAND (one of them)');
+      if ((flags.target === undefined) === (flags.targetCmd === undefined))
+        throw new UsageError('give the server to record: --target URL or --target-cmd COMMAND (one of them)');
       const out = resolve(flags.out);
-      if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory()) throw new UsageError(`--out ${flags.out}: no directory ${dirname(out)}`);
+      if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory())
+        throw new UsageError(`--out ${flags.out}: no directory ${dirname(out)}`);
       const [command = '', ...args] = (flags.targetCmd ?? '').split(/\s+/).filter(Boolean);
       if (flags.targetCmd !== undefined && !command) throw new UsageError('--target-cmd needs a command');
-      if (flags.target !== undefined && !/^https?:\/\//.test(flags.target)) throw new UsageError(`--target must be an http:// or https:// URL: ${flags.target}`);
+      if (flags.target !== undefined && !/^https?:\/\//.test(flags.target))
+        throw new UsageError(`--target must be an http:// or https:// URL: ${flags.target}`);
 
       const file = createWriteStream(out);
       const write = (line: TraceLine) => file.write(`${JSON.stringify(line)}\n`);
@@ -85,6 +103,7 @@ export function recordCommand(): Command {
 
 function parsePort(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('port must be a whole number from 0 to 65535');
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('port must be a whole number from 0 to 65535');
   return n;
 }

@@ -21,8 +21,19 @@ export function reportCommand(): Command {
         'overlaid in html',
     )
     .argument('<file...>', 'result files (JSON)')
-    .addOption(formatOption('table, markdown, json (the result files, checked) or html (one self-contained page with charts)', ['table', 'markdown', 'json', 'html']))
-    .addOption(new Option('--label <name>', 'name of a file\'s run in the report, once per file in order').argParser(collect(String)).default([], "each file's name"))
+    .addOption(
+      formatOption('table, markdown, json (the result files, checked) or html (one self-contained page with charts)', [
+        'table',
+        'markdown',
+        'json',
+        'html',
+      ]),
+    )
+    .addOption(
+      new Option('--label <name>', "name of a file's run in the report, once per file in order")
+        .argParser(collect(String))
+        .default([], "each file's name"),
+    )
     .addOption(outOption('write to this file instead of stdout'))
     .addOption(outputAlias())
     .addHelpText(

@@ -4,9 +4,9 @@ import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type StepResult } fr
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { RATE_STAGES_POOL, type RunFlags, runConfig } from '../benchmark/config.js';
+import { measure } from '../benchmark/measure.js';
 import { junitXml } from '../gates/junit.js';
 import { judge, parseThreshold, ThresholdSyntaxError } from '../gates/thresholds.js';
-import { measure } from '../benchmark/measure.js';
 import type { ProtocolChoice } from '../labels.js';
 import {
   agentsOption,
@@ -43,14 +43,14 @@ export function runCommand(): Command {
     .addOption(
       dbListOption(
         'databases to benchmark through our MCP server; give several to compare engines (default: a new SQLite file ' +
-        'in a temporary directory)',
+          'in a temporary directory)',
       ),
     )
     .addOption(
       new Option(
         '--target <url>',
         'benchmark another MCP server over Streamable HTTP instead (http:// or https://); repeat to compare servers ' +
-        'side by side',
+          'side by side',
       ).argParser(collect(parseTarget)),
     )
     .addOption(
@@ -63,7 +63,7 @@ export function runCommand(): Command {
       new Option(
         '--profile <name>',
         `how to drive the --target or --target-cmd before it: ${Object.keys(PROFILES).join(', ')}; NAME:ENGINE ` +
-        `(sqlite, postgres, mysql) for profiles that write SQL (default: ours)`,
+          `(sqlite, postgres, mysql) for profiles that write SQL (default: ours)`,
       ).argParser(collect(String)),
     )
     .addOption(new Option('--sql-tool <name>', "sql-tool profile: the server's raw-SQL tool").default('query'))
@@ -119,21 +119,21 @@ export function runCommand(): Command {
       new Option(
         '--stages <list>',
         'ramp the agents instead of --agents × --duration, k6-style: DURATION:AGENTS, comma-separated, each moving ' +
-        'linearly from the last (from 0); one staged step per workload',
+          'linearly from the last (from 0); one staged step per workload',
       ).argParser(parseStages),
     )
     .addOption(
       new Option(
         '--rate-stages <list>',
         `open loop, ramping the calls per second the same way (DURATION:RATE,...), served by a pool of --agents ` +
-        `(default ${RATE_STAGES_POOL})`,
+          `(default ${RATE_STAGES_POOL})`,
       ).argParser(parseStages),
     )
     .addOption(
       new Option(
         '--protocol <list>',
         `MCP eras to measure, side by side: legacy (${LEGACY_REVISION}: initialize, then calls on a session, what ` +
-        `hosts speak today), modern (${MODERN_REVISION}) or auto`,
+          `hosts speak today), modern (${MODERN_REVISION}) or auto`,
       )
         .default(['legacy'] as ProtocolChoice[], 'legacy')
         .argParser(parseList(parseProtocol)),
@@ -149,8 +149,8 @@ export function runCommand(): Command {
     .addOption(
       new Option(
         '--shard <I/N>',
-        "run shard I of N (I from 0 to N-1) of this configuration: its share of the agents and the rate; merge the " +
-        "shards' --out files with mcp-db-bench merge",
+        'run shard I of N (I from 0 to N-1) of this configuration: its share of the agents and the rate; merge the ' +
+          "shards' --out files with mcp-db-bench merge",
       ).argParser(parseShard),
     )
     .addOption(
@@ -175,7 +175,7 @@ export function runCommand(): Command {
       new Option(
         '--threshold <rule>',
         'fail the run (exit 1) unless every step it names holds: [WORKLOAD[@AGENTS]:]METRIC OP VALUE, e.g. ' +
-        'point-read:p99<5ms, errors<0.1%, filtered@10:calls/s>1000; repeat for more',
+          'point-read:p99<5ms, errors<0.1%, filtered@10:calls/s>1000; repeat for more',
       )
         .argParser(collect(thresholdOption))
         .default([], 'none'),
@@ -185,7 +185,7 @@ export function runCommand(): Command {
       new Option(
         '--server-cpus <list>',
         'Linux, with taskset: pin the servers the run starts to these CPUs (0, 0,2, 0-3) and report their CPU per ' +
-        'call, read from /proc',
+          'call, read from /proc',
       ).argParser(parseCpuList),
     )
     .addOption(
@@ -200,17 +200,17 @@ export function runCommand(): Command {
       examples(
         'mcp-db-bench run --agents 1,8 --duration 5s',
         'mcp-db-bench run --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench --indexes optimized ' +
-        '--out result.json',
+          '--out result.json',
         'mcp-db-bench run --target https://mcp.example.com/mcp --token $TOKEN --workloads point-read,filtered',
         'mcp-db-bench run --target http://127.0.0.1:7400/mcp --profile ours --target http://127.0.0.1:7500/mcp ' +
-        '--profile dbhub:sqlite --workloads point-read,filtered',
+          '--profile dbhub:sqlite --workloads point-read,filtered',
         'mcp-db-bench run --target-cmd "npx @modelcontextprotocol/server-postgres $PG_URL" --profile ' +
-        'sql-tool:postgres --sql-tool query --sql-arg sql',
+          'sql-tool:postgres --sql-tool query --sql-arg sql',
         'mcp-db-bench run --stages 5s:1,2s:16,5s:16,2s:1 --workloads point-read',
         'mcp-db-bench run --db sqlite:shop.db --server-cpus 0 --client-cpus 1 --workloads point-read,filtered',
         'mcp-db-bench run --rate-stages 10s:100,30s:1000,10s:0 --agents 32 --workloads point-read',
         'AT=$(date -u -d +2min +%FT%TZ); mcp-db-bench run --target http://db-mcp:8080/mcp --shard 0/4 --start-at $AT ' +
-        '--agents 64 --rate 8000 --out shard-0.json',
+          '--agents 64 --rate 8000 --out shard-0.json',
       ),
     )
     .action(async (flags: RunFlags, command: Command) => {
@@ -260,7 +260,8 @@ function thresholdOption(text: string) {
   try {
     return parseThreshold(text, Object.keys(WORKLOADS));
   } catch (error) {
-    if (error instanceof ThresholdSyntaxError) throw new InvalidArgumentError(error.message.replace(/^--threshold "[^"]*": /, ''));
+    if (error instanceof ThresholdSyntaxError)
+      throw new InvalidArgumentError(error.message.replace(/^--threshold "[^"]*": /, ''));
     throw error;
   }
 }

@@ -3,7 +3,16 @@ import { redactUrl } from '@mcp-db-bench/engines';
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
 import { onDatabase } from '../errors.js';
-import { dbOption, examples, type Format, formatOption, indexesOption, jsonAlias, scaleOption, seedOption } from '../options.js';
+import {
+  dbOption,
+  examples,
+  type Format,
+  formatOption,
+  indexesOption,
+  jsonAlias,
+  scaleOption,
+  seedOption,
+} from '../options.js';
 import { renderSeedSummary, seedSummarySections } from '../render/seed-summary.js';
 import { toMarkdown } from '../render/table.js';
 
@@ -30,7 +39,11 @@ export function seedCommand(): Command {
       'after',
       '\nTables and rows at scale 1: categories 1,000; suppliers 10,000; customers 200,000; products 100,000;\n' +
         'inventory 100,000; orders 600,000; order_items 1,200,000; reviews 349,000.\n' +
-        examples('mcp-db-bench seed', 'mcp-db-bench seed --db postgres://bench:bench@127.0.0.1:5432/bench --scale 1', 'MCP_DB_BENCH_DB=sqlite:shop.db mcp-db-bench seed --force --indexes baseline'),
+        examples(
+          'mcp-db-bench seed',
+          'mcp-db-bench seed --db postgres://bench:bench@127.0.0.1:5432/bench --scale 1',
+          'MCP_DB_BENCH_DB=sqlite:shop.db mcp-db-bench seed --force --indexes baseline',
+        ),
     )
     .action(async (flags: SeedFlags) => {
       process.stderr.write(`seeding ${redactUrl(flags.db)} at scale ${flags.scale} (seed ${flags.seed})\n`);
@@ -41,7 +54,11 @@ export function seedCommand(): Command {
         ),
       );
       process.stdout.write(
-        flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : flags.format === 'markdown' ? toMarkdown(seedSummarySections(report)) : renderSeedSummary(report),
+        flags.format === 'json'
+          ? `${JSON.stringify(report, null, 2)}\n`
+          : flags.format === 'markdown'
+            ? toMarkdown(seedSummarySections(report))
+            : renderSeedSummary(report),
       );
       if (!report.checks.ok) process.exitCode = 1;
     });
@@ -54,7 +71,11 @@ function barProgress(): SeedEvents {
     phase: (name) => process.stderr.write(`${name}\n`),
     tableStart(table, rows) {
       bar = new cliProgress.SingleBar(
-        { format: `${table.padEnd(12)} {bar} {percentage}% | {value}/{total} rows | {eta_formatted}`, stream: process.stderr, hideCursor: true },
+        {
+          format: `${table.padEnd(12)} {bar} {percentage}% | {value}/{total} rows | {eta_formatted}`,
+          stream: process.stderr,
+          hideCursor: true,
+        },
         cliProgress.Presets.shades_classic,
       );
       bar.start(rows, 0);
@@ -69,6 +90,8 @@ function lineProgress(): SeedEvents {
   return {
     phase: (name) => process.stderr.write(`${name}\n`),
     tableDone: (t) =>
-      process.stderr.write(`${t.name}: ${t.rows} rows in ${t.seconds.toFixed(2)} s (${Math.round(t.rows / t.seconds)} rows/s)\n`),
+      process.stderr.write(
+        `${t.name}: ${t.rows} rows in ${t.seconds.toFixed(2)} s (${Math.round(t.rows / t.seconds)} rows/s)\n`,
+      ),
   };
 }

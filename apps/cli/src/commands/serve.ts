@@ -20,44 +20,57 @@ interface ServeFlags {
 }
 
 export function serveCommand(): Command {
-  return new Command('serve')
-    .description('seed a database if it has no dataset yet, then serve it with our MCP server (HTTP, or stdio for hosts)')
-    .addOption(dbOption())
-    .addOption(scaleOption('dataset scale when seeding'))
-    .addOption(seedOption('dataset seed when seeding'))
-    .addOption(indexesOption('index profile when seeding'))
-    .option('--stdio', 'serve over stdio instead of HTTP')
-    .option('--host <host>', 'HTTP bind address', '127.0.0.1')
-    .option('--port <port>', 'HTTP port', '7400')
-    .option('--token <token>', 'require this bearer token over HTTP')
-    // the server's own default (one per core), so a side-by-side with another server measures what users run
-    .addOption(
-      new Option('--workers <n>', 'HTTP worker processes sharing the port (mcp-db-server --workers; auto: one per core)')
-        .default('auto')
-        .argParser((v) => (v === 'auto' ? v : parsePositiveInt('workers')(v))),
-    )
-    .addHelpText(
-      'after',
-      examples('mcp-db-bench serve', 'mcp-db-bench serve --stdio --db sqlite:shop.db', 'mcp-db-bench serve --db postgres://bench:bench@127.0.0.1:5432/bench --port 7400 --token $TOKEN --workers 2'),
-    )
-    .action(async (flags: ServeFlags) => {
-      if (flags.stdio && flags.workers !== 'auto' && flags.workers > 1) throw new UsageError('--workers needs HTTP: over --stdio the host talks to one process');
-      // Before seeding: the server would refuse the address only after the dataset was written.
-      if (!flags.stdio) {
-        try {
-          assertSafeBind({ host: flags.host, token: flags.token });
-        } catch (error) {
-          throw new UsageError((error as Error).message);
+  return (
+    new Command('serve')
+      .description(
+        'seed a database if it has no dataset yet, then serve it with our MCP server (HTTP, or stdio for hosts)',
+      )
+      .addOption(dbOption())
+      .addOption(scaleOption('dataset scale when seeding'))
+      .addOption(seedOption('dataset seed when seeding'))
+      .addOption(indexesOption('index profile when seeding'))
+      .option('--stdio', 'serve over stdio instead of HTTP')
+      .option('--host <host>', 'HTTP bind address', '127.0.0.1')
+      .option('--port <port>', 'HTTP port', '7400')
+      .option('--token <token>', 'require this bearer token over HTTP')
+      // the server's own default (one per core), so a side-by-side with another server measures what users run
+      .addOption(
+        new Option(
+          '--workers <n>',
+          'HTTP worker processes sharing the port (mcp-db-server --workers; auto: one per core)',
+        )
+          .default('auto')
+          .argParser((v) => (v === 'auto' ? v : parsePositiveInt('workers')(v))),
+      )
+      .addHelpText(
+        'after',
+        examples(
+          'mcp-db-bench serve',
+          'mcp-db-bench serve --stdio --db sqlite:shop.db',
+          'mcp-db-bench serve --db postgres://bench:bench@127.0.0.1:5432/bench --port 7400 --token $TOKEN --workers 2',
+        ),
+      )
+      .action(async (flags: ServeFlags) => {
+        if (flags.stdio && flags.workers !== 'auto' && flags.workers > 1)
+          throw new UsageError('--workers needs HTTP: over --stdio the host talks to one process');
+        // Before seeding: the server would refuse the address only after the dataset was written.
+        if (!flags.stdio) {
+          try {
+            assertSafeBind({ host: flags.host, token: flags.token });
+          } catch (error) {
+            throw new UsageError((error as Error).message);
+          }
         }
-      }
-      const { scale, seed, indexes } = flags;
-      await seedIfMissing(flags.db, { scale, seed, indexes }, (line) => process.stderr.write(`${line}\n`));
-      const args = ['--url', flags.db, '--echo'];
-      if (!flags.stdio) args.push('--http', '--host', flags.host, '--port', flags.port, '--workers', String(flags.workers));
-      if (flags.token) args.push('--token', flags.token);
-      const child = spawn(process.execPath, [serverBin(), ...args], { stdio: 'inherit' });
-      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
-      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-      process.exitCode = code ?? 0;
-    });
+        const { scale, seed, indexes } = flags;
+        await seedIfMissing(flags.db, { scale, seed, indexes }, (line) => process.stderr.write(`${line}\n`));
+        const args = ['--url', flags.db, '--echo'];
+        if (!flags.stdio)
+          args.push('--http', '--host', flags.host, '--port', flags.port, '--workers', String(flags.workers));
+        if (flags.token) args.push('--token', flags.token);
+        const child = spawn(process.execPath, [serverBin(), ...args], { stdio: 'inherit' });
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+        const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+        process.exitCode = code ?? 0;
+      })
+  );
 }

@@ -3,7 +3,17 @@ import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type ServerMemory } 
 import { redactUrl } from '@mcp-db-bench/engines';
 import { Command, Option } from 'commander';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
-import { DB_ENV, examples, parseDbUrl, type Format, formatOption, outOption, scaleOption, seedOption, workersOption } from '../options.js';
+import {
+  DB_ENV,
+  examples,
+  type Format,
+  formatOption,
+  outOption,
+  parseDbUrl,
+  scaleOption,
+  seedOption,
+  workersOption,
+} from '../options.js';
 import { parseDuration, parsePositiveInt } from '../parse/durations.js';
 import { parseOneWorkload } from '../parse/values.js';
 import { logLine, progress, stdoutColumns } from '../render/progress.js';
@@ -35,10 +45,12 @@ export function soakCommand(): Command {
     new Command('soak')
       .description(
         "hold N agents against our server for a long time and watch the server's memory (all its processes): peak, " +
-        "and growth from the start to the end; the load is run's, as --stages 0s:N,DURATION:N",
+          "and growth from the start to the end; the load is run's, as --stages 0s:N,DURATION:N",
       )
       .addOption(
-        new Option('--db <url>', 'database to serve (default: a new SQLite file in a temporary directory)').env(DB_ENV).argParser(parseDbUrl),
+        new Option('--db <url>', 'database to serve (default: a new SQLite file in a temporary directory)')
+          .env(DB_ENV)
+          .argParser(parseDbUrl),
       )
       .addOption(new Option('--agents <n>', 'concurrent agents').default(50).argParser(parsePositiveInt('agents')))
       .addOption(new Option('--duration <time>', 'measured time').default(600_000, '10m').argParser(parseDuration))
@@ -63,7 +75,7 @@ export function soakCommand(): Command {
         new Option(
           '--protocol <era>',
           `the agents' MCP era: modern (${MODERN_REVISION}, stateless) or legacy (${LEGACY_REVISION}: a session per ` +
-          `agent, or per operation with session-churn)`,
+            `agent, or per operation with session-churn)`,
         )
           .choices(['modern', 'legacy'])
           .default('modern'),
@@ -88,7 +100,9 @@ export function soakCommand(): Command {
         if (result.steps.some((s) => errorTotal(s) > 0)) process.exitCode = 1;
         if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         const sections = soakReport(result);
-        process.stdout.write(flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections, stdoutColumns()));
+        process.stdout.write(
+          flags.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections, stdoutColumns()),
+        );
       })
   );
 }

@@ -18,7 +18,13 @@ export function junitXml(result: ResultFile, verdicts: readonly Verdict[]): stri
     const wrong = g.steps.flatMap((s) => (s.verification && !s.verification.ok ? s.verification.problems : []));
     const errors = g.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
     const out = `${Math.round(medianThroughput(g).median)} calls/s, ${g.steps.reduce((n, s) => n + s.calls, 0)} calls, ${errors} errors`;
-    return testCase(stepName(g), 'steps', seconds, wrong.length ? `write verification failed: ${wrong.join('; ')}` : undefined, out);
+    return testCase(
+      stepName(g),
+      'steps',
+      seconds,
+      wrong.length ? `write verification failed: ${wrong.join('; ')}` : undefined,
+      out,
+    );
   });
   const suite = (name: string, cases: readonly { xml: string; failed: boolean; seconds: number }[]) =>
     `  <testsuite name="${name}" tests="${cases.length}" failures="${cases.filter((c) => c.failed).length}" errors="0" time="${cases.reduce((t, c) => t + c.seconds, 0).toFixed(3)}">\n${cases.map((c) => c.xml).join('')}  </testsuite>\n`;
@@ -31,7 +37,11 @@ function stepName(s: { target: string; indexes: string | null; workload: string;
 
 function testCase(name: string, classname: string, seconds: number, failure: string | undefined, out: string) {
   const body = `${failure ? `      <failure message="${xmlText(failure)}"/>\n` : ''}      <system-out>${xmlText(out)}</system-out>\n`;
-  return { xml: `    <testcase name="${xmlText(name)}" classname="mcp-db-bench.${classname}" time="${seconds.toFixed(3)}">\n${body}    </testcase>\n`, failed: failure !== undefined, seconds };
+  return {
+    xml: `    <testcase name="${xmlText(name)}" classname="mcp-db-bench.${classname}" time="${seconds.toFixed(3)}">\n${body}    </testcase>\n`,
+    failed: failure !== undefined,
+    seconds,
+  };
 }
 
 /** Text as XML character data or an attribute value; characters XML 1.0 cannot hold are dropped. */

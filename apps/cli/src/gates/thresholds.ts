@@ -41,7 +41,8 @@ export interface Verdict {
 
 export class ThresholdSyntaxError extends Error {}
 
-const SHAPE = /^(?:([a-z0-9-]+)(?:@(\d+))?:)?\s*(p50|p90|p95|p99\.9|p99|mean|max|errors|calls\/s)\s*(<=|>=|<|>)\s*([0-9]*\.?[0-9]+)\s*(ms|us|µs|s|%)?$/i;
+const SHAPE =
+  /^(?:([a-z0-9-]+)(?:@(\d+))?:)?\s*(p50|p90|p95|p99\.9|p99|mean|max|errors|calls\/s)\s*(<=|>=|<|>)\s*([0-9]*\.?[0-9]+)\s*(ms|us|µs|s|%)?$/i;
 
 /** Parses one `--threshold`; throws ThresholdSyntaxError with the grammar on a mistake. */
 export function parseThreshold(text: string, workloads: readonly string[]): Threshold {
@@ -50,11 +51,14 @@ export function parseThreshold(text: string, workloads: readonly string[]): Thre
   if (!m) throw new ThresholdSyntaxError(`--threshold ${JSON.stringify(text)}: ${grammar}`);
   const [, workload, agents, metricText, op, number, unit] = m;
   if (workload !== undefined && !workloads.includes(workload)) {
-    throw new ThresholdSyntaxError(`--threshold ${JSON.stringify(text)}: no workload named ${workload} (workloads: ${workloads.join(', ')})`);
+    throw new ThresholdSyntaxError(
+      `--threshold ${JSON.stringify(text)}: no workload named ${workload} (workloads: ${workloads.join(', ')})`,
+    );
   }
   const metric = metricText!.toLowerCase() as Metric;
   const value = Number(number);
-  const wrongUnit = (want: string) => new ThresholdSyntaxError(`--threshold ${JSON.stringify(text)}: ${metric} takes ${want}`);
+  const wrongUnit = (want: string) =>
+    new ThresholdSyntaxError(`--threshold ${JSON.stringify(text)}: ${metric} takes ${want}`);
   let limit: number;
   if (metric === 'errors') {
     if (unit !== '%') throw wrongUnit('a percentage, e.g. errors<0.1%');
@@ -74,10 +78,16 @@ export function judge(result: ResultFile, thresholds: readonly Threshold[]): Ver
   const groups = groupSteps(result.steps);
   const verdicts: Verdict[] = [];
   for (const threshold of thresholds) {
-    const named = groups.filter((g) => (threshold.workload ?? g.workload) === g.workload && (threshold.agents ?? g.agents) === g.agents);
+    const named = groups.filter(
+      (g) => (threshold.workload ?? g.workload) === g.workload && (threshold.agents ?? g.agents) === g.agents,
+    );
     if (named.length === 0) {
       const ran = [...new Set(groups.map((g) => `${g.workload}@${g.agents}`))].join(', ') || 'none';
-      verdicts.push({ threshold, ok: false, line: `FAIL ${threshold.text}: matched no step of this run (steps: ${ran})` });
+      verdicts.push({
+        threshold,
+        ok: false,
+        line: `FAIL ${threshold.text}: matched no step of this run (steps: ${ran})`,
+      });
       continue;
     }
     for (const g of named) {
@@ -107,7 +117,14 @@ function measure(metric: Metric, steps: readonly StepResult[], goodput: number):
   const latencies = summary(merge(steps.map((s) => s.all.histogram)));
   const percentile = LATENCIES[metric];
   if (percentile === -1) return latencies.mean;
-  return { 50: latencies.p50, 90: latencies.p90, 95: latencies.p95, 99: latencies.p99, 99.9: latencies.p999, 100: latencies.max }[percentile];
+  return {
+    50: latencies.p50,
+    90: latencies.p90,
+    95: latencies.p95,
+    99: latencies.p99,
+    99.9: latencies.p999,
+    100: latencies.max,
+  }[percentile];
 }
 
 function holds(actual: number, op: Op, limit: number): boolean {

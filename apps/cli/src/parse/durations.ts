@@ -16,7 +16,8 @@ export function parseList<T>(parse: (item: string) => T) {
 export function parsePositiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new InvalidArgumentError(`${name} must be a whole number from 1 to 10000`);
+    if (!Number.isInteger(n) || n < 1 || n > 10_000)
+      throw new InvalidArgumentError(`${name} must be a whole number from 1 to 10000`);
     return n;
   };
 }

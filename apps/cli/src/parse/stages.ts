@@ -12,10 +12,12 @@ export function parseStages(value: string): LoadStage[] {
   const parts = value.split(',').map((s) => s.trim());
   const stages = parts.map((part): LoadStage => {
     const [duration, target, extra] = part.split(':');
-    if (target === undefined || extra !== undefined) throw new InvalidArgumentError(`"${part}": a stage is DURATION:TARGET, e.g. 30s:10`);
+    if (target === undefined || extra !== undefined)
+      throw new InvalidArgumentError(`"${part}": a stage is DURATION:TARGET, e.g. 30s:10`);
     return { durationMs: stageDuration(part, duration!.trim()), target: stageTarget(part, target.trim()) };
   });
-  if (!stages.some((s) => s.durationMs > 0)) throw new InvalidArgumentError('the stages need some time: every duration is 0');
+  if (!stages.some((s) => s.durationMs > 0))
+    throw new InvalidArgumentError('the stages need some time: every duration is 0');
   if (!stages.some((s) => s.target > 0)) throw new InvalidArgumentError('the stages never rise above 0');
   return stages;
 }
@@ -25,14 +27,17 @@ function stageDuration(part: string, duration: string): number {
   try {
     return parseDuration(duration);
   } catch {
-    const why = /^\d/.test(duration) && /^\d+(\.\d+)?(ms|s|m)?$/.test(duration) ? 'a stage lasts at most 1 hour' : 'duration must be like 5s, 2m or 500ms';
+    const why =
+      /^\d/.test(duration) && /^\d+(\.\d+)?(ms|s|m)?$/.test(duration)
+        ? 'a stage lasts at most 1 hour'
+        : 'duration must be like 5s, 2m or 500ms';
     throw new InvalidArgumentError(`"${part}": ${why}`);
   }
 }
 
 function stageTarget(part: string, target: string): number {
   const n = Number(target);
-  if (target === '' || !Number.isInteger(n) || n < 0 || n > MAX_TARGET) throw new InvalidArgumentError(`"${part}": target must be a whole number from 0 to ${MAX_TARGET}`);
+  if (target === '' || !Number.isInteger(n) || n < 0 || n > MAX_TARGET)
+    throw new InvalidArgumentError(`"${part}": target must be a whole number from 0 to ${MAX_TARGET}`);
   return n;
 }
-

@@ -4,7 +4,16 @@ import { Agent, request } from 'undici';
 import type { Recorder } from './recorder.js';
 
 /** Headers that belong to one hop, not to the request: the proxy's own connection sets them. */
-const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host']);
+const HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+]);
 /** The most of an answer kept to read its messages from; the bytes past it are passed on and counted. */
 const KEEP_BYTES = 4 * 1024 * 1024;
 
@@ -14,7 +23,12 @@ const KEEP_BYTES = 4 * 1024 * 1024;
  * The answer is passed on chunk by chunk, so an SSE stream (and its progress events) reaches the
  * host as the server writes it.
  */
-export async function recordHttp(options: { target: string; host: string; port: number; recorder: Recorder }): Promise<{ server: Server; url: string }> {
+export async function recordHttp(options: {
+  target: string;
+  host: string;
+  port: number;
+  recorder: Recorder;
+}): Promise<{ server: Server; url: string }> {
   const target = new URL(options.target);
   const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
   const { recorder } = options;
@@ -56,15 +70,37 @@ export async function recordHttp(options: { target: string; host: string; port: 
       if (req.method === 'DELETE' && sessionId !== undefined) return recorder.end(key, recorder.clock());
       if (req.method !== 'POST') return;
       const issued = header(answer.headers as IncomingHttpHeaders, 'mcp-session-id');
-      recorder.exchange({ key, sent, received, startedAt, endedAt: recorder.clock(), bytes: { request: body.length, response: bytes }, status: answer.statusCode, issuedSession: sessionId === undefined ? issued : undefined });
+      recorder.exchange({
+        key,
+        sent,
+        received,
+        startedAt,
+        endedAt: recorder.clock(),
+        bytes: { request: body.length, response: bytes },
+        status: answer.statusCode,
+        issuedSession: sessionId === undefined ? issued : undefined,
+      });
     } catch (error) {
       if (!res.headersSent) {
         res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: `mcp-db-bench record: the server at ${target.origin} did not answer: ${(error as Error).message}` }));
+        res.end(
+          JSON.stringify({
+            error: `mcp-db-bench record: the server at ${target.origin} did not answer: ${(error as Error).message}`,
+          }),
+        );
       } else {
         res.destroy();
       }
-      if (req.method === 'POST') recorder.exchange({ key, sent, received: [], startedAt, endedAt: recorder.clock(), bytes: { request: body.length, response: 0 }, failed: true });
+      if (req.method === 'POST')
+        recorder.exchange({
+          key,
+          sent,
+          received: [],
+          startedAt,
+          endedAt: recorder.clock(),
+          bytes: { request: body.length, response: 0 },
+          failed: true,
+        });
     }
   });
   server.on('connection', (socket: Socket) => {
@@ -99,7 +135,8 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 
 function forwardable(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP.has(name.toLowerCase())) out[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !HOP.has(name.toLowerCase())) out[name] = value;
   return out;
 }
 

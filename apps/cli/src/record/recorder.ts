@@ -4,7 +4,12 @@ import { shapeOf, TRACE_VERSION, type TraceLine, type TraceValues } from '@mcp-d
 interface Message {
   id?: string | number | null;
   method?: string;
-  params?: { name?: unknown; arguments?: unknown; protocolVersion?: unknown; clientInfo?: { name?: unknown; version?: unknown } };
+  params?: {
+    name?: unknown;
+    arguments?: unknown;
+    protocolVersion?: unknown;
+    clientInfo?: { name?: unknown; version?: unknown };
+  };
   result?: { isError?: unknown; structuredContent?: unknown; content?: { type?: string; text?: string }[] };
   error?: { code?: unknown };
 }
@@ -63,8 +68,15 @@ export class Recorder {
     const init = sent.find((m) => m.method === 'initialize');
     // An initialize opens a session: under the id the server issued, else on the host's connection.
     const key = x.issuedSession !== undefined ? `id:${x.issuedSession}` : x.key;
-    const session = init ? this.#open(key, init, x.startedAt) : (this.#sessions.get(key) ?? this.#open(key, undefined, x.startedAt));
-    const answers = new Map(x.received.filter(isMessage).filter((m) => m.id !== undefined).map((m) => [m.id, m]));
+    const session = init
+      ? this.#open(key, init, x.startedAt)
+      : (this.#sessions.get(key) ?? this.#open(key, undefined, x.startedAt));
+    const answers = new Map(
+      x.received
+        .filter(isMessage)
+        .filter((m) => m.id !== undefined)
+        .map((m) => [m.id, m]),
+    );
     const shared = sent.length === 1;
     for (const message of sent) {
       if (typeof message.method !== 'string') continue;
@@ -80,7 +92,8 @@ export class Recorder {
       if (message.id !== undefined && message.id !== null) line.durationMs = round(x.endedAt - x.startedAt);
       if (message.method === 'tools/call' && typeof message.params?.name === 'string') {
         line.tool = message.params.name;
-        if (this.values !== 'drop') line.arguments = this.values === 'keep' ? message.params.arguments : shapeOf(message.params.arguments ?? {});
+        if (this.values !== 'drop')
+          line.arguments = this.values === 'keep' ? message.params.arguments : shapeOf(message.params.arguments ?? {});
       }
       const rows = answer ? rowsOf(answer) : undefined;
       if (rows !== undefined) line.rows = rows;
@@ -104,7 +117,10 @@ export class Recorder {
     this.#sessionCount++;
     this.#sessions.set(key, session);
     const info = init?.params?.clientInfo;
-    const client = typeof info?.name === 'string' ? { name: info.name, version: typeof info.version === 'string' ? info.version : '' } : null;
+    const client =
+      typeof info?.name === 'string'
+        ? { name: info.name, version: typeof info.version === 'string' ? info.version : '' }
+        : null;
     const protocolVersion = typeof init?.params?.protocolVersion === 'string' ? init.params.protocolVersion : null;
     this.write({ type: 'session', session: session.label, at: this.#at(at), protocolVersion, client });
     return session;

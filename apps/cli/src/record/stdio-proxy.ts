@@ -15,7 +15,13 @@ interface Pending {
  * each request with its answer (matched by id; a notification at once). The whole process is one
  * session, which ends when either side closes. Resolves with the server's exit code.
  */
-export function recordStdio(options: { command: string; args: readonly string[]; recorder: Recorder; input?: Readable; output?: Writable }): Promise<number> {
+export function recordStdio(options: {
+  command: string;
+  args: readonly string[];
+  recorder: Recorder;
+  input?: Readable;
+  output?: Writable;
+}): Promise<number> {
   const { recorder } = options;
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
@@ -30,7 +36,14 @@ export function recordStdio(options: { command: string; args: readonly string[];
     const now = recorder.clock();
     const id = (message as { id?: string | number }).id;
     if (id === undefined || id === null) {
-      recorder.exchange({ key, sent: [message], received: [], startedAt: now, endedAt: now, bytes: { request: Buffer.byteLength(line), response: 0 } });
+      recorder.exchange({
+        key,
+        sent: [message],
+        received: [],
+        startedAt: now,
+        endedAt: now,
+        bytes: { request: Buffer.byteLength(line), response: 0 },
+      });
     } else {
       pending.set(id, { message, startedAt: now, bytes: Buffer.byteLength(line) });
     }
@@ -45,7 +58,14 @@ export function recordStdio(options: { command: string; args: readonly string[];
     const request = pending.get(message.id);
     if (!request) return;
     pending.delete(message.id);
-    recorder.exchange({ key, sent: [request.message], received: [message], startedAt: request.startedAt, endedAt: recorder.clock(), bytes: { request: request.bytes, response: Buffer.byteLength(line) } });
+    recorder.exchange({
+      key,
+      sent: [request.message],
+      received: [message],
+      startedAt: request.startedAt,
+      endedAt: recorder.clock(),
+      bytes: { request: request.bytes, response: Buffer.byteLength(line) },
+    });
   });
 
   return new Promise((resolve, reject) => {

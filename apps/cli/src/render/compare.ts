@@ -1,8 +1,8 @@
 import { decode, merge, summary } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { type ChartSpec, color } from './html/charts.js';
-import { loadStages } from './html/sections/summary.js';
 import { esc, htmlDocument, table as htmlTable } from './html/page.js';
+import { loadStages } from './html/sections/summary.js';
 import { callsPerSecond } from './numbers.js';
 import { roundLabel } from './progress.js';
 import { type Group, groupSteps, medianThroughput } from './report.js';
@@ -79,7 +79,12 @@ export const FROM_ZERO = 'base is 0: a change from 0 has no percentage, and is n
  * more, no percentage exists (it would be infinite, and JSON has no infinity): it is left out,
  * with the reason, and the noise rule, which is a percentage, cannot mark it.
  */
-export function change(metric: Metric, base: { value: number; perIteration: number[] }, next: { value: number; perIteration: number[] }, noisePct: number): Change {
+export function change(
+  metric: Metric,
+  base: { value: number; perIteration: number[] },
+  next: { value: number; perIteration: number[] },
+  noisePct: number,
+): Change {
   const changePct = base.value > 0 ? ((next.value - base.value) / base.value) * 100 : next.value > 0 ? null : 0;
   const baseRange: [number, number] = [Math.min(...base.perIteration), Math.max(...base.perIteration)];
   const nextRange: [number, number] = [Math.min(...next.perIteration), Math.max(...next.perIteration)];
@@ -108,10 +113,14 @@ export function poolRuns(runs: readonly { name: string; result: ResultFile }[]):
   if (!first) throw new RangeError('no result files to pool');
   // a run's own temporary database has a new path each time: targets are the same by label and
   // engine; the iterations are what pooling adds up
-  const sameness = (r: ResultFile) => JSON.stringify({ ...r.config, iterations: 0, targets: r.config.targets.map(({ url: _, ...t }) => t) });
+  const sameness = (r: ResultFile) =>
+    JSON.stringify({ ...r.config, iterations: 0, targets: r.config.targets.map(({ url: _, ...t }) => t) });
   const config = sameness(first.result);
   const other = runs.find((r) => sameness(r.result) !== config);
-  if (other) throw new Error(`${other.name} and ${first.name} are runs of different configurations: pool only repeats of one run command`);
+  if (other)
+    throw new Error(
+      `${other.name} and ${first.name} are runs of different configurations: pool only repeats of one run command`,
+    );
   if (runs.length === 1) return first.result;
   let offset = 0;
   const steps = runs.flatMap(({ result }) => {
@@ -122,7 +131,10 @@ export function poolRuns(runs: readonly { name: string; result: ResultFile }[]):
   return {
     ...first.result,
     config: { ...first.result.config, iterations: offset },
-    finishedAt: runs.map((r) => r.result.finishedAt).sort().at(-1)!,
+    finishedAt: runs
+      .map((r) => r.result.finishedAt)
+      .sort()
+      .at(-1)!,
     steps,
     warnings: runs.flatMap((r) => r.result.warnings),
   };
@@ -140,16 +152,27 @@ export function compareRuns(base: ResultFile, next: ResultFile, options: { noise
     if (!n) rows.push({ ...row, changes: [], only: 'base' });
     else rows.push({ ...row, changes: METRICS.map((m) => change(m, measure(b, m), measure(n, m), noisePct)) });
   }
-  for (const [k, n] of nextGroups) if (!baseGroups.has(k)) rows.push({ target: roundLabel(n), workload: n.workload, agents: n.agents, changes: [], only: 'new' });
+  for (const [k, n] of nextGroups)
+    if (!baseGroups.has(k))
+      rows.push({ target: roundLabel(n), workload: n.workload, agents: n.agents, changes: [], only: 'new' });
   const iterations = { base: base.config.iterations, next: next.config.iterations };
   const shared = rows.filter((r) => !r.only).length;
-  return { noisePct, iterations, rows, differences: differences(base, next), shared, cautions: cautions(iterations, shared) };
+  return {
+    noisePct,
+    iterations,
+    rows,
+    differences: differences(base, next),
+    shared,
+    cautions: cautions(iterations, shared),
+  };
 }
 
 /** What makes a gate on this comparison less than it looks (see `headline`). */
 function cautions(iterations: { base: number; next: number }, shared: number): string[] {
   if (shared === 0) return [];
-  const single = (['base', 'next'] as const).filter((side) => iterations[side] === 1).map((side) => (side === 'next' ? 'new' : side));
+  const single = (['base', 'next'] as const)
+    .filter((side) => iterations[side] === 1)
+    .map((side) => (side === 'next' ? 'new' : side));
   if (single.length === 0) return [];
   return [
     `${single.join(' and ')} ${single.length === 1 ? 'has' : 'have'} one iteration: a single run cannot measure its own noise, so a change is marked on --noise alone ` +
@@ -160,13 +183,19 @@ function cautions(iterations: { base: number; next: number }, shared: number): s
 /** Why a comparison has nothing to judge: the runs share no step. Undefined when they share one. */
 export function nothingShared(c: Comparison, base: ResultFile, next: ResultFile): string | undefined {
   if (c.shared > 0) return undefined;
-  const steps = (r: ResultFile) => [...new Set(groupSteps(r.steps).map((g) => `${roundLabel(g)} ${g.workload}@${g.agents}`))].slice(0, 4).join(', ') || 'none';
+  const steps = (r: ResultFile) =>
+    [...new Set(groupSteps(r.steps).map((g) => `${roundLabel(g)} ${g.workload}@${g.agents}`))].slice(0, 4).join(', ') ||
+    'none';
   return `the runs share no step, so nothing can be compared (base: ${steps(base)}; new: ${steps(next)}); steps are matched by target, index profile, workload and agents`;
 }
 
 /** Marked changes slower than `thresholdPct`. */
-export function regressions(comparison: Comparison, thresholdPct: number): { row: CompareRow; change: Change & { slowerPct: number } }[] {
-  const slower = (c: Change): c is Change & { slowerPct: number } => c.marked && c.slowerPct !== null && c.slowerPct > thresholdPct;
+export function regressions(
+  comparison: Comparison,
+  thresholdPct: number,
+): { row: CompareRow; change: Change & { slowerPct: number } }[] {
+  const slower = (c: Change): c is Change & { slowerPct: number } =>
+    c.marked && c.slowerPct !== null && c.slowerPct > thresholdPct;
   return comparison.rows.flatMap((row) => row.changes.filter(slower).map((c) => ({ row, change: c })));
 }
 
@@ -208,17 +237,27 @@ function differences(base: ResultFile, next: ResultFile): string[] {
   });
   const a = facts(base);
   const b = facts(next);
-  return Object.keys(a).filter((k) => a[k] !== b[k]).map((k) => `${k}: ${a[k]} → ${b[k]}`);
+  return Object.keys(a)
+    .filter((k) => a[k] !== b[k])
+    .map((k) => `${k}: ${a[k]} → ${b[k]}`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // rendering
 
-const value = (metric: Metric, v: number) => (metric === 'calls/s' ? (v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(1)) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const value = (metric: Metric, v: number) =>
+  metric === 'calls/s'
+    ? v >= 100
+      ? Math.round(v).toLocaleString('en-US')
+      : v.toFixed(1)
+    : v >= 10
+      ? v.toFixed(1)
+      : v.toFixed(2);
 const signed = (pct: number) => `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%`;
 
 /** `slower` or `faster` when marked, `~` (noise) when not, `from 0` when there is no percentage to judge. */
-export const verdict = (c: Change) => (c.changePct === null ? 'from 0' : !c.marked ? '~' : (c.slowerPct ?? 0) > 0 ? 'slower' : 'faster');
+export const verdict = (c: Change) =>
+  c.changePct === null ? 'from 0' : !c.marked ? '~' : (c.slowerPct ?? 0) > 0 ? 'slower' : 'faster';
 
 function cell(c: Change | undefined, strong: (s: string) => string): string {
   if (!c) return '–';
@@ -247,16 +286,38 @@ export function compareSections(c: Comparison, markdown = false): Section[] {
     r.target,
     r.workload,
     String(r.agents),
-    ...(r.only ? [`only in ${r.only}`, '', ''] : METRICS.map((m) => cell(r.changes.find((x) => x.metric === m), strong))),
+    ...(r.only
+      ? [`only in ${r.only}`, '', '']
+      : METRICS.map((m) =>
+          cell(
+            r.changes.find((x) => x.metric === m),
+            strong,
+          ),
+        )),
   ]);
   const note = [headline(c), ...c.cautions.map((text) => `Caution: ${text}.`)].join(' ');
-  const sections: Section[] = [{ title: 'Changes from base to new', note, head: ['target', 'workload', 'agents', ...METRICS], rows }];
-  if (c.differences.length) sections.push({ title: 'The runs differ in', head: ['what: base → new'], rows: c.differences.map((d) => [d]) });
+  const sections: Section[] = [
+    { title: 'Changes from base to new', note, head: ['target', 'workload', 'agents', ...METRICS], rows },
+  ];
+  if (c.differences.length)
+    sections.push({ title: 'The runs differ in', head: ['what: base → new'], rows: c.differences.map((d) => [d]) });
   return sections;
 }
 
-export function compareJson(c: Comparison, files: { base: string; next: string }, failOnRegressionPct?: number): string {
-  const regressed = failOnRegressionPct === undefined ? undefined : regressions(c, failOnRegressionPct).map(({ row, change }) => ({ target: row.target, workload: row.workload, agents: row.agents, ...change }));
+export function compareJson(
+  c: Comparison,
+  files: { base: string; next: string },
+  failOnRegressionPct?: number,
+): string {
+  const regressed =
+    failOnRegressionPct === undefined
+      ? undefined
+      : regressions(c, failOnRegressionPct).map(({ row, change }) => ({
+          target: row.target,
+          workload: row.workload,
+          agents: row.agents,
+          ...change,
+        }));
   return `${JSON.stringify({ base: files.base, new: files.next, ...c, ...(regressed ? { failOnRegressionPct, regressions: regressed } : {}) }, null, 2)}\n`;
 }
 
@@ -270,7 +331,10 @@ export function compareHtml(c: Comparison, files: { base: string; next: string }
     x: { label: 'step (# in the table)', ticks: rows.map((_, i) => ({ value: i, label: String(i + 1) })) },
     axes: [{ scale: 'pct', label: '%' }],
     series: METRICS.map((m, i) => ({ label: m, scale: 'pct', color: color(i), bars: true })),
-    data: [rows.map((_, i) => i), ...METRICS.map((m) => rows.map((r) => r.changes.find((x) => x.metric === m)?.changePct ?? null))],
+    data: [
+      rows.map((_, i) => i),
+      ...METRICS.map((m) => rows.map((r) => r.changes.find((x) => x.metric === m)?.changePct ?? null)),
+    ],
   };
   const [changes, diffs] = compareSections(c);
   const tableOf = (s: Section) => htmlTable({ head: s.head, rows: s.rows.map((cells) => ({ cells })) });

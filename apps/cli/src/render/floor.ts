@@ -59,7 +59,7 @@ export function floorSections(result: ResultFile): Section[] {
         ratio,
       ),
       `${int(median(g.map((p) => p.ours.client.cpuPerCallUs)))} / ` +
-      `${int(median(g.map((p) => p.floor.client.cpuPerCallUs)))}`,
+        `${int(median(g.map((p) => p.floor.client.cpuPerCallUs)))}`,
     ];
   });
   const targets = [...new Set(paired.map((p) => p.ours.target))];
@@ -90,7 +90,7 @@ export function floorSections(result: ResultFile): Section[] {
     },
     {
       title:
-        "Session init (warm): initialize and initialized (2025) or discover (2026), tools/list, list_tables, " +
+        'Session init (warm): initialize and initialized (2025) or discover (2026), tools/list, list_tables, ' +
         "describe_table for the task's 3 tables; and for every table",
       head: ['database and era', 'p50 ms', 'p99 ms', 'every table p50 ms'],
       rows: targets.map((t) => {

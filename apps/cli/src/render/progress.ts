@@ -3,7 +3,8 @@ import type { StepResult } from '@mcp-db-bench/contract';
 import { callsPerSecond } from './numbers.js';
 
 /** `label (indexes)`: how progress lines and reports name a target in a round. */
-export const roundLabel = (s: { target: string; indexes: string | null }) => (s.indexes ? `${s.target} (${s.indexes})` : s.target);
+export const roundLabel = (s: { target: string; indexes: string | null }) =>
+  s.indexes ? `${s.target} (${s.indexes})` : s.target;
 
 export function stepLine(step: StepResult): string {
   const errors = errorTotal(step);
@@ -36,8 +37,12 @@ export function liveStepLine(step: StepKey, tick: Tick, turn?: Pick<StepStart, '
   const slices = turn?.slices ?? 1;
   const name = `${roundLabel(step)} ${step.workload} × ${step.agents}${slices > 1 ? ` (turn ${tick.slice + 1}/${slices})` : ''}`;
   const at = turn?.durationMs ? `${seconds(tick.atMs)} / ${seconds(turn.durationMs)}` : seconds(tick.atMs);
-  const rate = tick.atMs > 0 ? `${Math.round(tick.calls / (tick.atMs / 1000)).toLocaleString('en-US')} calls/s` : 'starting';
-  const now = [tick.agents !== undefined && `${tick.agents} agent${tick.agents === 1 ? '' : 's'} now`, tick.rate !== undefined && `${Math.round(tick.rate)} calls/s intended now`].filter(Boolean);
+  const rate =
+    tick.atMs > 0 ? `${Math.round(tick.calls / (tick.atMs / 1000)).toLocaleString('en-US')} calls/s` : 'starting';
+  const now = [
+    tick.agents !== undefined && `${tick.agents} agent${tick.agents === 1 ? '' : 's'} now`,
+    tick.rate !== undefined && `${Math.round(tick.rate)} calls/s intended now`,
+  ].filter(Boolean);
   return [`${name}: ${at}`, rate, `${tick.errors} error${tick.errors === 1 ? '' : 's'}`, ...now].join(', ');
 }
 
@@ -48,7 +53,9 @@ export function liveStepLine(step: StepKey, tick: Tick, turn?: Pick<StepStart, '
 export function progressOf(event: RunEvent, current?: StepStart): { lines: string[] } | { live: string } | undefined {
   switch (event.type) {
     case 'step-start':
-      return event.slice === 0 ? { live: `${roundLabel(event.step)} ${event.step.workload} × ${event.step.agents}` } : undefined;
+      return event.slice === 0
+        ? { live: `${roundLabel(event.step)} ${event.step.workload} × ${event.step.agents}` }
+        : undefined;
     case 'interval':
       return { live: liveStepLine(event.step, event, current) };
     case 'step-end': {
@@ -67,7 +74,10 @@ export function progressOf(event: RunEvent, current?: StepStart): { lines: strin
 }
 
 /** Progress on stderr: on a terminal, what runs now shows on a live line until a result replaces it. */
-export function progress(write: (text: string) => void = (text) => process.stderr.write(text), tty = process.stderr.isTTY === true) {
+export function progress(
+  write: (text: string) => void = (text) => process.stderr.write(text),
+  tty = process.stderr.isTTY === true,
+) {
   let current: StepStart | undefined;
   return (event: RunEvent): void => {
     if (event.type === 'step-start') current = event;
@@ -80,7 +90,8 @@ export function progress(write: (text: string) => void = (text) => process.stder
 }
 
 /** A line on stderr, clearing a live line first on a terminal. */
-export const logLine = (line: string) => process.stderr.write(process.stderr.isTTY === true ? `\r\x1b[K${line}\n` : `${line}\n`);
+export const logLine = (line: string) =>
+  process.stderr.write(process.stderr.isTTY === true ? `\r\x1b[K${line}\n` : `${line}\n`);
 
 /** Clears a live progress line (on a terminal) so the report that follows starts on a line of its own. */
 export const endProgress = () => {
@@ -88,4 +99,5 @@ export const endProgress = () => {
 };
 
 /** The columns of the terminal stdout writes to; undefined for a file or a pipe (tables stay whole there). */
-export const stdoutColumns = (): number | undefined => (process.stdout.isTTY === true ? process.stdout.columns : undefined);
+export const stdoutColumns = (): number | undefined =>
+  process.stdout.isTTY === true ? process.stdout.columns : undefined;

@@ -14,7 +14,8 @@ const rate = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** Successful calls per second: goodput. Failed calls are counted separately, never timed. */
 const throughput = callsPerSecond;
-const attempted = (s: StepResult) => (s.calls + Object.values(s.errors).reduce((a, b) => a + b, 0)) / (s.durationMs / 1000);
+const attempted = (s: StepResult) =>
+  (s.calls + Object.values(s.errors).reduce((a, b) => a + b, 0)) / (s.durationMs / 1000);
 const label = roundLabel;
 
 /**
@@ -52,7 +53,9 @@ export function reportHeader(result: ResultFile): string {
     `mcp-db-bench ${result.tool.version} · ${result.startedAt}`,
     `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
     `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
-    ...(c.cpus ? [`servers the run started on CPUs ${c.cpus.server ?? 'any'} · load generator on CPUs ${c.cpus.client ?? 'any'}`] : []),
+    ...(c.cpus
+      ? [`servers the run started on CPUs ${c.cpus.server ?? 'any'} · load generator on CPUs ${c.cpus.client ?? 'any'}`]
+      : []),
     ...(c.shard ? [shardLine(c.shard)] : []),
     ...result.warnings.map((w) => `warning: ${w}`),
     ...disagreementLines(result),
@@ -62,14 +65,18 @@ export function reportHeader(result: ResultFile): string {
 
 /** A shard's file, or a merged run of shards: the numbers above are one part's, or every part's. */
 function shardLine(shard: NonNullable<ResultFile['config']['shard']>): string {
-  const part = shard.index === undefined ? `${shard.count} shards merged` : `shard ${shard.index} of ${shard.count} (0-based; merge all ${shard.count} files for the run)`;
+  const part =
+    shard.index === undefined
+      ? `${shard.count} shards merged`
+      : `shard ${shard.index} of ${shard.count} (0-based; merge all ${shard.count} files for the run)`;
   return `${part} · run ${shard.runId}, begun at ${shard.startAt}`;
 }
 
 /** The load asked for: agent counts, or the stages that set it. */
 function loadLine(c: ResultFile['config']): string {
   if (c.stages?.kind === 'agents') return `agent stages ${formatStages(c.stages.stages)}`;
-  if (c.stages?.kind === 'rate') return `rate stages ${formatStages(c.stages.stages)} (calls/s), ${c.agents.join(', ')} agents`;
+  if (c.stages?.kind === 'rate')
+    return `rate stages ${formatStages(c.stages.stages)} (calls/s), ${c.agents.join(', ')} agents`;
   return `agents ${c.agents.join(', ')}`;
 }
 
@@ -98,7 +105,14 @@ export function groupSteps(steps: readonly StepResult[]): Group[] {
   const map = new Map<string, Group>();
   for (const s of steps) {
     const key = `${s.target}\u0000${s.indexes}\u0000${s.workload}\u0000${s.agents}`;
-    const g = map.get(key) ?? { key, target: s.target, indexes: s.indexes, workload: s.workload, agents: s.agents, steps: [] };
+    const g = map.get(key) ?? {
+      key,
+      target: s.target,
+      indexes: s.indexes,
+      workload: s.workload,
+      agents: s.agents,
+      steps: [],
+    };
     g.steps.push(s);
     map.set(key, g);
   }
@@ -114,13 +128,33 @@ export function medianThroughput(g: Group): { median: number; spread: number } {
 
 function sessionInitSection(result: ResultFile): Section {
   return {
-    title: 'Session init (whole agent start: handshake or discover, tools/list, list_tables, describe_table for the task\'s tables; full: for every table)',
-    head: ['target', 'task tables', 'cold p50 ms', 'cold p99 ms', 'warm p50 ms', 'warm p95 ms', 'warm p99 ms', 'full discovery warm p50 ms'],
+    title:
+      "Session init (whole agent start: handshake or discover, tools/list, list_tables, describe_table for the task's tables; full: for every table)",
+    head: [
+      'target',
+      'task tables',
+      'cold p50 ms',
+      'cold p99 ms',
+      'warm p50 ms',
+      'warm p95 ms',
+      'warm p99 ms',
+      'full discovery warm p50 ms',
+    ],
     rows: result.sessionInit.map((s) => {
       const cold = summary(merge([s.cold.histogram]));
       const warm = summary(merge([s.warm.histogram]));
-      const full = s.full && `${ms(summary(merge([s.full.histogram])).p50)}${s.allTables ? ` (${s.allTables} tables)` : ''}`;
-      return [label(s), s.taskTables?.join(', ') ?? 'all', ms(cold.p50), ms(cold.p99), ms(warm.p50), ms(warm.p95), ms(warm.p99), full ?? '–'];
+      const full =
+        s.full && `${ms(summary(merge([s.full.histogram])).p50)}${s.allTables ? ` (${s.allTables} tables)` : ''}`;
+      return [
+        label(s),
+        s.taskTables?.join(', ') ?? 'all',
+        ms(cold.p50),
+        ms(cold.p99),
+        ms(warm.p50),
+        ms(warm.p95),
+        ms(warm.p99),
+        full ?? '–',
+      ];
     }),
   };
 }
@@ -128,13 +162,37 @@ function sessionInitSection(result: ResultFile): Section {
 function latencySection(groups: readonly Group[]): Section {
   return {
     title: 'Latency and throughput per workload (goodput = successful calls/s; errors are counted, never timed)',
-    head: ['target', 'workload', 'agents', 'goodput/s', 'spread', 'attempts/s', 'p50 ms', 'p95 ms', 'p99 ms', 'p99.9 ms', 'errors'],
+    head: [
+      'target',
+      'workload',
+      'agents',
+      'goodput/s',
+      'spread',
+      'attempts/s',
+      'p50 ms',
+      'p95 ms',
+      'p99 ms',
+      'p99.9 ms',
+      'errors',
+    ],
     rows: groups.map((g) => {
       const h = summary(merge(g.steps.map((s) => s.all.histogram)));
       const goodput = medianThroughput(g);
       const errors = g.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
       const tried = median(g.steps.map(attempted));
-      return [label(g), g.workload, String(g.agents), rate(goodput.median), pct(goodput.spread), rate(tried), ms(h.p50), ms(h.p95), ms(h.p99), ms(h.p999), String(errors)];
+      return [
+        label(g),
+        g.workload,
+        String(g.agents),
+        rate(goodput.median),
+        pct(goodput.spread),
+        rate(tried),
+        ms(h.p50),
+        ms(h.p95),
+        ms(h.p99),
+        ms(h.p999),
+        String(errors),
+      ];
     }),
   };
 }
@@ -148,14 +206,25 @@ export function sessionSection(groups: readonly Group[]): Section {
   const total = (g: Group, count: (s: StepResult) => number) => g.steps.reduce((n, s) => n + count(s), 0);
   const refused = (s: StepResult) => s.errors[REFUSED] ?? 0;
   const reinitialized = (s: StepResult) => s.reinitialized ?? 0;
-  const shown = groups.filter((g) => WORKLOADS[g.workload]?.session || g.steps.some((s) => refused(s) > 0 || reinitialized(s) > 0));
+  const shown = groups.filter(
+    (g) => WORKLOADS[g.workload]?.session || g.steps.some((s) => refused(s) > 0 || reinitialized(s) > 0),
+  );
   return {
-    title: 'Sessions (a session workload\'s operation is a whole session; refused = HTTP 503; re-initialized = a session the server ended (404), started again by the client and the call retried)',
+    title:
+      "Sessions (a session workload's operation is a whole session; refused = HTTP 503; re-initialized = a session the server ended (404), started again by the client and the call retried)",
     head: ['target', 'workload', 'agents', 'operations/s', 'refused', 're-initialized', 'other errors'],
     rows: shown.map((g) => {
       const counted = g.steps.some((s) => s.reinitialized !== undefined);
       const errors = total(g, (s) => Object.values(s.errors).reduce((a, b) => a + b, 0));
-      return [label(g), g.workload, String(g.agents), rate(medianThroughput(g).median), String(total(g, refused)), counted ? String(total(g, reinitialized)) : '–', String(errors - total(g, refused))];
+      return [
+        label(g),
+        g.workload,
+        String(g.agents),
+        rate(medianThroughput(g).median),
+        String(total(g, refused)),
+        counted ? String(total(g, reinitialized)) : '–',
+        String(errors - total(g, refused)),
+      ];
     }),
   };
 }
@@ -172,9 +241,20 @@ function scalingSection(groups: readonly Group[]): Section {
     if (list.length < 2) continue;
     const sorted = [...list].sort((a, b) => a.agents - b.agents);
     const x = sorted.map((g) => medianThroughput(g).median);
-    const eff = efficiency(sorted.map((g) => g.agents), x);
+    const eff = efficiency(
+      sorted.map((g) => g.agents),
+      x,
+    );
     const cells = sorted.map((g, i) => `${g.agents}: ${rate(x[i]!)} (${pct(eff[i]!)})`);
-    rows.push([label(sorted[0]!), sorted[0]!.workload, cells.join(' · '), knee(sorted.map((g) => g.agents), x)]);
+    rows.push([
+      label(sorted[0]!),
+      sorted[0]!.workload,
+      cells.join(' · '),
+      knee(
+        sorted.map((g) => g.agents),
+        x,
+      ),
+    ]);
   }
   return {
     title: 'Concurrency scaling: calls/s at each agent count (scaling efficiency)',
@@ -206,14 +286,31 @@ export function efficiency(agents: readonly number[], throughputs: readonly numb
 function speedupSection(groups: readonly Group[]): Section[] {
   const rows: string[][] = [];
   for (const opt of groups.filter((g) => g.indexes === 'optimized')) {
-    const base = groups.find((g) => g.indexes === 'baseline' && g.target === opt.target && g.workload === opt.workload && g.agents === opt.agents);
+    const base = groups.find(
+      (g) =>
+        g.indexes === 'baseline' && g.target === opt.target && g.workload === opt.workload && g.agents === opt.agents,
+    );
     if (!base) continue;
     const b = summary(merge(base.steps.map((s) => s.all.histogram)));
     const o = summary(merge(opt.steps.map((s) => s.all.histogram)));
     const speed = medianThroughput(opt).median / Math.max(medianThroughput(base).median, 1e-9);
-    rows.push([opt.target, opt.workload, String(opt.agents), rate(medianThroughput(base).median), rate(medianThroughput(opt).median), `${speed.toFixed(1)}×`, `${(b.p50 / Math.max(o.p50, 1)).toFixed(1)}×`]);
+    rows.push([
+      opt.target,
+      opt.workload,
+      String(opt.agents),
+      rate(medianThroughput(base).median),
+      rate(medianThroughput(opt).median),
+      `${speed.toFixed(1)}×`,
+      `${(b.p50 / Math.max(o.p50, 1)).toFixed(1)}×`,
+    ]);
   }
-  return [{ title: 'Index speed-up: optimized versus baseline (primary keys only)', head: ['target', 'workload', 'agents', 'baseline calls/s', 'optimized calls/s', 'throughput', 'p50'], rows }];
+  return [
+    {
+      title: 'Index speed-up: optimized versus baseline (primary keys only)',
+      head: ['target', 'workload', 'agents', 'baseline calls/s', 'optimized calls/s', 'throughput', 'p50'],
+      rows,
+    },
+  ];
 }
 
 /** Engines (or other servers) side by side, when a run measured several. */
@@ -225,7 +322,13 @@ function comparisonSection(groups: readonly Group[], result: ResultFile): Sectio
   const rows = keys.map((k) => {
     const [workload, agents] = k.split('\u0000') as [string, string];
     const cells = targets.map((t) => {
-      const g = groups.find((x) => x.target === t && x.workload === workload && String(x.agents) === agents && (x.indexes === profile || x.indexes === null));
+      const g = groups.find(
+        (x) =>
+          x.target === t &&
+          x.workload === workload &&
+          String(x.agents) === agents &&
+          (x.indexes === profile || x.indexes === null),
+      );
       if (!g) return '–';
       const h = summary(merge(g.steps.map((s) => s.all.histogram)));
       return `${rate(medianThroughput(g).median)} /s, p50 ${ms(h.p50)}`;
@@ -233,7 +336,9 @@ function comparisonSection(groups: readonly Group[], result: ResultFile): Sectio
     return [workload, agents, ...cells];
   });
   const what = result.config.targets.every((t) => t.engine) ? 'Engines' : 'Servers';
-  return [{ title: `${what} compared (${profile ?? 'as found'} indexes)`, head: ['workload', 'agents', ...targets], rows }];
+  return [
+    { title: `${what} compared (${profile ?? 'as found'} indexes)`, head: ['workload', 'agents', ...targets], rows },
+  ];
 }
 
 function decompositionSection(result: ResultFile): Section[] {
@@ -241,7 +346,15 @@ function decompositionSection(result: ResultFile): Section[] {
     const raw = summary(merge([d.raw.histogram]));
     const echo = summary(merge([d.echo.histogram]));
     const full = summary(merge([d.full.histogram]));
-    return [d.target, d.operation, ms(raw.p50), ms(echo.p50), ms(full.p50), pct(echo.p50 / full.p50), pct(raw.p50 / full.p50)];
+    return [
+      d.target,
+      d.operation,
+      ms(raw.p50),
+      ms(echo.p50),
+      ms(full.p50),
+      pct(echo.p50 / full.p50),
+      pct(raw.p50 / full.p50),
+    ];
   });
   return [
     {

@@ -11,7 +11,8 @@ export function formatStages(stages: readonly LoadStage[]): string {
   return stages.map((s) => `${formatDuration(s.durationMs)}:${s.target}`).join(',');
 }
 
-const formatDuration = (ms: number) => (ms > 0 && ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+const formatDuration = (ms: number) =>
+  ms > 0 && ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 const one = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
@@ -44,7 +45,9 @@ function stageRows(step: StepResult, rate: boolean): string[][] {
     const calls = slice.reduce((n, x) => n + x.calls, 0);
     rows.push([
       group > 1 ? `${from / 1000}–${from / 1000 + slice.length} s` : `${from / 1000} s`,
-      rate ? String(Math.round(slice.reduce((n, x) => n + (x.rate ?? 0), 0) / seconds)) : one(Math.round(mean((x) => x.agents ?? 0) * 10) / 10),
+      rate
+        ? String(Math.round(slice.reduce((n, x) => n + (x.rate ?? 0), 0) / seconds))
+        : one(Math.round(mean((x) => x.agents ?? 0) * 10) / 10),
       String(Math.round(seconds > 0 ? calls / seconds : 0)),
       latency.count ? ms(latency.p50) : '-',
       latency.count ? ms(latency.p99) : '-',

@@ -16,12 +16,19 @@ export interface Section {
 export function toTerminal(sections: readonly Section[], width?: number): string {
   return sections
     .map((s) => {
-      const t = new Table({ head: s.head, style: { head: [], border: [], compact: true }, colAligns: s.head.map((_, i) => (i === 0 ? 'left' : 'right')) });
+      const t = new Table({
+        head: s.head,
+        style: { head: [], border: [], compact: true },
+        colAligns: s.head.map((_, i) => (i === 0 ? 'left' : 'right')),
+      });
       for (const r of s.rows) t.push(r);
       const table = t.toString();
       const fits = width === undefined || table.split('\n').every((line) => line.length <= width);
       if (fits) return `${s.title}\n${s.note ? `${s.note}\n` : ''}${table}\n`;
-      return `${[s.title, s.note ?? ''].filter(Boolean).map((text) => wrap(text, width!)).join('\n')}\n${narrow(s, width!)}\n`;
+      return `${[s.title, s.note ?? '']
+        .filter(Boolean)
+        .map((text) => wrap(text, width!))
+        .join('\n')}\n${narrow(s, width!)}\n`;
     })
     .join('\n');
 }
@@ -73,7 +80,9 @@ export function toMarkdown(sections: readonly Section[]): string {
     .map((s) => {
       const line = (cells: string[]) => `| ${cells.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`;
       const rule = `|${s.head.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`;
-      return [`### ${s.title}`, ...(s.note ? ['', s.note] : []), '', line(s.head), rule, ...s.rows.map(line), ''].join('\n');
+      return [`### ${s.title}`, ...(s.note ? ['', s.note] : []), '', line(s.head), rule, ...s.rows.map(line), ''].join(
+        '\n',
+      );
     })
     .join('\n');
 }

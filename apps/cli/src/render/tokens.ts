@@ -9,9 +9,17 @@ export function tokenSection(result: ResultFile): Section {
   const tokens = result.tokens ?? [];
   return {
     title: 'Token cost: what each server sends the agent’s model',
-    note: tokens[0] ? `tokenizer ${tokens[0].tokenizer}; tools/list as hosts pass it (name, description, input schema); session start = initialize’s instructions + tools/list + discovery answers` : undefined,
+    note: tokens[0]
+      ? `tokenizer ${tokens[0].tokenizer}; tools/list as hosts pass it (name, description, input schema); session start = initialize’s instructions + tools/list + discovery answers`
+      : undefined,
     head: ['target', 'tools/list bytes', 'tools/list tokens', 'session start bytes', 'session start tokens'],
-    rows: tokens.map((t) => [t.target, count(t.toolsList.bytes), count(t.toolsList.tokens), count(t.sessionStart.bytes), count(t.sessionStart.tokens)]),
+    rows: tokens.map((t) => [
+      t.target,
+      count(t.toolsList.bytes),
+      count(t.toolsList.tokens),
+      count(t.sessionStart.bytes),
+      count(t.sessionStart.tokens),
+    ]),
   };
 }
 
@@ -23,7 +31,13 @@ export function callTokenSection(result: ResultFile): Section {
     for (const t of result.tokens ?? []) {
       const c = t.calls.find((x) => x.workload === workload);
       if (!c) continue;
-      rows.push([workload, t.target, `${count(c.bytes.p50)} / ${count(c.bytes.max)}`, `${count(c.tokens.p50)} / ${count(c.tokens.max)}`, latency(result, t.target, workload)]);
+      rows.push([
+        workload,
+        t.target,
+        `${count(c.bytes.p50)} / ${count(c.bytes.max)}`,
+        `${count(c.tokens.p50)} / ${count(c.tokens.max)}`,
+        latency(result, t.target, workload),
+      ]);
     }
   }
   return {
@@ -47,11 +61,24 @@ export function agreementSection(result: ResultFile): Section {
   return {
     title: 'Answer agreement: the same seeded calls on every target, row counts and keys compared with the first',
     head: ['workload', 'reference', 'target', 'calls', 'mismatches', 'verdict', 'first difference'],
-    rows: (result.agreement ?? []).map((a) => [a.workload, a.reference, a.target, String(a.calls), String(a.mismatches), a.mismatches ? 'DISAGREE' : 'agree', a.differences[0]?.slice(0, 160) ?? '']),
+    rows: (result.agreement ?? []).map((a) => [
+      a.workload,
+      a.reference,
+      a.target,
+      String(a.calls),
+      String(a.mismatches),
+      a.mismatches ? 'DISAGREE' : 'agree',
+      a.differences[0]?.slice(0, 160) ?? '',
+    ]),
   };
 }
 
 /** Header lines for answers that disagree: a visible warning above the tables. */
 export function disagreementLines(result: ResultFile): string[] {
-  return (result.agreement ?? []).filter((a) => a.mismatches > 0).map((a) => `warning: ${a.target} answered ${a.mismatches} of ${a.calls} ${a.workload} calls differently from ${a.reference}`);
+  return (result.agreement ?? [])
+    .filter((a) => a.mismatches > 0)
+    .map(
+      (a) =>
+        `warning: ${a.target} answered ${a.mismatches} of ${a.calls} ${a.workload} calls differently from ${a.reference}`,
+    );
 }

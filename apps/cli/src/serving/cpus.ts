@@ -17,13 +17,15 @@ export interface CpuPinning {
 
 /** A CPU list as taskset reads it. */
 export function parseCpuList(value: string): string {
-  if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(value)) throw new InvalidArgumentError(`a CPU list looks like 0, 0,2 or 0-3, not ${value}`);
+  if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(value))
+    throw new InvalidArgumentError(`a CPU list looks like 0, 0,2 or 0-3, not ${value}`);
   return value;
 }
 
 /** Pinning needs Linux (sched_setaffinity, /proc) and taskset (util-linux): a usage error otherwise. */
 export function checkPinning(given: string): void {
-  if (platform() !== 'linux') throw new UsageError(`${given} pins processes to CPUs with taskset and reads their CPU from /proc: Linux only`);
+  if (platform() !== 'linux')
+    throw new UsageError(`${given} pins processes to CPUs with taskset and reads their CPU from /proc: Linux only`);
   try {
     execFileSync('taskset', ['--version'], { stdio: 'ignore' });
   } catch {
@@ -63,7 +65,10 @@ function processes(): Map<number, Proc> {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       // the fields after the command name, which may hold spaces and parentheses: state is field 3
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(entry), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) });
+      out.set(Number(entry), {
+        ppid: Number(f[1]),
+        ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]),
+      });
     } catch {
       // it ended while we looked
     }

@@ -15,11 +15,17 @@ export interface Database {
  * it before the server starts: on an engine that can be open in one process at a time
  * (PGlite), neither can run beside the server, so the database gets `first` now and keeps it.
  */
-export async function ownedDatabase(db: Database, first: IndexProfile, log: (line: string) => void): Promise<Pick<PlanTarget, 'reindex' | 'driver'>> {
+export async function ownedDatabase(
+  db: Database,
+  first: IndexProfile,
+  log: (line: string) => void,
+): Promise<Pick<PlanTarget, 'reindex' | 'driver'>> {
   const { url, engine } = db;
   if (engine.oneProcess) {
     await applyIndexProfile(url, first);
-    log(`${engine.name}: ${engine.title} can be open in one process at a time: measured with ${first} indexes only, and without the driver-only decomposition`);
+    log(
+      `${engine.name}: ${engine.title} can be open in one process at a time: measured with ${first} indexes only, and without the driver-only decomposition`,
+    );
     return {};
   }
   return {
@@ -42,10 +48,21 @@ export function workersFor({ engine }: Database, wanted: number, log: (line: str
 export async function rawDriver({ url, engine }: Database): Promise<RawDriver> {
   const { db, close } = await engine.connect(url, { poolSize: 1, inProcess: true });
   return {
-    count: async (table) => Number((await sql<{ n: unknown }>`select count(*) as n from ${sql.id(table)}`.execute(db)).rows[0]?.n ?? 1),
+    count: async (table) =>
+      Number((await sql<{ n: unknown }>`select count(*) as n from ${sql.id(table)}`.execute(db)).rows[0]?.n ?? 1),
     select: async (table, column, value, limit) => {
       if (limit === undefined) await sql`select * from ${sql.id(table)} where ${sql.id(column)} = ${value}`.execute(db);
-      else await engine.limit(db.selectFrom(table).selectAll().where(sql<boolean>`${sql.id(column)} = ${value}`).orderBy(sql.id('id')), limit).execute();
+      else
+        await engine
+          .limit(
+            db
+              .selectFrom(table)
+              .selectAll()
+              .where(sql<boolean>`${sql.id(column)} = ${value}`)
+              .orderBy(sql.id('id')),
+            limit,
+          )
+          .execute();
     },
     close,
   };

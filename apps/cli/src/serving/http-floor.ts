@@ -20,7 +20,12 @@ server.keepAliveTimeout = 65000;
 server.listen(0, '127.0.0.1', () => process.stderr.write('listening on ' + server.address().port + '\\n'));
 `;
 
-const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'ping' } } });
+const BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'echo', arguments: { message: 'ping' } },
+});
 
 export interface HttpFloor {
   /** its process */

@@ -52,7 +52,9 @@ async function onSignal(signal: NodeJS.Signals): Promise<void> {
     process.removeAllListeners(s);
     process.once(s, () => process.exit(s === 'SIGINT' ? EXIT.sigint : EXIT.sigterm));
   }
-  process.stderr.write(`\nmcp-db-bench: interrupted: stopping ${children.size} process(es) and removing ${dirs.size} temporary director${dirs.size === 1 ? 'y' : 'ies'}\n`);
+  process.stderr.write(
+    `\nmcp-db-bench: interrupted: stopping ${children.size} process(es) and removing ${dirs.size} temporary director${dirs.size === 1 ? 'y' : 'ies'}\n`,
+  );
   await Promise.all([...children].map(stop));
   for (const dir of [...dirs]) removeTempDir(dir);
   process.exit(signal === 'SIGINT' ? EXIT.sigint : EXIT.sigterm);

@@ -1,7 +1,7 @@
 import {
   SERVER_BIN,
-  ServerStartError,
   type ServerProcess,
+  ServerStartError,
   startServerProcess,
   WORKER_NODE_FLAGS,
 } from '@mcp-db-bench/server';

@@ -24,7 +24,10 @@ export function parseShard(value: string): ShardFlag {
   if (!match) throw new InvalidArgumentError('--shard must be I/N: shard I (counting from 0) of N, e.g. 0/4 to 3/4');
   const [index, count] = [Number(match[1]), Number(match[2])];
   if (count < 1) throw new InvalidArgumentError(`--shard ${value}: N must be at least 1`);
-  if (index >= count) throw new InvalidArgumentError(`--shard ${value}: I counts from 0, so with N = ${count} it must be 0 to ${count - 1}`);
+  if (index >= count)
+    throw new InvalidArgumentError(
+      `--shard ${value}: I counts from 0, so with N = ${count} it must be 0 to ${count - 1}`,
+    );
   return { index, count };
 }
 
@@ -34,9 +37,17 @@ export const START_AT_PAST_TOLERANCE_MS = 5000;
 /** `--start-at`: an ISO time with a zone, as epoch ms. */
 export function parseStartAt(value: string, now = Date.now()): number {
   // The zone is required: without one, each machine would read the time in its own zone.
-  const at = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i.test(value.trim()) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(at)) throw new InvalidArgumentError(`--start-at must be an ISO time with a zone (Z or +hh:mm) such as ${new Date(now + 60_000).toISOString()}, not ${value}`);
-  if (now - at > START_AT_PAST_TOLERANCE_MS) throw new InvalidArgumentError(`--start-at ${value} is ${Math.round((now - at) / 1000)} s in the past: give an instant every shard reaches after starting up`);
+  const at = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i.test(value.trim())
+    ? Date.parse(value)
+    : Number.NaN;
+  if (Number.isNaN(at))
+    throw new InvalidArgumentError(
+      `--start-at must be an ISO time with a zone (Z or +hh:mm) such as ${new Date(now + 60_000).toISOString()}, not ${value}`,
+    );
+  if (now - at > START_AT_PAST_TOLERANCE_MS)
+    throw new InvalidArgumentError(
+      `--start-at ${value} is ${Math.round((now - at) / 1000)} s in the past: give an instant every shard reaches after starting up`,
+    );
   return at;
 }
 
@@ -48,7 +59,10 @@ const BARRIER_TIMEOUT_MS = 10 * 60_000;
 /** Refuses a barrier file this shard would write that is still there from an earlier run. */
 export function checkBarrier(path: string, shard: ShardFlag): void {
   const mine = `${path}.${shard.index}`;
-  if (existsSync(mine)) throw new Error(`the barrier file ${mine} is left from an earlier run: remove ${path}.* before starting the shards`);
+  if (existsSync(mine))
+    throw new Error(
+      `the barrier file ${mine} is left from an earlier run: remove ${path}.* before starting the shards`,
+    );
 }
 
 /**
@@ -65,8 +79,14 @@ export async function barrier(path: string, shard: ShardFlag, log: (line: string
   for (;;) {
     const missing = files.filter((f) => !existsSync(f));
     if (missing.length === 0) break;
-    if (Date.now() > deadline) throw new Error(`barrier: no sign of ${missing.join(', ')} after ${BARRIER_TIMEOUT_MS / 1000} s: did every shard start?`);
-    if (!logged) log(`shard ${shard.index}/${shard.count}: ready, waiting for ${missing.length} more shard${missing.length > 1 ? 's' : ''} (${path}.*)`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `barrier: no sign of ${missing.join(', ')} after ${BARRIER_TIMEOUT_MS / 1000} s: did every shard start?`,
+      );
+    if (!logged)
+      log(
+        `shard ${shard.index}/${shard.count}: ready, waiting for ${missing.length} more shard${missing.length > 1 ? 's' : ''} (${path}.*)`,
+      );
     logged = true;
     await sleep(BARRIER_POLL_MS);
   }
@@ -76,13 +96,18 @@ export async function barrier(path: string, shard: ShardFlag, log: (line: string
 /** Says when the first step begins (the runner sleeps until then). */
 export function announceStart(at: number, shard: ShardFlag, log: (line: string) => void): number {
   const wait = at - Date.now();
-  log(`shard ${shard.index}/${shard.count}: ${wait > 0 ? `starting in ${(wait / 1000).toFixed(1)} s` : `starting ${(-wait / 1000).toFixed(1)} s late`}, at ${new Date(at).toISOString()}`);
+  log(
+    `shard ${shard.index}/${shard.count}: ${wait > 0 ? `starting in ${(wait / 1000).toFixed(1)} s` : `starting ${(-wait / 1000).toFixed(1)} s late`}, at ${new Date(at).toISOString()}`,
+  );
   return at;
 }
 
 /** The same on every shard of a run: the configuration and the start instant, hashed. */
 export function runIdOf(config: ResultFile['config'], startAt: string): string {
-  return createHash('sha256').update(JSON.stringify({ ...config, shard: undefined, startAt })).digest('hex').slice(0, 12);
+  return createHash('sha256')
+    .update(JSON.stringify({ ...config, shard: undefined, startAt }))
+    .digest('hex')
+    .slice(0, 12);
 }
 
 /**
@@ -104,7 +129,8 @@ export async function requireDataset({ url, engine }: Database): Promise<string>
   });
   const tables = new Set(found.tables.map((t) => t.name.toLowerCase()));
   const missing = TABLES.filter((t) => !tables.has(t.name)).map((t) => t.name);
-  if (missing.length) throw new Error(`${redactUrl(url)} has no benchmark dataset (no ${missing.join(', ')}): ${seedFirst}`);
+  if (missing.length)
+    throw new Error(`${redactUrl(url)} has no benchmark dataset (no ${missing.join(', ')}): ${seedFirst}`);
   return indexProfileOf(found.indexes.map((i) => i.name));
 }
 

@@ -24,7 +24,11 @@ interface Entry {
 }
 
 /** The shared flags that set a profile option, by the option's name (commander's attribute name too). */
-const FLAGS: Partial<Record<ProfileOption, string>> = { sqlTool: '--sql-tool', sqlArg: '--sql-arg', service: '--service' };
+const FLAGS: Partial<Record<ProfileOption, string>> = {
+  sqlTool: '--sql-tool',
+  sqlArg: '--sql-arg',
+  service: '--service',
+};
 
 /** The profiles that read an option, for the message that names them. */
 const readers = (option: ProfileOption) =>
@@ -35,7 +39,8 @@ const readers = (option: ProfileOption) =>
 /** A usage problem with what was given for one target's profile: an engine it does not read. */
 function engineProblem(given: string, profile: Profile, engine: string | undefined): string | undefined {
   if (engine === undefined) return undefined;
-  if (!profile.takes?.includes('engine')) return `--profile ${given}: ${profile.name} takes no engine (only ${readers('engine').join(', ')} do)`;
+  if (!profile.takes?.includes('engine'))
+    return `--profile ${given}: ${profile.name} takes no engine (only ${readers('engine').join(', ')} do)`;
   return engine === '' ? `--profile ${given}: name the engine after the colon, or leave the colon out` : undefined;
 }
 
@@ -62,7 +67,10 @@ export function trackTargets(command: Command): { read(shared: Omit<ProfileOptio
     profiles.push(name);
     const last = entries.at(-1);
     if (!last) throw new UsageError(`--profile ${name} comes after the --target or --target-cmd it applies to`);
-    if (last.profile) throw new UsageError(`two profiles (${last.profile}, ${name}) for one target: give --profile once after each --target or --target-cmd`);
+    if (last.profile)
+      throw new UsageError(
+        `two profiles (${last.profile}, ${name}) for one target: give --profile once after each --target or --target-cmd`,
+      );
     last.profile = name;
   });
   return {

@@ -11,13 +11,17 @@ export interface CliRun {
 }
 
 /** Runs the bin to its end; `env` replaces the environment when given (default: this one). */
-export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<CliRun> {
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [BIN, ...args],
       { cwd: options.cwd, env: options.env, timeout: options.timeoutMs, maxBuffer: 64 * 2 ** 20 },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }

@@ -37,13 +37,16 @@ const fail = (message: string): never => {
 // ---- Faucet's identifier rules and filter grammar (internal/query/sanitizer.go, parser.go) ----
 
 const RESERVED = new Set(
-  'SELECT INSERT UPDATE DELETE DROP CREATE ALTER TRUNCATE EXEC EXECUTE UNION INTO FROM WHERE TABLE DATABASE GRANT REVOKE INDEX VIEW PROCEDURE FUNCTION TRIGGER SCHEMA'.split(' '),
+  'SELECT INSERT UPDATE DELETE DROP CREATE ALTER TRUNCATE EXEC EXECUTE UNION INTO FROM WHERE TABLE DATABASE GRANT REVOKE INDEX VIEW PROCEDURE FUNCTION TRIGGER SCHEMA'.split(
+    ' ',
+  ),
 );
 const KEYWORDS = new Set('AND OR NOT IN LIKE IS NULL BETWEEN CONTAINS STARTS ENDS WITH'.split(' '));
 
 function validateIdentifier(name: string): void {
   if (name.length === 0 || name.length > 128) fail(`invalid identifier ${JSON.stringify(name)}: length`);
-  if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) fail(`invalid identifier ${JSON.stringify(name)}: must match [a-zA-Z_][a-zA-Z0-9_]*`);
+  if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name))
+    fail(`invalid identifier ${JSON.stringify(name)}: must match [a-zA-Z_][a-zA-Z0-9_]*`);
   if (RESERVED.has(name.toUpperCase())) fail(`identifier ${JSON.stringify(name)} is a SQL reserved word`);
 }
 
@@ -86,7 +89,9 @@ function tokenize(input: string): Token[] {
       i += m.length;
     } else if (/[A-Za-z_]/.test(ch)) {
       const word = /^[A-Za-z_][A-Za-z0-9_.]*/.exec(rest)![0];
-      tokens.push(KEYWORDS.has(word.toUpperCase()) ? { kind: 'keyword', text: word.toUpperCase() } : { kind: 'name', text: word });
+      tokens.push(
+        KEYWORDS.has(word.toUpperCase()) ? { kind: 'keyword', text: word.toUpperCase() } : { kind: 'name', text: word },
+      );
       i += word.length;
     } else {
       fail(`tokenize: unexpected character ${JSON.stringify(ch)} at position ${i}`);
@@ -101,15 +106,20 @@ function parseFilter(filter: string): { sql: string; params: unknown[] } {
   let pos = 0;
   const params: unknown[] = [];
   const peek = () => tokens[pos];
-  const is = (kind: Token['kind'], text?: string) => peek()?.kind === kind && (text === undefined || peek()!.text === text);
+  const is = (kind: Token['kind'], text?: string) =>
+    peek()?.kind === kind && (text === undefined || peek()!.text === text);
   /** consumes the token when it is the one named */
   const accept = (kind: Token['kind'], text?: string) => is(kind, text) && pos++ >= 0;
-  const expect = (kind: Token['kind'], text?: string) => (is(kind, text) ? tokens[pos++]! : fail(`expected ${text ?? kind} but got ${JSON.stringify(peek()?.text ?? 'end of filter')}`));
+  const expect = (kind: Token['kind'], text?: string) =>
+    is(kind, text)
+      ? tokens[pos++]!
+      : fail(`expected ${text ?? kind} but got ${JSON.stringify(peek()?.text ?? 'end of filter')}`);
   const value = (): string => {
     const t = tokens[pos++];
     if (t?.kind === 'string') params.push(t.text);
     else if (t?.kind === 'number') params.push(numberValue(t.text));
-    else if (t?.kind === 'name' && /^(true|false)$/i.test(t.text)) params.push(/^true$/i.test(t.text) ? 1 : 0); // a Go bool, bound as SQLite's 1/0
+    else if (t?.kind === 'name' && /^(true|false)$/i.test(t.text))
+      params.push(/^true$/i.test(t.text) ? 1 : 0); // a Go bool, bound as SQLite's 1/0
     else fail(`expected a value (string, number, or boolean), got ${JSON.stringify(t?.text ?? 'end of filter')}`);
     return '?';
   };
@@ -147,7 +157,9 @@ function parseFilter(filter: string): { sql: string; params: unknown[] } {
     if (!not && accept('keyword', 'CONTAINS')) return pattern(col, (s) => `%${s}%`);
     if (!not && accept('keyword', 'STARTS')) return expect('keyword', 'WITH') && pattern(col, (s) => `${s}%`);
     if (!not && accept('keyword', 'ENDS')) return expect('keyword', 'WITH') && pattern(col, (s) => `%${s}`);
-    return fail(`unexpected token ${JSON.stringify(peek()?.text ?? 'end of filter')} after column ${JSON.stringify(col)}`);
+    return fail(
+      `unexpected token ${JSON.stringify(peek()?.text ?? 'end of filter')} after column ${JSON.stringify(col)}`,
+    );
   };
   const primary = (): string => {
     if (!accept('(')) return comparison();
@@ -177,7 +189,11 @@ function numberValue(text: string): number | bigint {
 }
 
 /** ParseProjection (aggregate.go) or, before it, ParseFieldSelection (builder.go): the select list. */
-function projection(fields: readonly string[], group: boolean, quote: (s: string) => string): { sql: string; plain: string[]; aggregates: number } {
+function projection(
+  fields: readonly string[],
+  group: boolean,
+  quote: (s: string) => string,
+): { sql: string; plain: string[]; aggregates: number } {
   const plain: string[] = [];
   let aggregates = 0;
   const items = fields
@@ -193,7 +209,8 @@ function projection(fields: readonly string[], group: boolean, quote: (s: string
         return quote(part);
       }
       const fn = m[1]!.toUpperCase();
-      if (!['SUM', 'COUNT', 'AVG', 'MIN', 'MAX'].includes(fn)) fail(`unsupported aggregate function ${JSON.stringify(m[1])}`);
+      if (!['SUM', 'COUNT', 'AVG', 'MIN', 'MAX'].includes(fn))
+        fail(`unsupported aggregate function ${JSON.stringify(m[1])}`);
       if (m[2] === '*' && fn !== 'COUNT') fail(`${fn}(*) is not allowed; only COUNT supports the * argument`);
       if (m[2] !== '*') validateIdentifier(m[2]!);
       const alias = m[3] ?? (m[2] === '*' ? fn.toLowerCase() : `${fn.toLowerCase()}_${m[2]}`);
@@ -232,7 +249,11 @@ function prefixed<T>(prefix: string, run: () => T, suffix = ''): T {
 // ---- Answers as Go writes them ----
 
 /** json.MarshalIndent(v, "", "  "): Go escapes <, >, & and the two JavaScript line separators. */
-const goJson = (value: unknown) => JSON.stringify(value, null, 2).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const goJson = (value: unknown) =>
+  JSON.stringify(value, null, 2).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /** A scanned row as Go's map: keys sorted, bytes as text (cleanMapValues). */
 const goRecord = (row: Row): Row =>
@@ -245,7 +266,10 @@ const goRecord = (row: Row): Row =>
 /** A JSON value as the Go SQLite driver binds it: booleans as 1/0, no objects. */
 function bind(value: unknown): unknown {
   if (typeof value === 'boolean') return value ? 1 : 0;
-  if (value !== null && typeof value === 'object') fail(`sql: converting argument: unsupported type ${Array.isArray(value) ? '[]interface {}' : 'map[string]interface {}'}`);
+  if (value !== null && typeof value === 'object')
+    fail(
+      `sql: converting argument: unsupported type ${Array.isArray(value) ? '[]interface {}' : 'map[string]interface {}'}`,
+    );
   return value;
 }
 
@@ -276,9 +300,19 @@ function toolList(group: boolean) {
   });
   const filter = { filter: prop({ type: 'string' }, "Filter expression, e.g. status = 'active' AND age > 21") };
   return [
-    tool('faucet_list_services', 'List the configured database services: name, driver, active, read-only, raw SQL.', {}, []),
+    tool(
+      'faucet_list_services',
+      'List the configured database services: name, driver, active, read-only, raw SQL.',
+      {},
+      [],
+    ),
     tool('faucet_list_tables', 'List the tables of a service with their column summaries.', SERVICE, ['service']),
-    tool('faucet_describe_table', 'The schema of one table: columns, keys, foreign keys, indexes.', { ...SERVICE, ...TABLE }, ['service', 'table']),
+    tool(
+      'faucet_describe_table',
+      'The schema of one table: columns, keys, foreign keys, indexes.',
+      { ...SERVICE, ...TABLE },
+      ['service', 'table'],
+    ),
     tool(
       'faucet_query',
       "Query records with an optional filter (=, !=, <, >, LIKE, IN, IS NULL, BETWEEN, CONTAINS; AND, OR, NOT), fields, order ('col ASC, other DESC'), limit (default 25, max 1000) and offset.",
@@ -286,7 +320,10 @@ function toolList(group: boolean) {
         ...SERVICE,
         ...TABLE,
         ...filter,
-        fields: prop({ type: 'array', items: { type: 'string' } }, group ? 'Columns or aggregates such as "SUM(amount)", "COUNT(*) AS n".' : 'Columns to return.'),
+        fields: prop(
+          { type: 'array', items: { type: 'string' } },
+          group ? 'Columns or aggregates such as "SUM(amount)", "COUNT(*) AS n".' : 'Columns to return.',
+        ),
         ...(group ? { group: prop({ type: 'string' }, 'Comma-separated columns to GROUP BY.') } : {}),
         order: prop({ type: 'string' }, 'Order clause'),
         limit: prop({ type: 'number' }, 'Maximum records (default 25, max 1000)'),
@@ -294,10 +331,29 @@ function toolList(group: boolean) {
       },
       ['service', 'table'],
     ),
-    tool('faucet_insert', 'Insert records; answers the inserted records where the database has RETURNING.', { ...SERVICE, ...TABLE, records: prop({ type: 'array' }, 'Records to insert') }, ['service', 'table', 'records']),
-    tool('faucet_update', 'Update the records a filter (required) matches.', { ...SERVICE, ...TABLE, ...filter, record: prop({ type: 'object' }, 'Column values to set') }, ['service', 'table', 'filter', 'record']),
-    tool('faucet_delete', 'Delete the records a filter (required) matches.', { ...SERVICE, ...TABLE, ...filter }, ['service', 'table', 'filter']),
-    tool('faucet_raw_sql', 'Run raw SQL on a service that allows it.', { ...SERVICE, sql: prop({ type: 'string' }, 'SQL') }, ['service', 'sql']),
+    tool(
+      'faucet_insert',
+      'Insert records; answers the inserted records where the database has RETURNING.',
+      { ...SERVICE, ...TABLE, records: prop({ type: 'array' }, 'Records to insert') },
+      ['service', 'table', 'records'],
+    ),
+    tool(
+      'faucet_update',
+      'Update the records a filter (required) matches.',
+      { ...SERVICE, ...TABLE, ...filter, record: prop({ type: 'object' }, 'Column values to set') },
+      ['service', 'table', 'filter', 'record'],
+    ),
+    tool('faucet_delete', 'Delete the records a filter (required) matches.', { ...SERVICE, ...TABLE, ...filter }, [
+      'service',
+      'table',
+      'filter',
+    ]),
+    tool(
+      'faucet_raw_sql',
+      'Run raw SQL on a service that allows it.',
+      { ...SERVICE, sql: prop({ type: 'string' }, 'SQL') },
+      ['service', 'sql'],
+    ),
   ];
 }
 
@@ -309,9 +365,15 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
   const returning = driver === 'sqlite';
   const q = (name: string) => `"${name.replaceAll('"', '""')}"`;
   const names = (type: 'table' | 'view') =>
-    (db.prepare(`select name from sqlite_master where type = ? and name not like 'sqlite_%' order by name`).all(type) as { name: string }[]).map((t) => t.name);
+    (
+      db
+        .prepare(`select name from sqlite_master where type = ? and name not like 'sqlite_%' order by name`)
+        .all(type) as { name: string }[]
+    ).map((t) => t.name);
   const tableInfo = (table: string) =>
-    db.prepare('select cid, name, type, "notnull", dflt_value, pk from pragma_table_info(?) order by cid').all(table) as {
+    db
+      .prepare('select cid, name, type, "notnull", dflt_value, pk from pragma_table_info(?) order by cid')
+      .all(table) as {
       cid: number;
       name: string;
       type: string;
@@ -319,19 +381,28 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
       dflt_value: string | null;
       pk: number;
     }[];
-  const required = (args: Args, key: string) => (typeof args[key] === 'string' ? (args[key] as string) : fail(`missing required parameter ${JSON.stringify(key)}`));
-  const writable = (verb: string) => options.readOnly && fail(`Service ${JSON.stringify(service)} is read-only. ${verb} operations are not permitted.`);
+  const required = (args: Args, key: string) =>
+    typeof args[key] === 'string' ? (args[key] as string) : fail(`missing required parameter ${JSON.stringify(key)}`);
+  const writable = (verb: string) =>
+    options.readOnly && fail(`Service ${JSON.stringify(service)} is read-only. ${verb} operations are not permitted.`);
   const where = (filter: string) => prefixed('Invalid filter expression', () => parseFilter(filter));
   const title = (verb: string) => verb[0]!.toUpperCase() + verb.slice(1);
   /** handleUpdate and handleDelete, in Faucet's order: a filter is required, then the service must be writable */
   const filterText = (args: Args, verb: 'update' | 'delete') => {
-    const text = typeof args.filter === 'string' ? args.filter : fail(`A filter is required for ${verb} operations to prevent accidental full-table ${verb}s. Example: id = 42`);
+    const text =
+      typeof args.filter === 'string'
+        ? args.filter
+        : fail(
+            `A filter is required for ${verb} operations to prevent accidental full-table ${verb}s. Example: id = 42`,
+          );
     writable(title(verb));
     return text;
   };
   /** BuildUpdate and BuildDelete refuse an empty filter, which would touch every row */
   const whereOf = (text: string, verb: 'update' | 'delete') =>
-    text.trim() ? where(text) : fail(`Failed to build ${verb}: filter or IDs required for ${verb} (refusing to ${verb} all rows)`);
+    text.trim()
+      ? where(text)
+      : fail(`Failed to build ${verb}: filter or IDs required for ${verb} (refusing to ${verb} all rows)`);
   /** The rows written, with RETURNING (SQLite, PostgreSQL), else only their count (MySQL, SQL Server) */
   const written = (verb: string, key: 'inserted' | 'updated', sql: string, params: unknown[]) => {
     if (!returning) return { count: sqlite(verb, () => db.prepare(sql).run(...params).changes) };
@@ -350,12 +421,28 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
   /** IntrospectTable (connector/sqlite/introspect.go): a model.TableSchema, no row_count. */
   const describe = (table: string) => {
     const cols = tableInfo(table);
-    if (cols.length === 0) fail(`Table ${JSON.stringify(table)} not found in service ${JSON.stringify(service)}: table ${JSON.stringify(table)} not found\n\nAvailable tables: [${names('table').join(' ')}]`);
+    if (cols.length === 0)
+      fail(
+        `Table ${JSON.stringify(table)} not found in service ${JSON.stringify(service)}: table ${JSON.stringify(table)} not found\n\nAvailable tables: [${names('table').join(' ')}]`,
+      );
     const pk = cols.filter((c) => c.pk > 0).map((c) => c.name);
-    const create = (db.prepare(`select sql from sqlite_master where type = 'table' and name = ?`).get(table) as { sql?: string } | undefined)?.sql ?? '';
+    const create =
+      (
+        db.prepare(`select sql from sqlite_master where type = 'table' and name = ?`).get(table) as
+          | { sql?: string }
+          | undefined
+      )?.sql ?? '';
     const auto = pk.length === 1 && create.toUpperCase().includes('INTEGER PRIMARY KEY') ? pk[0] : undefined;
-    const fks = db.prepare('select "from", "table", "to", on_update, on_delete from pragma_foreign_key_list(?)').all(table) as Record<string, string>[];
-    const indexes = (db.prepare('select name, "unique", origin from pragma_index_list(?)').all(table) as { name: string; unique: number; origin: string }[]).filter((i) => i.origin !== 'pk');
+    const fks = db
+      .prepare('select "from", "table", "to", on_update, on_delete from pragma_foreign_key_list(?)')
+      .all(table) as Record<string, string>[];
+    const indexes = (
+      db.prepare('select name, "unique", origin from pragma_index_list(?)').all(table) as {
+        name: string;
+        unique: number;
+        origin: string;
+      }[]
+    ).filter((i) => i.origin !== 'pk');
     return {
       name: table,
       type: 'table',
@@ -375,31 +462,75 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
         };
       }),
       primary_key: pk,
-      foreign_keys: fks.map((f) => ({ name: `fk_${table}_${f.from}`, column_name: f.from, referenced_table: f.table, referenced_column: f.to, on_delete: f.on_delete, on_update: f.on_update })),
-      indexes: indexes.map((i) => ({ name: i.name, columns: (db.prepare('select name from pragma_index_info(?)').all(i.name) as { name: string }[]).map((c) => c.name), is_unique: i.unique === 1 })),
+      foreign_keys: fks.map((f) => ({
+        name: `fk_${table}_${f.from}`,
+        column_name: f.from,
+        referenced_table: f.table,
+        referenced_column: f.to,
+        on_delete: f.on_delete,
+        on_update: f.on_update,
+      })),
+      indexes: indexes.map((i) => ({
+        name: i.name,
+        columns: (db.prepare('select name from pragma_index_info(?)').all(i.name) as { name: string }[]).map(
+          (c) => c.name,
+        ),
+        is_unique: i.unique === 1,
+      })),
     };
   };
 
   const tools: Record<string, (args: Args) => unknown> = {
-    faucet_list_services: () => [{ name: service, driver, is_active: true, read_only: options.readOnly ?? false, raw_sql_allowed: false }],
+    faucet_list_services: () => [
+      { name: service, driver, is_active: true, read_only: options.readOnly ?? false, raw_sql_allowed: false },
+    ],
     // handleListTables: row_count is omitted (the SQLite connector never fills it)
     faucet_list_tables: () => [
-      ...names('table').map((name) => ({ name, type: 'table', columns: tableInfo(name).map((c) => ({ name: c.name, type: c.type, ...(c.pk ? { pk: true } : {}) })) })),
-      ...names('view').map((name) => ({ name, type: 'view', columns: tableInfo(name).map((c) => ({ name: c.name, type: c.type })) })),
+      ...names('table').map((name) => ({
+        name,
+        type: 'table',
+        columns: tableInfo(name).map((c) => ({ name: c.name, type: c.type, ...(c.pk ? { pk: true } : {}) })),
+      })),
+      ...names('view').map((name) => ({
+        name,
+        type: 'view',
+        columns: tableInfo(name).map((c) => ({ name: c.name, type: c.type })),
+      })),
     ],
     faucet_describe_table: (args) => describe(required(args, 'table')),
     faucet_query: (args) => {
       const table = required(args, 'table');
       const fields = Array.isArray(args.fields) ? (args.fields as string[]) : [];
-      const select = prefixed('Invalid fields', () => projection(fields, group, q), `\n\nAvailable columns: [${tableInfo(table).map((c) => c.name).join(' ')}]`);
-      const groupBy = group && typeof args.group === 'string' ? args.group.split(',').map((g) => g.trim()).filter(Boolean) : [];
+      const select = prefixed(
+        'Invalid fields',
+        () => projection(fields, group, q),
+        `\n\nAvailable columns: [${tableInfo(table)
+          .map((c) => c.name)
+          .join(' ')}]`,
+      );
+      const groupBy =
+        group && typeof args.group === 'string'
+          ? args.group
+              .split(',')
+              .map((g) => g.trim())
+              .filter(Boolean)
+          : [];
       prefixed('Invalid group clause', () => groupBy.forEach(validateIdentifier));
       if (groupBy.length && !fields.length) fail('group parameter requires an explicit fields list');
       const loose = select.plain.find((c) => !groupBy.includes(c));
-      if ((groupBy.length || select.aggregates) && loose) fail(`column ${JSON.stringify(loose)} must be wrapped in an aggregate function or listed in the group parameter`);
+      if ((groupBy.length || select.aggregates) && loose)
+        fail(
+          `column ${JSON.stringify(loose)} must be wrapped in an aggregate function or listed in the group parameter`,
+        );
       const filter = typeof args.filter === 'string' && args.filter.trim() ? where(args.filter) : undefined;
-      const order = typeof args.order === 'string' && args.order.trim() ? prefixed('Invalid order clause', () => orderSql(args.order as string, q)) : '';
-      const limit = Math.min(Math.max(Number.isFinite(Number(args.limit ?? 25)) ? Math.trunc(Number(args.limit ?? 25)) : 25, 1), 1000);
+      const order =
+        typeof args.order === 'string' && args.order.trim()
+          ? prefixed('Invalid order clause', () => orderSql(args.order as string, q))
+          : '';
+      const limit = Math.min(
+        Math.max(Number.isFinite(Number(args.limit ?? 25)) ? Math.trunc(Number(args.limit ?? 25)) : 25, 1),
+        1000,
+      );
       const offset = Math.max(Math.trunc(Number(args.offset ?? 0)) || 0, 0);
       const sql = [
         `SELECT ${select.sql} FROM ${q(table)}`,
@@ -409,15 +540,25 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
         'LIMIT ?',
         offset ? 'OFFSET ?' : '',
       ].filter(Boolean);
-      let records = sqlite('Query execution', () => db.prepare(sql.join(' ')).all(...(filter?.params ?? []), limit, ...(offset ? [offset] : [])) as Row[]).map(goRecord);
+      let records = sqlite(
+        'Query execution',
+        () => db.prepare(sql.join(' ')).all(...(filter?.params ?? []), limit, ...(offset ? [offset] : [])) as Row[],
+      ).map(goRecord);
       if (options.wrong) records = records.slice(1);
       return { records, count: records.length, limit, offset };
     },
     faucet_insert: (args) => {
       const table = required(args, 'table');
       writable('Insert');
-      const records = Array.isArray(args.records) && args.records.every((r) => r !== null && typeof r === 'object' && !Array.isArray(r)) ? (args.records as Row[]) : [];
-      if (!records.length) fail('No records provided. The \'records\' parameter must be an array of objects, e.g. [{"name": "Alice", "age": 30}]');
+      const records =
+        Array.isArray(args.records) &&
+        args.records.every((r) => r !== null && typeof r === 'object' && !Array.isArray(r))
+          ? (args.records as Row[])
+          : [];
+      if (!records.length)
+        fail(
+          'No records provided. The \'records\' parameter must be an array of objects, e.g. [{"name": "Alice", "age": 30}]',
+        );
       // BuildInsert: the first record's columns, sorted, for every record
       const cols = Object.keys(records[0]!).sort();
       const values = records.map(() => `(${cols.map(() => '?').join(', ')})`).join(', ');
@@ -428,9 +569,15 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
     faucet_update: (args) => {
       const table = required(args, 'table');
       const text = filterText(args, 'update');
-      const record = args.record !== null && typeof args.record === 'object' && !Array.isArray(args.record) ? (args.record as Row) : {};
+      const record =
+        args.record !== null && typeof args.record === 'object' && !Array.isArray(args.record)
+          ? (args.record as Row)
+          : {};
       const cols = Object.keys(record).sort();
-      if (!cols.length) fail('No fields to update. The \'record\' parameter must be an object with column names and values, e.g. {"status": "archived"}');
+      if (!cols.length)
+        fail(
+          'No fields to update. The \'record\' parameter must be an object with column names and values, e.g. {"status": "archived"}',
+        );
       const filter = whereOf(text, 'update');
       const sql = `UPDATE ${q(table)} SET ${cols.map((c) => `${q(c)} = ?`).join(', ')} WHERE ${filter.sql}`;
       return written('Update', 'updated', sql, [...cols.map((c) => bind(record[c])), ...filter.params]);
@@ -438,9 +585,17 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
     faucet_delete: (args) => {
       const table = required(args, 'table');
       const filter = whereOf(filterText(args, 'delete'), 'delete');
-      return { deleted: sqlite('Delete', () => db.prepare(`DELETE FROM ${q(table)} WHERE ${filter.sql}`).run(...filter.params).changes) };
+      return {
+        deleted: sqlite(
+          'Delete',
+          () => db.prepare(`DELETE FROM ${q(table)} WHERE ${filter.sql}`).run(...filter.params).changes,
+        ),
+      };
     },
-    faucet_raw_sql: () => fail(`Raw SQL is not enabled for service ${JSON.stringify(service)}. Use the structured query tools (faucet_query, faucet_insert, etc.) instead.`),
+    faucet_raw_sql: () =>
+      fail(
+        `Raw SQL is not enabled for service ${JSON.stringify(service)}. Use the structured query tools (faucet_query, faucet_insert, etc.) instead.`,
+      ),
   };
 
   const answer = (res: ServerResponse, id: unknown, result: unknown) => {
@@ -460,7 +615,11 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
       return;
     }
     if (message.method === 'initialize') {
-      return answer(res, message.id, { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'Faucet Database API (scripted)', version: '0.1.0' } });
+      return answer(res, message.id, {
+        protocolVersion: message.params?.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: 'Faucet Database API (scripted)', version: '0.1.0' },
+      });
     }
     if (message.method === 'tools/list') return answer(res, message.id, { tools: toolList(group) });
     if (message.method === 'tools/call') {
@@ -468,7 +627,8 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
       const args = (message.params?.arguments ?? {}) as Args;
       try {
         if (!tools[name]) fail(`tool ${name} not found`);
-        if (name !== 'faucet_list_services' && args.service !== service) fail(`Service ${JSON.stringify(args.service ?? '')} not found. Available services: [${service}]`);
+        if (name !== 'faucet_list_services' && args.service !== service)
+          fail(`Service ${JSON.stringify(args.service ?? '')} not found. Available services: [${service}]`);
         return answer(res, message.id, { content: [{ type: 'text', text: goJson(tools[name]!(args)) }] });
       } catch (error) {
         // a slip of this stand-in shows as an error too, never as a hung request
@@ -477,7 +637,13 @@ export async function startScriptedFaucet(file: string, options: ScriptedFaucetO
       }
     }
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `no method ${message.method}` } }));
+    res.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: -32601, message: `no method ${message.method}` },
+      }),
+    );
   };
   const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

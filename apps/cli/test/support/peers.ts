@@ -12,8 +12,16 @@ export interface Peer {
 }
 
 /** Starts `command` and resolves once its output (stdout and stderr) is `ready`; fails with its output otherwise. */
-function startProcess(args: string[], ready: (output: string) => boolean, url: string, env?: NodeJS.ProcessEnv): Promise<Peer> {
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+function startProcess(
+  args: string[],
+  ready: (output: string) => boolean,
+  url: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<Peer> {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let output = '';
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -52,12 +60,25 @@ export async function startOurs(db: string, options: { sql?: boolean; workers?: 
   const workers = options.workers ? ['--workers', String(options.workers)] : [];
   // the server's ready line comes once every worker listens
   const ready = (output: string) => parseReady(output) !== undefined;
-  return startProcess([BIN, 'serve', '--db', db, '--port', String(port), ...workers], ready, `http://127.0.0.1:${port}/mcp`, env);
+  return startProcess(
+    [BIN, 'serve', '--db', db, '--port', String(port), ...workers],
+    ready,
+    `http://127.0.0.1:${port}/mcp`,
+    env,
+  );
 }
 
 /** DBHub from npm (`@bytebase/dbhub`, a devDependency) over HTTP on a free port. */
 export async function startDbhub(dsn: string): Promise<Peer> {
   const port = await freePort();
-  const main = join(dirname(createRequire(import.meta.url).resolve('@bytebase/dbhub/package.json')), 'dist', 'index.js');
-  return startProcess([main, '--transport', 'http', '--port', String(port), '--dsn', dsn], (output) => /MCP server endpoint/.test(output), `http://127.0.0.1:${port}/mcp`);
+  const main = join(
+    dirname(createRequire(import.meta.url).resolve('@bytebase/dbhub/package.json')),
+    'dist',
+    'index.js',
+  );
+  return startProcess(
+    [main, '--transport', 'http', '--port', String(port), '--dsn', dsn],
+    (output) => /MCP server endpoint/.test(output),
+    `http://127.0.0.1:${port}/mcp`,
+  );
 }

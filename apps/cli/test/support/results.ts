@@ -35,7 +35,15 @@ export const result = (steps: StepResult[], partial: Partial<ResultFile> = {}): 
   tool: { name: 'mcp-db-bench', version: '0.0.0' },
   startedAt: '2026-01-01T00:00:00Z',
   finishedAt: '2026-01-01T00:01:00Z',
-  environment: { node: '24', platform: 'linux', arch: 'x64', cpuModel: 'test', cpus: 2, memoryMb: 1024, loadAverage: [0, 0, 0] },
+  environment: {
+    node: '24',
+    platform: 'linux',
+    arch: 'x64',
+    cpuModel: 'test',
+    cpus: 2,
+    memoryMb: 1024,
+    loadAverage: [0, 0, 0],
+  },
   config: {
     targets: [{ label: 'sqlite', engine: 'sqlite', url: 'sqlite:x' }],
     workloads: ['point-read'],

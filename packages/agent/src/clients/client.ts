@@ -28,7 +28,10 @@ export interface ToolCallResult {
  * `failed` is a tool error (the server answered, with a code), `unknown` a call that got no answer
  * (transport error, timeout).
  */
-export type CallOutcome = { kind: 'ok'; data: unknown } | { kind: 'failed'; code: string } | { kind: 'unknown'; reason: string };
+export type CallOutcome =
+  | { kind: 'ok'; data: unknown }
+  | { kind: 'failed'; code: string }
+  | { kind: 'unknown'; reason: string };
 
 /**
  * Over HTTP, a request that named a 2025-era session and got 404 (the server ended or forgot the

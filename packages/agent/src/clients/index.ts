@@ -7,9 +7,9 @@ import type { ClientInfo } from './wire.js';
 export * from './client.js';
 export { LeanHttpClient, type LeanHttpOptions } from './lean-http.js';
 export { Session, type SessionOptions } from './mcp-session.js';
-export type { Transport } from './transport.js';
 export { SdkClient, type SdkClientOptions, type SdkTarget, toCallError } from './sdk.js';
 export { StdioClient, type StdioOptions } from './stdio.js';
+export type { Transport } from './transport.js';
 export { type ClientInfo, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, LEGACY_REVISION, MODERN_REVISION } from './wire.js';
 
 export type Target =
@@ -34,11 +34,28 @@ export function createClient(target: Target, options: CreateClientOptions): McpC
   const { protocol, timeoutMs, clientInfo } = options;
   if (options.client === 'sdk') {
     const sdkTarget =
-      target.kind === 'http' ? { kind: 'http' as const, url: target.url, token: options.token, headers: options.headers } : target;
+      target.kind === 'http'
+        ? { kind: 'http' as const, url: target.url, token: options.token, headers: options.headers }
+        : target;
     return new SdkClient({ target: sdkTarget, protocol, timeoutMs, clientInfo });
   }
   if (target.kind === 'stdio') {
-    return new StdioClient({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, protocol, timeoutMs, clientInfo });
+    return new StdioClient({
+      command: target.command,
+      args: target.args,
+      env: target.env,
+      cwd: target.cwd,
+      protocol,
+      timeoutMs,
+      clientInfo,
+    });
   }
-  return new LeanHttpClient({ url: target.url, protocol, token: options.token, headers: options.headers, timeoutMs, clientInfo });
+  return new LeanHttpClient({
+    url: target.url,
+    protocol,
+    token: options.token,
+    headers: options.headers,
+    timeoutMs,
+    clientInfo,
+  });
 }

@@ -133,13 +133,19 @@ class HttpTransport implements Transport<HttpRoute> {
       const type = res.headers['content-type'];
       if (typeof type === 'string' && type.startsWith('text/event-stream')) {
         // A stream of known length (one event, as our server sends) is read whole; an open one event by event.
-        return res.headers['content-length'] !== undefined ? sseAnswer(await res.body.text(), id) : await readSse(res.body, id);
+        return res.headers['content-length'] !== undefined
+          ? sseAnswer(await res.body.text(), id)
+          : await readSse(res.body, id);
       }
       const msg = parseJson(await res.body.text());
       if (typeof msg !== 'object' || msg === null || !('result' in msg || 'error' in msg)) {
-        throw new McpCallError('protocol', `the answer is JSON but not JSON-RPC 2.0 (${JSON.stringify(msg).slice(0, 80)}): is ${this.#origin}${this.#path} an MCP endpoint?`);
+        throw new McpCallError(
+          'protocol',
+          `the answer is JSON but not JSON-RPC 2.0 (${JSON.stringify(msg).slice(0, 80)}): is ${this.#origin}${this.#path} an MCP endpoint?`,
+        );
       }
-      if (msg.id !== id) throw new McpCallError('protocol', `response id ${String(msg.id)} does not answer request ${id}`);
+      if (msg.id !== id)
+        throw new McpCallError('protocol', `response id ${String(msg.id)} does not answer request ${id}`);
       return msg;
     } catch (error) {
       throw this.#callError(error);
@@ -323,7 +329,8 @@ function sseMessage(event: string, id: number): RpcMessage | undefined {
 /** A body that is not JSON-RPC, in a few words: an HTML page by its title, anything else by its start. */
 function summary(text: string): string {
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
-  if (title !== undefined || /^\s*<(!doctype|html)/i.test(text)) return `an HTML page${title ? ` ("${title.slice(0, 80)}")` : ''}, not an MCP answer`;
+  if (title !== undefined || /^\s*<(!doctype|html)/i.test(text))
+    return `an HTML page${title ? ` ("${title.slice(0, 80)}")` : ''}, not an MCP answer`;
   const start = text.trim().replace(/\s+/g, ' ').slice(0, 120);
   return start ? `"${start}"` : 'an empty body';
 }

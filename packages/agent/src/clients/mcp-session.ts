@@ -1,16 +1,24 @@
 import { MODERN_REVISION } from '@mcp-db-bench/contract';
-import { type Era, McpCallError, type McpClient, type Protocol, sessionEnded, type ToolCallResult, type ToolInfo } from './client.js';
+import {
+  type Era,
+  McpCallError,
+  type McpClient,
+  type Protocol,
+  sessionEnded,
+  type ToolCallResult,
+  type ToolInfo,
+} from './client.js';
 import type { Transport } from './transport.js';
 import {
   type ClientInfo,
   DEFAULT_CLIENT_INFO,
-  type RpcMessage,
   discoverOffersModern,
   initializeParams,
   instructionsOf,
   isLegacySignal,
   legacyVersionOf,
   modernMetaFragment,
+  type RpcMessage,
   resultOf,
   toToolCallResult,
   toTools,
@@ -60,13 +68,20 @@ export class Session<R> implements McpClient {
     transport.begin();
     if (this.#protocol !== 'legacy') {
       try {
-        const result = await this.#request('server/discover', transport.route('modern', 'server/discover'), this.#modernParams(''));
+        const result = await this.#request(
+          'server/discover',
+          transport.route('modern', 'server/discover'),
+          this.#modernParams(''),
+        );
         if (discoverOffersModern(result)) {
           this.#setEra('modern');
           return { era: 'modern', protocolVersion: MODERN_REVISION, instructions: instructionsOf(result) };
         }
         if (this.#protocol === 'modern') {
-          throw new McpCallError('protocol', `server does not offer ${MODERN_REVISION}: ${JSON.stringify(result.supportedVersions)}`);
+          throw new McpCallError(
+            'protocol',
+            `server does not offer ${MODERN_REVISION}: ${JSON.stringify(result.supportedVersions)}`,
+          );
         }
       } catch (error) {
         const silent = transport.unansweredIsLegacy && error instanceof McpCallError && error.kind === 'timeout';
@@ -119,11 +134,18 @@ export class Session<R> implements McpClient {
    */
   async #initialize(tries = 3): Promise<{ era: Era; protocolVersion: string; instructions?: string }> {
     const transport = this.#transport;
-    const result = await this.#request('initialize', transport.route('legacy', 'initialize'), initializeParams(this.#clientInfo));
+    const result = await this.#request(
+      'initialize',
+      transport.route('legacy', 'initialize'),
+      initializeParams(this.#clientInfo),
+    );
     const version = legacyVersionOf(result);
     transport.negotiated(version);
     try {
-      await transport.notify('{"jsonrpc":"2.0","method":"notifications/initialized"}', transport.route('legacy', 'notifications/initialized'));
+      await transport.notify(
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        transport.route('legacy', 'notifications/initialized'),
+      );
     } catch (error) {
       if (tries <= 1 || !sessionEnded(error)) throw error;
       return this.#initialize(tries - 1);
@@ -188,6 +210,8 @@ export class Session<R> implements McpClient {
 
   async #request(method: string, route: R, params: string): Promise<Record<string, unknown>> {
     const id = this.#nextId++;
-    return resultOf(await this.#transport.request(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`, id, route));
+    return resultOf(
+      await this.#transport.request(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}`, id, route),
+    );
   }
 }

@@ -72,7 +72,8 @@ export class SdkClient implements McpClient {
     this.#client = undefined;
     // A 2025-era session over HTTP is ended (DELETE), as a well-behaved host does; the SDK's close() alone leaves it open.
     const transport = client?.transport;
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => {});
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined)
+      await transport.terminateSession().catch(() => {});
     await client?.close().catch(() => {});
   }
 
@@ -101,7 +102,10 @@ export class SdkClient implements McpClient {
     } catch (error) {
       const failure = toCallError(error);
       const transport = client.transport;
-      const ended = failure.kind === 'http_404' && transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
+      const ended =
+        failure.kind === 'http_404' &&
+        transport instanceof StreamableHTTPClientTransport &&
+        transport.sessionId !== undefined;
       if (!ended) throw failure;
     }
     this.abandon();
@@ -148,7 +152,17 @@ function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ENOENT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'ENOENT',
+]);
 
 /** The SDK's error zoo onto our kinds: JSON-RPC codes, HTTP statuses, timeouts, dead transports. */
 export function toCallError(error: unknown): McpCallError {
@@ -160,7 +174,11 @@ export function toCallError(error: unknown): McpCallError {
   }
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) return new McpCallError('timeout', message, { cause: error });
-    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.SendFailed || error.code === SdkErrorCode.NotConnected) {
+    if (
+      error.code === SdkErrorCode.ConnectionClosed ||
+      error.code === SdkErrorCode.SendFailed ||
+      error.code === SdkErrorCode.NotConnected
+    ) {
       return new McpCallError('network', message, { cause: error });
     }
     // A failed negotiation wraps what went wrong underneath (a refused connection, a status).

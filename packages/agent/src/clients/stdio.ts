@@ -117,7 +117,9 @@ class StdioTransport implements Transport<string> {
     });
     // A write racing the child's exit fails with EPIPE; the exit handler reports it.
     child.stdin.on('error', () => {});
-    child.on('error', (error) => this.#fail(new McpCallError('network', `cannot run ${command}: ${error.message}`, { cause: error })));
+    child.on('error', (error) =>
+      this.#fail(new McpCallError('network', `cannot run ${command}: ${error.message}`, { cause: error })),
+    );
     child.on('exit', (code, signal) => {
       const how = signal ? `signal ${signal}` : `code ${code}`;
       const tail = this.#stderr.trim();

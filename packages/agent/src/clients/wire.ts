@@ -7,6 +7,7 @@ import { McpCallError, type ToolCallResult, type ToolInfo } from './client.js';
  */
 
 export { LEGACY_REVISION, MODERN_REVISION };
+
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(INITIALIZE_REVISIONS);
 
 export interface ClientInfo {
@@ -69,7 +70,10 @@ export function discoverOffersModern(result: Record<string, unknown>): boolean {
 export function legacyVersionOf(result: Record<string, unknown>): string {
   const version = result.protocolVersion;
   if (typeof version !== 'string' || !LEGACY_VERSIONS.has(version)) {
-    throw new McpCallError('protocol', `server answered initialize with unsupported protocol version ${String(version)}`);
+    throw new McpCallError(
+      'protocol',
+      `server answered initialize with unsupported protocol version ${String(version)}`,
+    );
   }
   return version;
 }
@@ -105,7 +109,8 @@ export function toToolCallResult(result: Record<string, unknown>): ToolCallResul
   if (result.structuredContent !== undefined) return { isError, data: result.structuredContent, content };
   if (Array.isArray(content)) {
     for (const block of content as { type?: unknown; text?: unknown }[]) {
-      if (block?.type === 'text' && typeof block.text === 'string') return { isError, data: parseOrText(block.text), content };
+      if (block?.type === 'text' && typeof block.text === 'string')
+        return { isError, data: parseOrText(block.text), content };
     }
   }
   return { isError, data: undefined, content };
@@ -117,14 +122,17 @@ export function toToolCallResult(result: Record<string, unknown>): ToolCallResul
  */
 export function answerTexts(result: ToolCallResult): string[] {
   const texts = Array.isArray(result.content)
-    ? (result.content as { type?: unknown; text?: unknown }[]).flatMap((b) => (b?.type === 'text' && typeof b.text === 'string' ? [b.text] : []))
+    ? (result.content as { type?: unknown; text?: unknown }[]).flatMap((b) =>
+        b?.type === 'text' && typeof b.text === 'string' ? [b.text] : [],
+      )
     : [];
   if (texts.length) return texts;
   return result.data === undefined ? [] : [typeof result.data === 'string' ? result.data : JSON.stringify(result.data)];
 }
 
 /** initialize's (or server/discover's) `instructions`, which hosts hand to the model. */
-export const instructionsOf = (result: Record<string, unknown>): string | undefined => (typeof result.instructions === 'string' && result.instructions !== '' ? result.instructions : undefined);
+export const instructionsOf = (result: Record<string, unknown>): string | undefined =>
+  typeof result.instructions === 'string' && result.instructions !== '' ? result.instructions : undefined;
 
 function parseOrText(text: string): unknown {
   const first = text.charCodeAt(0);

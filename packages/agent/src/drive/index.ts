@@ -1,6 +1,5 @@
 export { type Clock, FakeClock, realClock } from './clock.js';
 export { type MeasureCallsOptions, type MeasuredCalls, measureCalls } from './measure-calls.js';
-export { type AgentChange, agentChanges, agentsAt, arrivals, meanAgents, peakTarget, type Stage, stagesDuration, targetAt } from './stages.js';
 export { type ClientProbe, nullProbe, type ProbeReading, processProbe } from './probe.js';
 export {
   type AgentLoop,
@@ -18,3 +17,14 @@ export {
   type StepMeasurement,
   throughput,
 } from './run-step.js';
+export {
+  type AgentChange,
+  agentChanges,
+  agentsAt,
+  arrivals,
+  meanAgents,
+  peakTarget,
+  type Stage,
+  stagesDuration,
+  targetAt,
+} from './stages.js';

@@ -9,7 +9,16 @@ import type { StepResult } from '@mcp-db-bench/contract';
 import { INTERVAL_MS, StepRecorder } from '../metrics/recorder.js';
 import { type Clock, realClock } from './clock.js';
 import { type ClientProbe, processProbe } from './probe.js';
-import { type AgentChange, agentChanges, arrivals, meanAgents, peakTarget, type Stage, stagesDuration, targetAt } from './stages.js';
+import {
+  type AgentChange,
+  agentChanges,
+  arrivals,
+  meanAgents,
+  peakTarget,
+  type Stage,
+  stagesDuration,
+  targetAt,
+} from './stages.js';
 
 /** What one call of one agent produced. `op` is the operation type the latency is filed under. */
 export type OpOutcome = { op: string; ok: true } | { op: string; ok: false; errorKind: string };
@@ -76,7 +85,19 @@ export interface SecondTick {
 /** The parts of a contract `stepResult` the engine knows; the caller adds target, workload, agents... */
 export type StepMeasurement = Pick<
   StepResult,
-  'mode' | 'rate' | 'durationMs' | 'calls' | 'errors' | 'reinitialized' | 'operations' | 'all' | 'intervals' | 'client' | 'server' | 'openLoop' | 'startedAt'
+  | 'mode'
+  | 'rate'
+  | 'durationMs'
+  | 'calls'
+  | 'errors'
+  | 'reinitialized'
+  | 'operations'
+  | 'all'
+  | 'intervals'
+  | 'client'
+  | 'server'
+  | 'openLoop'
+  | 'startedAt'
 >;
 
 export type OpenLoopStats = NonNullable<StepResult['openLoop']>;
@@ -172,7 +193,10 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     const openLoop = options.mode === 'open' ? await runOpen(agents, window, options, intended) : null;
     if (options.mode === 'closed') {
       const gate = changes ? new Gate(changes[0]!.agents) : undefined;
-      await Promise.all([...agents.map((agent, i) => runClosed(agent, i, window, gate)), gate && follow(window, gate, changes!)]);
+      await Promise.all([
+        ...agents.map((agent, i) => runClosed(agent, i, window, gate)),
+        gate && follow(window, gate, changes!),
+      ]);
     }
     ticking?.stop();
     await probing;
@@ -184,7 +208,9 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     // the configured figure unless aborted: `end - start` of two clock readings is not exact
     const durationMs = window.end === end ? planned : Math.max(0, window.end - start);
     const recorded = window.recorder.finish(durationMs);
-    if (changes) for (const i of recorded.intervals) i.agents = round2(meanAgents(changes, i.atMs, Math.min(i.atMs + INTERVAL_MS, durationMs)));
+    if (changes)
+      for (const i of recorded.intervals)
+        i.agents = round2(meanAgents(changes, i.atMs, Math.min(i.atMs + INTERVAL_MS, durationMs)));
     else if (stages) for (const [n, i] of recorded.intervals.entries()) i.rate = intended[n] ?? 0;
     const completed = recorded.calls + window.recorder.errorCount;
     return {
@@ -256,12 +282,16 @@ function tick(window: Window, onSecond: (tick: SecondTick) => void): { stop(): v
 }
 
 function validate(o: RunStepOptions): void {
-  if (!Number.isInteger(o.agents) || o.agents < 1) throw new RangeError(`agents must be a positive integer: ${o.agents}`);
+  if (!Number.isInteger(o.agents) || o.agents < 1)
+    throw new RangeError(`agents must be a positive integer: ${o.agents}`);
   if (!(o.warmupMs >= 0) || !(o.durationMs >= 0)) throw new RangeError('warmupMs and durationMs must be >= 0');
   if (o.stages) {
-    if (o.stages.length === 0 || !(stagesDuration(o.stages) > 0)) throw new RangeError('stages need a total duration above 0');
-    if (o.stages.some((s) => !(s.durationMs >= 0) || !(s.target >= 0))) throw new RangeError('stage durations and targets must be >= 0');
-    if (o.mode === 'closed' && peakTarget(o.stages) > o.agents) throw new RangeError(`stages reach ${peakTarget(o.stages)} agents, more than the ${o.agents} connected`);
+    if (o.stages.length === 0 || !(stagesDuration(o.stages) > 0))
+      throw new RangeError('stages need a total duration above 0');
+    if (o.stages.some((s) => !(s.durationMs >= 0) || !(s.target >= 0)))
+      throw new RangeError('stage durations and targets must be >= 0');
+    if (o.mode === 'closed' && peakTarget(o.stages) > o.agents)
+      throw new RangeError(`stages reach ${peakTarget(o.stages)} agents, more than the ${o.agents} connected`);
     if (peakTarget(o.stages) === 0) throw new RangeError('stages never rise above 0');
     return;
   }
@@ -291,7 +321,14 @@ async function invoke(agent: AgentLoop): Promise<OpOutcome> {
 }
 
 /** An operation's outcome, and the re-initializations its agent made during it (`before`: the count when it started). */
-function file(window: Window, agent: AgentLoop, before: number, outcome: OpOutcome, from: number, endedAt: number): void {
+function file(
+  window: Window,
+  agent: AgentLoop,
+  before: number,
+  outcome: OpOutcome,
+  from: number,
+  endedAt: number,
+): void {
   if (outcome.ok) window.recorder.success(outcome.op, endedAt - from, endedAt);
   else window.recorder.failure(outcome.errorKind, endedAt);
   const reinitialized = (agent.reinitialized ?? 0) - before;
@@ -317,7 +354,12 @@ async function runClosed(agent: AgentLoop, index: number, window: Window, gate: 
  * else queued, else dropped. Latency runs from the intended time, so a stalled target cannot
  * hide its stall by slowing the arrivals (no coordinated omission).
  */
-async function runOpen(agents: AgentLoop[], window: Window, options: RunStepOptions, intendedPerInterval: number[]): Promise<OpenLoopStats> {
+async function runOpen(
+  agents: AgentLoop[],
+  window: Window,
+  options: RunStepOptions,
+  intendedPerInterval: number[],
+): Promise<OpenLoopStats> {
   const { clock } = window;
   const tolerance = options.lateToleranceMs ?? DEFAULT_LATE_TOLERANCE_MS;
   const maxQueue = options.maxQueue ?? agents.length * QUEUE_PER_AGENT;
@@ -358,7 +400,9 @@ async function runOpen(agents: AgentLoop[], window: Window, options: RunStepOpti
 
   const workers = agents.map(work);
   // A timer that fires late finds several calls due and dispatches them at once, so arrivals are not thinned.
-  for (const intended of options.stages ? stagedTimes(window, options.stages) : steadyTimes(window.origin, 1000 / options.rate!)) {
+  for (const intended of options.stages
+    ? stagedTimes(window, options.stages)
+    : steadyTimes(window.origin, 1000 / options.rate!)) {
     if (intended >= window.end) break;
     if (intended > clock.now()) await sleepUntil(window, intended); // an overdue call goes at once, no await
     if (intended >= window.end) break; // aborted while asleep
@@ -380,9 +424,10 @@ function* steadyTimes(origin: number, interval: number): Generator<number, never
 /** The warm-up at the rate the stages start from, then the stages' arrivals. */
 function* stagedTimes(window: Window, stages: readonly Stage[]): Generator<number, void, undefined> {
   const first = targetAt(stages, 0);
-  if (first > 0) for (const t of steadyTimes(window.origin, 1000 / first)) {
-    if (t >= window.start) break;
-    yield t;
-  }
+  if (first > 0)
+    for (const t of steadyTimes(window.origin, 1000 / first)) {
+      if (t >= window.start) break;
+      yield t;
+    }
   for (const offset of arrivals(stages)) yield window.start + offset;
 }

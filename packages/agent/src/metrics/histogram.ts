@@ -3,12 +3,7 @@
  * (compressed base64) so runs from several processes or machines merge exactly; percentiles are
  * read from a merged histogram, never averaged.
  */
-import {
-  build,
-  decodeFromCompressedBase64,
-  encodeIntoCompressedBase64,
-  type Histogram,
-} from 'hdr-histogram-js';
+import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
 
 export type { Histogram };
 

@@ -59,7 +59,10 @@ export const dbhub: Profile = {
     echo: 'dbhub: no echo tool',
   },
   takes: ['engine'],
-  check: (options) => (options.engine !== undefined && !DIALECTS[options.engine] ? `dbhub: unknown engine ${options.engine}; engines: ${Object.keys(DIALECTS).join(', ')}` : undefined),
+  check: (options) =>
+    options.engine !== undefined && !DIALECTS[options.engine]
+      ? `dbhub: unknown engine ${options.engine}; engines: ${Object.keys(DIALECTS).join(', ')}`
+      : undefined,
   translate(peer: McpClient, options: ProfileOptions): Translation {
     let dialect: SqlDialect | undefined = options.engine ? DIALECTS[options.engine] : undefined;
     /** the engine DBHub named, when it is one without a dialect */
@@ -68,7 +71,8 @@ export const dbhub: Profile = {
     const call = async <T>(tool: string, args: Record<string, unknown>): Promise<T | { error: string }> => {
       const result = await peer.callTool(tool, args);
       const answer = result.data as DbhubAnswer<T>;
-      if (result.isError || answer?.success === false) return { error: answer?.error ?? JSON.stringify(result.data).slice(0, 300) };
+      if (result.isError || answer?.success === false)
+        return { error: answer?.error ?? JSON.stringify(result.data).slice(0, 300) };
       return answer.data as T;
     };
     const run: RunSql = async (sql) => {
@@ -94,7 +98,15 @@ export const dbhub: Profile = {
           if (!t?.columns) return undefined;
           return {
             rows: t.row_count ?? null,
-            columns: t.columns.map((c) => ({ name: c.name, type: portableType(c.type), precision: null, scale: null, nullable: c.nullable, default: null, auto_increment: false })),
+            columns: t.columns.map((c) => ({
+              name: c.name,
+              type: portableType(c.type),
+              precision: null,
+              scale: null,
+              nullable: c.nullable,
+              default: null,
+              auto_increment: false,
+            })),
             primary_key: t.indexes?.find((i) => i.primary)?.columns ?? [],
           };
         },

@@ -5,8 +5,15 @@ import type { Profile } from './profile.js';
 import { sqlToolProfile } from './sql-tool.js';
 
 export { DIALECTS, type SqlDialect } from './dialects/index.js';
-export { type Profile, ProfileClient, type ProfileOption, type ProfileOptions, type RawSink, toolError } from './profile.js';
 export { faucetFilter } from './faucet/index.js';
+export {
+  type Profile,
+  ProfileClient,
+  type ProfileOption,
+  type ProfileOptions,
+  type RawSink,
+  toolError,
+} from './profile.js';
 export { filterSql, portableType } from './sql.js';
 
 /** Every profile by name; adding a server is its file and a line here. */

@@ -121,13 +121,19 @@ export class ProfileClient implements McpClient {
     this.#translation.listed?.(tools);
     const offered = new Set(tools.map((t) => t.name));
     // our tools it serves, when the peer offers what they need (a handler fails clearly otherwise)
-    return Object.keys(this.#translation.tools).map((name) => ({ name, description: `${this.profile.name}: via ${[...offered].join(', ')}` }));
+    return Object.keys(this.#translation.tools).map((name) => ({
+      name,
+      description: `${this.profile.name}: via ${[...offered].join(', ')}`,
+    }));
   }
 
   callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
     if (!this.#translation) return this.#tapped.callTool(name, args);
     const handler = this.#translation.tools[name as ToolName];
-    if (!handler) return Promise.resolve(toolError('unsupported', this.profile.cannot[name as ToolName] ?? `${this.profile.name}: no ${name}`));
+    if (!handler)
+      return Promise.resolve(
+        toolError('unsupported', this.profile.cannot[name as ToolName] ?? `${this.profile.name}: no ${name}`),
+      );
     return handler(args);
   }
 

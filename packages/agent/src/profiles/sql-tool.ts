@@ -10,7 +10,8 @@ import { type Rows, type RunSql, sqlTools } from './sql.js';
 
 export const sqlToolProfile: Profile = {
   name: 'sql-tool',
-  summary: 'any server with one raw-SQL tool (--sql-tool NAME --sql-arg ARG), SQL written per engine (--profile sql-tool:ENGINE)',
+  summary:
+    'any server with one raw-SQL tool (--sql-tool NAME --sql-arg ARG), SQL written per engine (--profile sql-tool:ENGINE)',
   cannot: {
     insert: 'sql-tool: writes are not mapped (servers of one SQL tool are usually read-only)',
     update: 'sql-tool: writes are not mapped',
@@ -21,17 +22,22 @@ export const sqlToolProfile: Profile = {
   },
   takes: ['engine', 'sqlTool', 'sqlArg'],
   check: (options) =>
-    !options.engine || !DIALECTS[options.engine] ? `sql-tool needs the engine: --profile sql-tool:ENGINE, one of ${Object.keys(DIALECTS).join(', ')}` : undefined,
+    !options.engine || !DIALECTS[options.engine]
+      ? `sql-tool needs the engine: --profile sql-tool:ENGINE, one of ${Object.keys(DIALECTS).join(', ')}`
+      : undefined,
   translate(peer: McpClient, options: ProfileOptions): Translation {
     const dialect = DIALECTS[options.engine!]!;
     const tool = options.sqlTool ?? 'query';
     const arg = options.sqlArg ?? 'sql';
     const run: RunSql = async (sql) => {
       const result = await peer.callTool(tool, { [arg]: sql });
-      if (result.isError) return { error: typeof result.data === 'string' ? result.data : JSON.stringify(result.data).slice(0, 300) };
+      if (result.isError)
+        return { error: typeof result.data === 'string' ? result.data : JSON.stringify(result.data).slice(0, 300) };
       const data = result.data as Rows | { rows?: Rows };
       const rows = Array.isArray(data) ? data : data?.rows;
-      return Array.isArray(rows) ? { rows } : { error: `${tool} answered no rows: ${JSON.stringify(result.data).slice(0, 200)}` };
+      return Array.isArray(rows)
+        ? { rows }
+        : { error: `${tool} answered no rows: ${JSON.stringify(result.data).slice(0, 200)}` };
     };
     return sqlTools(run, () => dialect);
   },

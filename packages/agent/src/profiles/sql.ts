@@ -156,7 +156,10 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
       shape = {
         rows: Number(count[0]?.n ?? 0),
         columns: cols.map((c) => column(String(c.name), String(c.type), Boolean(Number(c.nullable)))),
-        primary_key: cols.filter((c) => Number(c.pk) > 0).sort((a, b) => Number(a.pk) - Number(b.pk)).map((c) => String(c.name)),
+        primary_key: cols
+          .filter((c) => Number(c.pk) > 0)
+          .sort((a, b) => Number(a.pk) - Number(b.pk))
+          .map((c) => String(c.name)),
       };
     }
     foreignKeys ??= rows(d.foreignKeys).then((r) => (failed(r) ? [] : r));
@@ -166,8 +169,12 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
       name: table,
       kind: 'table',
       ...shape,
-      foreign_keys: fks.filter((f) => f.table === table).map((f) => ({ columns: [f.column], table: f.ref_table, references: [f.ref_column] })),
-      referenced_by: fks.filter((f) => f.ref_table === table).map((f) => ({ table: f.table, columns: [f.column], references: [f.ref_column] })),
+      foreign_keys: fks
+        .filter((f) => f.table === table)
+        .map((f) => ({ columns: [f.column], table: f.ref_table, references: [f.ref_column] })),
+      referenced_by: fks
+        .filter((f) => f.ref_table === table)
+        .map((f) => ({ table: f.table, columns: [f.column], references: [f.ref_column] })),
       indexes: [],
     } as DescribeTableOutput;
   }
@@ -201,17 +208,25 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
     const sql = filterSql(tree, k.columns, dialect());
     const shown = JSON.stringify(filter).slice(0, 200);
     if (sql === undefined) {
-      return toolError('unsupported_filter', `the profile translates filters on known columns without like, not: ${shown}`);
+      return toolError(
+        'unsupported_filter',
+        `the profile translates filters on known columns without like, not: ${shown}`,
+      );
     }
     return ` where ${sql}`;
   };
 
-  const orderBy = (names: ReadonlySet<string>, order: unknown, fallback: readonly string[]): string | ToolCallResult => {
+  const orderBy = (
+    names: ReadonlySet<string>,
+    order: unknown,
+    fallback: readonly string[],
+  ): string | ToolCallResult => {
     const keys = (order as string[] | undefined) ?? [...fallback];
     const out: string[] = [];
     for (const key of keys) {
       const [name, dir = 'asc', ...rest] = key.trim().split(/\s+/);
-      if (!names.has(name!) || rest.length || !/^(asc|desc)$/i.test(dir)) return toolError('invalid_argument', `cannot order by ${key}`);
+      if (!names.has(name!) || rest.length || !/^(asc|desc)$/i.test(dir))
+        return toolError('invalid_argument', `cannot order by ${key}`);
       out.push(`${dialect().quote(name!)} ${dir.toLowerCase()}`);
     }
     return out.length ? ` order by ${out.join(', ')}` : '';
@@ -231,12 +246,20 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
       const { table, key, columns } = args as GetInput;
       const k = await knownTable(table);
       if ('isError' in k) return k;
-      const values = typeof key === 'object' && key !== null ? (key as Record<string, unknown>) : k.primaryKey.length === 1 ? { [k.primaryKey[0]!]: key } : undefined;
-      if (!values || Object.keys(values).some((c) => !k.primaryKey.includes(c))) return toolError('invalid_argument', `key does not match the primary key (${k.primaryKey.join(', ')})`);
+      const values =
+        typeof key === 'object' && key !== null
+          ? (key as Record<string, unknown>)
+          : k.primaryKey.length === 1
+            ? { [k.primaryKey[0]!]: key }
+            : undefined;
+      if (!values || Object.keys(values).some((c) => !k.primaryKey.includes(c)))
+        return toolError('invalid_argument', `key does not match the primary key (${k.primaryKey.join(', ')})`);
       const select = pick(k, columns);
       if (typeof select !== 'string') return select;
       const d = dialect();
-      const cond = Object.entries(values).map(([c, v]) => `${d.quote(c)} = ${literal(d, v)}`).join(' and ');
+      const cond = Object.entries(values)
+        .map(([c, v]) => `${d.quote(c)} = ${literal(d, v)}`)
+        .join(' and ');
       const r = await rows(d.limit(`select ${select} from ${d.quote(table)} where ${cond}`, 1));
       if (failed(r)) return r;
       return ok({ found: r.length > 0, row: r[0] ?? null });
@@ -244,23 +267,28 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
     query: async (args) => {
       const { table, columns, filter, order_by } = args as QueryInput;
       const limit = rowLimit(args.limit);
-      if (limit === undefined) return toolError('invalid_argument', `limit must be a non-negative integer, not ${JSON.stringify(args.limit)}`);
+      if (limit === undefined)
+        return toolError('invalid_argument', `limit must be a non-negative integer, not ${JSON.stringify(args.limit)}`);
       const k = await knownTable(table);
       if ('isError' in k) return k;
       const parts = [pick(k, columns), where(k, filter), orderBy(k.columns, order_by, k.primaryKey)];
       const bad = parts.find((p) => typeof p !== 'string');
       if (bad) return bad as ToolCallResult;
       const [select, cond, order] = parts as string[];
-      const r = await rows(dialect().limit(`select ${select} from ${dialect().quote(table)}${cond}${order}`, limit + 1));
+      const r = await rows(
+        dialect().limit(`select ${select} from ${dialect().quote(table)}${cond}${order}`, limit + 1),
+      );
       if (failed(r)) return r;
       const page = r.slice(0, limit);
       return ok({ columns: Object.keys(page[0] ?? {}), rows: page, truncated: r.length > limit, next_cursor: null });
     },
     aggregate: async (args) => {
       const { table, aggregates, group_by = [], filter, order_by } = args as AggregateInput;
-      if (!Array.isArray(aggregates) || aggregates.length === 0) return toolError('invalid_argument', 'aggregates must be a non-empty list');
+      if (!Array.isArray(aggregates) || aggregates.length === 0)
+        return toolError('invalid_argument', 'aggregates must be a non-empty list');
       const cap = rowLimit(args.limit);
-      if (cap === undefined) return toolError('invalid_argument', `limit must be a non-negative integer, not ${JSON.stringify(args.limit)}`);
+      if (cap === undefined)
+        return toolError('invalid_argument', `limit must be a non-negative integer, not ${JSON.stringify(args.limit)}`);
       const k = await knownTable(table);
       if ('isError' in k) return k;
       const q = dialect().quote;
@@ -268,8 +296,13 @@ export function sqlTools(run: RunSql, dialect: () => SqlDialect, discovery: SqlD
       const names = new Set(group_by);
       for (const a of aggregates) {
         // the function name goes into the statement as it is: only ours, never the caller's text
-        if (!FUNCTIONS.has(a.fn)) return toolError('invalid_argument', `aggregate function ${JSON.stringify(a.fn)}: one of ${AGGREGATE_FUNCTIONS.join(', ')}`);
-        if (a.column !== undefined && !k.columns.has(a.column)) return toolError('unknown_column', `no column ${a.column}`);
+        if (!FUNCTIONS.has(a.fn))
+          return toolError(
+            'invalid_argument',
+            `aggregate function ${JSON.stringify(a.fn)}: one of ${AGGREGATE_FUNCTIONS.join(', ')}`,
+          );
+        if (a.column !== undefined && !k.columns.has(a.column))
+          return toolError('unknown_column', `no column ${a.column}`);
         const name = aggregateOutputName(a);
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return toolError('invalid_argument', `bad output name ${name}`);
         outputs.push(`${a.fn}(${a.column ? q(a.column) : '*'}) as ${q(name)}`);
@@ -323,8 +356,15 @@ function single(rows: Rows): ForeignKey[] {
     const id = `${r.table}\u0000${r.fk}`;
     byKey.set(id, [...(byKey.get(id) ?? []), r]);
   }
-  return [...byKey.values()].filter((g) => g.length === 1).map((g) => {
-    const r = g[0]!;
-    return { table: String(r.table), column: String(r.column), ref_table: String(r.ref_table), ref_column: String(r.ref_column) };
-  });
+  return [...byKey.values()]
+    .filter((g) => g.length === 1)
+    .map((g) => {
+      const r = g[0]!;
+      return {
+        table: String(r.table),
+        column: String(r.column),
+        ref_table: String(r.ref_table),
+        ref_column: String(r.ref_column),
+      };
+    });
 }

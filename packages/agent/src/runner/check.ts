@@ -38,14 +38,19 @@ class Tapped {
 
 /** A call's answer when it threw (a transport failure, a profile that cannot write the SQL): never equal to another's. */
 const FAILED = 'failed:';
-const failure = (error: unknown, during = '') => `${FAILED} ${during}${error instanceof Error ? error.message : String(error)}`.slice(0, 300);
+const failure = (error: unknown, during = '') =>
+  `${FAILED} ${during}${error instanceof Error ? error.message : String(error)}`.slice(0, 300);
 
 type Count = (text: string) => number;
 /** loaded on first use: its 2.4 MB of ranks take ~0.1 s, which no other command should pay */
 let countTokens: Count | undefined;
-const tokenizer = async (): Promise<Count> => (countTokens ??= (await import('gpt-tokenizer/encoding/o200k_base')).countTokens);
+const tokenizer = async (): Promise<Count> =>
+  (countTokens ??= (await import('gpt-tokenizer/encoding/o200k_base')).countTokens);
 
-const size = (texts: readonly string[]) => ({ bytes: texts.reduce((n, t) => n + Buffer.byteLength(t), 0), tokens: texts.reduce((n, t) => n + countTokens!(t), 0) });
+const size = (texts: readonly string[]) => ({
+  bytes: texts.reduce((n, t) => n + Buffer.byteLength(t), 0),
+  tokens: texts.reduce((n, t) => n + countTokens!(t), 0),
+});
 
 /** A call's answer as compared across targets: its row count and the rows' keys (sorted), or its error. */
 export function fingerprint(call: Call, result: ToolCallResult, primaryKey: readonly string[]): string {
@@ -53,7 +58,8 @@ export function fingerprint(call: Call, result: ToolCallResult, primaryKey: read
   const data = result.data as { rows?: Record<string, unknown>[]; row?: Record<string, unknown> | null } | undefined;
   const rows = Array.isArray(data?.rows) ? data.rows : data?.row ? [data.row] : [];
   // aggregates: the counts (`n`), sorted, as groups tied on the count may come in either order
-  const key = (r: Record<string, unknown>) => (call.args.aggregates ? String(r.n ?? '') : primaryKey.map((c) => String(r[c])).join('|'));
+  const key = (r: Record<string, unknown>) =>
+    call.args.aggregates ? String(r.n ?? '') : primaryKey.map((c) => String(r[c])).join('|');
   return `${rows.length} row${rows.length === 1 ? '' : 's'} [${rows.map(key).sort().join(', ')}]`;
 }
 
@@ -62,7 +68,13 @@ export function fingerprint(call: Call, result: ToolCallResult, primaryKey: read
  * bytes and tokens; the answers compared with the first target's. A call that throws is that
  * call's answer (a disagreement), so one broken server cannot end the pass for the others.
  */
-export async function checkTargets(targets: readonly CheckTarget[], workloads: readonly Workload[], seed: number, calls: number, serves: (target: string, workload: Workload) => boolean): Promise<{ agreement: Agreement[]; tokens: TokenCost[]; failures: string[] }> {
+export async function checkTargets(
+  targets: readonly CheckTarget[],
+  workloads: readonly Workload[],
+  seed: number,
+  calls: number,
+  serves: (target: string, workload: Workload) => boolean,
+): Promise<{ agreement: Agreement[]; tokens: TokenCost[]; failures: string[] }> {
   await tokenizer();
   const tokens: TokenCost[] = [];
   const failures: string[] = [];
@@ -72,7 +84,13 @@ export async function checkTargets(targets: readonly CheckTarget[], workloads: r
       // one agent's start, as the host sees it: instructions, tools/list, then discovery
       await new SimAgent(t.client, new Random(seed)).init(TASK_TABLES);
       const start = t.raw.map((r) => r.text);
-      tokens.push({ target: target.label, tokenizer: TOKENIZER, toolsList: size(t.take('tools')), sessionStart: size(start), calls: [] });
+      tokens.push({
+        target: target.label,
+        tokenizer: TOKENIZER,
+        toolsList: size(t.take('tools')),
+        sessionStart: size(start),
+        calls: [],
+      });
     } catch (error) {
       failures.push(`${target.label}: no token cost, ${failure(error, 'session start: ')}`);
     } finally {
@@ -126,7 +144,13 @@ function compare(workload: string, reference: string, ref: Replayed, target: str
 }
 
 /** The workload's first `count` calls, chosen on the reference from its answers; on the others, the same calls again. */
-async function replay(target: CheckTarget, workload: Workload, seed: number, count: number, calls?: readonly Call[]): Promise<Replayed> {
+async function replay(
+  target: CheckTarget,
+  workload: Workload,
+  seed: number,
+  count: number,
+  calls?: readonly Call[],
+): Promise<Replayed> {
   const t = new Tapped(target.client);
   const out: Replayed = { calls: [], prints: [], sizes: [] };
   try {
@@ -178,5 +202,10 @@ function callCost(workload: string, sizes: readonly { bytes: number; tokens: num
     const sorted = [...values].sort((a, b) => a - b);
     return { p50: sorted[Math.floor((sorted.length - 1) / 2)] ?? 0, max: sorted.at(-1) ?? 0 };
   };
-  return { workload, calls: sizes.length, bytes: stat(sizes.map((s) => s.bytes)), tokens: stat(sizes.map((s) => s.tokens)) };
+  return {
+    workload,
+    calls: sizes.length,
+    bytes: stat(sizes.map((s) => s.bytes)),
+    tokens: stat(sizes.map((s) => s.tokens)),
+  };
 }

@@ -53,10 +53,15 @@ export const sumKnown = (xs: readonly (number | undefined)[]): number | undefine
   xs.some((x) => x !== undefined) ? xs.reduce<number>((a, b) => a + (b ?? 0), 0) : undefined;
 
 /** The server's CPU per call over several measurements, weighted by their calls; none unless every one has it. */
-export function serverPerCall<T extends Pick<StepMeasurement, 'server'>>(parts: readonly T[], completed: (p: T) => number): Pick<StepMeasurement, 'server'> {
+export function serverPerCall<T extends Pick<StepMeasurement, 'server'>>(
+  parts: readonly T[],
+  completed: (p: T) => number,
+): Pick<StepMeasurement, 'server'> {
   if (!parts.every((p) => p.server)) return {};
   const calls = sum(parts.map(completed));
-  return { server: { cpuPerCallUs: calls > 0 ? sum(parts.map((p) => p.server!.cpuPerCallUs * completed(p))) / calls : 0 } };
+  return {
+    server: { cpuPerCallUs: calls > 0 ? sum(parts.map((p) => p.server!.cpuPerCallUs * completed(p))) / calls : 0 },
+  };
 }
 
 export function addUp(records: readonly Record<string, number>[]): Record<string, number> {

@@ -1,7 +1,6 @@
-import { type DecompositionResult, f, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
+import { type DecompositionResult, f, Random, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
 import type { Clock } from '../drive/clock.js';
-import { Random } from '@mcp-db-bench/contract';
 import type { RawDriver } from './plan.js';
 import { timed } from './timed.js';
 
@@ -25,7 +24,12 @@ const OPERATIONS = [
  * The same lookups three ways, one at a time: through the driver with no MCP, through the
  * echo tool with no database, and as the full tool call.
  */
-export async function decompose(label: string, openDriver: () => Promise<RawDriver>, factory: () => McpClient, clock?: Clock): Promise<DecompositionResult[]> {
+export async function decompose(
+  label: string,
+  openDriver: () => Promise<RawDriver>,
+  factory: () => McpClient,
+  clock?: Clock,
+): Promise<DecompositionResult[]> {
   const driver = await openDriver();
   const client = factory();
   try {

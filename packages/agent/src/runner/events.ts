@@ -11,12 +11,27 @@ export type StepKey = Pick<StepResult, 'target' | 'indexes' | 'workload' | 'agen
 export type RunEvent =
   | { type: 'plan-start'; targets: string[] }
   /** one turn of a step on one target begins (slice 0 of 1 when steps are not sliced) */
-  | { type: 'step-start'; step: StepKey; slice: number; slices: number; /** this turn's measured time */ durationMs?: number }
+  | {
+      type: 'step-start';
+      step: StepKey;
+      slice: number;
+      slices: number /** this turn's measured time */;
+      durationMs?: number;
+    }
   /**
    * the measured window opened (atMs 0) or another second of it passed; calls and errors so far
    * in this turn; staged steps also say the agents active now, or the intended calls per second
    */
-  | { type: 'interval'; step: StepKey; slice: number; atMs: number; calls: number; errors: number; agents?: number; rate?: number }
+  | {
+      type: 'interval';
+      step: StepKey;
+      slice: number;
+      atMs: number;
+      calls: number;
+      errors: number;
+      agents?: number;
+      rate?: number;
+    }
   /** a step's measurement on one target, its slices combined, verified when it wrote */
   | { type: 'step-end'; step: StepResult }
   | ({ type: 'skipped' } & Skipped)

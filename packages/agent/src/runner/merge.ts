@@ -29,15 +29,26 @@ export function mergeShards(files: readonly ShardFile[]): ResultFile {
     version: ref.result.version,
     tool: ref.result.tool,
     startedAt: shards.map((s) => s.result.startedAt).sort()[0]!,
-    finishedAt: shards.map((s) => s.result.finishedAt).sort().at(-1)!,
+    finishedAt: shards
+      .map((s) => s.result.finishedAt)
+      .sort()
+      .at(-1)!,
     environment: ref.result.environment,
     config: { ...ref.result.config, shard: shardConfig },
     sessionInit: mergeSessionInit(shards),
     steps: mergeAllSteps(shards, warnings),
     decomposition: mergeDecomposition(shards),
     warnings: [...shards.flatMap((s) => s.result.warnings.map((w) => `shard ${s.index}: ${w}`)), ...warnings],
-    skipped: unique(shards.flatMap((s) => s.result.skipped ?? []), (s) => `${s.target}\n${s.workload}`),
-    shards: shards.map((s) => ({ index: s.index, environment: s.result.environment, startedAt: s.result.startedAt, finishedAt: s.result.finishedAt })),
+    skipped: unique(
+      shards.flatMap((s) => s.result.skipped ?? []),
+      (s) => `${s.target}\n${s.workload}`,
+    ),
+    shards: shards.map((s) => ({
+      index: s.index,
+      environment: s.result.environment,
+      startedAt: s.result.startedAt,
+      finishedAt: s.result.finishedAt,
+    })),
     // shard 0 alone replays the sampled calls (answer agreement, token cost): the others would only repeat it
     ...(ref.result.agreement && { agreement: ref.result.agreement }),
     ...(ref.result.tokens && { tokens: ref.result.tokens }),
@@ -49,7 +60,8 @@ function checkShards(files: readonly ShardFile[]): Shard[] {
   if (files.length === 0) throw new MergeError('no shard files to merge');
   const shards = files.map((f): Shard => {
     const shard = f.result.config.shard;
-    if (!shard) throw new MergeError(`${f.name} is not a shard: it has no config.shard (shards are written by run --shard I/N)`);
+    if (!shard)
+      throw new MergeError(`${f.name} is not a shard: it has no config.shard (shards are written by run --shard I/N)`);
     if (shard.index === undefined) throw new MergeError(`${f.name} is already a merged run of ${shard.count} shards`);
     return { ...f, index: shard.index, count: shard.count, runId: shard.runId };
   });
@@ -67,7 +79,9 @@ function checkShards(files: readonly ShardFile[]): Shard[] {
             : s.runId !== ref.runId
               ? 'their run ids differ (another --run-id or start instant)'
               : `they began at different instants (${began} and ${refBegan}): a --run-id used for two runs?`;
-      throw new MergeError(`${s.name} (shard ${s.index} of run ${s.runId}) is from another run than ${ref.name} (shard ${ref.index} of run ${ref.runId}): ${why}`);
+      throw new MergeError(
+        `${s.name} (shard ${s.index} of run ${s.runId}) is from another run than ${ref.name} (shard ${ref.index} of run ${ref.runId}): ${why}`,
+      );
     }
   }
   for (const [i, s] of shards.entries()) {
@@ -76,7 +90,10 @@ function checkShards(files: readonly ShardFile[]): Shard[] {
   }
   const have = new Set(shards.map((s) => s.index));
   const missing = Array.from({ length: ref.count }, (_, i) => i).filter((i) => !have.has(i));
-  if (missing.length > 0) throw new MergeError(`run ${ref.runId} has ${ref.count} shards (0 to ${ref.count - 1}): shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing`);
+  if (missing.length > 0)
+    throw new MergeError(
+      `run ${ref.runId} has ${ref.count} shards (0 to ${ref.count - 1}): shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} missing`,
+    );
   return shards;
 }
 
@@ -96,7 +113,10 @@ function mergeAllSteps(shards: readonly Shard[], warnings: string[]): StepResult
   for (const [i, s] of shards.entries()) {
     for (const step of s.result.steps) {
       const missing = shards.find((_, j) => !byKey[j]!.has(stepKey(step)));
-      if (missing) throw new MergeError(`${missing.name} has no step ${stepName(step)}, which ${shards[i]!.name} has: the shards did not run the same steps`);
+      if (missing)
+        throw new MergeError(
+          `${missing.name} has no step ${stepName(step)}, which ${shards[i]!.name} has: the shards did not run the same steps`,
+        );
     }
   }
   return ref.result.steps.map((step) => {
@@ -104,7 +124,10 @@ function mergeAllSteps(shards: readonly Shard[], warnings: string[]): StepResult
     const merged = mergeSteps(parts, shards);
     const opened = parts.map((p) => p.startedAt!);
     const spread = Math.max(...opened) - Math.min(...opened);
-    if (spread > SPREAD_WARNING_MS) warnings.push(`the shards opened ${stepName(step)} up to ${Math.round(spread)} ms apart: their intervals align to the nearest second`);
+    if (spread > SPREAD_WARNING_MS)
+      warnings.push(
+        `the shards opened ${stepName(step)} up to ${Math.round(spread)} ms apart: their intervals align to the nearest second`,
+      );
     return merged;
   });
 }
@@ -113,7 +136,10 @@ function mergeAllSteps(shards: readonly Shard[], warnings: string[]): StepResult
 export function mergeSteps(parts: readonly StepResult[], shards: readonly { name: string }[]): StepResult {
   const first = parts[0]!;
   const untimed = parts.findIndex((p) => p.startedAt === undefined);
-  if (untimed !== -1) throw new MergeError(`${shards[untimed]!.name}: step ${stepName(first)} has no startedAt, so its seconds cannot be aligned (written by an older mcp-db-bench)`);
+  if (untimed !== -1)
+    throw new MergeError(
+      `${shards[untimed]!.name}: step ${stepName(first)} has no startedAt, so its seconds cannot be aligned (written by an older mcp-db-bench)`,
+    );
   const base = Math.min(...parts.map((p) => p.startedAt!));
   const completed = (s: StepResult) => s.calls + Object.values(s.errors).reduce((a, b) => a + b, 0);
   const calls = sum(parts.map(completed));
@@ -168,8 +194,16 @@ function alignIntervals(parts: readonly StepResult[], base: number): Interval[] 
     .sort(([a], [b]) => a - b)
     .map(([atMs, group]) => {
       const h = mergeStats(group.map((i) => ({ count: 0, histogram: i.histogram }))).histogram;
-      const optional = (field: 'agents' | 'rate') => (group.some((i) => i[field] !== undefined) ? { [field]: sum(group.map((i) => i[field] ?? 0)) } : {});
-      return { atMs, calls: sum(group.map((i) => i.calls)), errors: sum(group.map((i) => i.errors)), histogram: h, ...optional('agents'), ...optional('rate') };
+      const optional = (field: 'agents' | 'rate') =>
+        group.some((i) => i[field] !== undefined) ? { [field]: sum(group.map((i) => i[field] ?? 0)) } : {};
+      return {
+        atMs,
+        calls: sum(group.map((i) => i.calls)),
+        errors: sum(group.map((i) => i.errors)),
+        histogram: h,
+        ...optional('agents'),
+        ...optional('rate'),
+      };
     });
 }
 
@@ -189,7 +223,12 @@ function mergeSessionInit(shards: readonly Shard[]): ResultFile['sessionInit'] {
     seen.set(key(e), k + 1);
     const parts = all.flatMap((g) => g.get(key(e))?.[k] ?? []);
     const full = parts.flatMap((p) => p.full ?? []);
-    return { ...e, cold: mergeStats(parts.map((p) => p.cold)), warm: mergeStats(parts.map((p) => p.warm)), ...(full.length ? { full: mergeStats(full) } : {}) };
+    return {
+      ...e,
+      cold: mergeStats(parts.map((p) => p.cold)),
+      warm: mergeStats(parts.map((p) => p.warm)),
+      ...(full.length ? { full: mergeStats(full) } : {}),
+    };
   });
 }
 
@@ -200,7 +239,12 @@ function mergeDecomposition(shards: readonly Shard[]): ResultFile['decomposition
   const key = (e: Entry) => `${e.target}\n${e.operation}`;
   return unique(entries, key).map((e) => {
     const parts = entries.filter((x) => key(x) === key(e));
-    return { ...e, raw: mergeStats(parts.map((p) => p.raw)), echo: mergeStats(parts.map((p) => p.echo)), full: mergeStats(parts.map((p) => p.full)) };
+    return {
+      ...e,
+      raw: mergeStats(parts.map((p) => p.raw)),
+      echo: mergeStats(parts.map((p) => p.echo)),
+      full: mergeStats(parts.map((p) => p.full)),
+    };
   });
 }
 

@@ -112,6 +112,9 @@ export interface ShardPlan {
 export type Skipped = NonNullable<ResultFile['skipped']>[number];
 
 /** What a plan measured: the result file without its header and configuration. */
-export type PlanResult = Pick<ResultFile, 'startedAt' | 'finishedAt' | 'sessionInit' | 'steps' | 'decomposition' | 'warnings' | 'agreement' | 'tokens'> & {
+export type PlanResult = Pick<
+  ResultFile,
+  'startedAt' | 'finishedAt' | 'sessionInit' | 'steps' | 'decomposition' | 'warnings' | 'agreement' | 'tokens'
+> & {
   skipped: Skipped[];
 };

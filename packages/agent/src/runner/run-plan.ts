@@ -9,8 +9,8 @@ import { type Clock, realClock } from '../drive/clock.js';
 import type { ClientProbe } from '../drive/probe.js';
 import { runStep, type StepMeasurement } from '../drive/run-step.js';
 import { peakTarget, stagesDuration } from '../drive/stages.js';
-import { encode, newHistogram } from '../metrics/histogram.js';
 import { startAgent } from '../loop.js';
+import { encode, newHistogram } from '../metrics/histogram.js';
 import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';
 import { verifyWrites } from '../writes/verify.js';
@@ -59,7 +59,15 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
     emit: options.on ?? (() => {}),
     targets: [],
     slots: { next: 0 },
-    result: { startedAt: new Date().toISOString(), finishedAt: '', sessionInit: [], steps: [], decomposition: [], warnings: [], skipped: [] },
+    result: {
+      startedAt: new Date().toISOString(),
+      finishedAt: '',
+      sessionInit: [],
+      steps: [],
+      decomposition: [],
+      warnings: [],
+      skipped: [],
+    },
   };
   run.emit({ type: 'plan-start', targets: plan.targets.map((t) => t.label) });
   for (const target of plan.targets) run.targets.push({ plan: target, tools: await toolsOf(target) });
@@ -81,7 +89,8 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
           for (const iteration of iterations) await step(run, targets, { workload, agents, iteration, profile });
         }
       }
-      if (plan.decomposition && (plan.shard?.index ?? 0) === 0 && round === rounds.length - 1) for (const target of run.targets) await decomposition(run, target, pass);
+      if (plan.decomposition && (plan.shard?.index ?? 0) === 0 && round === rounds.length - 1)
+        for (const target of run.targets) await decomposition(run, target, pass);
     }
   }
   run.result.warnings.push(...busyWarnings(run));
@@ -94,8 +103,11 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
 function validate(plan: BenchPlan): void {
   const slices = plan.slices ?? 1;
   if (plan.targets.length === 0) throw new RangeError('a plan needs a target');
-  for (const t of plan.targets) if (!t.client === !t.agent) throw new RangeError(`${t.label}: a target has a client or agents of its own, not both`);
-  if (!Number.isInteger(plan.iterations) || plan.iterations < 1) throw new RangeError(`iterations must be a positive integer: ${plan.iterations}`);
+  for (const t of plan.targets)
+    if (!t.client === !t.agent)
+      throw new RangeError(`${t.label}: a target has a client or agents of its own, not both`);
+  if (!Number.isInteger(plan.iterations) || plan.iterations < 1)
+    throw new RangeError(`iterations must be a positive integer: ${plan.iterations}`);
   if (!Number.isInteger(slices) || slices < 1) throw new RangeError(`slices must be a positive integer: ${slices}`);
   // a write step is verified as a whole, and its markers are unique within one turn only
   const writes = plan.workloads.find((w) => w.writes);
@@ -105,8 +117,10 @@ function validate(plan: BenchPlan): void {
   if (plan.stages && plan.rate) throw new RangeError('a staged plan takes its rate from the stages, not `rate`');
   const shard = plan.shard;
   if (shard) {
-    if (!Number.isInteger(shard.count) || shard.count < 1) throw new RangeError(`shard count must be a positive integer: ${shard.count}`);
-    if (!Number.isInteger(shard.index) || shard.index < 0 || shard.index >= shard.count) throw new RangeError(`shard index must be 0 to ${shard.count - 1}: ${shard.index}`);
+    if (!Number.isInteger(shard.count) || shard.count < 1)
+      throw new RangeError(`shard count must be a positive integer: ${shard.count}`);
+    if (!Number.isInteger(shard.index) || shard.index < 0 || shard.index >= shard.count)
+      throw new RangeError(`shard index must be 0 to ${shard.count - 1}: ${shard.index}`);
     // a shard verifies only its own writes, while transfers of other shards move the same balances
     if (writes) throw new RangeError(`the ${writes.name} workload writes: it cannot run sharded`);
     if (plan.stages) throw new RangeError('a staged plan cannot run sharded');
@@ -122,11 +136,14 @@ export const shardAgents = (agents: number, shard: { index: number; count: numbe
 async function slot(run: Run, key: StepKey): Promise<number> {
   const shard = run.plan.shard!;
   run.slots.startAt ??= await shard.start();
-  const at = run.slots.startAt + run.slots.next++ * (run.plan.warmupMs + run.plan.durationMs + (shard.gapMs ?? DEFAULT_GAP_MS));
+  const at =
+    run.slots.startAt + run.slots.next++ * (run.plan.warmupMs + run.plan.durationMs + (shard.gapMs ?? DEFAULT_GAP_MS));
   const wait = at - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   else if (-wait > LATE_SLOT_MS) {
-    run.result.warnings.push(`shard ${shard.index} began ${key.target} ${key.workload} × ${key.agents} ${Math.round(-wait)} ms after the agreed instant: its load overlapped the other shards' only in part`);
+    run.result.warnings.push(
+      `shard ${shard.index} began ${key.target} ${key.workload} × ${key.agents} ${Math.round(-wait)} ms after the agreed instant: its load overlapped the other shards' only in part`,
+    );
   }
   return at;
 }
@@ -156,7 +173,8 @@ function idleStep(run: Run, mode: StepMeasurement['mode'], startedAt: number): S
 }
 
 /** The agent counts to step through: the stages' peak when they count agents. */
-const stepAgents = (plan: BenchPlan): readonly number[] => (plan.stages?.kind === 'agents' ? [peakTarget(plan.stages.stages)] : plan.agents);
+const stepAgents = (plan: BenchPlan): readonly number[] =>
+  plan.stages?.kind === 'agents' ? [peakTarget(plan.stages.stages)] : plan.agents;
 
 async function toolsOf(target: PlanTarget): Promise<ReadonlySet<string> | undefined> {
   if (target.tools || !target.client) return target.tools && new Set(target.tools);
@@ -182,7 +200,9 @@ function serves(run: Run, target: Target, workload: Workload): boolean {
   if (!run.result.skipped.some((s) => s.target === label && s.workload === workload.name)) {
     const missing = workload.requires.filter((tool) => !target.tools?.has(tool));
     const said = [...new Set(missing.map((tool) => target.plan.cannot?.[tool]).filter(Boolean))];
-    const reason = said.length ? said.join('; ') : `it has no ${missing.join(', ')} tool${missing.length > 1 ? 's' : ''}`;
+    const reason = said.length
+      ? said.join('; ')
+      : `it has no ${missing.join(', ')} tool${missing.length > 1 ? 's' : ''}`;
     const skip = { target: label, workload: workload.name, reason };
     run.result.skipped.push(skip);
     run.emit({ type: 'skipped', ...skip });
@@ -212,7 +232,10 @@ async function reindex(run: Run, profile: string): Promise<void> {
   for (const [apply, label] of owners) {
     run.emit({ type: 'activity', line: `${label}: ${profile} indexes` });
     const changed = await apply(profile);
-    run.emit({ type: 'log', line: `${label}: ${profile} indexes (created ${changed.created}, dropped ${changed.dropped})` });
+    run.emit({
+      type: 'log',
+      line: `${label}: ${profile} indexes (created ${changed.created}, dropped ${changed.dropped})`,
+    });
   }
 }
 
@@ -285,7 +308,9 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
               clock: run.clock,
               probe: run.probe,
               serverCpuUs: target.plan.serverCpuUs,
-              makeAgent: agent ? (n) => agent(global(n)) : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),
+              makeAgent: agent
+                ? (n) => agent(global(n))
+                : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),
               onSecond: (tick) => run.emit({ type: 'interval', step: key, slice, ...tick }),
               ready: shard && (() => slot(run, key).then(() => {})),
             }),
@@ -304,12 +329,16 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
 
 /** The answer-agreement and token-cost pass, on every MCP target, after everything measured. */
 async function check(run: Run, calls: number): Promise<void> {
-  const targets = run.targets.filter((t) => t.plan.client).map((t) => ({ label: t.plan.label, client: t.plan.client! }));
+  const targets = run.targets
+    .filter((t) => t.plan.client)
+    .map((t) => ({ label: t.plan.label, client: t.plan.client! }));
   if (targets.length === 0) return;
   run.emit({ type: 'activity', line: `comparing answers and counting tokens (${calls} calls a workload)` });
   const byLabel = new Map(run.targets.map((t) => [t.plan.label, t]));
   try {
-    const checked = await checkTargets(targets, run.plan.workloads, run.plan.seed, calls, (label, workload) => has(byLabel.get(label)!, workload));
+    const checked = await checkTargets(targets, run.plan.workloads, run.plan.seed, calls, (label, workload) =>
+      has(byLabel.get(label)!, workload),
+    );
     run.result.tokens = checked.tokens;
     if (checked.agreement.length) run.result.agreement = checked.agreement;
     // each call's failure is in the agreement (a mismatch); these say what had nothing to compare with

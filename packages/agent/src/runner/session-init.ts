@@ -1,8 +1,8 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
+import { Random } from '@mcp-db-bench/contract';
 import { SimAgent } from '../agent.js';
 import type { McpClient } from '../clients/client.js';
 import type { Clock } from '../drive/clock.js';
-import { Random } from '@mcp-db-bench/contract';
 import { TASK_TABLES } from '../workloads/session-init.js';
 import { timed } from './timed.js';
 
@@ -30,8 +30,18 @@ export async function measureSessionInit(factory: () => McpClient, clock?: Clock
   const client = factory();
   try {
     const agent = new SimAgent(client, new Random(1));
-    const warm = await timed('session init (warm)', { count: 50, warmup: 5, clock, call: () => agent.init(TASK_TABLES) });
-    const full = await timed('session init (warm, every table)', { count: 20, warmup: 2, clock, call: () => agent.init() });
+    const warm = await timed('session init (warm)', {
+      count: 50,
+      warmup: 5,
+      clock,
+      call: () => agent.init(TASK_TABLES),
+    });
+    const full = await timed('session init (warm, every table)', {
+      count: 20,
+      warmup: 2,
+      clock,
+      call: () => agent.init(),
+    });
     return { cold, warm, full, taskTables: [...TASK_TABLES], allTables: agent.tableNames.length };
   } finally {
     await client.close();

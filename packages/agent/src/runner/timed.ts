@@ -5,6 +5,7 @@ import { type MeasureCallsOptions, measureCalls } from '../drive/measure-calls.j
 export async function timed(what: string, options: MeasureCallsOptions): Promise<OperationStats> {
   const { count, histogram, errors, firstErrors } = await measureCalls(options);
   const failed = Object.entries(errors);
-  if (failed.length) throw new Error(`${what} failed: ${failed.map(([kind, n]) => `${n} × ${kind} (${firstErrors[kind]})`).join(', ')}`);
+  if (failed.length)
+    throw new Error(`${what} failed: ${failed.map(([kind, n]) => `${n} × ${kind} (${firstErrors[kind]})`).join(', ')}`);
   return { count, histogram };
 }

@@ -15,7 +15,10 @@ export const analytical: Workload = {
     const { parent, child, column } = someLink(agent);
     const table = agent.tables.get(child);
     const measure = table ? measureColumn(agent, table) : undefined;
-    const aggregates = [{ fn: 'count', as: 'n' }, ...(measure ? [{ fn: agent.random.pick(['sum', 'avg', 'max']), column: measure }] : [])];
+    const aggregates = [
+      { fn: 'count', as: 'n' },
+      ...(measure ? [{ fn: agent.random.pick(['sum', 'avg', 'max']), column: measure }] : []),
+    ];
     if (agent.random.next() < 0.75) {
       const filter = writeFilter(f.eq(column, keyValue(agent.someKey(parent.name))));
       return { op: 'aggregate', tool: TOOL_NAMES.aggregate, args: { table: child, aggregates, filter } };

@@ -19,9 +19,12 @@ export function keyedTable(agent: SimAgent): TableKnowledge {
 export function someLink(agent: SimAgent): { parent: TableKnowledge; child: string; column: string } {
   const links = agent.derive('links', () => {
     const found = [...agent.tables.values()].flatMap((parent) =>
-      parent.referencedBy.filter((r) => r.columns.length === 1).map((r) => ({ parent, child: r.table, column: r.columns[0]! })),
+      parent.referencedBy
+        .filter((r) => r.columns.length === 1)
+        .map((r) => ({ parent, child: r.table, column: r.columns[0]! })),
     );
-    if (found.length === 0) throw new Error('no foreign keys were discovered: the filtered workload needs related tables');
+    if (found.length === 0)
+      throw new Error('no foreign keys were discovered: the filtered workload needs related tables');
     return found;
   });
   return agent.random.pick(links);

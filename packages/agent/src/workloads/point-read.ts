@@ -10,6 +10,11 @@ export const pointRead: Workload = {
   requires: [TOOL_NAMES.get],
   next(agent) {
     const table = keyedTable(agent);
-    return { op: 'get', tool: TOOL_NAMES.get, args: { table: table.name, key: agent.someKey(table.name) }, table: table.name };
+    return {
+      op: 'get',
+      tool: TOOL_NAMES.get,
+      args: { table: table.name, key: agent.someKey(table.name) },
+      table: table.name,
+    };
   },
 };

@@ -1,10 +1,10 @@
-import { f as where, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
+import { TOOL_NAMES, f as where, writeFilter } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
+import type { CallOutcome } from '../clients/client.js';
 import type { Account, WriteLedger } from '../writes/ledger.js';
 import { fromCents, toCents } from '../writes/read-back.js';
-import { now } from './write.js';
-import type { CallOutcome } from '../clients/client.js';
 import type { Call, Plan, PlanContext, Workload } from './workload.js';
+import { now } from './write.js';
 
 /**
  * A payment as an agent makes one: look up the payer, find their card and its account, check
@@ -15,7 +15,8 @@ import type { Call, Plan, PlanContext, Workload } from './workload.js';
  */
 export const transfer: Workload = {
   name: 'transfer',
-  description: 'payer, card, account, approver lookups, then one atomic debit/credit/payment; money is verified conserved',
+  description:
+    'payer, card, account, approver lookups, then one atomic debit/credit/payment; money is verified conserved',
   tables: ['customers', 'accounts', 'cards', 'payments'],
   database: true,
   writes: true,
@@ -61,7 +62,12 @@ class TransferPlan implements Plan {
     const f = this.#flow ?? this.#begin();
     switch (f.stage) {
       case 'payer':
-        return { op: 'transfer:payer', tool: TOOL_NAMES.get, args: { table: 'customers', key: f.payer.customerId }, table: 'customers' };
+        return {
+          op: 'transfer:payer',
+          tool: TOOL_NAMES.get,
+          args: { table: 'customers', key: f.payer.customerId },
+          table: 'customers',
+        };
       case 'card':
         return {
           op: 'transfer:card',
@@ -75,9 +81,19 @@ class TransferPlan implements Plan {
           table: 'cards',
         };
       case 'account':
-        return { op: 'transfer:account', tool: TOOL_NAMES.get, args: { table: 'accounts', key: f.accountId }, table: 'accounts' };
+        return {
+          op: 'transfer:account',
+          tool: TOOL_NAMES.get,
+          args: { table: 'accounts', key: f.accountId },
+          table: 'accounts',
+        };
       case 'approver':
-        return { op: 'transfer:approver', tool: TOOL_NAMES.get, args: { table: 'customers', key: f.approver }, table: 'customers' };
+        return {
+          op: 'transfer:approver',
+          tool: TOOL_NAMES.get,
+          args: { table: 'customers', key: f.approver },
+          table: 'customers',
+        };
       case 'commit': {
         f.to = this.#payee(f.accountId, r);
         f.memo = `${this.#ledger.marker}t:${this.context.index}:${++this.#sequence}`;
@@ -86,12 +102,29 @@ class TransferPlan implements Plan {
         const debit = writeFilter(where.and(where.eq('id', f.accountId), ACTIVE, where.gte('balance', Number(amount))));
         const credit = writeFilter(where.and(where.eq('id', f.to), ACTIVE));
         const steps = [
-          { op: 'update', table: 'accounts', set: { balance: { add: fromCents(-f.cents) } }, filter: debit, expect_rows: 1 },
+          {
+            op: 'update',
+            table: 'accounts',
+            set: { balance: { add: fromCents(-f.cents) } },
+            filter: debit,
+            expect_rows: 1,
+          },
           { op: 'update', table: 'accounts', set: { balance: { add: amount } }, filter: credit, expect_rows: 1 },
           {
             op: 'insert',
             table: 'payments',
-            rows: [{ from_account_id: f.accountId, to_account_id: f.to, card_id: f.cardId, approved_by: f.approver, amount, status: 'settled', memo: f.memo, created_at: now() }],
+            rows: [
+              {
+                from_account_id: f.accountId,
+                to_account_id: f.to,
+                card_id: f.cardId,
+                approved_by: f.approver,
+                amount,
+                status: 'settled',
+                memo: f.memo,
+                created_at: now(),
+              },
+            ],
           },
         ];
         return { op: 'transfer:commit', tool: TOOL_NAMES.transact, args: { steps } };
@@ -102,7 +135,16 @@ class TransferPlan implements Plan {
   #begin(): Flow {
     const r = this.agent.random;
     const payer = r.pick(this.#active);
-    this.#flow = { stage: 'payer', payer, cardId: null, accountId: payer.id, cents: 0, approver: r.pick(this.#active).customerId, memo: '', to: 0 };
+    this.#flow = {
+      stage: 'payer',
+      payer,
+      cardId: null,
+      accountId: payer.id,
+      cents: 0,
+      approver: r.pick(this.#active).customerId,
+      memo: '',
+      to: 0,
+    };
     return this.#flow;
   }
 
@@ -121,7 +163,13 @@ class TransferPlan implements Plan {
       this.#flow = undefined;
       const result = this.#ledger.settle('transfer', outcome);
       if (result !== 'failed') {
-        this.#ledger.transfers.set(f.memo, { memo: f.memo, from: f.accountId, to: f.to, cents: f.cents, acknowledged: result === 'ok' });
+        this.#ledger.transfers.set(f.memo, {
+          memo: f.memo,
+          from: f.accountId,
+          to: f.to,
+          cents: f.cents,
+          acknowledged: result === 'ok',
+        });
       }
       return;
     }

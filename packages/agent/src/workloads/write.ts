@@ -1,9 +1,9 @@
 import { f, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
 import type { SimAgent } from '../agent.js';
+import type { CallOutcome } from '../clients/client.js';
 import type { Draft, WriteLedger } from '../writes/ledger.js';
 import { fromCents } from '../writes/read-back.js';
 import { keyValue } from './pick.js';
-import type { CallOutcome } from '../clients/client.js';
 import type { Call, Plan, PlanContext, Workload } from './workload.js';
 
 const WEIGHTS = { insert: 50, update: 30, delete: 20 } as const;
@@ -59,18 +59,30 @@ class WritePlan implements Plan {
     const draft = r.pick(this.#live);
     if (op === 'delete') {
       this.#pending = { op, draft };
-      return { op: 'write:delete', tool: TOOL_NAMES.delete, args: { table: 'payments', filter: byId(draft), max_rows: 1 } };
+      return {
+        op: 'write:delete',
+        tool: TOOL_NAMES.delete,
+        args: { table: 'payments', filter: byId(draft), max_rows: 1 },
+      };
     }
     const status = r.pick(['pending', 'pending', 'approved']);
     if (r.next() < 0.5) {
       const amountCents = r.int(100, 50_000);
       this.#pending = { op, draft, amountCents, status };
-      return { op: 'write:update', tool: TOOL_NAMES.update, args: { table: 'payments', set: { amount: fromCents(amountCents), status }, filter: byId(draft), max_rows: 1 } };
+      return {
+        op: 'write:update',
+        tool: TOOL_NAMES.update,
+        args: { table: 'payments', set: { amount: fromCents(amountCents), status }, filter: byId(draft), max_rows: 1 },
+      };
     }
     // adding inside the database: the value after is the value before plus n
     const delta = r.int(-500, 500) || 1;
     this.#pending = { op, draft, amountCents: draft.amountCents + delta, status };
-    return { op: 'write:update', tool: TOOL_NAMES.update, args: { table: 'payments', set: { amount: { add: fromCents(delta) }, status }, filter: byId(draft), max_rows: 1 } };
+    return {
+      op: 'write:update',
+      tool: TOOL_NAMES.update,
+      args: { table: 'payments', set: { amount: { add: fromCents(delta) }, status }, filter: byId(draft), max_rows: 1 },
+    };
   }
 
   #insert(): Call {
@@ -117,7 +129,10 @@ class WritePlan implements Plan {
       });
       return;
     }
-    const changed = outcome.kind === 'ok' ? Number((outcome.data as Record<string, unknown>)[p.op === 'update' ? 'updated' : 'deleted']) : 0;
+    const changed =
+      outcome.kind === 'ok'
+        ? Number((outcome.data as Record<string, unknown>)[p.op === 'update' ? 'updated' : 'deleted'])
+        : 0;
     const result = ledger.settle(p.op, outcome, changed);
     // An answer of 0 rows changed nothing: the draft stays as it was, and verification will
     // find it so, or find it lost.

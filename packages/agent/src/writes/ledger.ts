@@ -60,7 +60,8 @@ export class WriteLedger {
     /** every account before the step, by id order */
     readonly accounts: readonly Account[],
   ) {
-    if (!/^run:[a-z0-9]+:$/.test(marker)) throw new Error(`a marker is run:<letters and digits>: (no like wildcards): ${marker}`);
+    if (!/^run:[a-z0-9]+:$/.test(marker))
+      throw new Error(`a marker is run:<letters and digits>: (no like wildcards): ${marker}`);
   }
 
   readonly activeAccounts = (): Account[] => this.accounts.filter((a) => a.active);
@@ -82,7 +83,9 @@ export class WriteLedger {
 
 /** A marker no earlier step used: time and randomness, letters and digits only. */
 export function newMarker(): string {
-  return `run:${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 6).toString(36).padStart(6, '0')}:`;
+  return `run:${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 6)
+    .toString(36)
+    .padStart(6, '0')}:`;
 }
 
 /** Reads every account (before the step starts, unmeasured) and opens the step's ledger. */
@@ -91,9 +94,17 @@ export async function openLedger(client: McpClient, marker = newMarker()): Promi
   try {
     rows = await readAll(client, 'accounts', ['id', 'customer_id', 'balance', 'status']);
   } catch (error) {
-    throw new Error(`write workloads need the payment tables (accounts, cards, payments): seed again with --force. ${(error as Error).message}`);
+    throw new Error(
+      `write workloads need the payment tables (accounts, cards, payments): seed again with --force. ${(error as Error).message}`,
+    );
   }
-  if (rows.length === 0) throw new Error('write workloads need accounts to move money between, and the accounts table is empty');
-  const accounts = rows.map((r) => ({ id: Number(r.id), customerId: Number(r.customer_id), cents: toCents(r.balance), active: r.status === 'active' }));
+  if (rows.length === 0)
+    throw new Error('write workloads need accounts to move money between, and the accounts table is empty');
+  const accounts = rows.map((r) => ({
+    id: Number(r.id),
+    customerId: Number(r.customer_id),
+    cents: toCents(r.balance),
+    active: r.status === 'active',
+  }));
   return new WriteLedger(marker, accounts);
 }

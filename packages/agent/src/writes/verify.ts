@@ -22,7 +22,11 @@ export async function verifyWrites(client: McpClient, ledger: WriteLedger): Prom
 }
 
 /** The comparison itself, apart from the reading, so it can be tested on made-up states. */
-export function judge(ledger: WriteLedger, rows: readonly Record<string, unknown>[], after: readonly Record<string, unknown>[]): WriteVerification {
+export function judge(
+  ledger: WriteLedger,
+  rows: readonly Record<string, unknown>[],
+  after: readonly Record<string, unknown>[],
+): WriteVerification {
   const problems: string[] = [];
   const note = (p: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push(p);
@@ -60,7 +64,9 @@ export function judge(ledger: WriteLedger, rows: readonly Record<string, unknown
       note(`${d.memo}: inserted (acknowledged, id ${JSON.stringify(d.id)}) but missing`);
     } else if (String(row.id) !== String(d.id) || toCents(row.amount) !== d.amountCents || row.status !== d.status) {
       wrongValues++;
-      note(`${d.memo}: expected id ${JSON.stringify(d.id)} amount ${fromCents(d.amountCents)} ${d.status}, found id ${JSON.stringify(row.id)} amount ${JSON.stringify(row.amount)} ${JSON.stringify(row.status)}`);
+      note(
+        `${d.memo}: expected id ${JSON.stringify(d.id)} amount ${fromCents(d.amountCents)} ${d.status}, found id ${JSON.stringify(row.id)} amount ${JSON.stringify(row.amount)} ${JSON.stringify(row.status)}`,
+      );
     }
   }
 
@@ -82,9 +88,15 @@ export function judge(ledger: WriteLedger, rows: readonly Record<string, unknown
     }
     // An unanswered commit that left its payment row committed as a whole: count it in.
     if (!t.acknowledged) expectedPayments++;
-    if (Number(row.from_account_id) !== t.from || Number(row.to_account_id) !== t.to || toCents(row.amount) !== t.cents) {
+    if (
+      Number(row.from_account_id) !== t.from ||
+      Number(row.to_account_id) !== t.to ||
+      toCents(row.amount) !== t.cents
+    ) {
       wrongValues++;
-      note(`${t.memo}: payment ${row.from_account_id} -> ${row.to_account_id} ${JSON.stringify(row.amount)}, expected ${t.from} -> ${t.to} ${fromCents(t.cents)}`);
+      note(
+        `${t.memo}: payment ${row.from_account_id} -> ${row.to_account_id} ${JSON.stringify(row.amount)}, expected ${t.from} -> ${t.to} ${fromCents(t.cents)}`,
+      );
     }
     balances.set(t.from, (balances.get(t.from) ?? 0) - t.cents);
     balances.set(t.to, (balances.get(t.to) ?? 0) + t.cents);
@@ -103,7 +115,9 @@ export function judge(ledger: WriteLedger, rows: readonly Record<string, unknown
     const expected = balances.get(id);
     if (expected === undefined || toCents(a.balance) !== expected) {
       mismatched++;
-      note(`account ${id}: balance ${JSON.stringify(a.balance)}, expected ${expected === undefined ? 'no such account' : fromCents(expected)}`);
+      note(
+        `account ${id}: balance ${JSON.stringify(a.balance)}, expected ${expected === undefined ? 'no such account' : fromCents(expected)}`,
+      );
     }
   }
   for (const id of balances.keys()) {

@@ -23,7 +23,10 @@ export interface LiveSql {
   close(): Promise<void>;
 }
 
-type Sqlite = { prepare(sql: string): { reader: boolean; all(...v: unknown[]): Rows; run(...v: unknown[]): unknown }; close(): void };
+type Sqlite = {
+  prepare(sql: string): { reader: boolean; all(...v: unknown[]): Rows; run(...v: unknown[]): unknown };
+  close(): void;
+};
 
 async function sqlite(url: string): Promise<LiveSql> {
   const Database = fromServer('better-sqlite3') as new (file: string) => Sqlite;
@@ -37,12 +40,17 @@ async function sqlite(url: string): Promise<LiveSql> {
       statement.run();
       return [];
     },
-    exec: async (sql, values) => void db.prepare(sql).run(...values.map((v) => (typeof v === 'boolean' ? Number(v) : v))),
+    exec: async (sql, values) =>
+      void db.prepare(sql).run(...values.map((v) => (typeof v === 'boolean' ? Number(v) : v))),
     close: async () => db.close(),
   };
 }
 
-type PgClient = { connect(): Promise<void>; query(sql: string, values?: unknown[]): Promise<{ rows: Rows } | { rows: Rows }[]>; end(): Promise<void> };
+type PgClient = {
+  connect(): Promise<void>;
+  query(sql: string, values?: unknown[]): Promise<{ rows: Rows } | { rows: Rows }[]>;
+  end(): Promise<void>;
+};
 
 async function postgres(url: string): Promise<LiveSql> {
   const { Client } = fromServer('pg') as { Client: new (url: string) => PgClient };
@@ -57,7 +65,10 @@ async function postgres(url: string): Promise<LiveSql> {
     },
     exec: async (sql, values) => {
       let n = 0;
-      await client.query(sql.replaceAll('?', () => `$${++n}`), values);
+      await client.query(
+        sql.replaceAll('?', () => `$${++n}`),
+        values,
+      );
     },
     close: () => client.end(),
   };
@@ -66,7 +77,9 @@ async function postgres(url: string): Promise<LiveSql> {
 type MyConnection = { query(sql: string, values?: unknown[]): Promise<[unknown, unknown]>; end(): Promise<void> };
 
 async function mysql(url: string): Promise<LiveSql> {
-  const driver = fromServer('mysql2/promise') as { createConnection(options: { uri: string; multipleStatements: boolean; charset: string }): Promise<MyConnection> };
+  const driver = fromServer('mysql2/promise') as {
+    createConnection(options: { uri: string; multipleStatements: boolean; charset: string }): Promise<MyConnection>;
+  };
   const connection = await driver.createConnection({ uri: url, multipleStatements: false, charset: 'utf8mb4' });
   return {
     engine: 'mysql',
@@ -87,17 +100,29 @@ export function liveEngines(): { engine: string; open(name: string): Promise<Liv
   return liveTargets().flatMap((target) => {
     const dialect = DIALECTS[target.engine];
     const open = dialect && OPEN[dialect.name];
-    return open ? [{ engine: dialect.name, open: async (name: string) => open(await freshDatabase(target, name)) }] : [];
+    return open
+      ? [{ engine: dialect.name, open: async (name: string) => open(await freshDatabase(target, name)) }]
+      : [];
   });
 }
 
 /** A server with one raw-SQL tool, `sql`, over a live database; every statement it ran is logged. */
 export function sqlPeer(db: LiveSql, log: string[] = [], options: { instructions?: string } = {}): McpClient {
   return {
-    open: async () => ({ era: 'legacy', protocolVersion: 'test', ...(options.instructions ? { instructions: options.instructions } : {}) }),
+    open: async () => ({
+      era: 'legacy',
+      protocolVersion: 'test',
+      ...(options.instructions ? { instructions: options.instructions } : {}),
+    }),
     abandon: () => {},
     reinitialized: 0,
-    listTools: async () => [{ name: 'sql', description: 'Runs one SQL statement', inputSchema: { type: 'object', properties: { sql: { type: 'string' } } } }],
+    listTools: async () => [
+      {
+        name: 'sql',
+        description: 'Runs one SQL statement',
+        inputSchema: { type: 'object', properties: { sql: { type: 'string' } } },
+      },
+    ],
     async callTool(_name, args) {
       const sql = String(args.sql);
       log.push(sql);

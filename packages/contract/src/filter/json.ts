@@ -5,6 +5,16 @@
  */
 import { ToolError } from '../errors.js';
 import {
+  filterError,
+  groupNode,
+  MAX_IDENTIFIER_LENGTH,
+  nullAdvice,
+  nullHint,
+  parseFilterExpression,
+  snippet,
+  VALID_OPERATORS_TEXT,
+} from './parse.js';
+import {
   COMPARISON_OPS,
   FILTER_LIMITS,
   FILTER_OPS,
@@ -17,16 +27,6 @@ import {
   RANGE_OPS,
   type Scalar,
 } from './tree.js';
-import {
-  MAX_IDENTIFIER_LENGTH,
-  VALID_OPERATORS_TEXT,
-  filterError,
-  groupNode,
-  nullAdvice,
-  nullHint,
-  parseFilterExpression,
-  snippet,
-} from './parse.js';
 
 const NODE_SHAPES = 'a condition {"column", "op", "value"} or a group {"and": [...]}, {"or": [...]} or {"not": {...}}';
 const PREDICATE_KEYS = new Set(['column', 'op', 'value']);
@@ -73,14 +73,18 @@ export function normalizeFilterTree(input: unknown, argument = 'filter'): Filter
 function normalizeNode(input: unknown, path: string, depth: number, walk: Walk): FilterNode {
   if (!isPlainObject(input)) throw filterError(`${path}: expected ${NODE_SHAPES}; got ${typeName(input)}`);
   if (++walk.nodes > FILTER_LIMITS.maxNodes) {
-    throw filterError(`${path}: the filter has more than ${FILTER_LIMITS.maxNodes} conditions and groups (limit maxNodes)`);
+    throw filterError(
+      `${path}: the filter has more than ${FILTER_LIMITS.maxNodes} conditions and groups (limit maxNodes)`,
+    );
   }
   const keys = Object.keys(input);
   const group = keys.find((key) => key === 'and' || key === 'or' || key === 'not');
   if (group === undefined) return normalizePredicate(input, keys, path);
   const extra = keys.find((key) => key !== group);
   if (extra !== undefined) {
-    throw filterError(`${path}: unexpected key "${snippet(extra)}" next to "${group}"; a node is exactly one of ${NODE_SHAPES}`);
+    throw filterError(
+      `${path}: unexpected key "${snippet(extra)}" next to "${group}"; a node is exactly one of ${NODE_SHAPES}`,
+    );
   }
   // Checked before recursing, so a deeply nested payload cannot overflow the stack.
   if (depth + 1 > FILTER_LIMITS.maxDepth) {
@@ -93,7 +97,9 @@ function normalizeNode(input: unknown, path: string, depth: number, walk: Walk):
 
 function normalizeChildren(input: unknown, path: string, depth: number, walk: Walk): FilterNode[] {
   if (!Array.isArray(input) || input.length === 0) {
-    throw filterError(`${path}: expected a non-empty array of filter nodes; got ${Array.isArray(input) ? 'an empty array' : typeName(input)}`);
+    throw filterError(
+      `${path}: expected a non-empty array of filter nodes; got ${Array.isArray(input) ? 'an empty array' : typeName(input)}`,
+    );
   }
   if (input.length > FILTER_LIMITS.maxNodes) {
     throw filterError(`${path}: ${input.length} entries; the limit (maxNodes) is ${FILTER_LIMITS.maxNodes}`);
@@ -114,13 +120,15 @@ function normalizePredicate(input: Record<string, unknown>, keys: string[], path
   if (isOneOf(NULL_OPS, op)) return { column, op }; // any value is ignored
   if (value === undefined) throw filterError(`${valuePath}: missing; '${op}' needs ${valueShape(op)}`);
   if (isOneOf(COMPARISON_OPS, op)) {
-    if (Array.isArray(value)) throw filterError(`${valuePath}: '${op}' needs a single value, not an array (use "in" for a list)`);
+    if (Array.isArray(value))
+      throw filterError(`${valuePath}: '${op}' needs a single value, not an array (use "in" for a list)`);
     return { column, op, value: normalizeScalar(value, valuePath, nullHint(column, op === '!=')) };
   }
   if (isOneOf(LIST_OPS, op)) return { column, op, value: normalizeList(value, valuePath, column) };
   if (isOneOf(RANGE_OPS, op)) return { column, op, value: normalizeRange(value, valuePath, column) };
   if (isOneOf(PATTERN_OPS, op)) {
-    if (typeof value !== 'string') throw filterError(`${valuePath}: '${op}' needs a string pattern; got ${typeName(value)}`);
+    if (typeof value !== 'string')
+      throw filterError(`${valuePath}: '${op}' needs a string pattern; got ${typeName(value)}`);
     return { column, op, value: normalizeScalar(value, valuePath, '') as string };
   }
   throw filterError(`${path}.op: unsupported operator '${op}'`); // unreachable while FILTER_OPS is covered above
@@ -134,7 +142,10 @@ function valueShape(op: FilterOp): string {
 }
 
 function normalizeColumn(input: unknown, path: string): string {
-  if (typeof input !== 'string') throw filterError(`${path}: expected a column name (a string); got ${input === undefined ? 'nothing' : typeName(input)}`);
+  if (typeof input !== 'string')
+    throw filterError(
+      `${path}: expected a column name (a string); got ${input === undefined ? 'nothing' : typeName(input)}`,
+    );
   if (input.length === 0) throw filterError(`${path}: the column name is empty`);
   if (input.length > MAX_IDENTIFIER_LENGTH) {
     throw filterError(`${path}: the column name is longer than ${MAX_IDENTIFIER_LENGTH} characters`);
@@ -145,16 +156,21 @@ function normalizeColumn(input: unknown, path: string): string {
 
 function normalizeOp(input: unknown, path: string): FilterOp {
   if (typeof input !== 'string') {
-    throw filterError(`${path}: expected an operator (a string); got ${input === undefined ? 'nothing' : typeName(input)}; valid operators: ${VALID_OPERATORS_TEXT}`);
+    throw filterError(
+      `${path}: expected an operator (a string); got ${input === undefined ? 'nothing' : typeName(input)}; valid operators: ${VALID_OPERATORS_TEXT}`,
+    );
   }
   const op = normalizeOperator(input);
-  if (op === undefined) throw filterError(`${path}: unknown operator '${snippet(input)}'; valid operators: ${VALID_OPERATORS_TEXT}`);
+  if (op === undefined)
+    throw filterError(`${path}: unknown operator '${snippet(input)}'; valid operators: ${VALID_OPERATORS_TEXT}`);
   return op;
 }
 
 function normalizeList(input: unknown, path: string, column: string): Exclude<Scalar, null>[] {
   if (!Array.isArray(input) || input.length === 0) {
-    throw filterError(`${path}: 'in' needs a non-empty array of values; got ${Array.isArray(input) ? 'an empty array' : typeName(input)}`);
+    throw filterError(
+      `${path}: 'in' needs a non-empty array of values; got ${Array.isArray(input) ? 'an empty array' : typeName(input)}`,
+    );
   }
   if (input.length > FILTER_LIMITS.maxListValues) {
     throw filterError(`${path}: ${input.length} values; the limit (maxListValues) is ${FILTER_LIMITS.maxListValues}`);
@@ -178,7 +194,9 @@ function normalizeScalar(input: unknown, path: string, nullReason: string): Excl
   if (typeof input === 'boolean') return input;
   if (typeof input === 'string') {
     if (input.length > FILTER_LIMITS.maxLiteralLength) {
-      throw filterError(`${path}: the string is ${input.length} characters long; the limit (maxLiteralLength) is ${FILTER_LIMITS.maxLiteralLength}`);
+      throw filterError(
+        `${path}: the string is ${input.length} characters long; the limit (maxLiteralLength) is ${FILTER_LIMITS.maxLiteralLength}`,
+      );
     }
     if (input.includes('\u0000')) throw filterError(`${path}: NUL characters (U+0000) are not allowed in strings`);
     return input;
@@ -187,7 +205,9 @@ function normalizeScalar(input: unknown, path: string, nullReason: string): Excl
     if (!Number.isFinite(input)) throw filterError(`${path}: numbers must be finite`);
     // A JSON number this large was already rounded when it was parsed: make the client say it exactly.
     if (Number.isInteger(input) && !Number.isSafeInteger(input)) {
-      throw filterError(`${path}: the integer ${snippet(String(input))} is beyond ±(2^53-1) and may have lost digits; send it as a string`);
+      throw filterError(
+        `${path}: the integer ${snippet(String(input))} is beyond ±(2^53-1) and may have lost digits; send it as a string`,
+      );
     }
     return input === 0 ? 0 : input; // -0 becomes 0
   }

@@ -366,10 +366,14 @@ class Parser {
         );
       }
       if (token.text.length > MAX_IDENTIFIER_LENGTH) {
-        throw filterError(`filter: column name at position ${token.pos + 1} is longer than ${MAX_IDENTIFIER_LENGTH} characters`);
+        throw filterError(
+          `filter: column name at position ${token.pos + 1} is longer than ${MAX_IDENTIFIER_LENGTH} characters`,
+        );
       }
       if (this.peek().kind === '(') {
-        throw filterError(`filter: function calls such as '${snippet(token.text)}(' are not supported (position ${token.pos + 1})`);
+        throw filterError(
+          `filter: function calls such as '${snippet(token.text)}(' are not supported (position ${token.pos + 1})`,
+        );
       }
       return token.text;
     }
@@ -391,14 +395,17 @@ class Parser {
       const keyword = negated ? this.next() : token;
       const kind = keyword.kind === 'word' ? keyword.text.toLowerCase() : '';
       if (kind === 'in') return { column, op: negated ? 'not in' : 'in', value: this.parseList(column) };
-      if (kind === 'between') return { column, op: negated ? 'not between' : 'between', value: this.parseRange(column) };
+      if (kind === 'between')
+        return { column, op: negated ? 'not between' : 'between', value: this.parseRange(column) };
       if (kind === 'like') return { column, op: negated ? 'not like' : 'like', value: this.parsePattern() };
       if (negated) throw unexpected(keyword, "in, between or like after 'not'");
       throw unknownOperator(token);
     }
     if (token.kind === 'other' && token.text === '.') throw unexpected(token, 'an operator');
     if (token.kind === 'end') {
-      throw filterError(`filter: unexpected end of the filter after column ${formatColumn(column)}; expected an operator (${VALID_OPERATORS_TEXT})`);
+      throw filterError(
+        `filter: unexpected end of the filter after column ${formatColumn(column)}; expected an operator (${VALID_OPERATORS_TEXT})`,
+      );
     }
     throw unexpected(token, `an operator (${VALID_OPERATORS_TEXT})`);
   }
@@ -426,7 +433,9 @@ class Parser {
       if (lower === 'false') return false;
       if (lower === 'null') return null;
       if (this.peek().kind === '(') {
-        throw filterError(`filter: function calls such as '${snippet(token.text)}(' are not supported (position ${token.pos + 1})`);
+        throw filterError(
+          `filter: function calls such as '${snippet(token.text)}(' are not supported (position ${token.pos + 1})`,
+        );
       }
       throw filterError(
         `filter: expected a value at position ${token.pos + 1} but found '${snippet(token.text)}'; ` +
@@ -450,13 +459,16 @@ class Parser {
   private parseList(column: string): Scalar[] {
     const open = this.next();
     if (open.kind !== '(') throw unexpected(open, "'(' to start the in list");
-    if (this.peek().kind === ')') throw filterError(`filter: empty in list at position ${open.pos + 1}; give at least one value`);
+    if (this.peek().kind === ')')
+      throw filterError(`filter: empty in list at position ${open.pos + 1}; give at least one value`);
     const values: Scalar[] = [];
     for (;;) {
       const token = this.peek();
       const value = this.parseLiteral();
       if (value === null) {
-        throw filterError(`filter: null in the in list at position ${token.pos + 1} never matches; ${nullAdvice(column, false)} (combined with or)`);
+        throw filterError(
+          `filter: null in the in list at position ${token.pos + 1} never matches; ${nullAdvice(column, false)} (combined with or)`,
+        );
       }
       if (values.push(value) > FILTER_LIMITS.maxListValues) {
         throw filterError(
@@ -465,7 +477,8 @@ class Parser {
       }
       const separator = this.next();
       if (separator.kind === ')') return values;
-      if (separator.kind !== ',') throw unexpected(separator, `',' or ')' to close the in list started at position ${open.pos + 1}`);
+      if (separator.kind !== ',')
+        throw unexpected(separator, `',' or ')' to close the in list started at position ${open.pos + 1}`);
     }
   }
 
@@ -483,7 +496,9 @@ class Parser {
 }
 
 function unknownOperator(token: Token): ToolError {
-  return filterError(`filter: unknown operator '${snippet(token.text)}' at position ${token.pos + 1}; valid operators: ${VALID_OPERATORS_TEXT}`);
+  return filterError(
+    `filter: unknown operator '${snippet(token.text)}' at position ${token.pos + 1}; valid operators: ${VALID_OPERATORS_TEXT}`,
+  );
 }
 
 /** Groups nested inside groups, counting the root group as 1 (a lone predicate has depth 0). */
@@ -503,7 +518,9 @@ function treeShape(node: FilterNode): { depth: number; nodes: number } {
 export function checkTreeLimits(node: FilterNode): FilterNode {
   const { depth, nodes } = treeShape(node);
   if (depth > FILTER_LIMITS.maxDepth) {
-    throw filterError(`filter: and/or/not groups nest ${depth} deep; the limit (maxDepth) is ${FILTER_LIMITS.maxDepth}`);
+    throw filterError(
+      `filter: and/or/not groups nest ${depth} deep; the limit (maxDepth) is ${FILTER_LIMITS.maxDepth}`,
+    );
   }
   if (nodes > FILTER_LIMITS.maxNodes) {
     throw filterError(

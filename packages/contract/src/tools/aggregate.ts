@@ -13,7 +13,10 @@ export const aggregateSpecSchema = z.object({
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/)
     // Result rows are JavaScript objects: mysql2 refuses these names and other drivers misread them.
-    .refine((name) => !(name in Object.prototype), 'must not be a name JavaScript objects reserve (such as __proto__ or constructor)')
+    .refine(
+      (name) => !(name in Object.prototype),
+      'must not be a name JavaScript objects reserve (such as __proto__ or constructor)',
+    )
     .optional()
     .describe('Output name (default fn_column).'),
 });

@@ -38,7 +38,11 @@ export const describeTableOutput = z.object({
   indexes: z.array(indexSchema).describe('Secondary indexes and unique constraints (the primary key is not repeated).'),
 });
 
-export const describeTableSpec = toolSpec({ name: 'describe_table', input: describeTableInput, output: describeTableOutput });
+export const describeTableSpec = toolSpec({
+  name: 'describe_table',
+  input: describeTableInput,
+  output: describeTableOutput,
+});
 
 export type DescribeTableInput = z.infer<typeof describeTableInput>;
 export type DescribeTableOutput = z.infer<typeof describeTableOutput>;

@@ -5,9 +5,7 @@ import { toolSpec } from './spec.js';
 
 export const getInput = z.object({
   table: tableArg,
-  key: z
-    .union([scalarSchema, z.record(z.string(), scalarSchema)])
-    .describe('{"column": value} if composite'),
+  key: z.union([scalarSchema, z.record(z.string(), scalarSchema)]).describe('{"column": value} if composite'),
   columns: columnsArg.optional(),
 });
 

@@ -34,7 +34,9 @@ export const TOOL_SPECS = [
 export type ToolName = (typeof TOOL_SPECS)[number]['name'];
 
 /** `list_tables` → `listTables`. */
-type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
 
 /** The tools by name in camelCase, for code that names one: `TOOL_NAMES.listTables` is 'list_tables'. */
 export const TOOL_NAMES = Object.fromEntries(

@@ -9,11 +9,7 @@ export const queryInput = z.object({
   filter: filterArg.optional(),
   order_by: orderByArg.optional(),
   limit: limitArg.optional(),
-  cursor: z
-    .string()
-    .max(8_000)
-    .optional()
-    .describe('next_cursor of the previous page'),
+  cursor: z.string().max(8_000).optional().describe('next_cursor of the previous page'),
 });
 
 export const queryOutput = z.object({

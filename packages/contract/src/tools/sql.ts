@@ -9,7 +9,7 @@ export const sqlInput = z.object({
     .min(1)
     .max(20_000)
     .describe(
-      'One read-only SELECT (or WITH ... SELECT) statement in the database\'s own dialect. ' +
+      "One read-only SELECT (or WITH ... SELECT) statement in the database's own dialect. " +
         'Write values as named parameters such as :customer_id, never inline.',
     ),
   params: z

@@ -41,7 +41,9 @@ const expectRowsArg = z
   .int()
   .min(0)
   .optional()
-  .describe('Roll back (changing nothing) unless exactly this many rows change: a guard such as "balance >= 10" then fails the call.');
+  .describe(
+    'Roll back (changing nothing) unless exactly this many rows change: a guard such as "balance >= 10" then fails the call.',
+  );
 
 export const insertInput = z.object({
   table: tableArg,

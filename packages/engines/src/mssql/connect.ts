@@ -10,7 +10,7 @@ import {
 } from 'kysely';
 import type { ConnectionConfiguration } from 'tedious';
 import { cancellableDialect, ownCancel, Statements } from '../calls.js';
-import type { ConnectOptions, Connection } from '../engine.js';
+import type { Connection, ConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { PreciseDates } from './precise-dates.js';

@@ -61,15 +61,13 @@ export function mapError(error: unknown): ToolError | undefined {
   if (kind === 'ConnectionError') return unavailable(error, message);
   if (kind === 'RequestError' && (code === 'ETIMEOUT' || code === 'ECANCEL'))
     return new ToolError('timeout', `The statement was cancelled: ${message}`, { cause: error });
-  if (kind === 'RequestError' && (code === 'ECLOSE' || code === 'EINVALIDSTATE'))
-    return unavailable(error, message);
+  if (kind === 'RequestError' && (code === 'ECLOSE' || code === 'EINVALIDSTATE')) return unavailable(error, message);
 
   if (typeof number === 'number' && typeof code === 'string') {
     if (SCHEMA_CHANGED.has(number))
-      return new SchemaChangedError(
-        `${message} (the database schema may have changed: refresh the catalog)`,
-        { cause: error },
-      );
+      return new SchemaChangedError(`${message} (the database schema may have changed: refresh the catalog)`, {
+        cause: error,
+      });
     const mapped = NUMBER[number];
     if (mapped === 'database_unavailable') return unavailable(error, message);
     if (mapped === 'timeout')

@@ -8,8 +8,8 @@ import { insertReturningKeys } from './insert.js';
 import { introspect } from './introspect.js';
 import { excessRights } from './rights.js';
 import { sqlGuard } from './sql-guard.js';
-import { encodeParam } from './types.js';
 import { testFacts } from './testing.js';
+import { encodeParam } from './types.js';
 
 export const mssql = defineEngine({
   name: 'mssql',

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { RawCatalog, RawColumn, RawTable } from '../catalog.js';
 import type { AnyDb } from '../engine.js';
-import { nativeTypeText, normalizeDefault, portableType } from './types.js';
 import { groupBy } from '../group-runs.js';
+import { nativeTypeText, normalizeDefault, portableType } from './types.js';
 
 // The caller's default schema: schema_id() without an argument is the id of schema_name().
 // User tables and views only; sys.objects.type is char(2), and 'U' = 'U ' in T-SQL.

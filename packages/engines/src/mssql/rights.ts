@@ -8,6 +8,9 @@ export async function excessRights(db: AnyDb): Promise<ExcessRights | undefined>
       has_perms_by_name(null, null, 'CONTROL SERVER') as control`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
-  const rights = [...(row.sysadmin === 1 ? ['sysadmin'] : []), ...(row.control === 1 && row.sysadmin !== 1 ? ['CONTROL SERVER'] : [])];
+  const rights = [
+    ...(row.sysadmin === 1 ? ['sysadmin'] : []),
+    ...(row.control === 1 && row.sysadmin !== 1 ? ['CONTROL SERVER'] : []),
+  ];
   return rights.length ? { user: row.login, rights } : undefined;
 }

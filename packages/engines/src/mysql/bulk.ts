@@ -49,7 +49,9 @@ export const bulk: BulkLoader = {
       for (const batch of rows) {
         const data = Buffer.from(delimitedText(batch, ['1', '0']));
         await inFlight;
-        inFlight = conn.query({ sql: statement, infileStreamFactory: () => Readable.from([data]) } as never).then(() => progress(batch.length));
+        inFlight = conn
+          .query({ sql: statement, infileStreamFactory: () => Readable.from([data]) } as never)
+          .then(() => progress(batch.length));
       }
       await inFlight;
       await conn.query('set foreign_key_checks = 1, unique_checks = 1');

@@ -10,7 +10,7 @@ import {
   MysqlQueryCompiler,
 } from 'kysely';
 import { cancellableDialect, ownCancel, Statements } from '../calls.js';
-import type { ConnectOptions, Connection } from '../engine.js';
+import type { Connection, ConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { boundedWait } from './bounded-pool.js';
@@ -51,7 +51,10 @@ export async function connect(
   // Without a database, every query would run with none selected: the server would serve 0 tables.
   const { protocol, pathname } = new URL(url);
   if (/^\/?$/.test(pathname)) {
-    throw new ToolError('invalid_argument', `the MySQL/MariaDB URL names no database: add it to the path, as in ${protocol}//USER:PASS@HOST:3306/DB`);
+    throw new ToolError(
+      'invalid_argument',
+      `the MySQL/MariaDB URL names no database: add it to the path, as in ${protocol}//USER:PASS@HOST:3306/DB`,
+    );
   }
   const mysql = await loadDriver<Mysql2>('mysql', 'mysql2');
   const pool = mysql.createPool({
@@ -93,7 +96,9 @@ export function sessionSettings(mariadb: boolean, readOnly?: boolean, statementT
   if (readOnly) settings.push(mariadb ? 'session tx_read_only = 1' : 'session transaction_read_only = 1');
   if (statementTimeoutMs) {
     settings.push(
-      mariadb ? `session max_statement_time = ${statementTimeoutMs / 1000}` : `session max_execution_time = ${Math.round(statementTimeoutMs)}`,
+      mariadb
+        ? `session max_statement_time = ${statementTimeoutMs / 1000}`
+        : `session max_execution_time = ${Math.round(statementTimeoutMs)}`,
     );
   }
   return settings;

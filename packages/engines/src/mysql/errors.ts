@@ -72,18 +72,16 @@ export function mapError(error: unknown): ToolError | undefined {
     return new ToolError('timeout', `The statement timed out: ${message}`, { cause: error });
   if (!serverError) {
     // fatal marks an error that broke the connection itself (mysql2 sets it on those it raises)
-    if ((typeof code === 'string' && CONNECTION_CODES.has(code)) || fatal === true)
-      return unavailable(error, message);
+    if ((typeof code === 'string' && CONNECTION_CODES.has(code)) || fatal === true) return unavailable(error, message);
     // raised by mysql2's pool without a code once it has been ended (a fixed driver string)
     if (error.message === 'Pool is closed.') return unavailable(error, message);
     return undefined;
   }
 
   if (SCHEMA_CHANGED.has(errno))
-    return new SchemaChangedError(
-      `${message} (the database schema may have changed: refresh the catalog)`,
-      { cause: error },
-    );
+    return new SchemaChangedError(`${message} (the database schema may have changed: refresh the catalog)`, {
+      cause: error,
+    });
   const mapped = ERRNO[errno];
   if (errno === 1045 || errno === 1044) return loginRefused(error, message);
   if (errno === 1049) return missingDatabase(error, message);

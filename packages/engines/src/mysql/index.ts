@@ -9,8 +9,8 @@ import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
 import { excessRights } from './rights.js';
 import { sqlGuard } from './sql-guard.js';
-import { encodeParam } from './types.js';
 import { testFacts } from './testing.js';
+import { encodeParam } from './types.js';
 
 export const mysql = defineEngine({
   name: 'mysql',

@@ -6,7 +6,13 @@ import { insertStatement } from '../returning.js';
  * OK packet's insert id. Key columns the caller gave come from the row itself; the one it
  * left out is the AUTO_INCREMENT column (a table has at most one).
  */
-export async function insertReturningKeys(db: AnyDb, table: string, columns: readonly string[], rows: readonly unknown[][], key: readonly string[]) {
+export async function insertReturningKeys(
+  db: AnyDb,
+  table: string,
+  columns: readonly string[],
+  rows: readonly unknown[][],
+  key: readonly string[],
+) {
   const keys: Record<string, unknown>[] = [];
   for (const row of rows) {
     const { insertId } = await insertStatement(table, columns, [row]).execute(db);

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { RawCatalog, RawColumn, RawTable } from '../catalog.js';
 import type { AnyDb } from '../engine.js';
-import { normalizeDefault, portableType } from './types.js';
 import { groupBy } from '../group-runs.js';
+import { normalizeDefault, portableType } from './types.js';
 
 // information_schema columns are aliased in lower case: MySQL 8 otherwise returns them in upper
 // case. Its BIGINT UNSIGNED counters arrive as strings (bigNumberStrings), hence num().
@@ -172,8 +172,7 @@ function toColumn(
     nullable: str(row.is_nullable) === 'YES',
     // a view column echoes its base column's default, or MariaDB's implicit '0' for NOT NULL
     // expressions: neither is a default of the view
-    default:
-      view || autoIncrement || generated ? null : normalizeDefault(nullableStr(row.column_default), mariadb),
+    default: view || autoIncrement || generated ? null : normalizeDefault(nullableStr(row.column_default), mariadb),
     autoIncrement,
   };
 }

@@ -55,15 +55,21 @@ export function sqlGuard(_db: AnyDb, text: string): void {
   // differ from the text checked here.
   const placeholders = tokens.filter((t) => t.kind === 'symbol' && t.value === '?').length;
   if (placeholders > 0 && (text.includes('??') || text.split('?').length - 1 !== placeholders)) {
-    refuse('a ? in a string, comment or name, or two parameters side by side', 'the driver would put a parameter value there');
+    refuse(
+      'a ? in a string, comment or name, or two parameters side by side',
+      'the driver would put a parameter value there',
+    );
   }
   for (const [i, t] of tokens.entries()) {
-    if (t.kind === 'comment' && /^\/\*M?!/.test(t.text)) refuse('an executable comment (/*! ... */)', 'MySQL runs its text as code');
+    if (t.kind === 'comment' && /^\/\*M?!/.test(t.text))
+      refuse('an executable comment (/*! ... */)', 'MySQL runs its text as code');
     // Under ANSI_QUOTES a backslash ends nothing in a quoted name: the two readings would differ.
-    if (t.text.startsWith('"') && t.text.includes('\\')) refuse('a backslash in double quotes', 'ANSI_QUOTES would read the text differently; use single quotes');
+    if (t.text.startsWith('"') && t.text.includes('\\'))
+      refuse('a backslash in double quotes', 'ANSI_QUOTES would read the text differently; use single quotes');
     if (t.kind === 'word' && t.value.toLowerCase() === 'into') {
       const target = tokens[i + 1]?.value.toLowerCase();
-      if (target === 'outfile' || target === 'dumpfile') refuse(`SELECT ... INTO ${target.toUpperCase()}`, 'it writes a file on the database host');
+      if (target === 'outfile' || target === 'dumpfile')
+        refuse(`SELECT ... INTO ${target.toUpperCase()}`, 'it writes a file on the database host');
       refuse('SELECT ... INTO', 'it stores the result in variables or a file instead of returning it');
     }
     if (t.kind === 'symbol' && t.value === ':' && tokens[i + 1]?.kind === 'symbol' && tokens[i + 1]?.value === '=') {

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolError } from '@mcp-db-bench/contract';
 import { Kysely, PGliteDialect } from 'kysely';
-import type { ConnectOptions, Connection } from '../engine.js';
-import { loadDriver } from '../load-driver.js';
 import { observedDialect } from '../calls.js';
+import type { Connection, ConnectOptions } from '../engine.js';
+import { loadDriver } from '../load-driver.js';
 import { TEXT_PARSERS } from '../postgres/connect.js';
 import { lockDataDir } from './lock.js';
 
@@ -17,7 +17,8 @@ export function pgliteDir(url: string): string {
   const rest = url.replace(/^pglite:/i, '');
   if (rest === ':memory:' || rest === '//:memory:') return MEMORY;
   const path = rest.startsWith('//') ? rest.slice(2) : rest;
-  if (path === '') throw new ToolError('invalid_argument', 'pglite URL has no path: use pglite:DIRECTORY or pglite::memory:');
+  if (path === '')
+    throw new ToolError('invalid_argument', 'pglite URL has no path: use pglite:DIRECTORY or pglite::memory:');
   return decodeURIComponent(path);
 }
 
@@ -33,7 +34,8 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   if (dir !== MEMORY) {
     // A typo in a path must not silently create an empty database, unless asked to.
     if (!existsSync(join(dir, 'PG_VERSION'))) {
-      if (!options.create) throw new ToolError('database_unavailable', `no PGlite database at ${dir} (a data directory with PG_VERSION)`);
+      if (!options.create)
+        throw new ToolError('database_unavailable', `no PGlite database at ${dir} (a data directory with PG_VERSION)`);
       mkdirSync(dir, { recursive: true });
     }
     release = await lockDataDir(dir);
@@ -45,7 +47,9 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
     if (options.readOnly) await pglite.exec('set default_transaction_read_only = on');
   } catch (error) {
     release();
-    throw new ToolError('database_unavailable', `cannot open PGlite database ${dir}: ${(error as Error).message}`, { cause: error });
+    throw new ToolError('database_unavailable', `cannot open PGlite database ${dir}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   // kysely runs one statement or transaction at a time on PGlite's one connection, so a
   // statement that arrives during a transaction waits for it instead of joining it.

@@ -42,7 +42,10 @@ export async function lockDataDir(dir: string): Promise<() => void> {
 }
 
 function inUse(dir: string, holder: string): ToolError {
-  return new ToolError('database_unavailable', `the PGlite database ${dir} is already open in ${holder}: PGlite allows one open at a time`);
+  return new ToolError(
+    'database_unavailable',
+    `the PGlite database ${dir} is already open in ${holder}: PGlite allows one open at a time`,
+  );
 }
 
 /** The live process holding the lock file, if any. */

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { delimitedText } from '../delimited.js';
-import { loadDriver } from '../load-driver.js';
 import type { BulkLoader } from '../engine.js';
+import { loadDriver } from '../load-driver.js';
 
 /** COPY ... FROM STDIN in text format, written in large chunks with backpressure. */
 export const bulk: BulkLoader = {

@@ -50,18 +50,21 @@ export function watchStatements(pool: pg.Pool, statements: Statements): void {
   pool.connect = ((callback?: unknown) => {
     if (callback !== undefined) return connect(callback);
     statements.check();
-    return statements.acquiring(() => connect()!).then((client) => {
-      if (!statements.refuses()) return client;
-      client.release();
-      throw abandoned();
-    });
+    return statements
+      .acquiring(() => connect()!)
+      .then((client) => {
+        if (!statements.refuses()) return client;
+        client.release();
+        throw abandoned();
+      });
   }) as typeof pool.connect;
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     const cancel = () => cancelRequest(client);
     client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
       // Only kysely's form, text and values for a promise; a stream (COPY) or a callback passes through.
-      if (typeof text !== 'string' || callback !== undefined || typeof values === 'function') return query(text, values, callback);
+      if (typeof text !== 'string' || callback !== undefined || typeof values === 'function')
+        return query(text, values, callback);
       return statements.run(cancel, text, () => query(text, values) as Promise<unknown>);
     }) as typeof client.query;
   });

@@ -7,10 +7,10 @@ import {
   PostgresIntrospector,
   PostgresQueryCompiler,
 } from 'kysely';
-import type { ConnectOptions, Connection } from '../engine.js';
+import { Statements } from '../calls.js';
+import type { Connection, ConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
-import { Statements } from '../calls.js';
 import { watchStatements } from './cancel.js';
 import { PreparedStatements, statementCacheSize } from './prepared.js';
 import { checkSession, sessionSettings, startupOptions } from './session.js';

@@ -66,13 +66,11 @@ export function mapError(error: unknown): ToolError | undefined {
   // 57P01-03 server shutting down or starting
   if (cls === '28') return loginRefused(error, message);
   if (code === '3D000') return missingDatabase(error, message);
-  if (cls === '08' || code === '53300' || /^57P0[1-3]$/.test(code))
-    return unavailable(error, message);
+  if (cls === '08' || code === '53300' || /^57P0[1-3]$/.test(code)) return unavailable(error, message);
   if (code === '42P01' || code === '42703')
-    return new SchemaChangedError(
-      `${message} (the database schema may have changed: refresh the catalog)`,
-      { cause: error },
-    );
+    return new SchemaChangedError(`${message} (the database schema may have changed: refresh the catalog)`, {
+      cause: error,
+    });
   const mapped = SQLSTATE[code];
   if (mapped === 'timeout')
     return new ToolError('timeout', `The statement was cancelled: ${message}`, { cause: error });

@@ -8,15 +8,17 @@ import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
 import { excessRights } from './rights.js';
 import { sqlGuard } from './sql-guard.js';
-import { encodeParam } from './types.js';
 import { testFacts } from './testing.js';
+import { encodeParam } from './types.js';
 
 export const postgres = defineEngine({
   name: 'postgres',
   title: 'PostgreSQL',
   dbSystem: 'postgresql',
   schemes: ['postgres', 'postgresql'],
-  urlForms: ['postgres://USER:PASS@HOST:5432/DB (or postgresql://; add ?statement_cache_size=0 behind PgBouncer before 1.21)'],
+  urlForms: [
+    'postgres://USER:PASS@HOST:5432/DB (or postgresql://; add ?statement_cache_size=0 behind PgBouncer before 1.21)',
+  ],
   drivers: ['pg', 'pg-copy-streams'],
   connect,
   compileOnlyDialect,
@@ -33,6 +35,9 @@ export const postgres = defineEngine({
     requiredInCi: true,
     adminEnv: 'PG_ADMIN_URL',
     fresh: (baseUrl, name) =>
-      recreateOnServer(connect, baseUrl, name, (id) => [sql`drop database if exists ${id} with (force)`, sql`create database ${id}`]),
+      recreateOnServer(connect, baseUrl, name, (id) => [
+        sql`drop database if exists ${id} with (force)`,
+        sql`create database ${id}`,
+      ]),
   },
 });

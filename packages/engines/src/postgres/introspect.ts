@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { RawCatalog, RawColumn, RawForeignKey, RawTable } from '../catalog.js';
 import type { AnyDb } from '../engine.js';
-import { normalizeDefault, numericPrecision, portableType } from './types.js';
 import { groupBy } from '../group-runs.js';
+import { normalizeDefault, numericPrecision, portableType } from './types.js';
 
 // Ordinary, partitioned and foreign tables; views and materialized views. Partitions are left
 // out: their parent already shows their rows.

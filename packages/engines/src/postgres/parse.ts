@@ -21,7 +21,11 @@ const WRITES = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', '
 /** Reduces libpg-query's parse tree to what the guard reads. */
 export function summarize(tree: { stmts?: { stmt?: Record<string, unknown> }[] }): Parsed {
   const statements = tree.stmts ?? [];
-  const out: Parsed = { kinds: statements.map((s) => Object.keys(s.stmt ?? {})[0] ?? 'nothing'), writes: [], names: [] };
+  const out: Parsed = {
+    kinds: statements.map((s) => Object.keys(s.stmt ?? {})[0] ?? 'nothing'),
+    writes: [],
+    names: [],
+  };
   const names = new Set<string>();
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) {
@@ -31,7 +35,12 @@ export function summarize(tree: { stmts?: { stmt?: Record<string, unknown> }[] }
     if (node === null || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
       if (WRITES.has(key)) out.writes.push(key);
-      const name = key === 'String' ? (value as { sval?: string }).sval : key === 'RangeVar' ? (value as { relname?: string }).relname : undefined;
+      const name =
+        key === 'String'
+          ? (value as { sval?: string }).sval
+          : key === 'RangeVar'
+            ? (value as { relname?: string }).relname
+            : undefined;
       if (name !== undefined) names.add(name);
       walk(value);
     }
@@ -41,7 +50,10 @@ export function summarize(tree: { stmts?: { stmt?: Record<string, unknown> }[] }
   return out;
 }
 
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './parse-worker.ts' : './parse-worker.js', import.meta.url);
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './parse-worker.ts' : './parse-worker.js',
+  import.meta.url,
+);
 
 /**
  * PostgreSQL's parser (libpg-query, compiled to WebAssembly) on a thread of its own: a statement

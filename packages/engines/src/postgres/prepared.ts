@@ -75,7 +75,13 @@ export class PreparedStatements {
 
     client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
       const alone = client.getTransactionStatus() === 'I';
-      if (!alone || typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined) {
+      if (
+        !alone ||
+        typeof text !== 'string' ||
+        !Array.isArray(values) ||
+        values.length === 0 ||
+        callback !== undefined
+      ) {
         return query(text, values, callback);
       }
       return (query({ name: named(text), text, values }) as Promise<pg.QueryResult>).catch(async (error: unknown) => {

@@ -22,7 +22,9 @@ export function readOnlyRunner(end: RawBuilder<unknown>) {
       await sql`begin read only`.execute(conn);
       try {
         throwIfAbandoned();
-        const { rows } = await sql<Record<string, unknown>>`select * from (${statement}) as q limit ${maxRows}`.execute(conn);
+        const { rows } = await sql<Record<string, unknown>>`select * from (${statement}) as q limit ${maxRows}`.execute(
+          conn,
+        );
         return rows;
       } finally {
         // As no call's: a client leaving now must not cancel the cleanup of a pooled connection.

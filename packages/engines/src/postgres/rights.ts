@@ -10,7 +10,9 @@ const HOST_ROLES = ['pg_read_server_files', 'pg_write_server_files', 'pg_execute
  * role, so superuser alone is named.
  */
 export async function excessRights(db: AnyDb): Promise<ExcessRights | undefined> {
-  const memberships = HOST_ROLES.map((role) => sql<boolean>`pg_catalog.pg_has_role(current_user, ${sql.lit(role)}, 'member') as ${sql.ref(role)}`);
+  const memberships = HOST_ROLES.map(
+    (role) => sql<boolean>`pg_catalog.pg_has_role(current_user, ${sql.lit(role)}, 'member') as ${sql.ref(role)}`,
+  );
   const { rows } = await sql<Record<string, unknown>>`
     select current_user as "user", rolsuper as superuser, ${sql.join(memberships)}
     from pg_catalog.pg_roles where rolname = current_user`.execute(db);

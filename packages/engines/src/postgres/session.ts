@@ -5,7 +5,10 @@ import type pg from 'pg';
  * in +00; C makes money text locale-independent; the server itself refuses writes in a
  * read-only session and cancels slow statements.
  */
-export function sessionSettings(readOnly: boolean | undefined, statementTimeoutMs: number | undefined): Record<string, string> {
+export function sessionSettings(
+  readOnly: boolean | undefined,
+  statementTimeoutMs: number | undefined,
+): Record<string, string> {
   const settings: Record<string, string> = { TimeZone: 'UTC', lc_monetary: 'C' };
   if (readOnly) settings.default_transaction_read_only = 'on';
   if (statementTimeoutMs) settings.statement_timeout = String(Math.round(statementTimeoutMs));
@@ -35,7 +38,9 @@ export async function checkSession(client: pg.ClientBase, settings: Record<strin
   const wrong = Object.entries(settings).filter(([name, value]) => actual.get(name) !== value);
   if (wrong.length === 0) return;
   const found = wrong.map(([name]) => `${name} = ${actual.get(name) ?? 'unknown'}`).join(', ');
-  const fix = wrong.map(([name, value]) => `ALTER ROLE ${rows[0]?.role ?? '<user>'} SET ${name} = '${value}';`).join(' ');
+  const fix = wrong
+    .map(([name, value]) => `ALTER ROLE ${rows[0]?.role ?? '<user>'} SET ${name} = '${value}';`)
+    .join(' ');
   throw new Error(
     `PostgreSQL did not apply this server's session settings (${found}). A connection pooler may be dropping the ` +
       `"options" startup parameter (PgBouncer's ignore_startup_parameters). Connect to PostgreSQL directly, or set them ` +

@@ -14,15 +14,15 @@ const LOCKS = 'session advisory locks outlive the call, which holds a pooled con
  */
 const FORBIDDEN: ForbiddenNames = {
   exact: {
-    pg_terminate_backend: 'it ends other sessions, the server\'s own pooled connections included',
-    pg_cancel_backend: 'it cancels other sessions\' statements',
-    pg_reload_conf: 'it reloads the server\'s configuration',
+    pg_terminate_backend: "it ends other sessions, the server's own pooled connections included",
+    pg_cancel_backend: "it cancels other sessions' statements",
+    pg_reload_conf: "it reloads the server's configuration",
     set_config: 'it changes settings of the session',
     pg_read_file: FILES,
     pg_read_binary_file: FILES,
     pg_ls_dir: FILES,
     pg_stat_file: FILES,
-    pg_file_settings: 'it reads the server\'s configuration files',
+    pg_file_settings: "it reads the server's configuration files",
     lo_import: FILES,
     lo_export: FILES,
     query_to_xml: 'it runs SQL given as a string',
@@ -100,7 +100,8 @@ export async function sqlGuard(db: AnyDb, text: string): Promise<void> {
   if (s.passed.has(text)) return;
   const [parsed, privileged] = await Promise.all([parser.parse(text), s.privileged]);
   if (parsed.error !== undefined) throw new ToolError('database_error', `sql: ${parsed.error}`);
-  if (parsed.kinds.length !== 1) refuse(parsed.kinds.length === 0 ? 'an empty statement' : 'more than one statement', 'one query runs per call');
+  if (parsed.kinds.length !== 1)
+    refuse(parsed.kinds.length === 0 ? 'an empty statement' : 'more than one statement', 'one query runs per call');
   const kind = parsed.kinds[0]!;
   if (kind !== 'SelectStmt') refuse(kind.replace(/Stmt$/, '').toUpperCase(), 'only a query runs here');
   for (const write of parsed.writes) {
@@ -109,7 +110,9 @@ export async function sqlGuard(db: AnyDb, text: string): Promise<void> {
   }
   // Every name, not only called ones: a column or table that shares a forbidden name is refused too, which costs nothing in practice.
   for (const name of parsed.names) {
-    const why = forbiddenReason(FORBIDDEN, name) ?? (privileged.has(name) ? 'PostgreSQL keeps it from PUBLIC: it is for administrators' : undefined);
+    const why =
+      forbiddenReason(FORBIDDEN, name) ??
+      (privileged.has(name) ? 'PostgreSQL keeps it from PUBLIC: it is for administrators' : undefined);
     if (why !== undefined) refuse(name, why);
   }
   if (s.passed.size >= PASSED_LIMIT) s.passed.clear();

@@ -36,10 +36,7 @@ export function portableType(typname: string, typtype = 'b'): PortableType {
 }
 
 /** Precision and scale of a `numeric(p,s)` type modifier; null for unconstrained numeric. */
-export function numericPrecision(
-  typname: string,
-  typmod: number,
-): { precision: number | null; scale: number | null } {
+export function numericPrecision(typname: string, typmod: number): { precision: number | null; scale: number | null } {
   // money is a 64-bit count of cents (19 digits) shown with the two fraction digits of
   // lc_monetary=C, which connect() sets: the same facts as decimal(19,2) elsewhere
   if (typname === 'money') return { precision: 19, scale: 2 };

@@ -24,7 +24,9 @@ export const bulk: BulkLoader = {
     db.pragma('foreign_keys = OFF');
     // Many rows per statement: binding is cheap, stepping a statement is not.
     const group = `(${table.columns.map(() => '?').join(', ')})`;
-    const insertMany = db.prepare(`insert into "${table.name}" values ${Array(ROWS_PER_INSERT).fill(group).join(', ')}`);
+    const insertMany = db.prepare(
+      `insert into "${table.name}" values ${Array(ROWS_PER_INSERT).fill(group).join(', ')}`,
+    );
     const insertOne = db.prepare(`insert into "${table.name}" values ${group}`);
     const booleans = table.columns.flatMap((c, i) => (c.type === 'boolean' ? [i] : []));
     const decimals = table.columns.flatMap((c, i) => (c.type === 'decimal' ? [i] : []));

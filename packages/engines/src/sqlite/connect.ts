@@ -1,14 +1,14 @@
+import { ToolError } from '@mcp-db-bench/contract';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { ToolError } from '@mcp-db-bench/contract';
 import { Statements } from '../calls.js';
-import type { ConnectOptions, Connection } from '../engine.js';
+import type { Connection, ConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
-import { useSqlProcess } from './read-only.js';
-import { SqlProcess } from './sql-process.js';
 import { SESSION_PRAGMAS, startSession } from './pragmas.js';
+import { useSqlProcess } from './read-only.js';
 import { SqliteShortReads } from './short-reads.js';
+import { SqlProcess } from './sql-process.js';
 import { cacheStatements } from './statement-cache.js';
 import { workerPoolDialect } from './worker-pool.js';
 
@@ -17,7 +17,8 @@ export function sqlitePath(url: string): string {
   const rest = url.replace(/^sqlite:/i, '');
   if (rest === ':memory:' || rest === '//:memory:') return ':memory:';
   const path = rest.startsWith('//') ? rest.slice(2) : rest;
-  if (path === '') throw new ToolError('invalid_argument', 'sqlite URL has no path: use sqlite:PATH or sqlite::memory:');
+  if (path === '')
+    throw new ToolError('invalid_argument', 'sqlite URL has no path: use sqlite:PATH or sqlite::memory:');
   return decodeURIComponent(path);
 }
 
@@ -47,17 +48,24 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   if (!options.inProcess && path !== ':memory:') {
     database.close();
     const statements = new Statements(options.observer);
-    const dialect = workerPoolDialect({
-      path,
-      pragmas: SESSION_PRAGMAS,
-      readOnly: options.readOnly === true,
-      size: Math.min(options.poolSize, MAX_WORKERS),
-      statementTimeoutMs: options.statementTimeoutMs ?? 0,
-      acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
-    }, statements);
+    const dialect = workerPoolDialect(
+      {
+        path,
+        pragmas: SESSION_PRAGMAS,
+        readOnly: options.readOnly === true,
+        size: Math.min(options.poolSize, MAX_WORKERS),
+        statementTimeoutMs: options.statementTimeoutMs ?? 0,
+        acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
+      },
+      statements,
+    );
     const db = new Kysely({ dialect });
     const shortReads = SqliteShortReads.open(Database, path, db, statements);
-    const sqlProcess = new SqlProcess({ path, pragmas: SESSION_PRAGMAS, readOnly: true }, options.statementTimeoutMs ?? 0, statements);
+    const sqlProcess = new SqlProcess(
+      { path, pragmas: SESSION_PRAGMAS, readOnly: true },
+      options.statementTimeoutMs ?? 0,
+      statements,
+    );
     useSqlProcess(db, sqlProcess);
     return {
       db,

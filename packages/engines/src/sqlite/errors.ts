@@ -18,6 +18,7 @@ export function mapError(error: unknown): ToolError | undefined {
   if (/no such (table|column)/.test(message)) {
     return new SchemaChangedError(`${message} (the schema may have changed; list_tables shows the current one)`);
   }
-  if (code.startsWith('SQLITE_MISMATCH') || code.startsWith('SQLITE_TOOBIG')) return new ToolError('type_mismatch', message);
+  if (code.startsWith('SQLITE_MISMATCH') || code.startsWith('SQLITE_TOOBIG'))
+    return new ToolError('type_mismatch', message);
   return new ToolError('database_error', message);
 }

@@ -6,11 +6,11 @@ import { bulk } from './bulk.js';
 import { connect } from './connect.js';
 import { sqliteDialect } from './dialect.js';
 import { mapError } from './errors.js';
+import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
 import { sqlGuard } from './sql-guard.js';
-import { introspect } from './introspect.js';
-import { timestampToStored } from './types.js';
 import { testFacts } from './testing.js';
+import { timestampToStored } from './types.js';
 
 export const sqlite = defineEngine({
   name: 'sqlite',

@@ -9,7 +9,15 @@ const USER_OBJECTS = sql`select name, type, sql from sqlite_schema where type in
 export async function introspect(db: AnyDb): Promise<RawCatalog> {
   const [objects, columns, foreignKeys, indexColumns] = await Promise.all([
     sql<{ name: string; type: string; sql: string | null }>`${USER_OBJECTS} order by name`.execute(db),
-    sql<{ tbl: string; cid: bigint; name: string; type: string; notnull: bigint; dflt_value: string | null; pk: bigint }>`
+    sql<{
+      tbl: string;
+      cid: bigint;
+      name: string;
+      type: string;
+      notnull: bigint;
+      dflt_value: string | null;
+      pk: bigint;
+    }>`
       select m.name as tbl, p.cid, p.name, p.type, p."notnull", p.dflt_value, p.pk
       from (${USER_OBJECTS}) m join pragma_table_info(m.name) p order by m.name, p.cid`.execute(db),
     sql<{ tbl: string; id: bigint; seq: bigint; ref: string; from: string; to: string | null }>`
@@ -93,7 +101,9 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
 
 /** Row counts from ANALYZE statistics when present; tables without them are counted exactly. */
 async function rowEstimates(db: AnyDb): Promise<Map<string, number>> {
-  const hasStats = await sql<{ n: bigint }>`select count(*) as n from sqlite_schema where name = 'sqlite_stat1'`.execute(db);
+  const hasStats = await sql<{
+    n: bigint;
+  }>`select count(*) as n from sqlite_schema where name = 'sqlite_stat1'`.execute(db);
   if (hasStats.rows[0]?.n === 0n) return new Map();
   const stats = await sql<{ tbl: string; stat: string }>`select tbl, stat from sqlite_stat1`.execute(db);
   return new Map(stats.rows.map((s) => [s.tbl, Number.parseInt(s.stat, 10)]));

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, QueryResult } from 'kysely';
-import type { Table } from '../catalog.js';
 import type { Statements } from '../calls.js';
+import type { Table } from '../catalog.js';
 import type { AnyDb, Comparison, ShortReads } from '../engine.js';
 import { startSession } from './pragmas.js';
 import { cacheStatements } from './statement-cache.js';
@@ -67,7 +67,9 @@ export class SqliteShortReads implements ShortReads {
     }
     const enqueue = (sql: string) => this.#enqueue(sql, query.parameters);
     const rows =
-      here === null ? undefined : await (this.statements ? this.statements.observe(here, () => enqueue(here)) : enqueue(here));
+      here === null
+        ? undefined
+        : await (this.statements ? this.statements.observe(here, () => enqueue(here)) : enqueue(here));
     // A locked file (SQLITE_BUSY), or anything else: the pool runs the read as written, and its
     // answer, or its error, is the one that counts.
     return rows ? { rows: rows as R[] } : await this.pool.executeQuery<R>(query);
@@ -90,7 +92,8 @@ export class SqliteShortReads implements ShortReads {
     const batch = this.#batch;
     this.#batch = [];
     const together = batch.length > 1 && this.#try(() => this.#begin.run()) !== undefined;
-    for (const read of batch) read.resolve(this.#try(() => this.database.prepare(read.sql).all(read.parameters as unknown[])));
+    for (const read of batch)
+      read.resolve(this.#try(() => this.database.prepare(read.sql).all(read.parameters as unknown[])));
     if (!together) return;
     // A transaction left open would hold its lock and block every writer.
     if (this.database.inTransaction) this.#try(() => this.#commit.run());
@@ -117,7 +120,10 @@ export class SqliteShortReads implements ShortReads {
       if (version !== this.#verdictsOf) {
         this.#verdicts.clear();
         this.#verdictsOf = version;
-        this.#stat4 = Number(this.database.prepare("select count(*) from sqlite_master where name = 'sqlite_stat4'").pluck().get()) !== 0;
+        this.#stat4 =
+          Number(
+            this.database.prepare("select count(*) from sqlite_master where name = 'sqlite_stat4'").pluck().get(),
+          ) !== 0;
       }
     }
     let verdict = this.#verdicts.get(query.sql);
@@ -145,7 +151,9 @@ export class SqliteShortReads implements ShortReads {
   }
 
   #plan(sql: string, parameters: readonly unknown[]): string[] {
-    return (this.database.prepare(`explain query plan ${sql}`).all(parameters as unknown[]) as { detail: string }[]).map((step) => step.detail);
+    return (
+      this.database.prepare(`explain query plan ${sql}`).all(parameters as unknown[]) as { detail: string }[]
+    ).map((step) => step.detail);
   }
 }
 
@@ -213,5 +221,7 @@ function parseStep(detail: string): { search: boolean; index?: string; bounds?: 
 /** An equality on every primary key column: one row, by the same plan whatever the values. */
 function isKeyLookup(table: Table, where: readonly Comparison[]): boolean {
   const pk = table.primaryKey;
-  return pk.length > 0 && where.length === pk.length && pk.every((c) => where.some((w) => w.column === c && w.op === '='));
+  return (
+    pk.length > 0 && where.length === pk.length && pk.every((c) => where.some((w) => w.column === c && w.op === '='))
+  );
 }

@@ -56,7 +56,11 @@ export class SqlProcess {
           ? setTimeout(() => {
               done();
               this.close();
-              reject(Object.assign(new Error(`the statement ran longer than ${this.timeoutMs} ms and was stopped`), { code: 'SQLITE_INTERRUPT' }));
+              reject(
+                Object.assign(new Error(`the statement ran longer than ${this.timeoutMs} ms and was stopped`), {
+                  code: 'SQLITE_INTERRUPT',
+                }),
+              );
             }, this.timeoutMs)
           : undefined;
       const done = () => {
@@ -82,7 +86,13 @@ export class SqlProcess {
     this.#child = child;
     this.#ready = new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
-      child.once('exit', (code) => reject(Object.assign(new Error(`the SQLite query process could not start (exit ${code})`), { code: 'SQLITE_CANTOPEN' })));
+      child.once('exit', (code) =>
+        reject(
+          Object.assign(new Error(`the SQLite query process could not start (exit ${code})`), {
+            code: 'SQLITE_CANTOPEN',
+          }),
+        ),
+      );
     });
     this.#ready.catch(() => {});
     return this.#ready.then(() => child);

@@ -18,7 +18,8 @@ export function portableType(declared: string): { type: PortableType; precision:
   if (t.includes('DATE')) return { type: 'date', ...none };
   if (t.includes('TIME')) return { type: 'time', ...none };
   if (t.includes('JSON')) return { type: 'json', ...none };
-  if (t.includes('CHAR') || t.includes('CLOB') || t.includes('TEXT') || t.includes('UUID')) return { type: 'text', ...none };
+  if (t.includes('CHAR') || t.includes('CLOB') || t.includes('TEXT') || t.includes('UUID'))
+    return { type: 'text', ...none };
   if (t.includes('BLOB') || t.includes('BINARY')) return { type: 'binary', ...none };
   return { type: 'unknown', ...none };
 }

@@ -1,6 +1,13 @@
 import { Worker } from 'node:worker_threads';
 import { ToolError } from '@mcp-db-bench/contract';
-import { type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, SqliteAdapter } from 'kysely';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+  SqliteAdapter,
+} from 'kysely';
 import { abandoned, type Statements } from '../calls.js';
 import { poolWaitExceeded } from '../pool-wait.js';
 import { sqliteDialect } from './dialect.js';
@@ -24,7 +31,9 @@ const CLOSE_WAIT_MS = 2_000;
 
 /** A timed-out statement's error, in the shape better-sqlite3 would give (see errors.ts). */
 function interrupted(ms: number): Error {
-  return Object.assign(new Error(`the statement ran longer than ${ms} ms and was stopped`), { code: 'SQLITE_INTERRUPT' });
+  return Object.assign(new Error(`the statement ran longer than ${ms} ms and was stopped`), {
+    code: 'SQLITE_INTERRUPT',
+  });
 }
 
 /** One connection: a worker thread and the replies it owes. */
@@ -48,8 +57,12 @@ class WorkerConnection implements DatabaseConnection {
     this.ready = new Promise((resolve, reject) => {
       // A thread that never opens its database must not hold a caller forever.
       const timer = setTimeout(() => {
-        this.#fail(new ToolError('database_unavailable', `a SQLite worker thread did not start within ${START_TIMEOUT_MS} ms`));
-        reject(new ToolError('database_unavailable', `a SQLite worker thread did not start within ${START_TIMEOUT_MS} ms`));
+        this.#fail(
+          new ToolError('database_unavailable', `a SQLite worker thread did not start within ${START_TIMEOUT_MS} ms`),
+        );
+        reject(
+          new ToolError('database_unavailable', `a SQLite worker thread did not start within ${START_TIMEOUT_MS} ms`),
+        );
       }, START_TIMEOUT_MS);
       this.#worker.once('message', () => {
         clearTimeout(timer);
@@ -85,7 +98,8 @@ class WorkerConnection implements DatabaseConnection {
     let reply: Reply;
     try {
       reply = await new Promise<Reply>((resolve, reject) => {
-        const timer = this.timeoutMs > 0 ? setTimeout(() => this.#fail(interrupted(this.timeoutMs)), this.timeoutMs) : undefined;
+        const timer =
+          this.timeoutMs > 0 ? setTimeout(() => this.#fail(interrupted(this.timeoutMs)), this.timeoutMs) : undefined;
         this.#pending.set(id, { resolve, reject, timer });
         this.#worker.postMessage({ id, sql: query.sql, parameters: query.parameters });
       });
@@ -130,7 +144,12 @@ export class SqliteWorkerDriver implements Driver {
   readonly #idle: WorkerConnection[] = [];
   readonly #all = new Set<WorkerConnection>();
   #destroyed = false;
-  readonly #waiting: { resolve(c: WorkerConnection): void; reject(e: Error): void; timer: NodeJS.Timeout; refused: () => boolean }[] = [];
+  readonly #waiting: {
+    resolve(c: WorkerConnection): void;
+    reject(e: Error): void;
+    timer: NodeJS.Timeout;
+    refused: () => boolean;
+  }[] = [];
 
   constructor(
     private readonly options: WorkerPoolOptions,

@@ -25,7 +25,9 @@ export type Reply =
 
 // A thread gets its options as workerData and talks through parentPort; a child process
 // gets them in the environment and talks through its IPC channel.
-const { path, readOnly, pragmas } = (parentPort ? workerData : JSON.parse(process.env.MCP_DB_SQLITE_WORKER ?? '{}')) as WorkerOptions;
+const { path, readOnly, pragmas } = (
+  parentPort ? workerData : JSON.parse(process.env.MCP_DB_SQLITE_WORKER ?? '{}')
+) as WorkerOptions;
 const send = (message: unknown) => (parentPort ? parentPort.postMessage(message) : process.send!(message));
 const channel = parentPort ?? process;
 const db = new Database(path, { fileMustExist: true, readonly: readOnly });
@@ -48,7 +50,8 @@ function prepared(sql: string): Database.Statement {
 }
 
 // Buffers cross threads as plain Uint8Arrays; better-sqlite3 binds blobs only from Buffers.
-const bindable = (value: unknown) => (value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value);
+const bindable = (value: unknown) =>
+  value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value;
 
 // Tell the pool the connection is open, so a statement's time never includes the thread's start.
 send({ ready: true });

@@ -26,6 +26,11 @@ const answers = memoPerCatalog<Promise<unknown>>(512);
  * The answer of a tool that reads only the catalog (list_tables, describe_table), computed once
  * per catalog and arguments: an agent's session start asks the same questions every time.
  */
-export function reuseForCatalog<T>(catalog: Catalog, tool: { name: string }, args: unknown, compute: () => Promise<T>): Promise<T> {
+export function reuseForCatalog<T>(
+  catalog: Catalog,
+  tool: { name: string },
+  args: unknown,
+  compute: () => Promise<T>,
+): Promise<T> {
   return answers(catalog, `${tool.name} ${JSON.stringify(args)}`, compute) as Promise<T>;
 }

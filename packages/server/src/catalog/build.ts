@@ -55,5 +55,7 @@ export function buildCatalog(raw: RawCatalog, exactCounts: ReadonlyMap<string, n
 
 /** Tables small or unknown enough that an exact count is cheap and worth more than a guess. */
 export function tablesToCount(raw: RawCatalog, threshold: number): string[] {
-  return raw.tables.filter((t) => t.kind === 'table' && (t.rowEstimate === null || t.rowEstimate < threshold)).map((t) => t.name);
+  return raw.tables
+    .filter((t) => t.kind === 'table' && (t.rowEstimate === null || t.rowEstimate < threshold))
+    .map((t) => t.name);
 }

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import { type AnyDb, type EngineProfile, outsideCalls } from '@mcp-db-bench/engines';
+import { sql } from 'kysely';
 import { buildCatalog, tablesToCount } from './build.js';
 import type { Catalog } from './types.js';
 

@@ -1,5 +1,5 @@
-import { type Scalar, ToolError } from '@mcp-db-bench/contract';
 import type { PortableType } from '@mcp-db-bench/contract';
+import { type Scalar, ToolError } from '@mcp-db-bench/contract';
 import { timestamp } from '../output/decode.js';
 
 /** A filter, key or cursor value in its canonical form for the column's portable type. */
@@ -32,7 +32,10 @@ export function coerceValue(type: PortableType, value: Exclude<Scalar, null>, wh
   if (result === undefined) {
     const shown = typeof value === 'string' ? `'${value.slice(0, 40)}'` : String(value);
     const article = /^[aeiou]/.test(type) ? 'an' : 'a';
-    throw new ToolError('type_mismatch', `${where}: ${shown} does not fit ${article} ${type} column; expected ${EXAMPLES[type]}`);
+    throw new ToolError(
+      'type_mismatch',
+      `${where}: ${shown} does not fit ${article} ${type} column; expected ${EXAMPLES[type]}`,
+    );
   }
   return result;
 }
@@ -49,7 +52,9 @@ const COERCE: Record<PortableType, (v: Exclude<Scalar, null>) => Canonical | und
     if (typeof v !== 'string' || !INTEGER.test(v.trim())) return undefined;
     const big = BigInt(v.trim());
     if (big < INTEGER_MIN || big > INTEGER_MAX) return undefined;
-    return big <= BigInt(Number.MAX_SAFE_INTEGER) && big >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big.toString();
+    return big <= BigInt(Number.MAX_SAFE_INTEGER) && big >= -BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(big)
+      : big.toString();
   },
   decimal(v) {
     if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined;
@@ -72,7 +77,9 @@ const COERCE: Record<PortableType, (v: Exclude<Scalar, null>) => Canonical | und
   timestamp(v) {
     if (typeof v !== 'string') return undefined;
     const canonical = timestamp(v);
-    return typeof canonical === 'string' && canonical.endsWith('Z') && validDate(canonical.slice(0, 10)) ? canonical : undefined;
+    return typeof canonical === 'string' && canonical.endsWith('Z') && validDate(canonical.slice(0, 10))
+      ? canonical
+      : undefined;
   },
   binary: (v) => (typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v) ? v : undefined),
   json: () => undefined,

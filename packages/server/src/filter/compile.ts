@@ -1,7 +1,7 @@
 import type { FilterNode, PortableType, Scalar } from '@mcp-db-bench/contract';
 import { ToolError } from '@mcp-db-bench/contract';
-import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { EngineProfile } from '@mcp-db-bench/engines';
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { coerceValue } from './coerce.js';
 
 /** What a filter's `column` names: a table column, or in `having` an aggregate's output. */
@@ -92,7 +92,10 @@ export function filterParams(
       break;
     case 'between':
     case 'not between':
-      out.push(param(operand, node.value[0], engine, `${path}.value[0]`), param(operand, node.value[1], engine, `${path}.value[1]`));
+      out.push(
+        param(operand, node.value[0], engine, `${path}.value[0]`),
+        param(operand, node.value[1], engine, `${path}.value[1]`),
+      );
       break;
     case 'like':
     case 'not like':
@@ -105,7 +108,8 @@ export function filterParams(
 }
 
 function param(operand: Pick<Operand, 'type'>, value: Scalar, engine: EngineProfile, at: string): unknown {
-  if (value === null) throw new ToolError('invalid_filter', `${at}: null never compares equal in SQL; use is null / is not null`);
+  if (value === null)
+    throw new ToolError('invalid_filter', `${at}: null never compares equal in SQL; use is null / is not null`);
   return engine.encodeParam(operand.type, coerceValue(operand.type, value, at));
 }
 

@@ -31,18 +31,29 @@ export function decodeCursor(cursor: string, fingerprint: string, types: readonl
   } catch {
     throw new ToolError('invalid_cursor', 'cursor: not a cursor returned by query; pass next_cursor unchanged');
   }
-  if (state?.v !== 1 || !Array.isArray(state.k) || state.k.length !== keys || state.k.some((x) => typeof x === 'object' && x !== null)) {
+  if (
+    state?.v !== 1 ||
+    !Array.isArray(state.k) ||
+    state.k.length !== keys ||
+    state.k.some((x) => typeof x === 'object' && x !== null)
+  ) {
     throw new ToolError('invalid_cursor', 'cursor: not a cursor returned by query; pass next_cursor unchanged');
   }
   if (state.q !== fingerprint) {
-    throw new ToolError('invalid_cursor', 'cursor: belongs to a different query; repeat the same table, columns, filter and order_by');
+    throw new ToolError(
+      'invalid_cursor',
+      'cursor: belongs to a different query; repeat the same table, columns, filter and order_by',
+    );
   }
   return (state.k as Scalar[]).map((value, i) => {
     if (value === null) return null;
     try {
       return coerceValue(types[i]!, value, `cursor key ${i + 1}`);
     } catch (error) {
-      throw new ToolError('invalid_cursor', `cursor: not a cursor returned by query (${(error as Error).message}); pass next_cursor unchanged`);
+      throw new ToolError(
+        'invalid_cursor',
+        `cursor: not a cursor returned by query (${(error as Error).message}); pass next_cursor unchanged`,
+      );
     }
   });
 }

@@ -57,6 +57,9 @@ export function requireQuery(text: string): void {
   const stripped = text.replace(/^(\s+|--[^\n]*\n?|\/\*(?!M?!)[\s\S]*?\*\/|\()*/, '');
   const keyword = /^[A-Za-z]+/.exec(stripped)?.[0]?.toLowerCase();
   if (!keyword || !QUERY_KEYWORDS.has(keyword)) {
-    throw new ToolError('read_only', `sql: only a query (SELECT, WITH ... SELECT or VALUES) can run here; got ${keyword ? keyword.toUpperCase() : 'no statement'}`);
+    throw new ToolError(
+      'read_only',
+      `sql: only a query (SELECT, WITH ... SELECT or VALUES) can run here; got ${keyword ? keyword.toUpperCase() : 'no statement'}`,
+    );
   }
 }

@@ -1,7 +1,7 @@
 import type { FilterNode } from '@mcp-db-bench/contract';
+import type { Comparison } from '@mcp-db-bench/engines';
 import type { CompiledQuery } from 'kysely';
 import type { Table } from '../catalog/types.js';
-import type { Comparison } from '@mcp-db-bench/engines';
 import type { ToolContext } from '../tools/tool.js';
 import { resolveColumn } from './names.js';
 
@@ -12,16 +12,27 @@ type Rows = Record<string, unknown>[];
  * clause's filter; null when the clause is something else), the engine's short-read path gets
  * it, to run it more cheaply if it can prove it short; anything else goes to the pool.
  */
-export async function readRows(ctx: Pick<ToolContext, 'db' | 'shortReads'>, query: CompiledQuery, table: Table, where: FilterNode | undefined | null): Promise<Rows> {
+export async function readRows(
+  ctx: Pick<ToolContext, 'db' | 'shortReads'>,
+  query: CompiledQuery,
+  table: Table,
+  where: FilterNode | undefined | null,
+): Promise<Rows> {
   const comparisons = ctx.shortReads && where !== null ? comparisonsOf(where, table) : undefined;
-  const { rows } = comparisons ? await ctx.shortReads!.execute<Rows[number]>(query, table, comparisons) : await ctx.db.executeQuery<Rows[number]>(query);
+  const { rows } = comparisons
+    ? await ctx.shortReads!.execute<Rows[number]>(query, table, comparisons)
+    : await ctx.db.executeQuery<Rows[number]>(query);
   return rows;
 }
 
 const COMPARISON_OPS: ReadonlySet<string> = new Set(['=', '<', '<=', '>', '>=']);
 
 /** The conditions of a filter as comparisons of real column names, when it is only comparisons ANDed. */
-export function comparisonsOf(where: FilterNode | undefined, table: Table, out: Comparison[] = []): Comparison[] | undefined {
+export function comparisonsOf(
+  where: FilterNode | undefined,
+  table: Table,
+  out: Comparison[] = [],
+): Comparison[] | undefined {
   if (where === undefined) return out;
   if ('and' in where) return where.and.every((part) => comparisonsOf(part, table, out)) ? out : undefined;
   if ('or' in where || 'not' in where || !COMPARISON_OPS.has(where.op)) return undefined;

@@ -1,8 +1,8 @@
 import type { FilterNode, PortableType, Row } from '@mcp-db-bench/contract';
 import { parseFilter, ToolError } from '@mcp-db-bench/contract';
+import type { AnyDb, AnySelect, EngineProfile } from '@mcp-db-bench/engines';
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Column, Table } from '../catalog/types.js';
-import type { AnyDb, AnySelect, EngineProfile } from '@mcp-db-bench/engines';
 import { compileFilter, type OperandResolver } from '../filter/compile.js';
 import { decodeValue } from '../output/decode.js';
 import { resolveColumn } from './names.js';
@@ -28,7 +28,10 @@ export function columnResolver(table: Table): OperandResolver {
 }
 
 /** The caller's filter (either form) in argument `argument`, validated; undefined when absent. */
-export function readFilter(filter: string | Record<string, unknown> | undefined, argument = 'filter'): FilterNode | undefined {
+export function readFilter(
+  filter: string | Record<string, unknown> | undefined,
+  argument = 'filter',
+): FilterNode | undefined {
   if (filter === undefined) return undefined;
   return parseFilter(filter, argument);
 }
@@ -58,7 +61,10 @@ export function decodeRow(columns: readonly Column[], raw: Record<string, unknow
 }
 
 /** The caller's limit, defaulted and capped; the cap is reported through `truncated`. */
-export function effectiveLimit(requested: number | undefined, limits: { defaultRows: number; maxRows: number }): number {
+export function effectiveLimit(
+  requested: number | undefined,
+  limits: { defaultRows: number; maxRows: number },
+): number {
   return Math.min(requested ?? limits.defaultRows, limits.maxRows);
 }
 
@@ -71,4 +77,3 @@ export function requireOrderable(c: Column, where: string): Column {
   if (!orderable(c)) throw new ToolError('invalid_argument', `${where}: cannot sort by ${c.name} (a ${c.type} column)`);
   return c;
 }
-

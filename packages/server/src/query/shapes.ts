@@ -16,7 +16,12 @@ const texts = memoPerCatalog<string | null>(512);
  * whose text takes anything else (SQL Server writes `top (n)` into the text) is compiled every
  * time. `params()` runs after a first compile, so that compile's errors come first, as always.
  */
-export function compileShape(catalog: Catalog, shape: string, params: () => unknown[], compile: () => CompiledQuery): CompiledQuery {
+export function compileShape(
+  catalog: Catalog,
+  shape: string,
+  params: () => unknown[],
+  compile: () => CompiledQuery,
+): CompiledQuery {
   let fresh: CompiledQuery | undefined;
   const text = texts(catalog, shape, () => {
     fresh = compile();
@@ -28,5 +33,7 @@ export function compileShape(catalog: Catalog, shape: string, params: () => unkn
 
 /** A filter's structure without its values (a list's length stays: it is text): part of a shape. */
 export function filterShape(node: FilterNode | undefined | null): string {
-  return JSON.stringify(node ?? null, (key, value) => (key === 'value' ? (Array.isArray(value) ? value.length : 0) : value));
+  return JSON.stringify(node ?? null, (key, value) =>
+    key === 'value' ? (Array.isArray(value) ? value.length : 0) : value,
+  );
 }

@@ -24,8 +24,7 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
  */
 export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
   const level = env.OTEL_LOG_LEVEL?.trim().toLowerCase();
-  const named =
-    Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+  const named = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sdk = startNodeSdk({
     // The SDK logs with console.info and console.debug too, which write to stdout: under stdio
     // that is the protocol's stream, so only warnings and errors (stderr) are let through.

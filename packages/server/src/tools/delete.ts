@@ -6,7 +6,8 @@ import { WRITES } from './write-tool.js';
 
 export const deleteTool = defineTool(deleteSpec, {
   title: 'Delete rows',
-  description: 'Deletes the rows a filter matches (required). Changes nothing and fails when more than max_rows rows match.',
+  description:
+    'Deletes the rows a filter matches (required). Changes nothing and fails when more than max_rows rows match.',
   annotations: WRITES,
   run: (args, ctx) => inTransaction(ctx, (scope) => deleteRows(scope, args.table, args.filter, args.max_rows)),
 });

@@ -1,11 +1,10 @@
 import { describeTableSpec } from '@mcp-db-bench/contract';
 import { resolveTable } from '../query/names.js';
-import { READ_ONLY, defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 
 export const describeTable = defineTool(describeTableSpec, {
   title: 'Describe a table',
-  description:
-    'Columns (type, nullability, default), keys, foreign keys and indexes of one table or view.',
+  description: 'Columns (type, nullability, default), keys, foreign keys and indexes of one table or view.',
   annotations: READ_ONLY,
   catalogOnly: true,
   async run(args, ctx) {

@@ -1,13 +1,13 @@
 import { type FilterNode, type GetInput, type GetOutput, getSpec, ToolError } from '@mcp-db-bench/contract';
-import type { Catalog, Table } from '../catalog/types.js';
 import type { AnyDb, EngineProfile } from '@mcp-db-bench/engines';
+import type { Catalog, Table } from '../catalog/types.js';
 import { coerceValue } from '../filter/coerce.js';
 import { filterParams } from '../filter/compile.js';
 import { resolveColumns, resolveTable } from '../query/names.js';
 import { readRows } from '../query/read.js';
-import { compileShape } from '../query/shapes.js';
 import { columnResolver, columnTypes, decodeRow, selectFrom, whereClause } from '../query/select.js';
-import { READ_ONLY, defineTool } from './tool.js';
+import { compileShape } from '../query/shapes.js';
+import { defineTool, READ_ONLY } from './tool.js';
 
 export const get = defineTool(getSpec, {
   title: 'Get a row by primary key',
@@ -29,7 +29,10 @@ export function planGet(args: GetInput, catalog: Catalog, engine: EngineProfile,
     catalog,
     shape,
     () => filterParams(where, columnTypes(table), engine),
-    () => selectFrom(db, table, columns).where(whereClause([where], columnResolver(table), engine)!).compile(),
+    () =>
+      selectFrom(db, table, columns)
+        .where(whereClause([where], columnResolver(table), engine)!)
+        .compile(),
   );
   return {
     table,
@@ -58,14 +61,21 @@ export function keyFilter(table: Table, key: GetInput['key']): FilterNode {
   const extra = given.filter((k) => !pk.includes(k));
   const missing = pk.filter((k) => !(k in values));
   if (extra.length || missing.length) {
-    throw new ToolError('invalid_argument', `key: the primary key of ${table.name} is (${pk.join(', ')}); pass ${shape}`);
+    throw new ToolError(
+      'invalid_argument',
+      `key: the primary key of ${table.name} is (${pk.join(', ')}); pass ${shape}`,
+    );
   }
   const parts: FilterNode[] = pk.map((column) => {
     const value = values[column] as GetInput['key'];
     const where = pk.length === 1 && !(key !== null && typeof key === 'object') ? 'key' : `key.${column}`;
     if (value === null) throw new ToolError('invalid_argument', `${where}: a primary key value cannot be null`);
     // Checked here so a mistake names the key, not the filter built from it.
-    return { column, op: '=', value: coerceValue(table.column.get(column)!.type, value as string | number | boolean, where) };
+    return {
+      column,
+      op: '=',
+      value: coerceValue(table.column.get(column)!.type, value as string | number | boolean, where),
+    };
   });
   return parts.length === 1 ? parts[0]! : { and: parts };
 }

@@ -7,9 +7,9 @@ import { insert } from './insert.js';
 import { listTables } from './list-tables.js';
 import { query } from './query.js';
 import { sqlTool } from './sql.js';
+import type { ToolDefinition } from './tool.js';
 import { transact } from './transact.js';
 import { update } from './update.js';
-import type { ToolDefinition } from './tool.js';
 
 /** The tools the server registers, in the order tools/list shows them. */
 export const READ_TOOLS: readonly ToolDefinition[] = [listTables, describeTable, query, get, aggregate] as never;
@@ -24,7 +24,12 @@ export const SQL_TOOLS: readonly ToolDefinition[] = [sqlTool] as never;
 export const BENCH_TOOLS: readonly ToolDefinition[] = [echo] as never;
 
 /** The tools a server with these options registers: the flags' tools, narrowed by `tools` (see selectTools). */
-export function toolsFor(options: { allowWrites?: boolean; sql?: boolean; echo?: boolean; tools?: string }): readonly ToolDefinition[] {
+export function toolsFor(options: {
+  allowWrites?: boolean;
+  sql?: boolean;
+  echo?: boolean;
+  tools?: string;
+}): readonly ToolDefinition[] {
   const registered = [
     ...READ_TOOLS,
     ...(options.sql ? SQL_TOOLS : []),
@@ -57,7 +62,10 @@ const ENABLED_BY = new Map<string, string>([
 export function selectTools(registered: readonly ToolDefinition[], list: string): readonly ToolDefinition[] {
   const wanted = new Set<ToolDefinition>();
   const known = TOOL_SETS.all!;
-  for (const name of list.split(',').map((n) => n.trim()).filter(Boolean)) {
+  for (const name of list
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)) {
     const set = TOOL_SETS[name];
     if (set) {
       for (const tool of set) if (registered.includes(tool)) wanted.add(tool);
@@ -65,7 +73,9 @@ export function selectTools(registered: readonly ToolDefinition[], list: string)
     }
     const tool = known.find((t) => t.name === name);
     if (!tool) {
-      throw new ToolSelectionError(`--tools: no tool or set named ${name} (tools: ${known.map((t) => t.name).join(', ')}; sets: ${Object.keys(TOOL_SETS).join(', ')})`);
+      throw new ToolSelectionError(
+        `--tools: no tool or set named ${name} (tools: ${known.map((t) => t.name).join(', ')}; sets: ${Object.keys(TOOL_SETS).join(', ')})`,
+      );
     }
     if (!registered.includes(tool)) throw new ToolSelectionError(`--tools: ${name} needs ${ENABLED_BY.get(name)}`);
     wanted.add(tool);

@@ -1,11 +1,10 @@
 import { listTablesSpec } from '@mcp-db-bench/contract';
 import type { Table } from '../catalog/types.js';
-import { READ_ONLY, defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 
 export const listTables = defineTool(listTablesSpec, {
   title: 'List tables',
-  description:
-    'Tables and views you can read, with row counts, keys and relations. Start here.',
+  description: 'Tables and views you can read, with row counts, keys and relations. Start here.',
   annotations: READ_ONLY,
   catalogOnly: true,
   async run(_args, ctx) {

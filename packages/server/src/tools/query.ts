@@ -1,7 +1,7 @@
 import { type FilterNode, type QueryInput, type QueryOutput, querySpec } from '@mcp-db-bench/contract';
+import type { AnyDb, EngineProfile } from '@mcp-db-bench/engines';
 import { type CompiledQuery, type SqlBool, sql } from 'kysely';
 import type { Catalog, Column, Table } from '../catalog/types.js';
-import type { AnyDb, EngineProfile } from '@mcp-db-bench/engines';
 import { filterParams } from '../filter/compile.js';
 import { decodeCursor, encodeCursor, fingerprint, keysetAfter } from '../query/cursor.js';
 import { resolveColumn, resolveColumns, resolveTable } from '../query/names.js';
@@ -20,7 +20,7 @@ import {
   whereClause,
 } from '../query/select.js';
 import { compileShape, filterShape } from '../query/shapes.js';
-import { type Limits, READ_ONLY, defineTool } from './tool.js';
+import { defineTool, type Limits, READ_ONLY } from './tool.js';
 
 export const query = defineTool(querySpec, {
   title: 'Query rows',
@@ -43,7 +43,13 @@ export interface QueryPlan {
 }
 
 /** Builds the statement (without running it; compiled once per shape) and the function that shapes its rows. */
-export function planQuery(args: QueryInput, catalog: Catalog, engine: EngineProfile, db: AnyDb, limits: Limits): QueryPlan {
+export function planQuery(
+  args: QueryInput,
+  catalog: Catalog,
+  engine: EngineProfile,
+  db: AnyDb,
+  limits: Limits,
+): QueryPlan {
   const table = resolveTable(catalog, args.table);
   const columns = resolveColumns(table, args.columns);
   const keys = orderKeys(table.columns, table.primaryKey, args.order_by ?? [], (n, w) => resolveColumn(table, n, w));
@@ -51,13 +57,30 @@ export function planQuery(args: QueryInput, catalog: Catalog, engine: EngineProf
   const fp = fingerprint([table.name, keys, filter ?? null]);
   // Sort keys the caller did not ask for are still read: the cursor is made of them.
   const keyColumns = keys.map((k) => table.column.get(k.name)!);
-  const after = args.cursor ? keysetAfter(keys, decodeCursor(args.cursor, fp, keyColumns.map((c) => c.type))) : undefined;
+  const after = args.cursor
+    ? keysetAfter(
+        keys,
+        decodeCursor(
+          args.cursor,
+          fp,
+          keyColumns.map((c) => c.type),
+        ),
+      )
+    : undefined;
   const limit = effectiveLimit(args.limit, limits);
   const read = [...columns, ...keyColumns.filter((k) => !columns.includes(k))];
   // No row can follow the cursor: ask for none rather than for everything.
   const where = after === null ? null : conjunction([filter, after]);
 
-  const shape = JSON.stringify(['query', engine.name, table.name, read.map((c) => c.name), keys, filterShape(where), limit]);
+  const shape = JSON.stringify([
+    'query',
+    engine.name,
+    table.name,
+    read.map((c) => c.name),
+    keys,
+    filterShape(where),
+    limit,
+  ]);
   const compiled = compileShape(
     catalog,
     shape,
@@ -79,7 +102,13 @@ export function planQuery(args: QueryInput, catalog: Catalog, engine: EngineProf
       const truncated = raw.length > limit;
       const page = truncated ? raw.slice(0, limit) : raw;
       const last = page.at(-1);
-      const next = truncated && last ? encodeCursor(fp, keyColumns.map((c) => decodeRow([c], last)[c.name]!)) : null;
+      const next =
+        truncated && last
+          ? encodeCursor(
+              fp,
+              keyColumns.map((c) => decodeRow([c], last)[c.name]!),
+            )
+          : null;
       return {
         columns: columns.map((c) => c.name),
         rows: page.map((r) => decodeRow(columns, r)),
@@ -105,7 +134,8 @@ export function orderKeys(
     const where = `order_by[${i}]`;
     const { name, direction } = parseOrderTerm(term, where);
     const column = requireOrderable(resolve(name, where), where);
-    if (!keys.some((k) => k.name === column.name)) keys.push({ name: column.name, direction, nullable: column.nullable });
+    if (!keys.some((k) => k.name === column.name))
+      keys.push({ name: column.name, direction, nullable: column.nullable });
   });
   const tieBreak = primaryKey.length ? primaryKey.map((n) => all.find((c) => c.name === n)!) : all.filter(orderable);
   for (const c of tieBreak) {
@@ -113,4 +143,3 @@ export function orderKeys(
   }
   return keys;
 }
-

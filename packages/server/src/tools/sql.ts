@@ -1,16 +1,16 @@
-import { type Scalar, sqlSpec, ToolError } from '@mcp-db-bench/contract';
 import type { PortableType } from '@mcp-db-bench/contract';
-import { sql as kyselySql } from 'kysely';
+import { type Scalar, sqlSpec, ToolError } from '@mcp-db-bench/contract';
 import type { EngineProfile } from '@mcp-db-bench/engines';
+import { sql as kyselySql } from 'kysely';
 import { decodeValue } from '../output/decode.js';
 import { requireQuery, splitNamedParameters } from '../query/named-params.js';
 import { effectiveLimit } from '../query/select.js';
-import { READ_ONLY, defineTool } from './tool.js';
+import { defineTool, READ_ONLY } from './tool.js';
 
 export const sqlTool = defineTool(sqlSpec, {
   title: 'Run a read-only SQL query',
   description:
-    'Runs one SELECT in the database\'s own dialect, read-only (the database refuses writes) and rolled back; ' +
+    "Runs one SELECT in the database's own dialect, read-only (the database refuses writes) and rolled back; " +
     'functions that reach files, locks or other sessions are refused. ' +
     'Put values in named parameters such as `where customer_id = :id` with params {"id": 42}. ' +
     'Prefer query, get and aggregate: their output is the same on every engine; this one returns what the driver gives, made JSON-safe.',
@@ -26,7 +26,8 @@ export const sqlTool = defineTool(sqlSpec, {
     const params = args.params ?? {};
     // Own keys only: `:constructor` must not bind Object.prototype.constructor.
     const missing = [...new Set(names.filter((n) => !Object.hasOwn(params, n)))];
-    if (missing.length) throw new ToolError('invalid_argument', `params: no value for ${missing.map((n) => `:${n}`).join(', ')}`);
+    if (missing.length)
+      throw new ToolError('invalid_argument', `params: no value for ${missing.map((n) => `:${n}`).join(', ')}`);
     const values = names.map((n) => bindLoose(ctx.engine, params[n]!));
     const statement = kyselySql.join(
       texts.flatMap((t, i) => (i < values.length ? [kyselySql.raw(t), kyselySql`${values[i]}`] : [kyselySql.raw(t)])),
@@ -45,7 +46,14 @@ export const sqlTool = defineTool(sqlSpec, {
 /** Without a column type, a parameter binds as what its JSON form says it is. */
 function bindLoose(engine: EngineProfile, value: Scalar): unknown {
   if (value === null) return null;
-  const type: PortableType = typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'float') : 'text';
+  const type: PortableType =
+    typeof value === 'boolean'
+      ? 'boolean'
+      : typeof value === 'number'
+        ? Number.isInteger(value)
+          ? 'integer'
+          : 'float'
+        : 'text';
   return engine.encodeParam(type, value);
 }
 

@@ -1,9 +1,9 @@
 import type { ToolSpec } from '@mcp-db-bench/contract';
+import type { AnyDb, EngineProfile, ShortReads } from '@mcp-db-bench/engines';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { SchemaCache } from '../catalog/cache.js';
 import type { Telemetry } from '../telemetry/index.js';
-import type { AnyDb, EngineProfile, ShortReads } from '@mcp-db-bench/engines';
 
 /** Row limits every read tool obeys. */
 export interface Limits {
@@ -28,7 +28,8 @@ export interface ToolContext {
 }
 
 /** One MCP tool: its contract (name and schemas, from the contract package) and how the server presents and answers it. */
-export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> extends ToolSpec<string, I, O> {
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject>
+  extends ToolSpec<string, I, O> {
   title: string;
   description: string;
   annotations: ToolAnnotations;

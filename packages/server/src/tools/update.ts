@@ -10,5 +10,6 @@ export const update = defineTool(updateSpec, {
     'Sets columns of the rows a filter matches (required). {"add": n} adds to a number inside the database, safe under concurrency. ' +
     'Changes nothing and fails when more than max_rows rows match.',
   annotations: WRITES,
-  run: (args, ctx) => inTransaction(ctx, (scope) => updateRows(scope, args.table, args.set, args.filter, args.max_rows)),
+  run: (args, ctx) =>
+    inTransaction(ctx, (scope) => updateRows(scope, args.table, args.set, args.filter, args.max_rows)),
 });

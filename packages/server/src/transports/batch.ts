@@ -35,7 +35,10 @@ export interface BatchOptions {
  * past a limit, the exchange is abandoned and every request in the batch gets the same error, so
  * a client never sees half a batch.
  */
-export function batchPath(handler: McpHttpHandler, options: BatchOptions): (req: IncomingMessage, res: ServerResponse, chunks: Buffer[]) => void {
+export function batchPath(
+  handler: McpHttpHandler,
+  options: BatchOptions,
+): (req: IncomingMessage, res: ServerResponse, chunks: Buffer[]) => void {
   const { limits, budget, maxRequestBodySize, toSdk, onerror } = options;
   const ranAnyway = 'so none is sent; its calls may have run (writes too)';
   const tooLarge = `Response too large: the answers to this batch pass ${limits.maxBatchBytes} bytes (--max-batch-bytes), ${ranAnyway}: send fewer calls per batch, or ask for fewer rows`;
@@ -100,7 +103,8 @@ export function batchPath(handler: McpHttpHandler, options: BatchOptions): (req:
     held = 0;
     if (res.headersSent) return void res.destroy();
     const message = failure;
-    const answer = message === undefined ? rpcError(-32603, 'Internal error') : ids.map((id) => rpcError(-32000, message, id));
+    const answer =
+      message === undefined ? rpcError(-32603, 'Internal error') : ids.map((id) => rpcError(-32000, message, id));
     res.writeHead(broken ? 500 : 200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
   };
 
@@ -113,10 +117,15 @@ export function batchPath(handler: McpHttpHandler, options: BatchOptions): (req:
     }
     if (!Array.isArray(messages)) return toSdk(replay(req, chunks), res);
     if (messages.length > limits.maxBatch) {
-      const error = rpcError(-32600, `Invalid Request: a batch may hold at most ${limits.maxBatch} messages (--max-batch); this one has ${messages.length}`);
+      const error = rpcError(
+        -32600,
+        `Invalid Request: a batch may hold at most ${limits.maxBatch} messages (--max-batch); this one has ${messages.length}`,
+      );
       return void res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(error));
     }
-    const ids = messages.filter((m) => isObject(m) && typeof m.method === 'string' && isId(m.id)).map((m) => m.id as string | number);
+    const ids = messages
+      .filter((m) => isObject(m) && typeof m.method === 'string' && isId(m.id))
+      .map((m) => m.id as string | number);
     // Notifications and responses only: the SDK answers 202 (or an error), nothing large.
     if (ids.length === 0) return toSdk(replay(req, chunks), res);
     void gather(req, res, chunks, ids);

@@ -41,7 +41,14 @@ export function readBody(
 
 /** The request again, its body served from bytes already read (the SDK's Node adapter iterates it). */
 export function replay(req: IncomingMessage, chunks: readonly Buffer[]): IncomingMessage {
-  const copy = { method: req.method, url: req.url, headers: req.headers, [Symbol.asyncIterator]: async function* () { yield* chunks; } };
+  const copy = {
+    method: req.method,
+    url: req.url,
+    headers: req.headers,
+    [Symbol.asyncIterator]: async function* () {
+      yield* chunks;
+    },
+  };
   return copy as unknown as IncomingMessage;
 }
 
@@ -59,7 +66,8 @@ export function nestsDeeper(chunks: readonly Buffer[], max: number): boolean {
       const b = chunk[i]!;
       if (inString) {
         if (escaped) escaped = false;
-        else if (b === 0x5c) escaped = true; // \
+        else if (b === 0x5c)
+          escaped = true; // \
         else if (b === 0x22) inString = false; // "
       } else if (b === 0x22) inString = true;
       else if (b === 0x5b || b === 0x7b) {

@@ -12,7 +12,9 @@ const SESSION_KEY_VARIABLE = 'MCP_DB_SESSION_KEY';
 
 /** Whether the command line or the environment gives the session key (else the primary makes one). */
 function sessionKeyGiven(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env[SESSION_KEY_VARIABLE]) || argv.some((a) => a === '--session-key' || a.startsWith('--session-key='));
+  return (
+    Boolean(env[SESSION_KEY_VARIABLE]) || argv.some((a) => a === '--session-key' || a.startsWith('--session-key='))
+  );
 }
 
 /** What `--workers` asks for: a count, or `auto` (the default over HTTP: one per core). */
@@ -52,7 +54,8 @@ function urlOption(argv: readonly string[], env: NodeJS.ProcessEnv): string | un
  */
 export async function requestedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv.some((a) => ['-h', '--help', '-V', '--version'].includes(a))) return 0;
-  const http = argv.includes('--http') || (env.MCP_DB_HTTP !== undefined && !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP));
+  const http =
+    argv.includes('--http') || (env.MCP_DB_HTTP !== undefined && !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP));
   const workers = workersOption(argv, env);
   if (!http || workers === undefined) return 0;
   const n = workers === 'auto' ? await autoWorkers(urlOption(argv, env)) : workers;
@@ -94,7 +97,9 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
     let announced = false;
     const listening = new Set<Worker>();
     cluster.setupPrimary({ execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS] });
-    const key = sessionKeyGiven(process.argv.slice(2), process.env) ? {} : { [SESSION_KEY_VARIABLE]: randomBytes(32).toString('hex') };
+    const key = sessionKeyGiven(process.argv.slice(2), process.env)
+      ? {}
+      : { [SESSION_KEY_VARIABLE]: randomBytes(32).toString('hex') };
     const fork = () => {
       const worker = cluster.fork(key);
       worker.on('message', (message: { listening?: string; sessionEnded?: string }) => {

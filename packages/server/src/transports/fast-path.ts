@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { Call } from '@mcp-db-bench/engines';
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  classifyInboundRequest,
   CLIENT_INFO_META_KEY,
+  classifyInboundRequest,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
-import { Call } from '@mcp-db-bench/engines';
 import type { ToolOutcome } from '../server.js';
 
 /** The tools as functions of their raw arguments, run as a call (see `directTools`). */
@@ -42,7 +42,6 @@ export interface Replies {
   results: ReadonlyMap<string, unknown>;
 }
 
-
 /** Methods whose modern answer is the same for every well-formed request without params. */
 export const REPLAYED_METHODS = ['server/discover', 'tools/list'] as const;
 
@@ -64,14 +63,24 @@ const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, 
  * Tool outputs are not re-validated against their output schemas here (the SDK does that for
  * every result): they are our own, built to those schemas, and the conformance tests check them.
  */
-export function fastPath(tools: DirectTools, replies: Replies): (req: IncomingMessage, body: unknown) => Promise<string> | undefined {
+export function fastPath(
+  tools: DirectTools,
+  replies: Replies,
+): (req: IncomingMessage, body: unknown) => Promise<string> | undefined {
   const versions = new Set(replies.versions);
   const stamp = JSON.stringify({ [SERVER_INFO_META_KEY]: replies.serverInfo });
   const replayed = new Map([...replies.results].map(([method, result]) => [method, JSON.stringify(result)]));
   const envelopeVersion = envelopes();
 
   return (req, body) => {
-    if (!isObject(body) || body.jsonrpc !== '2.0' || !isId(body.id) || typeof body.method !== 'string' || !isObject(body.params)) return undefined;
+    if (
+      !isObject(body) ||
+      body.jsonrpc !== '2.0' ||
+      !isId(body.id) ||
+      typeof body.method !== 'string' ||
+      !isObject(body.params)
+    )
+      return undefined;
     if (Object.keys(body).length !== 4) return undefined;
     const { method, params, id } = body;
     const version = envelopeVersion(params._meta);
@@ -90,7 +99,9 @@ export function fastPath(tools: DirectTools, replies: Replies): (req: IncomingMe
     if (!call || headers['mcp-name'] !== name || !(args === undefined || isObject(args))) return undefined;
     if (Object.keys(params).length !== (args === undefined ? 2 : 3)) return undefined;
     const tail = `,"resultType":"complete","_meta":${stamp}`;
-    return call(args, new SocketCall(req.socket)).then((outcome) => `{"result":${toolResult(outcome, tail)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`);
+    return call(args, new SocketCall(req.socket)).then(
+      (outcome) => `{"result":${toolResult(outcome, tail)},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
+    );
   };
 }
 
@@ -100,7 +111,9 @@ export function fastPath(tools: DirectTools, replies: Replies): (req: IncomingMe
  */
 export function toolResult(outcome: ToolOutcome, tail = ''): string {
   const content = `{"content":[{"type":"text","text":${JSON.stringify(outcome.text)}}]`;
-  return outcome.isError ? `${content},"isError":true${tail}}` : `${content},"structuredContent":${outcome.text}${tail}}`;
+  return outcome.isError
+    ? `${content},"isError":true${tail}}`
+    : `${content},"structuredContent":${outcome.text}${tail}}`;
 }
 
 /**
@@ -120,7 +133,12 @@ function envelopes(): (meta: unknown) => string | undefined {
     let verdict = verdicts.get(key);
     if (verdict === undefined) {
       const body = { jsonrpc: '2.0', id: 0, method: 'tools/list', params: { _meta: meta } };
-      const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: 'tools/list', body });
+      const outcome = classifyInboundRequest({
+        httpMethod: 'POST',
+        protocolVersionHeader: version,
+        mcpMethodHeader: 'tools/list',
+        body,
+      });
       verdict = outcome.kind === 'modern' ? version : null;
       if (verdicts.size >= 256) verdicts.clear();
       verdicts.set(key, verdict);

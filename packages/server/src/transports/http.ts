@@ -1,15 +1,29 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isJsonContentType, type McpHttpHandler, type McpServerFactory, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isJsonContentType,
+  type McpHttpHandler,
+  type McpServerFactory,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
+import { NO_TELEMETRY, type Telemetry } from '../telemetry/index.js';
 import { batchPath, isBatch } from './batch.js';
 import { MAX_JSON_DEPTH, nestsDeeper, replay } from './body.js';
 import { type DirectTools, fastPath, REPLAYED_METHODS, type Replies } from './fast-path.js';
-import { type LegacyAnswer, legacyPath, type LegacyReplies } from './legacy-path.js';
-import { bodyIntake, DEFAULT_TRANSPORT_LIMITS, guardConnections, refused, rpcError, serverTimeouts, type TransportLimits } from './limits.js';
-import { NO_TELEMETRY, type Telemetry } from '../telemetry/index.js';
+import { type LegacyAnswer, type LegacyReplies, legacyPath } from './legacy-path.js';
+import {
+  bodyIntake,
+  DEFAULT_TRANSPORT_LIMITS,
+  guardConnections,
+  refused,
+  rpcError,
+  serverTimeouts,
+  type TransportLimits,
+} from './limits.js';
 import { Sessions } from './sessions.js';
 
 export interface HttpOptions {
@@ -46,7 +60,12 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.includes(host) || host.startsWith('127.');
 }
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
 
 /**
  * Streamable HTTP on one endpoint for both protocol eras: modern (MODERN_REVISION) requests are
@@ -56,7 +75,10 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
  * legacy fallback for the 2025 era). Host and Origin are always checked (DNS-rebinding
  * protection).
  */
-export async function startHttp(factory: McpServerFactory, options: HttpOptions): Promise<{ server: Server; url: string; sessions: Sessions }> {
+export async function startHttp(
+  factory: McpServerFactory,
+  options: HttpOptions,
+): Promise<{ server: Server; url: string; sessions: Sessions }> {
   assertSafeBind(options);
   const hostnames = [...new Set([...LOOPBACK, options.host, ...(options.allowedHosts ?? [])])];
   const checkHost = rememberPasses(hostHeaderValidation(hostnames), 'host');
@@ -91,7 +113,9 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
     // answers are a status word and carry nothing of the database, so neither is checked.
     if (req.method === 'GET' && (req.url === LIVE_PATH || req.url === HEALTH_PATH)) {
       if (req.url === LIVE_PATH) return sendJson(res, 200, { status: 'ok' });
-      return void health().then((down) => sendJson(res, down ? 503 : 200, down ? { status: 'unavailable', reason: down } : { status: 'ok' }));
+      return void health().then((down) =>
+        sendJson(res, down ? 503 : 200, down ? { status: 'unavailable', reason: down } : { status: 'ok' }),
+      );
     }
     if (!isMcpPath(req.url)) return sendJson(res, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
     if (!telemetry.enabled) return serveMcp(req, res);
@@ -107,7 +131,8 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
     // An unknown header arrives as one string (repeats joined), never an array.
     const sessionId = req.headers['mcp-session-id'] as string | undefined;
     if (req.method === 'DELETE') {
-      if (sessionId === undefined) return sendJson(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+      if (sessionId === undefined)
+        return sendJson(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
       if (!sessions.end(sessionId)) return sendJson(res, 404, rpcError(-32001, 'Session not found'));
       return void res.writeHead(200, { 'content-length': 0 }).end();
     }
@@ -118,49 +143,59 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
       return sendJson(res, 405, rpcError(-32000, 'Method not allowed.'));
     }
     // A 2025-era session that ended or expired, or that this server never issued: the client must initialize again.
-    if (sessionId !== undefined && !sessions.use(sessionId)) return sendJson(res, 404, rpcError(-32001, 'Session not found'));
+    if (sessionId !== undefined && !sessions.use(sessionId))
+      return sendJson(res, 404, rpcError(-32001, 'Session not found'));
     // A compressed body would be read as if it were plain JSON.
     const encoding = req.headers['content-encoding'];
     if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-      return sendJson(res, 415, rpcError(-32000, `Unsupported Media Type: Content-Encoding ${encoding.slice(0, 40)} is not supported`));
+      return sendJson(
+        res,
+        415,
+        rpcError(-32000, `Unsupported Media Type: Content-Encoding ${encoding.slice(0, 40)} is not supported`),
+      );
     }
     // Declared too large: the SDK refuses it on the headers alone (413).
     if (Number(req.headers['content-length']) > maxRequestBodySize) return void toSdk(req, res);
     // Every other body is read here, under the shared budget and the body timeout: the SDK
     // would read it too (whatever its type), with neither.
     // The body's events come from the socket, outside the request's telemetry context: bound to it.
-    intake.read(req, res, telemetry.bind((chunks: Buffer[], complete: boolean) => {
-      // Too large, or not JSON: the SDK reads the bytes again and refuses them (413, 415).
-      if (!complete || !isJsonContentType(req.headers['content-type'] ?? null)) return void toSdk(replay(req, chunks), res);
-      if (nestsDeeper(chunks, MAX_JSON_DEPTH)) {
-        return sendJson(res, 400, rpcError(-32700, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`));
-      }
-      if (isBatch(chunks)) return batch(req, res, chunks);
-      if (!fast && !legacy) return void toSdk(replay(req, chunks), res);
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        return void toSdk(replay(req, chunks), res);
-      }
-      telemetry.method((body as { method?: unknown } | null)?.method);
-      const failed = (error: unknown) => {
-        onerror(error as Error);
-        sendJson(res, 500, rpcError(-32603, 'Internal error', (body as { id?: unknown }).id ?? null));
-      };
-      const modern = fast?.(req, body);
-      if (modern) {
-        return void modern.then((json) => {
-          const bytes = Buffer.from(json);
-          res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length }).end(bytes);
-        }, failed);
-      }
-      const old = legacy?.(req, body);
-      if (old) return void old.then((answer) => sendLegacy(res, answer, sessions), failed);
-      // Declined: the SDK gets the bytes, not our parse, and judges them exactly as it would
-      // alone (handed a parsed 100k-deep body, it answered 500).
-      toSdk(replay(req, chunks), res);
-    }));
+    intake.read(
+      req,
+      res,
+      telemetry.bind((chunks: Buffer[], complete: boolean) => {
+        // Too large, or not JSON: the SDK reads the bytes again and refuses them (413, 415).
+        if (!complete || !isJsonContentType(req.headers['content-type'] ?? null))
+          return void toSdk(replay(req, chunks), res);
+        if (nestsDeeper(chunks, MAX_JSON_DEPTH)) {
+          return sendJson(res, 400, rpcError(-32700, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`));
+        }
+        if (isBatch(chunks)) return batch(req, res, chunks);
+        if (!fast && !legacy) return void toSdk(replay(req, chunks), res);
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          return void toSdk(replay(req, chunks), res);
+        }
+        telemetry.method((body as { method?: unknown } | null)?.method);
+        const failed = (error: unknown) => {
+          onerror(error as Error);
+          sendJson(res, 500, rpcError(-32603, 'Internal error', (body as { id?: unknown }).id ?? null));
+        };
+        const modern = fast?.(req, body);
+        if (modern) {
+          return void modern.then((json) => {
+            const bytes = Buffer.from(json);
+            res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length }).end(bytes);
+          }, failed);
+        }
+        const old = legacy?.(req, body);
+        if (old) return void old.then((answer) => sendLegacy(res, answer, sessions), failed);
+        // Declined: the SDK gets the bytes, not our parse, and judges them exactly as it would
+        // alone (handed a parsed 100k-deep body, it answered 500).
+        toSdk(replay(req, chunks), res);
+      }),
+    );
   };
   server.keepAliveTimeout = 65_000;
   guardConnections(server, limits);
@@ -182,14 +217,20 @@ export async function startHttp(factory: McpServerFactory, options: HttpOptions)
  * reason that names no host, user or driver message (those go to the log, once per outage).
  * Probes arriving together share one check.
  */
-function healthCheck(check: (() => Promise<void>) | undefined, onerror: (error: Error) => void): () => Promise<string | undefined> {
+function healthCheck(
+  check: (() => Promise<void>) | undefined,
+  onerror: (error: Error) => void,
+): () => Promise<string | undefined> {
   let pending: Promise<string | undefined> | undefined;
   let wasDown = false;
   const run = async (): Promise<string | undefined> => {
     if (!check) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the database did not answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`the database did not answer within ${HEALTH_TIMEOUT_MS} ms`)),
+        HEALTH_TIMEOUT_MS,
+      );
     });
     try {
       await Promise.race([check(), timeout]);
@@ -199,7 +240,9 @@ function healthCheck(check: (() => Promise<void>) | undefined, onerror: (error: 
     } catch (error) {
       if (!wasDown) onerror(new Error(`healthz: the database check failed: ${(error as Error).message}`));
       wasDown = true;
-      return (error as Error).message.startsWith('the database did not answer') ? (error as Error).message : 'the database check failed';
+      return (error as Error).message.startsWith('the database did not answer')
+        ? (error as Error).message
+        : 'the database check failed';
     } finally {
       clearTimeout(timer);
     }
@@ -229,19 +272,34 @@ function sendLegacy(res: ServerResponse, answer: LegacyAnswer, sessions: Session
  */
 async function askLegacy(handler: McpHttpHandler): Promise<LegacyReplies | undefined> {
   const ask = async (method: string, params: unknown, version?: string) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
     if (version) headers['mcp-protocol-version'] = version;
-    const response = await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method, params }) }));
+    const response = await handler.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method, params }),
+      }),
+    );
     const text = await response.text();
     const data = /^event: message\ndata: (.*)\n\n$/s.exec(text)?.[1];
     return response.status === 200 && data ? (JSON.parse(data) as { result?: unknown }).result : undefined;
   };
-  const init = (protocolVersion: string) => ask('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'mcp-db-server', version: '0' } });
+  const init = (protocolVersion: string) =>
+    ask('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'mcp-db-server', version: '0' } });
   const initialize = new Map<string, unknown>();
   const toolsList = new Map<string, unknown>();
   for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
     const [initResult, listResult] = [await init(version), await ask('tools/list', {}, version)];
-    if (initResult === undefined || listResult === undefined || (listResult as { nextCursor?: unknown }).nextCursor !== undefined) return undefined;
+    if (
+      initResult === undefined ||
+      listResult === undefined ||
+      (listResult as { nextCursor?: unknown }).nextCursor !== undefined
+    )
+      return undefined;
     initialize.set(version, initResult);
     toolsList.set(version, listResult);
   }
@@ -266,12 +324,20 @@ async function askOnce(handler: McpHttpHandler): Promise<Replies | undefined> {
   for (const method of REPLAYED_METHODS) {
     const request = new Request('http://127.0.0.1/mcp', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': method },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'mcp-protocol-version': MODERN_REVISION,
+        'mcp-method': method,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method, params: { _meta } }),
     });
     const response = await handler.fetch(request);
-    if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('application/json')) return undefined;
-    const { result } = (await response.json()) as { result?: { supportedVersions?: string[]; nextCursor?: string; _meta?: Record<string, unknown> } };
+    if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('application/json'))
+      return undefined;
+    const { result } = (await response.json()) as {
+      result?: { supportedVersions?: string[]; nextCursor?: string; _meta?: Record<string, unknown> };
+    };
     if (!result || result.nextCursor !== undefined) return undefined;
     if (method === 'server/discover') versions = result.supportedVersions ?? [];
     serverInfo = result._meta?.['io.modelcontextprotocol/serverInfo'];
@@ -283,7 +349,9 @@ async function askOnce(handler: McpHttpHandler): Promise<Replies | undefined> {
 /** Only loopback may go without a token: anything else is reachable by other machines. */
 export function assertSafeBind(options: Pick<HttpOptions, 'host' | 'token'>): void {
   if (!isLoopback(options.host) && !options.token) {
-    throw new Error(`refusing to listen on ${options.host} without --token: only loopback addresses may go unauthenticated`);
+    throw new Error(
+      `refusing to listen on ${options.host} without --token: only loopback addresses may go unauthenticated`,
+    );
   }
 }
 

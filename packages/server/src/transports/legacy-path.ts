@@ -27,14 +27,18 @@ export type LegacyAnswer = { status: 200; message: string; opensSession: boolean
  * SDK frames them (one SSE `message` event); `initialize` and `tools/list` are the SDK's own
  * answers, replayed.
  */
-export function legacyPath(tools: DirectTools, replies: LegacyReplies): (req: IncomingMessage, body: unknown) => Promise<LegacyAnswer> | undefined {
+export function legacyPath(
+  tools: DirectTools,
+  replies: LegacyReplies,
+): (req: IncomingMessage, body: unknown) => Promise<LegacyAnswer> | undefined {
   const initialize = new Map([...replies.initialize].map(([version, result]) => [version, JSON.stringify(result)]));
   const fallback = JSON.stringify(replies.fallback);
   const toolsList = new Map([...replies.toolsList].map(([version, result]) => [version, JSON.stringify(result)]));
 
   return (req, body) => {
     const accept = req.headers.accept;
-    if (accept === undefined || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+    if (accept === undefined || !accept.includes('application/json') || !accept.includes('text/event-stream'))
+      return undefined;
     const version = req.headers['mcp-protocol-version'] ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     if (typeof version !== 'string' || !toolsList.has(version)) return undefined;
     if (!isObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string') return undefined;
@@ -61,7 +65,11 @@ export function legacyPath(tools: DirectTools, replies: LegacyReplies): (req: In
     const call = typeof name === 'string' ? tools.get(name) : undefined;
     if (!call || !(args === undefined || isObject(args)) || !(meta === undefined || plainMeta(meta))) return undefined;
     if (Object.keys(params).length !== 1 + Number(args !== undefined) + Number(meta !== undefined)) return undefined;
-    return call(args, new SocketCall(req.socket)).then((outcome) => ({ status: 200, message: respond(toolResult(outcome), id), opensSession: false }));
+    return call(args, new SocketCall(req.socket)).then((outcome) => ({
+      status: 200,
+      message: respond(toolResult(outcome), id),
+      opensSession: false,
+    }));
   };
 }
 
@@ -75,7 +83,10 @@ function onlyMeta(params: Record<string, unknown>): boolean {
 function plainMeta(meta: unknown): boolean {
   if (!isObject(meta)) return false;
   const keys = Object.keys(meta);
-  return keys.length === 0 || (keys.length === 1 && (typeof meta.progressToken === 'string' || Number.isSafeInteger(meta.progressToken)));
+  return (
+    keys.length === 0 ||
+    (keys.length === 1 && (typeof meta.progressToken === 'string' || Number.isSafeInteger(meta.progressToken)))
+  );
 }
 
 /** A JSON-RPC response in the SDK's key order, as one SSE `message` event. */

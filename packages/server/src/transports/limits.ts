@@ -49,7 +49,9 @@ export function rpcError(code: number, message: string, id: unknown = null) {
  * so the interval follows the shorter timeout.
  */
 export function serverTimeouts(limits: TransportLimits): ServerOptions {
-  const shortest = limits.requestTimeoutMs ? Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) : limits.headersTimeoutMs;
+  const shortest = limits.requestTimeoutMs
+    ? Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs)
+    : limits.headersTimeoutMs;
   return {
     headersTimeout: limits.headersTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
@@ -57,7 +59,13 @@ export function serverTimeouts(limits: TransportLimits): ServerOptions {
   };
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large', 503: 'Service Unavailable' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  413: 'Payload Too Large',
+  431: 'Request Header Fields Too Large',
+  503: 'Service Unavailable',
+};
 
 /** A whole HTTP/1.1 response, for a socket that has no ServerResponse (or whose parser gave up). */
 function rawAnswer(status: number, message: string, extra = ''): string {
@@ -95,7 +103,8 @@ export function guardConnections(server: Server, limits: TransportLimits): void 
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     // Node's own field: the response of the request being read, once its headers came.
     const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
-    if (socket.writable && !response?.headersSent) socket.write(clientErrorAnswer(error.code, response !== undefined, limits));
+    if (socket.writable && !response?.headersSent)
+      socket.write(clientErrorAnswer(error.code, response !== undefined, limits));
     socket.destroy(error);
   });
 }

@@ -50,7 +50,11 @@ export class Sessions {
   readonly #sweeper: NodeJS.Timeout;
   onEnded: ((id: string) => void) | undefined;
 
-  constructor(limits: SessionLimits = DEFAULT_SESSION_LIMITS, key: Buffer = randomBytes(32), issuer = randomBytes(6).toString('base64url')) {
+  constructor(
+    limits: SessionLimits = DEFAULT_SESSION_LIMITS,
+    key: Buffer = randomBytes(32),
+    issuer = randomBytes(6).toString('base64url'),
+  ) {
     this.#limits = limits;
     this.#inner = `${key.toString('base64')}i`;
     this.#outer = `${key.toString('base64')}o`;

@@ -1,8 +1,8 @@
 import type { FilterNode, Row, Scalar, SetValue } from '@mcp-db-bench/contract';
 import { ToolError } from '@mcp-db-bench/contract';
+import { type AnyDb, type EngineProfile, insertStatement } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import type { Catalog, Table } from '../catalog/types.js';
-import { type AnyDb, type EngineProfile, insertStatement } from '@mcp-db-bench/engines';
 import { resolveTable } from '../query/names.js';
 import { columnResolver, decodeRow, readFilter, whereClause } from '../query/select.js';
 import { assignments, insertGroups } from './values.js';
@@ -18,12 +18,18 @@ export interface WriteScope {
 
 function writableTable(catalog: Catalog, name: string): Table {
   const table = resolveTable(catalog, name);
-  if (table.kind === 'view') throw new ToolError('invalid_argument', `${table.name} is a view; write to its tables instead`);
+  if (table.kind === 'view')
+    throw new ToolError('invalid_argument', `${table.name} is a view; write to its tables instead`);
   return table;
 }
 
 /** Inserts rows and returns each one's primary key (generated values included), portable. */
-export async function insertRows(scope: WriteScope, tableName: string, rows: readonly Record<string, Scalar>[], path = 'rows') {
+export async function insertRows(
+  scope: WriteScope,
+  tableName: string,
+  rows: readonly Record<string, Scalar>[],
+  path = 'rows',
+) {
   const { db, engine } = scope;
   const table = writableTable(scope.catalog, tableName);
   const key = table.primaryKey.map((name) => table.column.get(name)!);
@@ -52,7 +58,11 @@ export async function insertRows(scope: WriteScope, tableName: string, rows: rea
  */
 function requiredFilter(filter: string | Record<string, unknown>): FilterNode {
   const empty = typeof filter === 'string' ? filter.trim() === '' : Object.keys(filter).length === 0;
-  if (empty) throw new ToolError('invalid_argument', 'filter: a write needs a filter naming the rows to change; it never touches every row by default');
+  if (empty)
+    throw new ToolError(
+      'invalid_argument',
+      'filter: a write needs a filter naming the rows to change; it never touches every row by default',
+    );
   return readFilter(filter)!;
 }
 
@@ -71,16 +81,30 @@ function checkCap(count: number, cap: number, verb: string, table: string): void
   }
 }
 
-export async function updateRows(scope: WriteScope, tableName: string, set: Record<string, SetValue>, filter: string | Record<string, unknown>, maxRows: number | undefined) {
+export async function updateRows(
+  scope: WriteScope,
+  tableName: string,
+  set: Record<string, SetValue>,
+  filter: string | Record<string, unknown>,
+  maxRows: number | undefined,
+) {
   const table = writableTable(scope.catalog, tableName);
   const where = whereClause([requiredFilter(filter)], columnResolver(table), scope.engine)!;
-  const result = await sql`update ${sql.id(table.name)} set ${assignments(table, set, scope.engine)} where ${where}`.execute(scope.db);
+  const result =
+    await sql`update ${sql.id(table.name)} set ${assignments(table, set, scope.engine)} where ${where}`.execute(
+      scope.db,
+    );
   const updated = changed(result);
   checkCap(updated, maxRows ?? scope.maxRows, 'updated', table.name);
   return { updated };
 }
 
-export async function deleteRows(scope: WriteScope, tableName: string, filter: string | Record<string, unknown>, maxRows: number | undefined) {
+export async function deleteRows(
+  scope: WriteScope,
+  tableName: string,
+  filter: string | Record<string, unknown>,
+  maxRows: number | undefined,
+) {
   const table = writableTable(scope.catalog, tableName);
   const where = whereClause([requiredFilter(filter)], columnResolver(table), scope.engine)!;
   const deleted = changed(await sql`delete from ${sql.id(table.name)} where ${where}`.execute(scope.db));

@@ -28,7 +28,11 @@ export async function inTransaction<T>(ctx: ToolContext, work: (scope: WriteScop
       const mapped = ctx.engine.mapError(error);
       if (mapped?.code !== 'conflict') throw error;
       if (attempt === ATTEMPTS) {
-        throw new ToolError('conflict', `${mapped.message} (still conflicting after ${ATTEMPTS} attempts; nothing was changed, try again)`, { cause: error });
+        throw new ToolError(
+          'conflict',
+          `${mapped.message} (still conflicting after ${ATTEMPTS} attempts; nothing was changed, try again)`,
+          { cause: error },
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }

@@ -1,7 +1,7 @@
 import { type Scalar, type SetValue, ToolError } from '@mcp-db-bench/contract';
+import type { EngineProfile } from '@mcp-db-bench/engines';
 import { type RawBuilder, sql } from 'kysely';
 import type { Column, Table } from '../catalog/types.js';
-import type { EngineProfile } from '@mcp-db-bench/engines';
 import { coerceValue } from '../filter/coerce.js';
 import { resolveColumn } from '../query/names.js';
 
@@ -15,7 +15,12 @@ export function bindValue(column: Column, value: Scalar, engine: EngineProfile, 
 }
 
 /** Rows as column lists and encoded values, grouped into runs that name the same columns. */
-export function insertGroups(table: Table, rows: readonly Record<string, Scalar>[], engine: EngineProfile, path: string) {
+export function insertGroups(
+  table: Table,
+  rows: readonly Record<string, Scalar>[],
+  engine: EngineProfile,
+  path: string,
+) {
   const groups: { columns: Column[]; rows: unknown[][] }[] = [];
   rows.forEach((row, i) => {
     const names = Object.keys(row);
@@ -37,12 +42,19 @@ export function assignments(table: Table, set: Record<string, SetValue>, engine:
   const parts = Object.entries(set).map(([name, value]) => {
     const column = resolveColumn(table, name, 'set');
     if (table.primaryKey.includes(column.name)) {
-      throw new ToolError('invalid_argument', `set.${column.name}: primary key columns cannot be updated; delete and insert instead`);
+      throw new ToolError(
+        'invalid_argument',
+        `set.${column.name}: primary key columns cannot be updated; delete and insert instead`,
+      );
     }
     const target = sql.id(column.name);
-    if (value === null || typeof value !== 'object') return sql`${target} = ${bindValue(column, value, engine, `set.${column.name}`)}`;
+    if (value === null || typeof value !== 'object')
+      return sql`${target} = ${bindValue(column, value, engine, `set.${column.name}`)}`;
     if (!NUMERIC.has(column.type)) {
-      throw new ToolError('type_mismatch', `set.${column.name}: add needs a numeric column; ${column.name} is ${column.type}`);
+      throw new ToolError(
+        'type_mismatch',
+        `set.${column.name}: add needs a numeric column; ${column.name} is ${column.type}`,
+      );
     }
     const amount = bindValue(column, value.add, engine, `set.${column.name}.add`);
     if (column.type !== 'decimal' || column.precision === null) return sql`${target} = ${target} + ${amount}`;

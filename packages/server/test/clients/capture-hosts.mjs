@@ -158,41 +158,44 @@ function startProxy(upstream) {
         body: neutralize(bytes.toString('utf8')),
       };
       const headers = forwardedHeaders(req.rawHeaders, target.host, req.method, bytes.length);
-      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (upRes) => {
-        const chunks = [];
-        const out = {};
-        for (let i = 0; i < upRes.rawHeaders.length; i += 2) {
-          const name = upRes.rawHeaders[i];
-          if (HOP_BY_HOP.has(name.toLowerCase()) && name.toLowerCase() !== 'content-length') continue;
-          out[name] = name in out ? [].concat(out[name], upRes.rawHeaders[i + 1]) : upRes.rawHeaders[i + 1];
-        }
-        res.writeHead(upRes.statusCode, out);
-        // SSE must reach the client as it comes, not when the stream ends.
-        res.flushHeaders();
-        const record = () => {
-          exchange.response = {
-            status: upRes.statusCode,
-            headers: headerObject(upRes.rawHeaders, DROPPED_RESPONSE),
-            body: neutralize(Buffer.concat(chunks).toString('utf8')),
+      const up = httpRequest(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+        (upRes) => {
+          const chunks = [];
+          const out = {};
+          for (let i = 0; i < upRes.rawHeaders.length; i += 2) {
+            const name = upRes.rawHeaders[i];
+            if (HOP_BY_HOP.has(name.toLowerCase()) && name.toLowerCase() !== 'content-length') continue;
+            out[name] = name in out ? [].concat(out[name], upRes.rawHeaders[i + 1]) : upRes.rawHeaders[i + 1];
+          }
+          res.writeHead(upRes.statusCode, out);
+          // SSE must reach the client as it comes, not when the stream ends.
+          res.flushHeaders();
+          const record = () => {
+            exchange.response = {
+              status: upRes.statusCode,
+              headers: headerObject(upRes.rawHeaders, DROPPED_RESPONSE),
+              body: neutralize(Buffer.concat(chunks).toString('utf8')),
+            };
           };
-        };
-        upRes.on('data', (chunk) => {
-          chunks.push(chunk);
-          res.write(chunk);
-        });
-        upRes.on('end', () => {
-          record();
-          res.end();
-          exchange.finish(false);
-        });
-        // A client hanging up on a stream (a GET SSE it no longer wants) ends the upstream one too.
-        res.on('close', () => {
-          if (exchange.done) return;
-          record();
-          up.destroy();
-          exchange.finish(true);
-        });
-      });
+          upRes.on('data', (chunk) => {
+            chunks.push(chunk);
+            res.write(chunk);
+          });
+          upRes.on('end', () => {
+            record();
+            res.end();
+            exchange.finish(false);
+          });
+          // A client hanging up on a stream (a GET SSE it no longer wants) ends the upstream one too.
+          res.on('close', () => {
+            if (exchange.done) return;
+            record();
+            up.destroy();
+            exchange.finish(true);
+          });
+        },
+      );
       up.on('error', (error) => {
         if (exchange.done) return;
         exchange.response = { status: 502, headers: {}, body: `proxy: ${error.message}` };
@@ -231,9 +234,18 @@ async function record(name, version, drive, extra = {}) {
     ...(e.aborted ? { aborted: 'the client closed the connection before the response ended' } : {}),
     ...(e.done ? {} : { unfinished: 'still open 3 s after the client closed' }),
   }));
-  const entry = { name, version, ...neutralStep(extra), steps: steps.map(neutralStep), ...(error ? { error: neutralize(error) } : {}), exchanges };
+  const entry = {
+    name,
+    version,
+    ...neutralStep(extra),
+    steps: steps.map(neutralStep),
+    ...(error ? { error: neutralize(error) } : {}),
+    exchanges,
+  };
   const methods = exchanges.map((e) => `${e.request.method}${rpcMethod(e.request.body)}`).join(', ');
-  process.stderr.write(`${name}${extra.invocation ? ` (${extra.invocation.split(' --method ')[1]})` : ''}: ${exchanges.length} exchanges: ${methods}${error ? `\n  error: ${error}` : ''}\n`);
+  process.stderr.write(
+    `${name}${extra.invocation ? ` (${extra.invocation.split(' --method ')[1]})` : ''}: ${exchanges.length} exchanges: ${methods}${error ? `\n  error: ${error}` : ''}\n`,
+  );
   return entry;
 }
 
@@ -244,7 +256,8 @@ async function record(name, version, drive, extra = {}) {
  */
 function orderExchanges(exchanges) {
   const isGet = (e) => e.request?.method === 'GET';
-  const initialized = exchanges.find((e) => rpcMethod(e.request?.body ?? '') === ' notifications/initialized')?.seq ?? -1;
+  const initialized =
+    exchanges.find((e) => rpcMethod(e.request?.body ?? '') === ' notifications/initialized')?.seq ?? -1;
   const key = (e) => (isGet(e) ? Math.max(e.anchor, initialized) : e.anchor);
   // Same anchor: the GET first, since it started on the anchor's answer.
   return exchanges.sort((a, b) => key(a) - key(b) || isGet(b) - isGet(a) || a.seq - b.seq);
@@ -267,7 +280,11 @@ function neutralStep(step) {
 async function step(steps, label, fn) {
   try {
     const result = await fn();
-    steps.push({ step: label, ok: true, ...(label.startsWith('tools/call') ? { isError: result?.isError === true } : {}) });
+    steps.push({
+      step: label,
+      ok: true,
+      ...(label.startsWith('tools/call') ? { isError: result?.isError === true } : {}),
+    });
     return result;
   } catch (e) {
     steps.push({ step: label, ok: false, error: e instanceof Error ? e.message : String(e) });
@@ -302,9 +319,11 @@ async function typescriptSdk(url) {
     const transport = new StreamableHTTPClientTransport(new URL(url));
     await step(steps, 'connect', () => client.connect(transport));
     await step(steps, 'tools/list', () => client.listTools());
-    for (const [name, args] of CALLS) await step(steps, `tools/call ${name}`, () => client.callTool({ name, arguments: args }));
+    for (const [name, args] of CALLS)
+      await step(steps, `tools/call ${name}`, () => client.callTool({ name, arguments: args }));
     await step(steps, 'ping', () => client.ping());
-    if (typeof transport.terminateSession === 'function') await step(steps, 'terminateSession', () => transport.terminateSession());
+    if (typeof transport.terminateSession === 'function')
+      await step(steps, 'terminateSession', () => transport.terminateSession());
     await step(steps, 'close', () => client.close());
   });
 }
@@ -344,19 +363,15 @@ async function pythonSdk(url) {
   const script = join(dir, 'python_driver.py');
   writeFileSync(script, PYTHON_DRIVER);
   let version = 'unknown';
-  const entry = await record(
-    'python-sdk',
-    version,
-    async (steps) => {
-      const { stdout } = await run(PYTHON, [script, url, JSON.stringify(CALLS)], {
-        timeout: 90_000,
-        env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
-      });
-      const out = JSON.parse(stdout);
-      version = out.version;
-      steps.push(...out.steps);
-    },
-  );
+  const entry = await record('python-sdk', version, async (steps) => {
+    const { stdout } = await run(PYTHON, [script, url, JSON.stringify(CALLS)], {
+      timeout: 90_000,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    const out = JSON.parse(stdout);
+    version = out.version;
+    steps.push(...out.steps);
+  });
   entry.version = version;
   return entry;
 }
@@ -383,27 +398,51 @@ async function inspector(url) {
     const args = ['--cli', '--format', 'json', '--transport', 'http', url, '--protocol-era', 'legacy', ...method];
     const shown = ['mcp-inspector', ...args.map((a) => (/\s/.test(a) ? `'${a}'` : a))].join(' ');
     entries.push(
-      await record('mcp-inspector-cli', pkg.version, async (steps) => {
-        // Its own HOME: the Inspector keeps a catalog and storage under ~/.mcp-inspector.
-        const env = { ...process.env, HOME: dir, USERPROFILE: dir, MCP_STORAGE_DIR: join(dir, 'inspector-storage'), NO_COLOR: '1' };
-        const label = method.slice(1, method.includes('--tool-name') ? 4 : 2).filter((a) => a !== '--tool-name').join(' ');
-        const isCall = label.startsWith('tools/call');
-        try {
-          const { stdout } = await run(process.execPath, [launcher, ...args], { timeout: 60_000, env, maxBuffer: 16 * 1024 * 1024 });
-          const out = JSON.parse(stdout);
-          steps.push({ step: label, ok: true, ...(isCall ? { isError: out.result?.isError === true } : {}) });
-        } catch (e) {
-          // A tool answering isError:true ends the CLI with status 5 and the result still on stdout: an outcome like any other.
-          let result;
+      await record(
+        'mcp-inspector-cli',
+        pkg.version,
+        async (steps) => {
+          // Its own HOME: the Inspector keeps a catalog and storage under ~/.mcp-inspector.
+          const env = {
+            ...process.env,
+            HOME: dir,
+            USERPROFILE: dir,
+            MCP_STORAGE_DIR: join(dir, 'inspector-storage'),
+            NO_COLOR: '1',
+          };
+          const label = method
+            .slice(1, method.includes('--tool-name') ? 4 : 2)
+            .filter((a) => a !== '--tool-name')
+            .join(' ');
+          const isCall = label.startsWith('tools/call');
           try {
-            result = JSON.parse(e.stdout).result;
-          } catch {
-            // no result: a real failure
+            const { stdout } = await run(process.execPath, [launcher, ...args], {
+              timeout: 60_000,
+              env,
+              maxBuffer: 16 * 1024 * 1024,
+            });
+            const out = JSON.parse(stdout);
+            steps.push({ step: label, ok: true, ...(isCall ? { isError: out.result?.isError === true } : {}) });
+          } catch (e) {
+            // A tool answering isError:true ends the CLI with status 5 and the result still on stdout: an outcome like any other.
+            let result;
+            try {
+              result = JSON.parse(e.stdout).result;
+            } catch {
+              // no result: a real failure
+            }
+            if (result) steps.push({ step: label, ok: true, isError: result.isError === true, exitCode: e.code });
+            else
+              steps.push({
+                step: label,
+                ok: false,
+                exitCode: e.code,
+                error: (e.stderr || e.message).trim().slice(0, 400),
+              });
           }
-          if (result) steps.push({ step: label, ok: true, isError: result.isError === true, exitCode: e.code });
-          else steps.push({ step: label, ok: false, exitCode: e.code, error: (e.stderr || e.message).trim().slice(0, 400) });
-        }
-      }, { sdk: `@modelcontextprotocol/client ${sdk}`, invocation: shown }),
+        },
+        { sdk: `@modelcontextprotocol/client ${sdk}`, invocation: shown },
+      ),
     );
   }
   return entries;
@@ -425,11 +464,17 @@ async function leanClient(url) {
 
 // ---------------------------------------------------------------- main
 
-const CLIENTS = { 'typescript-sdk': typescriptSdk, 'python-sdk': pythonSdk, 'mcp-inspector-cli': inspector, 'mcp-db-bench-lean': leanClient };
+const CLIENTS = {
+  'typescript-sdk': typescriptSdk,
+  'python-sdk': pythonSdk,
+  'mcp-inspector-cli': inspector,
+  'mcp-db-bench-lean': leanClient,
+};
 
 async function main() {
   const chosen = opts.only ? opts.only.split(',') : Object.keys(CLIENTS);
-  for (const name of chosen) if (!CLIENTS[name]) throw new Error(`unknown client ${name}; known: ${Object.keys(CLIENTS).join(', ')}`);
+  for (const name of chosen)
+    if (!CLIENTS[name]) throw new Error(`unknown client ${name}; known: ${Object.keys(CLIENTS).join(', ')}`);
   const server = opts.url ? { url: opts.url, command: 'an external server given with --url' } : await startServer();
   const proxy = await startProxy(server.url);
   for (const url of [server.url, proxy.url]) neutral.push([new URL(url).host, '127.0.0.1:PORT']);

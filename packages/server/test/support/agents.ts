@@ -5,7 +5,10 @@ import { callJson, connectClient } from './mcp.js';
 export const DATABASE_CALLS: readonly [string, Record<string, unknown>][] = [
   ['get', { table: 'orders', key: 7 }],
   ['query', { table: 'orders', filter: 'customer_id = 3', limit: 20 }],
-  ['aggregate', { table: 'orders', aggregates: [{ fn: 'count' }, { fn: 'sum', column: 'total' }], group_by: ['status'] }],
+  [
+    'aggregate',
+    { table: 'orders', aggregates: [{ fn: 'count' }, { fn: 'sum', column: 'total' }], group_by: ['status'] },
+  ],
   ['get', { table: 'order_items', key: { order_id: 5, line_no: 1 } }],
 ];
 

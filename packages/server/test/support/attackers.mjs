@@ -60,7 +60,13 @@ function attacker(kind, wave) {
       const status = /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1];
       const option = /\(--([a-z-]+)/.exec(text)?.[1];
       const now = performance.now();
-      endings.push({ kind, status: status === undefined ? null : Number(status), option: option ?? null, afterMs: Math.round(now - opened), quietMs: Math.round(now - wrote) });
+      endings.push({
+        kind,
+        status: status === undefined ? null : Number(status),
+        option: option ?? null,
+        afterMs: Math.round(now - opened),
+        quietMs: Math.round(now - wrote),
+      });
       if (!attacking) return resolve();
       setTimeout(() => resolve(attacking ? attacker(kind, wave + 1) : undefined), 1_000);
     });

@@ -1,4 +1,4 @@
-import { type EngineProfile, ENGINES, engineForUrl } from '@mcp-db-bench/engines';
+import { ENGINES, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
 
 /**
  * The live databases the integration tests run against: every embedded engine always, and
@@ -24,7 +24,8 @@ export function liveTargets(): LiveTarget[] {
     }
     const url = process.env[testing.env];
     if (url) servers.push({ engine: engine.name, baseUrl: url });
-    else if (testing.requiredInCi && process.env.CI) throw new Error(`CI needs ${engine.title}: set ${testing.env} (see .ci/run)`);
+    else if (testing.requiredInCi && process.env.CI)
+      throw new Error(`CI needs ${engine.title}: set ${testing.env} (see .ci/run)`);
   }
   return [...embedded, ...servers];
 }
@@ -43,7 +44,8 @@ export function privilegedTargets(): LiveTarget[] {
     if (!testing.adminEnv) continue;
     const url = process.env[testing.adminEnv];
     if (url) out.push({ engine: engine.name, baseUrl: url });
-    else if (testing.requiredInCi && process.env.CI) throw new Error(`CI needs ${engine.title} as a privileged user: set ${testing.adminEnv} (see .ci/run)`);
+    else if (testing.requiredInCi && process.env.CI)
+      throw new Error(`CI needs ${engine.title} as a privileged user: set ${testing.adminEnv} (see .ci/run)`);
   }
   return out;
 }

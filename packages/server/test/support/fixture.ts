@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Scalar } from '@mcp-db-bench/contract';
-import { sql } from 'kysely';
 import { type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { sql } from 'kysely';
 
 /**
  * The parity fixture (fixtures/parity in the repository): the rows once, as portable JSON, and
@@ -45,7 +45,11 @@ export async function loadParityFixture(url: string, engine: EngineProfile<strin
           }),
         ),
       );
-      for (let i = 0; i < encoded.length; i += 25) await db.insertInto(table).values(encoded.slice(i, i + 25)).execute();
+      for (let i = 0; i < encoded.length; i += 25)
+        await db
+          .insertInto(table)
+          .values(encoded.slice(i, i + 25))
+          .execute();
     }
   } finally {
     await close();

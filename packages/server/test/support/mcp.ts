@@ -36,7 +36,11 @@ export function exitOf(child: ChildProcess): string | undefined {
  * limits, sessions, memory) is then one process's, and a test run does not fork a worker per core
  * for every server.
  */
-export async function startHttpServer(dbUrl: string, extraArgs: string[] = [], env?: Record<string, string>): Promise<HttpServer> {
+export async function startHttpServer(
+  dbUrl: string,
+  extraArgs: string[] = [],
+  env?: Record<string, string>,
+): Promise<HttpServer> {
   const workers = extraArgs.some((a) => a.startsWith('--workers')) ? [] : ['--workers', '1'];
   const server = await startServerProcess(['--url', dbUrl, '--http', '--port', '0', ...workers, ...extraArgs], {
     bin: BIN,
@@ -49,7 +53,7 @@ export async function startHttpServer(dbUrl: string, extraArgs: string[] = [], e
 export async function connectClient(
   kind: TransportKind,
   era: Era,
-  target: { dbUrl: string; endpoint?: string; /** more options for a stdio server */ args?: string[] },
+  target: { dbUrl: string; endpoint?: string /** more options for a stdio server */; args?: string[] },
 ): Promise<Client> {
   const client = new Client(
     { name: 'mcp-db-bench-tests', version: '0.0.0' },
@@ -57,7 +61,11 @@ export async function connectClient(
   );
   const transport =
     kind === 'stdio'
-      ? new StdioClientTransport({ command: process.execPath, args: [BIN, '--url', target.dbUrl, ...(target.args ?? [])], stderr: 'pipe' })
+      ? new StdioClientTransport({
+          command: process.execPath,
+          args: [BIN, '--url', target.dbUrl, ...(target.args ?? [])],
+          stderr: 'pipe',
+        })
       : new StreamableHTTPClientTransport(new URL(target.endpoint!));
   await client.connect(transport);
   return client;

@@ -54,7 +54,10 @@ function systemBin(name: string): string | undefined {
 }
 
 function onPath(name: string): string[] {
-  return (process.env.PATH ?? '').split(':').filter(Boolean).map((dir) => join(dir, name));
+  return (process.env.PATH ?? '')
+    .split(':')
+    .filter(Boolean)
+    .map((dir) => join(dir, name));
 }
 
 const RECIPES = {
@@ -68,8 +71,18 @@ const RECIPES = {
     // trust: the server listens on loopback only, in a directory no one else uses
     initArgs: (data) => ['-D', data, '-U', 'bench', '--auth=trust', '--no-locale', '-E', 'UTF8', '--no-sync'],
     daemonArgs: (dir, data, port) => [
-      '-D', data, '-p', String(port), '-k', dir,
-      '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'shared_buffers=16MB',
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=off',
+      '-c',
+      'shared_buffers=16MB',
     ],
     ready: /database system is ready to accept connections/,
     stopSignal: 'SIGINT', // PostgreSQL's fast shutdown
@@ -81,17 +94,28 @@ const RECIPES = {
     find() {
       const init = systemBin('mariadb-install-db') ?? systemBin('mysql_install_db');
       const daemon = systemBin('mariadbd') ?? systemBin('mysqld');
-      return init && daemon ? { init: [init], daemon: [daemon] } : 'mariadb-install-db and mariadbd (the mariadb-server package)';
+      return init && daemon
+        ? { init: [init], daemon: [daemon] }
+        : 'mariadb-install-db and mariadbd (the mariadb-server package)';
     },
     // normal: root@127.0.0.1 without a password, not unix_socket (which would tie it to the OS user)
     initArgs: (data) => [
-      '--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db',
+      '--no-defaults',
+      `--datadir=${data}`,
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
       '--innodb-log-file-size=8M',
     ],
     daemonArgs: (dir, data, port) => [
-      '--no-defaults', `--datadir=${data}`, `--port=${port}`, '--bind-address=127.0.0.1',
-      `--socket=${join(dir, 'mariadb.sock')}`, `--pid-file=${join(dir, 'mariadb.pid')}`,
-      '--skip-log-bin', '--innodb-buffer-pool-size=16M', '--innodb-log-file-size=8M',
+      '--no-defaults',
+      `--datadir=${data}`,
+      `--port=${port}`,
+      '--bind-address=127.0.0.1',
+      `--socket=${join(dir, 'mariadb.sock')}`,
+      `--pid-file=${join(dir, 'mariadb.pid')}`,
+      '--skip-log-bin',
+      '--innodb-buffer-pool-size=16M',
+      '--innodb-log-file-size=8M',
     ],
     ready: /ready for connections/,
     stopSignal: 'SIGTERM', // MariaDB's shutdown: sessions are killed, then it exits
@@ -122,7 +146,11 @@ export function privateServerUnavailable(engine: PrivateEngine): string | undefi
   const found = recipe.find();
   const identity = daemonIdentity(recipe);
   const reason =
-    typeof found === 'string' ? `a private ${engine} server needs ${found}` : typeof identity === 'string' ? identity : undefined;
+    typeof found === 'string'
+      ? `a private ${engine} server needs ${found}`
+      : typeof identity === 'string'
+        ? identity
+        : undefined;
   if (reason && process.env.CI) throw new Error(`CI needs ${reason}`);
   return reason;
 }
@@ -153,7 +181,10 @@ export async function startPrivateServer(engine: PrivateEngine): Promise<Private
 
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const daemon = spawn(found.daemon[0]!, recipe.daemonArgs(dir, data, port), { ...asDaemon, stdio: ['ignore', 'pipe', 'pipe'] });
+      const daemon = spawn(found.daemon[0]!, recipe.daemonArgs(dir, data, port), {
+        ...asDaemon,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child = daemon;
       running.set(daemon, recipe.killSignal);
       let log = '';

@@ -25,7 +25,8 @@ export function processHandles(pid: number, port: number): { peerPorts: Set<numb
       if (f.length < 10) continue;
       const localPort = Number.parseInt(f[1]!.split(':')[1]!, 16);
       // any state but LISTEN (0A): an ESTABLISHED or CLOSE_WAIT socket this process still owns
-      if (localPort === port && f[3] !== '0A' && sockets.has(f[9]!)) peerPorts.add(Number.parseInt(f[2]!.split(':')[1]!, 16));
+      if (localPort === port && f[3] !== '0A' && sockets.has(f[9]!))
+        peerPorts.add(Number.parseInt(f[2]!.split(':')[1]!, 16));
     }
   }
   const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];

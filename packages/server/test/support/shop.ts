@@ -1,6 +1,6 @@
 import type { PortableType } from '@mcp-db-bench/contract';
+import { type ShopColumnType as ColumnType, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
-import { type EngineProfile, engineForUrl, type ShopColumnType as ColumnType } from '@mcp-db-bench/engines';
 import { buildCatalog } from '../../src/catalog/build.js';
 import type { Catalog, RawCatalog } from '../../src/catalog/types.js';
 
@@ -11,7 +11,13 @@ import type { Catalog, RawCatalog } from '../../src/catalog/types.js';
  * family's test facts give.
  */
 const PORTABLE: Record<ColumnType, PortableType> = {
-  int: 'integer', bigint: 'integer', text100: 'text', text20: 'text', bool: 'boolean', money: 'decimal', ts: 'timestamp',
+  int: 'integer',
+  bigint: 'integer',
+  text100: 'text',
+  text20: 'text',
+  bool: 'boolean',
+  money: 'decimal',
+  ts: 'timestamp',
 };
 
 interface TableSpec {
@@ -81,7 +87,7 @@ export function shopRows(): Record<string, Record<string, string | number | bool
   const orders = Array.from({ length: 90 }, (_, i) => ({
     id: i + 1,
     // Skewed: the first customers order most.
-    customer_id: (((i * i) % 97) % 24) + 1 <= 6 ? (i % 6) + 1 : (((i * 7) % 24) + 1),
+    customer_id: (((i * i) % 97) % 24) + 1 <= 6 ? (i % 6) + 1 : ((i * 7) % 24) + 1,
     status: STATUSES[(i * 3) % 4]!,
     total: `${((i * 19.99) % 500).toFixed(2)}`,
     big: i % 10 === 0 ? `${9007199254740990n + BigInt(i)}` : i % 3 === 0 ? null : i * 1000,
@@ -117,7 +123,9 @@ export async function loadShop(url: string, engine: EngineProfile<string> = engi
       );
       await sql`create table ${sql.id(t.name)} (${sql.join([...cols, pk, ...fks])})`.execute(db);
       for (const ix of t.indexes ?? []) {
-        await sql`create index ${sql.id(`ix_${t.name}_${ix.join('_')}`)} on ${sql.id(t.name)} (${sql.join(ix.map((c) => sql.id(c)))})`.execute(db);
+        await sql`create index ${sql.id(`ix_${t.name}_${ix.join('_')}`)} on ${sql.id(t.name)} (${sql.join(ix.map((c) => sql.id(c)))})`.execute(
+          db,
+        );
       }
     }
     await sql`create view paid_orders as select id, customer_id, total from orders where status = 'paid'`.execute(db);
@@ -126,15 +134,20 @@ export async function loadShop(url: string, engine: EngineProfile<string> = engi
     for (const t of SHOP) {
       const typeOf = new Map(t.columns.map(([name, type]) => [name, PORTABLE[type]]));
       const encoded = rows[t.name]!.map((r) =>
-        Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null ? null : engine.encodeParam(typeOf.get(k)!, v)])),
+        Object.fromEntries(
+          Object.entries(r).map(([k, v]) => [k, v === null ? null : engine.encodeParam(typeOf.get(k)!, v)]),
+        ),
       );
-      for (let i = 0; i < encoded.length; i += 50) await db.insertInto(t.name).values(encoded.slice(i, i + 50)).execute();
+      for (let i = 0; i < encoded.length; i += 50)
+        await db
+          .insertInto(t.name)
+          .values(encoded.slice(i, i + 50))
+          .execute();
     }
   } finally {
     await close();
   }
 }
-
 
 /** The shop's catalog as introspection would report it, for compiling SQL without a server. */
 export function shopCatalog(): Catalog {
@@ -156,7 +169,8 @@ export function shopCatalog(): Catalog {
       });
     });
     raw.primaryKeys.push({ table: t.name, columns: t.primaryKey });
-    for (const r of t.references ?? []) raw.foreignKeys.push({ table: t.name, columns: r.columns, refTable: r.table, refColumns: r.to });
+    for (const r of t.references ?? [])
+      raw.foreignKeys.push({ table: t.name, columns: r.columns, refTable: r.table, refColumns: r.to });
   }
   return buildCatalog(raw, new Map());
 }

@@ -43,7 +43,20 @@ export interface ChartSpec {
 }
 
 /** Okabe–Ito and Tableau hues: distinguishable, also for the colour-blind, on a white page. */
-const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#D55E00', '#CC79A7', '#56B4E9', '#8C564B', '#7F7F7F', '#BCBD22', '#17BECF', '#1F3A93', '#B8860B'];
+const PALETTE = [
+  '#0072B2',
+  '#E69F00',
+  '#009E73',
+  '#D55E00',
+  '#CC79A7',
+  '#56B4E9',
+  '#8C564B',
+  '#7F7F7F',
+  '#BCBD22',
+  '#17BECF',
+  '#1F3A93',
+  '#B8860B',
+];
 
 export const color = (i: number) => PALETTE[i % PALETTE.length]!;
 

@@ -1,7 +1,7 @@
 import { uplotAssets } from './assets.js';
 import type { ChartSpec } from './charts.js';
-import type { Block, Cell, ReportModel, ReportSection, RunSummary, Table } from './types.js';
 import { drawCharts } from './runtime.js';
+import type { Block, Cell, ReportModel, ReportSection, RunSummary, Table } from './types.js';
 
 /**
  * One self-contained HTML file: the model's tables as markup, its charts as JSON, uPlot and
@@ -11,8 +11,14 @@ import { drawCharts } from './runtime.js';
 export function htmlPage(model: ReportModel, options: { title?: string } = {}): string {
   const title = options.title ?? 'mcp-db-bench report';
   const charts = model.sections.flatMap((s) => s.blocks.flatMap((b) => (b.chart ? [b.chart] : [])));
-  const nav = [['summary', 'Summary'], ...model.sections.map((s) => [s.id, s.title])].map(([id, t]) => `<a href="#${id}">${esc(t!)}</a>`).join('');
-  return htmlDocument(title, `<header><h1>${esc(title)}</h1><nav>${nav}</nav></header>\n${summarySection(model.runs)}\n${model.sections.map(section).join('\n')}`, charts);
+  const nav = [['summary', 'Summary'], ...model.sections.map((s) => [s.id, s.title])]
+    .map(([id, t]) => `<a href="#${id}">${esc(t!)}</a>`)
+    .join('');
+  return htmlDocument(
+    title,
+    `<header><h1>${esc(title)}</h1><nav>${nav}</nav></header>\n${summarySection(model.runs)}\n${model.sections.map(section).join('\n')}`,
+    charts,
+  );
 }
 
 /** A page around `body`, with uPlot and the charts drawn from `charts` once it has loaded. */
@@ -41,9 +47,13 @@ ${body}
 function summarySection(runs: readonly RunSummary[]): string {
   const one = (run: RunSummary) => {
     const facts = run.facts
-      .map((f) => `<tr><th>${esc(f.label)}</th><td data-summary="${esc(f.key)}"${f.value === undefined ? '' : ` data-value="${f.value}"`}>${esc(f.text)}</td></tr>`)
+      .map(
+        (f) =>
+          `<tr><th>${esc(f.label)}</th><td data-summary="${esc(f.key)}"${f.value === undefined ? '' : ` data-value="${f.value}"`}>${esc(f.text)}</td></tr>`,
+      )
       .join('');
-    const list = (cls: string, lines: string[]) => (lines.length ? `<ul class="${cls}">${lines.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>` : '');
+    const list = (cls: string, lines: string[]) =>
+      lines.length ? `<ul class="${cls}">${lines.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>` : '';
     return `<div class="run" data-run="${esc(run.label)}">${runs.length > 1 ? `<h3>${esc(run.label)}</h3>` : ''}<table class="facts">${facts}</table>${list('warnings', run.warnings)}${list('notes', run.notes)}</div>`;
   };
   return `<section id="summary"><h2>Summary</h2><div class="runs">${runs.map(one).join('')}</div></section>`;
@@ -60,7 +70,9 @@ function block(b: Block): string {
 
 export function table(t: Table): string {
   const head = `<tr>${t.head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr>`;
-  const rows = t.rows.map((r) => `<tr${r.key ? ` data-key="${esc(r.key)}"` : ''}>${r.cells.map(cell).join('')}</tr>`).join('');
+  const rows = t.rows
+    .map((r) => `<tr${r.key ? ` data-key="${esc(r.key)}"` : ''}>${r.cells.map(cell).join('')}</tr>`)
+    .join('');
   return `<table><thead>${head}</thead><tbody>${rows}</tbody></table>`;
 }
 

@@ -9,7 +9,13 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
   const fmt = (v: number | null) => {
     if (v === null || v === undefined || Number.isNaN(v)) return '–';
     const a = Math.abs(v);
-    return a >= 100 ? Math.round(v).toLocaleString('en-US') : a >= 10 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toPrecision(2);
+    return a >= 100
+      ? Math.round(v).toLocaleString('en-US')
+      : a >= 10
+        ? v.toFixed(1)
+        : a >= 1
+          ? v.toFixed(2)
+          : v.toPrecision(2);
   };
   for (const spec of specs) {
     const el = doc.querySelector(`[data-chart="${spec.id}"]`);
@@ -18,14 +24,23 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
     const groupWidth = 0.8;
     const scales: Record<string, object> = {
       x: spec.x.log
-        ? { time: false, distr: 3, log: spec.x.log, ...(spec.x.ticks ? { range: () => [spec.x.ticks![0]!.value, spec.x.ticks!.at(-1)!.value] } : {}) }
+        ? {
+            time: false,
+            distr: 3,
+            log: spec.x.log,
+            ...(spec.x.ticks ? { range: () => [spec.x.ticks![0]!.value, spec.x.ticks!.at(-1)!.value] } : {}),
+          }
         : barSeries.length
           ? { time: false, range: () => [-0.5, spec.data[0]!.length - 0.5] }
           : { time: false },
     };
     // bars on a log axis start a decade below the smallest, so the smallest bar still shows
-    const decades = (_u: unknown, min: number, max: number) => [10 ** Math.floor(Math.log10(min)), 10 ** Math.ceil(Math.log10(max))];
-    for (const a of spec.axes) scales[a.scale] = a.log ? { distr: 3, log: a.log, ...(barSeries.length ? { range: decades } : {}) } : {};
+    const decades = (_u: unknown, min: number, max: number) => [
+      10 ** Math.floor(Math.log10(min)),
+      10 ** Math.ceil(Math.log10(max)),
+    ];
+    for (const a of spec.axes)
+      scales[a.scale] = a.log ? { distr: 3, log: a.log, ...(barSeries.length ? { range: decades } : {}) } : {};
     const ticks = spec.x.ticks;
     const axes: object[] = [
       {
@@ -33,7 +48,12 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
         // many category names slanted, so they do not run into each other
         ...(barSeries.length && spec.data[0]!.length > 6 ? { rotate: -30, size: 110, gap: 4 } : {}),
         ...(ticks
-          ? { splits: () => ticks.map((t) => t.value), filter: (_u: unknown, splits: number[]) => splits, values: (_u: unknown, splits: number[]) => splits.map((v) => ticks.find((t) => t.value === v)?.label ?? '') }
+          ? {
+              splits: () => ticks.map((t) => t.value),
+              filter: (_u: unknown, splits: number[]) => splits,
+              values: (_u: unknown, splits: number[]) =>
+                splits.map((v) => ticks.find((t) => t.value === v)?.label ?? ''),
+            }
           : {}),
       },
       ...spec.axes.map((a, i) => ({
@@ -46,10 +66,21 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
       })),
     ];
     const series: object[] = [
-      { label: spec.x.label, value: (_u: unknown, v: number | null) => (ticks ? (ticks.find((t) => t.value === v)?.label ?? fmt(v)) : fmt(v)) },
+      {
+        label: spec.x.label,
+        value: (_u: unknown, v: number | null) =>
+          ticks ? (ticks.find((t) => t.value === v)?.label ?? fmt(v)) : fmt(v),
+      },
       ...spec.series.map((s) => {
         // overlaid runs need not share every x: a run's line goes on across the other's points
-        const common = { label: s.label, scale: s.scale, stroke: s.color, width: 2, spanGaps: true, value: (_u: unknown, v: number | null) => fmt(v) };
+        const common = {
+          label: s.label,
+          scale: s.scale,
+          stroke: s.color,
+          width: 2,
+          spanGaps: true,
+          value: (_u: unknown, v: number | null) => fmt(v),
+        };
         if (s.bars) {
           const slot = barSeries.indexOf(s);
           const w = groupWidth / barSeries.length;
@@ -60,7 +91,10 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
             points: { show: false },
             paths: uPlot.paths.bars!({
               disp: {
-                x0: { unit: 1, values: (u: { data: number[][] }) => u.data[0]!.map((x) => x - groupWidth / 2 + slot * w) },
+                x0: {
+                  unit: 1,
+                  values: (u: { data: number[][] }) => u.data[0]!.map((x) => x - groupWidth / 2 + slot * w),
+                },
                 size: { unit: 1, values: (u: { data: number[][] }) => u.data[0]!.map(() => w * 0.9) },
               },
             }),
@@ -97,7 +131,16 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
     };
     const width = Math.max(320, Math.min(760, el.clientWidth || 640));
     new uPlot(
-      { title: spec.title, width, height: 300, scales, axes, series, legend: { live: true }, hooks: markers.length ? { draw: [drawMarkers] } : {} },
+      {
+        title: spec.title,
+        width,
+        height: 300,
+        scales,
+        axes,
+        series,
+        legend: { live: true },
+        hooks: markers.length ? { draw: [drawMarkers] } : {},
+      },
       spec.data,
       el,
     );

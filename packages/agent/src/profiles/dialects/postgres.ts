@@ -12,7 +12,9 @@ export const postgres: SqlDialect = {
   boolean: (value) => (value ? 'true' : 'false'),
   limit: (select, n) => `${select} limit ${n}`,
   tables: `select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by 1`,
-  columns: (table) => `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, not a.attnotnull as nullable,
+  columns: (
+    table,
+  ) => `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, not a.attnotnull as nullable,
       -- indkey counts from 0: its position made 1-based, so the first key column is not read as 0 (none)
       coalesce(array_position(i.indkey::int2[], a.attnum) - array_lower(i.indkey::int2[], 1) + 1, 0) as pk
     from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace

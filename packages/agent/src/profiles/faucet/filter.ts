@@ -4,7 +4,9 @@ import { type FilterNode, type FilterOp, parseFilter } from '@mcp-db-bench/contr
 /** ValidateIdentifier (sanitizer.go): fields, order, group, aggregate aliases and filter columns must pass it. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const RESERVED = new Set(
-  'SELECT INSERT UPDATE DELETE DROP CREATE ALTER TRUNCATE EXEC EXECUTE UNION INTO FROM WHERE TABLE DATABASE GRANT REVOKE INDEX VIEW PROCEDURE FUNCTION TRIGGER SCHEMA'.split(' '),
+  'SELECT INSERT UPDATE DELETE DROP CREATE ALTER TRUNCATE EXEC EXECUTE UNION INTO FROM WHERE TABLE DATABASE GRANT REVOKE INDEX VIEW PROCEDURE FUNCTION TRIGGER SCHEMA'.split(
+    ' ',
+  ),
 );
 /** Words the filter tokenizer (parser.go) makes keywords: a column so named cannot open a comparison. */
 const FILTER_KEYWORDS = new Set('AND OR NOT IN LIKE IS NULL BETWEEN CONTAINS STARTS ENDS WITH'.split(' '));
@@ -31,7 +33,8 @@ export const filterName = (name: string): boolean => faucetName(name) && !FILTER
 export function faucetLiteral(value: unknown): string {
   if (typeof value === 'string') {
     if (value.includes('\0')) throw new RangeError('a string with a NUL character cannot be sent in a Faucet filter');
-    if (LONE_SURROGATE.test(value)) throw new RangeError('a string with a lone surrogate cannot be sent: it would reach Faucet as U+FFFD');
+    if (LONE_SURROGATE.test(value))
+      throw new RangeError('a string with a lone surrogate cannot be sent: it would reach Faucet as U+FFFD');
     return `'${value.replaceAll("'", "''")}'`;
   }
   if (typeof value === 'number') return numberLiteral(value);
@@ -41,9 +44,11 @@ export function faucetLiteral(value: unknown): string {
 }
 
 function numberLiteral(n: number): string {
-  if (Number.isInteger(n) && !Number.isSafeInteger(n)) throw new RangeError(`${n} is past the integers a double holds exactly`);
+  if (Number.isInteger(n) && !Number.isSafeInteger(n))
+    throw new RangeError(`${n} is past the integers a double holds exactly`);
   const text = String(n);
-  if (!FAUCET_NUMBER.test(text)) throw new RangeError(`${text} has no form Faucet's filter reads (digits and a fraction, no exponent)`);
+  if (!FAUCET_NUMBER.test(text))
+    throw new RangeError(`${text} has no form Faucet's filter reads (digits and a fraction, no exponent)`);
   return text;
 }
 
@@ -88,7 +93,8 @@ export function termsOf(
   return terms;
 }
 
-export const render = (terms: readonly Term[]): string => terms.map((t) => `${t.column} ${t.op} ${t.literal}`).join(' AND ');
+export const render = (terms: readonly Term[]): string =>
+  terms.map((t) => `${t.column} ${t.op} ${t.literal}`).join(' AND ');
 
 /**
  * Our filter (either form, read by our grammar) as Faucet's: bare names, the same comparisons; undefined when

@@ -14,7 +14,7 @@
  */
 import { ToolError, type ToolName } from '@mcp-db-bench/contract';
 import type { McpClient, ToolInfo } from '../../clients/client.js';
-import { type Handler, ok, type Profile, type ProfileOptions, toolError, type Translation } from '../profile.js';
+import { type Handler, ok, type Profile, type ProfileOptions, type Translation, toolError } from '../profile.js';
 import { FaucetPeer, Refusal } from './peer.js';
 import { aggregate, describeTable, get, listTables, query } from './read.js';
 import { type Row, WRITE_TOOLS } from './shapes.js';
@@ -37,10 +37,14 @@ const serve =
     }
   };
 
-const takes = (tool: ToolInfo | undefined, arg: string) => (tool?.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties?.[arg] !== undefined;
+const takes = (tool: ToolInfo | undefined, arg: string) =>
+  (tool?.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties?.[arg] !== undefined;
 
 /** The handlers this Faucet can serve, judged from its tools/list. */
-function offered(all: Partial<Record<ToolName, Handler>>, tools: readonly ToolInfo[]): Partial<Record<ToolName, Handler>> {
+function offered(
+  all: Partial<Record<ToolName, Handler>>,
+  tools: readonly ToolInfo[],
+): Partial<Record<ToolName, Handler>> {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const missing = new Set<string>(WRITE_TOOLS.filter(([, theirs]) => !byName.has(theirs)).map(([ours]) => ours));
   // aggregate fields came with `group` (internal/query/aggregate.go): an older faucet_query has neither
@@ -50,9 +54,11 @@ function offered(all: Partial<Record<ToolName, Handler>>, tools: readonly ToolIn
 
 export const faucet: Profile = {
   name: 'faucet',
-  summary: 'Faucet: faucet_list_tables, faucet_describe_table, faucet_query (aggregates with group), faucet_insert/update/delete on one --service',
+  summary:
+    'Faucet: faucet_list_tables, faucet_describe_table, faucet_query (aggregates with group), faucet_insert/update/delete on one --service',
   cannot: {
-    aggregate: "faucet: no aggregate tool: this Faucet's faucet_query takes no group (aggregate fields and group came in a later Faucet)",
+    aggregate:
+      "faucet: no aggregate tool: this Faucet's faucet_query takes no group (aggregate fields and group came in a later Faucet)",
     insert: 'faucet: this Faucet lists no faucet_insert',
     update: 'faucet: this Faucet lists no faucet_update',
     delete: 'faucet: this Faucet lists no faucet_delete',

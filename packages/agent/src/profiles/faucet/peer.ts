@@ -62,10 +62,12 @@ export class FaucetPeer {
       const map = new Map<string, Known>();
       for (const summary of await this.list()) {
         if (summary.type !== 'table') continue;
-        const schema = await this.call<FaucetTableSchema>('faucet_describe_table', { table: summary.name }).catch((e: unknown) => {
-          if (e instanceof Refusal) return undefined; // a table this key may not describe: left out
-          throw e;
-        });
+        const schema = await this.call<FaucetTableSchema>('faucet_describe_table', { table: summary.name }).catch(
+          (e: unknown) => {
+            if (e instanceof Refusal) return undefined; // a table this key may not describe: left out
+            throw e;
+          },
+        );
         if (schema) map.set(summary.name, knownTable(schema, summary));
       }
       return map;
@@ -78,14 +80,27 @@ export class FaucetPeer {
 
   async records(args: Record<string, unknown>): Promise<Row[]> {
     const r = await this.call<{ records?: Row[] }>('faucet_query', args);
-    return Array.isArray(r?.records) ? r.records : refuse('peer_error', `faucet_query answered no records: ${peerText(r)}`);
+    return Array.isArray(r?.records)
+      ? r.records
+      : refuse('peer_error', `faucet_query answered no records: ${peerText(r)}`);
   }
 }
 
 function knownTable(schema: FaucetTableSchema, summary: FaucetTableSummary): Known {
   const columns = (schema.columns ?? []).map((c) => c.name);
   const pk = schema.primary_key ?? (schema.columns ?? []).filter((c) => c.is_primary_key).map((c) => c.name);
-  const numeric = new Set((schema.columns ?? []).filter((c) => NUMERIC.has(portableType(c.db_type))).map((c) => c.name));
+  const numeric = new Set(
+    (schema.columns ?? []).filter((c) => NUMERIC.has(portableType(c.db_type))).map((c) => c.name),
+  );
   const rows = schema.row_count ?? summary.row_count ?? null;
-  return { name: schema.name, kind: schema.type === 'view' ? 'view' : 'table', rows, schema, columns, names: new Set(columns), numeric, pk };
+  return {
+    name: schema.name,
+    kind: schema.type === 'view' ? 'view' : 'table',
+    rows,
+    schema,
+    columns,
+    names: new Set(columns),
+    numeric,
+    pk,
+  };
 }

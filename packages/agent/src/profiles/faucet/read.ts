@@ -15,15 +15,28 @@ import { column, fieldsOf, filterOf, keyTerms, ordered, orderOf, page } from './
 
 export async function listTables(f: FaucetPeer) {
   const all = await f.list();
-  return { tables: all.map((t) => ({ name: t.name, kind: t.type === 'view' ? 'view' : 'table', rows: t.row_count ?? null, summary: '' })) };
+  return {
+    tables: all.map((t) => ({
+      name: t.name,
+      kind: t.type === 'view' ? 'view' : 'table',
+      rows: t.row_count ?? null,
+      summary: '',
+    })),
+  };
 }
 
 const foreignKeys = (k: Known) =>
-  (k.schema.foreign_keys ?? []).map((fk) => ({ columns: [fk.column_name], table: fk.referenced_table, references: [fk.referenced_column] }));
+  (k.schema.foreign_keys ?? []).map((fk) => ({
+    columns: [fk.column_name],
+    table: fk.referenced_table,
+    references: [fk.referenced_column],
+  }));
 
 function decimalSize(dbType: string): { precision: number | null; scale: number | null } {
   const m = /\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/.exec(dbType);
-  return portableType(dbType) === 'decimal' && m ? { precision: Number(m[1]), scale: Number(m[2] ?? 0) } : { precision: null, scale: null };
+  return portableType(dbType) === 'decimal' && m
+    ? { precision: Number(m[1]), scale: Number(m[2] ?? 0) }
+    : { precision: null, scale: null };
 }
 
 export async function describeTable(f: FaucetPeer, args: Row): Promise<DescribeTableOutput> {
@@ -43,7 +56,11 @@ export async function describeTable(f: FaucetPeer, args: Row): Promise<DescribeT
     })),
     primary_key: k.pk,
     foreign_keys: foreignKeys(k),
-    referenced_by: all.flatMap((other) => foreignKeys(other).filter((fk) => fk.table === k.name).map((fk) => ({ table: other.name, columns: fk.columns, references: fk.references }))),
+    referenced_by: all.flatMap((other) =>
+      foreignKeys(other)
+        .filter((fk) => fk.table === k.name)
+        .map((fk) => ({ table: other.name, columns: fk.columns, references: fk.references })),
+    ),
     indexes: (k.schema.indexes ?? []).map((i) => ({ columns: i.columns ?? [], unique: i.is_unique })),
   };
 }
@@ -59,11 +76,24 @@ export async function query(f: FaucetPeer, args: Row) {
   const { table, columns, filter, order_by, limit = DEFAULT_LIMIT, cursor } = args as QueryInput;
   const k = await f.table(table);
   const terms = filterOf(k, filter);
-  const offset = cursor === undefined ? 0 : Number(CURSOR.exec(cursor)?.[1] ?? refuse('invalid_argument', `not a cursor of this profile: ${cursor}`));
-  const request = { table: k.name, ...fieldsOf(k, columns), ...(terms ? { filter: render(terms) } : {}), ...orderOf(order_by ?? k.pk, (n) => k.names.has(n)) };
+  const offset =
+    cursor === undefined
+      ? 0
+      : Number(CURSOR.exec(cursor)?.[1] ?? refuse('invalid_argument', `not a cursor of this profile: ${cursor}`));
+  const request = {
+    table: k.name,
+    ...fieldsOf(k, columns),
+    ...(terms ? { filter: render(terms) } : {}),
+    ...orderOf(order_by ?? k.pk, (n) => k.names.has(n)),
+  };
   const { rows, more } = await page(f, request, limit, offset);
   const names = columns ?? k.columns;
-  return { columns: names, rows: rows.map((r) => ordered(r, names)), truncated: more, next_cursor: more ? `faucet:${offset + rows.length}` : null };
+  return {
+    columns: names,
+    rows: rows.map((r) => ordered(r, names)),
+    truncated: more,
+    next_cursor: more ? `faucet:${offset + rows.length}` : null,
+  };
 }
 
 /** One aggregate as a faucet_query field, "SUM(amount) AS sum_amount" (ParseProjection's form). */
@@ -82,7 +112,8 @@ export async function aggregate(f: FaucetPeer, args: Row) {
   const groups = group_by.map((g) => column(k, g));
   const fields = aggregates.map((a) => aggregateField(k, a));
   const outputs = [...groups, ...fields.map((x) => x.alias)];
-  if (new Set(outputs).size !== outputs.length) refuse('invalid_argument', `output names repeat: ${outputs.join(', ')}`);
+  if (new Set(outputs).size !== outputs.length)
+    refuse('invalid_argument', `output names repeat: ${outputs.join(', ')}`);
   const terms = filterOf(k, filter);
   const request = {
     table: k.name,

@@ -12,12 +12,19 @@ export function column(k: Known, name: unknown, validated = true): string {
   return n;
 }
 
-export const fieldsOf = (k: Known, columns: readonly string[] | undefined) => (columns ? { fields: columns.map((c) => column(k, c)) } : {});
+export const fieldsOf = (k: Known, columns: readonly string[] | undefined) =>
+  columns ? { fields: columns.map((c) => column(k, c)) } : {};
 
 export function filterOf(k: Known, filter: unknown): Term[] | undefined {
   if (filter === undefined) return undefined;
   const terms = termsOf(parseFilter(filter as string | object), k.names, k.numeric);
-  return terms ?? refuse('unsupported_filter', `the faucet profile translates column op literal comparisons (and like) joined by and, not: ${JSON.stringify(filter)}`);
+  return (
+    terms ??
+    refuse(
+      'unsupported_filter',
+      `the faucet profile translates column op literal comparisons (and like) joined by and, not: ${JSON.stringify(filter)}`,
+    )
+  );
 }
 
 export function requiredFilter(k: Known, filter: unknown): Term[] {
@@ -29,7 +36,8 @@ export function requiredFilter(k: Known, filter: unknown): Term[] {
 export function orderOf(order: readonly string[], allowed: (name: string) => boolean): { order?: string } {
   const parts = order.map((o) => {
     const [name = '', dir = 'asc', ...rest] = o.trim().split(/\s+/);
-    if (rest.length || !/^(asc|desc)$/i.test(dir) || !allowed(name) || !faucetName(name)) return refuse('invalid_argument', `cannot order by ${o}`);
+    if (rest.length || !/^(asc|desc)$/i.test(dir) || !allowed(name) || !faucetName(name))
+      return refuse('invalid_argument', `cannot order by ${o}`);
     return `${name} ${dir.toUpperCase()}`;
   });
   return parts.length ? { order: parts.join(', ') } : {};
@@ -47,8 +55,14 @@ export const pick = (row: Row, names: readonly string[]): Row => Object.fromEntr
 
 export function keyTerms(k: Known, key: unknown): Term[] {
   if (k.pk.length === 0) refuse('invalid_argument', `${k.name} has no primary key`);
-  const values: Row = k.pk.length === 1 && (typeof key !== 'object' || key === null) ? { [k.pk[0]!]: key } : (key as Row);
-  if (typeof values !== 'object' || values === null || Object.keys(values).length !== k.pk.length || k.pk.some((c) => !(c in values))) {
+  const values: Row =
+    k.pk.length === 1 && (typeof key !== 'object' || key === null) ? { [k.pk[0]!]: key } : (key as Row);
+  if (
+    typeof values !== 'object' ||
+    values === null ||
+    Object.keys(values).length !== k.pk.length ||
+    k.pk.some((c) => !(c in values))
+  ) {
     refuse('invalid_argument', `the key of ${k.name} is ${k.pk.join(', ')}`);
   }
   return k.pk.map((c) => {
@@ -58,7 +72,12 @@ export function keyTerms(k: Known, key: unknown): Term[] {
 }
 
 /** Up to `limit` records from `offset`, and whether more may follow (Faucet answers at most PAGE). */
-export async function page(f: FaucetPeer, args: Row, limit: number, offset = 0): Promise<{ rows: Row[]; more: boolean }> {
+export async function page(
+  f: FaucetPeer,
+  args: Row,
+  limit: number,
+  offset = 0,
+): Promise<{ rows: Row[]; more: boolean }> {
   const want = Math.min(limit, PAGE);
   const rows = await f.records({ ...args, limit: Math.min(want + 1, PAGE), ...(offset ? { offset } : {}) });
   // asking for PAGE rows cannot tell "exactly PAGE" from "more": the next page says

@@ -15,7 +15,14 @@ export function sessionsSection(ctx: Context): ReportSection | undefined {
     head = section.head;
     for (const row of section.rows) {
       const [target = '', ...rest] = row;
-      rows.push({ cells: [ctx.name(run, target), ...rest.map((text, i) => (i >= 2 && /^[\d,.]+$/.test(text) ? { text, value: Number(text.replaceAll(',', '')) } : text))] });
+      rows.push({
+        cells: [
+          ctx.name(run, target),
+          ...rest.map((text, i) =>
+            i >= 2 && /^[\d,.]+$/.test(text) ? { text, value: Number(text.replaceAll(',', '')) } : text,
+          ),
+        ],
+      });
     }
   });
   if (rows.length === 0) return undefined;
