@@ -234,6 +234,59 @@ describe('Ctrl-C', () => {
   }, 120_000);
 });
 
+describe('Ctrl-C with --out', () => {
+  it('writes the steps finished so far as a result file marked partial, which report reads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-partial-'));
+    try {
+      const out = join(dir, 'partial.json');
+      const args = [
+        'run',
+        '--scale',
+        '0.001',
+        '--agents',
+        '1,2',
+        '--workloads',
+        'point-read',
+        '--indexes',
+        'optimized',
+      ];
+      const child = spawn(
+        process.execPath,
+        [BIN, ...args, '--duration', '500ms', '--warmup', '100ms', '--iterations', '20', '--out', out],
+        {
+          cwd: dir,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      // the first measured step's line, then the signal
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no step within 60 s: ${stderr}`)), 60_000);
+        child.stderr!.on('data', (chunk: Buffer) => {
+          stderr += chunk;
+          if (/point-read × 1: [\d,]+ calls\/s/.test(stderr)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        child.once('exit', () => reject(new Error(`run ended early: ${stderr}`)));
+      });
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+      expect(code, stderr).toBe(130);
+      expect(stderr).toMatch(/\d+ finished step\(s\) written to .*partial\.json, marked partial/);
+      const file = JSON.parse(readFileSync(out, 'utf8')) as { partial?: boolean; steps: unknown[] };
+      expect(file.partial).toBe(true);
+      expect(file.steps.length).toBeGreaterThanOrEqual(1);
+      const report = await runCli(['report', out], { timeoutMs: 30_000 });
+      expect(report.code, report.stderr).toBe(0);
+      expect(report.stdout).toMatch(/^partial: the run was interrupted; these are the \d+ step\(s\) it finished$/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 /** The processes whose command line names a path: the MCP servers (and their workers) run on a database there. */
 function serversOn(path: string): number[] {
   const pids: number[] = [];

@@ -235,6 +235,8 @@ export const resultFile = z.object({
       allTables: z.number().int().optional(),
     }),
   ),
+  /** the run was interrupted (Ctrl-C): these are the steps it finished before */
+  partial: z.boolean().optional(),
   steps: z.array(stepResult),
   decomposition: z.array(decompositionResult),
   warnings: z.array(z.string()),

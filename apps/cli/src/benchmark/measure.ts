@@ -5,10 +5,12 @@
  */
 import {
   createClient,
+  type PlanResult,
   type PlanTarget,
   PROFILES,
   ProfileClient,
   peakTarget,
+  type RunEvent,
   runPlan,
   stagesDuration,
   type Target,
@@ -20,8 +22,9 @@ import { request } from 'undici';
 import { networkReason, UsageError } from '../errors.js';
 import { eraLabel, FLOOR_LABEL, type ProtocolChoice } from '../labels.js';
 import { logLine, progress } from '../render/progress.js';
-import { resultOf } from '../results.js';
+import { resultOf, writeResultFile } from '../results.js';
 import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
+import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';
 import { announceStart, barrier, requireDataset, runIdOf } from '../serving/shard.js';
 import type { PeerTarget } from '../serving/targets.js';
@@ -117,6 +120,42 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
         startAt = config.barrierFile ? await barrier(config.barrierFile, shard!, logLine) : config.startAt!;
         return announceStart(startAt, shard!, logLine);
       };
+      // What the result file says of the run's configuration (also for the partial file of an interrupted run).
+      const configOf = (): ResultFile['config'] => {
+        const databases = serving.databases.length;
+        const file: ResultFile['config'] = {
+          targets,
+          workloads: config.workloads,
+          agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : config.agents,
+          durationMs: stages ? stagesDuration(stages.stages) : config.duration,
+          warmupMs: config.warmup,
+          iterations: config.iterations,
+          protocol: config.protocol.join(','),
+          client: config.client,
+          scale: databases && !shard ? config.scale : null,
+          seed: config.seed,
+          indexes: shard ? foundIndexes(found) : databases ? config.indexes : [],
+          rate: config.rate ?? null,
+          stages: stages ?? null,
+          ...(config.serverCpus || config.clientCpus
+            ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
+            : {}),
+        };
+        if (shard) {
+          const at = new Date(startAt ?? Date.now()).toISOString();
+          file.shard = { ...shard, runId: config.runId ?? runIdOf(file, at), startAt: at };
+        }
+        return file;
+      };
+      // Steps finished so far: an interrupted run with --out keeps them, marked partial.
+      const partial = partialResult();
+      const show = progress();
+      const keepPartial = config.out
+        ? onInterrupt(() => {
+            writeResultFile(config.out!, { ...resultOf(configOf(), partial.result()), partial: true });
+            logLine(`${partial.result().steps.length} finished step(s) written to ${config.out}, marked partial`);
+          })
+        : () => {};
       const measured = await runPlan(
         {
           targets: plan,
@@ -137,32 +176,15 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
           shard: shard && { ...shard, start },
           check: config.checkCalls > 0 ? { calls: config.checkCalls } : undefined,
         },
-        { on: progress() },
+        {
+          on: (event) => {
+            show(event);
+            partial.add(event);
+          },
+        },
       );
-      const databases = serving.databases.length;
-      const file: ResultFile['config'] = {
-        targets,
-        workloads: config.workloads,
-        agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : config.agents,
-        durationMs: stages ? stagesDuration(stages.stages) : config.duration,
-        warmupMs: config.warmup,
-        iterations: config.iterations,
-        protocol: config.protocol.join(','),
-        client: config.client,
-        scale: databases && !shard ? config.scale : null,
-        seed: config.seed,
-        indexes: shard ? foundIndexes(found) : databases ? config.indexes : [],
-        rate: config.rate ?? null,
-        stages: stages ?? null,
-        ...(config.serverCpus || config.clientCpus
-          ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
-          : {}),
-      };
-      if (shard) {
-        const at = new Date(startAt ?? Date.now()).toISOString();
-        file.shard = { ...shard, runId: config.runId ?? runIdOf(file, at), startAt: at };
-      }
-      return resultOf(file, measured);
+      keepPartial();
+      return resultOf(configOf(), measured);
     });
   } catch (error) {
     // the target went away during the run: say which server it was
@@ -221,4 +243,27 @@ function uniqueLabel(name: string, taken: readonly { label: string }[]): string 
   let label = name;
   for (let i = 2; taken.some((t) => t.label === label); i++) label = `${name}-${i}`;
   return label;
+}
+
+/** A plan's result as its events build it, for the file an interrupted run leaves. */
+function partialResult() {
+  const result: PlanResult = {
+    startedAt: new Date().toISOString(),
+    finishedAt: '',
+    sessionInit: [],
+    steps: [],
+    decomposition: [],
+    warnings: [],
+    skipped: [],
+  };
+  return {
+    add(event: RunEvent): void {
+      if (event.type === 'step-end') result.steps.push(event.step);
+      else if (event.type === 'session-init') result.sessionInit.push(event.result);
+      else if (event.type === 'decomposition') result.decomposition.push(...event.results);
+      else if (event.type === 'skipped')
+        result.skipped.push({ target: event.target, workload: event.workload, reason: event.reason });
+    },
+    result: (): PlanResult => ({ ...result, finishedAt: new Date().toISOString() }),
+  };
 }

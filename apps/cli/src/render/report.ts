@@ -57,6 +57,9 @@ export function reportHeader(result: ResultFile): string {
       ? [`servers the run started on CPUs ${c.cpus.server ?? 'any'} · load generator on CPUs ${c.cpus.client ?? 'any'}`]
       : []),
     ...(c.shard ? [shardLine(c.shard)] : []),
+    ...(result.partial
+      ? [`partial: the run was interrupted; these are the ${result.steps.length} step(s) it finished`]
+      : []),
     ...result.warnings.map((w) => `warning: ${w}`),
     ...disagreementLines(result),
     ...skippedLines(result.skipped ?? []),

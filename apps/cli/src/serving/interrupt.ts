@@ -31,6 +31,15 @@ export function removeTempDir(dir: string): void {
   dirs.delete(dir);
 }
 
+/** What to keep of the work done when a signal ends it (a partial result file), run before the clean-up. */
+const savers = new Set<() => void>();
+
+/** Runs `save` if a signal ends the process before the returned function is called. */
+export function onInterrupt(save: () => void): () => void {
+  savers.add(save);
+  return () => savers.delete(save);
+}
+
 /** True once a signal arrived: the handler cleans up and exits; nothing else should. */
 export const isInterrupted = (): boolean => interrupted !== undefined;
 
@@ -51,6 +60,13 @@ async function onSignal(signal: NodeJS.Signals): Promise<void> {
   for (const s of ['SIGINT', 'SIGTERM'] as const) {
     process.removeAllListeners(s);
     process.once(s, () => process.exit(s === 'SIGINT' ? EXIT.sigint : EXIT.sigterm));
+  }
+  for (const save of savers) {
+    try {
+      save();
+    } catch (error) {
+      process.stderr.write(`\nmcp-db-bench: could not keep the work done: ${(error as Error).message}\n`);
+    }
   }
   process.stderr.write(
     `\nmcp-db-bench: interrupted: stopping ${children.size} process(es) and removing ${dirs.size} temporary director${dirs.size === 1 ? 'y' : 'ies'}\n`,
