@@ -149,8 +149,9 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
     if (!o || !d) throw new Error(`no token cost for both servers: ${JSON.stringify(result.tokens)}`);
     expect(o.tokenizer).toMatch(/o200k_base/);
     expect(d.toolsList.bytes).toBeLessThan(o.toolsList.bytes);
-    // Our five read tools as hosts pass them to the model: lean schemas, the filter grammar in the instructions.
-    expect(o.toolsList.tokens).toBeLessThanOrEqual(600);
+    // As hosts pass tools/list to the model: our five read tools (582 tokens: lean schemas, the filter grammar in the
+    // instructions) stay within 600, plus the echo tool `serve` registers for benchmarks (30).
+    expect(o.toolsList.tokens).toBeLessThanOrEqual(630);
     for (const t of [o, d]) {
       expect(t.toolsList.tokens).toBeGreaterThan(0);
       expect(t.toolsList.tokens).toBeLessThan(t.toolsList.bytes);

@@ -1,5 +1,6 @@
 import type { Random } from '@mcp-db-bench/contract';
 import {
+  BENCH_TABLE_PREFIX,
   type DescribeTableInput,
   type DescribeTableOutput,
   type ListTablesOutput,
@@ -56,7 +57,10 @@ export class SimAgent {
       await this.client.callTool(TOOL_NAMES.listTables, {}),
       TOOL_NAMES.listTables,
     );
-    this.tableNames = list.tables.filter((t) => t.kind === 'table').map((t) => t.name);
+    // The benchmark's own bookkeeping (the dataset's mark) is not data an agent works on.
+    this.tableNames = list.tables
+      .filter((t) => t.kind === 'table' && !t.name.startsWith(BENCH_TABLE_PREFIX))
+      .map((t) => t.name);
     for (const name of wanted ?? this.tableNames) {
       if (!this.tableNames.includes(name)) continue;
       const args: DescribeTableInput = { table: name };

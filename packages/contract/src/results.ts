@@ -7,6 +7,9 @@ import { z } from 'zod';
  */
 export const RESULT_FILE_VERSION = 1;
 
+/** Tables the benchmark keeps for itself (the dataset's mark) begin with this: never an agent's data. */
+export const BENCH_TABLE_PREFIX = 'mcp_db_bench_';
+
 export const encodedHistogram = z.string().describe('HdrHistogram of latencies in microseconds, compressed base64');
 
 export const operationStats = z.object({

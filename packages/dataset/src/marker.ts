@@ -1,4 +1,4 @@
-import { ToolError } from '@mcp-db-bench/contract';
+import { BENCH_TABLE_PREFIX, ToolError } from '@mcp-db-bench/contract';
 import type { Connection } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { TABLES } from './schema.js';
@@ -8,7 +8,7 @@ import { TABLES } from './schema.js';
  * them with. Whatever it does not name belongs to someone else, and no command writes into,
  * alters or drops it, however alike its name.
  */
-export const MARKER_TABLE = 'mcp_db_bench_dataset';
+export const MARKER_TABLE = `${BENCH_TABLE_PREFIX}dataset`;
 
 /** What the database holds of the dataset's table names: the ones seed made, and the ones it did not. */
 export interface Ownership {

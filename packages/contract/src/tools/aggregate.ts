@@ -27,7 +27,7 @@ export const aggregateInput = z.object({
   group_by: z.array(z.string().min(1).max(256)).max(16).optional(),
   filter: filterArg.optional(),
   having: filterArg.optional().describe('A filter on output names, after grouping.'),
-  order_by: orderByArg.optional().describe('Output names or group_by columns.'),
+  order_by: orderByArg.optional(),
   limit: limitArg.optional(),
 });
 

@@ -3,7 +3,7 @@ import { toolSpec } from './spec.js';
 
 /** A tool that touches no database: benchmarks use it to measure the protocol's own cost. */
 export const echoInput = z.object({
-  message: z.string().max(10_000).optional().describe('Returned unchanged.'),
+  message: z.string().max(10_000).optional(),
 });
 
 export const echoOutput = z.object({ message: z.string() });

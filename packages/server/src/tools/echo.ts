@@ -4,7 +4,7 @@ import { defineTool, READ_ONLY } from './tool.js';
 /** Registered only with --echo: the same path as every tool, minus the database. */
 export const echo = defineTool(echoSpec, {
   title: 'Echo',
-  description: 'Returns its message unchanged without touching the database (for measuring protocol overhead).',
+  description: 'Returns message, without the database.',
   annotations: READ_ONLY,
   async run(args) {
     return { message: args.message ?? '' };

@@ -24,9 +24,7 @@ import { defineTool, type Limits, READ_ONLY } from './tool.js';
 
 export const query = defineTool(querySpec, {
   title: 'Query rows',
-  description:
-    'Rows of one table, filtered, sorted (default: primary key order) and limited. ' +
-    'When truncated, pass next_cursor as cursor for the next page.',
+  description: 'Rows of one table, in primary key order unless sorted. When truncated, pass next_cursor as cursor.',
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planQuery(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);
