@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * The packages as npm users get them. Every workspace package is packed with `pnpm pack` (which
- * turns `workspace:*` and `catalog:` into real versions), the five tarballs are installed with npm
+ * turns `workspace:*` and `catalog:` into real versions), the six tarballs are installed with npm
  * into an empty directory outside the workspace, and the installed bins are run from there:
  *
  *   npx mcp-db-bench --version
@@ -23,7 +23,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const PACKAGES = ['packages/contract', 'packages/server', 'packages/agent', 'packages/dataset', 'apps/cli'];
+const PACKAGES = [
+  'packages/contract',
+  'packages/engines',
+  'packages/server',
+  'packages/agent',
+  'packages/dataset',
+  'apps/cli',
+];
 const READ_TOOLS = ['aggregate', 'describe_table', 'get', 'list_tables', 'query'];
 const CLI_VERSION = (JSON.parse(readFileSync(join(ROOT, 'apps/cli/package.json'), 'utf8')) as { version: string })
   .version;
@@ -131,7 +138,7 @@ describe('the packed packages, installed with npm outside the workspace', () => 
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('packs five tarballs, each with its README, the LICENSE and dist, and no workspace: or catalog: versions', async () => {
+  it('packs six tarballs, each with its README, the LICENSE and dist, and no workspace: or catalog: versions', async () => {
     expect(tarballs).toHaveLength(PACKAGES.length);
     for (const tarball of tarballs) {
       const { stdout: list } = await sh('tar', ['-tzf', tarball], { cwd: work, env, timeoutMs: 30_000 });

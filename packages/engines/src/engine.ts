@@ -18,6 +18,8 @@ export interface ConnectOptions {
   poolWaitMs?: number;
   /** create the database if it does not exist (SQLite files); off for servers, on for seeding */
   create?: boolean;
+  /** a connection to the server itself, to create or drop databases: the URL may name none */
+  serverLevel?: boolean;
   /** sessions the engine itself keeps from writing (see each engine's connect) */
   readOnly?: boolean;
   /** the engine cancels a statement that runs longer than this; 0 or absent: no limit */

@@ -16,7 +16,7 @@ export async function recreateOnServer(
   name: string,
   statements: (id: RawBuilder<unknown>, name: string) => RawBuilder<unknown>[],
 ): Promise<string> {
-  const { db, close } = await connect(baseUrl, { poolSize: 1 });
+  const { db, close } = await connect(baseUrl, { poolSize: 1, serverLevel: true });
   try {
     for (const statement of statements(sql.id(name), name)) await statement.execute(db as AnyDb);
   } finally {

@@ -46,11 +46,11 @@ const typeCast: TypeCast = (field, next) => {
 
 export async function connect(
   url: string,
-  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs, observer }: ConnectOptions,
+  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs, observer, serverLevel }: ConnectOptions,
 ): Promise<Connection> {
   // Without a database, every query would run with none selected: the server would serve 0 tables.
   const { protocol, pathname } = new URL(url);
-  if (/^\/?$/.test(pathname)) {
+  if (!serverLevel && /^\/?$/.test(pathname)) {
     throw new ToolError(
       'invalid_argument',
       `the MySQL/MariaDB URL names no database: add it to the path, as in ${protocol}//USER:PASS@HOST:3306/DB`,
