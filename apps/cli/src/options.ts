@@ -1,7 +1,10 @@
+import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import { INDEX_PROFILES, type IndexProfile, MAX_SCALE } from '@mcp-db-bench/dataset';
 import { engineForUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import { InvalidArgumentError, Option } from 'commander';
+import { UsageError } from './errors.js';
 import { parseList, parsePositiveInt } from './parse/durations.js';
 
 /**
@@ -109,4 +112,14 @@ export const examples = (...lines: string[]) => `\nExamples:\n${lines.map((l) =>
 
 /** Every output file is `-o, --out` (report and compare also take their old `--output`, hidden). */
 export const outOption = (description: string) => new Option('-o, --out <file>', description);
+
+/** A file a command will write, checked before the work that fills it: a finished run must not die at its last line. */
+export function checkOutputPath(flag: string, path: string | undefined): void {
+  if (path === undefined) return;
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`${flag} ${path}: there is no directory ${dir}`);
+  if (existsSync(path) && statSync(path).isDirectory())
+    throw new UsageError(`${flag} ${path} is a directory: name a file`);
+}
 export const outputAlias = () => new Option('--output <file>').hideHelp();

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@mcp-db-bench/agent';
@@ -7,6 +9,7 @@ import { type TraceLine, type TraceRequest, traceLine } from '@mcp-db-bench/cont
 import { seed } from '@mcp-db-bench/dataset';
 import { SERVER_BIN } from '@mcp-db-bench/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_REQUEST_BYTES, recordHttp } from '../src/record/http-proxy.js';
 import { Recorder } from '../src/record/recorder.js';
 import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 import { BIN } from './support/cli.js';
@@ -151,6 +154,63 @@ describe('record over HTTP', () => {
     recorder.child.kill('SIGINT');
     await recorder.exited;
     expect(requests(read(file))).toEqual([expect.objectContaining({ method: 'tools/list', error: 'network' })]);
+  }, 30_000);
+});
+
+describe('record over HTTP, against a hostile host', () => {
+  /** Raw bytes to the proxy; resolves with what came back when the proxy closes the connection (or after 5 s). */
+  async function raw(url: string, send: (socket: ReturnType<typeof connect>) => void): Promise<string> {
+    const { hostname, port } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk;
+    });
+    send(socket);
+    await Promise.race([once(socket, 'close'), new Promise((r) => setTimeout(r, 5_000))]);
+    socket.destroy();
+    return answer;
+  }
+
+  it('refuses an oversized body, times out a stalled one, survives an abandoned one, and keeps serving', async () => {
+    const lines: TraceLine[] = [];
+    const recorder = new Recorder((line) => lines.push(line), 'shape', 'test');
+    const { server: proxy, url } = await recordHttp({
+      target: server.endpoint,
+      host: '127.0.0.1',
+      port: 0,
+      recorder,
+      requestTimeoutMs: 500,
+    });
+    const { pathname } = new URL(url);
+    const head = (length: number) =>
+      `POST ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${length}\r\n\r\n`;
+    try {
+      const big = await raw(url, (socket) => {
+        socket.write(head(MAX_REQUEST_BYTES + 1024));
+        socket.write(Buffer.alloc(MAX_REQUEST_BYTES + 1024, 0x20));
+      });
+      expect(big).toMatch(/^HTTP\/1\.1 413/);
+      const stalled = await raw(url, (socket) => socket.write(`${head(1000)}{"jsonrpc":`));
+      expect(stalled).toMatch(/^HTTP\/1\.1 408/);
+      await raw(url, (socket) => {
+        socket.write(`${head(1000)}{"jsonrpc":`);
+        socket.destroy();
+      });
+      const answer = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toMatch(/list_tables/);
+      // Only the whole request reached the recorder.
+      expect(requests(lines).map((r) => r.method)).toEqual(['tools/list']);
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+    }
   }, 30_000);
 });
 

@@ -4,8 +4,6 @@
  * and what the flags imply (the agents of --rate-stages, no index rounds for a shard, the
  * environment's database yielding to a target) is in the new configuration, the flags untouched.
  */
-import { existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { WORKLOADS } from '@mcp-db-bench/agent';
 import type { LoadStage, LoadStages } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
@@ -13,7 +11,7 @@ import type { Command } from 'commander';
 import { UsageError, unknownCommand } from '../errors.js';
 import type { Threshold } from '../gates/thresholds.js';
 import type { ProtocolChoice } from '../labels.js';
-import type { Format } from '../options.js';
+import { checkOutputPath, type Format } from '../options.js';
 import { checkPinning } from '../serving/cpus.js';
 import { checkBarrier, type ShardFlag } from '../serving/shard.js';
 
@@ -87,20 +85,11 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   return { ...sharded, loadStages: loadStagesOf(sharded) };
 }
 
-/** Where the run's files go, checked before the first step: a finished run must not die at its last line. */
+/** Where the run's files go, checked before the first step. */
 function checkOutputs(config: RunFlags): void {
-  for (const [flag, path] of [
-    ['--out', config.out],
-    ['--html', config.html],
-    ['--junit', config.junit],
-  ] as const) {
-    if (path === undefined) continue;
-    const dir = dirname(resolve(path));
-    if (!existsSync(dir) || !statSync(dir).isDirectory())
-      throw new UsageError(`${flag} ${path}: there is no directory ${dir}`);
-    if (existsSync(path) && statSync(path).isDirectory())
-      throw new UsageError(`${flag} ${path} is a directory: name a file`);
-  }
+  checkOutputPath('--out', config.out);
+  checkOutputPath('--html', config.html);
+  checkOutputPath('--junit', config.junit);
 }
 
 /** Pinning needs Linux and taskset; server CPUs need a server this run starts. */

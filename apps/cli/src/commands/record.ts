@@ -1,10 +1,10 @@
-import { createWriteStream, existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { createWriteStream } from 'node:fs';
 import { TRACE_VALUES, type TraceLine, type TraceValues } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { EXIT, UsageError } from '../errors.js';
-import { examples } from '../options.js';
+import { checkOutputPath, examples } from '../options.js';
+import { parsePort, parseTarget } from '../parse/values.js';
 import { recordHttp } from '../record/http-proxy.js';
 import { Recorder } from '../record/recorder.js';
 import { recordStdio } from '../record/stdio-proxy.js';
@@ -24,9 +24,11 @@ export function recordCommand(): Command {
     .description(
       "record a host's MCP sessions as a trace: a transparent proxy in front of any MCP server (HTTP or stdio)",
     )
-    .option(
-      '--target <url>',
-      'the MCP server to record, over Streamable HTTP; the host connects to --host:--port instead',
+    .addOption(
+      new Option(
+        '--target <url>',
+        'the MCP server to record, over Streamable HTTP; the host connects to --host:--port instead',
+      ).argParser(parseTarget),
     )
     .option(
       '--target-cmd <command>',
@@ -61,15 +63,11 @@ export function recordCommand(): Command {
     .action(async (flags: RecordFlags) => {
       if ((flags.target === undefined) === (flags.targetCmd === undefined))
         throw new UsageError('give the server to record: --target URL or --target-cmd COMMAND (one of them)');
-      const out = resolve(flags.out);
-      if (!existsSync(dirname(out)) || !statSync(dirname(out)).isDirectory())
-        throw new UsageError(`--out ${flags.out}: no directory ${dirname(out)}`);
+      checkOutputPath('--out', flags.out);
       const [command = '', ...args] = (flags.targetCmd ?? '').split(/\s+/).filter(Boolean);
       if (flags.targetCmd !== undefined && !command) throw new UsageError('--target-cmd needs a command');
-      if (flags.target !== undefined && !/^https?:\/\//.test(flags.target))
-        throw new UsageError(`--target must be an http:// or https:// URL: ${flags.target}`);
 
-      const file = createWriteStream(out);
+      const file = createWriteStream(flags.out);
       const write = (line: TraceLine) => file.write(`${JSON.stringify(line)}\n`);
       const finished = () => new Promise<void>((done) => file.end(done));
       // Over stdio, stdout is the protocol: everything for the user goes to stderr.
@@ -99,11 +97,4 @@ export function recordCommand(): Command {
       await finished();
       say(`trace written to ${flags.out}`);
     });
-}
-
-function parsePort(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new InvalidArgumentError('port must be a whole number from 0 to 65535');
-  return n;
 }

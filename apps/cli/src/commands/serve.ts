@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { dbOption, examples, indexesOption, scaleOption, seedOption } from '../options.js';
 import { parsePositiveInt } from '../parse/durations.js';
+import { parsePort } from '../parse/values.js';
 import { seedIfMissing } from '../serving/seed-if-missing.js';
 import { serverBin } from '../serving/server-process.js';
 
@@ -14,7 +15,7 @@ interface ServeFlags {
   indexes: 'baseline' | 'optimized';
   stdio?: boolean;
   host: string;
-  port: string;
+  port: number;
   token?: string;
   workers: number | 'auto';
 }
@@ -31,7 +32,7 @@ export function serveCommand(): Command {
       .addOption(indexesOption('index profile when seeding'))
       .option('--stdio', 'serve over stdio instead of HTTP')
       .option('--host <host>', 'HTTP bind address', '127.0.0.1')
-      .option('--port <port>', 'HTTP port', '7400')
+      .addOption(new Option('--port <port>', 'HTTP port (0 picks a free one)').default(7400).argParser(parsePort))
       .option('--token <token>', 'require this bearer token over HTTP')
       // the server's own default (one per core), so a side-by-side with another server measures what users run
       .addOption(
@@ -65,7 +66,7 @@ export function serveCommand(): Command {
         await seedIfMissing(flags.db, { scale, seed, indexes }, (line) => process.stderr.write(`${line}\n`));
         const args = ['--url', flags.db, '--echo'];
         if (!flags.stdio)
-          args.push('--http', '--host', flags.host, '--port', flags.port, '--workers', String(flags.workers));
+          args.push('--http', '--host', flags.host, '--port', String(flags.port), '--workers', String(flags.workers));
         if (flags.token) args.push('--token', flags.token);
         const child = spawn(process.execPath, [serverBin(), ...args], { stdio: 'inherit' });
         for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));

@@ -48,6 +48,14 @@ export function parseTarget(value: string): string {
   return value;
 }
 
+/** A TCP port to listen on; 0 picks a free one. */
+export const parsePort = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError(`port must be a whole number from 0 to 65535, not ${value}`);
+  return n;
+};
+
 /** A percentage, 0 or more; `10` and `10%` alike. */
 export const parsePct = (name: string) => (value: string) => {
   const n = Number(value.replace(/%$/, ''));

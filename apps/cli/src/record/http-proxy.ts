@@ -16,6 +16,10 @@ const HOP = new Set([
 ]);
 /** The most of an answer kept to read its messages from; the bytes past it are passed on and counted. */
 const KEEP_BYTES = 4 * 1024 * 1024;
+/** The largest request body passed on: a host's MCP message is far smaller; a larger one is answered 413. */
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** A request (headers and body) must arrive within this, or it is answered 408: a stalled sender holds nothing for long. */
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * A transparent MCP proxy over Streamable HTTP: every request goes to `target` as it came
@@ -28,6 +32,8 @@ export async function recordHttp(options: {
   host: string;
   port: number;
   recorder: Recorder;
+  /** see REQUEST_TIMEOUT_MS */
+  requestTimeoutMs?: number;
 }): Promise<{ server: Server; url: string }> {
   const target = new URL(options.target);
   const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
@@ -35,9 +41,23 @@ export async function recordHttp(options: {
   const connections = new WeakMap<Socket, string>();
   let connectionCount = 0;
 
-  const server = createServer(async (req, res) => {
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const timeouts = {
+    requestTimeout,
+    headersTimeout: Math.min(10_000, requestTimeout),
+    connectionsCheckingInterval: Math.min(1_000, requestTimeout / 4),
+  };
+  const server = createServer(timeouts, async (req, res) => {
     const startedAt = recorder.clock();
     const body = await readBody(req);
+    // The host went away mid-request: nothing to pass on, nothing to answer.
+    if (body === 'aborted') return void res.destroy();
+    if (body === 'too large') {
+      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ error: `mcp-db-bench record: a request body past ${MAX_REQUEST_BYTES} bytes` }));
+      req.socket.destroySoon();
+      return;
+    }
     const socketKey = connections.get(req.socket) ?? `conn:${++connectionCount}`;
     connections.set(req.socket, socketKey);
     const sessionId = header(req.headers, 'mcp-session-id');
@@ -119,12 +139,21 @@ export async function recordHttp(options: {
   return { server, url: `http://${options.host}:${port}${target.pathname}` };
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+/** The request's body, or why there is none: past MAX_REQUEST_BYTES (the rest left unread), or the host went away. */
+function readBody(req: IncomingMessage): Promise<Buffer | 'too large' | 'aborted'> {
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let bytes = 0;
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= MAX_REQUEST_BYTES) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.pause();
+      resolve('too large');
+    };
+    req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
+    req.once('error', () => resolve('aborted'));
   });
 }
 
