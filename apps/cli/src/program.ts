@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { compareCommand } from './commands/compare.js';
 import { doctorCommand } from './commands/doctor.js';
 import { floorCommand } from './commands/floor.js';
@@ -11,7 +11,7 @@ import { seedCommand } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
 import { soakCommand } from './commands/soak.js';
 import { commandNames, EXIT, redactAll, unknownCommand } from './errors.js';
-import { examples } from './options.js';
+import { examples, parseDbUrl } from './options.js';
 import { VERSION } from './version.js';
 
 /** The CLI: one file per command under commands/, registered here. */
@@ -40,8 +40,35 @@ export function buildProgram(): Command {
           'mcp-db-bench report result.json --format markdown',
         ),
     );
-  for (const command of [program, ...program.commands]) configure(command);
+  for (const command of [program, ...program.commands]) {
+    configure(command);
+    urlAlias(command);
+  }
   return program;
+}
+
+/**
+ * `--url`, the server's name for its database, works wherever `--db` does (hidden from help):
+ * one name for one idea across both bins, whichever a user learned first.
+ */
+function urlAlias(command: Command): void {
+  const db = command.options.find((o) => o.attributeName() === 'db');
+  if (!db) return;
+  command.addOption(new Option('--url <url>', 'same as --db').hideHelp());
+  command.on('option:url', (value: string) => {
+    let url: string;
+    try {
+      url = parseDbUrl(value);
+    } catch (error) {
+      // Commander's own wording, as for a bad --db.
+      return command.error(`error: option '--url <url>' argument '${value}' is invalid. ${(error as Error).message}`, {
+        exitCode: 2,
+        code: 'commander.invalidArgument',
+      });
+    }
+    const given = command.getOptionValueSource('db') === 'cli' ? command.getOptionValue('db') : [];
+    command.setOptionValueWithSource('db', db.variadic ? [...given, url] : url, 'cli');
+  });
 }
 
 /** Every command alike: commander errors thrown (bin.ts exits 2 on them), one line each, with a suggestion. */

@@ -25,6 +25,11 @@ async function configOf(
 }
 
 describe('run: flags checked into a new configuration', () => {
+  it('--url, the server\'s name, is --db: repeatable, mixed with --db, in the order given', async () => {
+    const { config } = await configOf(['--url', 'sqlite:a.db', '--db', 'sqlite:b.db', '--url', 'sqlite:c.db']);
+    expect(config.db).toEqual(['sqlite:a.db', 'sqlite:b.db', 'sqlite:c.db']);
+  });
+
   it('--rate-stages without --agents: a pool of 16 agents; the flags keep their default', async () => {
     const { flags, before, config } = await configOf(['--rate-stages', '1s:10']);
     expect(config.agents).toEqual([16]);
