@@ -25,7 +25,7 @@ async function configOf(
 }
 
 describe('run: flags checked into a new configuration', () => {
-  it('--url, the server\'s name, is --db: repeatable, mixed with --db, in the order given', async () => {
+  it("--url, the server's name, is --db: repeatable, mixed with --db, in the order given", async () => {
     const { config } = await configOf(['--url', 'sqlite:a.db', '--db', 'sqlite:b.db', '--url', 'sqlite:c.db']);
     expect(config.db).toEqual(['sqlite:a.db', 'sqlite:b.db', 'sqlite:c.db']);
   });
