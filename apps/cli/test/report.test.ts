@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { knee, reportSections } from '../src/render/report.js';
+import { knee, reportHeader, reportSections } from '../src/render/report.js';
 import { toMarkdown, toTerminal, wrap } from '../src/render/table.js';
 import { result, step } from './support/results.js';
 
@@ -106,6 +106,18 @@ describe('the terminal layout', () => {
     }
     // a table that fits stays a table
     expect(toTerminal([{ title: 't', head: ['a', 'b'], rows: [['1', '2']] }], 80)).toContain('│ a │');
+  });
+
+  it('wraps the header to the terminal, and leaves it whole for a file', () => {
+    const r = result([step({ workload: 'point-read', agents: 16, calls: 10 })]);
+    expect(
+      reportHeader(r)
+        .split('\n')
+        .some((line) => line.length > 100),
+    ).toBe(true);
+    const wrapped = reportHeader(r, 80);
+    for (const line of wrapped.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(wrapped.replaceAll('\n', ' ')).toBe(reportHeader(r).replaceAll('\n', ' '));
   });
 
   it('wraps text at spaces, and cuts a word longer than the line', () => {

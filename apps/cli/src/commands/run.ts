@@ -232,7 +232,9 @@ export function runCommand(): Command {
       const text =
         config.format === 'json'
           ? `${JSON.stringify(result, null, 2)}\n`
-          : `${reportHeader(result)}\n\n${config.format === 'markdown' ? toMarkdown(sections) : toTerminal(sections, stdoutColumns())}`;
+          : config.format === 'markdown'
+            ? `${reportHeader(result)}\n\n${toMarkdown(sections)}`
+            : `${reportHeader(result, stdoutColumns())}\n\n${toTerminal(sections, stdoutColumns())}`;
       process.stdout.write(text);
     });
 }

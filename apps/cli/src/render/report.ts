@@ -5,7 +5,7 @@ import { callsPerSecond, median, REFUSED } from './numbers.js';
 import { roundLabel } from './progress.js';
 import { soakSections } from './soak.js';
 import { formatStages, stageSections } from './stages.js';
-import type { Section } from './table.js';
+import { type Section, wrap } from './table.js';
 import { agreementSection, callTokenSection, disagreementLines, tokenSection } from './tokens.js';
 import { verificationSection } from './verification.js';
 
@@ -46,10 +46,11 @@ export function reportSections(result: ResultFile): Section[] {
   ].filter((s): s is Section => s !== undefined && s.rows.length > 0);
 }
 
-export function reportHeader(result: ResultFile): string {
+/** The lines above the tables: what ran, where and how; with `width` (a terminal's columns), wrapped to it. */
+export function reportHeader(result: ResultFile, width?: number): string {
   const e = result.environment;
   const c = result.config;
-  return [
+  const lines = [
     `mcp-db-bench ${result.tool.version} · ${result.startedAt}`,
     `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
     `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
@@ -64,6 +65,7 @@ export function reportHeader(result: ResultFile): string {
     ...disagreementLines(result),
     ...skippedLines(result.skipped ?? []),
   ].join('\n');
+  return width ? wrap(lines, width) : lines;
 }
 
 /** A shard's file, or a merged run of shards: the numbers above are one part's, or every part's. */

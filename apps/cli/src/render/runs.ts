@@ -16,7 +16,7 @@ export function renderRuns(runs: readonly Run[], format: ReportFormat, width?: n
       const sections = reportSections(result);
       const heading = runs.length > 1 ? (format === 'markdown' ? `## ${label}\n\n` : `== ${label} ==\n`) : '';
       const tables = format === 'markdown' ? toMarkdown(sections) : toTerminal(sections, width);
-      return `${heading}${reportHeader(result)}\n\n${tables}`;
+      return `${heading}${reportHeader(result, format === 'markdown' ? undefined : width)}\n\n${tables}`;
     })
     .join('\n');
 }
