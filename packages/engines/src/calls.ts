@@ -93,6 +93,8 @@ export interface StatementObserver {
   statement(sql: string): (error?: unknown) => void;
   /** A wait for a pooled connection starts. */
   acquire(): (error?: unknown) => void;
+  /** A pooled connection is handed to a call (+1) or given back (-1): the sum is the connections in use. */
+  held?(change: 1 | -1): void;
 }
 
 /** Runs `work` as one statement or wait that `end` is told of. */
@@ -158,6 +160,11 @@ export class Statements {
   /** Runs `work`, a wait for a pooled connection, as the observer's (when there is one). */
   acquiring<T>(work: () => Promise<T>): Promise<T> {
     return this.observer ? observed(this.observer.acquire(), work) : work();
+  }
+
+  /** A pooled connection is handed out (+1) or given back (-1), as the observer's (when there is one). */
+  held(change: 1 | -1): void {
+    this.observer?.held?.(change);
   }
 
   /** Whether a connection about to be handed to the current call should go back: its client left, or the database is closing. */
@@ -272,6 +279,7 @@ function cancellableDriver(
         await driver.releaseConnection(connection);
         throw abandoned();
       }
+      statements.held(1);
       if (!watched.has(connection)) {
         watched.add(connection);
         const execute = connection.executeQuery.bind(connection);
@@ -283,7 +291,10 @@ function cancellableDriver(
     beginTransaction: (connection, settings) => driver.beginTransaction(connection, settings),
     commitTransaction: (connection) => driver.commitTransaction(connection),
     rollbackTransaction: (connection) => driver.rollbackTransaction(connection),
-    releaseConnection: (connection, options) => driver.releaseConnection(connection, options),
+    releaseConnection: (connection, options) => {
+      statements.held(-1);
+      return driver.releaseConnection(connection, options);
+    },
     destroy: (options) => driver.destroy(options),
     ...(driver.savepoint && {
       savepoint: driver.savepoint.bind(driver),
@@ -310,6 +321,7 @@ export function observedDialect(dialect: Dialect, observer: StatementObserver): 
         init: (options) => driver.init(options),
         async acquireConnection(options) {
           const connection = await statements.acquiring(() => driver.acquireConnection(options));
+          statements.held(1);
           if (!watched.has(connection)) {
             watched.add(connection);
             const execute = connection.executeQuery.bind(connection);
@@ -320,7 +332,10 @@ export function observedDialect(dialect: Dialect, observer: StatementObserver): 
         beginTransaction: (connection, settings) => driver.beginTransaction(connection, settings),
         commitTransaction: (connection) => driver.commitTransaction(connection),
         rollbackTransaction: (connection) => driver.rollbackTransaction(connection),
-        releaseConnection: (connection, options) => driver.releaseConnection(connection, options),
+        releaseConnection: (connection, options) => {
+          statements.held(-1);
+          return driver.releaseConnection(connection, options);
+        },
         destroy: (options) => driver.destroy(options),
         ...(driver.savepoint && {
           savepoint: driver.savepoint.bind(driver),

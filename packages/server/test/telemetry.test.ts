@@ -273,6 +273,12 @@ describe.each(liveTargets())('$engine', (target: LiveTarget) => {
       has('db.client.operation.duration', { 'db.system.name': engine.dbSystem, 'db.collection.name': 'customers' }),
     ).toBe(true);
     expect(has('db.client.connection.wait_time', { 'db.system.name': engine.dbSystem })).toBe(true);
+    // Connections in use: every one handed out was given back (the sum is 0), and the sum was exported.
+    const inUse = pointsOf(receiver).filter(
+      (p) => p.metric === 'db.client.connection.count' && p.attributes['db.client.connection.state'] === 'used',
+    );
+    expect(inUse.length).toBeGreaterThan(0);
+    expect(inUse.at(-1)!.value).toBe(0);
     expect(server.stderr()).toContain('resolved:@opentelemetry/sdk-node');
   }, 30_000);
 });

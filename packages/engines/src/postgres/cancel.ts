@@ -53,9 +53,20 @@ export function watchStatements(pool: pg.Pool, statements: Statements): void {
     return statements
       .acquiring(() => connect()!)
       .then((client) => {
-        if (!statements.refuses()) return client;
-        client.release();
-        throw abandoned();
+        if (statements.refuses()) {
+          client.release();
+          throw abandoned();
+        }
+        // pg makes a new release function for each checkout: this one is told once, for this checkout.
+        const release = client.release;
+        statements.held(1);
+        let held = true;
+        client.release = (error?: Error | boolean) => {
+          if (held) statements.held(-1);
+          held = false;
+          return release.call(client, error);
+        };
+        return client;
       });
   }) as typeof pool.connect;
   pool.on('connect', (client) => {

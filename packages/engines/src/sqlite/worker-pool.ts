@@ -164,6 +164,7 @@ export class SqliteWorkerDriver implements Driver {
     // A call whose client has gone does not wait in the queue, nor keeps a connection it got.
     this.statements.check();
     const connection = await this.statements.acquiring(() => this.#acquire());
+    this.statements.held(1);
     if (this.statements.refuses()) {
       await this.releaseConnection(connection);
       throw abandoned();
@@ -194,6 +195,7 @@ export class SqliteWorkerDriver implements Driver {
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.statements.held(-1);
     // Waiters whose clients have gone leave now, before a thread is started for them.
     while (this.#waiting[0]?.refused()) {
       const gone = this.#waiting.shift()!;

@@ -58,6 +58,10 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
     description: 'Time waited for a pooled connection',
     unit: 's',
   });
+  const inUse = meter.createUpDownCounter('db.client.connection.count', {
+    description: 'Pooled connections in use (db.client.connection.state = used)',
+    unit: '{connection}',
+  });
 
   return {
     enabled: true,
@@ -111,6 +115,7 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
     },
     observer(engine: EngineProfile): StatementObserver {
       const system = engine.dbSystem;
+      const used: Attributes = { 'db.system.name': system, 'db.client.connection.state': 'used' };
       return {
         statement(sql: string) {
           const facts = statementFacts(sql);
@@ -133,6 +138,9 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
             span.end();
             statementDuration.record(seconds(start), attributes);
           };
+        },
+        held(change: 1 | -1) {
+          inUse.add(change, used);
         },
         acquire() {
           const attributes: Attributes = { 'db.system.name': system };
