@@ -89,7 +89,7 @@ async function check(command: Pick<DocCommand, 'program' | 'args' | 'env'>): Pro
     const program = buildProgram();
     const reached: string[] = [];
     for (const sub of [program, ...program.commands]) {
-      sub.configureOutput(output);
+      sub.exitOverride().configureOutput(output); // a usage error throws, never exits the test
       if (sub !== program) sub.action(() => void reached.push(sub.name()));
     }
     await parseCli(['node', 'mcp-db-bench', ...command.args], program);
@@ -230,6 +230,7 @@ describe('the shell-words splitter', () => {
   });
 
   it('notes unknown placeholders and ellipses, and fills known ones', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell text, not a template
     const [command] = words('x $PG_URL "${PG_URL}" $OTHER <url> <token> $(date -u | tr a b) ... …', {
       PG_URL: 'pg',
       '<token>': 't',
