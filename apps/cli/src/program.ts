@@ -119,10 +119,10 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Parses and runs. A first word that is not a command is a usage error naming the closest
- * command, not an argument of the default command `run`.
+ * command, not an argument of the default command `run`. `program` is given by a test that
+ * replaced the actions (apps/cli/test/doc-commands.test.ts checks the docs' command lines).
  */
-export async function parseCli(argv: readonly string[]): Promise<void> {
-  const program = buildProgram();
+export async function parseCli(argv: readonly string[], program = buildProgram()): Promise<void> {
   const first = argv[2];
   if (first !== undefined && !first.startsWith('-') && !commandNames(program).includes(first)) {
     program.error(unknownCommand(program, first), { exitCode: EXIT.usage, code: 'commander.unknownCommand' });
