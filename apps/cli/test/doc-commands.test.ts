@@ -51,26 +51,6 @@ function exampleValues(now = Date.now()): Record<string, string> {
 /** At most this many lines may be skipped (an ellipsis or an unknown placeholder); each is listed. */
 const MAX_SKIPS = 3;
 
-/**
- * Lines the docs have right and the grammar refuses: reported, not hidden. Each must still fail with
- * its message, so fixing the CLI fails this test until the entry goes.
- */
-const GRAMMAR_AT_FAULT = [
-  {
-    file: 'docs/scaling.md',
-    has: /--rate 20000\b/,
-    error: /rate must be a whole number from 1 to 10000/,
-    why: '--rate is the total of every shard (run --shard splits it), yet capped at 10000 like a count of agents',
-  },
-  {
-    file: 'docs/scaling.md',
-    has: /--rate 200000\b/,
-    error: /rate must be a whole number from 1 to 10000/,
-    why: 'the same: 20 shards at 10,000 calls/s each',
-  },
-];
-const atFault = (c: DocCommand) => GRAMMAR_AT_FAULT.find((f) => f.file === c.file && f.has.test(c.text));
-
 /** Parses one command line with the real grammar and runs nothing: the error, or what was reached. */
 async function check(command: Pick<DocCommand, 'program' | 'args' | 'env'>): Promise<string> {
   const saved = { ...process.env };
@@ -130,14 +110,7 @@ describe('the command lines in the docs', () => {
   });
 
   it.each(checked.map((c) => [`${c.file}:${c.line} ${c.text}`, c] as const))('%s', async (_, command) => {
-    const fault = atFault(command);
-    if (fault) expect(await failure(command), `the CLI is fixed? drop its GRAMMAR_AT_FAULT entry`).toMatch(fault.error);
-    else expect(await failure(command)).toBeUndefined();
-  });
-
-  it('name each line the grammar is at fault for once', () => {
-    for (const fault of GRAMMAR_AT_FAULT)
-      expect(found.filter((c) => c.file === fault.file && fault.has.test(c.text)).length, fault.why).toBe(1);
+    expect(await failure(command)).toBeUndefined();
   });
 
   it(`are skipped rarely (at most ${MAX_SKIPS}), and each skip is named`, () => {

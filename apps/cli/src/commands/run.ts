@@ -111,8 +111,9 @@ export function runCommand(): Command {
         .argParser(parseList(parseProfile)),
     )
     .addOption(
+      // The total of every shard (run --shard splits it): a fleet's rate, not a count of agents.
       new Option('--rate <n>', 'open loop: total calls per second across agents (default: closed loop)').argParser(
-        parsePositiveInt('rate'),
+        parsePositiveInt('rate', 10_000_000),
       ),
     )
     .addOption(

@@ -13,11 +13,12 @@ export function parseList<T>(parse: (item: string) => T) {
   return (value: string): T[] => value.split(',').map((s) => parse(s.trim()));
 }
 
-export function parsePositiveInt(name: string) {
+/** A whole number from 1 to `max` (10,000 by default: counts of agents, workers, iterations). */
+export function parsePositiveInt(name: string, max = 10_000) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 1 || n > 10_000)
-      throw new InvalidArgumentError(`${name} must be a whole number from 1 to 10000`);
+    if (!Number.isInteger(n) || n < 1 || n > max)
+      throw new InvalidArgumentError(`${name} must be a whole number from 1 to ${max}`);
     return n;
   };
 }
