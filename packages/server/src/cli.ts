@@ -247,12 +247,15 @@ export function buildCli(): Command {
     .addHelpText(
       'after',
       '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n' +
+        'Several databases: --url NAME=URL once per database (NAME: a lowercase letter, then lowercase letters, digits or _); the\n' +
+        'tools stay the same, each that touches data with a database argument naming one (see docs/server.md, "Several databases").\n' +
         'Exit codes: 0 stopped, 1 a failure (the database cannot be opened, the port is taken), 2 a mistake on the command line.\n\n' +
         'Examples:\n' +
         '  mcp-db-server --url sqlite:./shop.db\n' +
         '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n' +
+        '  mcp-db-server --url shop=sqlite:./shop.db --url crm=$CRM_URL   # several databases: each tool takes database: shop or crm\n' +
         '  MCP_DB_TOKEN=$TOKEN MCP_DB_SESSION_KEY=$KEY mcp-db-server --url $DATABASE_URL --http --host 0.0.0.0   # one of several behind a load balancer\n' +
-        '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database answers too (503 otherwise); neither needs the token.\n' +
+        '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database (every one) answers too (503 otherwise); neither needs the token.\n' +
         '\nOpenTelemetry: set OTEL_EXPORTER_OTLP_ENDPOINT (or the _TRACES_ / _METRICS_ one) to export spans and metrics over OTLP;\n' +
         'the other OTEL_* variables apply. Needs @opentelemetry/api and @opentelemetry/sdk-node installed beside the server.\n',
     );

@@ -1,4 +1,6 @@
+import { rmSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { dirname } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseContext, openDatabase } from '../src/context.js';
@@ -6,6 +8,7 @@ import { DatabaseListError, databaseUrls, splitDatabaseUrl } from '../src/databa
 import { type Databases, openDatabases } from '../src/databases.js';
 import { createServerFactory, directTools } from '../src/server.js';
 import { toolsFor } from '../src/tools/index.js';
+import { autoWorkers } from '../src/transports/cluster.js';
 import { startHttp } from '../src/transports/http.js';
 import { startServerProcess } from '../src/transports/ready.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
@@ -51,6 +54,13 @@ describe('--url NAME=URL: the split rule', () => {
     // The password never reaches the message.
     expect(() => databaseUrls(['postgres://u:secret@h/db', 'b=sqlite:y'])).toThrow(/u:\*\*\*@h/);
     expect(() => databaseUrls(['postgres://u:secret@h/db', 'b=sqlite:y'])).not.toThrow(/secret/);
+  });
+});
+
+describe('one server process per core, or one for PGlite', () => {
+  it('counts every database: one process when any of them must stay in one', async () => {
+    expect(await autoWorkers(['a=pglite::memory:', 'b=sqlite:x'])).toBe(1);
+    expect(await autoWorkers(['a=sqlite:x', 'b=sqlite:y'])).toBe(await autoWorkers(['sqlite:x']));
   });
 });
 
@@ -157,6 +167,8 @@ describe.skipIf(!pgTarget)('one server over SQLite and PostgreSQL', () => {
     }
     await several?.close();
     await Promise.allSettled([...singles.values()].map((ctx) => ctx.close()));
+    // The SQLite file's own temporary folder.
+    if (urls?.shop) rmSync(dirname(urls.shop.slice('sqlite:'.length)), { recursive: true, force: true });
   });
 
   it('lists as many tools as one database does, each that touches data with a database argument', async () => {
@@ -175,6 +187,15 @@ describe.skipIf(!pgTarget)('one server over SQLite and PostgreSQL', () => {
     }
     // One database: no database argument anywhere.
     expect(one.some((t) => 'database' in ((t.inputSchema.properties as object) ?? {}))).toBe(false);
+  });
+
+  it('serves one named database as one: no database argument', async () => {
+    const one = await openDatabases([{ name: 'shop', url: urls.shop! }], {});
+    try {
+      expect(one.served).toBe(one.contexts.get('shop'));
+    } finally {
+      await one.close();
+    }
   });
 
   it('names the databases in its instructions', async () => {
