@@ -13,7 +13,7 @@ import { startHttp } from '../src/transports/http.js';
 import { startServerProcess } from '../src/transports/ready.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { loadParityFixture } from './support/fixture.js';
-import { BIN, MODERN_REVISION } from './support/mcp.js';
+import { BIN, connectClient, MODERN_REVISION } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
 
 /**
@@ -375,6 +375,18 @@ describe.skipIf(!pgTarget)('one server over SQLite and PostgreSQL', () => {
       await server.stop();
     }
   }, 60_000);
+
+  it('serves both over stdio', async () => {
+    const c = await connectClient('stdio', 'modern', {
+      dbUrl: `shop=${urls.shop}`,
+      args: ['--url', `parity=${urls.parity}`],
+    });
+    clients.push(c);
+    for (const database of NAMES)
+      expect(await answer(c, 'get', { table: 'orders', key: 3, database })).toEqual(
+        await answer(single.get(database)!, 'get', { table: 'orders', key: 3 }),
+      );
+  }, 30_000);
 
   it('fails to start when one database cannot be opened, naming it', async () => {
     const missing = urls.shop!.replace(/\.db$/, '-missing.db');
