@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
 import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
-import { ENGINE_TITLES, engineForUrl, redactUrl, URL_FORMS } from '@mcp-db-bench/engines';
+import { ENGINE_TITLES, URL_FORMS } from '@mcp-db-bench/engines';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from './context.js';
+import { collect, databaseUrls } from './database-urls.js';
+import { openDatabases } from './databases.js';
 import { createServerFactory, directTools } from './server.js';
 import { startTelemetry, type Telemetry, TelemetryUnavailableError } from './telemetry/index.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
@@ -39,18 +40,6 @@ const port = (value: string) => {
 /** The exit code of a mistake on the command line (commander's own errors included). */
 export const USAGE_EXIT = 2;
 
-/** SQLite's `unable to open database file` for a file that is not there, said plainly (the server never creates one). */
-function missingSqliteFile(error: unknown): unknown {
-  const m =
-    error instanceof Error
-      ? /^cannot open SQLite database (.+): unable to open database file$/.exec(error.message)
-      : null;
-  if (!m || existsSync(m[1]!)) return error;
-  return new Error(
-    `cannot open SQLite database ${m[1]}: no such file (the server does not create one; mcp-db-bench seed --db sqlite:${m[1]} makes one)`,
-  );
-}
-
 export function buildCli(): Command {
   return new Command('mcp-db-server')
     .description(
@@ -60,7 +49,11 @@ export function buildCli(): Command {
         'with sessions over HTTP) over stdio (default) or HTTP.',
     )
     .version(VERSION)
-    .addOption(new Option('--url <url>', `database URL: ${URL_FORMS}`).env('MCP_DB_URL'))
+    .addOption(
+      new Option('--url <url>', `database URL: ${URL_FORMS}; repeat as --url NAME=URL to serve several`)
+        .env('MCP_DB_URL')
+        .argParser(collect),
+    )
     .addOption(
       new Option('--http', 'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio').env('MCP_DB_HTTP'),
     )
@@ -254,19 +247,22 @@ export function buildCli(): Command {
     .addHelpText(
       'after',
       '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n' +
+        'Several databases: --url NAME=URL once per database (NAME: a lowercase letter, then lowercase letters, digits or _); the\n' +
+        'tools stay the same, each that touches data with a database argument naming one (see docs/server.md, "Several databases").\n' +
         'Exit codes: 0 stopped, 1 a failure (the database cannot be opened, the port is taken), 2 a mistake on the command line.\n\n' +
         'Examples:\n' +
         '  mcp-db-server --url sqlite:./shop.db\n' +
         '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n' +
+        '  mcp-db-server --url shop=sqlite:./shop.db --url crm=$CRM_URL   # several databases: each tool takes database: shop or crm\n' +
         '  MCP_DB_TOKEN=$TOKEN MCP_DB_SESSION_KEY=$KEY mcp-db-server --url $DATABASE_URL --http --host 0.0.0.0   # one of several behind a load balancer\n' +
-        '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database answers too (503 otherwise); neither needs the token.\n' +
+        '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database (every one) answers too (503 otherwise); neither needs the token.\n' +
         '\nOpenTelemetry: set OTEL_EXPORTER_OTLP_ENDPOINT (or the _TRACES_ / _METRICS_ one) to export spans and metrics over OTLP;\n' +
         'the other OTEL_* variables apply. Needs @opentelemetry/api and @opentelemetry/sdk-node installed beside the server.\n',
     );
 }
 
 interface CliOptions {
-  url?: string;
+  url?: string[];
   http?: boolean;
   host: string;
   port: number;
@@ -315,8 +311,9 @@ export async function main(argv = process.argv): Promise<void> {
       options[flag] = false;
     }
   }
-  const url = options.url || process.env.DATABASE_URL;
-  if (!url) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
+  const given = options.url?.filter(Boolean) ?? [];
+  if (!given.length && process.env.DATABASE_URL) given.push(process.env.DATABASE_URL);
+  if (!given.length) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
 
   // Checked here, not by commander, whose message would print the secret.
   if (options.sessionKey !== undefined && options.sessionKey.length < 32) {
@@ -325,9 +322,10 @@ export async function main(argv = process.argv): Promise<void> {
     );
   }
   // Mistakes on the command line exit 2, like commander's own (bin.ts exits 1 on a failure while running).
+  let urls: ReturnType<typeof databaseUrls>;
   try {
     if (options.http) assertSafeBind(options);
-    engineForUrl(url);
+    urls = databaseUrls(given);
   } catch (error) {
     return program.error(`error: ${(error as Error).message}`);
   }
@@ -350,58 +348,34 @@ export async function main(argv = process.argv): Promise<void> {
     if (error instanceof TelemetryUnavailableError) return program.error(`error: ${error.message}`);
     throw error;
   }
-  const ctx = await openDatabase({
+  const databases = await openDatabases(urls, {
     telemetry,
-    url,
     poolSize: options.poolSize,
     schemaTtl: options.schemaTtl,
     limits: { maxRows: options.maxRows, defaultRows: options.defaultRows, maxResponseBytes: options.maxResponseBytes },
     allowWrites: options.allowWrites,
     statementTimeoutMs: options.statementTimeout,
-  }).catch((error: unknown) => {
-    throw missingSqliteFile(error);
   });
-  if (options.http && options.workers !== 'auto' && options.workers > 1 && ctx.engine.oneProcess) {
-    await ctx.close();
-    return program.error(
-      `error: --workers ${options.workers} is not available on ${ctx.engine.name}: ${ctx.engine.title} can be open in one process at a time (use --workers 1)`,
-    );
-  }
-  if (options.sql && !ctx.engine.readOnlyStatement) {
-    await ctx.close();
-    return program.error(
-      `error: --sql is not available on ${ctx.engine.name}: it has no read-only transaction to enforce it with`,
-    );
+  const refusal = databases.refusal({ workers: options.http ? options.workers : 1, sql: options.sql });
+  if (refusal) {
+    await databases.close();
+    return program.error(`error: ${refusal}`);
   }
   const tools = withTestDelay(selected, options.testDelayMs);
-  const factory = createServerFactory(ctx, tools);
+  const factory = createServerFactory(databases.served, tools);
   const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
-  const tables = (await ctx.schema.get()).tables.length;
-  const mode = options.allowWrites ? 'read-write' : 'read-only';
-  const timeout = !options.statementTimeout
-    ? 'none'
-    : ctx.engine.cancelsStatements
-      ? `${options.statementTimeout} ms`
-      : `none (${ctx.engine.title} cannot cancel a statement)`;
-  log(`${ctx.engine.name} ${redactUrl(url)}: ${tables} tables and views, ${mode}, statement timeout ${timeout}`);
-  // A warning, not a refusal: the tools keep within the rows, but nothing else stands between a login like this and the host.
-  const excess = await ctx.engine.excessRights?.(ctx.db).catch(() => undefined);
-  if (excess) {
-    log(
-      `WARNING: connected as ${excess.user}, which has ${excess.rights.join(', ')}: more than this server needs; use a least-privilege user (see docs/safety.md)`,
-    );
-  }
+  for (const line of await databases.describe(options)) log(line);
   if (options.testDelayMs)
     log(
       `TEST DELAY: every tool call waits ${options.testDelayMs} ms first (${TEST_DELAY_ENV} or --test-delay-ms; for tests only)`,
     );
 
-  // A signal ends the process, after ctx.close has cancelled the statements still running in the
+  // A signal ends the process, after databases.close has cancelled the statements still running in the
   // database (they would otherwise run on there to their timeout) and closed the pool.
   const onSignal = (stopServing: () => void) => {
     const stop = () => {
       stopServing();
-      Promise.allSettled([ctx.close(), telemetry.shutdown()]).finally(() => process.exit(0));
+      Promise.allSettled([databases.close(), telemetry.shutdown()]).finally(() => process.exit(0));
       // A signal always ends the process, even when a connection refuses to close in time.
       setTimeout(() => process.exit(0), 5_000).unref();
     };
@@ -411,7 +385,7 @@ export async function main(argv = process.argv): Promise<void> {
   if (!options.http) {
     onSignal(() => {});
     await runStdio(factory);
-    await ctx.close();
+    await databases.close();
     await telemetry.shutdown();
     return;
   }
@@ -422,10 +396,10 @@ export async function main(argv = process.argv): Promise<void> {
     port: options.port,
     token: options.token,
     allowedHosts: options.allowedHosts,
-    direct: directTools(ctx, tools),
+    direct: directTools(databases.served, tools),
     // A worker always has a key: the given one, or the one its primary made.
     sessions: isWorker() && key ? workerSessions(limits, key) : new Sessions(limits, key),
-    health: ctx.ping,
+    health: databases.ping,
     telemetry,
     limits: {
       maxConnections: options.maxConnections,

@@ -1,6 +1,9 @@
 export { SchemaCache } from './catalog/cache.js';
 export type { Catalog, Column, Table } from './catalog/types.js';
 export { type DatabaseContext, type DatabaseOptions, DEFAULT_LIMITS, openDatabase } from './context.js';
+export { DatabaseListError, type DatabaseUrl, databaseUrls } from './database-urls.js';
+export { type Databases, openDatabases } from './databases.js';
+export type { NamedContexts } from './routing.js';
 export { callTool, createServerFactory } from './server.js';
 export { TEST_DELAY_ENV } from './test-delay.js';
 export {

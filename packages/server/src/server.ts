@@ -7,16 +7,18 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { reuseForCatalog } from './catalog/answers.js';
+import { type NamedContexts, routedTools, type ServedTool } from './routing.js';
 import { adaptedSchemas, InvalidArguments } from './schemas.js';
 import type { ToolResult } from './telemetry/index.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
 
 /**
- * What an agent reads at session start: the tools served, in the order to use them, and the
- * filter grammar once (the tools' own descriptions point here rather than repeat it).
+ * What an agent reads at session start: the tools served, in the order to use them, the
+ * databases when there are several ("shop (postgres), archive (sqlite)"), and the filter grammar
+ * once (the tools' own descriptions point here rather than repeat it).
  */
-export function instructions(tools: readonly ToolDefinition[]): string {
+export function instructions(tools: readonly ToolDefinition[], databases?: string): string {
   const names = new Set(tools.map((t) => t.name));
   const served = (list: readonly string[]) => list.filter((name) => names.has(name));
   const writes = served([TOOL_NAMES.insert, TOOL_NAMES.update, TOOL_NAMES.delete, TOOL_NAMES.transact]);
@@ -29,7 +31,11 @@ export function instructions(tools: readonly ToolDefinition[]): string {
     .map((step) => step.join(', '));
   const filters = tools.some((t) => 'filter' in t.input.shape);
   return (
-    `${writes.length ? 'Read and write' : 'Read-only'} access to one relational database. ` +
+    `${writes.length ? 'Read and write' : 'Read-only'} access to ` +
+    (databases
+      ? `several relational databases: ${databases}. Name one in each call's database argument` +
+        (names.has(TOOL_NAMES.listTables) ? ' (list_tables without it lists them all). ' : '. ')
+      : 'one relational database. ') +
     (steps.length ? `Use ${steps.join(', then ')}` : '') +
     (writes.length
       ? `; change data with ${writes.join(', ')} (transact: several changes that all happen or none). `
@@ -44,17 +50,31 @@ export function instructions(tools: readonly ToolDefinition[]): string {
   );
 }
 
+/**
+ * The tools as served over one database (`ctx`), or over several by name (routing.ts: the same
+ * tools, each that touches data with a `database` argument).
+ */
+function servedTools(ctx: ToolContext | NamedContexts, tools: readonly ToolDefinition[]): ServedTool[] {
+  if (ctx instanceof Map) return routedTools(ctx, tools, runTool);
+  const one = ctx as ToolContext;
+  return tools.map((tool) => ({ tool, answer: (args) => runTool(tool, args, one) }));
+}
+
 /** One server definition; every transport and both protocol eras are served from it. */
-export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): McpServerFactory {
-  const text = instructions(tools);
-  const schemas = new Map(tools.map((t) => [t, adaptedSchemas(t)]));
+export function createServerFactory(
+  ctx: ToolContext | NamedContexts,
+  tools: readonly ToolDefinition[] = READ_TOOLS,
+): McpServerFactory {
+  const served = servedTools(ctx, tools);
+  const text = instructions(tools, ctx instanceof Map ? databaseList(ctx) : undefined);
+  const schemas = new Map(served.map(({ tool }) => [tool, adaptedSchemas(tool)]));
   return () => {
     const server = new McpServer(
       { name: 'mcp-db-server', title: 'mcp-db-bench database server', version: VERSION },
       // The tool list is fixed for the life of the process; the SDK would otherwise advertise listChanged: true.
       { capabilities: { tools: { listChanged: false } }, instructions: text },
     );
-    for (const tool of tools) {
+    for (const { tool, answer } of served) {
       server.registerTool(
         tool.name,
         {
@@ -65,11 +85,16 @@ export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefini
           annotations: tool.annotations,
         },
         // The SDK aborts the signal on the client's notifications/cancelled and when its transport closes.
-        (args: unknown, sdk: ServerContext) => callTool(tool, args, ctx, new SignalCall(sdk.mcpReq.signal)),
+        (args: unknown, sdk: ServerContext) => asResult(inCall(new SignalCall(sdk.mcpReq.signal), () => answer(args))),
       );
     }
     return server;
   };
+}
+
+/** "shop (postgres), archive (sqlite)" */
+function databaseList(contexts: NamedContexts): string {
+  return [...contexts].map(([name, ctx]) => `${name} (${ctx.engine.name})`).join(', ');
 }
 
 /**
@@ -82,7 +107,11 @@ export async function callTool(
   ctx: ToolContext,
   call?: Call,
 ): Promise<CallToolResult> {
-  const outcome = await (call ? inCall(call, () => runTool(tool, args, ctx)) : runTool(tool, args, ctx));
+  return asResult(call ? inCall(call, () => runTool(tool, args, ctx)) : runTool(tool, args, ctx));
+}
+
+async function asResult(pending: Promise<ToolOutcome>): Promise<CallToolResult> {
+  const outcome = await pending;
   return outcome.isError
     ? { isError: true, content: [{ type: 'text', text: outcome.text }] }
     : { content: [{ type: 'text', text: outcome.text }], structuredContent: outcome.data };
@@ -93,9 +122,10 @@ export type ToolOutcome =
   | { isError: false; data: Record<string, unknown>; text: string }
   | { isError: true; code: string; text: string };
 
-function runTool(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+/** `database`: the database's name when there are several, for telemetry. */
+function runTool(tool: ToolDefinition, args: unknown, ctx: ToolContext, database?: string): Promise<ToolOutcome> {
   if (!ctx.telemetry?.enabled) return runOnce(tool, args, ctx);
-  return ctx.telemetry.tool(tool.name, () => runOnce(tool, args, ctx), toolResult);
+  return ctx.telemetry.tool(tool.name, () => runOnce(tool, args, ctx), toolResult, database);
 }
 
 /** What telemetry records of an outcome: the error's code, or the rows returned by the tools that return rows. */
@@ -130,15 +160,15 @@ async function answer(tool: ToolDefinition, args: unknown, ctx: ToolContext): Pr
  * calls these directly.
  */
 export function directTools(
-  ctx: ToolContext,
+  ctx: ToolContext | NamedContexts,
   tools: readonly ToolDefinition[] = READ_TOOLS,
 ): Map<string, (args: unknown, call: Call) => Promise<ToolOutcome>> {
   return new Map(
-    tools.map((tool) => {
+    servedTools(ctx, tools).map(({ tool, answer }) => {
       const validate = adaptedSchemas(tool).input['~standard'].validate;
       const run = async (args: unknown) => {
         const checked = await validate(args ?? {});
-        return runTool(tool, checked.issues ? new InvalidArguments(checked.issues) : checked.value, ctx);
+        return answer(checked.issues ? new InvalidArguments(checked.issues) : checked.value);
       };
       return [tool.name, (args: unknown, call: Call) => inCall(call, () => run(args))];
     }),

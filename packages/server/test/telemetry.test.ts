@@ -308,3 +308,47 @@ describe('with no OTLP endpoint set', () => {
     expect(server.stderr()).not.toContain('resolved:');
   });
 });
+
+describe('several databases (--url NAME=URL)', () => {
+  let dir: string;
+  let receiver: Receiver;
+  let server: HttpServer;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-otel-multi-'));
+    const [a, b] = ['a.db', 'b.db'].map((name) => `sqlite:${join(dir, name)}`);
+    await loadShop(a!);
+    await loadShop(b!);
+    receiver = await startReceiver();
+    server = await startHttpServer(`first=${a}`, ['--url', `second=${b}`], {
+      ...CLEAN_ENV,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_METRIC_EXPORT_INTERVAL: '300',
+      OTEL_METRIC_EXPORT_TIMEOUT: '250',
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    await receiver?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('names the database on the tool span and on the call metrics', async () => {
+    const client = await connectClient('http', 'modern', { dbUrl: '', endpoint: server.endpoint });
+    try {
+      expect((await callJson(client, 'get', { table: 'orders', key: 1, database: 'second' })).isError).toBe(false);
+    } finally {
+      await client.close();
+    }
+    const span = () => spansOf(receiver).find((s) => s.name === 'tools/call get');
+    await until(() => span() !== undefined, 'the tool span');
+    expect(span()!.attributes).toMatchObject({ 'gen_ai.tool.name': 'get', 'mcp_db.database': 'second' });
+    const counted = () =>
+      pointsOf(receiver).some(
+        (p) => p.metric === 'mcp.server.tool.calls' && p.attributes['mcp_db.database'] === 'second' && p.value > 0,
+      );
+    await until(counted, 'the call metric');
+  }, 30_000);
+});

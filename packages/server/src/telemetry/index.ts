@@ -29,8 +29,8 @@ export interface Telemetry {
   bind<F extends (...args: never[]) => unknown>(fn: F): F;
   /** Names the JSON-RPC method of the request being served, once its body is parsed. */
   method(name: unknown): void;
-  /** Runs one tool call inside a span, and counts it. */
-  tool<T>(name: string, run: () => Promise<T>, result: (outcome: T) => ToolResult): Promise<T>;
+  /** Runs one tool call inside a span, and counts it; `database`: the database's name when a server serves several. */
+  tool<T>(name: string, run: () => Promise<T>, result: (outcome: T) => ToolResult, database?: string): Promise<T>;
   /** What an engine reports its statements and connection waits to (undefined: nothing to report to). */
   observer(engine: EngineProfile): StatementObserver | undefined;
   /** Reports the open 2025-era sessions, read at each export. */

@@ -8,6 +8,9 @@ import { statementFacts } from './sql.js';
 
 const SCOPE = '@mcp-db-bench/server';
 
+/** The served database's name (`--url NAME=URL`), on a tool call's span and metrics when a server serves several. */
+const DATABASE_ATTRIBUTE = 'mcp_db.database';
+
 /** An error's kind for `error.type`: a driver's or a tool error's code, else its class. */
 function errorType(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -81,11 +84,12 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
     method(name: unknown) {
       if (typeof name === 'string') trace.getActiveSpan()?.setAttribute('mcp.method.name', name);
     },
-    tool<T>(name: string, run: () => Promise<T>, result: (outcome: T) => ToolResult): Promise<T> {
+    tool<T>(name: string, run: () => Promise<T>, result: (outcome: T) => ToolResult, database?: string): Promise<T> {
       const attributes: Attributes = {
         'mcp.method.name': 'tools/call',
         'gen_ai.operation.name': 'execute_tool',
         'gen_ai.tool.name': name,
+        ...(database !== undefined && { [DATABASE_ATTRIBUTE]: database }),
       };
       return tracer.startActiveSpan(`tools/call ${name}`, { attributes }, async (span) => {
         const start = performance.now();
@@ -94,6 +98,7 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
           const { code, rows } = result(outcome);
           const labels: Attributes = {
             'gen_ai.tool.name': name,
+            ...(database !== undefined && { [DATABASE_ATTRIBUTE]: database }),
             outcome: code ? 'error' : 'ok',
             ...(code && { 'error.type': code }),
           };

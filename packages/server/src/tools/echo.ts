@@ -6,6 +6,7 @@ export const echo = defineTool(echoSpec, {
   title: 'Echo',
   description: 'Returns message, without the database.',
   annotations: READ_ONLY,
+  noDatabase: true,
   async run(args) {
     return { message: args.message ?? '' };
   },

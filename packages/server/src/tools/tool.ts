@@ -35,6 +35,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   annotations: ToolAnnotations;
   /** the answer is a function of the cached catalog and the arguments alone: it may be reused while the catalog is the same */
   catalogOnly?: boolean;
+  /** answers without the database: served without a `database` argument when a server serves several */
+  noDatabase?: boolean;
   run(args: z.output<I>, ctx: ToolContext): Promise<z.output<O>>;
 }
 

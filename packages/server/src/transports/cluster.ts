@@ -36,14 +36,16 @@ export function workersOption(argv: readonly string[], env: NodeJS.ProcessEnv): 
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-/** The database URL as the server reads it (--url, MCP_DB_URL, then DATABASE_URL). */
-function urlOption(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
-  let given = env.MCP_DB_URL || env.DATABASE_URL;
+/** The `--url` values as the server reads them (every --url given, else MCP_DB_URL, else DATABASE_URL). */
+function urlOptions(argv: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const given: string[] = [];
   argv.forEach((a, i) => {
-    if (a === '--url') given = argv[i + 1];
-    else if (a.startsWith('--url=')) given = a.slice('--url='.length);
+    if (a === '--url' && argv[i + 1] !== undefined) given.push(argv[i + 1]!);
+    else if (a.startsWith('--url=')) given.push(a.slice('--url='.length));
   });
-  return given;
+  if (given.length) return given;
+  const url = env.MCP_DB_URL || env.DATABASE_URL;
+  return url ? [url] : [];
 }
 
 /**
@@ -58,18 +60,22 @@ export async function requestedWorkers(argv: readonly string[], env: NodeJS.Proc
     argv.includes('--http') || (env.MCP_DB_HTTP !== undefined && !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP));
   const workers = workersOption(argv, env);
   if (!http || workers === undefined) return 0;
-  const n = workers === 'auto' ? await autoWorkers(urlOption(argv, env)) : workers;
+  const n = workers === 'auto' ? await autoWorkers(urlOptions(argv, env)) : workers;
   return n > 1 ? n : 0;
 }
 
-/** `--workers auto`: one process per core, one where the URL's engine allows only one (or the URL is not understood: the server reports that). */
-export async function autoWorkers(url: string | undefined): Promise<number> {
+/**
+ * `--workers auto`: one process per core, one where a database's engine allows only one process
+ * (or a value is not understood: the server reports that).
+ */
+export async function autoWorkers(values: readonly string[]): Promise<number> {
   const cores = availableParallelism();
-  if (cores === 1 || !url) return 1;
+  if (cores === 1 || !values.length) return 1;
   // Loaded only here: the engines' definitions, not their drivers.
   const { engineForUrl } = await import('@mcp-db-bench/engines');
+  const { splitDatabaseUrl } = await import('../database-urls.js');
   try {
-    return engineForUrl(url).oneProcess ? 1 : cores;
+    return values.some((value) => engineForUrl(splitDatabaseUrl(value).url).oneProcess) ? 1 : cores;
   } catch {
     return 1;
   }

@@ -1,0 +1,103 @@
+import { existsSync } from 'node:fs';
+import { redactUrl } from '@mcp-db-bench/engines';
+import { type DatabaseContext, type DatabaseOptions, openDatabase } from './context.js';
+import type { DatabaseUrl } from './database-urls.js';
+import type { NamedContexts } from './routing.js';
+import type { ToolContext } from './tools/index.js';
+import type { WorkersOption } from './transports/cluster.js';
+
+/** The databases one server serves, opened, by name (one unnamed database: the name `main`, never shown). */
+export interface Databases {
+  /** in the order given */
+  readonly contexts: ReadonlyMap<string, DatabaseContext>;
+  /** what createServerFactory and directTools take: the one context, or the named ones */
+  readonly served: ToolContext | NamedContexts;
+  /** Why these options cannot be served on one of the databases, or undefined. */
+  refusal(options: { workers: WorkersOption; sql?: boolean }): string | undefined;
+  /** The start-up lines: one per database (its URL redacted), and a warning for a login with more rights than needed. */
+  describe(options: { allowWrites?: boolean; statementTimeout: number }): Promise<string[]>;
+  /** Resolves when every database answers (the HTTP /healthz check). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens every database (each with its own pool, read-only mode, limits, schema cache and
+ * statement timeout), all at once. When one fails, those opened are closed and the error names
+ * the one that failed (when there are several).
+ */
+export async function openDatabases(
+  urls: readonly DatabaseUrl[],
+  options: Omit<DatabaseOptions, 'url'>,
+): Promise<Databases> {
+  const several = urls.length > 1;
+  const opened = await Promise.allSettled(urls.map(({ url }) => openDatabase({ ...options, url })));
+  const failed = opened.findIndex((o) => o.status === 'rejected');
+  if (failed >= 0) {
+    await Promise.allSettled(opened.map((o) => (o.status === 'fulfilled' ? o.value.close() : undefined)));
+    const error = missingSqliteFile((opened[failed] as PromiseRejectedResult).reason);
+    if (!several) throw error;
+    const { name, url } = urls[failed]!;
+    throw new Error(`database ${name} (${redactUrl(url)}): ${(error as Error)?.message ?? String(error)}`);
+  }
+  const contexts = new Map(
+    opened.map((o, i) => [urls[i]!.name ?? 'main', (o as PromiseFulfilledResult<DatabaseContext>).value]),
+  );
+  const all = [...contexts.values()];
+  // Messages name the database only when there are several: one database reads as it always did.
+  const label = (name: string) => (several ? `${name}: ` : '');
+  return {
+    contexts,
+    served: several ? contexts : all[0]!,
+    refusal({ workers, sql }) {
+      for (const [name, { engine }] of contexts) {
+        const on = `${engine.name}${several ? ` (database ${name})` : ''}`;
+        if (workers !== 'auto' && workers > 1 && engine.oneProcess)
+          return `--workers ${workers} is not available on ${on}: ${engine.title} can be open in one process at a time (use --workers 1)`;
+        if (sql && !engine.readOnlyStatement)
+          return `--sql is not available on ${on}: it has no read-only transaction to enforce it with`;
+      }
+      return undefined;
+    },
+    async describe({ allowWrites, statementTimeout }) {
+      const mode = allowWrites ? 'read-write' : 'read-only';
+      const lines: string[] = [];
+      for (const [i, [name, ctx]] of [...contexts].entries()) {
+        const tables = (await ctx.schema.get()).tables.length;
+        const timeout = !statementTimeout
+          ? 'none'
+          : ctx.engine.cancelsStatements
+            ? `${statementTimeout} ms`
+            : `none (${ctx.engine.title} cannot cancel a statement)`;
+        lines.push(
+          `${label(name)}${ctx.engine.name} ${redactUrl(urls[i]!.url)}: ${tables} tables and views, ${mode}, statement timeout ${timeout}`,
+        );
+        // A warning, not a refusal: the tools keep within the rows, but nothing else stands between a login like this and the host.
+        const excess = await ctx.engine.excessRights?.(ctx.db).catch(() => undefined);
+        if (excess)
+          lines.push(
+            `WARNING: ${label(name)}connected as ${excess.user}, which has ${excess.rights.join(', ')}: more than this server needs; use a least-privilege user (see docs/safety.md)`,
+          );
+      }
+      return lines;
+    },
+    ping: async () => {
+      await Promise.all(all.map((ctx) => ctx.ping()));
+    },
+    close: async () => {
+      await Promise.allSettled(all.map((ctx) => ctx.close()));
+    },
+  };
+}
+
+/** SQLite's `unable to open database file` for a file that is not there, said plainly (the server never creates one). */
+function missingSqliteFile(error: unknown): unknown {
+  const m =
+    error instanceof Error
+      ? /^cannot open SQLite database (.+): unable to open database file$/.exec(error.message)
+      : null;
+  if (!m || existsSync(m[1]!)) return error;
+  return new Error(
+    `cannot open SQLite database ${m[1]}: no such file (the server does not create one; mcp-db-bench seed --db sqlite:${m[1]} makes one)`,
+  );
+}
