@@ -2,10 +2,13 @@ import { existsSync } from 'node:fs';
 import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { ENGINE_TITLES, engineForUrl, redactUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { applyConfig } from './config/apply.js';
+import { ConfigError, type LoadedConfig } from './config/load.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, openDatabase } from './context.js';
 import { createServerFactory, directTools } from './server.js';
 import { startTelemetry, type Telemetry, TelemetryUnavailableError } from './telemetry/index.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
+import { customTools } from './tools/custom.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
@@ -60,6 +63,12 @@ export function buildCli(): Command {
         'with sessions over HTTP) over stdio (default) or HTTP.',
     )
     .version(VERSION)
+    .addOption(
+      new Option(
+        '--config <file>',
+        'read options and custom tools from this YAML file; flags and variables override it (see docs/server.md)',
+      ).env('MCP_DB_CONFIG'),
+    )
     .addOption(new Option('--url <url>', `database URL: ${URL_FORMS}`).env('MCP_DB_URL'))
     .addOption(
       new Option('--http', 'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio').env('MCP_DB_HTTP'),
@@ -253,7 +262,8 @@ export function buildCli(): Command {
     )
     .addHelpText(
       'after',
-      '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n' +
+      '\nEvery option can also be set by the environment variable shown, or in the --config file (maxRows: for --max-rows);\n' +
+        'a flag beats its variable, which beats the file. DATABASE_URL is read when none of --url, MCP_DB_URL and the file names a database.\n' +
         'Exit codes: 0 stopped, 1 a failure (the database cannot be opened, the port is taken), 2 a mistake on the command line.\n\n' +
         'Examples:\n' +
         '  mcp-db-server --url sqlite:./shop.db\n' +
@@ -266,6 +276,7 @@ export function buildCli(): Command {
 }
 
 interface CliOptions {
+  config?: string;
   url?: string;
   http?: boolean;
   host: string;
@@ -302,7 +313,6 @@ export async function main(argv = process.argv): Promise<void> {
   // Usage errors (commander's, and the checks below that call program.error) exit 2; failures exit 1 (bin.ts).
   program.exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT));
   program.parse(argv);
-  const options = program.opts<CliOptions>();
   // Commander turns on a boolean flag whenever its variable is set; MCP_DB_HTTP=0 should not.
   const flags = [
     ['http', 'MCP_DB_HTTP'],
@@ -312,11 +322,23 @@ export async function main(argv = process.argv): Promise<void> {
   ] as const;
   for (const [flag, variable] of flags) {
     if (program.getOptionValueSource(flag) === 'env' && /^(0|false|no|off)?$/i.test(process.env[variable] ?? '')) {
-      options[flag] = false;
+      program.setOptionValueWithSource(flag, false, 'env');
     }
   }
-  const url = options.url || process.env.DATABASE_URL;
-  if (!url) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
+  let config: LoadedConfig | undefined;
+  try {
+    const file = program.opts<CliOptions>().config;
+    if (file) config = applyConfig(program, file);
+  } catch (error) {
+    if (error instanceof ConfigError) return program.error(`error: ${error.message}`);
+    throw error;
+  }
+  const options = program.opts<CliOptions>();
+  const url = options.url || config?.url || process.env.DATABASE_URL;
+  if (!url)
+    return program.error(
+      'error: no database given: pass --url URL, set MCP_DB_URL, or name url in the --config file (see --help)',
+    );
 
   // Checked here, not by commander, whose message would print the secret.
   if (options.sessionKey !== undefined && options.sessionKey.length < 32) {
@@ -325,17 +347,20 @@ export async function main(argv = process.argv): Promise<void> {
     );
   }
   // Mistakes on the command line exit 2, like commander's own (bin.ts exits 1 on a failure while running).
+  let engine: ReturnType<typeof engineForUrl>;
   try {
     if (options.http) assertSafeBind(options);
-    engineForUrl(url);
+    engine = engineForUrl(url);
   } catch (error) {
     return program.error(`error: ${(error as Error).message}`);
   }
   let selected: ReturnType<typeof toolsFor>;
   try {
-    selected = toolsFor(options);
+    const custom = config ? customTools(options.config!, config.tools, engine, options.allowWrites === true) : [];
+    selected = toolsFor(options, custom);
   } catch (error) {
-    if (error instanceof ToolSelectionError) return program.error(`error: ${error.message}`);
+    if (error instanceof ToolSelectionError || error instanceof ConfigError)
+      return program.error(`error: ${error.message}`);
     throw error;
   }
   if (options.requestTimeout && options.headersTimeout > options.requestTimeout) {

@@ -36,14 +36,37 @@ export function workersOption(argv: readonly string[], env: NodeJS.ProcessEnv): 
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-/** The database URL as the server reads it (--url, MCP_DB_URL, then DATABASE_URL). */
+/** The database URL as given by --url or MCP_DB_URL, then DATABASE_URL (unless a config file names one). */
 function urlOption(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
-  let given = env.MCP_DB_URL || env.DATABASE_URL;
+  let given = env.MCP_DB_URL;
   argv.forEach((a, i) => {
     if (a === '--url') given = argv[i + 1];
     else if (a.startsWith('--url=')) given = a.slice('--url='.length);
   });
   return given;
+}
+
+/**
+ * What the --config file (or MCP_DB_CONFIG) says of serving: http, workers and the URL. Loaded only
+ * when one is named; undefined for a file with mistakes: one process starts, and reports them.
+ */
+async function fileOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ http?: unknown; workers?: unknown; url?: string } | undefined> {
+  let file = env.MCP_DB_CONFIG;
+  argv.forEach((a, i) => {
+    if (a === '--config') file = argv[i + 1];
+    else if (a.startsWith('--config=')) file = a.slice('--config='.length);
+  });
+  if (!file) return { url: env.DATABASE_URL };
+  const { loadConfig } = await import('../config/load.js');
+  try {
+    const config = loadConfig(file, env);
+    return { ...config.options, url: config.url ?? env.DATABASE_URL };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -54,11 +77,15 @@ function urlOption(argv: readonly string[], env: NodeJS.ProcessEnv): string | un
  */
 export async function requestedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv.some((a) => ['-h', '--help', '-V', '--version'].includes(a))) return 0;
+  const file = await fileOptions(argv, env);
+  if (!file) return 0;
   const http =
-    argv.includes('--http') || (env.MCP_DB_HTTP !== undefined && !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP));
-  const workers = workersOption(argv, env);
+    argv.includes('--http') ||
+    (env.MCP_DB_HTTP !== undefined ? !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP) : file.http === true);
+  const given = argv.some((a) => a === '--workers' || a.startsWith('--workers=')) || env.MCP_DB_WORKERS !== undefined;
+  const workers = given ? workersOption(argv, env) : ((file.workers as WorkersOption | undefined) ?? 'auto');
   if (!http || workers === undefined) return 0;
-  const n = workers === 'auto' ? await autoWorkers(urlOption(argv, env)) : workers;
+  const n = workers === 'auto' ? await autoWorkers(urlOption(argv, env) || file.url) : workers;
   return n > 1 ? n : 0;
 }
 
