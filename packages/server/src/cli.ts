@@ -269,6 +269,7 @@ export function buildCli(): Command {
         '  mcp-db-server --url sqlite:./shop.db\n' +
         '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n' +
         '  MCP_DB_TOKEN=$TOKEN MCP_DB_SESSION_KEY=$KEY mcp-db-server --url $DATABASE_URL --http --host 0.0.0.0   # one of several behind a load balancer\n' +
+        '  mcp-db-server --config shop.yaml --http   # options and custom tools from a file (docs/examples/shop.yaml)\n' +
         '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database answers too (503 otherwise); neither needs the token.\n' +
         '\nOpenTelemetry: set OTEL_EXPORTER_OTLP_ENDPOINT (or the _TRACES_ / _METRICS_ one) to export spans and metrics over OTLP;\n' +
         'the other OTEL_* variables apply. Needs @opentelemetry/api and @opentelemetry/sdk-node installed beside the server.\n',

@@ -53,6 +53,11 @@ describe('loading a config file', () => {
     expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(configJsonSchema());
   });
 
+  it('is the example docs/server.md shows', () => {
+    const docs = readFileSync(fileURLToPath(new URL('../../../docs/server.md', import.meta.url)), 'utf8');
+    expect(docs).toContain(`\`\`\`yaml\n${readFileSync(EXAMPLE, 'utf8')}\`\`\``);
+  });
+
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's ${VAR} syntax
   it("reads the docs' example, with ${VAR} from the environment", () => {
     const config = loadConfig(EXAMPLE, { SHOP_DB_URL: 'sqlite:shop.db' });
@@ -235,7 +240,6 @@ describe.each(targets)('custom tools on $engine', (target) => {
     const { db, close } = await engine.connect(dbUrl, { poolSize: 1 });
     await sql.raw(engine.testFacts.notesTable).execute(db);
     await close();
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's ${VAR} syntax
     // The docs' example as is; the file names the database through ${SHOP_DB_URL}.
     example = await startHttpServer(dbUrl, ['--config', EXAMPLE], { SHOP_DB_URL: dbUrl });
     client = await connectClient('http', 'modern', { dbUrl, endpoint: example.endpoint });
