@@ -1,4 +1,4 @@
-import { TOOL_NAMES, ToolError } from '@mcp-db-bench/contract';
+import { TOOL_NAMES, TOOL_SPECS, ToolError } from '@mcp-db-bench/contract';
 import { type Call, inCall, SchemaChangedError, SignalCall } from '@mcp-db-bench/engines';
 import {
   type CallToolResult,
@@ -28,12 +28,18 @@ export function instructions(tools: readonly ToolDefinition[]): string {
     .filter((step) => step.length > 0)
     .map((step) => step.join(', '));
   const filters = tools.some((t) => 'filter' in t.input.shape);
+  // The config file's custom tools: answers the operator prepared, worth trying first.
+  const custom = tools.filter((t) => !BUILT_IN.has(t.name));
+  const writing = writes.length > 0 || custom.some((t) => t.annotations.readOnlyHint === false);
   return (
-    `${writes.length ? 'Read and write' : 'Read-only'} access to one relational database. ` +
+    `${writing ? 'Read and write' : 'Read-only'} access to one relational database. ` +
+    (custom.length ? `Tools made for this database: ${custom.map((t) => t.name).join(', ')}. ` : '') +
     (steps.length ? `Use ${steps.join(', then ')}` : '') +
     (writes.length
       ? `; change data with ${writes.join(', ')} (transact: several changes that all happen or none). `
-      : '. ') +
+      : steps.length
+        ? '. '
+        : '') +
     (filters
       ? "Filters: comparisons such as customer_id = 42, status in ('paid','shipped'), total between 10 and 20, " +
         "name like 'A%' (% and _ wildcards, \\ escapes), shipped_at is null; operators = != <> < <= > >= in, not in, " +
@@ -43,6 +49,8 @@ export function instructions(tools: readonly ToolDefinition[]): string {
     'Values come back portable: big integers and decimals as strings, timestamps as ISO-8601 UTC.'
   );
 }
+
+const BUILT_IN = new Set<string>(TOOL_SPECS.map((s) => s.name));
 
 /** One server definition; every transport and both protocol eras are served from it. */
 export function createServerFactory(ctx: ToolContext, tools: readonly ToolDefinition[] = READ_TOOLS): McpServerFactory {

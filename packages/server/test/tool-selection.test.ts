@@ -65,6 +65,14 @@ describe('selectTools', () => {
     expect(names(toolsFor({ tools: 'custom' }, custom))).toEqual(['top_customers', 'orders_by_status']);
     expect(names(toolsFor({ tools: 'all' }, custom))).toEqual([...names(TOOL_SETS.read!), ...names(custom)]);
     expect(() => toolsFor({ tools: 'top_customer' }, custom)).toThrow(/tools: .*, top_customers, orders_by_status;/);
+    // The instructions name them first; alone, they are all there is to say (no filters).
+    expect(instructions(toolsFor({ tools: 'custom' }, custom))).toBe(
+      'Read-only access to one relational database. Tools made for this database: top_customers, orders_by_status. ' +
+        'Values come back portable: big integers and decimals as strings, timestamps as ISO-8601 UTC.',
+    );
+    expect(instructions(toolsFor({ tools: 'minimal,custom' }, custom))).toMatch(
+      /^Read-only access to one relational database\. Tools made for this database: top_customers, orders_by_status\. Use list_tables, then describe_table, then query\. Filters:/,
+    );
   });
 });
 
