@@ -9,8 +9,9 @@ import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { buildCli } from '../src/cli.js';
 import { ConfigError, loadConfig } from '../src/config/load.js';
-import { configJsonSchema } from '../src/config/schema.js';
+import { configJsonSchema, configSchema } from '../src/config/schema.js';
 import { customTools } from '../src/tools/custom.js';
 import { engineOf, freshDatabase, liveTargets } from './support/databases.js';
 import { BIN, callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
@@ -51,6 +52,16 @@ function mistakes(file: string, env: NodeJS.ProcessEnv = {}): string[] {
 describe('loading a config file', () => {
   it('publishes the JSON Schema the zod schema makes (pnpm --filter @mcp-db-bench/server config-schema rewrites it)', () => {
     expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(configJsonSchema());
+  });
+
+  it('has a key for every option a flag sets', () => {
+    // --config itself, the version, and the tests' hidden delay are not server options; --tools is selectTools.
+    const flags = buildCli()
+      .options.map((o) => o.attributeName())
+      .filter((name) => !['config', 'version', 'testDelayMs'].includes(name))
+      .map((name) => (name === 'tools' ? 'selectTools' : name));
+    const keys = Object.keys(configSchema.shape);
+    expect(keys.filter((k) => !['databases', 'tools'].includes(k)).sort()).toEqual(flags.sort());
   });
 
   it('is the example docs/server.md shows', () => {

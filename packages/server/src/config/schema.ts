@@ -103,50 +103,73 @@ const RESERVED = new Set<string>([...TOOL_SPECS.map((s) => s.name), ...TOOL_SET_
 
 export const configSchema = z
   .strictObject({
-    url: z.string().min(1).optional().describe('database URL (--url)'),
+    url: z
+      .string()
+      .min(1)
+      .optional()
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's ${VAR} syntax
+      .describe('the database URL (--url), e.g. postgres://app:${DB_PASSWORD}@db:5432/shop'),
     databases: z
       .record(z.string().regex(SQL_NAME, 'a database name is letters, digits and _'), z.string().min(1))
       .optional()
-      .describe('databases by name'),
-    http: z.boolean().optional(),
-    host: z.string().min(1).optional(),
-    port: z.number().int().min(0).max(65535).optional(),
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's ${VAR} syntax
-    token: z.string().min(1).optional().describe('better given as ${VAR} than written here'),
-    allowedHosts: z.array(z.string().min(1)).optional(),
-    maxRows: positive.optional(),
-    maxResponseBytes: positive.optional(),
-    defaultRows: positive.optional(),
-    allowWrites: z.boolean().optional(),
-    sql: z.boolean().optional(),
-    statementTimeout: nonNegative.optional().describe('milliseconds; 0: no limit'),
+      .describe('databases by name, each a URL (one for now: url or this)'),
+    http: z.boolean().optional().describe('serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (--http)'),
+    host: z.string().min(1).optional().describe('HTTP bind address; non-loopback needs token (--host; 127.0.0.1)'),
+    port: z.number().int().min(0).max(65535).optional().describe('HTTP port, 0 picks a free one (--port; 7400)'),
+    token: z
+      .string()
+      .min(1)
+      .optional()
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's ${VAR} syntax
+      .describe('require "Authorization: Bearer <token>" over HTTP (--token); better ${VAR} than written here'),
+    allowedHosts: z.array(z.string().min(1)).optional().describe('extra Host/Origin names to accept (--allowed-hosts)'),
+    maxRows: positive.optional().describe('most rows one call returns (--max-rows; 1000)'),
+    maxResponseBytes: positive
+      .optional()
+      .describe('largest tool result in bytes of JSON (--max-response-bytes; 1048576)'),
+    defaultRows: positive.optional().describe('rows returned when a call gives no limit (--default-rows; 100)'),
+    allowWrites: z
+      .boolean()
+      .optional()
+      .describe('register insert, update, delete, transact and writing custom tools (--allow-writes)'),
+    sql: z.boolean().optional().describe('register the read-only sql tool (--sql)'),
+    statementTimeout: nonNegative
+      .optional()
+      .describe('ms before the database cancels a statement, 0: no limit (--statement-timeout; 30000)'),
     selectTools: z
       .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
       .optional()
-      .describe('--tools: the tools to serve, by name or set (read, minimal, write, custom, all)'),
-    echo: z.boolean().optional(),
-    poolSize: positive.optional(),
-    schemaTtl: nonNegative.optional().describe('seconds'),
-    maxSessions: positive.optional(),
-    sessionIdle: positive.optional().describe('seconds'),
+      .describe('serve only these tools: names and sets read, minimal, write, custom, all (--tools)'),
+    echo: z.boolean().optional().describe('also register echo, which skips the database (--echo)'),
+    poolSize: positive.optional().describe('most database connections (--pool-size; 10)'),
+    schemaTtl: nonNegative.optional().describe('seconds between schema reloads, 0: on demand (--schema-ttl; 60)'),
+    maxSessions: positive.optional().describe('most 2025-era sessions one process remembers (--max-sessions; 10000)'),
+    sessionIdle: positive.optional().describe('seconds before an unused 2025-era session ends (--session-idle; 1800)'),
     sessionKey: z
       .string()
       .min(32, 'must be at least 32 characters (openssl rand -hex 32)')
       .optional()
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the config file's ${VAR} syntax
-      .describe('better given as ${VAR} than written here'),
-    maxConnections: positive.optional(),
-    maxBufferedBytes: positive.optional(),
-    bodyTimeout: positive.optional().describe('milliseconds'),
-    headersTimeout: positive.optional().describe('milliseconds'),
-    requestTimeout: nonNegative.optional().describe('milliseconds; 0: no limit'),
-    maxBatch: positive.optional(),
-    maxBatchBytes: positive.optional(),
-    workers: z.union([z.literal('auto'), positive]).optional(),
+      .describe('secret signing 2025-era session ids (--session-key); better ${VAR} than written here'),
+    maxConnections: positive.optional().describe('most open HTTP connections per process (--max-connections; 4096)'),
+    maxBufferedBytes: positive
+      .optional()
+      .describe('most request-body bytes held per process (--max-buffered-bytes; 67108864)'),
+    bodyTimeout: positive.optional().describe('ms a request body may pause (--body-timeout; 10000)'),
+    headersTimeout: positive.optional().describe('ms for a request line and headers (--headers-timeout; 10000)'),
+    requestTimeout: nonNegative
+      .optional()
+      .describe('ms for a whole request to arrive, 0: no limit (--request-timeout; 60000)'),
+    maxBatch: positive.optional().describe('most messages in one JSON-RPC batch (--max-batch; 20)'),
+    maxBatchBytes: positive.optional().describe('largest answer to one batch (--max-batch-bytes; 4194304)'),
+    workers: z
+      .union([z.literal('auto'), positive])
+      .optional()
+      .describe('HTTP worker processes, auto: one per core (--workers; auto)'),
     tools: z
       .record(z.string().regex(TOOL_NAME, 'a tool name is letters, digits, _ and -, at most 64'), customToolSchema)
       .optional()
-      .describe('custom tools by name'),
+      .describe('custom tools by name (see docs/tools.md)'),
   })
   .superRefine((config, ctx) => {
     for (const name of Object.keys(config.tools ?? {})) {
