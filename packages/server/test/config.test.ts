@@ -13,6 +13,7 @@ import { buildCli } from '../src/cli.js';
 import { ConfigError, loadConfig } from '../src/config/load.js';
 import { configJsonSchema, configSchema } from '../src/config/schema.js';
 import { customTools } from '../src/tools/custom.js';
+import { startServerProcess } from '../src/transports/ready.js';
 import { engineOf, freshDatabase, liveTargets } from './support/databases.js';
 import { BIN, callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop, shopRows } from './support/shop.js';
@@ -189,6 +190,19 @@ describe('precedence: flag > variable > file > default', () => {
     expect(start(['--config', file], { DATABASE_URL: `sqlite:${missing}` }).status).toBe(0);
     expect(start(['--config', file, '--url', `sqlite:${missing}`]).stderr).toContain('no such file');
   });
+
+  it("serves HTTP with the file's workers, which the primary reads before forking", async () => {
+    const file = configFile(`url: ${dbUrl}\nhttp: true\nport: 0\nworkers: 2\n`);
+    const server = await startServerProcess(['--config', file], { bin: BIN });
+    try {
+      expect(server.stderr()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(2 worker processes\)/);
+      const client = await connectClient('http', 'modern', { dbUrl, endpoint: server.endpoint });
+      expect((await callJson(client, 'get', { table: 'customers', key: 1 })).data).toMatchObject({ found: true });
+      await client.close();
+    } finally {
+      await server.stop();
+    }
+  }, 30_000);
 
   it('exits 2 naming the file, the line and the key', () => {
     const file = configFile(`url: ${dbUrl}\n\nmaxRows: many\n`);
