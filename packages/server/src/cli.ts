@@ -1,12 +1,15 @@
 import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
-import { ENGINE_TITLES, URL_FORMS } from '@mcp-db-bench/engines';
+import { ENGINE_TITLES, engineForUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { applyConfig } from './config/apply.js';
+import { ConfigError, type LoadedConfig } from './config/load.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from './context.js';
 import { collect, databaseUrls } from './database-urls.js';
 import { openDatabases } from './databases.js';
 import { createServerFactory, directTools } from './server.js';
 import { startTelemetry, type Telemetry, TelemetryUnavailableError } from './telemetry/index.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
+import { customTools } from './tools/custom.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
 import { assertSafeBind, startHttp } from './transports/http.js';
@@ -49,6 +52,12 @@ export function buildCli(): Command {
         'with sessions over HTTP) over stdio (default) or HTTP.',
     )
     .version(VERSION)
+    .addOption(
+      new Option(
+        '--config <file>',
+        'read options and custom tools from this YAML file; flags and variables override it (see docs/server.md)',
+      ).env('MCP_DB_CONFIG'),
+    )
     .addOption(
       new Option('--url <url>', `database URL: ${URL_FORMS}; repeat as --url NAME=URL to serve several`)
         .env('MCP_DB_URL')
@@ -246,7 +255,8 @@ export function buildCli(): Command {
     )
     .addHelpText(
       'after',
-      '\nEvery option can also be set by the environment variable shown. DATABASE_URL is read when neither --url nor MCP_DB_URL is set.\n' +
+      '\nEvery option can also be set by the environment variable shown, or in the --config file (maxRows: for --max-rows);\n' +
+        'a flag beats its variable, which beats the file. DATABASE_URL is read when none of --url, MCP_DB_URL and the file names a database.\n' +
         'Several databases: --url NAME=URL once per database (NAME: a lowercase letter, then lowercase letters, digits or _); the\n' +
         'tools stay the same, each that touches data with a database argument naming one (see docs/server.md, "Several databases").\n' +
         'Exit codes: 0 stopped, 1 a failure (the database cannot be opened, the port is taken), 2 a mistake on the command line.\n\n' +
@@ -255,6 +265,7 @@ export function buildCli(): Command {
         '  mcp-db-server --url postgres://bench:bench@127.0.0.1:5432/bench --http --port 7400\n' +
         '  mcp-db-server --url shop=sqlite:./shop.db --url crm=$CRM_URL   # several databases: each tool takes database: shop or crm\n' +
         '  MCP_DB_TOKEN=$TOKEN MCP_DB_SESSION_KEY=$KEY mcp-db-server --url $DATABASE_URL --http --host 0.0.0.0   # one of several behind a load balancer\n' +
+        '  mcp-db-server --config shop.yaml --http   # options and custom tools from a file (docs/examples/shop.yaml)\n' +
         '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database (every one) answers too (503 otherwise); neither needs the token.\n' +
         '\nOpenTelemetry: set OTEL_EXPORTER_OTLP_ENDPOINT (or the _TRACES_ / _METRICS_ one) to export spans and metrics over OTLP;\n' +
         'the other OTEL_* variables apply. Needs @opentelemetry/api and @opentelemetry/sdk-node installed beside the server.\n',
@@ -262,6 +273,7 @@ export function buildCli(): Command {
 }
 
 interface CliOptions {
+  config?: string;
   url?: string[];
   http?: boolean;
   host: string;
@@ -298,7 +310,6 @@ export async function main(argv = process.argv): Promise<void> {
   // Usage errors (commander's, and the checks below that call program.error) exit 2; failures exit 1 (bin.ts).
   program.exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT));
   program.parse(argv);
-  const options = program.opts<CliOptions>();
   // Commander turns on a boolean flag whenever its variable is set; MCP_DB_HTTP=0 should not.
   const flags = [
     ['http', 'MCP_DB_HTTP'],
@@ -308,12 +319,26 @@ export async function main(argv = process.argv): Promise<void> {
   ] as const;
   for (const [flag, variable] of flags) {
     if (program.getOptionValueSource(flag) === 'env' && /^(0|false|no|off)?$/i.test(process.env[variable] ?? '')) {
-      options[flag] = false;
+      program.setOptionValueWithSource(flag, false, 'env');
     }
   }
-  const given = options.url?.filter(Boolean) ?? [];
-  if (!given.length && process.env.DATABASE_URL) given.push(process.env.DATABASE_URL);
-  if (!given.length) return program.error('error: no database given: pass --url URL or set MCP_DB_URL (see --help)');
+  let config: LoadedConfig | undefined;
+  try {
+    const file = program.opts<CliOptions>().config;
+    if (file) config = applyConfig(program, file);
+  } catch (error) {
+    if (error instanceof ConfigError) return program.error(`error: ${error.message}`);
+    throw error;
+  }
+  const options = program.opts<CliOptions>();
+  // The flag's or MCP_DB_URL's databases, else the file's, else DATABASE_URL.
+  let given = options.url?.filter(Boolean) ?? [];
+  if (!given.length) given = config?.urls ?? [];
+  if (!given.length && process.env.DATABASE_URL) given = [process.env.DATABASE_URL];
+  if (!given.length)
+    return program.error(
+      'error: no database given: pass --url URL, set MCP_DB_URL, or name url in the --config file (see --help)',
+    );
 
   // Checked here, not by commander, whose message would print the secret.
   if (options.sessionKey !== undefined && options.sessionKey.length < 32) {
@@ -331,9 +356,12 @@ export async function main(argv = process.argv): Promise<void> {
   }
   let selected: ReturnType<typeof toolsFor>;
   try {
-    selected = toolsFor(options);
+    const engines = urls.map((u) => engineForUrl(u.url));
+    const custom = config ? customTools(options.config!, config.tools, engines, options.allowWrites === true) : [];
+    selected = toolsFor(options, custom);
   } catch (error) {
-    if (error instanceof ToolSelectionError) return program.error(`error: ${error.message}`);
+    if (error instanceof ToolSelectionError || error instanceof ConfigError)
+      return program.error(`error: ${error.message}`);
     throw error;
   }
   if (options.requestTimeout && options.headersTimeout > options.requestTimeout) {

@@ -8,7 +8,7 @@ export interface DatabaseUrl {
 }
 
 /** What a database may be called: short, and safe in a JSON Schema enum and a log line. */
-const NAME = /^[a-z][a-z0-9_]*$/;
+export const DATABASE_NAME = /^[a-z][a-z0-9_]*$/;
 
 /** A `--url` list that cannot be served: a command-line mistake. */
 export class DatabaseListError extends Error {}
@@ -26,7 +26,7 @@ export function splitDatabaseUrl(value: string): DatabaseUrl {
   const eq = value.indexOf('=');
   if (eq < 0 || value.slice(0, eq).includes(':')) return { url: value };
   const name = value.slice(0, eq);
-  if (!NAME.test(name))
+  if (!DATABASE_NAME.test(name))
     throw new DatabaseListError(
       `--url ${name}=...: a database name is a short identifier: a lowercase letter, then lowercase letters, digits or _`,
     );

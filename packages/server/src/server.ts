@@ -1,4 +1,4 @@
-import { TOOL_NAMES, ToolError } from '@mcp-db-bench/contract';
+import { TOOL_NAMES, TOOL_SPECS, ToolError } from '@mcp-db-bench/contract';
 import { type Call, inCall, SchemaChangedError, SignalCall } from '@mcp-db-bench/engines';
 import {
   type CallToolResult,
@@ -30,16 +30,24 @@ export function instructions(tools: readonly ToolDefinition[], databases?: strin
     .filter((step) => step.length > 0)
     .map((step) => step.join(', '));
   const filters = tools.some((t) => 'filter' in t.input.shape);
+  // The config file's custom tools: answers the operator prepared, worth trying first.
+  const custom = tools.filter((t) => !BUILT_IN.has(t.name));
+  const writing = writes.length > 0 || custom.some((t) => t.annotations.readOnlyHint === false);
   return (
-    `${writes.length ? 'Read and write' : 'Read-only'} access to ` +
+    `${writing ? 'Read and write' : 'Read-only'} access to ` +
     (databases
       ? `several relational databases: ${databases}. Name one in each call's database argument` +
         (names.has(TOOL_NAMES.listTables) ? ' (list_tables without it lists them all). ' : '. ')
       : 'one relational database. ') +
+    (custom.length
+      ? `Tools made for ${databases ? 'these databases' : 'this database'}: ${custom.map((t) => t.name).join(', ')}. `
+      : '') +
     (steps.length ? `Use ${steps.join(', then ')}` : '') +
     (writes.length
       ? `; change data with ${writes.join(', ')} (transact: several changes that all happen or none). `
-      : '. ') +
+      : steps.length
+        ? '. '
+        : '') +
     (filters
       ? "Filters: comparisons such as customer_id = 42, status in ('paid','shipped'), total between 10 and 20, " +
         "name like 'A%' (% and _ wildcards, \\ escapes), shipped_at is null; operators = != <> < <= > >= in, not in, " +
@@ -49,6 +57,8 @@ export function instructions(tools: readonly ToolDefinition[], databases?: strin
     'Values come back portable: big integers and decimals as strings, timestamps as ISO-8601 UTC.'
   );
 }
+
+const BUILT_IN = new Set<string>(TOOL_SPECS.map((s) => s.name));
 
 /**
  * The tools as served over one database (`ctx`), or over several by name (routing.ts: the same

@@ -2,10 +2,14 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sqlite } from '@mcp-db-bench/engines';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/load.js';
 import { leanSchema } from '../src/schemas.js';
 import { instructions } from '../src/server.js';
+import { customTools } from '../src/tools/custom.js';
 import { selectTools, TOOL_SETS, toolsFor } from '../src/tools/index.js';
 import { BIN, callJson, connectClient } from './support/mcp.js';
 
@@ -48,9 +52,27 @@ describe('selectTools', () => {
     expect(() => selectTools(toolsFor({}), 'read,insert')).toThrow('--tools: insert needs --allow-writes');
     expect(() => selectTools(toolsFor({}), 'sql')).toThrow('--tools: sql needs --sql');
     expect(() => selectTools(everything, 'quer')).toThrow(
-      /no tool or set named quer \(tools: list_tables, .*; sets: read, minimal, write, all\)/,
+      /no tool or set named quer \(tools: list_tables, .*; sets: read, minimal, write, all, custom\)/,
     );
     expect(() => selectTools(toolsFor({}), 'write')).toThrow('selects no tool');
+  });
+
+  it("takes the config file's custom tools by name, as the set custom, and in all", () => {
+    const file = fileURLToPath(new URL('../../../docs/examples/shop.yaml', import.meta.url));
+    const { tools } = loadConfig(file, { SHOP_DB_URL: 'sqlite:shop.db' });
+    const custom = customTools('shop.yaml', tools, [sqlite], false);
+    expect(names(toolsFor({ tools: 'get,orders_by_status' }, custom))).toEqual(['get', 'orders_by_status']);
+    expect(names(toolsFor({ tools: 'custom' }, custom))).toEqual(['top_customers', 'orders_by_status']);
+    expect(names(toolsFor({ tools: 'all' }, custom))).toEqual([...names(TOOL_SETS.read!), ...names(custom)]);
+    expect(() => toolsFor({ tools: 'top_customer' }, custom)).toThrow(/tools: .*, top_customers, orders_by_status;/);
+    // The instructions name them first; alone, they are all there is to say (no filters).
+    expect(instructions(toolsFor({ tools: 'custom' }, custom))).toBe(
+      'Read-only access to one relational database. Tools made for this database: top_customers, orders_by_status. ' +
+        'Values come back portable: big integers and decimals as strings, timestamps as ISO-8601 UTC.',
+    );
+    expect(instructions(toolsFor({ tools: 'minimal,custom' }, custom))).toMatch(
+      /^Read-only access to one relational database\. Tools made for this database: top_customers, orders_by_status\. Use list_tables, then describe_table, then query\. Filters:/,
+    );
   });
 });
 

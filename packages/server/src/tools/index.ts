@@ -23,23 +23,25 @@ export const SQL_TOOLS: readonly ToolDefinition[] = [sqlTool] as never;
 /** Tools for benchmarking, registered on request (`--echo`). */
 export const BENCH_TOOLS: readonly ToolDefinition[] = [echo] as never;
 
-/** The tools a server with these options registers: the flags' tools, narrowed by `tools` (see selectTools). */
-export function toolsFor(options: {
-  allowWrites?: boolean;
-  sql?: boolean;
-  echo?: boolean;
-  tools?: string;
-}): readonly ToolDefinition[] {
+/**
+ * The tools a server with these options registers: the flags' tools and the config file's custom
+ * tools (`custom`, already built for the engine), narrowed by `tools` (see selectTools).
+ */
+export function toolsFor(
+  options: { allowWrites?: boolean; sql?: boolean; echo?: boolean; tools?: string },
+  custom: readonly ToolDefinition[] = [],
+): readonly ToolDefinition[] {
   const registered = [
     ...READ_TOOLS,
     ...(options.sql ? SQL_TOOLS : []),
     ...(options.allowWrites ? WRITE_TOOLS : []),
     ...(options.echo ? BENCH_TOOLS : []),
+    ...custom,
   ];
-  return options.tools === undefined ? registered : selectTools(registered, options.tools);
+  return options.tools === undefined ? registered : selectTools(registered, options.tools, custom);
 }
 
-/** `--tools` sets, by name: each expands to its tools (those the flags register). */
+/** `--tools` sets, by name: each expands to its tools (those the flags register); `custom` and `all` also take the config file's. */
 export const TOOL_SETS: Readonly<Record<string, readonly ToolDefinition[]>> = {
   read: READ_TOOLS,
   minimal: READ_TOOLS.filter((t) => ['list_tables', 'describe_table', 'query'].includes(t.name)),
@@ -59,14 +61,19 @@ const ENABLED_BY = new Map<string, string>([
  * registration order. A set takes those of its tools that are registered; a tool named alone must
  * be, or the flag it needs is named. Throws ToolSelectionError.
  */
-export function selectTools(registered: readonly ToolDefinition[], list: string): readonly ToolDefinition[] {
+export function selectTools(
+  registered: readonly ToolDefinition[],
+  list: string,
+  custom: readonly ToolDefinition[] = [],
+): readonly ToolDefinition[] {
   const wanted = new Set<ToolDefinition>();
-  const known = TOOL_SETS.all!;
+  const known = [...TOOL_SETS.all!, ...custom];
+  const sets: Record<string, readonly ToolDefinition[]> = { ...TOOL_SETS, all: known, custom };
   for (const name of list
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean)) {
-    const set = TOOL_SETS[name];
+    const set = sets[name];
     if (set) {
       for (const tool of set) if (registered.includes(tool)) wanted.add(tool);
       continue;
@@ -74,7 +81,7 @@ export function selectTools(registered: readonly ToolDefinition[], list: string)
     const tool = known.find((t) => t.name === name);
     if (!tool) {
       throw new ToolSelectionError(
-        `--tools: no tool or set named ${name} (tools: ${known.map((t) => t.name).join(', ')}; sets: ${Object.keys(TOOL_SETS).join(', ')})`,
+        `--tools: no tool or set named ${name} (tools: ${known.map((t) => t.name).join(', ')}; sets: ${Object.keys(sets).join(', ')})`,
       );
     }
     if (!registered.includes(tool)) throw new ToolSelectionError(`--tools: ${name} needs ${ENABLED_BY.get(name)}`);

@@ -1,9 +1,8 @@
 import type { PortableType } from '@mcp-db-bench/contract';
 import { type Scalar, sqlSpec, ToolError } from '@mcp-db-bench/contract';
 import type { EngineProfile } from '@mcp-db-bench/engines';
-import { sql as kyselySql } from 'kysely';
-import { decodeValue } from '../output/decode.js';
 import { requireQuery, splitNamedParameters } from '../query/named-params.js';
+import { bindNamed, looseRows } from '../query/raw.js';
 import { effectiveLimit } from '../query/select.js';
 import { defineTool, READ_ONLY } from './tool.js';
 
@@ -22,24 +21,19 @@ export const sqlTool = defineTool(sqlSpec, {
     // A NUL ends the text for a C parser and for the wire protocols: what runs could differ from what was checked.
     if (args.sql.includes('\u0000')) throw new ToolError('invalid_argument', 'sql: the text contains a NUL character');
     requireQuery(args.sql);
-    const { texts, names } = splitNamedParameters(args.sql);
+    const split = splitNamedParameters(args.sql);
+    const { names } = split;
     const params = args.params ?? {};
     // Own keys only: `:constructor` must not bind Object.prototype.constructor.
     const missing = [...new Set(names.filter((n) => !Object.hasOwn(params, n)))];
     if (missing.length)
       throw new ToolError('invalid_argument', `params: no value for ${missing.map((n) => `:${n}`).join(', ')}`);
     const values = names.map((n) => bindLoose(ctx.engine, params[n]!));
-    const statement = kyselySql.join(
-      texts.flatMap((t, i) => (i < values.length ? [kyselySql.raw(t), kyselySql`${values[i]}`] : [kyselySql.raw(t)])),
-      kyselySql.raw(''),
-    );
+    const statement = bindNamed(split, values);
     // Before it runs: what a read-only transaction still lets reach outside the database or past the call.
     await guard(ctx.db, statement.compile(ctx.db).sql);
     const limit = effectiveLimit(args.limit, ctx.limits);
-    const raw = await run(ctx.db, statement, limit + 1);
-    const columns = raw[0] ? Object.keys(raw[0]) : [];
-    const rows = raw.slice(0, limit).map((r) => Object.fromEntries(columns.map((c) => [c, looseValue(r[c])])));
-    return { columns, rows, truncated: raw.length > limit };
+    return looseRows(await run(ctx.db, statement, limit + 1), limit);
   },
 });
 
@@ -55,12 +49,4 @@ function bindLoose(engine: EngineProfile, value: Scalar): unknown {
           : 'float'
         : 'text';
   return engine.encodeParam(type, value);
-}
-
-/** Driver values made JSON-safe: big integers as strings, bytes as base64, dates as ISO-8601. */
-function looseValue(raw: unknown) {
-  if (typeof raw === 'bigint') return decodeValue({ type: 'integer', scale: null }, raw);
-  if (raw instanceof Uint8Array) return decodeValue({ type: 'binary', scale: null }, raw);
-  if (raw instanceof Date) return raw.toISOString();
-  return (raw ?? null) as string | number | boolean | null;
 }

@@ -36,7 +36,7 @@ export function workersOption(argv: readonly string[], env: NodeJS.ProcessEnv): 
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-/** The `--url` values as the server reads them (every --url given, else MCP_DB_URL, else DATABASE_URL). */
+/** The `--url` values as given (every --url, else MCP_DB_URL); empty when neither names one. */
 function urlOptions(argv: readonly string[], env: NodeJS.ProcessEnv): string[] {
   const given: string[] = [];
   argv.forEach((a, i) => {
@@ -44,8 +44,31 @@ function urlOptions(argv: readonly string[], env: NodeJS.ProcessEnv): string[] {
     else if (a.startsWith('--url=')) given.push(a.slice('--url='.length));
   });
   if (given.length) return given;
-  const url = env.MCP_DB_URL || env.DATABASE_URL;
-  return url ? [url] : [];
+  return env.MCP_DB_URL ? [env.MCP_DB_URL] : [];
+}
+
+/**
+ * What the --config file (or MCP_DB_CONFIG) says of serving: http, workers and the URL. Loaded only
+ * when one is named; undefined for a file with mistakes: one process starts, and reports them.
+ */
+async function fileOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ http?: unknown; workers?: unknown; urls: string[] } | undefined> {
+  let file = env.MCP_DB_CONFIG;
+  argv.forEach((a, i) => {
+    if (a === '--config') file = argv[i + 1];
+    else if (a.startsWith('--config=')) file = a.slice('--config='.length);
+  });
+  const fallback = env.DATABASE_URL ? [env.DATABASE_URL] : [];
+  if (!file) return { urls: fallback };
+  const { loadConfig } = await import('../config/load.js');
+  try {
+    const config = loadConfig(file, env);
+    return { ...config.options, urls: config.urls.length ? config.urls : fallback };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -56,11 +79,16 @@ function urlOptions(argv: readonly string[], env: NodeJS.ProcessEnv): string[] {
  */
 export async function requestedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (argv.some((a) => ['-h', '--help', '-V', '--version'].includes(a))) return 0;
+  const file = await fileOptions(argv, env);
+  if (!file) return 0;
   const http =
-    argv.includes('--http') || (env.MCP_DB_HTTP !== undefined && !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP));
-  const workers = workersOption(argv, env);
+    argv.includes('--http') ||
+    (env.MCP_DB_HTTP !== undefined ? !/^(0|false|no|off)?$/i.test(env.MCP_DB_HTTP) : file.http === true);
+  const given = argv.some((a) => a === '--workers' || a.startsWith('--workers=')) || env.MCP_DB_WORKERS !== undefined;
+  const workers = given ? workersOption(argv, env) : ((file.workers as WorkersOption | undefined) ?? 'auto');
   if (!http || workers === undefined) return 0;
-  const n = workers === 'auto' ? await autoWorkers(urlOptions(argv, env)) : workers;
+  const urls = urlOptions(argv, env);
+  const n = workers === 'auto' ? await autoWorkers(urls.length ? urls : file.urls) : workers;
   return n > 1 ? n : 0;
 }
 

@@ -43,6 +43,13 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--era", choices=["legacy", "modern"], required=True)
     parser.add_argument("--url", help="Streamable HTTP endpoint; without it, the command after -- is spawned over stdio")
+    parser.add_argument(
+        "--call",
+        nargs=2,
+        action="append",
+        metavar=("TOOL", "ARGUMENTS_JSON"),
+        help="call this tool instead of the default calls (labelled by the tool's name); repeatable",
+    )
     parser.add_argument("command", nargs="*", help="server command line for stdio")
     args = parser.parse_args()
     if bool(args.url) == bool(args.command):
@@ -80,7 +87,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for tool in listing.tools
         ]
         calls: dict[str, Any] = {}
-        for label, name, arguments in CALLS:
+        wanted = [(name, name, json.loads(arguments)) for name, arguments in args.call] if args.call else CALLS
+        for label, name, arguments in wanted:
             # call_tool validates structuredContent against the listed outputSchema before returning.
             result = await client.call_tool(name, arguments)
             text = text_of(result)

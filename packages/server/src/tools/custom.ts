@@ -1,0 +1,135 @@
+import { type PortableType, sqlOutput, ToolError } from '@mcp-db-bench/contract';
+import type { EngineProfile } from '@mcp-db-bench/engines';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { ConfigError } from '../config/load.js';
+import type { CustomToolConfig, ParameterConfig, ParameterType } from '../config/schema.js';
+import { splitNamedParameters } from '../query/named-params.js';
+import { bindNamed, looseRows } from '../query/raw.js';
+import { inTransaction } from '../write/transaction.js';
+import { READ_ONLY, type ToolDefinition } from './tool.js';
+
+/** What a parameter binds as. */
+const BINDS: Record<ParameterType, PortableType> = {
+  string: 'text',
+  integer: 'integer',
+  number: 'float',
+  boolean: 'boolean',
+};
+
+const ARGUMENT: Record<ParameterType, () => z.ZodType> = {
+  string: () => z.string(),
+  integer: () => z.number().int(),
+  number: () => z.number(),
+  boolean: () => z.boolean(),
+};
+
+const WRITES: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+
+const writeOutput = sqlOutput.extend({ rowsAffected: z.number().int().describe('rows the statement changed') });
+
+/**
+ * The config file's custom tools as served on `engines` (every database's), or a ConfigError
+ * (prefixed `file`) for a tool that cannot be: no statement for one of them, a read-only one where
+ * an engine cannot enforce it, a writing one on a read-only server.
+ */
+export function customTools(
+  file: string,
+  tools: Record<string, CustomToolConfig>,
+  engines: readonly EngineProfile[],
+  allowWrites: boolean,
+): ToolDefinition[] {
+  return Object.entries(tools).map(([name, tool]) => {
+    const at = `${file}: tools.${name}`;
+    if (tool.readOnly === false && !allowWrites) {
+      throw new ConfigError(
+        `${at} writes (readOnly: false) and the server is read-only: start it with --allow-writes (allowWrites: true), or leave the tool out`,
+      );
+    }
+    const texts = new Map<string, string>();
+    for (const engine of engines) {
+      const text =
+        typeof tool.sql === 'string'
+          ? tool.sql
+          : (tool.sql[engine.name as keyof typeof tool.sql] ?? tool.sql[engine.family as keyof typeof tool.sql]);
+      if (text === undefined) {
+        throw new ConfigError(
+          `${at}.sql: no statement for ${engine.name} (the file has ${Object.keys(tool.sql).join(', ')})`,
+        );
+      }
+      if (tool.readOnly !== false && !engine.readOnlyStatement) {
+        throw new ConfigError(
+          `${at}: ${engine.title} has no read-only transaction to run a read-only tool in (readOnly: false for one that writes)`,
+        );
+      }
+      texts.set(engine.name, text);
+    }
+    return customTool(name, tool, texts);
+  });
+}
+
+/**
+ * One custom tool: its arguments are its parameters, its answer the statement's rows. Unlike the
+ * sql tool's, its text is the operator's and fixed at start (arguments are bound values), so the
+ * sql guard does not vet it: the database's read-only mode is what keeps a read-only tool reading.
+ * `texts`: its statement for each engine served, by engine name.
+ */
+function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<string, string>): ToolDefinition {
+  const splits = new Map([...texts].map(([engine, text]) => [engine, splitNamedParameters(text)]));
+  const parameters = Object.entries(tool.parameters ?? {});
+  const input = z.strictObject(Object.fromEntries(parameters.map(([p, spec]) => [p, argument(spec)])));
+  const bind = (args: Record<string, unknown>, engine: EngineProfile) => {
+    const split = splits.get(engine.name);
+    // customTools checked every engine served at start; kept for the type checker.
+    if (!split) throw new ToolError('invalid_argument', `${name} is not available on ${engine.name}`);
+    return bindNamed(
+      split,
+      split.names.map((n) => {
+        const value = args[n] ?? tool.parameters![n]!.default;
+        return value === undefined || value === null
+          ? null
+          : engine.encodeParam(BINDS[tool.parameters![n]!.type], value as string | number | boolean);
+      }),
+    );
+  };
+  const common = { name, title: tool.title ?? name, description: tool.description, input };
+  if (tool.readOnly === false) {
+    return {
+      ...common,
+      output: writeOutput,
+      annotations: WRITES,
+      async run(args, ctx) {
+        const statement = bind(args, ctx.engine);
+        const result = await inTransaction(ctx, (scope) => statement.execute(scope.db));
+        const rows = (result.rows ?? []) as Record<string, unknown>[];
+        return { ...looseRows(rows, ctx.limits.maxRows), rowsAffected: Number(result.numAffectedRows ?? 0) };
+      },
+    };
+  }
+  return {
+    ...common,
+    output: sqlOutput,
+    annotations: READ_ONLY,
+    async run(args, ctx) {
+      const run = ctx.engine.readOnlyStatement;
+      // customTools refused this engine at start; kept for the type checker.
+      if (!run) throw new ToolError('invalid_argument', `${name} is not available on ${ctx.engine.name}`);
+      const statement = bind(args, ctx.engine);
+      // As many rows as the server allows: the statement's author chose its own limit.
+      const limit = ctx.limits.maxRows;
+      return looseRows(await run(ctx.db, statement, limit + 1), limit);
+    },
+  };
+}
+
+function argument(spec: ParameterConfig): z.ZodType {
+  let schema = ARGUMENT[spec.type]();
+  if (spec.description) schema = schema.describe(spec.description);
+  if (spec.default !== undefined) return schema.default(spec.default as never);
+  return spec.required === false ? schema.optional() : schema;
+}
