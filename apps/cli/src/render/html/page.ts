@@ -117,6 +117,8 @@ td.long { white-space: normal; min-width: 18em; text-align: left; }
 td.good, .good { color: #1a7f37; font-weight: 600; }
 td.bad, .bad { color: #cf222e; font-weight: 600; }
 td.noise { color: #57606a; }
+/* a comparison's change may take two lines rather than push its row out of the box */
+td.good, td.bad, td.noise { white-space: normal; min-width: 9em; }
 table.facts th { text-align: left; color: #57606a; font-weight: normal; vertical-align: top; }
 table.facts td { text-align: left; white-space: normal; }
 .warnings { color: #9a6700; background: #fff8c5; padding: 8px 8px 8px 28px; border-radius: 6px; }

@@ -66,8 +66,7 @@ export function tokenSection(ctx: Context): ReportSection | undefined {
     title: 'Token cost',
     note:
       `Tokens an agent’s model reads, per target ` +
-      `(${ctx.runs.find((r) => r.result.tokens?.length)?.result.tokens?.[0]?.tokenizer ?? 'tokenizer'}; it approximates ` +
-      `the host model’s): the tool list, the whole session start and each workload’s median answer; below, each ` +
+      `(tokenizer ${ctx.runs.find((r) => r.result.tokens?.length)?.result.tokens?.[0]?.tokenizer}): the tool list, the whole session start and each workload’s median answer; below, each ` +
       `answer's bytes and tokens (p50 / max of the sampled calls) beside its latency at the fewest agents.`,
     blocks,
   };
