@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Change,
   change,
+  changeMark,
   compareHtml,
   compareJson,
   compareRuns,
@@ -46,6 +47,15 @@ describe('the noise rule', () => {
     expect(change('calls/s', m(100), m(80), 5).slowerPct).toBeCloseTo(20, 6);
     expect(change('p50 ms', m(1), m(1.2), 5).slowerPct).toBeCloseTo(20, 6);
     expect(change('p99 ms', m(1), m(0.5), 5).slowerPct).toBeCloseTo(-50, 6);
+  });
+
+  it('marks a change on the page by its direction, coloured by whether that is good: down is bad for calls/s, good for p99', () => {
+    expect(changeMark(change('calls/s', m(100), m(80), 5))).toEqual({ arrow: '▼', tone: 'bad' });
+    expect(changeMark(change('calls/s', m(100), m(130), 5))).toEqual({ arrow: '▲', tone: 'good' });
+    expect(changeMark(change('p99 ms', m(1), m(0.5), 5))).toEqual({ arrow: '▼', tone: 'good' });
+    expect(changeMark(change('p50 ms', m(1), m(1.2), 5))).toEqual({ arrow: '▲', tone: 'bad' });
+    expect(changeMark(change('p50 ms', m(1), m(1.02), 5))).toEqual({ arrow: '▲', tone: 'noise' });
+    expect(changeMark(change('p50 ms', m(1), m(1), 5))).toEqual({ arrow: '', tone: 'noise' });
   });
 });
 

@@ -252,19 +252,25 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     ['side.html', 1000],
     ['both.html', 1000],
     ['compare.html', 1000],
-  ])('%s at %i px: every table whole in its box, no legend entry without a name', async (file, width) => {
-    const { drawn, problems } = await open(file, width);
-    expect(problems).toEqual([]);
-    expect(drawn.boxes.length).toBeGreaterThan(0);
-    for (const box of drawn.boxes) {
-      // these runs' tables all fit beside or below their charts: no column is out of sight
-      expect(box.scrollWidth, `a table of ${box.section} is wider than its box`).toBeLessThanOrEqual(box.clientWidth + 1);
-      // and a wider one would scroll inside its box, its first column in view
-      expect(['auto', 'scroll'], box.section).toContain(box.overflowX);
-      expect(box.stickyFirst, box.section).toBe(true);
-    }
-    for (const entry of drawn.entries) expect(entry).not.toMatch(/–|--/);
-  }, 60_000);
+  ])(
+    '%s at %i px: every table whole in its box, no legend entry without a name',
+    async (file, width) => {
+      const { drawn, problems } = await open(file, width);
+      expect(problems).toEqual([]);
+      expect(drawn.boxes.length).toBeGreaterThan(0);
+      for (const box of drawn.boxes) {
+        // these runs' tables all fit beside or below their charts: no column is out of sight
+        expect(box.scrollWidth, `a table of ${box.section} is wider than its box`).toBeLessThanOrEqual(
+          box.clientWidth + 1,
+        );
+        // and a wider one would scroll inside its box, its first column in view
+        expect(['auto', 'scroll'], box.section).toContain(box.overflowX);
+        expect(box.stickyFirst, box.section).toBe(true);
+      }
+      for (const entry of drawn.entries) expect(entry).not.toMatch(/–|--/);
+    },
+    60_000,
+  );
 
   it('a run of two servers side by side: Servers compared, answer agreement and token cost, from the result file', async () => {
     const { drawn, problems } = await open('side.html');
