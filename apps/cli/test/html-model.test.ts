@@ -338,12 +338,18 @@ describe('one colour per meaning', () => {
     const servers = ['ours', 'dbhub', 'other'];
     const colours = servers.map((subject) => seriesColor({ subject, indexes: 'optimized' }, servers));
     expect(new Set(colours).size).toBe(3);
-    // a server's colour does not depend on the round's index profile
-    expect(seriesColor({ subject: 'dbhub', indexes: 'baseline' }, servers)).toBe(colours[1]);
+    // a server's baseline round is a paler shade of its colour
+    expect(seriesColor({ subject: 'dbhub', indexes: 'baseline' }, servers)).toBe(shade(colours[1]!, 0, 2));
+    expect(seriesColor({ subject: 'dbhub', indexes: null }, servers)).toBe(colours[1]);
     for (const c of colours) expect(Object.values(MEANING)).not.toContain(c);
     // a series of no listed server (the bare HTTP floor) takes none of theirs
     expect([...colours, alone]).not.toContain(seriesColor({ subject: 'bare node:http', indexes: null }, servers));
     expect(seriesColor({ subject: 'bare node:http', indexes: null }, ['sqlite'])).not.toBe(alone);
+    // and two such series (each overlaid run's floor) each their own
+    const floors = ['a: bare node:http', 'b: bare node:http'];
+    expect(seriesColor({ subject: floors[0]!, indexes: null }, servers, floors)).not.toBe(
+      seriesColor({ subject: floors[1]!, indexes: null }, servers, floors),
+    );
   });
 
   it('shades a colour paler for the fewer agents, the most agents at full colour', () => {

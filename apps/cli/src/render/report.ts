@@ -377,7 +377,7 @@ function comparisonSection(groups: readonly Group[], result: ResultFile): Sectio
   const rows = c.rows.map((r) => [
     r.workload,
     String(r.agents),
-    ...r.cells.map((x) => (x ? `${rate(x.rate)} /s, p50 ${ms(x.p50Ms * 1000)}` : '–')),
+    ...r.cells.map((x) => (x ? `${rate(x.rate)} /s, p50 ${x.p50Ms.toFixed(x.p50Ms < 10 ? 2 : 1)}` : '–')),
   ]);
   return [
     {

@@ -23,14 +23,24 @@ const SUBJECTS = ['#D55E00', '#56B4E9', '#8C564B', '#BCBD22', '#17BECF', '#B8860
 
 /**
  * The colour of a series, by what it stands for. `subjects` lists every server (or run) the page
- * shows, in order; with more than one, each has its own colour on every chart. With one, its index
- * rounds are told apart: baseline always orange, optimized always blue (and no profile: vermilion).
+ * measures, in order, and `others` what else it draws (the bare HTTP floor); with more than one, each has its own colour on every chart (its baseline round
+ * paler). With one, its index rounds are told apart: baseline always orange, optimized always
+ * blue (and no profile: vermilion).
  */
-export function seriesColor(series: { subject: string; indexes: string | null }, subjects: readonly string[]): string {
+export function seriesColor(
+  series: { subject: string; indexes: string | null },
+  subjects: readonly string[],
+  others: readonly string[] = [],
+): string {
   const i = subjects.indexOf(series.subject);
-  // a series of no listed subject (the bare HTTP floor beside a run's servers): a colour of its own
-  if (i < 0) return SUBJECTS[Math.max(subjects.length, 1) % SUBJECTS.length]!;
-  if (subjects.length > 1) return SUBJECTS[i % SUBJECTS.length]!;
+  // a series of none of them (the bare HTTP floor beside a run's servers, listed in `others`): a colour of its own
+  if (i < 0)
+    return SUBJECTS[(Math.max(subjects.length, 1) + Math.max(others.indexOf(series.subject), 0)) % SUBJECTS.length]!;
+  // several servers: each its colour, its baseline round a paler shade of it
+  if (subjects.length > 1) {
+    const own = SUBJECTS[i % SUBJECTS.length]!;
+    return series.indexes === 'baseline' ? shade(own, 0, 2) : own;
+  }
   if (series.indexes === 'baseline') return MEANING.baseline;
   if (series.indexes === 'optimized') return MEANING.optimized;
   return SUBJECTS[0]!;

@@ -17,13 +17,16 @@ export interface Context {
 export function context(runs: readonly Run[]): Context {
   const groups = runs.map((r) => groupSteps(r.result.steps));
   const subjects = subjectsOf(runs);
+  const others = [...new Set(runs.flatMap((r, run) => r.result.steps.map((s) => subject(runs, run, s.target))))].filter(
+    (x) => !subjects.includes(x),
+  );
   return {
     runs,
     groups,
     name: (run, text) => (runs.length > 1 ? `${runs[run]!.label}: ${text}` : text),
     workloads: [...new Set(groups.flat().map((g) => g.workload))],
     colorOf: (run, round) =>
-      seriesColor({ subject: subject(runs, run, round.target), indexes: round.indexes }, subjects),
+      seriesColor({ subject: subject(runs, run, round.target), indexes: round.indexes }, subjects, others),
   };
 }
 
