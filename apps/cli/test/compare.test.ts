@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Change,
   change,
+  changeMark,
   compareHtml,
   compareJson,
   compareRuns,
@@ -46,6 +47,15 @@ describe('the noise rule', () => {
     expect(change('calls/s', m(100), m(80), 5).slowerPct).toBeCloseTo(20, 6);
     expect(change('p50 ms', m(1), m(1.2), 5).slowerPct).toBeCloseTo(20, 6);
     expect(change('p99 ms', m(1), m(0.5), 5).slowerPct).toBeCloseTo(-50, 6);
+  });
+
+  it('marks a change on the page by its direction, coloured by whether that is good: down is bad for calls/s, good for p99', () => {
+    expect(changeMark(change('calls/s', m(100), m(80), 5))).toEqual({ arrow: '▼', tone: 'bad' });
+    expect(changeMark(change('calls/s', m(100), m(130), 5))).toEqual({ arrow: '▲', tone: 'good' });
+    expect(changeMark(change('p99 ms', m(1), m(0.5), 5))).toEqual({ arrow: '▼', tone: 'good' });
+    expect(changeMark(change('p50 ms', m(1), m(1.2), 5))).toEqual({ arrow: '▲', tone: 'bad' });
+    expect(changeMark(change('p50 ms', m(1), m(1.02), 5))).toEqual({ arrow: '▲', tone: 'noise' });
+    expect(changeMark(change('p50 ms', m(1), m(1), 5))).toEqual({ arrow: '', tone: 'noise' });
   });
 });
 
@@ -195,11 +205,12 @@ describe('compareRuns', () => {
     expect(json.rows[0]!.changes[0]).toMatchObject({ changePct: null, slowerPct: null, note: FROM_ZERO });
     const html = compareHtml(c, { base: 'a', next: 'b' });
     expect(html).toContain('no %: base 0');
-    // no bar where there is no percentage (uPlot's own source has the word Infinity: read the specs)
+    // no bar where there is no percentage (uPlot's own source has the word Infinity: read the specs): with
+    // nothing to draw, no chart
     const specs = JSON.parse(/<script type="application\/json" id="chart-specs">(.*?)<\/script>/s.exec(html)![1]!) as {
       data: (number | null)[][];
     }[];
-    expect(specs[0]!.data.slice(1)).toEqual([[null], [null], [null]]);
+    expect(specs).toEqual([]);
   });
 });
 

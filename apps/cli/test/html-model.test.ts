@@ -1,5 +1,7 @@
 import { newHistogram, record } from '@mcp-db-bench/agent';
 import { describe, expect, it } from 'vitest';
+import { dropEmptySeries } from '../src/render/html/charts.js';
+import { MEANING, seriesColor, shade } from '../src/render/html/colors.js';
 import { htmlReport } from '../src/render/html/index.js';
 import { reportModel } from '../src/render/html/model.js';
 import { intervalRates, percentiles, SPECTRUM_LEVELS, spectrum } from '../src/render/html/numbers.js';
@@ -8,7 +10,8 @@ import { scalingLine } from '../src/render/html/sections/scaling.js';
 import { loadStages } from '../src/render/html/sections/summary.js';
 import { timeline } from '../src/render/html/sections/timeline.js';
 import { tokenRecords } from '../src/render/html/sections/tokens.js';
-import { groupSteps } from '../src/render/report.js';
+import { groupSteps, reportSections } from '../src/render/report.js';
+import { toMarkdown } from '../src/render/table.js';
 import { result, stats, step } from './support/results.js';
 
 /** The HTML report's model is pure: hand-made result files in, known chart data and numbers out. */
@@ -316,5 +319,195 @@ describe('the report model and page', () => {
     const slots = [...html.matchAll(/<div class="chart" data-chart="([^"]+)">/g)].map((m) => m[1]);
     expect(specs.map((s) => s.id)).toEqual(slots);
     expect(new Set(slots).size).toBe(slots.length);
+  });
+});
+
+const one = result([
+  step({ workload: 'point-read', agents: 1, calls: 100, indexes: 'baseline', errors: { 'tool:timeout': 3 } }),
+  step({ workload: 'point-read', agents: 2, calls: 150, indexes: 'baseline' }),
+  step({ workload: 'point-read', agents: 1, calls: 300 }),
+  step({ workload: 'point-read', agents: 2, calls: 500 }),
+]);
+
+describe('one colour per meaning', () => {
+  it('gives baseline and optimized their colours when one server is shown, and each server its own among several', () => {
+    expect(seriesColor({ subject: 'sqlite', indexes: 'baseline' }, ['sqlite'])).toBe(MEANING.baseline);
+    expect(seriesColor({ subject: 'sqlite', indexes: 'optimized' }, ['sqlite'])).toBe(MEANING.optimized);
+    const alone = seriesColor({ subject: 'sqlite', indexes: null }, ['sqlite']);
+    expect([MEANING.baseline, MEANING.optimized]).not.toContain(alone);
+    const servers = ['ours', 'dbhub', 'other'];
+    const colours = servers.map((subject) => seriesColor({ subject, indexes: 'optimized' }, servers));
+    expect(new Set(colours).size).toBe(3);
+    // a server's baseline round is a paler shade of its colour
+    expect(seriesColor({ subject: 'dbhub', indexes: 'baseline' }, servers)).toBe(shade(colours[1]!, 0, 2));
+    expect(seriesColor({ subject: 'dbhub', indexes: null }, servers)).toBe(colours[1]);
+    for (const c of colours) expect(Object.values(MEANING)).not.toContain(c);
+    // a series of no listed server (the bare HTTP floor) takes none of theirs
+    expect([...colours, alone]).not.toContain(seriesColor({ subject: 'bare node:http', indexes: null }, servers));
+    expect(seriesColor({ subject: 'bare node:http', indexes: null }, ['sqlite'])).not.toBe(alone);
+    // and two such series (each overlaid run's floor) each their own
+    const floors = ['a: bare node:http', 'b: bare node:http'];
+    expect(seriesColor({ subject: floors[0]!, indexes: null }, servers, floors)).not.toBe(
+      seriesColor({ subject: floors[1]!, indexes: null }, servers, floors),
+    );
+  });
+
+  it('shades a colour paler for the fewer agents, the most agents at full colour', () => {
+    expect(shade('#0072B2', 2, 3)).toBe('#0072B2');
+    expect(shade('#0072B2', 0, 1)).toBe('#0072B2');
+    const pale = shade('#0072B2', 0, 3);
+    expect(pale).toMatch(/^#[0-9A-F]{6}$/);
+    const rgb = (hex: string) => [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+    const full = rgb('#0072B2');
+    for (const [i, c] of rgb(pale).entries()) expect(c).toBeGreaterThan(full[i]!);
+  });
+
+  it('draws a round in the same colour on every chart of the page', () => {
+    const model = reportModel([{ label: 'a', result: one }]);
+    const charts = model.sections.flatMap((s) => s.blocks.flatMap((b) => (b.chart ? [b.chart] : [])));
+    const colourOf = (profile: string) =>
+      new Set(
+        charts.flatMap((c) =>
+          c.series
+            // the spectrum's line of the most agents is the round's full colour; fewer agents are paler
+            .filter((x) => (x.label.includes(`(${profile})`) && !x.label.endsWith('× 1')) || x.label === profile)
+            .map((x) => x.color),
+        ),
+      );
+    expect(colourOf('baseline')).toEqual(new Set([MEANING.baseline]));
+    expect(colourOf('optimized')).toEqual(new Set([MEANING.optimized]));
+  });
+
+  it('says which way is better on every axis of a quantity, and starts none of them on a log scale of calls/s', () => {
+    const model = reportModel([{ label: 'a', result: one }]);
+    const axes = model.sections.flatMap((s) => s.blocks.flatMap((b) => b.chart?.axes ?? []));
+    expect(axes.length).toBeGreaterThan(0);
+    for (const a of axes.filter((x) => x.scale !== 'agents')) expect(a.label).toMatch(/(higher|lower) is better$/);
+    // calls/s is a quantity: its axes are linear, so they start at 0
+    for (const a of axes.filter((x) => x.scale === 'rate')) expect(a.log).toBeUndefined();
+  });
+
+  it('leaves out a series with no value anywhere, with its column', () => {
+    const chart = {
+      id: 'c',
+      title: 't',
+      x: { label: 'x' },
+      axes: [{ scale: 'n', label: 'n' }],
+      series: ['a', 'b', 'c'].map((label) => ({ label, scale: 'n', color: '#000000' })),
+      data: [
+        [1, 2],
+        [1, null],
+        [null, null],
+        [0, 3],
+      ],
+    };
+    const kept = dropEmptySeries(chart);
+    expect(kept.series.map((s) => s.label)).toEqual(['a', 'c']);
+    expect(kept.data).toEqual([
+      [1, 2],
+      [1, null],
+      [0, 3],
+    ]);
+    expect(dropEmptySeries(kept)).toBe(kept);
+  });
+});
+
+describe('several servers side by side', () => {
+  const targets = ['ours', 'theirs'];
+  const side = result(
+    targets.flatMap((target, t) =>
+      [1, 2].map((agents) =>
+        step({ target, indexes: null, workload: 'point-read', agents, calls: (t + 1) * 100 * agents }),
+      ),
+    ),
+    {
+      config: {
+        ...result([]).config,
+        targets: targets.map((label) => ({ label, engine: null, url: `http://127.0.0.1/${label}` })),
+        indexes: [],
+      },
+      agreement: [
+        {
+          workload: 'point-read',
+          reference: 'ours',
+          target: 'theirs',
+          calls: 15,
+          mismatches: 2,
+          differences: ['row 3'],
+        },
+      ],
+      tokens: targets.map((target) => ({
+        target,
+        tokenizer: 'o200k_base',
+        toolsList: { bytes: 2000, tokens: 500 },
+        sessionStart: { bytes: 6000, tokens: 1500 },
+        calls: [{ workload: 'point-read', calls: 15, bytes: { p50: 200, max: 300 }, tokens: { p50: 50, max: 80 } }],
+      })),
+    },
+  );
+  const model = reportModel([{ label: 'a', result: side }]);
+  const section = (id: string) => model.sections.find((s) => s.id === id)!;
+
+  it('compares the servers with the terminal’s numbers: each one’s calls/s and p50, each in its own colour', () => {
+    const block = section('servers').blocks[0]!;
+    expect(block.chart!.series.map((s) => s.label)).toEqual(targets);
+    expect(block.chart!.data.slice(1)).toEqual([
+      [100, 200],
+      [200, 400],
+    ]);
+    expect(block.table.head).toEqual([
+      'workload',
+      'agents',
+      'ours calls/s',
+      'ours p50 ms',
+      'theirs calls/s',
+      'theirs p50 ms',
+    ]);
+    expect(block.table.rows[1]!.cells.slice(0, 3)).toEqual(['point-read', '2', { text: '200', value: 200 }]);
+    // the terminal's "Servers compared" holds the same numbers
+    expect(toMarkdown(reportSections(side))).toMatch(
+      /\| point-read \| 2 \| 200 \/s, p50 1\.00 \| 400 \/s, p50 1\.00 \|/,
+    );
+    // each server has its colour, the same on the spectrum, the scaling lines and the token bars
+    const colours = (label: string) =>
+      new Set(
+        model.sections.flatMap((s) =>
+          s.blocks.flatMap((b) =>
+            (b.chart?.series ?? [])
+              .filter((x) => x.label === label || x.label === `${label} × 2` || x.label.startsWith(`${label} calls/s`))
+              .map((x) => x.color),
+          ),
+        ),
+      );
+    expect(colours('ours').size).toBe(1);
+    expect(colours('theirs').size).toBe(1);
+    expect([...colours('ours')]).not.toEqual([...colours('theirs')]);
+  });
+
+  it('shows answer agreement and each answer’s tokens beside its latency, as the terminal does', () => {
+    expect(section('agreement').blocks[0]!.table.rows.map((r) => r.cells)).toEqual([
+      ['point-read', 'ours', 'theirs', { text: '15', value: 15 }, { text: '2', value: 2 }, 'DISAGREE', 'row 3'],
+    ]);
+    const perCall = section('tokens').blocks[1]!.table;
+    expect(perCall.head).toEqual([
+      'workload',
+      'target',
+      'bytes p50 / max',
+      'tokens p50 / max',
+      'latency p50 ms (fewest agents)',
+    ]);
+    expect(perCall.rows.map((r) => r.cells.slice(0, 4))).toEqual(
+      targets.map((t) => ['point-read', t, '200 / 300', '50 / 80']),
+    );
+    // a bar per server for each count, in its colour
+    const tokens = section('tokens').blocks[0]!.chart!;
+    expect(tokens.series.map((s) => s.label)).toEqual(targets);
+    expect(tokens.data[1]).toEqual([500, 1500, 50]);
+  });
+
+  it('has no such sections for a run of one server', () => {
+    const alone = reportModel([{ label: 'a', result: one }]);
+    expect(alone.sections.map((s) => s.id)).not.toContain('servers');
+    expect(alone.sections.map((s) => s.id)).not.toContain('agreement');
   });
 });

@@ -40,6 +40,14 @@ interface Drawn {
   /** the legends' series names of the timeline charts */
   timelines: string[];
   specs: { id: string; series: { label: string }[]; data: (number | null)[][] }[];
+  /** every table's box: its section, widths, whether it scrolls, and whether its first column stays in view */
+  boxes: { section: string; scrollWidth: number; clientWidth: number; overflowX: string; stickyFirst: boolean }[];
+  /** every legend entry as shown (hidden ones left out) */
+  entries: string[];
+  /** section ids on the page */
+  sections: string[];
+  /** data-value of each table cell, by section id */
+  values: Record<string, number[]>;
 }
 
 describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
@@ -99,6 +107,32 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
       timeoutMs: 60_000,
     });
     if (compared.code !== 0) throw new Error(`compare exited ${compared.code}: ${compared.stderr}`);
+    // two servers side by side (the two protocol eras of one engine): Engines compared, answer agreement, tokens
+    const side = await runCli(
+      [
+        'run',
+        '--scale',
+        '0.002',
+        '--protocol',
+        'legacy,modern',
+        '--workloads',
+        'point-read,filtered',
+        '--agents',
+        '1',
+        '--indexes',
+        'optimized',
+        '--duration',
+        '500ms',
+        '--warmup',
+        '100ms',
+        '--out',
+        'side.json',
+        '--html',
+        'side.html',
+      ],
+      { cwd: dir, timeoutMs: 180_000 },
+    );
+    if (side.code !== 0) throw new Error(`side-by-side run exited ${side.code}: ${side.stderr}`);
     const both = await runCli(
       [
         'report',
@@ -117,7 +151,7 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     );
     if (both.code !== 0) throw new Error(`report exited ${both.code}: ${both.stderr}`);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  }, 240_000);
+  }, 360_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -125,8 +159,8 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
   });
 
   /** Opens a report offline; any request beyond the file itself is refused and counted. */
-  async function open(file: string): Promise<{ drawn: Drawn; problems: string[]; requests: string[] }> {
-    const context = await browser.newContext({ offline: true, viewport: { width: 1400, height: 900 } });
+  async function open(file: string, width = 1400): Promise<{ drawn: Drawn; problems: string[]; requests: string[] }> {
+    const context = await browser.newContext({ offline: true, viewport: { width, height: 900 } });
     const page = await context.newPage();
     const problems: string[] = [];
     const requests: string[] = [];
@@ -160,7 +194,20 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
       const p99 = Object.fromEntries([...document.querySelectorAll('#latency tr[data-key]')].map((tr) => [tr.dataset.key, Number(tr.children[4].dataset.value)]));
       const legends = [...document.querySelectorAll('#latency .u-legend .u-label')].map((el) => el.textContent);
       const timelines = [...document.querySelectorAll('#timeline .u-legend .u-label')].map((el) => el.textContent);
-      return { charts: painted.length, painted, summary, p99, legends, timelines, headline, specs };
+      const boxes = [...document.querySelectorAll('.numbers')].map((el) => {
+        const first = el.querySelector('tbody td');
+        return {
+          section: el.closest('section').id,
+          scrollWidth: el.scrollWidth,
+          clientWidth: el.clientWidth,
+          overflowX: getComputedStyle(el).overflowX,
+          stickyFirst: !first || getComputedStyle(first).position === 'sticky',
+        };
+      });
+      const entries = [...document.querySelectorAll('.u-legend .u-series')].filter((el) => el.offsetParent !== null).map((el) => el.textContent);
+      const sections = [...document.querySelectorAll('section[id]')].map((el) => el.id);
+      const values = Object.fromEntries(sections.map((id) => [id, [...document.querySelectorAll('#' + id + ' td[data-value]')].map((td) => Number(td.dataset.value))]));
+      return { charts: painted.length, painted, summary, p99, legends, timelines, headline, specs, boxes, entries, sections, values };
     })()`)) as Drawn;
     await context.close();
     return { drawn, problems, requests };
@@ -199,12 +246,68 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     expect(second.map((l) => l.slice('second: '.length))).toEqual(first.map((l) => l.slice('first: '.length)));
   }, 60_000);
 
-  it('compare --format html: draws the changes offline without an error', async () => {
+  it.each([
+    ['run.html', 1000],
+    ['run.html', 1400],
+    ['side.html', 1000],
+    ['both.html', 1000],
+    ['compare.html', 1000],
+  ])(
+    '%s at %i px: every table whole in its box, no legend entry without a name',
+    async (file, width) => {
+      const { drawn, problems } = await open(file, width);
+      expect(problems).toEqual([]);
+      expect(drawn.boxes.length).toBeGreaterThan(0);
+      for (const box of drawn.boxes) {
+        // these runs' tables all fit beside or below their charts: no column is out of sight
+        expect(box.scrollWidth, `a table of ${box.section} is wider than its box`).toBeLessThanOrEqual(
+          box.clientWidth + 1,
+        );
+        // and a wider one would scroll inside its box, its first column in view
+        expect(['auto', 'scroll'], box.section).toContain(box.overflowX);
+        expect(box.stickyFirst, box.section).toBe(true);
+      }
+      for (const entry of drawn.entries) expect(entry).not.toMatch(/–|--/);
+    },
+    60_000,
+  );
+
+  it('a run of two servers side by side: Servers compared, answer agreement and token cost, from the result file', async () => {
+    const { drawn, problems } = await open('side.html');
+    expect(problems).toEqual([]);
+    for (const chart of drawn.painted) expect(chart.pixels, `chart ${chart.id} drew no series`).toBeGreaterThan(200);
+    expect(drawn.sections).toEqual(expect.arrayContaining(['servers', 'agreement', 'tokens']));
+    const side = resultFile.parse(JSON.parse(readFileSync(join(dir, 'side.json'), 'utf8')));
+    const servers = drawn.specs.find((s) => s.id.startsWith('servers'))!;
+    expect(servers.series.map((s) => s.label)).toEqual(side.config.targets.map((t) => t.label));
+    // the agreement rows' calls and mismatches, as the result file has them
+    expect(drawn.values.agreement).toEqual(side.agreement!.flatMap((a) => [a.calls, a.mismatches]));
+    // each server has one colour on every chart it is on
+    const colours = new Map<string, Set<string>>();
+    for (const spec of drawn.specs as unknown as { series: { label: string; color: string }[] }[])
+      for (const s of spec.series) {
+        // full discovery is the server's colour, paler
+        if (s.label.endsWith('full discovery')) continue;
+        const server = side.config.targets.find((t) => s.label === t.label || s.label.startsWith(`${t.label} `));
+        if (server) colours.set(server.label, (colours.get(server.label) ?? new Set()).add(s.color));
+      }
+    expect([...colours.values()].map((c) => c.size)).toEqual(side.config.targets.map(() => 1));
+    expect(new Set([...colours.values()].map((c) => [...c][0])).size).toBe(side.config.targets.length);
+  }, 60_000);
+
+  it('compare --format html: calls/s charted apart from p50 and p99, offline and without an error', async () => {
     const { drawn, problems, requests } = await open('compare.html');
     expect(problems).toEqual([]);
     expect(requests).toEqual([]);
-    expect(drawn.painted.map((c) => c.id)).toEqual(['changes']);
-    expect(drawn.painted[0]!.pixels, 'the changes chart drew no bars').toBeGreaterThan(200);
+    // calls/s is 20% lower everywhere (bad); the latencies are unchanged (within noise)
+    expect(drawn.painted.map((c) => c.id)).toEqual(['change-calls-s', 'change-p50-ms', 'change-p99-ms']);
+    expect(drawn.painted[0]!.pixels, 'the calls/s chart drew no bars').toBeGreaterThan(200);
+    // one series per verdict, coloured as the table's arrows are: all of calls/s went down, which is worse
+    expect(drawn.specs.map((s) => s.series.map((x) => x.label))).toEqual([
+      ['slower (down)'],
+      ['within noise'],
+      ['within noise'],
+    ]);
     // every step is 20% slower in calls/s (beyond the default 5% floor) with the same latencies
     const steps = new Set(result.steps.map((s) => `${roundLabel(s)}/${s.workload}/${s.agents}`)).size;
     expect(drawn.headline).toMatch(

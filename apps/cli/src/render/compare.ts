@@ -1,8 +1,10 @@
 import { decode, merge, summary } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
-import { type ChartSpec, color } from './html/charts.js';
+import { type ChartSpec, dropEmptySeries, slug } from './html/charts.js';
+import { MEANING } from './html/colors.js';
 import { esc, htmlDocument, table as htmlTable } from './html/page.js';
 import { loadStages } from './html/sections/summary.js';
+import type { Cell, Table } from './html/types.js';
 import { callsPerSecond } from './numbers.js';
 import { roundLabel } from './progress.js';
 import { type Group, groupSteps, medianThroughput } from './report.js';
@@ -321,33 +323,85 @@ export function compareJson(
   return `${JSON.stringify({ base: files.base, new: files.next, ...c, ...(regressed ? { failOnRegressionPct, regressions: regressed } : {}) }, null, 2)}\n`;
 }
 
-/** The comparison as a self-contained page: the change of every row charted, and the table. */
-export function compareHtml(c: Comparison, files: { base: string; next: string }): string {
-  const rows = c.rows.filter((r) => !r.only);
-  // the steps by their row number in the table below: their names would not fit under the bars
-  const chart: ChartSpec = {
-    id: 'changes',
-    title: 'change from base to new, % (calls/s: up is faster; p50, p99: up is slower)',
+/**
+ * A change as the HTML page marks it: the arrow says which way the value went, its tone whether
+ * that is good (more calls/s, lower latency) or bad, beyond noise; within noise or from 0, no tone.
+ */
+export function changeMark(c: Change): { arrow: '▲' | '▼' | ''; tone: 'good' | 'bad' | 'noise' } {
+  const arrow = c.next > c.base ? '▲' : c.next < c.base ? '▼' : '';
+  const v = verdict(c);
+  return { arrow, tone: v === 'slower' ? 'bad' : v === 'faster' ? 'good' : 'noise' };
+}
+
+/** One metric's changes as bars, one series per tone (so a bar's colour says good or bad, as the arrows do). */
+function changeChart(rows: readonly CompareRow[], metric: Metric, better: 'higher' | 'lower'): ChartSpec {
+  const changes = rows.map((r) => r.changes.find((x) => x.metric === metric));
+  const tones = [
+    ['good', better === 'higher' ? 'faster (up)' : 'faster (down)'],
+    ['bad', better === 'higher' ? 'slower (down)' : 'slower (up)'],
+    ['noise', 'within noise'],
+  ] as const;
+  return dropEmptySeries({
+    id: slug('change', metric),
+    title: `${metric}: change from base to new, % (${better} is better)`,
+    // the steps by their row number in the table below: their names would not fit under the bars
     x: { label: 'step (# in the table)', ticks: rows.map((_, i) => ({ value: i, label: String(i + 1) })) },
-    axes: [{ scale: 'pct', label: '%' }],
-    series: METRICS.map((m, i) => ({ label: m, scale: 'pct', color: color(i), bars: true })),
+    axes: [{ scale: 'pct', label: `% change, ${better} is better` }],
+    series: tones.map(([tone, label]) => ({ label, scale: 'pct', color: MEANING[tone], bars: true })),
     data: [
       rows.map((_, i) => i),
-      ...METRICS.map((m) => rows.map((r) => r.changes.find((x) => x.metric === m)?.changePct ?? null)),
+      ...tones.map(([tone]) =>
+        changes.map((c) => (c && c.changePct !== null && changeMark(c).tone === tone ? c.changePct : null)),
+      ),
     ],
+  });
+}
+
+/** A change in the page's table: the values, the percentage, the arrow of its direction, coloured good or bad. */
+function changeCell(c: Change | undefined): Cell {
+  if (!c) return '–';
+  const values = `${value(c.metric, c.base)} → ${value(c.metric, c.next)}`;
+  if (c.changePct === null) return { text: `${values} (no %: base 0)`, tone: 'noise' };
+  const { arrow, tone } = changeMark(c);
+  const word = tone === 'noise' ? '~' : verdict(c);
+  return { text: `${values} (${signed(c.changePct)}) ${arrow} ${word}`.replace('  ', ' '), value: c.changePct, tone };
+}
+
+/** The comparison as a self-contained page: calls/s (up is good) charted apart from p50 and p99 (up is bad), and the table. */
+export function compareHtml(c: Comparison, files: { base: string; next: string }): string {
+  const rows = c.rows.filter((r) => !r.only);
+  const charts = rows.length
+    ? [
+        changeChart(rows, 'calls/s', 'higher'),
+        changeChart(rows, 'p50 ms', 'lower'),
+        changeChart(rows, 'p99 ms', 'lower'),
+      ].filter((chart) => chart.series.length > 0)
+    : [];
+  let n = 0;
+  const table: Table = {
+    head: ['#', 'target', 'workload', 'agents', ...METRICS],
+    rows: c.rows.map((r) => ({
+      cells: [
+        r.only ? '' : String(++n),
+        r.target,
+        r.workload,
+        String(r.agents),
+        ...(r.only
+          ? [`only in ${r.only}`, '', '']
+          : METRICS.map((m) => changeCell(r.changes.find((x) => x.metric === m)))),
+      ],
+    })),
   };
   const [changes, diffs] = compareSections(c);
-  const tableOf = (s: Section) => htmlTable({ head: s.head, rows: s.rows.map((cells) => ({ cells })) });
-  const numbered = (s: Section): Section => {
-    let n = 0;
-    return { ...s, head: ['#', ...s.head], rows: c.rows.map((r, i) => [r.only ? '' : String(++n), ...s.rows[i]!]) };
-  };
   const body = [
     `<header><h1>mcp-db-bench compare</h1><p class="note">base ${esc(files.base)} → new ${esc(files.next)}</p></header>`,
     `<section id="changes"><h2>${esc(changes!.title)}</h2><p class="note" data-summary="headline">${esc(headline(c))}</p>`,
-    rows.length ? `<div class="block"><div class="chart" data-chart="changes"></div></div>` : '',
-    `<div class="numbers wide">${tableOf(numbered(changes!))}</div></section>`,
-    diffs ? `<section id="differences"><h2>${esc(diffs.title)}</h2>${tableOf(diffs)}</section>` : '',
+    `<p class="note">▲ up, ▼ down; <span class="good">green: better</span>, <span class="bad">red: worse</span> (beyond noise), grey: within noise.</p>`,
+    charts.map((chart) => `<div class="block"><div class="chart" data-chart="${esc(chart.id)}"></div></div>`).join(''),
+    `<div class="numbers wide">${htmlTable(table)}</div></section>`,
+    diffs
+      ? `<section id="differences"><h2>${esc(diffs.title)}</h2><div class="numbers">${htmlTable({ head: diffs.head, rows: diffs.rows.map((cells) => ({ cells })) })}</div></section>`
+      : '',
   ].join('\n');
-  return htmlDocument('mcp-db-bench compare', body, rows.length ? [chart] : []);
+  return htmlDocument('mcp-db-bench compare', body, charts);
 }

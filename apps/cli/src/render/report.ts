@@ -202,64 +202,83 @@ function latencySection(groups: readonly Group[]): Section {
   };
 }
 
+/** One step group of the sessions table, as numbers. */
+export interface SessionRow {
+  group: Group;
+  operationsPerSecond: number;
+  refused: number;
+  /** null: the result file predates counting them */
+  reinitialized: number | null;
+  otherErrors: number;
+}
+
 /**
  * What happened to sessions: every step of a session workload (so "0 refused" is said, not
  * implied), and any other step where the server refused calls or ended sessions under the agents.
+ * The terminal, Markdown and HTML reports all show these rows.
  */
-/** Session workloads, and any step where sessions were refused or started again; the HTML report shows the same rows. */
-export function sessionSection(groups: readonly Group[]): Section {
+export function sessionRows(groups: readonly Group[]): SessionRow[] {
   const total = (g: Group, count: (s: StepResult) => number) => g.steps.reduce((n, s) => n + count(s), 0);
   const refused = (s: StepResult) => s.errors[REFUSED] ?? 0;
   const reinitialized = (s: StepResult) => s.reinitialized ?? 0;
-  const shown = groups.filter(
-    (g) => WORKLOADS[g.workload]?.session || g.steps.some((s) => refused(s) > 0 || reinitialized(s) > 0),
-  );
+  return groups
+    .filter((g) => WORKLOADS[g.workload]?.session || g.steps.some((s) => refused(s) > 0 || reinitialized(s) > 0))
+    .map((g) => ({
+      group: g,
+      operationsPerSecond: medianThroughput(g).median,
+      refused: total(g, refused),
+      reinitialized: g.steps.some((s) => s.reinitialized !== undefined) ? total(g, reinitialized) : null,
+      otherErrors: total(g, (s) => Object.values(s.errors).reduce((a, b) => a + b, 0)) - total(g, refused),
+    }));
+}
+
+export const SESSION_HEAD = [
+  'target',
+  'workload',
+  'agents',
+  'operations/s',
+  'refused',
+  're-initialized',
+  'other errors',
+];
+
+function sessionSection(groups: readonly Group[]): Section {
   return {
     title:
       "Sessions (a session workload's operation is a whole session; refused = HTTP 503; re-initialized = a session the server ended (404), started again by the client and the call retried)",
-    head: ['target', 'workload', 'agents', 'operations/s', 'refused', 're-initialized', 'other errors'],
-    rows: shown.map((g) => {
-      const counted = g.steps.some((s) => s.reinitialized !== undefined);
-      const errors = total(g, (s) => Object.values(s.errors).reduce((a, b) => a + b, 0));
-      return [
-        label(g),
-        g.workload,
-        String(g.agents),
-        rate(medianThroughput(g).median),
-        String(total(g, refused)),
-        counted ? String(total(g, reinitialized)) : '–',
-        String(errors - total(g, refused)),
-      ];
-    }),
+    head: SESSION_HEAD,
+    rows: sessionRows(groups).map((r) => [
+      label(r.group),
+      r.group.workload,
+      String(r.group.agents),
+      rate(r.operationsPerSecond),
+      String(r.refused),
+      r.reinitialized === null ? '–' : String(r.reinitialized),
+      String(r.otherErrors),
+    ]),
   };
 }
 
-/** Throughput by concurrency: efficiency X(N) / (N × X(1)), and the knee where it stops growing. */
-function scalingSection(groups: readonly Group[]): Section {
+/** Each target round's sweep of one workload over agent counts, sorted by agents: the scaling lines of every report. */
+export function scalingSeries(groups: readonly Group[]): Group[][] {
   const series = new Map<string, Group[]>();
   for (const g of groups) {
     const k = `${label(g)}\u0000${g.workload}`;
     series.set(k, [...(series.get(k) ?? []), g]);
   }
+  return [...series.values()].map((list) => [...list].sort((a, b) => a.agents - b.agents));
+}
+
+/** Throughput by concurrency: efficiency X(N) / (N × X(1)), and the knee where it stops growing. */
+function scalingSection(groups: readonly Group[]): Section {
   const rows: string[][] = [];
-  for (const list of series.values()) {
-    if (list.length < 2) continue;
-    const sorted = [...list].sort((a, b) => a.agents - b.agents);
+  for (const sorted of scalingSeries(groups)) {
+    if (sorted.length < 2) continue;
+    const agents = sorted.map((g) => g.agents);
     const x = sorted.map((g) => medianThroughput(g).median);
-    const eff = efficiency(
-      sorted.map((g) => g.agents),
-      x,
-    );
+    const eff = efficiency(agents, x);
     const cells = sorted.map((g, i) => `${g.agents}: ${rate(x[i]!)} (${pct(eff[i]!)})`);
-    rows.push([
-      label(sorted[0]!),
-      sorted[0]!.workload,
-      cells.join(' · '),
-      knee(
-        sorted.map((g) => g.agents),
-        x,
-      ),
-    ]);
+    rows.push([label(sorted[0]!), sorted[0]!.workload, cells.join(' · '), knee(agents, x)]);
   }
   return {
     title: 'Concurrency scaling: calls/s at each agent count (scaling efficiency)',
@@ -318,10 +337,20 @@ function speedupSection(groups: readonly Group[]): Section[] {
   ];
 }
 
-/** Engines (or other servers) side by side, when a run measured several. */
-function comparisonSection(groups: readonly Group[], result: ResultFile): Section[] {
+/** Servers side by side, as numbers: each workload and agent count, each target's calls/s and p50 (none: not measured). */
+export interface ServerComparison {
+  /** Engines when every target is an engine the run started, else Servers */
+  what: 'Engines' | 'Servers';
+  /** the index profile compared (the last the run measured), null: the indexes as found */
+  profile: string | null;
+  targets: string[];
+  rows: { workload: string; agents: number; cells: ({ rate: number; p50Ms: number } | undefined)[] }[];
+}
+
+/** Engines (or other servers) side by side, when a run measured several; undefined when it measured one. */
+export function serverComparison(groups: readonly Group[], result: ResultFile): ServerComparison | undefined {
   const targets = result.config.targets.map((t) => t.label);
-  if (targets.length < 2) return [];
+  if (targets.length < 2) return undefined;
   const profile = result.config.indexes.at(-1) ?? null;
   const keys = [...new Set(groups.map((g) => `${g.workload}\u0000${g.agents}`))];
   const rows = keys.map((k) => {
@@ -334,15 +363,30 @@ function comparisonSection(groups: readonly Group[], result: ResultFile): Sectio
           String(x.agents) === agents &&
           (x.indexes === profile || x.indexes === null),
       );
-      if (!g) return '–';
-      const h = summary(merge(g.steps.map((s) => s.all.histogram)));
-      return `${rate(medianThroughput(g).median)} /s, p50 ${ms(h.p50)}`;
+      if (!g) return undefined;
+      return { rate: medianThroughput(g).median, p50Ms: summary(groupHistogram(g)).p50 / 1000 };
     });
-    return [workload, agents, ...cells];
+    return { workload, agents: Number(agents), cells };
   });
-  const what = result.config.targets.every((t) => t.engine) ? 'Engines' : 'Servers';
+  return { what: result.config.targets.every((t) => t.engine) ? 'Engines' : 'Servers', profile, targets, rows };
+}
+
+const groupHistogram = (g: Group) => merge(g.steps.map((s) => s.all.histogram));
+
+function comparisonSection(groups: readonly Group[], result: ResultFile): Section[] {
+  const c = serverComparison(groups, result);
+  if (!c) return [];
+  const rows = c.rows.map((r) => [
+    r.workload,
+    String(r.agents),
+    ...r.cells.map((x) => (x ? `${rate(x.rate)} /s, p50 ${x.p50Ms.toFixed(x.p50Ms < 10 ? 2 : 1)}` : '–')),
+  ]);
   return [
-    { title: `${what} compared (${profile ?? 'as found'} indexes)`, head: ['workload', 'agents', ...targets], rows },
+    {
+      title: `${c.what} compared (${c.profile ?? 'as found'} indexes)`,
+      head: ['workload', 'agents', ...c.targets],
+      rows,
+    },
   ];
 }
 

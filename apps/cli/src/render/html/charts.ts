@@ -42,23 +42,19 @@ export interface ChartSpec {
   markers?: { x: number; label: string }[];
 }
 
-/** Okabe–Ito and Tableau hues: distinguishable, also for the colour-blind, on a white page. */
-const PALETTE = [
-  '#0072B2',
-  '#E69F00',
-  '#009E73',
-  '#D55E00',
-  '#CC79A7',
-  '#56B4E9',
-  '#8C564B',
-  '#7F7F7F',
-  '#BCBD22',
-  '#17BECF',
-  '#1F3A93',
-  '#B8860B',
-];
-
-export const color = (i: number) => PALETTE[i % PALETTE.length]!;
+/**
+ * A chart without its series that have no value anywhere (a run without load stages beside a
+ * staged one, a step with no call timed): a legend entry with nothing behind it only says "–".
+ */
+export function dropEmptySeries(chart: ChartSpec): ChartSpec {
+  const keep = chart.series.map((_, i) => chart.data[i + 1]!.some((v) => v !== null));
+  if (keep.every(Boolean)) return chart;
+  return {
+    ...chart,
+    series: chart.series.filter((_, i) => keep[i]),
+    data: [chart.data[0]!, ...chart.data.slice(1).filter((_, i) => keep[i])],
+  };
+}
 
 /** HTML ids and data-chart keys from free text. */
 export const slug = (...parts: (string | number)[]) =>

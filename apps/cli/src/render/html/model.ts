@@ -1,9 +1,11 @@
-import type { ChartSpec } from './charts.js';
+import { type ChartSpec, dropEmptySeries } from './charts.js';
 import { context } from './context.js';
+import { agreementSection } from './sections/agreement.js';
 import { decompositionSection } from './sections/decomposition.js';
 import { errorSection } from './sections/errors.js';
 import { indexSection } from './sections/indexes.js';
 import { scalingSection } from './sections/scaling.js';
+import { serversSection } from './sections/servers.js';
 import { sessionInitSection } from './sections/session-init.js';
 import { sessionsSection } from './sections/sessions.js';
 import { spectrumSection } from './sections/spectrum.js';
@@ -22,14 +24,18 @@ export function reportModel(runs: readonly Run[]): ReportModel {
   const sections = [
     spectrumSection(ctx),
     scalingSection(ctx),
+    serversSection(ctx),
+    agreementSection(ctx),
     timelineSection(ctx),
     indexSection(ctx),
-    sessionInitSection(runs),
+    sessionInitSection(ctx),
     sessionsSection(ctx),
     decompositionSection(runs),
-    tokenSection(runs),
+    tokenSection(ctx),
     errorSection(ctx),
-  ].filter((s): s is ReportSection => s !== undefined && s.blocks.length > 0);
+  ]
+    .filter((s): s is ReportSection => s !== undefined && s.blocks.length > 0)
+    .map((s) => ({ ...s, blocks: s.blocks.map((b) => (b.chart ? { ...b, chart: dropEmptySeries(b.chart) } : b)) }));
   return { runs: runs.map(runSummary), sections: uniqueChartIds(sections) };
 }
 

@@ -77,8 +77,14 @@ export function table(t: Table): string {
 }
 
 function cell(c: Cell): string {
-  return typeof c === 'string' ? `<td>${esc(c)}</td>` : `<td data-value="${c.value}">${esc(c.text)}</td>`;
+  // prose (a first difference, a long name) wraps; numbers and short names keep one line
+  if (typeof c === 'string') return c.length > LONG ? `<td class="long">${esc(c)}</td>` : `<td>${esc(c)}</td>`;
+  const value = c.value === undefined ? '' : ` data-value="${c.value}"`;
+  return `<td${c.tone ? ` class="${c.tone}"` : ''}${value}>${esc(c.text)}</td>`;
 }
+
+/** Characters beyond which a text cell wraps. */
+const LONG = 48;
 
 export const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
@@ -95,15 +101,24 @@ h2 { font-size: 17px; margin: 28px 0 4px; padding-top: 4px; border-top: 1px soli
 h3 { font-size: 14px; margin: 8px 0; }
 .note { color: #57606a; margin: 0 0 12px; max-width: 1000px; }
 .block { display: flex; flex-wrap: wrap; gap: 20px; align-items: flex-start; margin: 12px 0 24px; }
-.chart { flex: 0 1 760px; min-width: 320px; }
-.numbers { flex: 1 1 420px; max-height: 420px; overflow: auto; }
+.chart { flex: 1 1 560px; min-width: 320px; max-width: 760px; }
+/* a table sits beside its chart when it fits there, else below it; wider than the page, it scrolls
+   inside its box, its first column kept in view */
+.numbers { flex: 1 1 auto; min-width: 0; max-width: 100%; max-height: 460px; overflow: auto; }
 .numbers.wide { max-height: none; }
 .runs { display: flex; flex-wrap: wrap; gap: 24px; }
-.run { flex: 1 1 520px; }
-table { border-collapse: collapse; font-size: 12.5px; font-variant-numeric: tabular-nums; }
-th, td { padding: 3px 8px; border-bottom: 1px solid #eaeef2; text-align: right; white-space: nowrap; }
-th:first-child, td:first-child { text-align: left; }
-thead th { position: sticky; top: 0; background: #f6f8fa; }
+.run { flex: 1 1 520px; min-width: 0; }
+table { border-collapse: separate; border-spacing: 0; font-size: 12.5px; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 8px; border-bottom: 1px solid #eaeef2; text-align: right; white-space: nowrap; background: #fff; }
+th:first-child, td:first-child { text-align: left; position: sticky; left: 0; z-index: 1; }
+thead th { position: sticky; top: 0; z-index: 2; background: #f6f8fa; white-space: normal; min-width: 3.5em; vertical-align: bottom; }
+thead th:first-child { z-index: 3; }
+td.long { white-space: normal; min-width: 18em; text-align: left; }
+td.good, .good { color: #1a7f37; font-weight: 600; }
+td.bad, .bad { color: #cf222e; font-weight: 600; }
+td.noise { color: #57606a; }
+/* a comparison's change may take two lines rather than push its row out of the box */
+td.good, td.bad, td.noise { white-space: normal; min-width: 9em; }
 table.facts th { text-align: left; color: #57606a; font-weight: normal; vertical-align: top; }
 table.facts td { text-align: left; white-space: normal; }
 .warnings { color: #9a6700; background: #fff8c5; padding: 8px 8px 8px 28px; border-radius: 6px; }
@@ -112,4 +127,7 @@ table.facts td { text-align: left; white-space: normal; }
 .u-title { font-size: 14px !important; font-weight: 600 !important; }
 .u-legend { font-size: 12px; text-align: left; }
 .u-legend .u-series > * { padding: 1px 3px; }
+/* before the cursor is on a point: names alone, no empty values, no x entry */
+.u-inline.u-live .u-series:has(> td.u-value:empty) th::after { content: ""; }
+.u-legend .u-series:first-child:has(> td.u-value:empty) { display: none; }
 `;

@@ -7,7 +7,8 @@ import type { ChartSpec } from './charts.js';
  */
 export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc: Doc): void {
   const fmt = (v: number | null) => {
-    if (v === null || v === undefined || Number.isNaN(v)) return '–';
+    // no value (the legend before the cursor is on a point): nothing, not a placeholder
+    if (v === null || v === undefined || Number.isNaN(v)) return '';
     const a = Math.abs(v);
     return a >= 100
       ? Math.round(v).toLocaleString('en-US')
@@ -39,8 +40,17 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
       10 ** Math.floor(Math.log10(min)),
       10 ** Math.ceil(Math.log10(max)),
     ];
+    // a linear axis is a quantity, not a ratio: it starts at 0 (and goes below only for negative values)
+    const fromZero = (_u: unknown, min: number | null, max: number | null) => {
+      const lo = Math.min(0, min ?? 0);
+      const hi = Math.max(0, max ?? 0);
+      const pad = (hi - lo) * 0.05 || 1;
+      return [lo < 0 ? lo - pad : 0, hi > 0 ? hi + pad : lo < 0 ? 0 : 1];
+    };
     for (const a of spec.axes)
-      scales[a.scale] = a.log ? { distr: 3, log: a.log, ...(barSeries.length ? { range: decades } : {}) } : {};
+      scales[a.scale] = a.log
+        ? { distr: 3, log: a.log, ...(barSeries.length ? { range: decades } : {}) }
+        : { range: fromZero };
     const ticks = spec.x.ticks;
     const axes: object[] = [
       {

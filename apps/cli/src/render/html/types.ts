@@ -9,8 +9,11 @@ export interface Run {
   result: ResultFile;
 }
 
-/** A table cell: its text, and the exact number behind it (written as data-value) where there is one. */
-export type Cell = string | { text: string; value: number };
+/**
+ * A table cell: its text, the exact number behind it (written as data-value) where there is one,
+ * and whether it reads as good or bad news (a comparison's change, coloured by its class).
+ */
+export type Cell = string | { text: string; value?: number; tone?: 'good' | 'bad' | 'noise' };
 
 export interface Table {
   head: string[];

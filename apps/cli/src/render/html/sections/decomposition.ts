@@ -1,5 +1,5 @@
 import { decode, summary } from '@mcp-db-bench/agent';
-import { color } from '../charts.js';
+import { MEANING } from '../colors.js';
 import { num, pctText } from '../context.js';
 import type { ReportSection, Run } from '../types.js';
 
@@ -21,11 +21,11 @@ export function decompositionSection(runs: readonly Run[]): ReportSection | unde
           id: 'decomposition',
           title: 'p50 ms: database alone, protocol alone, full call',
           x: { label: 'operation', ticks: categories.map((label, i) => ({ value: i, label })) },
-          axes: [{ scale: 'ms', label: 'ms' }],
+          axes: [{ scale: 'ms', label: 'p50 ms, lower is better' }],
           series: [
-            { label: 'raw driver', scale: 'ms', color: color(2), bars: true },
-            { label: 'echo (protocol)', scale: 'ms', color: color(1), bars: true },
-            { label: 'full call', scale: 'ms', color: color(0), bars: true },
+            { label: 'raw driver', scale: 'ms', color: MEANING.raw, bars: true },
+            { label: 'echo (protocol)', scale: 'ms', color: MEANING.echo, bars: true },
+            { label: 'full call', scale: 'ms', color: MEANING.full, bars: true },
           ],
           data: [
             categories.map((_, i) => i),

@@ -1,5 +1,5 @@
 import { roundLabel } from '../../progress.js';
-import { color } from '../charts.js';
+import { MEANING } from '../colors.js';
 import type { Context } from '../context.js';
 import type { ReportSection, Table } from '../types.js';
 
@@ -14,7 +14,18 @@ export function errorSection(ctx: Context): ReportSection {
       blocks: [{ table: { head: ['errors'], rows: [{ cells: ['none'] }] } }],
     };
   const rows: Table['rows'] = [];
-  const totals = ctx.runs.map((run) => kinds.map((k) => run.result.steps.reduce((n, s) => n + (s.errors[k] ?? 0), 0)));
+  // a bar per server (of each run) that had failures, in its colour
+  const rounds = ctx.groups.flatMap((groups, run) =>
+    [...new Set(groups.map((g) => g.target))].map((target) => {
+      const steps = ctx.runs[run]!.result.steps.filter((s) => s.target === target);
+      return {
+        label: ctx.name(run, target),
+        color: ctx.colorOf(run, { target, indexes: null }),
+        totals: kinds.map((k) => steps.reduce((n, s) => n + (s.errors[k] ?? 0), 0)),
+      };
+    }),
+  );
+  const failed = rounds.filter((r) => r.totals.some((n) => n > 0));
   ctx.groups.forEach((groups, run) => {
     for (const g of groups) {
       const counts = kinds.map((k) => g.steps.reduce((n, s) => n + (s.errors[k] ?? 0), 0));
@@ -39,14 +50,14 @@ export function errorSection(ctx: Context): ReportSection {
           id: 'errors',
           title: 'failed calls by kind',
           x: { label: 'kind', ticks: kinds.map((label, i) => ({ value: i, label })) },
-          axes: [{ scale: 'n', label: 'calls' }],
-          series: ctx.runs.map((run, i) => ({
-            label: ctx.runs.length > 1 ? run.label : 'failed calls',
+          axes: [{ scale: 'n', label: 'failed calls, lower is better' }],
+          series: failed.map((r) => ({
+            label: rounds.length > 1 ? r.label : 'failed calls',
             scale: 'n',
-            color: color(3 + i),
+            color: rounds.length > 1 ? r.color : MEANING.bad,
             bars: true,
           })),
-          data: [kinds.map((_, i) => i), ...totals],
+          data: [kinds.map((_, i) => i), ...failed.map((r) => r.totals)],
         },
         table: { head: ['target', 'workload', 'agents', ...kinds], rows },
       },

@@ -1,5 +1,6 @@
 import { type Group, medianThroughput } from '../../report.js';
-import { color, slug } from '../charts.js';
+import { slug } from '../charts.js';
+import { MEANING } from '../colors.js';
 import { type Context, rateCell } from '../context.js';
 import type { Block, ReportSection } from '../types.js';
 
@@ -43,16 +44,12 @@ export function indexSection(ctx: Context): ReportSection | undefined {
           id: slug('indexes', ctx.runs[run]!.label),
           title: ctx.name(run, 'calls/s, baseline and optimized indexes'),
           x: { label: 'workload × agents', ticks: categories.map((label, i) => ({ value: i, label })) },
-          axes: [{ scale: 'rate', label: 'calls/s', log: 10 }],
+          axes: [{ scale: 'rate', label: 'calls/s, higher is better' }],
           series: [
-            { label: 'baseline', scale: 'rate', color: color(1), bars: true },
-            { label: 'optimized', scale: 'rate', color: color(0), bars: true },
+            { label: 'baseline', scale: 'rate', color: MEANING.baseline, bars: true },
+            { label: 'optimized', scale: 'rate', color: MEANING.optimized, bars: true },
           ],
-          data: [
-            categories.map((_, i) => i),
-            pairs.map((p) => p.baseline || null),
-            pairs.map((p) => p.optimized || null),
-          ],
+          data: [categories.map((_, i) => i), pairs.map((p) => p.baseline), pairs.map((p) => p.optimized)],
         },
         table: {
           head: ['target', 'workload', 'agents', 'baseline calls/s', 'optimized calls/s', 'speed-up'],
@@ -73,7 +70,7 @@ export function indexSection(ctx: Context): ReportSection | undefined {
   return {
     id: 'indexes',
     title: 'Baseline versus optimized indexes',
-    note: 'Baseline has primary keys only; optimized adds foreign-key and filter-column indexes. Log scale.',
+    note: 'Baseline has primary keys only; optimized adds foreign-key and filter-column indexes.',
     blocks,
   };
 }

@@ -1,7 +1,7 @@
 import { summary } from '@mcp-db-bench/agent';
 import { roundLabel } from '../../progress.js';
-import { efficiency, type Group, kneeIndex, medianThroughput } from '../../report.js';
-import { color, type SeriesSpec, slug } from '../charts.js';
+import { efficiency, type Group, kneeIndex, medianThroughput, scalingSeries } from '../../report.js';
+import { type SeriesSpec, slug } from '../charts.js';
 import { type Context, groupHistogram, num, pctText, rateCell } from '../context.js';
 import type { Block, ReportSection } from '../types.js';
 
@@ -32,24 +32,26 @@ export function scalingLine(groups: readonly Group[]): ScalingLine {
 export function scalingSection(ctx: Context): ReportSection {
   const blocks: Block[] = [];
   for (const workload of ctx.workloads) {
-    const lines: { label: string; line: ScalingLine }[] = [];
-    ctx.groups.forEach((groups, run) => {
-      const rounds = new Map<string, Group[]>();
-      for (const g of groups.filter((x) => x.workload === workload))
-        rounds.set(roundLabel(g), [...(rounds.get(roundLabel(g)) ?? []), g]);
-      for (const [round, list] of rounds) lines.push({ label: ctx.name(run, round), line: scalingLine(list) });
-    });
+    const lines = ctx.groups.flatMap((groups, run) =>
+      scalingSeries(groups)
+        .filter((list) => list[0]!.workload === workload)
+        .map((list) => ({
+          label: ctx.name(run, roundLabel(list[0]!)),
+          color: ctx.colorOf(run, list[0]!),
+          line: scalingLine(list),
+        })),
+    );
     if (!lines.some((l) => l.line.agents.length > 1)) continue;
     const agents = [...new Set(lines.flatMap((l) => l.line.agents))].sort((a, b) => a - b);
     const series: SeriesSpec[] = [];
     const data: (number | null)[][] = [agents];
-    lines.forEach(({ label, line }, i) => {
+    for (const { label, color, line } of lines) {
       const at = (values: number[]) => agents.map((a) => values[line.agents.indexOf(a)] ?? null);
-      series.push({ label: `${label} calls/s`, scale: 'rate', color: color(i) });
+      series.push({ label: `${label} calls/s`, scale: 'rate', color });
       data.push(at(line.throughput));
-      series.push({ label: `${label} p99 ms`, scale: 'ms', color: color(i), dash: true });
+      series.push({ label: `${label} p99 ms`, scale: 'ms', color, dash: true });
       data.push(at(line.p99Ms));
-    });
+    }
     const rows = lines.flatMap(({ label, line }) =>
       line.agents.map((a, i) => ({
         cells: [
@@ -68,8 +70,8 @@ export function scalingSection(ctx: Context): ReportSection {
         title: `${workload}: calls/s (solid) and p99 (dashed) by agents`,
         x: { label: 'agents', log: 2, ticks: agents.map((a) => ({ value: a, label: String(a) })) },
         axes: [
-          { scale: 'rate', label: 'calls/s' },
-          { scale: 'ms', label: 'p99 ms', log: 10, side: 'right' },
+          { scale: 'rate', label: 'calls/s, higher is better' },
+          { scale: 'ms', label: 'p99 ms, lower is better', log: 10, side: 'right' },
         ],
         series,
         data,

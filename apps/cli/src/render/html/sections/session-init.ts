@@ -1,17 +1,18 @@
 import { decode } from '@mcp-db-bench/agent';
 import { roundLabel } from '../../progress.js';
-import { color, type SeriesSpec } from '../charts.js';
-import { num } from '../context.js';
+import type { SeriesSpec } from '../charts.js';
+import { shade } from '../colors.js';
+import { type Context, num } from '../context.js';
 import { percentiles, SPECTRUM_LEVELS, SPECTRUM_TICKS, spectrum } from '../numbers.js';
-import type { ReportSection, Run, Table } from '../types.js';
+import type { ReportSection, Table } from '../types.js';
 
-export function sessionInitSection(runs: readonly Run[]): ReportSection | undefined {
+export function sessionInitSection(ctx: Context): ReportSection | undefined {
   const series: SeriesSpec[] = [];
   const data: (number | null)[][] = [[...SPECTRUM_LEVELS]];
   const rows: Table['rows'] = [];
-  for (const run of runs) {
+  ctx.runs.forEach((run, r) => {
     for (const s of run.result.sessionInit) {
-      const name = runs.length > 1 ? `${run.label}: ${roundLabel(s)}` : roundLabel(s);
+      const name = ctx.name(r, roundLabel(s));
       const kinds = [
         ['cold', s.cold],
         ['warm', s.warm],
@@ -19,7 +20,9 @@ export function sessionInitSection(runs: readonly Run[]): ReportSection | undefi
       ] as const;
       for (const [kind, stats] of kinds) {
         const h = decode(stats.histogram);
-        series.push({ label: `${name} ${kind}`, scale: 'ms', color: color(series.length), dash: kind === 'warm' });
+        // the round's colour: warm dashed, full discovery paler
+        const color = kind === 'full discovery' ? shade(ctx.colorOf(r, s), 0, 2) : ctx.colorOf(r, s);
+        series.push({ label: `${name} ${kind}`, scale: 'ms', color, dash: kind === 'warm' });
         data.push(spectrum(h));
         const p = percentiles(h);
         rows.push({
@@ -36,21 +39,21 @@ export function sessionInitSection(runs: readonly Run[]): ReportSection | undefi
         });
       }
     }
-  }
+  });
   if (!rows.length) return undefined;
   return {
     id: 'session-init',
     title: 'Session init, cold and warm',
     note:
       'A whole agent start: handshake (or discover), tools/list, list_tables and describe_table for the task’s ' +
-      'tables. Cold opens a new connection each time; warm reuses one; full discovery describes every table.',
+      'tables. Cold opens a new connection each time; warm reuses one; full discovery (paler) describes every table.',
     blocks: [
       {
         chart: {
           id: 'session-init',
           title: 'session init latency by percentile',
           x: { label: 'percentile', log: 10, ticks: SPECTRUM_TICKS },
-          axes: [{ scale: 'ms', label: 'ms', log: 10 }],
+          axes: [{ scale: 'ms', label: 'ms, lower is better', log: 10 }],
           series,
           data,
         },

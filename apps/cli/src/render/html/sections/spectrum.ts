@@ -1,5 +1,6 @@
 import { roundLabel } from '../../progress.js';
-import { color, type SeriesSpec, slug } from '../charts.js';
+import { type SeriesSpec, slug } from '../charts.js';
+import { shade } from '../colors.js';
 import { type Context, groupHistogram, num } from '../context.js';
 import { percentiles, SPECTRUM_LEVELS, SPECTRUM_TICKS, spectrum } from '../numbers.js';
 import type { Block, ReportSection, Table } from '../types.js';
@@ -10,10 +11,15 @@ export function spectrumSection(ctx: Context): ReportSection {
     const data: (number | null)[][] = [[...SPECTRUM_LEVELS]];
     const rows: Table['rows'] = [];
     ctx.groups.forEach((groups, run) => {
-      for (const g of groups.filter((x) => x.workload === workload)) {
+      const mine = groups.filter((x) => x.workload === workload);
+      for (const g of mine) {
         const h = groupHistogram(g);
         const label = ctx.name(run, `${roundLabel(g)} × ${g.agents}`);
-        series.push({ label, scale: 'ms', color: color(series.length) });
+        // the round's colour, paler for fewer agents
+        const counts = [...new Set(mine.filter((x) => roundLabel(x) === roundLabel(g)).map((x) => x.agents))].sort(
+          (a, b) => a - b,
+        );
+        series.push({ label, scale: 'ms', color: shade(ctx.colorOf(run, g), counts.indexOf(g.agents), counts.length) });
         data.push(spectrum(h));
         const p = percentiles(h);
         rows.push({
@@ -36,7 +42,7 @@ export function spectrumSection(ctx: Context): ReportSection {
         id: slug('spectrum', workload),
         title: `${workload}: latency by percentile`,
         x: { label: 'percentile', log: 10, ticks: SPECTRUM_TICKS },
-        axes: [{ scale: 'ms', label: 'ms', log: 10 }],
+        axes: [{ scale: 'ms', label: 'ms, lower is better', log: 10 }],
         series,
         data,
       },
@@ -47,8 +53,8 @@ export function spectrumSection(ctx: Context): ReportSection {
     id: 'latency',
     title: 'Latency percentile spectrum',
     note:
-      'Each line is one workload step (all iterations merged): latency at every percentile, log scales. A line stops ' +
-      'where its calls are too few to resolve rarer percentiles.',
+      'Each line is one workload step (all iterations merged): latency at every percentile, log scales. A round keeps its ' +
+      'colour on every chart; fewer agents are paler. A line stops where its calls are too few to resolve rarer percentiles.',
     blocks,
   };
 }

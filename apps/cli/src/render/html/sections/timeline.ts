@@ -2,7 +2,8 @@ import { decode, summary } from '@mcp-db-bench/agent';
 import type { StepResult } from '@mcp-db-bench/contract';
 import { callsPerSecond } from '../../numbers.js';
 import { roundLabel } from '../../progress.js';
-import { color, type SeriesSpec, slug } from '../charts.js';
+import { type SeriesSpec, slug } from '../charts.js';
+import { MEANING, shade } from '../colors.js';
 import { type Context, errorCount, num, rateCell, rateText } from '../context.js';
 import { intervalRates } from '../numbers.js';
 import type { Block, ReportSection } from '../types.js';
@@ -61,7 +62,10 @@ export function timelineSection(ctx: Context): ReportSection {
   const rounds = [...new Set(ctx.runs.flatMap((r) => r.result.steps.map(roundLabel)))];
   const blocks = rounds.map((round): Block => {
     const lines = ctx.runs
-      .map((run, i) => ({ run: i, ...timeline(run.result.steps.filter((s) => roundLabel(s) === round)) }))
+      .map((run, i) => {
+        const steps = run.result.steps.filter((s) => roundLabel(s) === round);
+        return { run: i, color: steps[0] ? ctx.colorOf(i, steps[0]) : '', ...timeline(steps) };
+      })
       .filter((l) => l.points.length);
     const xs = [...new Set(lines.flatMap((l) => l.points.map((p) => p.x)))].sort((a, b) => a - b);
     const series: SeriesSpec[] = [];
@@ -74,21 +78,21 @@ export function timelineSection(ctx: Context): ReportSection {
           const p = l.points.find((q) => q.x === x);
           return p ? pick(p) : null;
         });
-      series.push({ label: ctx.name(l.run, 'calls/s'), scale: 'rate', color: color(l.run * 3) });
+      series.push({ label: ctx.name(l.run, 'calls/s'), scale: 'rate', color: l.color });
       data.push(at((p) => p.rate));
-      series.push({ label: ctx.name(l.run, 'p99 ms'), scale: 'ms', color: color(l.run * 3 + 1), dash: true });
+      series.push({ label: ctx.name(l.run, 'p99 ms'), scale: 'ms', color: l.color, dash: true });
       data.push(at((p) => p.p99Ms));
       if (withIntended) {
         series.push({
           label: ctx.name(l.run, 'intended calls/s'),
           scale: 'rate',
-          color: color(l.run * 3),
+          color: shade(l.color, 0, 2),
           stepped: true,
         });
         data.push(at((p) => p.intended));
       }
       if (withAgents) {
-        series.push({ label: ctx.name(l.run, 'agents'), scale: 'agents', color: color(l.run * 3 + 2), stepped: true });
+        series.push({ label: ctx.name(l.run, 'agents'), scale: 'agents', color: MEANING.agents, stepped: true });
         data.push(at((p) => p.agents));
       }
     }
@@ -116,8 +120,8 @@ export function timelineSection(ctx: Context): ReportSection {
         title: `${round}: every second of every step`,
         x: { label: 'measured seconds' },
         axes: [
-          { scale: 'rate', label: 'calls/s' },
-          { scale: 'ms', label: 'p99 ms', log: 10, side: 'right' },
+          { scale: 'rate', label: 'calls/s, higher is better' },
+          { scale: 'ms', label: 'p99 ms, lower is better', log: 10, side: 'right' },
           ...(withAgents ? [{ scale: 'agents', label: 'agents', side: 'right' as const }] : []),
         ],
         series,
@@ -134,9 +138,9 @@ export function timelineSection(ctx: Context): ReportSection {
     title: 'Over time',
     note:
       'Each step’s measured seconds, one after another (warm-ups left out): calls/s in each 1-second interval and ' +
-      'that interval’s p99. A vertical line marks where a step begins (overlaid runs whose steps begin apart: each ' +
-      'run’s own lines, named by its run). With load stages, the agents of each interval (and, ramping a rate, the ' +
-      'calls/s intended) are stepped lines.',
+      'that interval’s p99 (dashed, in the round’s colour). A vertical line marks where a step begins (overlaid runs whose steps begin apart: each ' +
+      'run’s own lines, named by its run). With load stages, the agents of each interval (grey) and, ramping a ' +
+      'rate, the calls/s intended (pale) are stepped lines.',
     blocks,
   };
 }

@@ -1,0 +1,53 @@
+import { serverComparison } from '../../report.js';
+import { slug } from '../charts.js';
+import { type Context, num, rateCell } from '../context.js';
+import type { Block, ReportSection } from '../types.js';
+
+/**
+ * A run of several servers side by side (`run --target … --target …`, or several engines): each
+ * workload and agent count, each server's calls/s (bars in its colour) and p50, the rows of the
+ * terminal's "Servers compared" (`serverComparison`).
+ */
+export function serversSection(ctx: Context): ReportSection | undefined {
+  const blocks = ctx.groups.flatMap((groups, run): Block[] => {
+    const c = serverComparison(groups, ctx.runs[run]!.result);
+    if (!c) return [];
+    const categories = c.rows.map((r) => `${r.workload} × ${r.agents}`);
+    return [
+      {
+        chart: {
+          id: slug('servers', ctx.runs[run]!.label),
+          title: ctx.name(run, `${c.what.toLowerCase()} compared, calls/s (${c.profile ?? 'as found'} indexes)`),
+          x: { label: 'workload × agents', ticks: categories.map((label, i) => ({ value: i, label })) },
+          axes: [{ scale: 'rate', label: 'calls/s, higher is better' }],
+          series: c.targets.map((target) => ({
+            label: ctx.name(run, target),
+            scale: 'rate',
+            color: ctx.colorOf(run, { target, indexes: null }),
+            bars: true,
+          })),
+          data: [categories.map((_, i) => i), ...c.targets.map((_, t) => c.rows.map((r) => r.cells[t]?.rate ?? null))],
+        },
+        table: {
+          head: ['workload', 'agents', ...c.targets.flatMap((t) => [`${t} calls/s`, `${t} p50 ms`])],
+          rows: c.rows.map((r) => ({
+            cells: [
+              r.workload,
+              String(r.agents),
+              ...r.cells.flatMap((x) => (x ? [rateCell(x.rate), num(x.p50Ms)] : ['not measured', 'not measured'])),
+            ],
+          })),
+        },
+      },
+    ];
+  });
+  if (!blocks.length) return undefined;
+  return {
+    id: 'servers',
+    title: 'Servers compared',
+    note:
+      'Each server (or engine) of a run on the same workloads and agent counts: calls/s (the median of iterations) ' +
+      'and p50 of the last index profile measured. Each server keeps its colour on every chart.',
+    blocks,
+  };
+}
