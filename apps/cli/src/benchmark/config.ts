@@ -98,7 +98,8 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
  */
 function replayConfig(config: RunFlags, typed: (name: string) => boolean): void {
   if (!config.replay) {
-    if (typed('think')) throw new UsageError('--think scales the recorded think times of --replay TRACE: it needs --replay');
+    if (typed('think'))
+      throw new UsageError('--think scales the recorded think times of --replay TRACE: it needs --replay');
     return;
   }
   const refused = [

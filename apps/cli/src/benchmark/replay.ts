@@ -23,8 +23,8 @@ import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { UsageError } from '../errors.js';
 import { logLine, progress } from '../render/progress.js';
-import { resultOf, writeResultFile } from '../results.js';
 import { shapeFiller } from '../replay/fill.js';
+import { resultOf, writeResultFile } from '../results.js';
 import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';
 import type { RunConfig } from './config.js';
@@ -38,7 +38,9 @@ export function readTrace(file: string): Trace {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`--replay ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new UsageError(
+      `--replay ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
   try {
     return parseTrace(text, `--replay ${file}`);
@@ -69,7 +71,12 @@ export async function measureReplay(config: RunConfig & { replay: string }): Pro
     const plan: PlanTarget[] = [];
     // the agents share out the sessions by the step's agent count, which the runner says in its step-start event
     let currentAgents = config.agents[0]!;
-    const add = async (label: string, url: string, entry: Omit<ResultFile['config']['targets'][number], 'label'>, owned = {}) => {
+    const add = async (
+      label: string,
+      url: string,
+      entry: Omit<ResultFile['config']['targets'][number], 'label'>,
+      owned = {},
+    ) => {
       await checkTarget(trace, url, config.token, label);
       targets.push({ label, ...entry });
       plan.push({
@@ -131,7 +138,15 @@ export async function measureReplay(config: RunConfig & { replay: string }): Pro
       ? onInterrupt(() => {
           const now = new Date().toISOString();
           writeResultFile(config.out!, {
-            ...resultOf(configOf(), { startedAt: now, finishedAt: now, sessionInit: [], steps, decomposition: [], warnings: [], skipped: [] }),
+            ...resultOf(configOf(), {
+              startedAt: now,
+              finishedAt: now,
+              sessionInit: [],
+              steps,
+              decomposition: [],
+              warnings: [],
+              skipped: [],
+            }),
             partial: true,
           });
           logLine(`${steps.length} finished step(s) written to ${config.out}, marked partial`);

@@ -25,8 +25,7 @@ export function replayLine(replay: NonNullable<ResultFile['config']['replay']>):
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '–');
-const name = (s: StepResult) =>
-  `${roundLabel(s)} × ${s.agents}${s.iteration > 1 ? ` (iteration ${s.iteration})` : ''}`;
+const name = (s: StepResult) => `${roundLabel(s)} × ${s.agents}${s.iteration > 1 ? ` (iteration ${s.iteration})` : ''}`;
 
 function methodSection(steps: readonly StepResult[]): Section {
   return {

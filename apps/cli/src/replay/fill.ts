@@ -98,7 +98,8 @@ function fillKey(key: string, value: unknown, context: Context): unknown {
 /** Any value: a placeholder under a column's name (an insert's `values`) takes that column's value. */
 function fillValue(value: unknown, context: Context, column: string | undefined): unknown {
   const shape = placeholderOf(value);
-  if (shape) return column !== undefined && context.row?.has(column) ? context.columnValue(column, shape) : typed(shape);
+  if (shape)
+    return column !== undefined && context.row?.has(column) ? context.columnValue(column, shape) : typed(shape);
   if (Array.isArray(value)) return value.map((v) => fillValue(v, context, column));
   if (isObject(value)) return mapValues(value, (k, v) => fillValue(v, context, k));
   return value;
@@ -122,7 +123,11 @@ function fillFilter(node: unknown, context: Context): unknown {
     return { column, op, value: op === 'between' || op === 'not between' ? [first[0], first[0]] : first };
   }
   const filled = one(value);
-  return { column, op, value: (op === 'like' || op === 'not like') && typeof filled === 'string' ? literal(filled) : filled };
+  return {
+    column,
+    op,
+    value: (op === 'like' || op === 'not like') && typeof filled === 'string' ? literal(filled) : filled,
+  };
 }
 
 /** A like pattern that matches exactly the text (its wildcards and backslashes escaped). */

@@ -351,12 +351,14 @@ async function runClosed(agent: AgentLoop, index: number, window: Window, gate: 
     }
     if (agent.pause) {
       const thinkMs = agent.pause();
-      if (thinkMs > 0) await sleepUntil(window, started + thinkMs);
-      const thought = clock.now();
-      // the think time counts where it fell in the window; no call starts once it closed
-      if (thought > window.start) window.recorder.thought(thought - Math.max(started, window.start));
-      if (thought >= window.end) break;
-      started = thought;
+      if (thinkMs > 0) {
+        await sleepUntil(window, started + thinkMs);
+        const thought = clock.now();
+        // the think time counts where it fell in the window; no call starts once it closed
+        if (thought > window.start) window.recorder.thought(thought - Math.max(started, window.start));
+        if (thought >= window.end) break;
+        started = thought;
+      }
     }
     const before = agent.reinitialized ?? 0;
     const outcome = await invoke(agent);

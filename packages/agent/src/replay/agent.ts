@@ -68,7 +68,10 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
     const route = transport.route(era, request.method, request.tool);
     if (request.durationMs === undefined) {
       // a notification: no id, no answer
-      await transport.notify(JSON.stringify({ jsonrpc: '2.0', method: request.method, params: params(request, from) }), route);
+      await transport.notify(
+        JSON.stringify({ jsonrpc: '2.0', method: request.method, params: params(request, from) }),
+        route,
+      );
       return { op, ok: true };
     }
     const id = nextId++;
