@@ -3,6 +3,7 @@ import { context } from './context.js';
 import { decompositionSection } from './sections/decomposition.js';
 import { errorSection } from './sections/errors.js';
 import { indexSection } from './sections/indexes.js';
+import { replaySection } from './sections/replay.js';
 import { scalingSection } from './sections/scaling.js';
 import { sessionInitSection } from './sections/session-init.js';
 import { sessionsSection } from './sections/sessions.js';
@@ -26,6 +27,7 @@ export function reportModel(runs: readonly Run[]): ReportModel {
     indexSection(ctx),
     sessionInitSection(runs),
     sessionsSection(ctx),
+    replaySection(ctx),
     decompositionSection(runs),
     tokenSection(runs),
     errorSection(ctx),
