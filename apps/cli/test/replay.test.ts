@@ -305,25 +305,31 @@ describe('shape filling', () => {
         shaped(
           shapeOf({
             table: 'orders',
-            filter: "status = 'paid' and not (customer_id between 1 and 9) or currency in ('EUR', 'USD')",
+            filter:
+              "status = 'paid' and customer_id = 3 and not (total between 1.5 and 9.5) or currency in ('EUR', 'USD')",
             limit: 3,
             cursor: 'abc',
           }),
           3,
         ),
-      ) as { table: string; filter: { or: [{ and: [unknown, { not: unknown }] }, unknown] }; limit: number };
+      ) as { table: string; filter: { or: [{ and: unknown[] }, unknown] }; limit: number };
       expect(query.limit).toBe(3);
       expect(query).not.toHaveProperty('cursor');
-      const [status, not] = query.filter.or[0].and as [
+      const [status, customer, not] = query.filter.or[0].and as [
         { column: string; value: string },
-        { not: { value: [number, number] } },
+        { column: string; value: number },
+        { not: { column: string; value: [number, number] } },
       ];
       const currency = query.filter.or[1] as { op: string; value: string[] };
-      // one row holds them all: its status, its customer (between x and x) and its currency first in the list
-      const row = rowOf('orders', rows(dataset, 'orders', status.value, not.not.value[0], currency.value[0]!));
-      expect(row.status).toBe(status.value);
-      expect(not.not.value).toEqual([row.customer_id, row.customer_id]);
+      // one row holds its status, its customer and its currency (first in the list)
+      const row = rowOf('orders', rows(dataset, 'orders', status.value, customer.value, currency.value[0]!));
+      expect([row.status, row.customer_id]).toEqual([status.value, customer.value]);
       expect(currency).toMatchObject({ op: 'in', value: [row.currency, expect.any(String)] });
+      // under `not`, another row's total (a number, as the host sent one), between x and x
+      const [low, high] = not.not.value;
+      expect(not.not.column).toBe('total');
+      expect(typeof low).toBe('number');
+      expect(low).toBe(high);
     }
   });
 
@@ -363,7 +369,7 @@ describe('shape filling', () => {
   });
 });
 
-/** The id of an order with these values (the test's own search, to find the row the filler took). */
+/** The id of an order with these values (the test's own search, to find a row the filler could have taken). */
 function rows(dataset: Dataset, table: string, status: string, customer: number, currency: string): number {
   const t = TABLES.find((x) => x.name === table)!;
   let found = 0;

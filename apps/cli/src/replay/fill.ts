@@ -54,13 +54,18 @@ export function shapeFiller(options: { scale: number; seed: number; agent: numbe
       const name = (args as { table?: unknown }).table;
       const table = typeof name === 'string' ? tables.get(name) : undefined;
       const row = table && rowOf(table);
-      const columnValue = (column: string, shape: Placeholder): unknown => {
-        let value = row?.get(column);
+      const valueIn = (from: Map<string, Value> | undefined, column: string, shape: Placeholder): unknown => {
+        let value = from?.get(column);
         // a null compares true with nothing: another row's value of the column, if it has one
         for (let i = 0; value === null && table && i < TRIES; i++) value = rowOf(table)?.get(column);
         return value === undefined || value === null ? typed(shape) : as(value, shape);
       };
-      return fillObject(args as Record<string, unknown>, { row, columnValue, rows: request.rows });
+      return fillObject(args as Record<string, unknown>, {
+        row,
+        columnValue: (column, shape) => valueIn(row, column, shape),
+        otherValue: (column, shape) => valueIn(table && rowOf(table), column, shape),
+        rows: request.rows,
+      });
     },
   };
 }
@@ -68,6 +73,8 @@ export function shapeFiller(options: { scale: number; seed: number; agent: numbe
 interface Context {
   row: Map<string, Value> | undefined;
   columnValue(column: string, shape: Placeholder): unknown;
+  /** another row's value: what a negated predicate (`!=`, `not in`, ...) excludes, so the row itself still matches */
+  otherValue(column: string, shape: Placeholder): unknown;
   /** the rows the recorded answer held */
   rows: number | undefined;
 }
@@ -105,19 +112,22 @@ function fillValue(value: unknown, context: Context, column: string | undefined)
   return value;
 }
 
-/** A filter tree (as `shapeOf` keeps it): groups walked, each predicate's values from its column. */
-function fillFilter(node: unknown, context: Context): unknown {
+/** A filter tree (as `shapeOf` keeps it): groups walked, each predicate's values from its column; `under` a `not`. */
+function fillFilter(node: unknown, context: Context, under = false): unknown {
   if (!isObject(node)) return fillValue(node, context, undefined);
-  if (Array.isArray(node.and)) return { and: node.and.map((n) => fillFilter(n, context)) };
-  if (Array.isArray(node.or)) return { or: node.or.map((n) => fillFilter(n, context)) };
-  if ('not' in node) return { not: fillFilter(node.not, context) };
+  if (Array.isArray(node.and)) return { and: node.and.map((n) => fillFilter(n, context, under)) };
+  if (Array.isArray(node.or)) return { or: node.or.map((n) => fillFilter(n, context, under)) };
+  if ('not' in node) return { not: fillFilter(node.not, context, !under) };
   const { column, op, value } = node;
   if (typeof column !== 'string' || !('value' in node)) return node;
+  // under a `not`, or a negated operator, the row's own value would exclude it
+  const negated = under !== (typeof op === 'string' && (op === '!=' || op.startsWith('not ')));
   const one = (v: unknown) => {
     const shape = placeholderOf(v);
-    return shape ? context.columnValue(column, shape) : v;
+    if (!shape) return v;
+    return negated ? context.otherValue(column, shape) : context.columnValue(column, shape);
   };
-  // between x and x holds the row; a list holds the row's value first
+  // between x and x holds the row; a list holds the row's value first (negated: values of other rows)
   if (Array.isArray(value)) {
     const first = value.map(one);
     return { column, op, value: op === 'between' || op === 'not between' ? [first[0], first[0]] : first };
