@@ -112,9 +112,10 @@ export const stepResult = z.object({
   startedAt: z.number().optional(),
   /**
    * `run --replay`: where the agents' time went in the measured window, milliseconds summed over
-   * the agents: the recorded think time they waited (scaled by --think), and their requests from
-   * the first byte sent to the answer read at the client, the server's and the network's time
-   * together (no server reports its own). The rest of agents × duration is the client's own work.
+   * the agents (each part clipped to the window): the recorded think time they waited (scaled by
+   * --think), and their requests from the first byte sent to the answer read at the client, the
+   * server's and the network's time together (no server reports its own). The rest of agents ×
+   * duration is the client's own work.
    */
   sessionTime: z.object({ thinkMs: z.number(), callMs: z.number() }).optional(),
 });

@@ -355,7 +355,8 @@ async function runClosed(agent: AgentLoop, index: number, window: Window, gate: 
         await sleepUntil(window, started + thinkMs);
         const thought = clock.now();
         // the think time counts where it fell in the window; no call starts once it closed
-        if (thought > window.start) window.recorder.thought(thought - Math.max(started, window.start));
+        if (thought > window.start)
+          window.recorder.thought(Math.min(thought, window.end) - Math.max(started, window.start));
         if (thought >= window.end) break;
         started = thought;
       }
@@ -365,7 +366,8 @@ async function runClosed(agent: AgentLoop, index: number, window: Window, gate: 
     const endedAt = clock.now();
     if (started >= window.start) {
       file(window, agent, before, outcome, started, endedAt);
-      if (agent.pause) window.recorder.called(endedAt - started);
+      // the part inside the window, as the think time: together they never pass agents × duration
+      if (agent.pause) window.recorder.called(Math.max(0, Math.min(endedAt, window.end) - started));
     }
   }
 }
