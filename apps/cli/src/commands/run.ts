@@ -5,7 +5,7 @@ import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { RATE_STAGES_POOL, type RunFlags, runConfig } from '../benchmark/config.js';
 import { measure } from '../benchmark/measure.js';
-import { measureReplay } from '../benchmark/replay.js';
+import { measureReplay, REPLAY_WORKLOAD } from '../benchmark/replay.js';
 import { junitXml } from '../gates/junit.js';
 import { judge, parseThreshold, ThresholdSyntaxError } from '../gates/thresholds.js';
 import type { ProtocolChoice } from '../labels.js';
@@ -278,7 +278,7 @@ function failures(result: ResultFile): string[] {
 /** A --threshold, checked before anything runs: a mistake is a usage error (exit 2). */
 function thresholdOption(text: string) {
   try {
-    return parseThreshold(text, Object.keys(WORKLOADS));
+    return parseThreshold(text, [...Object.keys(WORKLOADS), REPLAY_WORKLOAD]);
   } catch (error) {
     if (error instanceof ThresholdSyntaxError)
       throw new InvalidArgumentError(error.message.replace(/^--threshold "[^"]*": /, ''));
