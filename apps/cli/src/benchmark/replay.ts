@@ -25,6 +25,7 @@ import { UsageError } from '../errors.js';
 import { logLine, progress } from '../render/progress.js';
 import { shapeFiller } from '../replay/fill.js';
 import { resultOf, writeResultFile } from '../results.js';
+import { cpuUnder } from '../serving/cpus.js';
 import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';
 import type { RunConfig } from './config.js';
@@ -75,9 +76,11 @@ export async function measureReplay(config: RunConfig & { replay: string }): Pro
       label: string,
       url: string,
       entry: Omit<ResultFile['config']['targets'][number], 'label'>,
-      owned = {},
+      owned: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'> = {},
     ) => {
       await checkTarget(trace, url, config.token, label);
+      // several --target: target, target-2, ...
+      for (let n = 2; targets.some((t) => t.label === label); n++) label = `${label.replace(/-\d+$/, '')}-${n}`;
       targets.push({ label, ...entry });
       plan.push({
         label,
@@ -102,7 +105,13 @@ export async function measureReplay(config: RunConfig & { replay: string }): Pro
       const writes = trace.sessions.some((s) => s.requests.some((r) => r.tool && WRITE_TOOLS.has(r.tool)));
       const server = await serving.server(db, { args: writes ? ['--allow-writes'] : [], cpus: config.serverCpus });
       logLine(`${db.engine.name}: our MCP server at ${server.endpoint}`);
-      await add(db.engine.name, server.endpoint, { engine: db.engine.name, url: redactUrl(db.url) }, owned);
+      const cpu = config.serverCpus ? { serverCpuUs: () => cpuUnder(server.child.pid!) } : {};
+      await add(
+        db.engine.name,
+        server.endpoint,
+        { engine: db.engine.name, url: redactUrl(db.url) },
+        { ...owned, ...cpu },
+      );
     }
     for (const url of config.target ?? []) await add('target', url, { engine: null, url: redactUrl(url) });
 
