@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@mcp-db-bench/agent';
-import { type TraceLine, type TraceRequest, traceLine } from '@mcp-db-bench/contract';
+import type { TraceLine, TraceRequest } from '@mcp-db-bench/contract';
 import { seed } from '@mcp-db-bench/dataset';
 import { SERVER_BIN } from '@mcp-db-bench/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { MAX_REQUEST_BYTES, recordHttp } from '../src/record/http-proxy.js';
 import { Recorder } from '../src/record/recorder.js';
 import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 import { BIN } from './support/cli.js';
+import { readTraceLines, requestsOf, startRecorder } from './support/recorder.js';
 
 /**
  * `mcp-db-bench record` between real clients (the official SDK's, and ours) and our real server,
@@ -32,32 +32,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const read = (file: string): TraceLine[] =>
-  readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => traceLine.parse(JSON.parse(line)));
-const requests = (lines: TraceLine[]) => lines.filter((l): l is TraceRequest => l.type === 'request');
-
-/** The recorder over HTTP, once it says where the host should point. */
-async function startRecorder(
-  args: string[],
-): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'record', '--port', '0', ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-      const at = /point the host at (\S+)/.exec(stderr);
-      if (at) resolve(at[1]!);
-    });
-    void exited.then(() => reject(new Error(`record exited: ${stderr}`)));
-  });
-  return { child, url, exited };
-}
+const read = readTraceLines;
+const requests = requestsOf;
 
 describe('record over HTTP', () => {
   it('passes the official SDK client through unchanged and writes its session, shaped', async () => {

@@ -60,4 +60,19 @@ describe('run: flags checked into a new configuration', () => {
       '--stages cannot be used with --agents: the stages set the agents and the time',
     );
   });
+
+  it('--replay: the trace sets the calls and the protocol, --think scales its pauses', async () => {
+    const { config } = await configOf(['--replay', 't.jsonl', '--think', '0.5x', '--agents', '1,10,50']);
+    expect(config).toMatchObject({ replay: 't.jsonl', think: 0.5, agents: [1, 10, 50] });
+    expect((await configOf(['--replay', 't.jsonl', '--think', '0'])).config.think).toBe(0);
+    expect((await configOf(['--replay', 't.jsonl'])).config.think).toBe(1);
+    for (const [args, message] of [
+      [['--protocol', 'modern'], '--replay cannot be used with --protocol: each session starts as it was recorded'],
+      [['--rate', '10'], '--replay cannot be used with --rate'],
+      [['--target-cmd', 'x'], '--replay cannot be used with --target-cmd: replay speaks Streamable HTTP'],
+      [['--client', 'sdk'], '--replay cannot be used with --client'],
+    ] as const)
+      await expect(configOf(['--replay', 't.jsonl', ...args])).rejects.toThrow(message);
+    await expect(configOf(['--think', '0'])).rejects.toThrow('--think scales the recorded think times of --replay');
+  });
 });

@@ -16,6 +16,7 @@ export {
   summary,
 } from './metrics/histogram.js';
 export * from './profiles/index.js';
+export * from './replay/index.js';
 export * from './runner/index.js';
 export {
   type Call,

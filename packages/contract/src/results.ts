@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRACE_VALUES } from './trace.js';
 
 /**
  * The result file: every report renders from it alone. Latencies are HdrHistograms in
@@ -109,6 +110,14 @@ export const stepResult = z.object({
   verification: writeVerification.optional(),
   /** wall-clock time the measured window opened, epoch milliseconds: sharded runs align their intervals on it */
   startedAt: z.number().optional(),
+  /**
+   * `run --replay`: where the agents' time went in the measured window, milliseconds summed over
+   * the agents (each part clipped to the window): the recorded think time they waited (scaled by
+   * --think), and their requests from the first byte sent to the answer read at the client, the
+   * server's and the network's time together (no server reports its own). The rest of agents ×
+   * duration is the client's own work.
+   */
+  sessionTime: z.object({ thinkMs: z.number(), callMs: z.number() }).optional(),
 });
 
 export const decompositionResult = z.object({
@@ -210,6 +219,20 @@ export const resultFile = z.object({
     workers: z.number().int().optional(),
     /** floor: each step alternated the floor and our server this many times */
     slices: z.number().int().optional(),
+    /** `run --replay`: the trace the agents replayed (its `replay` steps' operations are its methods and tools) */
+    replay: z
+      .object({
+        /** the trace's file name */
+        trace: z.string(),
+        /** the server it was recorded against, as the trace names it */
+        recordedTarget: z.string(),
+        values: z.enum(TRACE_VALUES),
+        sessions: z.number().int(),
+        requests: z.number().int(),
+        /** --think: the factor the recorded think times were scaled by (0: none) */
+        think: z.number(),
+      })
+      .optional(),
     /** staged runs: each workload ran once through these stages instead of the agents × duration grid */
     stages: loadStages.nullable().optional(),
     /** `run --shard I/N`: this file is part `index` (0-based) of `count`; a merged file has no `index` */

@@ -50,6 +50,10 @@ export interface RunFlags {
   junit?: string;
   serverCpus?: string;
   clientCpus?: string;
+  /** a trace (`mcp-db-bench record`) whose sessions are the workload */
+  replay?: string;
+  /** --replay: the factor recorded think times are scaled by (1 as recorded, 0 none) */
+  think: number;
 }
 
 /** The flags checked: the same shape, with what they imply applied, and the stages as the plan takes them. */
@@ -78,11 +82,40 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   // MCP_DB_TOKEN may be exported for the user's own servers: only a typed --token without --target is a mistake
   if (config.token && !config.target && typed('token'))
     throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
+  replayConfig(config, typed);
   const staged = stagesConfig(config, typed);
   const sharded = shardConfig(staged, typed);
   checkCpus(sharded);
   checkOutputs(sharded);
   return { ...sharded, loadStages: loadStagesOf(sharded) };
+}
+
+/**
+ * --replay takes its calls, protocol and client from the trace: the flags that would set them are
+ * refused, as are the loads a recorded session has no part in (open loop, stages, shards).
+ */
+function replayConfig(config: RunFlags, typed: (name: string) => boolean): void {
+  if (!config.replay) {
+    if (typed('think'))
+      throw new UsageError('--think scales the recorded think times of --replay TRACE: it needs --replay');
+    return;
+  }
+  const refused = [
+    config.targetCmd && ['--target-cmd', 'replay speaks Streamable HTTP: give --target URL (or --db)'],
+    config.profile && ['--profile', 'the trace says which tools to call'],
+    typed('workloads') && ['--workloads', 'the trace is the workload'],
+    typed('protocol') && ['--protocol', 'each session starts as it was recorded'],
+    typed('client') && ['--client', 'replay sends the recorded requests itself'],
+    typed('checkCalls') && ['--check-calls', 'replay has no answer-agreement pass'],
+    config.rate && ['--rate', 'a replayed host waits its think time (closed loop)'],
+    config.stages && ['--stages', 'replay runs the --agents steps'],
+    config.rateStages && ['--rate-stages', 'a replayed host waits its think time (closed loop)'],
+    config.shard && ['--shard', 'replay runs in one process'],
+  ].filter((x): x is [string, string] => Array.isArray(x));
+  if (refused.length) {
+    const [flag, why] = refused[0]!;
+    throw new UsageError(`--replay cannot be used with ${flag}: ${why}`);
+  }
 }
 
 /** Where the run's files go, checked before the first step. */

@@ -5,6 +5,7 @@ import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { RATE_STAGES_POOL, type RunFlags, runConfig } from '../benchmark/config.js';
 import { measure } from '../benchmark/measure.js';
+import { measureReplay, REPLAY_WORKLOAD } from '../benchmark/replay.js';
 import { junitXml } from '../gates/junit.js';
 import { judge, parseThreshold, ThresholdSyntaxError } from '../gates/thresholds.js';
 import type { ProtocolChoice } from '../labels.js';
@@ -21,7 +22,7 @@ import {
 } from '../options.js';
 import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
 import { parseStages } from '../parse/stages.js';
-import { collect, parseCount, parseProtocol, parseTarget, parseWorkload } from '../parse/values.js';
+import { collect, parseCount, parseProtocol, parseTarget, parseThink, parseWorkload } from '../parse/values.js';
 import { htmlReport } from '../render/html/index.js';
 import { endProgress, logLine, stdoutColumns } from '../render/progress.js';
 import { reportHeader, reportSections } from '../render/report.js';
@@ -171,6 +172,21 @@ export function runCommand(): Command {
         "with --shard: names the run in every shard's file (default: a hash of the configuration and start instant)",
       ),
     )
+    .addOption(
+      new Option(
+        '--replay <trace>',
+        'replay the sessions of a trace (mcp-db-bench record) instead of the workloads: each agent takes a recorded ' +
+          'session (round robin) and makes its requests in order, until the step ends',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--think <factor>',
+        "--replay: the recorded think time between a session's requests, scaled: 1x as recorded, 0.5x, 0 for none",
+      )
+        .default(1, '1x')
+        .argParser(parseThink),
+    )
     .option('--html <file>', 'also write the HTML report here (the page report --format html makes)')
     .addOption(
       new Option(
@@ -210,6 +226,8 @@ export function runCommand(): Command {
         'mcp-db-bench run --stages 5s:1,2s:16,5s:16,2s:1 --workloads point-read',
         'mcp-db-bench run --db sqlite:shop.db --server-cpus 0 --client-cpus 1 --workloads point-read,filtered',
         'mcp-db-bench run --rate-stages 10s:100,30s:1000,10s:0 --agents 32 --workloads point-read',
+        'mcp-db-bench run --replay session.jsonl --agents 1,10,50 --think 0.5x --db sqlite:shop.db',
+        'mcp-db-bench run --replay session.jsonl --agents 1,10 --target http://127.0.0.1:7400/mcp',
         'AT=$(date -u -d +2min +%FT%TZ); mcp-db-bench run --target http://db-mcp:8080/mcp --shard 0/4 --start-at $AT ' +
           '--agents 64 --rate 8000 --out shard-0.json',
       ),
@@ -218,7 +236,9 @@ export function runCommand(): Command {
       const config = runConfig(flags, command);
       const targets = peers.read({ sqlTool: config.sqlTool, sqlArg: config.sqlArg, service: config.service });
       if (config.clientCpus) pinSelf(config.clientCpus);
-      const result = await measure(config, targets);
+      const result = config.replay
+        ? await measureReplay({ ...config, replay: config.replay })
+        : await measure(config, targets);
       endProgress();
       const delayed = testDelayWarning(config);
       if (delayed) result.warnings.push(delayed);
@@ -261,7 +281,7 @@ function failures(result: ResultFile): string[] {
 /** A --threshold, checked before anything runs: a mistake is a usage error (exit 2). */
 function thresholdOption(text: string) {
   try {
-    return parseThreshold(text, Object.keys(WORKLOADS));
+    return parseThreshold(text, [...Object.keys(WORKLOADS), REPLAY_WORKLOAD]);
   } catch (error) {
     if (error instanceof ThresholdSyntaxError)
       throw new InvalidArgumentError(error.message.replace(/^--threshold "[^"]*": /, ''));

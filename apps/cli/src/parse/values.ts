@@ -68,3 +68,10 @@ export const parsePct = (name: string) => (value: string) => {
 export const collect =
   <T>(parse: (value: string) => T) =>
   (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
+
+/** --think: `1x`, `0.5x`, `2`, `0`: a factor, 0 or more. */
+export function parseThink(value: string): number {
+  const m = /^(\d+(?:\.\d+)?|\.\d+)x?$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('expected a factor such as 1x, 0.5x or 0');
+  return Number(m[1]);
+}

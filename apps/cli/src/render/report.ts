@@ -3,6 +3,7 @@ import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { floorSections } from './floor.js';
 import { callsPerSecond, median, REFUSED } from './numbers.js';
 import { roundLabel } from './progress.js';
+import { replayLine, replaySections } from './replay.js';
 import { soakSections } from './soak.js';
 import { formatStages, stageSections } from './stages.js';
 import { type Section, wrap } from './table.js';
@@ -28,6 +29,7 @@ export function reportSections(result: ResultFile): Section[] {
   return [
     sessionInitSection(result),
     latencySection(groups),
+    ...replaySections(result),
     sessionSection(groups),
     ...stageSections(result),
     verificationSection(result),
@@ -58,6 +60,7 @@ export function reportHeader(result: ResultFile, width?: number): string {
       ? [`servers the run started on CPUs ${c.cpus.server ?? 'any'} · load generator on CPUs ${c.cpus.client ?? 'any'}`]
       : []),
     ...(c.shard ? [shardLine(c.shard)] : []),
+    ...(c.replay ? [replayLine(c.replay)] : []),
     ...(result.partial
       ? [`partial: the run was interrupted; these are the ${result.steps.length} step(s) it finished`]
       : []),

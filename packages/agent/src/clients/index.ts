@@ -5,7 +5,7 @@ import { StdioClient } from './stdio.js';
 import type { ClientInfo } from './wire.js';
 
 export * from './client.js';
-export { LeanHttpClient, type LeanHttpOptions } from './lean-http.js';
+export { createHttpTransport, LeanHttpClient, type LeanHttpOptions } from './lean-http.js';
 export { Session, type SessionOptions } from './mcp-session.js';
 export { SdkClient, type SdkClientOptions, type SdkTarget, toCallError } from './sdk.js';
 export { StdioClient, type StdioOptions } from './stdio.js';

@@ -47,6 +47,11 @@ export class LeanHttpClient extends Session<HttpRoute> {
   }
 }
 
+/** The lean client's Streamable HTTP transport alone, for a caller that builds its own messages (a replay). */
+export function createHttpTransport(options: LeanHttpOptions): Transport<unknown> {
+  return new HttpTransport(options);
+}
+
 /** Streamable HTTP: the modern era's headers (`Mcp-Method`, `Mcp-Name`), or a 2025 session's, and SSE answers. */
 class HttpTransport implements Transport<HttpRoute> {
   readonly unansweredIsLegacy = false;

@@ -31,12 +31,16 @@ export interface RpcMessage {
  * envelope, so it is appended as text rather than re-serialized per call.
  */
 export function modernMetaFragment(clientInfo: ClientInfo): string {
-  const meta = {
+  return `"_meta":${JSON.stringify(modernMeta(clientInfo))}`;
+}
+
+/** The modern era's `_meta` envelope itself. */
+export function modernMeta(clientInfo: ClientInfo): Record<string, unknown> {
+  return {
     'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
     'io.modelcontextprotocol/clientInfo': clientInfo,
     'io.modelcontextprotocol/clientCapabilities': {},
   };
-  return `"_meta":${JSON.stringify(meta)}`;
 }
 
 /** The `initialize` params of the 2025-era handshake. */

@@ -28,6 +28,11 @@ export interface AgentLoop {
   next(): Promise<OpOutcome>;
   /** its client's running count of transparent re-initializations (McpClient.reinitialized) */
   readonly reinitialized?: number;
+  /**
+   * A replayed host's think time: milliseconds to wait before the next operation, never timed as
+   * its latency. An agent that has it (even at 0) gets its time split in the step's `sessionTime`.
+   */
+  pause?(): number;
   close(): Promise<void>;
 }
 
@@ -98,6 +103,7 @@ export type StepMeasurement = Pick<
   | 'server'
   | 'openLoop'
   | 'startedAt'
+  | 'sessionTime'
 >;
 
 export type OpenLoopStats = NonNullable<StepResult['openLoop']>;
@@ -343,9 +349,26 @@ async function runClosed(agent: AgentLoop, index: number, window: Window, gate: 
       await gate.wait(index);
       continue;
     }
+    if (agent.pause) {
+      const thinkMs = agent.pause();
+      if (thinkMs > 0) {
+        await sleepUntil(window, started + thinkMs);
+        const thought = clock.now();
+        // the think time counts where it fell in the window; no call starts once it closed
+        if (thought > window.start)
+          window.recorder.thought(Math.min(thought, window.end) - Math.max(started, window.start));
+        if (thought >= window.end) break;
+        started = thought;
+      }
+    }
     const before = agent.reinitialized ?? 0;
     const outcome = await invoke(agent);
-    if (started >= window.start) file(window, agent, before, outcome, started, clock.now());
+    const endedAt = clock.now();
+    if (started >= window.start) {
+      file(window, agent, before, outcome, started, endedAt);
+      // the part inside the window, as the think time: together they never pass agents × duration
+      if (agent.pause) window.recorder.called(Math.max(0, Math.min(endedAt, window.end) - started));
+    }
   }
 }
 

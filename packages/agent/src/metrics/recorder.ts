@@ -23,6 +23,7 @@ export interface RecordedStep {
   operations: Record<string, OperationStats>;
   all: OperationStats;
   intervals: IntervalStats[];
+  sessionTime?: StepResult['sessionTime'];
 }
 
 export class StepRecorder {
@@ -31,6 +32,8 @@ export class StepRecorder {
   #intervals = new Map<number, Interval>();
   #calls = 0;
   #reinitialized = 0;
+  /** replay only: time its agents thought and spent in calls */
+  #sessionTime: NonNullable<StepResult['sessionTime']> | undefined;
 
   /** @param windowStart clock time (ms) at which the measured window begins */
   constructor(readonly windowStart: number) {}
@@ -64,6 +67,18 @@ export class StepRecorder {
     this.#interval(endedAt).errors++;
   }
 
+  /** A replaying agent waited its think time (the part inside the measured window). */
+  thought(ms: number): void {
+    this.#sessionTime ??= { thinkMs: 0, callMs: 0 };
+    this.#sessionTime.thinkMs += ms;
+  }
+
+  /** A replaying agent's measured call, failed or not, from its start to its answer. */
+  called(ms: number): void {
+    this.#sessionTime ??= { thinkMs: 0, callMs: 0 };
+    this.#sessionTime.callMs += ms;
+  }
+
   /** Sessions the server ended that a client started again during an operation, which it then retried. */
   reinitialized(count: number): void {
     this.#reinitialized += count;
@@ -86,6 +101,9 @@ export class StepRecorder {
       operations,
       all: { count: all.totalCount, histogram: encode(all) },
       intervals: this.#encodeIntervals(Math.max(1, Math.ceil(durationMs / INTERVAL_MS))),
+      ...(this.#sessionTime && {
+        sessionTime: { thinkMs: round3(this.#sessionTime.thinkMs), callMs: round3(this.#sessionTime.callMs) },
+      }),
     };
   }
 
@@ -119,3 +137,5 @@ export class StepRecorder {
     }));
   }
 }
+
+const round3 = (ms: number) => Math.round(ms * 1000) / 1000;

@@ -43,6 +43,12 @@ export function combineSlices(slices: readonly StepMeasurement[]): StepMeasureme
       dropped: sum(slices.map((s) => s.openLoop?.dropped ?? 0)),
     },
     startedAt: first.startedAt,
+    ...(first.sessionTime && {
+      sessionTime: {
+        thinkMs: sum(slices.map((s) => s.sessionTime?.thinkMs ?? 0)),
+        callMs: sum(slices.map((s) => s.sessionTime?.callMs ?? 0)),
+      },
+    }),
   };
 }
 

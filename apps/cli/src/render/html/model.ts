@@ -4,6 +4,7 @@ import { agreementSection } from './sections/agreement.js';
 import { decompositionSection } from './sections/decomposition.js';
 import { errorSection } from './sections/errors.js';
 import { indexSection } from './sections/indexes.js';
+import { replaySection } from './sections/replay.js';
 import { scalingSection } from './sections/scaling.js';
 import { serversSection } from './sections/servers.js';
 import { sessionInitSection } from './sections/session-init.js';
@@ -30,6 +31,7 @@ export function reportModel(runs: readonly Run[]): ReportModel {
     indexSection(ctx),
     sessionInitSection(ctx),
     sessionsSection(ctx),
+    replaySection(ctx),
     decompositionSection(runs),
     tokenSection(ctx),
     errorSection(ctx),

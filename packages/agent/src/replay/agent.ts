@@ -1,0 +1,124 @@
+import type { TraceRequest } from '@mcp-db-bench/contract';
+import { McpCallError } from '../clients/client.js';
+import type { Transport } from '../clients/transport.js';
+import {
+  type ClientInfo,
+  DEFAULT_CLIENT_INFO,
+  LEGACY_REVISION,
+  modernMeta,
+  resultOf,
+  toToolCallResult,
+} from '../clients/wire.js';
+import type { AgentLoop, OpOutcome } from '../drive/run-step.js';
+import type { RecordedSession, Trace } from './trace.js';
+
+export interface ReplayAgentOptions {
+  trace: Trace;
+  /** a new transport for this agent (its own connection) */
+  transport: Transport<unknown>;
+  /** the agent's number in the step, and the step's agents: they share out the sessions round robin */
+  index: number;
+  agents: number;
+  /** the factor recorded think times are scaled by: 1 as recorded, 0 none */
+  think: number;
+  /**
+   * A tools/call's arguments to send, from the recorded ones (`values` of the trace: `keep` sends
+   * them as they are; `shape` needs them filled; `drop` has none).
+   */
+  fill(request: TraceRequest): unknown;
+}
+
+/** A recorded think time scaled by --think: `0` none, `1` as recorded. */
+export const scaledThink = (recordedMs: number, factor: number): number => Math.max(0, recordedMs * factor);
+
+/**
+ * One agent replaying recorded sessions: each `next()` sends the next request of its session as
+ * the host did (method, tool, arguments), `pause()` is the host's think time before it, scaled.
+ * Agent i replays sessions i, i + agents, i + 2 × agents, ... of the trace (round robin, wrapping
+ * around), each from its start (a new `initialize` with the recorded protocol version and client,
+ * or none: session-less, in the modern era), until the step ends.
+ */
+export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
+  const { trace, transport } = options;
+  const sessions = trace.sessions;
+  let pass = 0;
+  let session = sessionOf(0);
+  let position = 0;
+  let nextId = 1;
+  /** the revision initialize agreed on in this pass; none: the session is the modern era's (no handshake) */
+  let negotiated: string | undefined;
+
+  function sessionOf(k: number): RecordedSession {
+    return sessions[(options.index + k * options.agents) % sessions.length]!;
+  }
+
+  function params(request: TraceRequest, from: RecordedSession): Record<string, unknown> {
+    const clientInfo: ClientInfo = from.client ?? DEFAULT_CLIENT_INFO;
+    if (request.method === 'initialize')
+      return { protocolVersion: from.protocolVersion ?? LEGACY_REVISION, capabilities: {}, clientInfo };
+    const out: Record<string, unknown> =
+      request.method === 'tools/call' ? { name: request.tool, arguments: options.fill(request) ?? {} } : {};
+    if (negotiated === undefined) out._meta = modernMeta(clientInfo);
+    return out;
+  }
+
+  async function send(request: TraceRequest, from: RecordedSession): Promise<OpOutcome> {
+    const op = request.tool ?? request.method;
+    const era = request.method === 'initialize' || negotiated !== undefined ? 'legacy' : 'modern';
+    const route = transport.route(era, request.method, request.tool);
+    if (request.durationMs === undefined) {
+      // a notification: no id, no answer
+      await transport.notify(
+        JSON.stringify({ jsonrpc: '2.0', method: request.method, params: params(request, from) }),
+        route,
+      );
+      return { op, ok: true };
+    }
+    const id = nextId++;
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: params(request, from) });
+    let result: Record<string, unknown>;
+    try {
+      result = resultOf(await transport.request(body, id, route));
+    } catch (error) {
+      if (error instanceof McpCallError) return { op, ok: false, errorKind: error.kind };
+      throw error;
+    }
+    if (request.method === 'initialize') {
+      negotiated = typeof result.protocolVersion === 'string' ? result.protocolVersion : LEGACY_REVISION;
+      transport.negotiated(negotiated);
+    }
+    if (request.method === 'tools/call') {
+      const answer = toToolCallResult(result);
+      if (answer.isError) return { op, ok: false, errorKind: `tool:${toolErrorCode(answer.data)}` };
+    }
+    return { op, ok: true };
+  }
+
+  return {
+    pause: () => scaledThink(session.requests[position]!.thinkMs, options.think),
+    async next() {
+      if (position === 0) {
+        // a new pass starts a new session: the last one is ended off the calls' path
+        transport.begin();
+        negotiated = undefined;
+      }
+      const from = session;
+      const request = from.requests[position]!;
+      position++;
+      if (position === session.requests.length) {
+        pass++;
+        session = sessionOf(pass);
+        position = 0;
+      }
+      return send(request, from);
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** A tool error's code: ours answers {"error":{"code":...}}, other servers a bare {"code":...} (as the recorder reads it). */
+function toolErrorCode(data: unknown): string {
+  const body = data as { code?: unknown; error?: { code?: unknown } } | undefined;
+  const code = body?.error?.code ?? body?.code;
+  return typeof code === 'string' ? code : 'error';
+}
