@@ -263,6 +263,67 @@ describe('run --replay', () => {
   }, 90_000);
 });
 
+describe('run --replay calls custom tools', () => {
+  it("a config file's custom tool, served by our server, is called by the benchmark as the trace says", async () => {
+    const config = join(dir, 'custom.yaml');
+    writeFileSync(
+      config,
+      [
+        'tools:',
+        '  customer_orders:',
+        "    description: A customer's latest orders.",
+        '    sql: select id, total from orders where customer_id = :customer_id order by id desc limit 5',
+        '    parameters:',
+        '      customer_id: { type: integer }',
+        '',
+      ].join('\n'),
+    );
+    const custom = await startServer(`sqlite:${join(dir, 'bench.db')}`, ['--workers', '1', '--config', config]);
+    try {
+      const file = join(dir, 'custom.jsonl');
+      const line = (o: object) => JSON.stringify(o);
+      writeFileSync(
+        file,
+        [
+          line({ type: 'trace', version: 1, startedAt: '2026-01-01T00:00:00Z', target: 'ours', values: 'keep' }),
+          line({ type: 'session', session: 's1', at: 0, protocolVersion: null, client: null }),
+          ...[1, 2, 3].map((customer) =>
+            line({
+              type: 'request',
+              session: 's1',
+              at: customer,
+              method: 'tools/call',
+              tool: 'customer_orders',
+              arguments: { customer_id: customer },
+              thinkMs: 0,
+              durationMs: 1,
+              bytes: { request: 1, response: 1 },
+            }),
+          ),
+        ].join('\n'),
+      );
+      const out = await runCli(
+        ['run', '--replay', file, '--target', custom.endpoint, '--agents', '1', '--duration', '1s'].concat([
+          '--warmup',
+          '1ms',
+          '--format',
+          'json',
+        ]),
+        { timeoutMs: 60_000 },
+      );
+      expect(out.code, out.stderr).toBe(0);
+      const result = JSON.parse(out.stdout) as ResultFile;
+      const [step] = result.steps;
+      expect(step!.errors).toEqual({});
+      const called = Object.entries(step!.operations).filter(([name]) => name.includes('customer_orders'));
+      expect(called).toHaveLength(1);
+      expect(called[0]![1].count).toBeGreaterThan(3);
+    } finally {
+      await custom.stop();
+    }
+  }, 90_000);
+});
+
 describe('shape filling', () => {
   const counts = rowCounts(0.001);
   const dataset = new Dataset({ seed: 7, counts });

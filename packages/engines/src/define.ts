@@ -11,7 +11,8 @@ type Defaulted =
   | 'maxParameters'
   | 'insertReturningKeys'
   | 'oneProcess'
-  | 'cancelsStatements';
+  | 'cancelsStatements'
+  | 'limitIn';
 
 export type EngineDefinition<N extends string = string, F extends string = N> = Omit<
   EngineProfile<F>,
@@ -39,6 +40,7 @@ export function defineEngine<const N extends string, const F extends string = N>
     insertReturningKeys: insertReturning(),
     oneProcess: false,
     cancelsStatements: true,
+    limitIn: 'parameter',
     ...definition,
   };
 }

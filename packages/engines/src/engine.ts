@@ -98,6 +98,13 @@ export interface EngineProfile<F extends string = SqlFamily> {
   limit(query: AnySelect, n: number): AnySelect;
 
   /**
+   * Whether a compiled row limit is a bound parameter (`limit ?`, the default) or text in the
+   * statement (SQL Server's `top (n)`; SQLite's literal, see sqlite/dialect.ts): a cached
+   * statement's parameters include it, or not.
+   */
+  readonly limitIn: 'parameter' | 'text';
+
+  /**
    * Turns a portable filter value into the parameter the driver binds for a column of this
    * type (booleans as 1/0 where the engine has no boolean, timestamps in the stored text form
    * on SQLite, big integers as BigInt where the driver wants them). Values were already checked
@@ -267,11 +274,6 @@ export interface TestFacts {
   readonly notesTable: string;
   /** the parity fixture's tables and view (fixtures/parity: the rows are shared), statements ending a line with `;` */
   readonly paritySchema: string;
-  /**
-   * Whether a compiled row limit is a bound parameter (`limit ?`) or text in the statement
-   * (SQL Server's `top (n)`), which decides whether a cached shape is reused as is.
-   */
-  readonly limitIn: 'parameter' | 'text';
   /** Statements that run for many seconds. */
   readonly slow?: {
     /** for the sql tool: runs 30 s (SQLite: far longer) */

@@ -22,6 +22,7 @@ export const mssql = defineEngine({
   compileOnlyDialect,
   introspect,
   limit: (query, n) => query.top(n),
+  limitIn: 'text',
   encodeParam,
   mapError,
   // no readOnlyStatement (no read-only transaction): --sql is refused, and the guard waits for one

@@ -16,7 +16,5 @@ export const testFacts: TestFacts = {
     'create table notes (id integer identity primary key, customer_id integer, ' +
     'body nvarchar(100) not null, n integer not null default 0)',
   paritySchema,
-  // `top (n)`
-  limitIn: 'text',
   excessRights: { asks: /is_srvrolemember\('sysadmin'\)/ },
 };

@@ -19,7 +19,6 @@ export const testFacts: TestFacts = {
     'create table notes (id integer auto_increment primary key, customer_id integer, ' +
     'body varchar(100) not null, n integer not null default 0)',
   paritySchema,
-  limitIn: 'parameter',
   slow: {
     statement: 'select sleep(30) as slept',
     view: 'create view slow_view as select 1 as id, sleep(30) as slept',

@@ -20,6 +20,8 @@ export const sqlite = defineEngine({
   connect,
   compileOnlyDialect: () => sqliteDialect(() => new DummyDriver()),
   introspect,
+  // a literal: SQLite plans anew for a bound LIMIT at every run (sqlite/dialect.ts)
+  limitIn: 'text',
   encodeParam(type, value) {
     if (typeof value === 'boolean') return value ? 1 : 0;
     if (type === 'integer' && typeof value === 'string') return integerParam(value);

@@ -23,7 +23,6 @@ export const testFacts: TestFacts = {
     'create table notes (id integer primary key autoincrement, customer_id integer, ' +
     'body varchar(100) not null, n integer not null default 0)',
   paritySchema,
-  limitIn: 'parameter',
   slow: {
     statement: counting(300_000_000),
     // a read on a worker thread cannot be interrupted (see worker-pool.ts): half a second or so of counting

@@ -100,7 +100,7 @@ export function planAggregate(
       ...outputs.flatMap((o) => o.params),
       ...(filter ? filterParams(filter, columnTypes(table), engine) : []),
       ...(having ? filterParams(having, (name, path) => byName(name, path).type, engine, 'having') : []),
-      limit + 1,
+      ...(engine.limitIn === 'parameter' ? [limit + 1] : []),
     ],
     () => {
       let q: AnySelect = db

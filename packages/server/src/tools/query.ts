@@ -82,7 +82,10 @@ export function planQuery(
   const compiled = compileShape(
     catalog,
     shape,
-    () => [...(where ? filterParams(where, columnTypes(table), engine) : []), limit + 1],
+    () => [
+      ...(where ? filterParams(where, columnTypes(table), engine) : []),
+      ...(engine.limitIn === 'parameter' ? [limit + 1] : []),
+    ],
     () => {
       let q = selectFrom(db, table, read);
       const clause = where === null ? sql<SqlBool>`1 = 0` : whereClause([where], columnResolver(table), engine);
