@@ -189,6 +189,17 @@ describe('where the database URL comes from', () => {
     expect(byFlag.code, byFlag.stderr).toBe(0);
     expect(lines(byFlag.stderr)).toEqual([startupLine(one, 1)]);
   });
+
+  it("takes the CLI's spellings too: --db for --url (beating MCP_DB_URL alike), --stdio for the default", async () => {
+    const three = `sqlite:${threeObjects}`;
+    const one = `sqlite:${oneTable}`;
+    const byDb = await run(['--db', one, '--stdio'], cleanEnv({ MCP_DB_URL: three }));
+    expect(byDb.code, byDb.stderr).toBe(0);
+    expect(lines(byDb.stderr)).toEqual([startupLine(one, 1)]);
+    const both = await run(['--url', one, '--stdio', '--http'], cleanEnv({}));
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--stdio.*cannot be used with.*--http/);
+  });
 });
 
 describe('bad URLs and unreachable databases', () => {

@@ -30,7 +30,9 @@ export function serveCommand(): Command {
       .addOption(scaleOption('dataset scale when seeding'))
       .addOption(seedOption('dataset seed when seeding'))
       .addOption(indexesOption('index profile when seeding'))
-      .option('--stdio', 'serve over stdio instead of HTTP')
+      .addOption(new Option('--stdio', 'serve over stdio instead of HTTP').conflicts('http'))
+      // mcp-db-server's spelling of the default, hidden
+      .addOption(new Option('--http', 'serve over HTTP (the default)').hideHelp())
       .option('--host <host>', 'HTTP bind address', '127.0.0.1')
       .addOption(new Option('--port <port>', 'HTTP port (0 picks a free one)').default(7400).argParser(parsePort))
       .option('--token <token>', 'require this bearer token over HTTP')

@@ -36,12 +36,12 @@ export function workersOption(argv: readonly string[], env: NodeJS.ProcessEnv): 
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-/** The `--url` values as given (every --url, else MCP_DB_URL); empty when neither names one. */
+/** The `--url` values as given (every --url or --db, else MCP_DB_URL); empty when none names one. */
 function urlOptions(argv: readonly string[], env: NodeJS.ProcessEnv): string[] {
   const given: string[] = [];
   argv.forEach((a, i) => {
-    if (a === '--url' && argv[i + 1] !== undefined) given.push(argv[i + 1]!);
-    else if (a.startsWith('--url=')) given.push(a.slice('--url='.length));
+    if ((a === '--url' || a === '--db') && argv[i + 1] !== undefined) given.push(argv[i + 1]!);
+    else if (/^--(url|db)=/.test(a)) given.push(a.slice(a.indexOf('=') + 1));
   });
   if (given.length) return given;
   return env.MCP_DB_URL ? [env.MCP_DB_URL] : [];
