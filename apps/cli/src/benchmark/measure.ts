@@ -110,6 +110,7 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
           label: FLOOR_LABEL,
           agent: floor.agent,
           tools: [TOOL_NAMES.echo],
+          servesOnly: true,
           fileAs: 'http-echo',
           ...cpuOf(floor.pid),
         });

@@ -45,6 +45,11 @@ export interface PlanTarget {
   serverCpuUs?: () => number;
   /** why it lacks a tool, by tool (a profile's word), for the skip reason instead of the generic one */
   cannot?: Readonly<Partial<Record<string, string>>>;
+  /**
+   * A target the run added for the workloads its tools serve (the bare echo floor): the others pass
+   * it by unreported, since no one asked for them there.
+   */
+  servesOnly?: boolean;
 }
 
 export interface BenchPlan {

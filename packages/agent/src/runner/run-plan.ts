@@ -196,6 +196,7 @@ const has = (target: Target, workload: Workload) => workload.requires.every((too
 /** Whether a target offers every tool a workload needs; the first time it does not, says so. */
 function serves(run: Run, target: Target, workload: Workload): boolean {
   if (has(target, workload)) return true;
+  if (target.plan.servesOnly) return false;
   const label = target.plan.label;
   if (!run.result.skipped.some((s) => s.target === label && s.workload === workload.name)) {
     const missing = workload.requires.filter((tool) => !target.tools?.has(tool));
