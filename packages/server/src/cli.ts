@@ -68,7 +68,7 @@ export function buildCli(): Command {
         new Option('--http', 'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio').env('MCP_DB_HTTP'),
       )
       // The other bin's spellings, hidden: `mcp-db-bench serve` says --db and --stdio.
-      .addOption(new Option('--stdio', 'serve over stdio (the default)').conflicts('http').hideHelp())
+      .addOption(new Option('--stdio', 'serve over stdio (the default)').hideHelp())
       .addOption(new Option('--db <url>', 'same as --url').argParser(collect).hideHelp())
       .addOption(
         new Option('--host <host>', 'HTTP bind address; non-loopback addresses require --token')
@@ -331,6 +331,12 @@ export async function main(argv = process.argv): Promise<void> {
     if (program.getOptionValueSource(flag) === 'env' && /^(0|false|no|off)?$/i.test(process.env[variable] ?? '')) {
       program.setOptionValueWithSource(flag, false, 'env');
     }
+  }
+  // --stdio names the default: beside a typed --http it is a mistake; over MCP_DB_HTTP, it wins.
+  if (program.getOptionValue('stdio') && program.getOptionValue('http')) {
+    if (program.getOptionValueSource('http') === 'cli')
+      return program.error("error: option '--stdio' cannot be used with option '--http'");
+    program.setOptionValueWithSource('http', false, 'cli');
   }
   let config: LoadedConfig | undefined;
   try {

@@ -196,6 +196,10 @@ describe('where the database URL comes from', () => {
     const byDb = await run(['--db', one, '--stdio'], cleanEnv({ MCP_DB_URL: three }));
     expect(byDb.code, byDb.stderr).toBe(0);
     expect(lines(byDb.stderr)).toEqual([startupLine(one, 1)]);
+    // MCP_DB_HTTP set (even to 0) is no conflict: the typed --stdio wins
+    const overEnv = await run(['--url', one, '--stdio'], cleanEnv({ MCP_DB_HTTP: '1' }));
+    expect(overEnv.code, overEnv.stderr).toBe(0);
+    expect(lines(overEnv.stderr)).toEqual([startupLine(one, 1)]);
     const both = await run(['--url', one, '--stdio', '--http'], cleanEnv({}));
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--stdio.*cannot be used with.*--http/);

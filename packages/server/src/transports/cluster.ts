@@ -78,7 +78,8 @@ async function fileOptions(
  * left to the server's own parsing, which says what is wrong.
  */
 export async function requestedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  if (argv.some((a) => ['-h', '--help', '-V', '--version'].includes(a))) return 0;
+  // --stdio serves one host from this process, whatever MCP_DB_HTTP says
+  if (argv.some((a) => ['-h', '--help', '-V', '--version', '--stdio'].includes(a))) return 0;
   const file = await fileOptions(argv, env);
   if (!file) return 0;
   const http =
