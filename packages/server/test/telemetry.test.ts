@@ -139,6 +139,15 @@ async function until(found: () => boolean, what: string): Promise<void> {
   if (!found()) throw new Error(`the receiver did not get ${what} within 10 s`);
 }
 
+/** The OTLP variables that send a server's spans and metrics to `receiver`, batched and exported quickly. */
+const exportingTo = (receiver: Receiver) => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_BSP_SCHEDULE_DELAY: '100',
+  OTEL_METRIC_EXPORT_INTERVAL: '300',
+  OTEL_METRIC_EXPORT_TIMEOUT: '250',
+});
+
 describe('statement facts', () => {
   it('names the operation and the table, and keeps no literal', () => {
     expect(statementFacts('select "id", "name" from "customers" where "name" = $1 limit $2')).toEqual({
@@ -174,11 +183,7 @@ describe.each(liveTargets())('$engine', (target: LiveTarget) => {
     receiver = await startReceiver();
     server = await startHttpServer(url, engine.readOnlyStatement ? ['--sql'] : [], {
       ...CLEAN_ENV,
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-      OTEL_METRIC_EXPORT_INTERVAL: '300',
-      OTEL_METRIC_EXPORT_TIMEOUT: '250',
+      ...exportingTo(receiver),
       NODE_OPTIONS: MODULE_PROBE,
     });
     modern = await connectClient('http', 'modern', { dbUrl: url, endpoint: server.endpoint });
@@ -323,11 +328,7 @@ describe('several databases (--url NAME=URL)', () => {
     receiver = await startReceiver();
     server = await startHttpServer(`first=${a}`, ['--url', `second=${b}`], {
       ...CLEAN_ENV,
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-      OTEL_METRIC_EXPORT_INTERVAL: '300',
-      OTEL_METRIC_EXPORT_TIMEOUT: '250',
+      ...exportingTo(receiver),
     });
   }, 60_000);
   afterAll(async () => {
