@@ -3,7 +3,7 @@ import { engineForUrl } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallRecord, countOutcomes, DATABASE_CALLS, Swarm, sleep } from './support/agents.js';
-import { freshDatabase } from './support/databases.js';
+import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
 import {
   type PrivateEngine,
@@ -188,6 +188,65 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
     } finally {
       await probe.close();
     }
+  });
+});
+
+/**
+ * One server over two databases (`--url NAME=URL`): the one that goes away answers with the typed
+ * outage error and recovers; the other one serves every call meanwhile, as if nothing happened.
+ */
+describe.each(ENGINES)('$engine beside SQLite, in one server', ({ engine, unavailable }) => {
+  let database: PrivateServer;
+  let http: HttpServer;
+
+  beforeAll(async () => {
+    if (unavailable) return;
+    database = await startPrivateServer(engine);
+    const remote = await freshDatabase({ engine, baseUrl: database.baseUrl }, 'bench_faults_pair');
+    const sqlite = liveTargets().find((t) => t.engine === 'sqlite')!;
+    const local = await freshDatabase(sqlite, 'bench_faults_pair');
+    await loadShop(remote);
+    await loadShop(local);
+    http = await startHttpServer(`local=${local}`, ['--url', `remote=${remote}`, '--pool-size', '4']);
+  });
+  afterAll(async () => {
+    await http?.stop();
+    await database?.destroy();
+  });
+
+  it.skipIf(unavailable)('keeps serving the other database through an outage of one', async () => {
+    const pid = http.process.pid;
+    const local = await Swarm.start(http.endpoint, 4, 10, 'local');
+    const remote = await Swarm.start(http.endpoint, 4, 10, 'remote');
+    await sleep(800);
+    await database.stop();
+    const stoppedAt = performance.now();
+    await sleep(OUTAGE_MS);
+    const startAt = performance.now();
+    await database.start();
+    const readyAt = performance.now();
+    const recovered = () => remote.records.some((r) => r.start >= readyAt && r.outcome === 'ok');
+    while (!recovered() && performance.now() - readyAt < RECOVERY_BOUND_MS) await sleep(50);
+    await sleep(300);
+    await Promise.all([local.stop(), remote.stop()]);
+
+    const during = (records: readonly CallRecord[]) => records.filter((r) => r.start > stoppedAt && r.end < startAt);
+    console.log(
+      `faults: ${engine} beside SQLite: remote ${JSON.stringify(countOutcomes(remote.records))}, ` +
+        `${during(remote.records).length} while down; local ${JSON.stringify(countOutcomes(local.records))}, ` +
+        `${during(local.records).length} while the other was down`,
+    );
+    // the database that stayed up: every call answered, before, during and after
+    expect(local.records.filter((r) => r.outcome !== 'ok')).toEqual([]);
+    expect(during(local.records).length).toBeGreaterThan(20);
+    // the one that went away: typed outage errors only, then success again
+    const downRemote = during(remote.records);
+    expect(downRemote.length).toBeGreaterThan(0);
+    expect(downRemote.every((r) => r.outcome === 'database_unavailable')).toBe(true);
+    expect(remote.records.filter((r) => r.outcome !== 'ok' && r.outcome !== 'database_unavailable')).toEqual([]);
+    expect(recovered()).toBe(true);
+    expect(exitOf(http.process)).toBeUndefined();
+    expect(http.process.pid).toBe(pid);
   });
 });
 

@@ -33,18 +33,20 @@ export class Swarm {
 
   private constructor(private readonly clients: Client[]) {}
 
-  static async start(endpoint: string, agents: number, pauseMs = 0): Promise<Swarm> {
+  /** `database`: the name every call passes, for a server that serves several (`--url NAME=URL`). */
+  static async start(endpoint: string, agents: number, pauseMs = 0, database?: string): Promise<Swarm> {
     const clients = await Promise.all(
       Array.from({ length: agents }, () => connectClient('http', 'modern', { dbUrl: '', endpoint })),
     );
     const swarm = new Swarm(clients);
-    swarm.#loops = clients.map((client, agent) => swarm.#loop(client, agent, pauseMs));
+    swarm.#loops = clients.map((client, agent) => swarm.#loop(client, agent, pauseMs, database));
     return swarm;
   }
 
-  async #loop(client: Client, agent: number, pauseMs: number): Promise<void> {
+  async #loop(client: Client, agent: number, pauseMs: number, database: string | undefined): Promise<void> {
     for (let i = agent; this.#running; i++) {
-      const [tool, args] = DATABASE_CALLS[i % DATABASE_CALLS.length]!;
+      const [tool, call] = DATABASE_CALLS[i % DATABASE_CALLS.length]!;
+      const args = database === undefined ? call : { ...call, database };
       const start = performance.now();
       let outcome: string;
       let detail: string | undefined;
