@@ -5,6 +5,8 @@
 //   ours     packages/server/dist/bin.js --http, no other option (whatever its defaults are)
 //   faucet   `faucet mcp --transport http` where FAUCET_BIN names a binary built from its source
 //            (github.com/faucetdb/faucet: go build ./cmd/faucet); its reads through faucet_query
+//   recorded ours behind `mcp-db-bench record` (a proxy writing every call to a trace); its CPU
+//            column is the proxy's alone
 //   dbhub    npx @bytebase/dbhub@1.4.0 --transport http (skipped if npx cannot start it, unless
 //            --dbhub insists); its reads as SELECTs through execute_sql
 //
@@ -34,6 +36,7 @@ import { cpuUnder } from '../dist/serving/cpus.js';
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROOT = here('../../../');
 const SERVER_BIN = join(ROOT, 'packages/server/dist/bin.js');
+const CLI_BIN = join(ROOT, 'apps/cli/dist/bin.js');
 const DBHUB = '@bytebase/dbhub@1.4.0';
 
 const { values: o } = parseArgs({
@@ -286,6 +289,25 @@ const SERVERS = {
       return { child, url };
     },
   },
+  // ours behind `mcp-db-bench record` (the proxy's own CPU in the CPU table): what recording a fleet costs
+  recorded: {
+    title: 'ours via record',
+    tools: ['-tools', 'ours'],
+    missing: () => undefined,
+    async start(db) {
+      const server = await SERVERS.ours.start(db);
+      const port = await freePort();
+      const trace = join(tempDir('peers-record-'), 'trace.jsonl');
+      const child = launch(
+        process.execPath,
+        [CLI_BIN, 'record', '--target', server.url, '--port', String(port), '-o', trace],
+        { cpus: pinned?.server },
+      );
+      const url = `http://127.0.0.1:${port}/mcp`;
+      await answering(url, child, 30_000, 'the record proxy');
+      return { child, url };
+    },
+  },
   dbhub: {
     title: 'DBHub',
     tools: ['-tools', 'sql', '-sql-tool', 'execute_sql', '-sql-arg', 'sql'],
@@ -491,6 +513,7 @@ function tables({ db, servers, results }) {
     results.filter((r) => r.server === server && r.workload === workload && r.agents === agents);
   const rate = (rs) => median(rs.map((r) => r.callsPerSec));
   const cpu = (rs) => median(rs.map((r) => r.serverCpuUsPerCall));
+  const p50 = (rs) => median(rs.map((r) => r.p50Ms));
   const rateText = (rs, workload) => {
     if (!rs.length) return '–';
     const refused = median(rs.map((r) => r.errors.refused ?? 0));
@@ -523,7 +546,13 @@ function tables({ db, servers, results }) {
     rule,
     ...rows(rate, rateText),
     '',
-    `Server CPU per call, µs (user + system of the server's processes over the measured window; churn: per session${pinned ? '' : '; servers not pinned, sharing the cores with the client'})`,
+    'p50 latency per call at the client, ms',
+    '',
+    head('ms'),
+    rule,
+    ...rows(p50, (rs) => (rs.length ? p50(rs).toFixed(2) : '–')),
+    '',
+    `Server CPU per call, µs (user + system of the server's processes over the measured window; churn: per session${servers.some((s) => s.name === 'recorded') ? '; ours via record: the proxy alone' : ''}${pinned ? '' : '; servers not pinned, sharing the cores with the client'})`,
     '',
     head('µs'),
     rule,
