@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { telemetryRequested } from '../src/telemetry/index.js';
+import { prometheusAddress, prometheusWorkerEnv } from '../src/telemetry/prometheus.js';
 import { engineOf, freshDatabase, type LiveTarget, liveTargets } from './support/databases.js';
 import { BIN, callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { freePort } from './support/ports.js';
@@ -88,6 +90,30 @@ const prometheusEnv = (port: number) => ({
   ...CLEAN_ENV,
   OTEL_METRICS_EXPORTER: 'prometheus',
   OTEL_EXPORTER_PROMETHEUS_PORT: String(port),
+});
+
+describe('the variables', () => {
+  it('turn metrics on with OTEL_METRICS_EXPORTER=prometheus alone, unless none or OTEL_SDK_DISABLED says otherwise', () => {
+    expect(telemetryRequested({ OTEL_METRICS_EXPORTER: 'prometheus' })).toBe(true);
+    expect(telemetryRequested({ OTEL_METRICS_EXPORTER: 'otlp, prometheus' })).toBe(true);
+    expect(telemetryRequested({ OTEL_METRICS_EXPORTER: 'otlp' })).toBe(false);
+    expect(telemetryRequested({ OTEL_METRICS_EXPORTER: 'prometheus,none' })).toBe(false);
+    expect(telemetryRequested({ OTEL_METRICS_EXPORTER: 'prometheus', OTEL_SDK_DISABLED: 'true' })).toBe(false);
+  });
+
+  it('listen on loopback by default, and give worker i the port plus i', () => {
+    expect(prometheusAddress({})).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(
+      prometheusAddress({ OTEL_EXPORTER_PROMETHEUS_HOST: '0.0.0.0', OTEL_EXPORTER_PROMETHEUS_PORT: '9100' }),
+    ).toEqual({ host: '0.0.0.0', port: 9100 });
+    expect(prometheusWorkerEnv({ OTEL_METRICS_EXPORTER: 'prometheus' }, 0)).toEqual({
+      OTEL_EXPORTER_PROMETHEUS_PORT: '9464',
+    });
+    expect(
+      prometheusWorkerEnv({ OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: '9100' }, 3),
+    ).toEqual({ OTEL_EXPORTER_PROMETHEUS_PORT: '9103' });
+    expect(prometheusWorkerEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }, 1)).toEqual({});
+  });
 });
 
 describe.skipIf(!haveVenv).each(liveTargets())('$engine', (target: LiveTarget) => {
