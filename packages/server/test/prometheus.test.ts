@@ -9,6 +9,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { telemetryRequested } from '../src/telemetry/index.js';
 import { prometheusAddress, prometheusWorkerEnv } from '../src/telemetry/prometheus.js';
+import { sleep } from './support/agents.js';
 import { engineOf, freshDatabase, type LiveTarget, liveTargets } from './support/databases.js';
 import { BIN, callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { freePort } from './support/ports.js';
@@ -191,7 +192,7 @@ describe.skipIf(!haveVenv)('under --workers 2', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('gives each worker its own port, PORT and PORT+1, whose counts add up to the calls made', async () => {
+  it('gives each worker its own port, PORT and PORT+1, whose counts add up to the calls made; a replaced worker keeps its port', async () => {
     // Clients of their own: each connection may land on either worker.
     for (let i = 0; i < 6; i++) {
       const client = await connectClient('http', 'modern', { dbUrl: '', endpoint: server.endpoint });
@@ -207,6 +208,28 @@ describe.skipIf(!haveVenv)('under --workers 2', () => {
     const instance = (f: Family[]) => f.find((x) => x.name === 'target_info')?.samples[0]?.labels.service_instance_id;
     expect(instance(first!)).toBeDefined();
     expect(instance(first!)).not.toBe(instance(second!));
+
+    // A worker that dies is replaced on its port: both ports answer again, one of them a new process.
+    const before = [instance(first!), instance(second!)];
+    const { stdout } = await run('pgrep', ['-P', String(server.process.pid)]);
+    const worker = Number(stdout.trim().split('\n')[0]);
+    expect(worker).toBeGreaterThan(0);
+    process.kill(worker, 'SIGKILL');
+    let after: (string | undefined)[] = before;
+    for (let i = 0; i < 100 && after.filter((id, n) => id !== undefined && id !== before[n]).length !== 1; i++) {
+      await sleep(200);
+      after = await Promise.all(
+        [port, port + 1].map((p) =>
+          fetch(`http://127.0.0.1:${p}/metrics`).then(
+            async (r) => instance(await parse(await r.text())),
+            () => undefined,
+          ),
+        ),
+      );
+    }
+    expect(server.stderr()).toMatch(new RegExp(`worker ${worker} exited \\(SIGKILL\\); starting another`));
+    expect(after.every((id) => id !== undefined)).toBe(true);
+    expect(after.filter((id, n) => id !== before[n])).toHaveLength(1);
   }, 60_000);
 });
 
