@@ -20,8 +20,8 @@ export const DEFAULT_DB = 'sqlite:mcp-db-bench.db';
 export const DB_ENV = 'MCP_DB_BENCH_DB';
 
 export type Format = 'table' | 'markdown' | 'json';
-/** report and compare also write a self-contained HTML page. */
-export type ReportFormat = Format | 'html';
+/** report and compare also write a self-contained HTML page; report writes one run for Prometheus too. */
+export type ReportFormat = Format | 'html' | 'prometheus';
 
 export function parseScale(value: string): number {
   const n = Number(value);

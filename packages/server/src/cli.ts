@@ -8,6 +8,7 @@ import { collect, databaseUrls } from './database-urls.js';
 import { openDatabases } from './databases.js';
 import { createServerFactory, directTools } from './server.js';
 import { startTelemetry, type Telemetry, TelemetryUnavailableError } from './telemetry/index.js';
+import { prometheusAddress, prometheusRequested } from './telemetry/prometheus.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { customTools } from './tools/custom.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';
@@ -275,7 +276,9 @@ export function buildCli(): Command {
           '  mcp-db-server --config shop.yaml --http   # options and custom tools from a file (docs/examples/shop.yaml)\n' +
           '\nOver HTTP, GET /livez answers 200 while the process serves, and GET /healthz 200 only when the database (every one) answers too (503 otherwise); neither needs the token.\n' +
           '\nOpenTelemetry: set OTEL_EXPORTER_OTLP_ENDPOINT (or the _TRACES_ / _METRICS_ one) to export spans and metrics over OTLP;\n' +
-          'the other OTEL_* variables apply. Needs @opentelemetry/api and @opentelemetry/sdk-node installed beside the server.\n',
+          'OTEL_METRICS_EXPORTER=prometheus serves the metrics for scraping on 127.0.0.1:9464/metrics (OTEL_EXPORTER_PROMETHEUS_HOST,\n' +
+          '_PORT; under --workers N, worker i on PORT+i). The other OTEL_* variables apply. Needs @opentelemetry/api and\n' +
+          '@opentelemetry/sdk-node installed beside the server.\n',
       )
   );
 }
@@ -414,6 +417,10 @@ export async function main(argv = process.argv): Promise<void> {
   const factory = createServerFactory(databases.served, tools);
   const log = (line: string) => process.stderr.write(`mcp-db-server: ${line}\n`);
   for (const line of await databases.describe(options)) log(line);
+  if (telemetry.enabled && prometheusRequested(process.env)) {
+    const { host, port } = prometheusAddress(process.env);
+    log(`metrics for Prometheus on http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics`);
+  }
   if (options.testDelayMs)
     log(
       `TEST DELAY: every tool call waits ${options.testDelayMs} ms first (${TEST_DELAY_ENV} or --test-delay-ms; for tests only)`,

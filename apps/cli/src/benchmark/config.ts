@@ -48,6 +48,8 @@ export interface RunFlags {
   html?: string;
   threshold: Threshold[];
   junit?: string;
+  /** the run in the Prometheus text exposition format */
+  prometheus?: string;
   serverCpus?: string;
   clientCpus?: string;
   /** a trace (`mcp-db-bench record`) whose sessions are the workload */
@@ -123,6 +125,7 @@ function checkOutputs(config: RunFlags): void {
   checkOutputPath('--out', config.out);
   checkOutputPath('--html', config.html);
   checkOutputPath('--junit', config.junit);
+  checkOutputPath('--prometheus', config.prometheus);
 }
 
 /** Pinning needs Linux and taskset; server CPUs need a server this run starts. */

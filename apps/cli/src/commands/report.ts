@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
+import { UsageError } from '../errors.js';
 import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
 import { collect } from '../parse/values.js';
 import { stdoutColumns } from '../render/progress.js';
@@ -22,12 +23,11 @@ export function reportCommand(): Command {
     )
     .argument('<file...>', 'result files (JSON)')
     .addOption(
-      formatOption('table, markdown, json (the result files, checked) or html (one self-contained page with charts)', [
-        'table',
-        'markdown',
-        'json',
-        'html',
-      ]),
+      formatOption(
+        'table, markdown, json (the result files, checked), html (one self-contained page with charts) or ' +
+          "prometheus (one file's run in the Prometheus text format, as run --prometheus writes it)",
+        ['table', 'markdown', 'json', 'html', 'prometheus'],
+      ),
     )
     .addOption(
       new Option('--label <name>', "name of a file's run in the report, once per file in order")
@@ -43,9 +43,12 @@ export function reportCommand(): Command {
         'mcp-db-bench report result.json --format markdown > RESULTS.md',
         'mcp-db-bench report result.json --format html -o report.html',
         'mcp-db-bench report main.json branch.json --label main --label branch --format html -o report.html',
+        'mcp-db-bench report result.json --format prometheus -o mcp_db_bench.prom',
       ),
     )
     .action((files: string[], flags: ReportFlags) => {
+      if (flags.format === 'prometheus' && files.length > 1)
+        throw new UsageError('--format prometheus writes one run: give one result file (one .prom file per run)');
       const runs = readRuns(files, flags.label);
       const out = flags.out ?? flags.output;
       const text = renderRuns(runs, flags.format, out ? undefined : stdoutColumns());

@@ -25,6 +25,7 @@ import { parseStages } from '../parse/stages.js';
 import { collect, parseCount, parseProtocol, parseTarget, parseThink, parseWorkload } from '../parse/values.js';
 import { htmlReport } from '../render/html/index.js';
 import { endProgress, logLine, stdoutColumns } from '../render/progress.js';
+import { prometheusText } from '../render/prometheus.js';
 import { reportHeader, reportSections } from '../render/report.js';
 import { toMarkdown, toTerminal } from '../render/table.js';
 import { writeResultFile } from '../results.js';
@@ -198,6 +199,11 @@ export function runCommand(): Command {
         .default([], 'none'),
     )
     .option('--junit <file>', 'also write the thresholds and steps as JUnit XML here, for CI test reports')
+    .option(
+      '--prometheus <file>',
+      "also write the run's calls/s, errors, latency quantiles and session-init times here in the Prometheus text " +
+        "format (node_exporter's textfile collector, a Pushgateway PUT)",
+    )
     .addOption(
       new Option(
         '--server-cpus <list>',
@@ -249,6 +255,7 @@ export function runCommand(): Command {
       for (const verdict of verdicts) logLine(verdict.line);
       if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
       if (config.junit) writeFileSync(config.junit, junitXml(result, verdicts));
+      if (config.prometheus) writeFileSync(config.prometheus, prometheusText(result));
       const sections = reportSections(result);
       const text =
         config.format === 'json'

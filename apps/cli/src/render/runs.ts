@@ -1,11 +1,14 @@
 import type { ReportFormat } from '../options.js';
 import { htmlReport, type Run } from './html/index.js';
+import { prometheusText } from './prometheus.js';
 import { reportHeader, reportSections } from './report.js';
 import { toMarkdown, toTerminal } from './table.js';
 
 /** The report of one or more runs in a format; `width`: a terminal's columns, for tables that fit it. */
 export function renderRuns(runs: readonly Run[], format: ReportFormat, width?: number): string {
   if (format === 'html') return htmlReport(runs);
+  // one run per exposition (the caller refuses several): two would repeat every series
+  if (format === 'prometheus') return prometheusText(runs[0]!.result);
   if (format === 'json') {
     const [only] = runs;
     const json = runs.length === 1 ? only!.result : runs.map((r) => ({ label: r.label, result: r.result }));

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EngineProfile, StatementObserver } from '@mcp-db-bench/engines';
+import { checkPrometheusPort, prometheusAddress, prometheusRequested } from './prometheus.js';
 
 /** The variables that turn exporting on: an OTLP endpoint for everything, for traces, or for metrics. */
 export const OTEL_ENDPOINT_VARIABLES = [
@@ -50,10 +51,18 @@ export const NO_TELEMETRY: Telemetry = {
   shutdown: async () => {},
 };
 
-/** Whether the environment asks for OpenTelemetry (an OTLP endpoint is set, and the SDK is not disabled). */
+/** Whether an OTLP endpoint is set: traces are exported only then. */
+export function endpointSet(env: NodeJS.ProcessEnv = process.env): boolean {
+  return OTEL_ENDPOINT_VARIABLES.some((name) => (env[name] ?? '').trim() !== '');
+}
+
+/**
+ * Whether the environment asks for OpenTelemetry (an OTLP endpoint is set, or
+ * OTEL_METRICS_EXPORTER=prometheus, and the SDK is not disabled).
+ */
 export function telemetryRequested(env: NodeJS.ProcessEnv = process.env): boolean {
   if (/^true$/i.test(env.OTEL_SDK_DISABLED?.trim() ?? '')) return false;
-  return OTEL_ENDPOINT_VARIABLES.some((name) => (env[name] ?? '').trim() !== '');
+  return endpointSet(env) || prometheusRequested(env);
 }
 
 /** The error when the variables are set but the packages are not installed. */
@@ -64,11 +73,20 @@ export class TelemetryUnavailableError extends Error {
 const MISSING_MODULE = new Set(['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND']);
 
 /**
- * The telemetry the environment asks for: OpenTelemetry when an OTLP endpoint is set (the SDK is
- * imported only then, and reads the other OTEL_* variables itself), else NO_TELEMETRY.
+ * The telemetry the environment asks for: OpenTelemetry when an OTLP endpoint is set or the
+ * Prometheus exporter is named (the SDK is imported only then, and reads the other OTEL_*
+ * variables itself), else NO_TELEMETRY.
  */
 export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Promise<Telemetry> {
   if (!telemetryRequested(env)) return NO_TELEMETRY;
+  if (prometheusRequested(env)) {
+    const address = prometheusAddress(env);
+    const taken = await checkPrometheusPort(address);
+    if (taken) throw new TelemetryUnavailableError(taken);
+    // The SDK reads the exporter's address from the process's environment.
+    process.env.OTEL_EXPORTER_PROMETHEUS_HOST = address.host;
+    process.env.OTEL_EXPORTER_PROMETHEUS_PORT = String(address.port);
+  }
   let otel: typeof import('./otel.js');
   try {
     otel = await import('./otel.js');
@@ -76,7 +94,7 @@ export async function startTelemetry(env: NodeJS.ProcessEnv = process.env): Prom
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code === 'string' && MISSING_MODULE.has(code)) {
       throw new TelemetryUnavailableError(
-        `${OTEL_ENDPOINT_VARIABLES.filter((name) => env[name]).join(', ')} is set, but the OpenTelemetry ` +
+        `${[...OTEL_ENDPOINT_VARIABLES.filter((name) => env[name]), ...(prometheusRequested(env) ? ['OTEL_METRICS_EXPORTER=prometheus'] : [])].join(', ')} is set, but the OpenTelemetry ` +
           'packages are ' +
           "not installed: run 'npm install @opentelemetry/api @opentelemetry/sdk-node' to export telemetry " +
           '(or unset the variable)',

@@ -3,7 +3,7 @@ import type { EngineProfile, StatementObserver } from '@mcp-db-bench/engines';
 import { type Attributes, context, metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { startNodeSdk } from '@opentelemetry/sdk-node';
 import { VERSION } from '../version.js';
-import type { Telemetry, ToolResult } from './index.js';
+import { endpointSet, type Telemetry, type ToolResult } from './index.js';
 import { statementFacts } from './sql.js';
 
 const SCOPE = '@mcp-db-bench/server';
@@ -27,6 +27,9 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
  */
 export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
   const level = env.OTEL_LOG_LEVEL?.trim().toLowerCase();
+  // The SDK runs the host and process detectors too unless told: the latter puts the command line
+  // (its --url, password and all) on every export and on Prometheus's target_info.
+  process.env.OTEL_NODE_RESOURCE_DETECTORS = 'service';
   const named = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sdk = startNodeSdk({
     // The SDK logs with console.info and console.debug too, which write to stdout: under stdio
@@ -34,6 +37,8 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
     logLevel: level === 'none' || level === 'error' ? level : 'warn',
     resourceAttributes: { ...(named ? {} : { 'service.name': 'mcp-db-server' }), 'service.version': VERSION },
     logRecordProcessors: [],
+    // OTEL_METRICS_EXPORTER=prometheus alone asks for metrics: no spans to a default endpoint nobody set.
+    ...(!endpointSet(env) && { spanProcessors: [] }),
   });
   const tracer = trace.getTracer(SCOPE, VERSION);
   const meter = metrics.getMeter(SCOPE, VERSION);

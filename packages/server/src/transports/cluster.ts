@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { prometheusWorkerEnv } from '../telemetry/prometheus.js';
 import { readyLine } from './ready.js';
 import { type SessionLimits, Sessions } from './sessions.js';
 
@@ -135,8 +136,9 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
     const key = sessionKeyGiven(process.argv.slice(2), process.env)
       ? {}
       : { [SESSION_KEY_VARIABLE]: randomBytes(32).toString('hex') };
-    const fork = () => {
-      const worker = cluster.fork(key);
+    // A worker's slot (0 to workers - 1) gives it its own Prometheus port; its replacement takes the same one.
+    const fork = (slot: number) => {
+      const worker = cluster.fork({ ...key, ...prometheusWorkerEnv(process.env, slot) });
       worker.on('message', (message: { listening?: string; sessionEnded?: string }) => {
         if (message.sessionEnded) {
           for (const w of Object.values(cluster.workers ?? {})) if (w && w !== worker) w.send(message);
@@ -145,7 +147,7 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
         if (!message.listening) return;
         listening.add(worker);
         // The first worker proved the options and the database good: start the others.
-        if (listening.size === 1 && !announced) for (let i = 1; i < workers; i++) fork();
+        if (listening.size === 1 && !announced) for (let i = 1; i < workers; i++) fork(i);
         if (!announced && listening.size === workers) {
           announced = true;
           log(readyLine(message.listening, workers));
@@ -166,12 +168,12 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
           return;
         }
         log(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
-        fork();
+        fork(slot);
       });
     };
     // One worker first: a start-up error (a bad option, an unreachable database) is then printed
     // once, by that worker, instead of once per core.
-    fork();
+    fork(0);
     const stop = () => {
       stopping = true;
       for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
