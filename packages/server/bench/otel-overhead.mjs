@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Calls/s of the built server with OpenTelemetry off (no OTLP endpoint set) and on (exporting
 // to an OTLP/HTTP sink in this process; every trace, and one in ten), and of another build (`--baseline`, e.g. a checkout
-// without telemetry), in one run, the variants alternated round by round:
+// without telemetry), in one run, the variants alternated round by round; with --baseline-on, the
+// other build exports too (every trace), to measure a change to the telemetry itself:
 //
-//   node bench/otel-overhead.mjs --load GO_LOAD [--baseline OTHER/packages/server/dist/bin.js]
-//     [--rounds 5] [--agents 10] [--duration 3s] [--workload get] [--db URL]
+//   node bench/otel-overhead.mjs --load GO_LOAD [--baseline OTHER/packages/server/dist/bin.js [--baseline-on]]
+//     [--rounds 5] [--agents 10] [--duration 3s] [--workload get] [--db URL] [--only off,on]
 //
 // GO_LOAD is the Go load client built from apps/cli/bench/go-client (`go build -o go-load .`).
 // Without --db it seeds a SQLite file with 6,000 orders. It prints each round and the median.
@@ -20,6 +21,8 @@ const { values: opts } = parseArgs({
   options: {
     load: { type: 'string' },
     baseline: { type: 'string' },
+    'baseline-on': { type: 'boolean', default: false },
+    only: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     agents: { type: 'string', default: '10' },
     duration: { type: 'string', default: '3s' },
@@ -51,9 +54,10 @@ if (!url) {
   url = `sqlite:${join(dir, 'bench.db')}`;
 }
 
-const variants = [
+const on = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_METRIC_EXPORT_INTERVAL: '5000' };
+const all = [
   { name: 'off', bin: SERVER_BIN, env: {} },
-  { name: 'on', bin: SERVER_BIN, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_METRIC_EXPORT_INTERVAL: '5000' } },
+  { name: 'on', bin: SERVER_BIN, env: on },
   {
     name: 'on 10%',
     bin: SERVER_BIN,
@@ -64,8 +68,19 @@ const variants = [
       OTEL_TRACES_SAMPLER_ARG: '0.1',
     },
   },
-  ...(opts.baseline ? [{ name: 'baseline', bin: opts.baseline, env: {} }] : []),
+  ...(opts.baseline
+    ? [
+        {
+          name: opts['baseline-on'] ? 'baseline on' : 'baseline',
+          bin: opts.baseline,
+          env: opts['baseline-on'] ? on : {},
+        },
+      ]
+    : []),
 ];
+// --only off,on: a subset (the baseline always runs when given)
+const only = opts.only?.split(',');
+const variants = all.filter((v) => !only || only.includes(v.name) || v.bin !== SERVER_BIN);
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
 
 /** The process's CPU time so far, in seconds (Linux: /proc, in clock ticks of 1/100 s). */
@@ -127,14 +142,15 @@ try {
       } finally {
         await server.stop();
       }
-      if (variant.name.startsWith('on') && exports === before)
+      if (variant.env.OTEL_EXPORTER_OTLP_ENDPOINT && exports === before)
         throw new Error('telemetry on, but the sink got no export');
     }
     console.log(`round ${round + 1}: ${line.join(', ')}`);
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const base = median(results.get('off'));
-  const baseCpu = median(cpu.get('off'));
+  const reference = results.has('off') ? 'off' : variants[0].name;
+  const base = median(results.get(reference));
+  const baseCpu = median(cpu.get(reference));
   console.log(`${opts.workload}, ${opts.agents} agents, ${opts.duration} per round, ${opts.rounds} rounds; medians:`);
   for (const [name, xs] of results) {
     const m = median(xs);
