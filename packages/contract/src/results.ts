@@ -81,6 +81,35 @@ export const loadStage = z.object({ durationMs: z.number(), target: z.number() }
 /** `run --stages` (agents) or `--rate-stages` (open loop, calls per second): k6's ramping-vus and ramping-arrival-rate. */
 export const loadStages = z.object({ kind: z.enum(['agents', 'rate']), stages: z.array(loadStage) });
 
+/** Microseconds of one percentile of a step's tool calls, each part on its own (parts' percentiles need not add up). */
+export const callSplit = z.object({
+  /** the call as the agent timed it, from the request sent to the answer read */
+  clientUs: z.number(),
+  /** the server's request span (`POST /mcp`), from the request's arrival to its response's end */
+  serverUs: z.number(),
+  /** the database statements' spans within it */
+  databaseUs: z.number(),
+  /** waiting for a pooled connection within it (`acquire connection`) */
+  waitUs: z.number(),
+  /** the rest of the server's time: parsing, validating, building and serializing the answer */
+  protocolUs: z.number(),
+});
+
+/**
+ * `run --trace-split`: each call's time split by the spans our server exported during the step
+ * (its request span, and the database and connection-wait spans within it), read back by the
+ * run's own OTLP receiver. Measured with telemetry on, which itself costs the server CPU.
+ */
+export const traceSplit = z.object({
+  /** tool calls whose spans were read back, of the step's measured window */
+  calls: z.number().int(),
+  p50: callSplit.extend({
+    /** client p50 − server p50: the network and the client's own work */
+    networkUs: z.number(),
+  }),
+  p99: callSplit,
+});
+
 export const stepResult = z.object({
   target: z.string().describe('label of the database or server measured'),
   indexes: z.string().nullable(),
@@ -118,6 +147,8 @@ export const stepResult = z.object({
    * duration is the client's own work.
    */
   sessionTime: z.object({ thinkMs: z.number(), callMs: z.number() }).optional(),
+  /** `run --trace-split`: where each call's time went, from our server's own spans */
+  traceSplit: traceSplit.optional(),
 });
 
 export const decompositionResult = z.object({
@@ -285,6 +316,7 @@ export const resultFile = z.object({
 export type WriteVerification = z.infer<typeof writeVerification>;
 export type ResultFile = z.infer<typeof resultFile>;
 export type StepResult = z.infer<typeof stepResult>;
+export type TraceSplit = z.infer<typeof traceSplit>;
 export type OperationStats = z.infer<typeof operationStats>;
 export type LoadStage = z.infer<typeof loadStage>;
 export type LoadStages = z.infer<typeof loadStages>;
