@@ -81,17 +81,21 @@ export const loadStage = z.object({ durationMs: z.number(), target: z.number() }
 /** `run --stages` (agents) or `--rate-stages` (open loop, calls per second): k6's ramping-vus and ramping-arrival-rate. */
 export const loadStages = z.object({ kind: z.enum(['agents', 'rate']), stages: z.array(loadStage) });
 
-/** Microseconds of one percentile of a step's tool calls, each part on its own (parts' percentiles need not add up). */
+/**
+ * One percentile of a step's tool calls, microseconds: the client's and the server's, and the
+ * server's split in the proportions the calls around that percentile (by server time: 40th–60th
+ * for p50, 98.5th–99.5th for p99) spent in each part, so database + wait + protocol = server.
+ */
 export const callSplit = z.object({
   /** the call as the agent timed it, from the request sent to the answer read */
   clientUs: z.number(),
   /** the server's request span (`POST /mcp`), from the request's arrival to its response's end */
   serverUs: z.number(),
-  /** the database statements' spans within it */
+  /** in database statements (their spans) */
   databaseUs: z.number(),
-  /** waiting for a pooled connection within it (`acquire connection`) */
+  /** waiting for a pooled connection (`acquire connection` spans) */
   waitUs: z.number(),
-  /** the rest of the server's time: parsing, validating, building and serializing the answer */
+  /** the rest of the server's time: reading and parsing the request, validating, building and writing the answer */
   protocolUs: z.number(),
 });
 

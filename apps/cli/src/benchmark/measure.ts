@@ -202,7 +202,7 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
       keepPartial();
       if (receiver) {
         // the last step's spans leave the servers within the batch delay (100 ms): wait until they stop coming
-        await receiver.settle(500, 10_000);
+        await receiver.settle(1000, 15_000);
         const calls = receiver.calls();
         for (const step of measured.steps) {
           const split = traced.has(step.target) ? traceSplitOf(step, calls) : undefined;

@@ -31,11 +31,11 @@ export function traceSplitSection(groups: readonly Group[]): Section {
       ];
     });
   return {
-    title: "Where each call's time went, from the server's own spans (run --trace-split; p50 of each part, ms)",
+    title: "Where each call's time went, from the server's own spans (run --trace-split; p50, ms)",
     note:
-      'server = its request span (POST /mcp); database = the statement spans in it; wait = for a pooled connection; ' +
-      'protocol = the rest (parse, validate, serialize); network + client = client p50 − server p50. Measured with ' +
-      "OpenTelemetry on, which costs the server CPU of its own; each part's p50 is its own, so they need not add up",
+      'server = its request span (POST /mcp), split in the proportions of the calls around its p50: database (the ' +
+      'statement spans), wait (for a pooled connection) and protocol (the rest: parse, validate, serialize); ' +
+      'network + client = client p50 − server p50. Measured with OpenTelemetry on, which costs the server CPU of its own',
     head: [
       'target',
       'workload',
