@@ -2,7 +2,10 @@
 // Calls/s of the built server with OpenTelemetry off (no OTLP endpoint set) and on (exporting
 // to an OTLP/HTTP sink in this process; every trace, and one in ten), and of another build (`--baseline`, e.g. a checkout
 // without telemetry), in one run, the variants alternated round by round; with --baseline-on, the
-// other build exports too (every trace), to measure a change to the telemetry itself:
+// other build exports too (every trace), to measure a change to the telemetry itself. `--only`
+// names the variants to run, among them the layers: `no metrics` (OTEL_METRICS_EXPORTER=none),
+// `unsampled` (no metrics, OTEL_TRACES_SAMPLER=always_off: context and unrecorded spans alone) and
+// `metrics only` (OTEL_TRACES_EXPORTER=none):
 //
 //   node bench/otel-overhead.mjs --load GO_LOAD [--baseline OTHER/packages/server/dist/bin.js [--baseline-on]]
 //     [--rounds 5] [--agents 10] [--duration 3s] [--workload get] [--db URL] [--only off,on]
@@ -68,6 +71,16 @@ const all = [
       OTEL_TRACES_SAMPLER_ARG: '0.1',
     },
   },
+  // what each layer costs, by turning the layers above it off (--only picks them by name)
+  { name: 'no metrics', bin: SERVER_BIN, env: { ...on, OTEL_METRICS_EXPORTER: 'none' }, extra: true },
+  {
+    name: 'unsampled',
+    bin: SERVER_BIN,
+    env: { ...on, OTEL_METRICS_EXPORTER: 'none', OTEL_TRACES_SAMPLER: 'always_off' },
+    extra: true,
+    silent: true,
+  },
+  { name: 'metrics only', bin: SERVER_BIN, env: { ...on, OTEL_TRACES_EXPORTER: 'none' }, extra: true },
   ...(opts.baseline
     ? [
         {
@@ -78,9 +91,9 @@ const all = [
       ]
     : []),
 ];
-// --only off,on: a subset (the baseline always runs when given)
+// --only off,on: a subset (the baseline always runs when given); the layer variants only when named
 const only = opts.only?.split(',');
-const variants = all.filter((v) => !only || only.includes(v.name) || v.bin !== SERVER_BIN);
+const variants = all.filter((v) => (only ? only.includes(v.name) : !v.extra) || v.bin !== SERVER_BIN);
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
 
 /** The process's CPU time so far, in seconds (Linux: /proc, in clock ticks of 1/100 s). */
@@ -142,7 +155,7 @@ try {
       } finally {
         await server.stop();
       }
-      if (variant.env.OTEL_EXPORTER_OTLP_ENDPOINT && exports === before)
+      if (variant.env.OTEL_EXPORTER_OTLP_ENDPOINT && !variant.silent && exports === before)
         throw new Error('telemetry on, but the sink got no export');
     }
     console.log(`round ${round + 1}: ${line.join(', ')}`);
