@@ -8,7 +8,8 @@
 // `metrics only` (OTEL_TRACES_EXPORTER=none):
 //
 //   node bench/otel-overhead.mjs --load GO_LOAD [--baseline OTHER/packages/server/dist/bin.js [--baseline-on]]
-//     [--rounds 5] [--agents 10] [--duration 3s] [--workload get] [--db URL] [--only off,on]
+//     [--rounds 5] [--agents 10] [--duration 3s] [--warmup 3s] [--workload get] [--db URL] [--only off,on]
+//     [--profile DIR]
 //
 // GO_LOAD is the Go load client built from apps/cli/bench/go-client (`go build -o go-load .`).
 // Without --db it seeds a SQLite file with 6,000 orders. It prints each round and the median.
@@ -26,9 +27,11 @@ const { values: opts } = parseArgs({
     baseline: { type: 'string' },
     'baseline-on': { type: 'boolean', default: false },
     only: { type: 'string' },
+    profile: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     agents: { type: 'string', default: '10' },
     duration: { type: 'string', default: '3s' },
+    warmup: { type: 'string', default: '3s' },
     workload: { type: 'string', default: 'get' },
     db: { type: 'string' },
   },
@@ -102,7 +105,7 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function load(endpoint) {
+function load(endpoint, pid) {
   return new Promise((resolve, reject) => {
     const args = [
       '-url',
@@ -114,17 +117,26 @@ function load(endpoint) {
       '-duration',
       opts.duration,
       '-warmup',
-      '1s',
+      opts.warmup,
     ];
-    const child = spawn(opts.load, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(opts.load, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
     });
+    // The server's CPU over go-load's measured window alone: a fresh process compiles its hot paths
+    // (the SDK's too) in its first seconds, which a long-running server has long paid for.
+    const window = {};
+    child.stderr.on('data', (chunk) => {
+      const text = String(chunk);
+      if (text.includes('window open')) window.from = cpuSeconds(pid);
+      if (text.includes('window closed')) window.to = cpuSeconds(pid);
+    });
     child.once('exit', (code) => {
       const line = out.trim().split('\n').pop();
       if (code !== 0 || !line?.startsWith('{')) return reject(new Error(`go-load exited with ${code}: ${out}`));
-      resolve(JSON.parse(line));
+      if (window.from === undefined || window.to === undefined) return reject(new Error('go-load said no window'));
+      resolve({ ...JSON.parse(line), serverCpu: window.to - window.from });
     });
   });
 }
@@ -138,13 +150,12 @@ try {
     const line = [];
     for (const variant of order) {
       const before = exports;
-      const server = await startServer(url, { bin: variant.bin, env: { ...clean, ...variant.env } });
+      // --profile DIR: each server writes a V8 CPU profile there when it stops (bench/otel-profile.mjs reads it)
+      const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
+      const server = await startServer(url, { bin: variant.bin, env: { ...clean, ...variant.env }, nodeArgs });
       try {
-        const cpuBefore = cpuSeconds(server.child.pid);
-        const report = await load(server.endpoint);
-        // The warm-up's calls (1 s) are counted at the measured rate: the CPU read spans both.
-        const perCall =
-          ((cpuSeconds(server.child.pid) - cpuBefore) / (report.callsPerSec * (report.durationSec + 1))) * 1e6;
+        const report = await load(server.endpoint, server.child.pid);
+        const perCall = (report.serverCpu / (report.callsPerSec * report.durationSec)) * 1e6;
         cpu.get(variant.name).push(perCall);
         const errors = Object.values(report.errors).reduce((a, b) => a + b, 0);
         if (errors) throw new Error(`${variant.name}: ${errors} errors: ${JSON.stringify(report.errors)}`);
