@@ -214,7 +214,7 @@ export function runCommand(): Command {
     .option(
       '--trace-split',
       "split each call's time into protocol, connection wait and database, from the spans the run's own servers " +
-        'export to it (OpenTelemetry on, which costs the server CPU of its own); not with --target',
+        'export to it (OpenTelemetry on, which costs the server CPU of its own); not with --target, --target-cmd or --replay',
     )
     .allowExcessArguments()
     .addHelpText(
