@@ -81,6 +81,39 @@ export const loadStage = z.object({ durationMs: z.number(), target: z.number() }
 /** `run --stages` (agents) or `--rate-stages` (open loop, calls per second): k6's ramping-vus and ramping-arrival-rate. */
 export const loadStages = z.object({ kind: z.enum(['agents', 'rate']), stages: z.array(loadStage) });
 
+/**
+ * One percentile of a step's tool calls, microseconds: the client's and the server's, and the
+ * server's split in the proportions the calls around that percentile (by server time: 40th–60th
+ * for p50, 98.5th–99.5th for p99) spent in each part, so database + wait + protocol = server.
+ */
+export const callSplit = z.object({
+  /** the call as the agent timed it, from the request sent to the answer read */
+  clientUs: z.number(),
+  /** the server's request span (`POST /mcp`), from the request's arrival to its response's end */
+  serverUs: z.number(),
+  /** in database statements (their spans) */
+  databaseUs: z.number(),
+  /** waiting for a pooled connection (`acquire connection` spans) */
+  waitUs: z.number(),
+  /** the rest of the server's time: reading and parsing the request, validating, building and writing the answer */
+  protocolUs: z.number(),
+});
+
+/**
+ * `run --trace-split`: each call's time split by the spans our server exported during the step
+ * (its request span, and the database and connection-wait spans within it), read back by the
+ * run's own OTLP receiver. Measured with telemetry on, which itself costs the server CPU.
+ */
+export const traceSplit = z.object({
+  /** tool calls whose spans were read back, of the step's measured window */
+  calls: z.number().int(),
+  p50: callSplit.extend({
+    /** client p50 − server p50: the network and the client's own work */
+    networkUs: z.number(),
+  }),
+  p99: callSplit,
+});
+
 export const stepResult = z.object({
   target: z.string().describe('label of the database or server measured'),
   indexes: z.string().nullable(),
@@ -118,6 +151,8 @@ export const stepResult = z.object({
    * duration is the client's own work.
    */
   sessionTime: z.object({ thinkMs: z.number(), callMs: z.number() }).optional(),
+  /** `run --trace-split`: where each call's time went, from our server's own spans */
+  traceSplit: traceSplit.optional(),
 });
 
 export const decompositionResult = z.object({
@@ -285,6 +320,7 @@ export const resultFile = z.object({
 export type WriteVerification = z.infer<typeof writeVerification>;
 export type ResultFile = z.infer<typeof resultFile>;
 export type StepResult = z.infer<typeof stepResult>;
+export type TraceSplit = z.infer<typeof traceSplit>;
 export type OperationStats = z.infer<typeof operationStats>;
 export type LoadStage = z.infer<typeof loadStage>;
 export type LoadStages = z.infer<typeof loadStages>;

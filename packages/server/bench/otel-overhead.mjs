@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 // Calls/s of the built server with OpenTelemetry off (no OTLP endpoint set) and on (exporting
 // to an OTLP/HTTP sink in this process; every trace, and one in ten), and of another build (`--baseline`, e.g. a checkout
-// without telemetry), in one run, the variants alternated round by round:
+// without telemetry), in one run, the variants alternated round by round; with --baseline-on, the
+// other build exports too (every trace), to measure a change to the telemetry itself. `--only`
+// names the variants to run, among them the layers: `no metrics` (OTEL_METRICS_EXPORTER=none),
+// `unsampled` (no metrics, OTEL_TRACES_SAMPLER=always_off: context and unrecorded spans alone) and
+// `metrics only` (OTEL_TRACES_EXPORTER=none):
 //
-//   node bench/otel-overhead.mjs --load GO_LOAD [--baseline OTHER/packages/server/dist/bin.js]
-//     [--rounds 5] [--agents 10] [--duration 3s] [--workload get] [--db URL]
+//   node bench/otel-overhead.mjs --load GO_LOAD [--baseline OTHER/packages/server/dist/bin.js [--baseline-on]]
+//     [--rounds 5] [--agents 10] [--duration 3s] [--warmup 3s] [--workload get] [--db URL] [--only off,on]
+//     [--profile DIR]
 //
 // GO_LOAD is the Go load client built from apps/cli/bench/go-client (`go build -o go-load .`).
 // Without --db it seeds a SQLite file with 6,000 orders. It prints each round and the median.
@@ -20,9 +25,13 @@ const { values: opts } = parseArgs({
   options: {
     load: { type: 'string' },
     baseline: { type: 'string' },
+    'baseline-on': { type: 'boolean', default: false },
+    only: { type: 'string' },
+    profile: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     agents: { type: 'string', default: '10' },
     duration: { type: 'string', default: '3s' },
+    warmup: { type: 'string', default: '3s' },
     workload: { type: 'string', default: 'get' },
     db: { type: 'string' },
   },
@@ -51,9 +60,10 @@ if (!url) {
   url = `sqlite:${join(dir, 'bench.db')}`;
 }
 
-const variants = [
+const on = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_METRIC_EXPORT_INTERVAL: '5000' };
+const all = [
   { name: 'off', bin: SERVER_BIN, env: {} },
-  { name: 'on', bin: SERVER_BIN, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_METRIC_EXPORT_INTERVAL: '5000' } },
+  { name: 'on', bin: SERVER_BIN, env: on },
   {
     name: 'on 10%',
     bin: SERVER_BIN,
@@ -64,8 +74,29 @@ const variants = [
       OTEL_TRACES_SAMPLER_ARG: '0.1',
     },
   },
-  ...(opts.baseline ? [{ name: 'baseline', bin: opts.baseline, env: {} }] : []),
+  // what each layer costs, by turning the layers above it off (--only picks them by name)
+  { name: 'no metrics', bin: SERVER_BIN, env: { ...on, OTEL_METRICS_EXPORTER: 'none' }, extra: true },
+  {
+    name: 'unsampled',
+    bin: SERVER_BIN,
+    env: { ...on, OTEL_METRICS_EXPORTER: 'none', OTEL_TRACES_SAMPLER: 'always_off' },
+    extra: true,
+    silent: true,
+  },
+  { name: 'metrics only', bin: SERVER_BIN, env: { ...on, OTEL_TRACES_EXPORTER: 'none' }, extra: true },
+  ...(opts.baseline
+    ? [
+        {
+          name: opts['baseline-on'] ? 'baseline on' : 'baseline',
+          bin: opts.baseline,
+          env: opts['baseline-on'] ? on : {},
+        },
+      ]
+    : []),
 ];
+// --only off,on: a subset (the baseline always runs when given); the layer variants only when named
+const only = opts.only?.split(',');
+const variants = all.filter((v) => (only ? only.includes(v.name) : !v.extra) || v.bin !== SERVER_BIN);
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
 
 /** The process's CPU time so far, in seconds (Linux: /proc, in clock ticks of 1/100 s). */
@@ -74,7 +105,7 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function load(endpoint) {
+function load(endpoint, pid) {
   return new Promise((resolve, reject) => {
     const args = [
       '-url',
@@ -86,17 +117,26 @@ function load(endpoint) {
       '-duration',
       opts.duration,
       '-warmup',
-      '1s',
+      opts.warmup,
     ];
-    const child = spawn(opts.load, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(opts.load, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
     });
+    // The server's CPU over go-load's measured window alone: a fresh process compiles its hot paths
+    // (the SDK's too) in its first seconds, which a long-running server has long paid for.
+    const window = {};
+    child.stderr.on('data', (chunk) => {
+      const text = String(chunk);
+      if (text.includes('window open')) window.from = cpuSeconds(pid);
+      if (text.includes('window closed')) window.to = cpuSeconds(pid);
+    });
     child.once('exit', (code) => {
       const line = out.trim().split('\n').pop();
       if (code !== 0 || !line?.startsWith('{')) return reject(new Error(`go-load exited with ${code}: ${out}`));
-      resolve(JSON.parse(line));
+      if (window.from === undefined || window.to === undefined) return reject(new Error('go-load said no window'));
+      resolve({ ...JSON.parse(line), serverCpu: window.to - window.from });
     });
   });
 }
@@ -110,13 +150,12 @@ try {
     const line = [];
     for (const variant of order) {
       const before = exports;
-      const server = await startServer(url, { bin: variant.bin, env: { ...clean, ...variant.env } });
+      // --profile DIR: each server writes a V8 CPU profile there when it stops (bench/otel-profile.mjs reads it)
+      const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
+      const server = await startServer(url, { bin: variant.bin, env: { ...clean, ...variant.env }, nodeArgs });
       try {
-        const cpuBefore = cpuSeconds(server.child.pid);
-        const report = await load(server.endpoint);
-        // The warm-up's calls (1 s) are counted at the measured rate: the CPU read spans both.
-        const perCall =
-          ((cpuSeconds(server.child.pid) - cpuBefore) / (report.callsPerSec * (report.durationSec + 1))) * 1e6;
+        const report = await load(server.endpoint, server.child.pid);
+        const perCall = (report.serverCpu / (report.callsPerSec * report.durationSec)) * 1e6;
         cpu.get(variant.name).push(perCall);
         const errors = Object.values(report.errors).reduce((a, b) => a + b, 0);
         if (errors) throw new Error(`${variant.name}: ${errors} errors: ${JSON.stringify(report.errors)}`);
@@ -127,14 +166,15 @@ try {
       } finally {
         await server.stop();
       }
-      if (variant.name.startsWith('on') && exports === before)
+      if (variant.env.OTEL_EXPORTER_OTLP_ENDPOINT && !variant.silent && exports === before)
         throw new Error('telemetry on, but the sink got no export');
     }
     console.log(`round ${round + 1}: ${line.join(', ')}`);
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const base = median(results.get('off'));
-  const baseCpu = median(cpu.get('off'));
+  const reference = results.has('off') ? 'off' : variants[0].name;
+  const base = median(results.get(reference));
+  const baseCpu = median(cpu.get(reference));
   console.log(`${opts.workload}, ${opts.agents} agents, ${opts.duration} per round, ${opts.rounds} rounds; medians:`);
   for (const [name, xs] of results) {
     const m = median(xs);

@@ -56,6 +56,8 @@ export interface RunFlags {
   replay?: string;
   /** --replay: the factor recorded think times are scaled by (1 as recorded, 0 none) */
   think: number;
+  /** split each call's time by the spans our server exports to the run's own OTLP receiver */
+  traceSplit?: boolean;
 }
 
 /** The flags checked: the same shape, with what they imply applied, and the stages as the plan takes them. */
@@ -88,6 +90,7 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   const staged = stagesConfig(config, typed);
   const sharded = shardConfig(staged, typed);
   checkCpus(sharded);
+  checkTraceSplit(sharded);
   checkOutputs(sharded);
   return { ...sharded, loadStages: loadStagesOf(sharded) };
 }
@@ -126,6 +129,20 @@ function checkOutputs(config: RunFlags): void {
   checkOutputPath('--html', config.html);
   checkOutputPath('--junit', config.junit);
   checkOutputPath('--prometheus', config.prometheus);
+}
+
+/** --trace-split reads the spans of the servers the run starts: another server exports elsewhere, if at all. */
+function checkTraceSplit(config: RunFlags): void {
+  if (!config.traceSplit) return;
+  const other = [config.target && '--target', config.targetCmd && '--target-cmd', config.replay && '--replay'].filter(
+    Boolean,
+  );
+  if (other.length) {
+    throw new UsageError(
+      `--trace-split cannot be used with ${other.join(' and ')}: it reads the spans of the servers the run starts ` +
+        '(--db, or the default database)',
+    );
+  }
 }
 
 /** Pinning needs Linux and taskset; server CPUs need a server this run starts. */

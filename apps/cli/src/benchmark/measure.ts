@@ -27,8 +27,10 @@ import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
 import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';
 import { announceStart, barrier, requireDataset, runIdOf } from '../serving/shard.js';
+import { type SpanReceiver, startSpanReceiver } from '../serving/span-receiver.js';
 import type { PeerTarget } from '../serving/targets.js';
 import type { RunConfig } from './config.js';
+import { traceSplitOf } from './trace-split.js';
 
 type TargetEntry = ResultFile['config']['targets'][number];
 
@@ -44,6 +46,13 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
       /** --server-cpus: the HTTP servers started here, whose processes a stdio target's count leaves out */
       const servers: number[] = [];
       const cpuOf = (pid: number) => (config.serverCpus ? { serverCpuUs: () => cpuUnder(pid) } : {});
+      /** --trace-split: where our servers export their spans, and the labels of their steps */
+      let receiver: SpanReceiver | undefined;
+      if (config.traceSplit) {
+        receiver = await startSpanReceiver();
+        serving.onCleanup(receiver.close);
+      }
+      const traced = new Set<string>();
       /** --shard: the index profile found on each database, by engine */
       const found: { name: string; profile: string }[] = [];
       const clientOptions = (protocol: ProtocolChoice) => ({
@@ -80,15 +89,21 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
         const owned = config.shard
           ? await serving.driverOnly(db)
           : await serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
-        const server = await serving.server(db, { args: writes ? ['--allow-writes'] : [], cpus: config.serverCpus });
+        const server = await serving.server(db, {
+          args: writes ? ['--allow-writes'] : [],
+          cpus: config.serverCpus,
+          otel: receiver?.env,
+        });
         servers.push(server.child.pid!);
         logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
+        const before = targets.length;
         eachEra(
           engine.name,
           { engine: engine.name, url: redactUrl(db.url) },
           { kind: 'http', url: server.endpoint },
           { ...owned, ...cpuOf(server.child.pid!) },
         );
+        for (const t of targets.slice(before)) traced.add(t.label);
       }
       // a target named by its profile; `target` when none was given (as before profiles)
       for (const peer of peers) {
@@ -185,6 +200,15 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
         },
       );
       keepPartial();
+      if (receiver) {
+        // the last step's spans leave the servers within the batch delay (100 ms): wait until they stop coming
+        await receiver.settle(1000, 15_000);
+        const calls = receiver.calls();
+        for (const step of measured.steps) {
+          const split = traced.has(step.target) ? traceSplitOf(step, calls) : undefined;
+          if (split) step.traceSplit = split;
+        }
+      }
       return resultOf(configOf(), measured);
     });
   } catch (error) {

@@ -217,6 +217,11 @@ export function runCommand(): Command {
         'Linux, with taskset: pin the load generator (this process) to these CPUs',
       ).argParser(parseCpuList),
     )
+    .option(
+      '--trace-split',
+      "split each call's time into protocol, connection wait and database, from the spans the run's own servers " +
+        'export to it (OpenTelemetry on, which costs the server CPU of its own); not with --target, --target-cmd or --replay',
+    )
     .allowExcessArguments()
     .addHelpText(
       'after',
@@ -231,6 +236,7 @@ export function runCommand(): Command {
           'sql-tool:postgres --sql-tool query --sql-arg sql',
         'mcp-db-bench run --stages 5s:1,2s:16,5s:16,2s:1 --workloads point-read',
         'mcp-db-bench run --db sqlite:shop.db --server-cpus 0 --client-cpus 1 --workloads point-read,filtered',
+        'mcp-db-bench run --db postgres://bench:bench@127.0.0.1:5432/bench --trace-split --agents 1,16',
         'mcp-db-bench run --rate-stages 10s:100,30s:1000,10s:0 --agents 32 --workloads point-read',
         'mcp-db-bench run --replay session.jsonl --agents 1,10,50 --think 0.5x --db sqlite:shop.db',
         'mcp-db-bench run --replay session.jsonl --agents 1,10 --target http://127.0.0.1:7400/mcp',

@@ -8,6 +8,7 @@ import { soakSections } from './soak.js';
 import { formatStages, stageSections } from './stages.js';
 import { type Section, wrap } from './table.js';
 import { agreementSection, callTokenSection, disagreementLines, tokenSection } from './tokens.js';
+import { traceSplitSection } from './trace-split.js';
 import { verificationSection } from './verification.js';
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
@@ -37,6 +38,7 @@ export function reportSections(result: ResultFile): Section[] {
     ...speedupSection(groups),
     ...comparisonSection(groups, result),
     ...decompositionSection(result),
+    traceSplitSection(groups),
     agreementSection(result),
     tokenSection(result),
     callTokenSection(result),

@@ -32,8 +32,14 @@ export interface Serving {
   ): Promise<Pick<PlanTarget, 'reindex' | 'driver'>>;
   /** What the runner may do to a database it did not seed (a shard's shared one): driver-only calls, never reindex. */
   driverOnly(db: Database): Promise<Pick<PlanTarget, 'driver'>>;
-  /** Our server on the database, over HTTP on a free loopback port; `workers` asked for (the engine may allow one). */
-  server(db: Database, options?: { args?: readonly string[]; workers?: number; cpus?: string }): Promise<ServerProcess>;
+  /**
+   * Our server on the database, over HTTP on a free loopback port; `workers` asked for (the engine may allow one);
+   * `otel`: the OpenTelemetry variables it gets instead of any OTEL_* of this process.
+   */
+  server(
+    db: Database,
+    options?: { args?: readonly string[]; workers?: number; cpus?: string; otel?: Record<string, string> },
+  ): Promise<ServerProcess>;
   /** The bare node:http echo floor, on `cpus` when given. */
   floor(cpus?: string): Promise<HttpFloor>;
   /** Something else to undo when the plan ends. */
@@ -54,9 +60,9 @@ export async function withServing<T>(options: ServingOptions, plan: (serving: Se
       return ownedDatabase(db, dataset.indexes, log);
     },
     driverOnly: async (db) => (db.engine.oneProcess ? {} : { driver: () => rawDriver(db) }),
-    server: async (db, { args = [], workers, cpus } = {}) => {
+    server: async (db, { args = [], workers, cpus, otel } = {}) => {
       const count = workers === undefined ? [] : ['--workers', String(workersFor(db, workers, log))];
-      const server = await startServer(db.url, [...count, ...args], cpus);
+      const server = await startServer(db.url, [...count, ...args], cpus, otel);
       stops.push(server.stop);
       return server;
     },

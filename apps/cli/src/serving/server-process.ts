@@ -22,9 +22,14 @@ export async function startServer(
   dbUrl: string,
   extraArgs: readonly string[] = [],
   cpus?: string,
+  otel?: Record<string, string>,
 ): Promise<ServerProcess> {
   // On loopback, for our own clients only: never with the token a user exported for their own servers.
-  const { MCP_DB_TOKEN: _, ...env } = process.env;
+  const { MCP_DB_TOKEN: _, ...inherited } = process.env;
+  // `otel` given (run --trace-split): those variables alone, none of a collector the user set up for theirs
+  const env = otel
+    ? { ...Object.fromEntries(Object.entries(inherited).filter(([name]) => !name.startsWith('OTEL_'))), ...otel }
+    : inherited;
   try {
     return await startServerProcess(['--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
       // The small young generation of `--workers` processes, for a single process too, so memory is

@@ -1,10 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EngineProfile, StatementObserver } from '@mcp-db-bench/engines';
-import { type Attributes, context, metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  context,
+  metrics,
+  SpanKind,
+  type SpanOptions,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import { startNodeSdk } from '@opentelemetry/sdk-node';
 import { VERSION } from '../version.js';
 import { endpointSet, type Telemetry, type ToolResult } from './index.js';
-import { statementFacts } from './sql.js';
+import { type StatementFacts, statementFacts } from './sql.js';
 
 const SCOPE = '@mcp-db-bench/server';
 
@@ -19,6 +27,64 @@ function errorType(error: unknown): string {
 }
 
 const seconds = (since: number) => (performance.now() - since) / 1000;
+
+/*
+ * Attribute objects are built once and shared, not per call: the SDK copies a span's attributes
+ * and hashes a metric point's, so sharing is safe, and it spares the allocations and spreads
+ * that were a measurable part of a call's telemetry (docs/server.md, What it costs).
+ */
+
+const requestSpans = new Map<string, SpanOptions>();
+/** The options of a request's server span, per HTTP method. */
+function requestOptions(method: string): SpanOptions {
+  let options = requestSpans.get(method);
+  if (!options) {
+    options = {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': method, 'url.path': '/mcp', 'http.route': '/mcp' },
+    };
+    requestSpans.set(method, options);
+  }
+  return options;
+}
+
+interface ToolFacts {
+  spanName: string;
+  options: SpanOptions;
+  /** the metric attributes of a call that succeeded */
+  ok: Attributes;
+  /** the metric attributes of a call that failed with `code` */
+  failed(code: string): Attributes;
+  /** the rows histogram's attributes */
+  rows: Attributes;
+}
+
+const tools = new Map<string, ToolFacts>();
+/** A tool's span and metric attributes, per tool and database (both few). */
+function toolFacts(name: string, database: string | undefined): ToolFacts {
+  const key = database === undefined ? name : `${name}\u0000${database}`;
+  let facts = tools.get(key);
+  if (facts) return facts;
+  const served = database !== undefined ? { [DATABASE_ATTRIBUTE]: database } : {};
+  const base = { 'gen_ai.tool.name': name, ...served };
+  const failures = new Map<string, Attributes>();
+  facts = {
+    spanName: `tools/call ${name}`,
+    options: { attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', ...base } },
+    ok: { ...base, outcome: 'ok' },
+    failed(code) {
+      let labels = failures.get(code);
+      if (!labels) {
+        labels = { ...base, outcome: 'error', 'error.type': code };
+        failures.set(code, labels);
+      }
+      return labels;
+    },
+    rows: { 'gen_ai.tool.name': name },
+  };
+  tools.set(key, facts);
+  return facts;
+}
 
 /**
  * OpenTelemetry through the Node SDK, configured by the standard OTEL_* variables (exporters,
@@ -74,10 +140,7 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
   return {
     enabled: true,
     request(req: IncomingMessage, res: ServerResponse, serve: () => void) {
-      const span = tracer.startSpan(`${req.method} /mcp`, {
-        kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': req.method ?? '', 'url.path': '/mcp', 'http.route': '/mcp' },
-      });
+      const span = tracer.startSpan(`${req.method} /mcp`, requestOptions(req.method ?? ''));
       res.once('close', () => {
         span.setAttribute('http.response.status_code', res.statusCode);
         if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -90,30 +153,20 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
       if (typeof name === 'string') trace.getActiveSpan()?.setAttribute('mcp.method.name', name);
     },
     tool<T>(name: string, run: () => Promise<T>, result: (outcome: T) => ToolResult, database?: string): Promise<T> {
-      const attributes: Attributes = {
-        'mcp.method.name': 'tools/call',
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': name,
-        ...(database !== undefined && { [DATABASE_ATTRIBUTE]: database }),
-      };
-      return tracer.startActiveSpan(`tools/call ${name}`, { attributes }, async (span) => {
+      const facts = toolFacts(name, database);
+      return tracer.startActiveSpan(facts.spanName, facts.options, async (span) => {
         const start = performance.now();
         try {
           const outcome = await run();
           const { code, rows } = result(outcome);
-          const labels: Attributes = {
-            'gen_ai.tool.name': name,
-            ...(database !== undefined && { [DATABASE_ATTRIBUTE]: database }),
-            outcome: code ? 'error' : 'ok',
-            ...(code && { 'error.type': code }),
-          };
+          const labels = code ? facts.failed(code) : facts.ok;
           if (code) {
             span.setAttribute('error.type', code);
             span.setStatus({ code: SpanStatusCode.ERROR, message: code });
           }
           if (rows !== undefined) {
             span.setAttribute('db.response.returned_rows', rows);
-            rowsReturned.record(rows, { 'gen_ai.tool.name': name });
+            rowsReturned.record(rows, facts.rows);
           }
           calls.add(1, labels);
           callDuration.record(seconds(start), labels);
@@ -126,34 +179,45 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
     observer(engine: EngineProfile): StatementObserver {
       const system = engine.dbSystem;
       const used: Attributes = { 'db.system.name': system, 'db.client.connection.state': 'used' };
-      return {
-        statement(sql: string) {
-          const facts = statementFacts(sql);
+      const systemOnly: Attributes = { 'db.system.name': system };
+      // A statement's span options and metric attributes, built once per text (statementFacts keeps the texts).
+      const built = new WeakMap<StatementFacts, { options: SpanOptions; attributes: Attributes }>();
+      const statementAttributes = (facts: StatementFacts) => {
+        let entry = built.get(facts);
+        if (!entry) {
           const attributes: Attributes = {
             'db.system.name': system,
             'db.operation.name': facts.operation,
             ...(facts.collection && { 'db.collection.name': facts.collection }),
           };
-          const span = tracer.startSpan(facts.name, {
-            kind: SpanKind.CLIENT,
-            attributes: { ...attributes, 'db.query.text': facts.text },
-          });
+          const options = { kind: SpanKind.CLIENT, attributes: { ...attributes, 'db.query.text': facts.text } };
+          entry = { options, attributes };
+          built.set(facts, entry);
+        }
+        return entry;
+      };
+      return {
+        statement(sql: string) {
+          const facts = statementFacts(sql);
+          const { options, attributes } = statementAttributes(facts);
+          const span = tracer.startSpan(facts.name, options);
           const start = performance.now();
           return (error?: unknown) => {
+            let labels = attributes;
             if (error !== undefined) {
-              attributes['error.type'] = errorType(error);
-              span.setAttribute('error.type', attributes['error.type']);
+              labels = { ...attributes, 'error.type': errorType(error) };
+              span.setAttribute('error.type', labels['error.type']!);
               span.setStatus({ code: SpanStatusCode.ERROR });
             }
             span.end();
-            statementDuration.record(seconds(start), attributes);
+            statementDuration.record(seconds(start), labels);
           };
         },
         held(change: 1 | -1) {
           inUse.add(change, used);
         },
         acquire() {
-          const attributes: Attributes = { 'db.system.name': system };
+          const attributes = systemOnly;
           const span = tracer.startSpan('acquire connection', { attributes });
           const start = performance.now();
           waiting.add(1, attributes);

@@ -13,6 +13,7 @@ import { spectrumSection } from './sections/spectrum.js';
 import { runSummary } from './sections/summary.js';
 import { timelineSection } from './sections/timeline.js';
 import { tokenSection } from './sections/tokens.js';
+import { traceSplitSection } from './sections/trace-split.js';
 import type { ReportModel, ReportSection, Run } from './types.js';
 
 /**
@@ -33,6 +34,7 @@ export function reportModel(runs: readonly Run[]): ReportModel {
     sessionsSection(ctx),
     replaySection(ctx),
     decompositionSection(runs),
+    traceSplitSection(ctx),
     tokenSection(ctx),
     errorSection(ctx),
   ]
