@@ -27,6 +27,9 @@ const seconds = (since: number) => (performance.now() - since) / 1000;
  */
 export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
   const level = env.OTEL_LOG_LEVEL?.trim().toLowerCase();
+  // The SDK's default detectors include `process`, whose command line holds the database URL: only
+  // `service` runs unless OTEL_NODE_RESOURCE_DETECTORS names others (the SDK reads process.env).
+  if (!process.env.OTEL_NODE_RESOURCE_DETECTORS?.trim()) process.env.OTEL_NODE_RESOURCE_DETECTORS = 'service';
   const named = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sdk = startNodeSdk({
     // The SDK logs with console.info and console.debug too, which write to stdout: under stdio

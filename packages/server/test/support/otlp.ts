@@ -28,6 +28,8 @@ export interface Receiver {
   url: string;
   traces: unknown[];
   metrics: unknown[];
+  /** the user-agent of each export received (a collector names itself there) */
+  agents: Set<string>;
   close(): Promise<void>;
 }
 
@@ -35,7 +37,9 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const traces: unknown[] = [];
   const metrics: unknown[] = [];
+  const agents = new Set<string>();
   const server: Server = createServer((req, res) => {
+    agents.add(req.headers['user-agent'] ?? '');
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -51,6 +55,7 @@ export async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${port}`,
     traces,
     metrics,
+    agents,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -69,6 +74,9 @@ export interface Span {
   parentSpanId?: string;
   name: string;
   kind: number;
+  /** nanoseconds since the epoch, as a decimal string */
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
   attributes: Attributes;
   /** the attributes of the resource that exported it (service.name, ...) */
   resource: Attributes;
