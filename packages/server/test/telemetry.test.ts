@@ -103,6 +103,10 @@ describe.each(liveTargets())('$engine', (target: LiveTarget) => {
       'db.response.returned_rows': 1,
     });
 
+    // Only the service resource detector ran: `process` would export the command line, and the database URL.
+    expect(Object.keys(query.resource).filter((k) => /^(process|host)\./.test(k))).toEqual([]);
+    expect(query.resource['service.name']).toBe('mcp-db-server');
+
     const request = spans.find((s) => s.spanId === query.parentSpanId);
     expect(request).toMatchObject({ name: 'POST /mcp', traceId: query.traceId, parentSpanId: undefined });
     expect(request!.attributes).toMatchObject({
