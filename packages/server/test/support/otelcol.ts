@@ -71,8 +71,21 @@ service:
 const READY = 'Everything is ready';
 const START_TIMEOUT_MS = 30_000;
 
-/** Starts the collector `bin` with its config in `dir`, and waits for its ready line. */
+/**
+ * Starts the collector `bin` with its config in `dir`, and waits for its ready line. Its ports are
+ * picked free before it binds them, so another process may take one first: it then tries new ones.
+ */
 export async function startCollector(bin: string, dir: string, forwardTo: string): Promise<Collector> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(bin, dir, forwardTo);
+    } catch (error) {
+      if (attempt === 3 || !/address already in use/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startOnce(bin: string, dir: string, forwardTo: string): Promise<Collector> {
   const [httpPort, grpcPort] = [await freePort(), await freePort()];
   const file = join(dir, 'otelcol.yaml');
   writeFileSync(file, config(httpPort, grpcPort, forwardTo));
