@@ -1,14 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statementFacts } from '../src/telemetry/sql.js';
-import { sleep } from './support/agents.js';
 import { engineOf, freshDatabase, type LiveTarget, liveTargets } from './support/databases.js';
 import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
+import {
+  CLEAN_ENV,
+  exportingTo,
+  hasPoint,
+  pointsOf,
+  type Receiver,
+  spansOf,
+  startReceiver,
+  until,
+} from './support/otlp.js';
 import { loadShop } from './support/shop.js';
 
 /**
@@ -17,136 +24,12 @@ import { loadShop } from './support/shop.js';
  * and metrics it exports are read back from what the receiver was sent.
  */
 
-/** Every OTEL_* variable of the test process is dropped, so only the test's own apply. */
-const CLEAN_ENV = Object.fromEntries(
-  Object.keys(process.env)
-    .filter((k) => k.startsWith('OTEL_'))
-    .map((k) => [k, '']),
-);
-
 /** Logs each @opentelemetry module the server process resolves, to stderr. */
 const MODULE_PROBE =
   "--import=data:text/javascript,import{registerHooks}from'node:module';registerHooks({resolve(s,c,n){" +
   "if(s.startsWith('@opentelemetry/'))process.stderr.write('resolved:'+s+String.fromCharCode(10));return(n(s,c))}})";
 
 const SECRET = 'secret-value';
-
-interface Receiver {
-  url: string;
-  traces: unknown[];
-  metrics: unknown[];
-  close(): Promise<void>;
-}
-
-/** A real OTLP/HTTP receiver on loopback: takes /v1/traces and /v1/metrics as JSON and answers as a collector does. */
-async function startReceiver(): Promise<Receiver> {
-  const traces: unknown[] = [];
-  const metrics: unknown[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as unknown;
-      if (req.url === '/v1/traces') traces.push(body);
-      else if (req.url === '/v1/metrics') metrics.push(body);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    traces,
-    metrics,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean };
-interface Span {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Record<string, string | number | boolean | undefined>;
-}
-
-const value = (v: AnyValue) =>
-  v.stringValue ?? (v.intValue === undefined ? (v.doubleValue ?? v.boolValue) : Number(v.intValue));
-const attributesOf = (list: { key: string; value: AnyValue }[] = []) =>
-  Object.fromEntries(list.map((a) => [a.key, value(a.value)]));
-
-function spansOf(receiver: Receiver): Span[] {
-  return (
-    receiver.traces as { resourceSpans?: { scopeSpans?: { spans?: (Span & { attributes: never })[] }[] }[] }[]
-  ).flatMap((body) =>
-    (body.resourceSpans ?? []).flatMap((r) =>
-      (r.scopeSpans ?? []).flatMap((s) =>
-        (s.spans ?? []).map((span) => ({
-          ...span,
-          parentSpanId: span.parentSpanId || undefined,
-          attributes: attributesOf(span.attributes),
-        })),
-      ),
-    ),
-  );
-}
-
-interface Point {
-  metric: string;
-  attributes: Record<string, unknown>;
-  value: number;
-}
-
-/** Every data point of every metric exported, with its metric's name (sums, gauges and histogram counts). */
-function pointsOf(receiver: Receiver): Point[] {
-  type Raw = {
-    attributes?: { key: string; value: AnyValue }[];
-    asInt?: string | number;
-    asDouble?: number;
-    count?: string | number;
-  };
-  type Metric = {
-    name: string;
-    sum?: { dataPoints: Raw[] };
-    gauge?: { dataPoints: Raw[] };
-    histogram?: { dataPoints: Raw[] };
-  };
-  return (receiver.metrics as { resourceMetrics?: { scopeMetrics?: { metrics?: Metric[] }[] }[] }[]).flatMap((body) =>
-    (body.resourceMetrics ?? []).flatMap((r) =>
-      (r.scopeMetrics ?? []).flatMap((s) =>
-        (s.metrics ?? []).flatMap(
-          (m) =>
-            (m.sum ?? m.gauge ?? m.histogram)?.dataPoints.map((p) => ({
-              metric: m.name,
-              attributes: attributesOf(p.attributes),
-              value: Number(p.asInt ?? p.asDouble ?? p.count ?? 0),
-            })) ?? [],
-        ),
-      ),
-    ),
-  );
-}
-
-/** Waits (a bounded time) until `found` holds of what the receiver got. */
-async function until(found: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 100 && !found(); i++) await sleep(100);
-  if (!found()) throw new Error(`the receiver did not get ${what} within 10 s`);
-}
-
-/** The OTLP variables that send a server's spans and metrics to `receiver`, batched and exported quickly. */
-const exportingTo = (receiver: Receiver) => ({
-  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-  OTEL_BSP_SCHEDULE_DELAY: '100',
-  OTEL_METRIC_EXPORT_INTERVAL: '300',
-  OTEL_METRIC_EXPORT_TIMEOUT: '250',
-});
 
 describe('statement facts', () => {
   it('names the operation and the table, and keeps no literal', () => {
@@ -183,7 +66,7 @@ describe.each(liveTargets())('$engine', (target: LiveTarget) => {
     receiver = await startReceiver();
     server = await startHttpServer(url, engine.readOnlyStatement ? ['--sql'] : [], {
       ...CLEAN_ENV,
-      ...exportingTo(receiver),
+      ...exportingTo(receiver.url),
       NODE_OPTIONS: MODULE_PROBE,
     });
     modern = await connectClient('http', 'modern', { dbUrl: url, endpoint: server.endpoint });
@@ -219,6 +102,10 @@ describe.each(liveTargets())('$engine', (target: LiveTarget) => {
       'mcp.method.name': 'tools/call',
       'db.response.returned_rows': 1,
     });
+
+    // Only the service resource detector ran: `process` would export the command line, and the database URL.
+    expect(Object.keys(query.resource).filter((k) => /^(process|host)\./.test(k))).toEqual([]);
+    expect(query.resource['service.name']).toBe('mcp-db-server');
 
     const request = spans.find((s) => s.spanId === query.parentSpanId);
     expect(request).toMatchObject({ name: 'POST /mcp', traceId: query.traceId, parentSpanId: undefined });
@@ -256,11 +143,7 @@ describe.each(liveTargets())('$engine', (target: LiveTarget) => {
   }, 30_000);
 
   it('exports calls, latency and rows by tool, statement latency, and the open sessions', async () => {
-    const has = (metric: string, attributes: Record<string, unknown> = {}) =>
-      pointsOf(receiver).some(
-        (p) =>
-          p.metric === metric && Object.entries(attributes).every(([k, v]) => p.attributes[k] === v) && p.value > 0,
-      );
+    const has = (metric: string, attributes: Record<string, unknown> = {}) => hasPoint(receiver, metric, attributes);
     await until(
       () =>
         has('mcp.server.tool.calls', { 'gen_ai.tool.name': 'query', outcome: 'ok' }) &&
@@ -328,7 +211,7 @@ describe('several databases (--url NAME=URL)', () => {
     receiver = await startReceiver();
     server = await startHttpServer(`first=${a}`, ['--url', `second=${b}`], {
       ...CLEAN_ENV,
-      ...exportingTo(receiver),
+      ...exportingTo(receiver.url),
     });
   }, 60_000);
   afterAll(async () => {

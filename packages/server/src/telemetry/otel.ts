@@ -93,9 +93,10 @@ function toolFacts(name: string, database: string | undefined): ToolFacts {
  */
 export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
   const level = env.OTEL_LOG_LEVEL?.trim().toLowerCase();
-  // The SDK runs the host and process detectors too unless told: the latter puts the command line
-  // (its --url, password and all) on every export and on Prometheus's target_info.
-  process.env.OTEL_NODE_RESOURCE_DETECTORS = 'service';
+  // The SDK's default detectors include `process`, whose command line holds the database URL (its
+  // password too) and would reach every export and Prometheus's target_info: only `service` runs
+  // unless OTEL_NODE_RESOURCE_DETECTORS names others (the SDK reads process.env).
+  if (!process.env.OTEL_NODE_RESOURCE_DETECTORS?.trim()) process.env.OTEL_NODE_RESOURCE_DETECTORS = 'service';
   const named = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const sdk = startNodeSdk({
     // The SDK logs with console.info and console.debug too, which write to stdout: under stdio
