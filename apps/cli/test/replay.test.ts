@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -440,3 +440,79 @@ function rows(dataset: Dataset, table: string, status: string, customer: number,
   expect(found, 'a row with the filled values').toBeGreaterThan(0);
   return found;
 }
+
+/** A trace file written by hand: its header, then each session's line and its requests (think ms before each). */
+function writeTrace(
+  name: string,
+  values: 'keep' | 'shape',
+  sessions: { protocolVersion: string | null; requests: (Partial<TraceRequest> & { method: string })[] }[],
+): string {
+  const file = join(dir, `${name}.jsonl`);
+  const lines: object[] = [{ type: 'trace', version: 1, startedAt: '2026-01-01T00:00:00Z', target: 'ours', values }];
+  for (const [i, s] of sessions.entries()) {
+    const session = `s${i + 1}`;
+    const client = s.protocolVersion ? { name: 'hand', version: '1' } : null;
+    lines.push({ type: 'session', session, at: 0, protocolVersion: s.protocolVersion, client });
+    for (const r of s.requests) {
+      const notification = r.method.startsWith('notifications/');
+      lines.push({
+        type: 'request',
+        session,
+        at: 0,
+        thinkMs: 0,
+        bytes: { request: 1, response: 1 },
+        ...(notification ? {} : { durationMs: 1 }),
+        ...r,
+      });
+    }
+  }
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+  return file;
+}
+
+/** The 2025-era handshake as a host sends it. */
+const HANDSHAKE = [{ method: 'initialize' }, { method: 'notifications/initialized' }, { method: 'tools/list' }];
+
+describe('run --replay when the server ends sessions', () => {
+  it('starts an ended session again (404), counts the restart, retries the call: no errors', async () => {
+    // a session idle for 1 s ends at the server; the host thought 1.5 s before each call
+    const idle = await startServer(`sqlite:${join(dir, 'bench.db')}`, ['--workers', '1', '--session-idle', '1']);
+    try {
+      const trace = writeTrace('idle', 'keep', [
+        {
+          protocolVersion: '2025-06-18',
+          requests: [
+            ...HANDSHAKE,
+            ...[5, 6].map((key) => ({
+              method: 'tools/call',
+              tool: 'get',
+              arguments: { table: 'orders', key },
+              thinkMs: 1_500,
+            })),
+          ],
+        },
+      ]);
+      const out = join(dir, 'idle-result.json');
+      const ran = await runCli(
+        ['run', '--replay', trace, '--target', idle.endpoint, '--agents', '1,2', '--duration', '4s'].concat([
+          '--warmup',
+          '1ms',
+          '--out',
+          out,
+        ]),
+        { timeoutMs: 60_000 },
+      );
+      expect(ran.code, ran.stderr).toBe(0);
+      const result = JSON.parse(readFileSync(out, 'utf8')) as ResultFile;
+      for (const step of result.steps) {
+        expect(step.errors).toEqual({});
+        expect(step.reinitialized).toBeGreaterThanOrEqual(step.agents);
+        expect(step.operations.get!.count).toBeGreaterThanOrEqual(step.agents);
+      }
+      // the report's Sessions table says so
+      expect(ran.stdout).toMatch(/re-initialized/);
+    } finally {
+      await idle.stop();
+    }
+  }, 90_000);
+});
