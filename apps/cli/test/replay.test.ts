@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { createClient } from '@mcp-db-bench/agent';
 import { type ResultFile, shapeOf, type TraceRequest } from '@mcp-db-bench/contract';
 import { Dataset, generateRows, rowCounts, TABLES } from '@mcp-db-bench/dataset';
+import { SERVER_BIN } from '@mcp-db-bench/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
 import { placeholderOf, shapeFiller } from '../src/replay/fill.js';
@@ -75,9 +76,14 @@ async function pythonHost(url: string, era: 'legacy' | 'modern'): Promise<void> 
 }
 
 /** Records what `drive` does against our server, with `values`; the trace's file. */
-async function record(name: string, values: string, drive: (url: string) => Promise<void>): Promise<string> {
+async function record(
+  name: string,
+  values: string,
+  drive: (url: string) => Promise<void>,
+  target = server.endpoint,
+): Promise<string> {
   const file = join(dir, `${name}.jsonl`);
-  const recorder = await startRecorder(['--target', server.endpoint, '-o', file, '--values', values]);
+  const recorder = await startRecorder(['--target', target, '-o', file, '--values', values]);
   try {
     await drive(recorder.url);
   } finally {
@@ -88,16 +94,25 @@ async function record(name: string, values: string, drive: (url: string) => Prom
 }
 
 /** `run --replay` through a second recorder (values kept): the result, and what the server was sent. */
-async function replay(trace: string, args: string[]): Promise<{ result: ResultFile; sent: TraceRequest[] }> {
+async function replay(
+  trace: string,
+  args: string[],
+  target = server.endpoint,
+): Promise<{ result: ResultFile; sent: TraceRequest[] }> {
   let result: ResultFile | undefined;
-  const file = await record(`replayed-${Date.now()}`, 'keep', async (url) => {
-    const out = await runCli(
-      ['run', '--replay', trace, '--target', url, '--warmup', '1ms', '--format', 'json', ...args],
-      { timeoutMs: 90_000 },
-    );
-    expect(out.code, out.stderr).toBe(0);
-    result = JSON.parse(out.stdout) as ResultFile;
-  });
+  const file = await record(
+    `replayed-${Date.now()}`,
+    'keep',
+    async (url) => {
+      const out = await runCli(
+        ['run', '--replay', trace, '--target', url, '--warmup', '1ms', '--format', 'json', ...args],
+        { timeoutMs: 90_000 },
+      );
+      expect(out.code, out.stderr).toBe(0);
+      result = JSON.parse(out.stdout) as ResultFile;
+    },
+    target,
+  );
   const lines = readTraceLines(file);
   // s1 is the check before the steps (tools/list): the replay's sessions follow it
   const sent = requestsOf(lines).filter((r) => r.session !== 's1');
@@ -515,4 +530,154 @@ describe('run --replay when the server ends sessions', () => {
       await idle.stop();
     }
   }, 90_000);
+});
+
+/** A host that writes: an order inserted, updated and deleted by its key (as a filter tree and as text). */
+async function writingHost(url: string): Promise<void> {
+  const client = createClient({ kind: 'http', url }, { client: 'sdk', protocol: 'legacy' });
+  try {
+    await client.open();
+    for (const [tool, args] of [
+      [
+        'insert',
+        {
+          table: 'orders',
+          rows: [
+            {
+              id: 900_001,
+              customer_id: 1,
+              status: 'pending',
+              total: '10.00',
+              currency: 'EUR',
+              placed_at: '2026-01-01T00:00:00Z',
+              shipped_at: null,
+            },
+          ],
+        },
+      ],
+      ['update', { table: 'orders', set: { status: 'paid' }, filter: { column: 'id', op: '=', value: 900_001 } }],
+      ['delete', { table: 'orders', filter: 'id = 900001' }],
+    ] as const) {
+      const answer = await client.callTool(tool, args);
+      expect(answer.isError, JSON.stringify(answer.data)).toBe(false);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** Rows of a table at our server, all of them or those a filter keeps. */
+async function countRows(url: string, table: string, filter?: string): Promise<number> {
+  const client = createClient({ kind: 'http', url }, { client: 'lean', protocol: 'legacy' });
+  try {
+    await client.open();
+    const answer = await client.callTool('aggregate', {
+      table,
+      aggregates: [{ fn: 'count', as: 'n' }],
+      ...(filter ? { filter } : {}),
+    });
+    const rows = (answer.data as { rows: (unknown[] | Record<string, unknown>)[] }).rows;
+    const first = rows[0]!;
+    return Number(Array.isArray(first) ? first[0] : first.n);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('run --replay of a host that writes, values shaped', () => {
+  const ORDERS = rowCounts(Number(SCALE)).orders!;
+
+  it('inserts under fresh keys and updates and deletes the rows it inserted: no errors, no dataset row lost', async () => {
+    const db = `sqlite:${join(dir, 'writes.db')}`;
+    const seeded = await runCli(['seed', '--db', db, '--scale', SCALE, '--seed', SEED], { timeoutMs: 60_000 });
+    expect(seeded.code, seeded.stderr).toBe(0);
+    const writable = await startServer(db, ['--workers', '1', '--allow-writes']);
+    try {
+      const trace = await record('writes', 'shape', writingHost, writable.endpoint);
+      expect(await countRows(writable.endpoint, 'orders')).toBe(ORDERS);
+      const { result, sent } = await replay(
+        trace,
+        ['--agents', '1,3', '--duration', '2s', '--think', '0', '--scale', SCALE, '--seed', SEED],
+        writable.endpoint,
+      );
+      for (const step of result.steps) {
+        expect(step.errors).toEqual({});
+        expect(step.operations.insert!.count).toBeGreaterThan(0);
+        expect(step.operations.delete!.count).toBeGreaterThan(0);
+      }
+      const calls = sent.filter((r) => r.method === 'tools/call');
+      expect(calls.every((c) => c.error === undefined)).toBe(true);
+      const inserted = calls
+        .filter((c) => c.tool === 'insert')
+        .map((c) => (c.arguments as { rows: { id: number }[] }).rows[0]!.id);
+      // fresh keys above the dataset's, none twice
+      expect(new Set(inserted).size).toBe(inserted.length);
+      expect(Math.min(...inserted)).toBeGreaterThan(ORDERS);
+      // every update and delete names a row the replay inserted, and no row is deleted twice
+      const keyOf = (c: TraceRequest) => {
+        const filter = (c.arguments as { filter: unknown }).filter;
+        return typeof filter === 'string'
+          ? Number(/^id = (\d+)$/.exec(filter)?.[1])
+          : (filter as { value: number }).value;
+      };
+      const deleted = calls.filter((c) => c.tool === 'delete').map(keyOf);
+      for (const key of [...deleted, ...calls.filter((c) => c.tool === 'update').map(keyOf)])
+        expect(inserted).toContain(key);
+      expect(new Set(deleted).size).toBe(deleted.length);
+      // the table holds the dataset's rows, untouched, and the inserted rows not deleted yet
+      expect(await countRows(writable.endpoint, 'orders', `id <= ${ORDERS}`)).toBe(ORDERS);
+      expect(await countRows(writable.endpoint, 'orders')).toBe(ORDERS + inserted.length - deleted.length);
+      expect(inserted.length - deleted.length).toBeLessThanOrEqual(4);
+    } finally {
+      await writable.stop();
+    }
+  }, 180_000);
+});
+
+describe('run --replay over stdio', () => {
+  it('--target-cmd: each agent its own server process, both eras, the same calls answered', async () => {
+    const call = (tool: string, args: object) => ({ method: 'tools/call', tool, arguments: args });
+    const trace = writeTrace('stdio', 'keep', [
+      {
+        protocolVersion: '2025-06-18',
+        requests: [
+          ...HANDSHAKE,
+          call('get', { table: 'orders', key: 5 }),
+          call('query', { table: 'orders', filter: 'id < 4', limit: 5 }),
+        ],
+      },
+      { protocolVersion: null, requests: [{ method: 'tools/list' }, call('get', { table: 'customers', key: 2 })] },
+    ]);
+    // the command notes each process it starts
+    const pids = join(dir, 'stdio-pids');
+    const wrapper = join(dir, 'note-pid.sh');
+    writeFileSync(wrapper, `echo $$ >> ${pids}\nexec "$@"\n`);
+    const server = `${process.execPath} ${SERVER_BIN} --url sqlite:${join(dir, 'bench.db')}`;
+    const out = await runCli(
+      ['run', '--replay', trace, '--target-cmd', `sh ${wrapper} ${server}`].concat([
+        '--agents',
+        '1,2',
+        '--duration',
+        '2s',
+        '--think',
+        '0',
+        '--warmup',
+        '1ms',
+        '--format',
+        'json',
+      ]),
+      { timeoutMs: 90_000 },
+    );
+    expect(out.code, out.stderr).toBe(0);
+    const result = JSON.parse(out.stdout) as ResultFile;
+    expect(result.config.targets).toEqual([{ label: 'target', engine: null, url: null }]);
+    expect(result.steps.map((s) => s.agents)).toEqual([1, 2]);
+    for (const step of result.steps) {
+      expect(step.errors).toEqual({});
+      for (const op of ['initialize', 'tools/list', 'get', 'query'])
+        expect(step.operations[op]?.count, op).toBeGreaterThan(step.agents);
+    }
+    // the check of its tools, then one process per agent of each step
+    expect(readFileSync(pids, 'utf8').trim().split('\n')).toHaveLength(1 + 1 + 2);
+  }, 120_000);
 });

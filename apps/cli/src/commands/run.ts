@@ -237,7 +237,7 @@ export function runCommand(): Command {
       const targets = peers.read({ sqlTool: config.sqlTool, sqlArg: config.sqlArg, service: config.service });
       if (config.clientCpus) pinSelf(config.clientCpus);
       const result = config.replay
-        ? await measureReplay({ ...config, replay: config.replay })
+        ? await measureReplay({ ...config, replay: config.replay }, targets)
         : await measure(config, targets);
       endProgress();
       const delayed = testDelayWarning(config);
