@@ -532,32 +532,29 @@ describe('run --replay when the server ends sessions', () => {
   }, 90_000);
 });
 
-/** A host that writes: an order inserted, updated and deleted by its key (as a filter tree and as text). */
+/** An order, as the writing host inserts it. */
+const order = (id: number) => ({
+  id,
+  customer_id: 1,
+  status: 'pending',
+  total: '10.00',
+  currency: 'EUR',
+  placed_at: '2026-01-01T00:00:00Z',
+  shipped_at: null,
+});
+
+/** What the writing host does: an order inserted, updated and deleted by its key (as a filter tree and as text). */
+const WRITES = [
+  ['insert', { table: 'orders', rows: [order(900_001)] }],
+  ['update', { table: 'orders', set: { status: 'paid' }, filter: { column: 'id', op: '=', value: 900_001 } }],
+  ['delete', { table: 'orders', filter: 'id = 900001' }],
+] as const;
+
 async function writingHost(url: string): Promise<void> {
   const client = createClient({ kind: 'http', url }, { client: 'sdk', protocol: 'legacy' });
   try {
     await client.open();
-    for (const [tool, args] of [
-      [
-        'insert',
-        {
-          table: 'orders',
-          rows: [
-            {
-              id: 900_001,
-              customer_id: 1,
-              status: 'pending',
-              total: '10.00',
-              currency: 'EUR',
-              placed_at: '2026-01-01T00:00:00Z',
-              shipped_at: null,
-            },
-          ],
-        },
-      ],
-      ['update', { table: 'orders', set: { status: 'paid' }, filter: { column: 'id', op: '=', value: 900_001 } }],
-      ['delete', { table: 'orders', filter: 'id = 900001' }],
-    ] as const) {
+    for (const [tool, args] of WRITES) {
       const answer = await client.callTool(tool, args);
       expect(answer.isError, JSON.stringify(answer.data)).toBe(false);
     }
@@ -595,6 +592,11 @@ describe('run --replay of a host that writes, values shaped', () => {
     try {
       const trace = await record('writes', 'shape', writingHost, writable.endpoint);
       expect(await countRows(writable.endpoint, 'orders')).toBe(ORDERS);
+      // a row past the dataset's, as an earlier replay leaves: the new keys start above it
+      const before = createClient({ kind: 'http', url: writable.endpoint }, { client: 'lean', protocol: 'legacy' });
+      await before.open();
+      expect((await before.callTool('insert', { table: 'orders', rows: [order(ORDERS + 1)] })).isError).toBe(false);
+      await before.close();
       const { result, sent } = await replay(
         trace,
         ['--agents', '1,3', '--duration', '2s', '--think', '0', '--scale', SCALE, '--seed', SEED],
@@ -612,7 +614,7 @@ describe('run --replay of a host that writes, values shaped', () => {
         .map((c) => (c.arguments as { rows: { id: number }[] }).rows[0]!.id);
       // fresh keys above the dataset's, none twice
       expect(new Set(inserted).size).toBe(inserted.length);
-      expect(Math.min(...inserted)).toBeGreaterThan(ORDERS);
+      expect(Math.min(...inserted)).toBeGreaterThan(ORDERS + 1);
       // every update and delete names a row the replay inserted, and no row is deleted twice
       const keyOf = (c: TraceRequest) => {
         const filter = (c.arguments as { filter: unknown }).filter;
@@ -625,13 +627,60 @@ describe('run --replay of a host that writes, values shaped', () => {
         expect(inserted).toContain(key);
       expect(new Set(deleted).size).toBe(deleted.length);
       // the table holds the dataset's rows, untouched, and the inserted rows not deleted yet
-      expect(await countRows(writable.endpoint, 'orders', `id <= ${ORDERS}`)).toBe(ORDERS);
-      expect(await countRows(writable.endpoint, 'orders')).toBe(ORDERS + inserted.length - deleted.length);
+      expect(await countRows(writable.endpoint, 'orders', `id <= ${ORDERS + 1}`)).toBe(ORDERS + 1);
+      expect(await countRows(writable.endpoint, 'orders')).toBe(ORDERS + 1 + inserted.length - deleted.length);
       expect(inserted.length - deleted.length).toBeLessThanOrEqual(4);
     } finally {
       await writable.stop();
     }
   }, 180_000);
+
+  it.skipIf(!process.env.PG_URL)(
+    'on PostgreSQL, our server on --db',
+    async () => {
+      // the trace the writing host records: its calls, shaped
+      const trace = writeTrace('writes-pg', 'shape', [
+        {
+          protocolVersion: '2025-06-18',
+          requests: [
+            ...HANDSHAKE,
+            ...WRITES.map(([tool, args]) => ({ method: 'tools/call', tool, arguments: shapeOf(args) })),
+          ],
+        },
+      ]);
+      const url = await freshDatabase({ engine: 'postgres', baseUrl: process.env.PG_URL! }, 'bench_replay_writes');
+      const out = await runCli(
+        ['run', '--replay', trace, '--db', url, '--scale', SCALE, '--seed', SEED, '--indexes', 'optimized'].concat([
+          '--agents',
+          '1,3',
+          '--duration',
+          '2s',
+          '--think',
+          '0',
+          '--warmup',
+          '1ms',
+          '--format',
+          'json',
+        ]),
+        { timeoutMs: 150_000 },
+      );
+      expect(out.code, out.stderr).toBe(0);
+      for (const step of (JSON.parse(out.stdout) as ResultFile).steps) {
+        expect(step.errors).toEqual({});
+        expect(step.operations.update!.count).toBeGreaterThan(0);
+        expect(step.operations.delete!.count).toBeGreaterThan(0);
+      }
+      const pg = await startServer(url, ['--workers', '1']);
+      try {
+        expect(await countRows(pg.endpoint, 'orders', `id <= ${ORDERS}`)).toBe(ORDERS);
+        // at most one row per agent inserted and not deleted yet when its step ended
+        expect(await countRows(pg.endpoint, 'orders')).toBeLessThanOrEqual(ORDERS + 1 + 3);
+      } finally {
+        await pg.stop();
+      }
+    },
+    180_000,
+  );
 });
 
 describe('run --replay over stdio', () => {

@@ -25,6 +25,7 @@ import {
   type Workload,
 } from '@mcp-db-bench/agent';
 import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { rowCounts } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { UsageError } from '../errors.js';
 import { logLine, progress } from '../render/progress.js';
@@ -88,7 +89,9 @@ export async function measureReplay(
       owned: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'> = {},
     ) => {
       const floors = await checkTarget(trace, target, config.token, label);
-      const keys = new KeySpace((table) => floors.get(table) ?? 0);
+      // above the target's highest id, or the dataset's when the target cannot say
+      const counts = rowCounts(config.scale);
+      const keys = new KeySpace((table) => Math.max(floors.get(table) ?? 0, counts[table] ?? 0));
       // several --target: target, target-2, ...
       for (let n = 2; targets.some((t) => t.label === label); n++) label = `${label.replace(/-\d+$/, '')}-${n}`;
       targets.push({ label, ...entry });
