@@ -10,7 +10,7 @@ import { Dataset, generateRows, rowCounts, TABLES } from '@mcp-db-bench/dataset'
 import { SERVER_BIN } from '@mcp-db-bench/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
-import { placeholderOf, shapeFiller } from '../src/replay/fill.js';
+import { KeySpace, placeholderOf, shapeFiller } from '../src/replay/fill.js';
 import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 import { runCli } from './support/cli.js';
 import { readTraceLines, requestsOf, startRecorder } from './support/recorder.js';
@@ -437,6 +437,41 @@ describe('shape filling', () => {
     expect(like.filter.value).toMatch(/\\_|@/);
   });
 
+  it('writes: fresh keys for inserts, updates and deletes on the rows inserted, a delete with none on a key no row holds', () => {
+    const keys = new KeySpace((table) => counts[table]! + 10);
+    const fill = shapeFiller({ scale: 0.001, seed: 7, agent: 0, keys });
+    const write = (tool: string, args: unknown) => fill.fill({ ...shaped(args), tool }) as Record<string, unknown>;
+    const byKey = { table: 'orders', filter: { column: 'id', op: '=', value: '<integer>' } };
+    const keyOf = (args: Record<string, unknown>) => (args.filter as { value: number }).value;
+    const insert = (n: number) =>
+      (
+        write('insert', { table: 'orders', rows: Array(n).fill({ id: '<integer>', status: '<string 4>' }) }).rows as {
+          id: number;
+          status: string;
+        }[]
+      ).map((r) => r.id);
+    expect(insert(2)).toEqual([counts.orders! + 11, counts.orders! + 12]);
+    expect(keyOf(write('update', byKey))).toBe(counts.orders! + 12);
+    expect(keyOf(write('delete', byKey))).toBe(counts.orders! + 12);
+    expect(keyOf(write('delete', byKey))).toBe(counts.orders! + 11);
+    // nothing of its own left: an update takes a dataset row, a delete a key above every row
+    expect(keyOf(write('update', byKey))).toBeLessThanOrEqual(counts.orders!);
+    expect(keyOf(write('delete', byKey))).toBe(counts.orders! + 13);
+    // another agent on the same target: its own keys, never one taken
+    const other = shapeFiller({ scale: 0.001, seed: 7, agent: 1, keys });
+    const step = other.fill({
+      ...shaped({
+        steps: [
+          { op: 'insert', table: 'orders', rows: [{ id: '<integer>' }] },
+          { op: 'delete', ...byKey },
+        ],
+      }),
+      tool: 'transact',
+    }) as { steps: [{ rows: { id: number }[] }, { filter: { value: number } }] };
+    expect(step.steps[0].rows[0]!.id).toBe(counts.orders! + 14);
+    expect(step.steps[1].filter.value).toBe(counts.orders! + 14);
+  });
+
   it('types what no column explains, and leaves kept values and names alone', () => {
     const got = filler().fill(
       shaped({ table: 'not_ours', key: '<integer>', columns: ['a'], flag: '<boolean>', note: '<string 4>' }),
@@ -634,6 +669,55 @@ describe('run --replay of a host that writes, values shaped', () => {
       await writable.stop();
     }
   }, 180_000);
+
+  it('when the server ends the session under a write, the retry sends the same row: every inserted row deleted', async () => {
+    const db = `sqlite:${join(dir, 'idle-writes.db')}`;
+    const seeded = await runCli(['seed', '--db', db, '--scale', SCALE, '--seed', SEED], { timeoutMs: 60_000 });
+    expect(seeded.code, seeded.stderr).toBe(0);
+    // every write waits past the server's idle limit: each one's session has ended when it is sent
+    const idle = await startServer(db, ['--workers', '1', '--allow-writes', '--session-idle', '1']);
+    try {
+      const trace = writeTrace('idle-writes', 'shape', [
+        {
+          protocolVersion: '2025-06-18',
+          requests: [
+            ...HANDSHAKE,
+            ...WRITES.map(([tool, args]) => ({
+              method: 'tools/call',
+              tool,
+              arguments: shapeOf(args),
+              thinkMs: 1_200,
+            })),
+          ],
+        },
+      ]);
+      const out = await runCli(
+        ['run', '--replay', trace, '--target', idle.endpoint, '--agents', '1,2', '--duration', '5s'].concat([
+          '--warmup',
+          '1ms',
+          '--scale',
+          SCALE,
+          '--seed',
+          SEED,
+          '--format',
+          'json',
+        ]),
+        { timeoutMs: 90_000 },
+      );
+      expect(out.code, out.stderr).toBe(0);
+      let kept = 0;
+      for (const step of (JSON.parse(out.stdout) as ResultFile).steps) {
+        expect(step.errors).toEqual({});
+        expect(step.reinitialized).toBeGreaterThanOrEqual(3 * step.agents);
+        kept += step.operations.insert!.count - (step.operations.delete?.count ?? 0);
+      }
+      // each delete removed a row its agent inserted: what is left is the inserts not deleted yet
+      expect(await countRows(idle.endpoint, 'orders', `id <= ${ORDERS}`)).toBe(ORDERS);
+      expect(await countRows(idle.endpoint, 'orders')).toBe(ORDERS + kept);
+    } finally {
+      await idle.stop();
+    }
+  }, 120_000);
 
   it.skipIf(!process.env.PG_URL)(
     'on PostgreSQL, our server on --db',

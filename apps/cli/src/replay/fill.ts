@@ -8,7 +8,8 @@
  * Writes must neither collide nor erode the dataset: an inserted row is a generated row's values
  * under a fresh id (from a KeySpace shared by every agent on the target, above its highest id),
  * and an update or delete takes a row this agent inserted (a delete takes it out of reach, so no
- * row is deleted twice), a dataset row only when it inserted none.
+ * row is deleted twice); with none inserted, an update takes a dataset row and a delete a key no
+ * row holds.
  */
 import { Random, TOOL_NAMES, type TraceRequest } from '@mcp-db-bench/contract';
 import { Dataset, type DatasetTable, generateRows, rowCounts, TABLES, type Value } from '@mcp-db-bench/dataset';
@@ -86,11 +87,17 @@ export function shapeFiller(options: { scale: number; seed: number; agent: numbe
     return row;
   };
 
-  /** The row an update or delete hits: one this agent inserted (a delete's taken out of reach), else a dataset row. */
+  /**
+   * The row an update or delete hits: the newest this agent inserted (a delete's taken out of
+   * reach). None inserted: an update takes a dataset row, a delete a fresh key no row holds, so
+   * the dataset keeps its rows (and their children's foreign keys).
+   */
   const targetRow = (table: DatasetTable, deletes: boolean): Row | undefined => {
     const mine = inserted.get(table.name);
-    if (!mine?.length) return rowOf(table);
-    return deletes ? mine.pop() : mine[mine.length - 1];
+    if (mine?.length) return deletes ? mine.pop() : mine[mine.length - 1];
+    const row = rowOf(table);
+    if (row && deletes && !table.columns[0]!.generated) row.set('id', keys.take(table.name));
+    return row;
   };
 
   /** One call's arguments (or one transact step's: `tool` is then its op). */

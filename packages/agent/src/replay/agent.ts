@@ -65,20 +65,21 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
   }
 
   /** One request as recorded; an McpCallError (the transport's, or the server's JSON-RPC error) propagates. */
-  async function exchange(request: TraceRequest, from: RecordedSession): Promise<OpOutcome> {
+  async function exchange(
+    request: TraceRequest,
+    from: RecordedSession,
+    sent = params(request, from),
+  ): Promise<OpOutcome> {
     const op = request.tool ?? request.method;
     const era = request.method === 'initialize' || negotiated !== undefined ? 'legacy' : 'modern';
     const route = transport.route(era, request.method, request.tool);
     if (request.durationMs === undefined) {
       // a notification: no id, no answer
-      await transport.notify(
-        JSON.stringify({ jsonrpc: '2.0', method: request.method, params: params(request, from) }),
-        route,
-      );
+      await transport.notify(JSON.stringify({ jsonrpc: '2.0', method: request.method, params: sent }), route);
       return { op, ok: true };
     }
     const id = nextId++;
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: params(request, from) });
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: sent });
     const result = resultOf(await transport.request(body, id, route));
     if (request.method === 'initialize') {
       negotiated = typeof result.protocolVersion === 'string' ? result.protocolVersion : LEGACY_REVISION;
@@ -98,16 +99,20 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
    */
   async function send(request: TraceRequest, from: RecordedSession): Promise<OpOutcome> {
     const op = request.tool ?? request.method;
+    // filled once: the retry sends the same arguments (a shaped write's row is taken once)
+    const sent = params(request, from);
     try {
       try {
-        return await exchange(request, from);
+        return await exchange(request, from, sent);
       } catch (error) {
         if (!sessionEnded(error)) throw error;
       }
       restarts++;
       await exchange(INITIALIZE, from);
       await exchange(INITIALIZED, from);
-      return request.method === INITIALIZED.method ? { op, ok: true } : await exchange(request, from);
+      if (request.method === INITIALIZED.method) return { op, ok: true };
+      // a 404 ends only a 2025-era session, which the restart begins again: the same params hold
+      return await exchange(request, from, sent);
     } catch (error) {
       if (error instanceof McpCallError) return { op, ok: false, errorKind: error.kind };
       throw error;
