@@ -176,7 +176,7 @@ export function runCommand(): Command {
       new Option(
         '--replay <trace>',
         'replay the sessions of a trace (mcp-db-bench record) instead of the workloads: each agent takes a recorded ' +
-          'session (round robin) and makes its requests in order, until the step ends',
+          'session (round robin) and makes its requests in order, until the step ends; against --db, --target or --target-cmd',
       ),
     )
     .addOption(
