@@ -10,6 +10,7 @@ import { Dataset, generateRows, rowCounts, TABLES } from '@mcp-db-bench/dataset'
 import { SERVER_BIN } from '@mcp-db-bench/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
+import { replayLine } from '../src/render/replay.js';
 import { KeySpace, placeholderOf, shapeFiller } from '../src/replay/fill.js';
 import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 import { runCli } from './support/cli.js';
@@ -243,6 +244,24 @@ describe('run --replay', () => {
     },
     150_000,
   );
+
+  it("counts the hosts' GET streams, which it does not replay", async () => {
+    const trace = await record('streams', 'keep', async (url) => {
+      await sdkHost(url);
+      // a host asking for the server-to-client stream: ours offers none (405)
+      const res = await fetch(url, { headers: { accept: 'text/event-stream' } });
+      expect(res.status).toBe(405);
+      await res.text();
+    });
+    // the SDK client asks for one on its session too, after initialize
+    const streams = readTraceLines(trace).filter((l) => l.type === 'stream');
+    expect(streams.map((l) => l.session)).toEqual(['s1', 's2']);
+    for (const line of streams)
+      expect(line).toMatchObject({ status: 405, messages: 0, durationMs: expect.any(Number) });
+    const { result } = await replay(trace, ['--agents', '1', '--duration', '1s', '--think', '0']);
+    expect(result.config.replay).toMatchObject({ sessions: 1, streams: 2 });
+    expect(replayLine(result.config.replay!)).toMatch(/; 2 GET stream\(s\) not replayed$/);
+  }, 90_000);
 
   it('refuses a target without the tools the trace calls, naming them', async () => {
     const file = join(dir, 'foreign.jsonl');

@@ -68,6 +68,8 @@ export async function measureReplay(
     `replaying ${trace.sessions.length} session(s), ${requests} requests, recorded against ${trace.header.target} ` +
       `(values ${trace.header.values}), think time × ${config.think}`,
   );
+  if (trace.streams > 0)
+    logLine(`${trace.streams} GET stream(s) the recorded hosts opened are not replayed (counted in the result file)`);
   const workload: Workload = {
     name: REPLAY_WORKLOAD,
     description: `the sessions of ${basename(config.replay)}`,
@@ -157,6 +159,7 @@ export async function measureReplay(
         sessions: trace.sessions.length,
         requests,
         think: config.think,
+        ...(trace.streams > 0 ? { streams: trace.streams } : {}),
       },
       ...(config.serverCpus || config.clientCpus
         ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
