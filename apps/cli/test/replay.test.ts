@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,9 +7,11 @@ import { promisify } from 'node:util';
 import { createClient } from '@mcp-db-bench/agent';
 import { type ResultFile, shapeOf, type TraceRequest } from '@mcp-db-bench/contract';
 import { Dataset, generateRows, rowCounts, TABLES } from '@mcp-db-bench/dataset';
+import { SERVER_BIN } from '@mcp-db-bench/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../packages/server/test/support/databases.js';
-import { placeholderOf, shapeFiller } from '../src/replay/fill.js';
+import { replayLine } from '../src/render/replay.js';
+import { KeySpace, placeholderOf, shapeFiller } from '../src/replay/fill.js';
 import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 import { runCli } from './support/cli.js';
 import { readTraceLines, requestsOf, startRecorder } from './support/recorder.js';
@@ -75,9 +77,14 @@ async function pythonHost(url: string, era: 'legacy' | 'modern'): Promise<void> 
 }
 
 /** Records what `drive` does against our server, with `values`; the trace's file. */
-async function record(name: string, values: string, drive: (url: string) => Promise<void>): Promise<string> {
+async function record(
+  name: string,
+  values: string,
+  drive: (url: string) => Promise<void>,
+  target = server.endpoint,
+): Promise<string> {
   const file = join(dir, `${name}.jsonl`);
-  const recorder = await startRecorder(['--target', server.endpoint, '-o', file, '--values', values]);
+  const recorder = await startRecorder(['--target', target, '-o', file, '--values', values]);
   try {
     await drive(recorder.url);
   } finally {
@@ -88,16 +95,25 @@ async function record(name: string, values: string, drive: (url: string) => Prom
 }
 
 /** `run --replay` through a second recorder (values kept): the result, and what the server was sent. */
-async function replay(trace: string, args: string[]): Promise<{ result: ResultFile; sent: TraceRequest[] }> {
+async function replay(
+  trace: string,
+  args: string[],
+  target = server.endpoint,
+): Promise<{ result: ResultFile; sent: TraceRequest[] }> {
   let result: ResultFile | undefined;
-  const file = await record(`replayed-${Date.now()}`, 'keep', async (url) => {
-    const out = await runCli(
-      ['run', '--replay', trace, '--target', url, '--warmup', '1ms', '--format', 'json', ...args],
-      { timeoutMs: 90_000 },
-    );
-    expect(out.code, out.stderr).toBe(0);
-    result = JSON.parse(out.stdout) as ResultFile;
-  });
+  const file = await record(
+    `replayed-${Date.now()}`,
+    'keep',
+    async (url) => {
+      const out = await runCli(
+        ['run', '--replay', trace, '--target', url, '--warmup', '1ms', '--format', 'json', ...args],
+        { timeoutMs: 90_000 },
+      );
+      expect(out.code, out.stderr).toBe(0);
+      result = JSON.parse(out.stdout) as ResultFile;
+    },
+    target,
+  );
   const lines = readTraceLines(file);
   // s1 is the check before the steps (tools/list): the replay's sessions follow it
   const sent = requestsOf(lines).filter((r) => r.session !== 's1');
@@ -228,6 +244,24 @@ describe('run --replay', () => {
     },
     150_000,
   );
+
+  it("counts the hosts' GET streams, which it does not replay", async () => {
+    const trace = await record('streams', 'keep', async (url) => {
+      await sdkHost(url);
+      // a host asking for the server-to-client stream: ours offers none (405)
+      const res = await fetch(url, { headers: { accept: 'text/event-stream' } });
+      expect(res.status).toBe(405);
+      await res.text();
+    });
+    // the SDK client asks for one on its session too, after initialize
+    const streams = readTraceLines(trace).filter((l) => l.type === 'stream');
+    expect(streams.map((l) => l.session)).toEqual(['s1', 's2']);
+    for (const line of streams)
+      expect(line).toMatchObject({ status: 405, messages: 0, durationMs: expect.any(Number) });
+    const { result } = await replay(trace, ['--agents', '1', '--duration', '1s', '--think', '0']);
+    expect(result.config.replay).toMatchObject({ sessions: 1, streams: 2 });
+    expect(replayLine(result.config.replay!)).toMatch(/; 2 GET stream\(s\) not replayed$/);
+  }, 90_000);
 
   it('refuses a target without the tools the trace calls, naming them', async () => {
     const file = join(dir, 'foreign.jsonl');
@@ -422,6 +456,41 @@ describe('shape filling', () => {
     expect(like.filter.value).toMatch(/\\_|@/);
   });
 
+  it('writes: fresh keys for inserts, updates and deletes on the rows inserted, a delete with none on a key no row holds', () => {
+    const keys = new KeySpace((table) => counts[table]! + 10);
+    const fill = shapeFiller({ scale: 0.001, seed: 7, agent: 0, keys });
+    const write = (tool: string, args: unknown) => fill.fill({ ...shaped(args), tool }) as Record<string, unknown>;
+    const byKey = { table: 'orders', filter: { column: 'id', op: '=', value: '<integer>' } };
+    const keyOf = (args: Record<string, unknown>) => (args.filter as { value: number }).value;
+    const insert = (n: number) =>
+      (
+        write('insert', { table: 'orders', rows: Array(n).fill({ id: '<integer>', status: '<string 4>' }) }).rows as {
+          id: number;
+          status: string;
+        }[]
+      ).map((r) => r.id);
+    expect(insert(2)).toEqual([counts.orders! + 11, counts.orders! + 12]);
+    expect(keyOf(write('update', byKey))).toBe(counts.orders! + 12);
+    expect(keyOf(write('delete', byKey))).toBe(counts.orders! + 12);
+    expect(keyOf(write('delete', byKey))).toBe(counts.orders! + 11);
+    // nothing of its own left: an update takes a dataset row, a delete a key above every row
+    expect(keyOf(write('update', byKey))).toBeLessThanOrEqual(counts.orders!);
+    expect(keyOf(write('delete', byKey))).toBe(counts.orders! + 13);
+    // another agent on the same target: its own keys, never one taken
+    const other = shapeFiller({ scale: 0.001, seed: 7, agent: 1, keys });
+    const step = other.fill({
+      ...shaped({
+        steps: [
+          { op: 'insert', table: 'orders', rows: [{ id: '<integer>' }] },
+          { op: 'delete', ...byKey },
+        ],
+      }),
+      tool: 'transact',
+    }) as { steps: [{ rows: { id: number }[] }, { filter: { value: number } }] };
+    expect(step.steps[0].rows[0]!.id).toBe(counts.orders! + 14);
+    expect(step.steps[1].filter.value).toBe(counts.orders! + 14);
+  });
+
   it('types what no column explains, and leaves kept values and names alone', () => {
     const got = filler().fill(
       shaped({ table: 'not_ours', key: '<integer>', columns: ['a'], flag: '<boolean>', note: '<string 4>' }),
@@ -440,3 +509,327 @@ function rows(dataset: Dataset, table: string, status: string, customer: number,
   expect(found, 'a row with the filled values').toBeGreaterThan(0);
   return found;
 }
+
+/** A trace file written by hand: its header, then each session's line and its requests (think ms before each). */
+function writeTrace(
+  name: string,
+  values: 'keep' | 'shape',
+  sessions: { protocolVersion: string | null; requests: (Partial<TraceRequest> & { method: string })[] }[],
+): string {
+  const file = join(dir, `${name}.jsonl`);
+  const lines: object[] = [{ type: 'trace', version: 1, startedAt: '2026-01-01T00:00:00Z', target: 'ours', values }];
+  for (const [i, s] of sessions.entries()) {
+    const session = `s${i + 1}`;
+    const client = s.protocolVersion ? { name: 'hand', version: '1' } : null;
+    lines.push({ type: 'session', session, at: 0, protocolVersion: s.protocolVersion, client });
+    for (const r of s.requests) {
+      const notification = r.method.startsWith('notifications/');
+      lines.push({
+        type: 'request',
+        session,
+        at: 0,
+        thinkMs: 0,
+        bytes: { request: 1, response: 1 },
+        ...(notification ? {} : { durationMs: 1 }),
+        ...r,
+      });
+    }
+  }
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+  return file;
+}
+
+/** The 2025-era handshake as a host sends it. */
+const HANDSHAKE = [{ method: 'initialize' }, { method: 'notifications/initialized' }, { method: 'tools/list' }];
+
+describe('run --replay when the server ends sessions', () => {
+  it('starts an ended session again (404), counts the restart, retries the call: no errors', async () => {
+    // a session idle for 1 s ends at the server; the host thought 1.5 s before each call
+    const idle = await startServer(`sqlite:${join(dir, 'bench.db')}`, ['--workers', '1', '--session-idle', '1']);
+    try {
+      const trace = writeTrace('idle', 'keep', [
+        {
+          protocolVersion: '2025-06-18',
+          requests: [
+            ...HANDSHAKE,
+            ...[5, 6].map((key) => ({
+              method: 'tools/call',
+              tool: 'get',
+              arguments: { table: 'orders', key },
+              thinkMs: 1_500,
+            })),
+          ],
+        },
+      ]);
+      const out = join(dir, 'idle-result.json');
+      const ran = await runCli(
+        ['run', '--replay', trace, '--target', idle.endpoint, '--agents', '1,2', '--duration', '4s'].concat([
+          '--warmup',
+          '1ms',
+          '--out',
+          out,
+        ]),
+        { timeoutMs: 60_000 },
+      );
+      expect(ran.code, ran.stderr).toBe(0);
+      const result = JSON.parse(readFileSync(out, 'utf8')) as ResultFile;
+      for (const step of result.steps) {
+        expect(step.errors).toEqual({});
+        expect(step.reinitialized).toBeGreaterThanOrEqual(step.agents);
+        expect(step.operations.get!.count).toBeGreaterThanOrEqual(step.agents);
+      }
+      // the report's Sessions table says so
+      expect(ran.stdout).toMatch(/re-initialized/);
+    } finally {
+      await idle.stop();
+    }
+  }, 90_000);
+});
+
+/** An order, as the writing host inserts it. */
+const order = (id: number) => ({
+  id,
+  customer_id: 1,
+  status: 'pending',
+  total: '10.00',
+  currency: 'EUR',
+  placed_at: '2026-01-01T00:00:00Z',
+  shipped_at: null,
+});
+
+/** What the writing host does: an order inserted, updated and deleted by its key (as a filter tree and as text). */
+const WRITES = [
+  ['insert', { table: 'orders', rows: [order(900_001)] }],
+  ['update', { table: 'orders', set: { status: 'paid' }, filter: { column: 'id', op: '=', value: 900_001 } }],
+  ['delete', { table: 'orders', filter: 'id = 900001' }],
+] as const;
+
+async function writingHost(url: string): Promise<void> {
+  const client = createClient({ kind: 'http', url }, { client: 'sdk', protocol: 'legacy' });
+  try {
+    await client.open();
+    for (const [tool, args] of WRITES) {
+      const answer = await client.callTool(tool, args);
+      expect(answer.isError, JSON.stringify(answer.data)).toBe(false);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** Rows of a table at our server, all of them or those a filter keeps. */
+async function countRows(url: string, table: string, filter?: string): Promise<number> {
+  const client = createClient({ kind: 'http', url }, { client: 'lean', protocol: 'legacy' });
+  try {
+    await client.open();
+    const answer = await client.callTool('aggregate', {
+      table,
+      aggregates: [{ fn: 'count', as: 'n' }],
+      ...(filter ? { filter } : {}),
+    });
+    const rows = (answer.data as { rows: (unknown[] | Record<string, unknown>)[] }).rows;
+    const first = rows[0]!;
+    return Number(Array.isArray(first) ? first[0] : first.n);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('run --replay of a host that writes, values shaped', () => {
+  const ORDERS = rowCounts(Number(SCALE)).orders!;
+
+  it('inserts under fresh keys and updates and deletes the rows it inserted: no errors, no dataset row lost', async () => {
+    const db = `sqlite:${join(dir, 'writes.db')}`;
+    const seeded = await runCli(['seed', '--db', db, '--scale', SCALE, '--seed', SEED], { timeoutMs: 60_000 });
+    expect(seeded.code, seeded.stderr).toBe(0);
+    const writable = await startServer(db, ['--workers', '1', '--allow-writes']);
+    try {
+      const trace = await record('writes', 'shape', writingHost, writable.endpoint);
+      expect(await countRows(writable.endpoint, 'orders')).toBe(ORDERS);
+      // a row past the dataset's, as an earlier replay leaves: the new keys start above it
+      const before = createClient({ kind: 'http', url: writable.endpoint }, { client: 'lean', protocol: 'legacy' });
+      await before.open();
+      expect((await before.callTool('insert', { table: 'orders', rows: [order(ORDERS + 1)] })).isError).toBe(false);
+      await before.close();
+      const { result, sent } = await replay(
+        trace,
+        ['--agents', '1,3', '--duration', '2s', '--think', '0', '--scale', SCALE, '--seed', SEED],
+        writable.endpoint,
+      );
+      for (const step of result.steps) {
+        expect(step.errors).toEqual({});
+        expect(step.operations.insert!.count).toBeGreaterThan(0);
+        expect(step.operations.delete!.count).toBeGreaterThan(0);
+      }
+      const calls = sent.filter((r) => r.method === 'tools/call');
+      expect(calls.every((c) => c.error === undefined)).toBe(true);
+      const inserted = calls
+        .filter((c) => c.tool === 'insert')
+        .map((c) => (c.arguments as { rows: { id: number }[] }).rows[0]!.id);
+      // fresh keys above the dataset's, none twice
+      expect(new Set(inserted).size).toBe(inserted.length);
+      expect(Math.min(...inserted)).toBeGreaterThan(ORDERS + 1);
+      // every update and delete names a row the replay inserted, and no row is deleted twice
+      const keyOf = (c: TraceRequest) => {
+        const filter = (c.arguments as { filter: unknown }).filter;
+        return typeof filter === 'string'
+          ? Number(/^id = (\d+)$/.exec(filter)?.[1])
+          : (filter as { value: number }).value;
+      };
+      const deleted = calls.filter((c) => c.tool === 'delete').map(keyOf);
+      for (const key of [...deleted, ...calls.filter((c) => c.tool === 'update').map(keyOf)])
+        expect(inserted).toContain(key);
+      expect(new Set(deleted).size).toBe(deleted.length);
+      // the table holds the dataset's rows, untouched, and the inserted rows not deleted yet
+      expect(await countRows(writable.endpoint, 'orders', `id <= ${ORDERS + 1}`)).toBe(ORDERS + 1);
+      expect(await countRows(writable.endpoint, 'orders')).toBe(ORDERS + 1 + inserted.length - deleted.length);
+      expect(inserted.length - deleted.length).toBeLessThanOrEqual(4);
+    } finally {
+      await writable.stop();
+    }
+  }, 180_000);
+
+  it('when the server ends the session under a write, the retry sends the same row: every inserted row deleted', async () => {
+    const db = `sqlite:${join(dir, 'idle-writes.db')}`;
+    const seeded = await runCli(['seed', '--db', db, '--scale', SCALE, '--seed', SEED], { timeoutMs: 60_000 });
+    expect(seeded.code, seeded.stderr).toBe(0);
+    // every write waits past the server's idle limit: each one's session has ended when it is sent
+    const idle = await startServer(db, ['--workers', '1', '--allow-writes', '--session-idle', '1']);
+    try {
+      const trace = writeTrace('idle-writes', 'shape', [
+        {
+          protocolVersion: '2025-06-18',
+          requests: [
+            ...HANDSHAKE,
+            ...WRITES.map(([tool, args]) => ({
+              method: 'tools/call',
+              tool,
+              arguments: shapeOf(args),
+              thinkMs: 1_200,
+            })),
+          ],
+        },
+      ]);
+      const out = await runCli(
+        ['run', '--replay', trace, '--target', idle.endpoint, '--agents', '1,2', '--duration', '5s'].concat([
+          '--warmup',
+          '1ms',
+          '--scale',
+          SCALE,
+          '--seed',
+          SEED,
+          '--format',
+          'json',
+        ]),
+        { timeoutMs: 90_000 },
+      );
+      expect(out.code, out.stderr).toBe(0);
+      let kept = 0;
+      for (const step of (JSON.parse(out.stdout) as ResultFile).steps) {
+        expect(step.errors).toEqual({});
+        expect(step.reinitialized).toBeGreaterThanOrEqual(3 * step.agents);
+        kept += step.operations.insert!.count - (step.operations.delete?.count ?? 0);
+      }
+      // each delete removed a row its agent inserted: what is left is the inserts not deleted yet
+      expect(await countRows(idle.endpoint, 'orders', `id <= ${ORDERS}`)).toBe(ORDERS);
+      expect(await countRows(idle.endpoint, 'orders')).toBe(ORDERS + kept);
+    } finally {
+      await idle.stop();
+    }
+  }, 120_000);
+
+  it.skipIf(!process.env.PG_URL)(
+    'on PostgreSQL, our server on --db',
+    async () => {
+      // the trace the writing host records: its calls, shaped
+      const trace = writeTrace('writes-pg', 'shape', [
+        {
+          protocolVersion: '2025-06-18',
+          requests: [
+            ...HANDSHAKE,
+            ...WRITES.map(([tool, args]) => ({ method: 'tools/call', tool, arguments: shapeOf(args) })),
+          ],
+        },
+      ]);
+      const url = await freshDatabase({ engine: 'postgres', baseUrl: process.env.PG_URL! }, 'bench_replay_writes');
+      const out = await runCli(
+        ['run', '--replay', trace, '--db', url, '--scale', SCALE, '--seed', SEED, '--indexes', 'optimized'].concat([
+          '--agents',
+          '1,3',
+          '--duration',
+          '2s',
+          '--think',
+          '0',
+          '--warmup',
+          '1ms',
+          '--format',
+          'json',
+        ]),
+        { timeoutMs: 150_000 },
+      );
+      expect(out.code, out.stderr).toBe(0);
+      for (const step of (JSON.parse(out.stdout) as ResultFile).steps) {
+        expect(step.errors).toEqual({});
+        expect(step.operations.update!.count).toBeGreaterThan(0);
+        expect(step.operations.delete!.count).toBeGreaterThan(0);
+      }
+      const pg = await startServer(url, ['--workers', '1']);
+      try {
+        expect(await countRows(pg.endpoint, 'orders', `id <= ${ORDERS}`)).toBe(ORDERS);
+        // at most one row per agent inserted and not deleted yet when its step ended
+        expect(await countRows(pg.endpoint, 'orders')).toBeLessThanOrEqual(ORDERS + 1 + 3);
+      } finally {
+        await pg.stop();
+      }
+    },
+    180_000,
+  );
+});
+
+describe('run --replay over stdio', () => {
+  it('--target-cmd: each agent its own server process, both eras, the same calls answered', async () => {
+    const call = (tool: string, args: object) => ({ method: 'tools/call', tool, arguments: args });
+    const trace = writeTrace('stdio', 'keep', [
+      {
+        protocolVersion: '2025-06-18',
+        requests: [
+          ...HANDSHAKE,
+          call('get', { table: 'orders', key: 5 }),
+          call('query', { table: 'orders', filter: 'id < 4', limit: 5 }),
+        ],
+      },
+      { protocolVersion: null, requests: [{ method: 'tools/list' }, call('get', { table: 'customers', key: 2 })] },
+    ]);
+    // the command notes each process it starts
+    const pids = join(dir, 'stdio-pids');
+    const wrapper = join(dir, 'note-pid.sh');
+    writeFileSync(wrapper, `echo $$ >> ${pids}\nexec "$@"\n`);
+    const server = `${process.execPath} ${SERVER_BIN} --url sqlite:${join(dir, 'bench.db')}`;
+    const out = await runCli(
+      ['run', '--replay', trace, '--target-cmd', `sh ${wrapper} ${server}`].concat([
+        '--agents',
+        '1,2',
+        '--duration',
+        '2s',
+        '--think',
+        '0',
+        '--warmup',
+        '1ms',
+        '--format',
+        'json',
+      ]),
+      { timeoutMs: 90_000 },
+    );
+    expect(out.code, out.stderr).toBe(0);
+    const result = JSON.parse(out.stdout) as ResultFile;
+    expect(result.config.targets).toEqual([{ label: 'target', engine: null, url: null }]);
+    expect(result.steps.map((s) => s.agents)).toEqual([1, 2]);
+    for (const step of result.steps) {
+      expect(step.errors).toEqual({});
+      for (const op of ['initialize', 'tools/list', 'get', 'query'])
+        expect(step.operations[op]?.count, op).toBeGreaterThan(step.agents);
+    }
+    // the check of its tools, then one process per agent of each step
+    expect(readFileSync(pids, 'utf8').trim().split('\n')).toHaveLength(1 + 1 + 2);
+  }, 120_000);
+});

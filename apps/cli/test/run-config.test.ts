@@ -69,10 +69,13 @@ describe('run: flags checked into a new configuration', () => {
     for (const [args, message] of [
       [['--protocol', 'modern'], '--replay cannot be used with --protocol: each session starts as it was recorded'],
       [['--rate', '10'], '--replay cannot be used with --rate'],
-      [['--target-cmd', 'x'], '--replay cannot be used with --target-cmd: replay speaks Streamable HTTP'],
       [['--client', 'sdk'], '--replay cannot be used with --client'],
     ] as const)
       await expect(configOf(['--replay', 't.jsonl', ...args])).rejects.toThrow(message);
     await expect(configOf(['--think', '0'])).rejects.toThrow('--think scales the recorded think times of --replay');
+    // over stdio as over HTTP
+    expect((await configOf(['--replay', 't.jsonl', '--target-cmd', 'mcp-db-server --stdio'])).config).toMatchObject({
+      replay: 't.jsonl',
+    });
   });
 });

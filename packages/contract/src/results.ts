@@ -266,6 +266,8 @@ export const resultFile = z.object({
         requests: z.number().int(),
         /** --think: the factor the recorded think times were scaled by (0: none) */
         think: z.number(),
+        /** the `GET` streams the hosts opened (trace `stream` lines), which the replay did not open */
+        streams: z.number().int().optional(),
       })
       .optional(),
     /** staged runs: each workload ran once through these stages instead of the agents × duration grid */

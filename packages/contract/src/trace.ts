@@ -57,12 +57,28 @@ export const traceRequest = z.object({
 
 export const traceEnd = z.object({ type: z.literal('end'), session: z.string(), at: z.number() });
 
-export const traceLine = z.discriminatedUnion('type', [traceHeader, traceSession, traceRequest, traceEnd]);
+/**
+ * A `GET` the host sent on a session: the server-to-client stream it asked for (HTTP only), from
+ * the request to the stream's end. A replay does not open these; it counts them.
+ */
+export const traceStream = z.object({
+  type: z.literal('stream'),
+  session: z.string(),
+  at: z.number(),
+  durationMs: z.number(),
+  /** the answer's status: 200 a stream, 405 a server that offers none */
+  status: z.number().int(),
+  /** the messages the stream carried */
+  messages: z.number().int(),
+});
+
+export const traceLine = z.discriminatedUnion('type', [traceHeader, traceSession, traceRequest, traceEnd, traceStream]);
 
 export type TraceHeader = z.infer<typeof traceHeader>;
 export type TraceSession = z.infer<typeof traceSession>;
 export type TraceRequest = z.infer<typeof traceRequest>;
 export type TraceEnd = z.infer<typeof traceEnd>;
+export type TraceStream = z.infer<typeof traceStream>;
 export type TraceLine = z.infer<typeof traceLine>;
 
 /** Argument keys whose values name the schema (tables, columns, operators), not data: a shape keeps them. */

@@ -106,7 +106,6 @@ function replayConfig(config: RunFlags, typed: (name: string) => boolean): void 
     return;
   }
   const refused = [
-    config.targetCmd && ['--target-cmd', 'replay speaks Streamable HTTP: give --target URL (or --db)'],
     config.profile && ['--profile', 'the trace says which tools to call'],
     typed('workloads') && ['--workloads', 'the trace is the workload'],
     typed('protocol') && ['--protocol', 'each session starts as it was recorded'],

@@ -1,6 +1,7 @@
 /**
  * `run --replay TRACE`: recorded sessions as the workload. Our server on each --db (seeded as a
- * run seeds it), or each --target; every one checked first to offer the tools the trace calls.
+ * run seeds it), or each --target (HTTP) and --target-cmd (stdio, a process per agent, as a run
+ * starts them); every one checked first to offer the tools the trace calls.
  * One `replay` step per agent count (and index round on our databases), each agent replaying
  * sessions round robin with the recorded think times scaled by --think.
  */
@@ -10,24 +11,30 @@ import {
   checkReplayable,
   createClient,
   createHttpTransport,
+  createStdioTransport,
+  type McpClient,
   type PlanResult,
   type PlanTarget,
   parseTrace,
   ReplayError,
   runPlan,
   startReplayAgent,
+  type Target,
   type Trace,
+  type Transport,
   type Workload,
 } from '@mcp-db-bench/agent';
 import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { rowCounts } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { UsageError } from '../errors.js';
 import { logLine, progress } from '../render/progress.js';
-import { shapeFiller } from '../replay/fill.js';
+import { KeySpace, shapeFiller } from '../replay/fill.js';
 import { resultOf, writeResultFile } from '../results.js';
-import { cpuUnder } from '../serving/cpus.js';
+import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
 import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';
+import type { PeerTarget } from '../serving/targets.js';
 import type { RunConfig } from './config.js';
 
 /** The workload name replay steps are filed under. */
@@ -51,13 +58,18 @@ export function readTrace(file: string): Trace {
   }
 }
 
-export async function measureReplay(config: RunConfig & { replay: string }): Promise<ResultFile> {
+export async function measureReplay(
+  config: RunConfig & { replay: string },
+  peers: readonly PeerTarget[],
+): Promise<ResultFile> {
   const trace = readTrace(config.replay);
   const requests = trace.sessions.reduce((n, s) => n + s.requests.length, 0);
   logLine(
     `replaying ${trace.sessions.length} session(s), ${requests} requests, recorded against ${trace.header.target} ` +
       `(values ${trace.header.values}), think time × ${config.think}`,
   );
+  if (trace.streams > 0)
+    logLine(`${trace.streams} GET stream(s) the recorded hosts opened are not replayed (counted in the result file)`);
   const workload: Workload = {
     name: REPLAY_WORKLOAD,
     description: `the sessions of ${basename(config.replay)}`,
@@ -67,18 +79,21 @@ export async function measureReplay(config: RunConfig & { replay: string }): Pro
       throw new Error('a replay step is driven by its agents');
     },
   };
-  return withServing({ db: config.db, temporary: !config.target }, async (serving) => {
+  return withServing({ db: config.db, temporary: !config.target && !config.targetCmd }, async (serving) => {
     const targets: ResultFile['config']['targets'] = [];
     const plan: PlanTarget[] = [];
     // the agents share out the sessions by the step's agent count, which the runner says in its step-start event
     let currentAgents = config.agents[0]!;
     const add = async (
       label: string,
-      url: string,
+      target: Target,
       entry: Omit<ResultFile['config']['targets'][number], 'label'>,
       owned: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'> = {},
     ) => {
-      await checkTarget(trace, url, config.token, label);
+      const floors = await checkTarget(trace, target, config.token, label);
+      // above the target's highest id, or the dataset's when the target cannot say
+      const counts = rowCounts(config.scale);
+      const keys = new KeySpace((table) => Math.max(floors.get(table) ?? 0, counts[table] ?? 0));
       // several --target: target, target-2, ...
       for (let n = 2; targets.some((t) => t.label === label); n++) label = `${label.replace(/-\d+$/, '')}-${n}`;
       targets.push({ label, ...entry });
@@ -88,11 +103,11 @@ export async function measureReplay(config: RunConfig & { replay: string }): Pro
         agent: async (index) =>
           startReplayAgent({
             trace,
-            transport: createHttpTransport({ url, protocol: 'legacy', token: config.token, timeoutMs: 30_000 }),
+            transport: await transportFor(target, config.token),
             index,
             agents: currentAgents,
             think: config.think,
-            fill: fillFor(trace, config, index),
+            fill: fillFor(trace, config, index, keys),
           }),
       });
     };
@@ -108,12 +123,20 @@ export async function measureReplay(config: RunConfig & { replay: string }): Pro
       const cpu = config.serverCpus ? { serverCpuUs: () => cpuUnder(server.child.pid!) } : {};
       await add(
         db.engine.name,
-        server.endpoint,
+        { kind: 'http', url: server.endpoint },
         { engine: db.engine.name, url: redactUrl(db.url) },
         { ...owned, ...cpu },
       );
     }
-    for (const url of config.target ?? []) await add('target', url, { engine: null, url: redactUrl(url) });
+    for (const peer of peers) {
+      const target = pinnedTarget(peer.target, config.serverCpus);
+      // a stdio target's processes are this run's children (each agent's, closed after its step)
+      const cpu =
+        target.kind === 'stdio' && config.serverCpus
+          ? { serverCpuUs: () => cpuUnder(process.pid, { withRoot: false }) }
+          : {};
+      await add('target', target, { engine: null, url: peer.url && redactUrl(peer.url) }, cpu);
+    }
 
     const configOf = (): ResultFile['config'] => ({
       targets,
@@ -136,6 +159,7 @@ export async function measureReplay(config: RunConfig & { replay: string }): Pro
         sessions: trace.sessions.length,
         requests,
         think: config.think,
+        ...(trace.streams > 0 ? { streams: trace.streams } : {}),
       },
       ...(config.serverCpus || config.clientCpus
         ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
@@ -194,23 +218,95 @@ const WRITE_TOOLS: ReadonlySet<string> = new Set([
 ]);
 
 /** What a tools/call sends: the arguments as kept, filled from the dataset when shaped, none when dropped. */
-function fillFor(trace: Trace, config: RunConfig, agent: number) {
+function fillFor(trace: Trace, config: RunConfig, agent: number, keys: KeySpace) {
   if (trace.header.values === 'keep') return (request: { arguments?: unknown }) => request.arguments;
   if (trace.header.values === 'drop') return () => ({});
-  const filler = shapeFiller({ scale: config.scale, seed: config.seed, agent });
+  const filler = shapeFiller({ scale: config.scale, seed: config.seed, agent, keys });
   return filler.fill;
 }
 
-/** The target offers every tool the trace calls (and can do without dropped arguments), or a usage error says what is missing. */
-async function checkTarget(trace: Trace, url: string, token: string | undefined, label: string): Promise<void> {
-  const client = createClient({ kind: 'http', url }, { client: 'lean', protocol: 'auto', token, timeoutMs: 30_000 });
+/**
+ * An agent's own connection, or its own server process: started and answering a `ping` before the
+ * step, so a process's start is never timed as a replayed call (as a run opens its stdio clients first).
+ */
+async function transportFor(target: Target, token: string | undefined): Promise<Transport<unknown>> {
+  if (target.kind === 'http')
+    return createHttpTransport({ url: target.url, protocol: 'legacy', token, timeoutMs: 30_000 });
+  const transport = createStdioTransport({ ...target, protocol: 'legacy', timeoutMs: 30_000 });
+  transport.begin();
+  // id 0: the agent numbers its requests from 1; any answer, an error too, says the server reads its stdin
+  try {
+    await transport.request(
+      JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
+      0,
+      transport.route('legacy', 'ping'),
+    );
+  } catch (error) {
+    await transport.close();
+    throw error;
+  }
+  return transport;
+}
+
+/** A stdio target's server processes run on the server CPUs. */
+function pinnedTarget(target: Target, cpus: string | undefined): Target {
+  if (target.kind !== 'stdio' || cpus === undefined) return target;
+  const [command, args] = pinnedCommand(target.command, target.args, cpus);
+  return { ...target, command, args };
+}
+
+/** A target as the result file and errors name it: its URL, or its command. */
+const nameOf = (target: Target) => (target.kind === 'http' ? redactUrl(target.url) : target.command);
+
+/**
+ * The target offers every tool the trace calls (and can do without dropped arguments), or a usage
+ * error says what is missing. Answers the highest id of each table a shaped trace inserts into,
+ * where the target can say (its `aggregate` tool): replayed inserts take the keys above it.
+ */
+async function checkTarget(
+  trace: Trace,
+  target: Target,
+  token: string | undefined,
+  label: string,
+): Promise<Map<string, number>> {
+  const client = createClient(target, { client: 'lean', protocol: 'auto', token, timeoutMs: 30_000 });
   try {
     await client.open();
-    checkReplayable(trace, await client.listTools(), `${label} (${redactUrl(url)})`);
+    const tools = await client.listTools();
+    checkReplayable(trace, tools, `${label} (${nameOf(target)})`);
+    const floors = new Map<string, number>();
+    if (trace.header.values !== 'shape' || !tools.some((t) => t.name === TOOL_NAMES.aggregate)) return floors;
+    for (const table of insertedTables(trace)) floors.set(table, await highestId(client, table));
+    return floors;
   } catch (error) {
     if (error instanceof ReplayError) throw new UsageError(error.message);
-    throw new Error(`cannot list the tools of ${redactUrl(url)}: ${(error as Error).message}`);
+    throw new Error(`cannot list the tools of ${nameOf(target)}: ${(error as Error).message}`);
   } finally {
     await client.close();
   }
+}
+
+/** The tables the trace's inserts (alone or as transact steps) name. */
+function insertedTables(trace: Trace): Set<string> {
+  const tables = new Set<string>();
+  const visit = (op: unknown, args: unknown) => {
+    const { table, steps } = (args ?? {}) as { table?: unknown; steps?: unknown };
+    if (op === TOOL_NAMES.insert && typeof table === 'string') tables.add(table);
+    if (Array.isArray(steps)) for (const step of steps) visit((step as { op?: unknown })?.op, step);
+  };
+  for (const s of trace.sessions) for (const r of s.requests) visit(r.tool, r.arguments);
+  return tables;
+}
+
+/** A table's highest id at the target; 0 when it has no rows or cannot say. */
+async function highestId(client: McpClient, table: string): Promise<number> {
+  const answer = await client
+    .callTool(TOOL_NAMES.aggregate, { table, aggregates: [{ fn: 'max', column: 'id', as: 'top' }] })
+    .catch(() => undefined);
+  if (!answer || answer.isError) return 0;
+  const rows = (answer.data as { rows?: unknown[] } | undefined)?.rows;
+  const first = rows?.[0] as unknown[] | Record<string, unknown> | undefined;
+  const top = Array.isArray(first) ? first[0] : first?.top;
+  const n = Number(top);
+  return Number.isFinite(n) ? n : 0;
 }

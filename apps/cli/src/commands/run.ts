@@ -177,7 +177,7 @@ export function runCommand(): Command {
       new Option(
         '--replay <trace>',
         'replay the sessions of a trace (mcp-db-bench record) instead of the workloads: each agent takes a recorded ' +
-          'session (round robin) and makes its requests in order, until the step ends',
+          'session (round robin) and makes its requests in order, until the step ends; against --db, --target or --target-cmd',
       ),
     )
     .addOption(
@@ -249,7 +249,7 @@ export function runCommand(): Command {
       const targets = peers.read({ sqlTool: config.sqlTool, sqlArg: config.sqlArg, service: config.service });
       if (config.clientCpus) pinSelf(config.clientCpus);
       const result = config.replay
-        ? await measureReplay({ ...config, replay: config.replay })
+        ? await measureReplay({ ...config, replay: config.replay }, targets)
         : await measure(config, targets);
       endProgress();
       const delayed = testDelayWarning(config);

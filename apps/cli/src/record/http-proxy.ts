@@ -88,6 +88,11 @@ export async function recordHttp(options: {
       const text = Buffer.concat(kept).toString('utf8');
       const received = type.startsWith('text/event-stream') ? sseMessages(text) : parseJson(Buffer.from(text));
       if (req.method === 'DELETE' && sessionId !== undefined) return recorder.end(key, recorder.clock());
+      if (req.method === 'GET') {
+        const messages = type.startsWith('text/event-stream') ? received.length : 0;
+        const endedAt = recorder.clock();
+        return recorder.stream({ key, startedAt, endedAt, status: answer.statusCode, messages });
+      }
       if (req.method !== 'POST') return;
       const issued = header(answer.headers as IncomingHttpHeaders, 'mcp-session-id');
       recorder.exchange({

@@ -104,6 +104,19 @@ export class Recorder {
     session.lastAnswerAt = x.endedAt;
   }
 
+  /** A `GET` the host sent (its server-to-client stream), once its answer ended. */
+  stream(x: { key: string; startedAt: number; endedAt: number; status: number; messages: number }): void {
+    const session = this.#sessions.get(x.key) ?? this.#open(x.key, undefined, x.startedAt);
+    this.write({
+      type: 'stream',
+      session: session.label,
+      at: this.#at(x.startedAt),
+      durationMs: round(x.endedAt - x.startedAt),
+      status: x.status,
+      messages: x.messages,
+    });
+  }
+
   /** The host ended the session (DELETE), or its connection closed. */
   end(key: string, at: number): void {
     const session = this.#sessions.get(key);

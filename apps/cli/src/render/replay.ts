@@ -19,7 +19,8 @@ export function replaySections(result: ResultFile): Section[] {
 export function replayLine(replay: NonNullable<ResultFile['config']['replay']>): string {
   return (
     `replayed ${replay.trace}: ${replay.sessions} session(s), ${replay.requests} requests recorded against ` +
-    `${replay.recordedTarget} (values ${replay.values}), think time × ${replay.think}`
+    `${replay.recordedTarget} (values ${replay.values}), think time × ${replay.think}` +
+    (replay.streams ? `; ${replay.streams} GET stream(s) not replayed` : '')
   );
 }
 

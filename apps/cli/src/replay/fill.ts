@@ -4,8 +4,14 @@
  * are generated on their own, from the seed, as `seed` wrote them) and fills each placeholder
  * from the column it belongs to: the key with the row's id, a filter's value with the row's value
  * of the predicate's column. Placeholders no column explains get a value of their type.
+ *
+ * Writes must neither collide nor erode the dataset: an inserted row is a generated row's values
+ * under a fresh id (from a KeySpace shared by every agent on the target, above its highest id),
+ * and an update or delete takes a row this agent inserted (a delete takes it out of reach, so no
+ * row is deleted twice); with none inserted, an update takes a dataset row and a delete a key no
+ * row holds.
  */
-import { Random, type TraceRequest } from '@mcp-db-bench/contract';
+import { Random, TOOL_NAMES, type TraceRequest } from '@mcp-db-bench/contract';
 import { Dataset, type DatasetTable, generateRows, rowCounts, TABLES, type Value } from '@mcp-db-bench/dataset';
 
 /** `<string N>`, `<integer>`, `<number>`, `<boolean>`: what `shapeOf` leaves of a value. */
@@ -29,14 +35,34 @@ export interface ShapeFiller {
   fill(request: TraceRequest): unknown;
 }
 
+/**
+ * Fresh primary keys for replayed inserts, one after another per table from `floor(table)` (the
+ * target's highest id when the replay began): one space per target, shared by its agents and
+ * steps, so no two inserts of a replay take the same key.
+ */
+export class KeySpace {
+  readonly #last = new Map<string, number>();
+  constructor(private readonly floor: (table: string) => number) {}
+  take(table: string): number {
+    const next = (this.#last.get(table) ?? this.floor(table)) + 1;
+    this.#last.set(table, next);
+    return next;
+  }
+}
+
+type Row = Map<string, Value>;
+
 /** Fills shaped arguments from the dataset at `scale` and `seed`; each agent its own, on its own random stream. */
-export function shapeFiller(options: { scale: number; seed: number; agent: number }): ShapeFiller {
+export function shapeFiller(options: { scale: number; seed: number; agent: number; keys?: KeySpace }): ShapeFiller {
   const dataset = new Dataset({ seed: options.seed, counts: rowCounts(options.scale) });
   const random = new Random(options.seed * 7919 + options.agent * 104729 + 3);
   const tables = new Map(TABLES.map((t) => [t.name, t]));
+  const keys = options.keys ?? new KeySpace((table) => dataset.count(table));
+  /** the rows this agent inserted and has not deleted, per table, newest last */
+  const inserted = new Map<string, Row[]>();
 
   /** A generated row of a table, by column name; a table the dataset keeps empty has none. */
-  const rowOf = (table: DatasetTable): Map<string, Value> | undefined => {
+  const rowOf = (table: DatasetTable): Row | undefined => {
     const count = dataset.count(table.name);
     if (!count) return undefined;
     let row: Value[] = [];
@@ -47,31 +73,84 @@ export function shapeFiller(options: { scale: number; seed: number; agent: numbe
     return new Map(table.columns.map((c, i) => [c.name, row[i] ?? null]));
   };
 
-  return {
-    fill(request) {
-      const args = request.arguments;
-      if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
-      const name = (args as { table?: unknown }).table;
-      const table = typeof name === 'string' ? tables.get(name) : undefined;
-      const row = table && rowOf(table);
-      const valueIn = (from: Map<string, Value> | undefined, column: string, shape: Placeholder): unknown => {
-        let value = from?.get(column);
+  /** A dataset row's values under a fresh id, remembered as this agent's; a table whose database makes ids gets none. */
+  const freshRow = (table: DatasetTable): Row | undefined => {
+    const source = rowOf(table);
+    if (!source) return undefined;
+    const row = new Map(source);
+    if (table.columns[0]!.generated) {
+      row.delete('id');
+      return row;
+    }
+    row.set('id', keys.take(table.name));
+    inserted.set(table.name, [...(inserted.get(table.name) ?? []), row]);
+    return row;
+  };
+
+  /**
+   * The row an update or delete hits: the newest this agent inserted (a delete's taken out of
+   * reach). None inserted: an update takes a dataset row, a delete a fresh key no row holds, so
+   * the dataset keeps its rows (and their children's foreign keys).
+   */
+  const targetRow = (table: DatasetTable, deletes: boolean): Row | undefined => {
+    const mine = inserted.get(table.name);
+    if (mine?.length) return deletes ? mine.pop() : mine[mine.length - 1];
+    const row = rowOf(table);
+    if (row && deletes && !table.columns[0]!.generated) row.set('id', keys.take(table.name));
+    return row;
+  };
+
+  /** One call's arguments (or one transact step's: `tool` is then its op). */
+  const fillCall = (tool: string | undefined, args: unknown, rows: number | undefined): unknown => {
+    if (!isObject(args)) return args;
+    if (tool === TOOL_NAMES.transact && Array.isArray(args.steps)) {
+      const steps = args.steps.map((step) => (isObject(step) ? fillCall(opTool(step.op), step, undefined) : step));
+      return { ...args, steps };
+    }
+    const name = args.table;
+    const table = typeof name === 'string' ? tables.get(name) : undefined;
+    const writes = tool === TOOL_NAMES.update || tool === TOOL_NAMES.delete;
+    const row = table && (writes ? targetRow(table, tool === TOOL_NAMES.delete) : rowOf(table));
+    const context = (from: Row | undefined): Context => {
+      const valueIn = (source: Row | undefined, column: string, shape: Placeholder): unknown => {
+        let value = source?.get(column);
         // a null compares true with nothing: another row's value of the column, if it has one
         for (let i = 0; value === null && table && i < TRIES; i++) value = rowOf(table)?.get(column);
         return value === undefined || value === null ? typed(shape) : as(value, shape);
       };
-      return fillObject(args as Record<string, unknown>, {
-        row,
-        columnValue: (column, shape) => valueIn(row, column, shape),
+      return {
+        row: from,
+        columnValue: (column, shape) => valueIn(from, column, shape),
         otherValue: (column, shape) => valueIn(table && rowOf(table), column, shape),
-        rows: request.rows,
+        rows,
+      };
+    };
+    const filled = fillObject(args, context(row));
+    // each inserted row: a dataset row's values under a fresh key, without the key a database generates
+    if (tool === TOOL_NAMES.insert && table && Array.isArray(args.rows)) {
+      filled.rows = args.rows.map((r) => {
+        const fresh = freshRow(table);
+        const out = fillValue(r, context(fresh), undefined);
+        if (isObject(out) && fresh && !fresh.has('id')) delete out.id;
+        return out;
       });
-    },
+    }
+    return filled;
   };
+
+  return { fill: (request) => fillCall(request.tool, request.arguments, request.rows) };
 }
 
+/** A transact step's op as the tool that does it alone. */
+const opTool = (op: unknown): string | undefined => (typeof op === 'string' ? STEP_TOOLS.get(op) : undefined);
+const STEP_TOOLS: ReadonlyMap<string, string> = new Map([
+  ['insert', TOOL_NAMES.insert],
+  ['update', TOOL_NAMES.update],
+  ['delete', TOOL_NAMES.delete],
+]);
+
 interface Context {
-  row: Map<string, Value> | undefined;
+  row: Row | undefined;
   columnValue(column: string, shape: Placeholder): unknown;
   /** another row's value: what a negated predicate (`!=`, `not in`, ...) excludes, so the row itself still matches */
   otherValue(column: string, shape: Placeholder): unknown;

@@ -8,7 +8,7 @@ export * from './client.js';
 export { createHttpTransport, LeanHttpClient, type LeanHttpOptions } from './lean-http.js';
 export { Session, type SessionOptions } from './mcp-session.js';
 export { SdkClient, type SdkClientOptions, type SdkTarget, toCallError } from './sdk.js';
-export { StdioClient, type StdioOptions } from './stdio.js';
+export { createStdioTransport, StdioClient, type StdioOptions } from './stdio.js';
 export type { Transport } from './transport.js';
 export { type ClientInfo, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, LEGACY_REVISION, MODERN_REVISION } from './wire.js';
 

@@ -35,6 +35,11 @@ export class StdioClient extends Session<string> {
   }
 }
 
+/** The stdio transport alone, for a caller that builds its own messages (a replay); the child starts on begin(). */
+export function createStdioTransport(options: StdioOptions): Transport<unknown> {
+  return new StdioTransport(options);
+}
+
 /**
  * Responses matched by id. There are no headers on stdio, so the modern era is the `_meta`
  * envelope alone, and a route is just the method (named when a request times out).

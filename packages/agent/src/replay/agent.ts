@@ -1,5 +1,5 @@
 import type { TraceRequest } from '@mcp-db-bench/contract';
-import { McpCallError } from '../clients/client.js';
+import { McpCallError, sessionEnded } from '../clients/client.js';
 import type { Transport } from '../clients/transport.js';
 import {
   type ClientInfo,
@@ -47,6 +47,8 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
   let nextId = 1;
   /** the revision initialize agreed on in this pass; none: the session is the modern era's (no handshake) */
   let negotiated: string | undefined;
+  /** sessions the server ended under this agent, started again (AgentLoop.reinitialized) */
+  let restarts = 0;
 
   function sessionOf(k: number): RecordedSession {
     return sessions[(options.index + k * options.agents) % sessions.length]!;
@@ -62,27 +64,23 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
     return out;
   }
 
-  async function send(request: TraceRequest, from: RecordedSession): Promise<OpOutcome> {
+  /** One request as recorded; an McpCallError (the transport's, or the server's JSON-RPC error) propagates. */
+  async function exchange(
+    request: TraceRequest,
+    from: RecordedSession,
+    sent = params(request, from),
+  ): Promise<OpOutcome> {
     const op = request.tool ?? request.method;
     const era = request.method === 'initialize' || negotiated !== undefined ? 'legacy' : 'modern';
     const route = transport.route(era, request.method, request.tool);
     if (request.durationMs === undefined) {
       // a notification: no id, no answer
-      await transport.notify(
-        JSON.stringify({ jsonrpc: '2.0', method: request.method, params: params(request, from) }),
-        route,
-      );
+      await transport.notify(JSON.stringify({ jsonrpc: '2.0', method: request.method, params: sent }), route);
       return { op, ok: true };
     }
     const id = nextId++;
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: params(request, from) });
-    let result: Record<string, unknown>;
-    try {
-      result = resultOf(await transport.request(body, id, route));
-    } catch (error) {
-      if (error instanceof McpCallError) return { op, ok: false, errorKind: error.kind };
-      throw error;
-    }
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: sent });
+    const result = resultOf(await transport.request(body, id, route));
     if (request.method === 'initialize') {
       negotiated = typeof result.protocolVersion === 'string' ? result.protocolVersion : LEGACY_REVISION;
       transport.negotiated(negotiated);
@@ -92,6 +90,33 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
       if (answer.isError) return { op, ok: false, errorKind: `tool:${toolErrorCode(answer.data)}` };
     }
     return { op, ok: true };
+  }
+
+  /**
+   * A request as recorded. When the server has ended the session (404 to a request naming it),
+   * the session starts again as the spec asks (initialize and notifications/initialized, as the
+   * recorded one began) and the request is sent once more: a restart, counted, not an error.
+   */
+  async function send(request: TraceRequest, from: RecordedSession): Promise<OpOutcome> {
+    const op = request.tool ?? request.method;
+    // filled once: the retry sends the same arguments (a shaped write's row is taken once)
+    const sent = params(request, from);
+    try {
+      try {
+        return await exchange(request, from, sent);
+      } catch (error) {
+        if (!sessionEnded(error)) throw error;
+      }
+      restarts++;
+      await exchange(INITIALIZE, from);
+      await exchange(INITIALIZED, from);
+      if (request.method === INITIALIZED.method) return { op, ok: true };
+      // a 404 ends only a 2025-era session, which the restart begins again: the same params hold
+      return await exchange(request, from, sent);
+    } catch (error) {
+      if (error instanceof McpCallError) return { op, ok: false, errorKind: error.kind };
+      throw error;
+    }
   }
 
   return {
@@ -112,9 +137,25 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
       }
       return send(request, from);
     },
+    get reinitialized() {
+      return restarts;
+    },
     close: () => transport.close(),
   };
 }
+
+/** The handshake a restarted session sends: its params are the recorded session's (see `params`). */
+const handshake = (method: string): TraceRequest => ({
+  type: 'request',
+  session: '',
+  at: 0,
+  method,
+  thinkMs: 0,
+  bytes: { request: 0, response: 0 },
+});
+const INITIALIZE: TraceRequest = { ...handshake('initialize'), durationMs: 0 };
+/** a notification: no duration */
+const INITIALIZED: TraceRequest = handshake('notifications/initialized');
 
 /** A tool error's code: ours answers {"error":{"code":...}}, other servers a bare {"code":...} (as the recorder reads it). */
 function toolErrorCode(data: unknown): string {

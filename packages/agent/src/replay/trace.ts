@@ -30,6 +30,8 @@ export interface Trace {
   header: TraceHeader;
   /** the sessions with at least one request, in the order they began */
   sessions: RecordedSession[];
+  /** the `GET` streams the hosts opened: not replayed, only counted */
+  streams: number;
 }
 
 /** A trace file's text (`mcp-db-bench record`), checked line by line; `name` names it in errors. */
@@ -74,7 +76,7 @@ export function parseTrace(text: string, name = 'the trace'): Trace {
   }
   const replayable = [...sessions.values()].filter((s) => s.requests.length > 0);
   if (replayable.length === 0) throw new ReplayError('empty_trace', `${name} holds no session with a request`);
-  return { header, sessions: replayable };
+  return { header, sessions: replayable, streams: lines.filter((l) => l.type === 'stream').length };
 }
 
 /** The tools the trace calls, in the order first called. */
