@@ -90,6 +90,8 @@ export interface RunOptions {
   /** The README's fixed ports, each replaced by a free one so the test runs beside other servers. */
   ports: Readonly<Record<string, number>>;
   timeoutMs: number;
+  /** Told each statement as it starts (the test's progress, on a slow machine). */
+  onStart?: (statement: Statement, how: string) => void;
 }
 
 interface Running {
@@ -208,6 +210,7 @@ export async function runStatements(statements: readonly Statement[], options: R
     const outcome: Outcome = { statement, how: mode.kind };
     outcomes.push(outcome);
     const began = Date.now();
+    options.onStart?.(statement, mode.kind);
     if (/^(export |[A-Za-z_]\w*=|[A-Za-z_][\w-]*\(\)\s*\{)/.test(text)) carried.push(text);
     try {
       entry?.inputs?.();
