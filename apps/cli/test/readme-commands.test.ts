@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../packages/server/test/support/ports.js';
 import { runCli } from './support/cli.js';
 import { docCommands } from './support/doc-commands.js';
@@ -40,23 +40,29 @@ const SKIPPED: readonly PlanEntry[] = [
 ];
 
 describe('the README’s commands, run from a clone', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-readme-'));
-  const work = join(dir, 'clone');
-  mkdirSync(join(dir, 'tmp'));
-  mkdirSync(work);
-  // the sources and builds only: no package.json or node_modules, so a stray `pnpm install` here
-  // cannot touch the repository's own (the bins are on PATH, and node resolves from real paths)
-  for (const name of ['packages', 'apps']) symlinkSync(join(ROOT, name), join(work, name));
-  symlinkSync(ROOT, join(dir, 'base')); // the CI loop's `../base`: the base branch, built
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  // a variable of this machine must not decide a line's result (MCP_DB_URL would pick the database)
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^MCP_DB_/.test(name)));
-  const env: NodeJS.ProcessEnv = {
-    ...clean,
-    PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`,
-    TMPDIR: join(dir, 'tmp'), // what a stopped script leaves behind goes with the directory
-    FORCE_COLOR: '0',
-  };
+  // made when the tests run, not when they are listed
+  let dir = '';
+  let work = '';
+  let env: NodeJS.ProcessEnv = {};
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-readme-'));
+    work = join(dir, 'clone');
+    mkdirSync(join(dir, 'tmp'));
+    mkdirSync(work);
+    // the sources and builds only: no package.json or node_modules, so a stray `pnpm install` here
+    // cannot touch the repository's own (the bins are on PATH, and node resolves from real paths)
+    for (const name of ['packages', 'apps']) symlinkSync(join(ROOT, name), join(work, name));
+    symlinkSync(ROOT, join(dir, 'base')); // the CI loop's `../base`: the base branch, built
+    // a variable of this machine must not decide a line's result (MCP_DB_URL would pick the database)
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^MCP_DB_/.test(name)));
+    env = {
+      ...clean,
+      PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`,
+      TMPDIR: join(dir, 'tmp'), // what a stopped script leaves behind goes with the directory
+      FORCE_COLOR: '0',
+    };
+  });
+  afterAll(() => dir && rmSync(dir, { recursive: true, force: true }));
 
   // The result files the `report` and `compare` lines read, which the README's users bring (two
   // runs to overlay) or its CI loop makes (ten runs of minutes each, started below but not waited
