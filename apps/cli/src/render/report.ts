@@ -388,7 +388,8 @@ function comparisonSection(groups: readonly Group[], result: ResultFile): Sectio
   ]);
   return [
     {
-      title: `${c.what} compared (${c.profile ?? 'as found'} indexes)`,
+      // the cells' units, once, in the title: each cell is `calls/s, p50 ms`
+      title: `${c.what} compared (${c.profile ?? 'as found'} indexes): calls/s, p50 ms`,
       head: ['workload', 'agents', ...c.targets],
       rows,
     },
