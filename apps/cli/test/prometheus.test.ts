@@ -1,12 +1,14 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { summarize } from '@mcp-db-bench/agent';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
 import { describe, expect, it } from 'vitest';
+import {
+  type Family,
+  havePrometheusParser,
+  parsePrometheus as parse,
+} from '../../../packages/server/test/support/prometheus.js';
 import { prometheusText } from '../src/render/prometheus.js';
 import { runCli } from './support/cli.js';
 import { result, stats, step } from './support/results.js';
@@ -18,37 +20,7 @@ import { result, stats, step } from './support/results.js';
  * result file.
  */
 
-const run = promisify(execFile);
-const PYTHON = fileURLToPath(new URL('../../../.tools/py/bin/python', import.meta.url));
-const haveVenv = existsSync(PYTHON);
-if (!haveVenv) {
-  if (process.env.CI) throw new Error(`CI needs prometheus_client: ${PYTHON} is missing (see .ci/run)`);
-  console.warn(`prometheus.test.ts skipped: no venv at ${PYTHON}; run .ci/run`);
-}
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-interface Family {
-  name: string;
-  type: string;
-  documentation: string;
-  samples: Sample[];
-}
-
-/** The exposition text as prometheus_client's parser reads it (it throws on what is not the format). */
-async function parse(text: string): Promise<Family[]> {
-  const script =
-    'import sys, json\n' +
-    'from prometheus_client.parser import text_string_to_metric_families as parse\n' +
-    'print(json.dumps([{"name": f.name, "type": f.type, "documentation": f.documentation, "samples": [{"name": ' +
-    's.name, "labels": s.labels, "value": s.value} for s in f.samples]} for f in parse(sys.stdin.read())]))\n';
-  const child = run(PYTHON, ['-c', script], { maxBuffer: 16 << 20 });
-  child.child.stdin!.end(text);
-  return JSON.parse((await child).stdout) as Family[];
-}
+const haveVenv = havePrometheusParser('prometheus.test.ts');
 
 /** The one sample named `name` whose labels are exactly `labels`. */
 function value(families: readonly Family[], name: string, labels: Record<string, string>): number | undefined {

@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { sleep } from './support/agents.js';
 import { engineOf, freshDatabase, type LiveTarget, liveTargets } from './support/databases.js';
 import { BIN, callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { freePort } from './support/ports.js';
+import { type Family, havePrometheusParser, parsePrometheus as parse } from './support/prometheus.js';
 import { loadShop } from './support/shop.js';
 
 /**
@@ -23,12 +23,7 @@ import { loadShop } from './support/shop.js';
  */
 
 const run = promisify(execFile);
-const PYTHON = fileURLToPath(new URL('../../../.tools/py/bin/python', import.meta.url));
-const haveVenv = existsSync(PYTHON);
-if (!haveVenv) {
-  if (process.env.CI) throw new Error(`CI needs prometheus_client: ${PYTHON} is missing (see .ci/run)`);
-  console.warn(`prometheus.test.ts skipped: no venv at ${PYTHON}; run .ci/run`);
-}
+const haveVenv = havePrometheusParser('prometheus.test.ts');
 
 /** Every OTEL_* variable of the test process is dropped, so only the test's own apply. */
 const CLEAN_ENV = Object.fromEntries(
@@ -36,29 +31,6 @@ const CLEAN_ENV = Object.fromEntries(
     .filter((k) => k.startsWith('OTEL_'))
     .map((k) => [k, '']),
 );
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-interface Family {
-  name: string;
-  type: string;
-  samples: Sample[];
-}
-
-/** The exposition text as prometheus_client's parser reads it (it throws on what is not the format). */
-async function parse(text: string): Promise<Family[]> {
-  const script =
-    'import sys, json\n' +
-    'from prometheus_client.parser import text_string_to_metric_families as parse\n' +
-    'print(json.dumps([{"name": f.name, "type": f.type, "samples": [{"name": s.name, "labels": s.labels, ' +
-    '"value": s.value} for s in f.samples]} for f in parse(sys.stdin.read())]))\n';
-  const child = run(PYTHON, ['-c', script], { maxBuffer: 16 << 20 });
-  child.child.stdin!.end(text);
-  return JSON.parse((await child).stdout) as Family[];
-}
 
 async function scrape(port: number): Promise<Family[]> {
   const response = await fetch(`http://127.0.0.1:${port}/metrics`);
