@@ -128,8 +128,11 @@ describe('record over HTTP', () => {
     expect(response.status).toBe(502);
     expect(await response.text()).toMatch(/did not answer/);
     recorder.child.kill('SIGINT');
-    await recorder.exited;
-    expect(requests(read(file))).toEqual([expect.objectContaining({ method: 'tools/list', error: 'network' })]);
+    // the exit code and the whole trace in the message, so that a failure here explains itself
+    expect(await recorder.exited, recorder.stderr()).toBe(130);
+    expect(requests(read(file)), readFileSync(file, 'utf8')).toEqual([
+      expect.objectContaining({ method: 'tools/list', error: 'network' }),
+    ]);
   }, 30_000);
 });
 

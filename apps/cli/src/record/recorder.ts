@@ -125,6 +125,11 @@ export class Recorder {
     this.write({ type: 'end', session: session.label, at: this.#at(at) });
   }
 
+  /** The recording stops: every session still open ends now, so nothing is written after the file closes. */
+  endAll(at: number): void {
+    for (const key of [...this.#sessions.keys()]) this.end(key, at);
+  }
+
   #open(key: string, init: Message | undefined, at: number): Session {
     const session = { label: `s${this.#sessionCount + 1}`, lastAnswerAt: at };
     this.#sessionCount++;

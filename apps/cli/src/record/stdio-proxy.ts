@@ -70,7 +70,8 @@ export function recordStdio(options: {
 
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': the server's last answers are read and recorded before the trace ends
+    child.once('close', (code, signal) => {
       recorder.end(key, recorder.clock());
       resolve(code ?? (signal ? 1 : 0));
     });

@@ -6,7 +6,7 @@ import { BIN } from './cli.js';
 /** `mcp-db-bench record` over HTTP, once it says where the host should point. */
 export async function startRecorder(
   args: string[],
-): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; stderr: () => string }> {
   const child = spawn(process.execPath, [BIN, 'record', '--port', '0', ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -20,7 +20,7 @@ export async function startRecorder(
     });
     void exited.then(() => reject(new Error(`record exited: ${stderr}`)));
   });
-  return { child, url, exited };
+  return { child, url, exited, stderr: () => stderr };
 }
 
 /** A trace file's lines, each checked against the contract. */
