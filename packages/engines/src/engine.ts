@@ -52,13 +52,17 @@ export interface Comparison {
 }
 
 /**
- * Single-table reads that the engine may serve more cheaply than `db` does, when it can prove
- * them short (SQLite: on the calling thread instead of a worker thread, see
- * sqlite/short-reads.ts). What it cannot prove short, it runs on `db`.
+ * Single-table reads that the engine serves more cheaply than `db` does: SQLite on the calling
+ * thread instead of a worker thread, when it can prove them short (sqlite/short-reads.ts), and
+ * running the rest on `db`; PostgreSQL on a pooled client past kysely's executor
+ * (postgres/direct-reads.ts).
  */
 export interface ShortReads {
-  /** `table`: the base table read; `where`: every condition of the statement's where clause. */
-  execute<R>(query: CompiledQuery, table: Table, where: readonly Comparison[]): Promise<QueryResult<R>>;
+  /**
+   * `table`: the base table read; `where`: every condition of the statement's where clause,
+   * undefined when the clause is more than comparisons ANDed.
+   */
+  execute<R>(query: CompiledQuery, table: Table, where: readonly Comparison[] | undefined): Promise<QueryResult<R>>;
 }
 
 /**

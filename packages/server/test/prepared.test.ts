@@ -51,6 +51,20 @@ describe.runIf(target)('PostgreSQL named statements', () => {
     }
   });
 
+  it("the read tools' direct path past kysely names its statements too, and answers as `db` does", async () => {
+    const { db, shortReads, close } = await open(url);
+    try {
+      const query = sql<{ v: number }>`select v from t where id = ${3}`.compile(db);
+      const table = { name: 't' } as Parameters<NonNullable<typeof shortReads>['execute']>[1];
+      for (let i = 0; i < 3; i++)
+        expect((await shortReads!.execute(query, table, undefined)).rows).toEqual([{ v: 30 }]);
+      expect((await db.executeQuery(query)).rows).toEqual([{ v: 30 }]);
+      expect(await prepared(db)).toEqual([{ statement: 'select v from t where id = $1', runs: 4 }]);
+    } finally {
+      await close();
+    }
+  });
+
   it('past statement_cache_size a connection drops its statements and names again from the start', async () => {
     // read-only, as the server runs by default: DEALLOCATE is allowed there
     const { db, close } = await open(`${url}?statement_cache_size=2`, true);

@@ -12,6 +12,7 @@ import type { Connection, ConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { watchStatements } from './cancel.js';
+import { PostgresDirectReads } from './direct-reads.js';
 import { PreparedStatements, statementCacheSize } from './prepared.js';
 import { checkSession, sessionSettings, startupOptions } from './session.js';
 
@@ -88,6 +89,7 @@ export async function connect(
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
+    shortReads: new PostgresDirectReads(pool),
     driver: pool,
     close: statements.closing(db),
   };

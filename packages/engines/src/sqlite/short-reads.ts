@@ -58,10 +58,14 @@ export class SqliteShortReads implements ShortReads {
     return new SqliteShortReads(cacheStatements(database), pool, statements);
   }
 
-  async execute<R>(query: CompiledQuery, table: Table, where: readonly Comparison[]): Promise<QueryResult<R>> {
+  async execute<R>(
+    query: CompiledQuery,
+    table: Table,
+    where: readonly Comparison[] | undefined,
+  ): Promise<QueryResult<R>> {
     let here: string | null = null;
     try {
-      here = this.#judge(query, table, where);
+      if (where) here = this.#judge(query, table, where);
     } catch {
       // Not judged (the file locked while planning): the pool runs it.
     }

@@ -8,9 +8,9 @@ import { resolveColumn } from './names.js';
 type Rows = Record<string, unknown>[];
 
 /**
- * Runs a read of one table. When its where clause is nothing but comparisons ANDed (`where`: the
- * clause's filter; null when the clause is something else), the engine's short-read path gets
- * it, to run it more cheaply if it can prove it short; anything else goes to the pool.
+ * Runs a read of one table, on the engine's short-read path when it has one (`where`: the
+ * clause's filter; null when the clause is something else). That path is told the clause's
+ * comparisons when it is nothing but comparisons ANDed, as SQLite needs them to prove a read short.
  */
 export async function readRows(
   ctx: Pick<ToolContext, 'db' | 'shortReads'>,
@@ -18,9 +18,8 @@ export async function readRows(
   table: Table,
   where: FilterNode | undefined | null,
 ): Promise<Rows> {
-  const comparisons = ctx.shortReads && where !== null ? comparisonsOf(where, table) : undefined;
-  const { rows } = comparisons
-    ? await ctx.shortReads!.execute<Rows[number]>(query, table, comparisons)
+  const { rows } = ctx.shortReads
+    ? await ctx.shortReads.execute<Rows[number]>(query, table, where === null ? undefined : comparisonsOf(where, table))
     : await ctx.db.executeQuery<Rows[number]>(query);
   return rows;
 }
