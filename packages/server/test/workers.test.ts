@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workersOption } from '../src/transports/cluster.js';
+import { restartDelayMs, workersOption } from '../src/transports/cluster.js';
 import { callJson, connectClient, type Era, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
 
@@ -113,6 +113,50 @@ describe('--workers', () => {
     const workers = children(server.process.pid!);
     await server.stop();
     for (const pid of workers) expect(() => process.kill(Number(pid), 0)).toThrow();
+  });
+});
+
+/**
+ * A worker that dies is replaced; a replacement that cannot start (here its database file is
+ * gone) is retried after a doubling delay rather than in a fork loop, and once the fault passes
+ * the slot serves again.
+ */
+describe('--workers, a replacement that cannot start', () => {
+  it('waits 100 ms, 200, 400 ... between starts, never more than 30 s', () => {
+    expect([0, 1, 2, 3, 4, 9, 20].map(restartDelayMs)).toEqual([0, 100, 200, 400, 800, 25_600, 30_000]);
+  });
+
+  it('is retried with backoff while the database is gone, and serves again once it is back', {
+    timeout: 60_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-workers-restart-'));
+    const file = join(dir, 'shop.db');
+    await loadShop(`sqlite:${file}`);
+    const server = await startHttpServer(`sqlite:${file}`, ['--workers', '2']);
+    try {
+      const [victim] = children(server.process.pid!);
+      renameSync(file, `${file}.away`);
+      process.kill(Number(victim), 'SIGKILL');
+      const delays = () =>
+        [...server.stderr().matchAll(/exited before it listened .*in (\d+) ms/g)].map((m) => Number(m[1]));
+      for (let i = 0; i < 300 && delays().length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+      // each failed start waits twice as long as the one before (without the backoff: none at all)
+      expect(delays().slice(0, 3)).toEqual([100, 200, 400]);
+      renameSync(`${file}.away`, file);
+      for (let i = 0; i < 200 && !/listens again/.test(server.stderr()); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(server.stderr()).toMatch(/listens again/);
+      expect(children(server.process.pid!)).toHaveLength(2);
+      // both workers answer: each request on a new connection, handed out in turn
+      for (let i = 0; i < 4; i++) {
+        const client = await connectClient('http', 'modern', { dbUrl: '', endpoint: server.endpoint });
+        expect((await callJson(client, 'get', { table: 'customers', key: 1 })).isError).toBe(false);
+        await client.close();
+      }
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

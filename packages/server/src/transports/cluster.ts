@@ -136,15 +136,21 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
     const key = sessionKeyGiven(process.argv.slice(2), process.env)
       ? {}
       : { [SESSION_KEY_VARIABLE]: randomBytes(32).toString('hex') };
+    // Per slot: replacements in a row that exited before they listened (see restartDelayMs).
+    const failedStarts = new Map<number, number>();
+    const pending = new Set<NodeJS.Timeout>();
     // A worker's slot (0 to workers - 1) gives it its own Prometheus port; its replacement takes the same one.
     const fork = (slot: number) => {
       const worker = cluster.fork({ ...key, ...prometheusWorkerEnv(process.env, slot) });
+      let listened = false;
       worker.on('message', (message: { listening?: string; sessionEnded?: string }) => {
         if (message.sessionEnded) {
           for (const w of Object.values(cluster.workers ?? {})) if (w && w !== worker) w.send(message);
           return;
         }
         if (!message.listening) return;
+        listened = true;
+        if (failedStarts.delete(slot) && announced) log(`worker ${worker.process.pid} listens again`);
         listening.add(worker);
         // The first worker proved the options and the database good: start the others.
         if (listening.size === 1 && !announced) for (let i = 1; i < workers; i++) fork(i);
@@ -167,8 +173,18 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
           if (Object.keys(cluster.workers ?? {}).length === 0) resolve();
           return;
         }
-        log(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
-        fork(slot);
+        const failures = listened ? 0 : (failedStarts.get(slot) ?? 0) + 1;
+        if (failures) failedStarts.set(slot, failures);
+        const delay = restartDelayMs(failures);
+        const what = listened ? 'exited' : 'exited before it listened';
+        log(
+          `worker ${worker.process.pid} ${what} (${signal ?? code}); starting another${delay ? ` in ${delay} ms` : ''}`,
+        );
+        const timer = setTimeout(() => {
+          pending.delete(timer);
+          fork(slot);
+        }, delay);
+        pending.add(timer);
       });
     };
     // One worker first: a start-up error (a bad option, an unreachable database) is then printed
@@ -176,12 +192,23 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
     fork(0);
     const stop = () => {
       stopping = true;
+      for (const timer of pending) clearTimeout(timer);
       for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
       if (Object.keys(cluster.workers ?? {}).length === 0) resolve();
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/**
+ * How long the primary waits before replacing a worker: at once after one that served, and after
+ * `failures` replacements in a row that exited before they listened (the database down, a port
+ * taken), 100 ms doubling up to 30 s, so a fault that outlasts it costs a start every 30 s
+ * instead of a fork loop. The slot is retried for as long as the server runs: the fault may pass.
+ */
+export function restartDelayMs(failures: number): number {
+  return failures === 0 ? 0 : Math.min(30_000, 100 * 2 ** (failures - 1));
 }
 
 /** Whether this process is a worker forked by {@link servePrimary}. */
