@@ -17,6 +17,13 @@ describe('nestsDeeper', () => {
     expect(nestsDeeper(chunks('[[]],[[]],[[]]'), 2)).toBe(false);
   });
 
+  it('needs more brackets opened in all than the limit, wherever they are', () => {
+    expect(nestsDeeper(chunks('[[[]]]'), 3)).toBe(false);
+    expect(nestsDeeper(chunks('[{[]}]'), 2)).toBe(true);
+    expect(nestsDeeper(chunks('[{[]}]', 1), 2)).toBe(true);
+    expect(nestsDeeper(chunks('[]{}[]{}'), 1)).toBe(false);
+  });
+
   it('ignores brackets inside strings, escaped quotes included', () => {
     expect(nestsDeeper(chunks('{"a":"[[[[{{{{"}'), 1)).toBe(false);
     expect(nestsDeeper(chunks('{"a":"\\"[[[[\\\\"}'), 1)).toBe(false);

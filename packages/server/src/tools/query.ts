@@ -52,7 +52,8 @@ export function planQuery(
   const columns = resolveColumns(table, args.columns);
   const keys = orderKeys(table.columns, table.primaryKey, args.order_by ?? [], (n, w) => resolveColumn(table, n, w));
   const filter = readFilter(args.filter);
-  const fp = fingerprint([table.name, keys, filter ?? null]);
+  // only a cursor given or one to return needs it: most calls neither take nor give one
+  const fp = () => fingerprint([table.name, keys, filter ?? null]);
   // Sort keys the caller did not ask for are still read: the cursor is made of them.
   const keyColumns = keys.map((k) => table.column.get(k.name)!);
   const after = args.cursor
@@ -60,7 +61,7 @@ export function planQuery(
         keys,
         decodeCursor(
           args.cursor,
-          fp,
+          fp(),
           keyColumns.map((c) => c.type),
         ),
       )
@@ -106,7 +107,7 @@ export function planQuery(
       const next =
         truncated && last
           ? encodeCursor(
-              fp,
+              fp(),
               keyColumns.map((c) => decodeRow([c], last)[c.name]!),
             )
           : null;

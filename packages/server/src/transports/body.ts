@@ -52,12 +52,23 @@ export function replay(req: IncomingMessage, chunks: readonly Buffer[]): Incomin
   return copy as unknown as IncomingMessage;
 }
 
+const OPENING = [0x5b, 0x7b]; // [ {
+
 /**
  * Whether JSON text opens more than `max` arrays and objects at once. Brackets inside strings do
  * not count; invalid JSON is left to the parser. UTF-8 continuation bytes are never ASCII, so
  * the bytes are scanned without decoding.
  */
 export function nestsDeeper(chunks: readonly Buffer[], max: number): boolean {
+  // No more than `max` brackets opened in all cannot nest deeper: counted natively, a tool call's
+  // handful ends here without the byte-by-byte scan below.
+  let opened = 0;
+  for (const chunk of chunks) {
+    for (const bracket of OPENING) {
+      for (let i = chunk.indexOf(bracket); i !== -1 && opened <= max; i = chunk.indexOf(bracket, i + 1)) opened++;
+    }
+  }
+  if (opened <= max) return false;
   let depth = 0;
   let inString = false;
   let escaped = false;
