@@ -56,9 +56,10 @@ export async function connect(
   url: string,
   { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs, observer }: ConnectOptions,
 ): Promise<Connection> {
-  const prepared = new PreparedStatements(statementCacheSize(url));
+  const size = statementCacheSize(url);
   const settings = sessionSettings(readOnly, statementTimeoutMs);
   const pg = await loadDriver<Pg>('postgres', 'pg');
+  const prepared = new PreparedStatements(size, pg.Query);
   const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
     TEXT_PARSERS[oid] ?? pg.types.getTypeParser(oid, format)) as Pg['types']['getTypeParser'];
   const pool = new pg.Pool({
