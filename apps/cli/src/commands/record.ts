@@ -92,8 +92,8 @@ export function recordCommand(): Command {
           });
         }
       });
-      // Sockets report their close later, after the file has ended: end their sessions here instead.
-      recorder.endAll(recorder.clock());
+      // Sockets report their close later, after the file has ended: their sessions end here instead.
+      recorder.stop(recorder.clock());
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       await finished();

@@ -47,15 +47,21 @@ export class Recorder {
   readonly #sessions = new Map<string, Session>();
   readonly #t0: number;
   #sessionCount = 0;
+  #stopped = false;
 
   constructor(
-    private readonly write: (line: TraceLine) => void,
+    private readonly out: (line: TraceLine) => void,
     private readonly values: TraceValues,
     target: string,
     private readonly now: () => number = () => performance.now(),
   ) {
     this.#t0 = now();
-    write({ type: 'trace', version: TRACE_VERSION, startedAt: new Date().toISOString(), target, values });
+    out({ type: 'trace', version: TRACE_VERSION, startedAt: new Date().toISOString(), target, values });
+  }
+
+  /** Once stopped, nothing more is written: a socket's close or a request's answer may come after the file ended. */
+  private write(line: TraceLine): void {
+    if (!this.#stopped) this.out(line);
   }
 
   /** The clock exchanges are timed with. */
@@ -125,9 +131,10 @@ export class Recorder {
     this.write({ type: 'end', session: session.label, at: this.#at(at) });
   }
 
-  /** The recording stops: every session still open ends now, so nothing is written after the file closes. */
-  endAll(at: number): void {
+  /** The recording stops: every session still open ends now, and nothing is written after. */
+  stop(at: number): void {
     for (const key of [...this.#sessions.keys()]) this.end(key, at);
+    this.#stopped = true;
   }
 
   #open(key: string, init: Message | undefined, at: number): Session {
