@@ -1,6 +1,7 @@
 import { engineForUrl } from '@mcp-db-bench/engines';
 import { type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { statementCacheSize } from '../../engines/src/postgres/prepared.js';
 import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient } from './support/mcp.js';
@@ -61,6 +62,36 @@ describe.runIf(target)('PostgreSQL named statements', () => {
       expect((await db.executeQuery(query)).rows).toEqual([{ v: 30 }]);
       expect(await prepared(db)).toEqual([{ statement: 'select v from t where id = $1', runs: 4 }]);
     } finally {
+      await close();
+    }
+  });
+
+  it('a named statement is described once per connection: later runs bind and execute only, and answer alike', async () => {
+    const { db, shortReads, close } = await open(url);
+    const describes = vi.spyOn(pg.Connection.prototype, 'describe');
+    try {
+      const read = (id: number) => sql<{ id: number; v: number; h: string | null }>`
+        select id, v, case when id % 2 = 0 then 'even' end as h from t where id = ${id}`;
+      const unnamed = await open(`${url}?statement_cache_size=0`);
+      try {
+        for (const id of [2, 3, 999, 4]) {
+          const expected = (await read(id).execute(unnamed.db)).rows;
+          expect((await read(id).execute(db)).rows).toEqual(expected);
+          const query = read(id).compile(db);
+          const table = { name: 't' } as Parameters<NonNullable<typeof shortReads>['execute']>[1];
+          expect((await shortReads!.execute(query, table, undefined)).rows).toEqual(expected);
+        }
+      } finally {
+        await unnamed.close();
+      }
+      const described = describes.mock.calls.length;
+      describes.mockClear();
+      for (let id = 1; id <= 5; id++) await read(id).execute(db);
+      expect(describes).not.toHaveBeenCalled();
+      // the 4 unnamed reads describe every time; the named one on `db` once
+      expect(described).toBe(4 + 1);
+    } finally {
+      describes.mockRestore();
       await close();
     }
   });

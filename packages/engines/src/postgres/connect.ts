@@ -59,7 +59,9 @@ export async function connect(
   const size = statementCacheSize(url);
   const settings = sessionSettings(readOnly, statementTimeoutMs);
   const pg = await loadDriver<Pg>('postgres', 'pg');
-  const prepared = new PreparedStatements(size, pg.Query);
+  // pg's value mapping for a Bind: on the driver's default export, not in its types
+  const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils;
+  const prepared = new PreparedStatements(size, pg.Query, prepareValue);
   const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
     TEXT_PARSERS[oid] ?? pg.types.getTypeParser(oid, format)) as Pg['types']['getTypeParser'];
   const pool = new pg.Pool({
