@@ -1,0 +1,22 @@
+import type { EngineProfile } from '../../src/engine.js';
+
+/**
+ * The URL of the live server an engine's tests run against (its `testing.env`, e.g. PG_URL), or
+ * undefined when it is unset and the tests skip. Under CI (CI=true) a server CI installs is
+ * required, so a missing one fails the run instead of silently skipping its tests (as the
+ * server's `liveTargets` does).
+ */
+export function liveUrl(engine: EngineProfile): string | undefined {
+  const testing = engine.testing;
+  if (!testing?.env) throw new Error(`${engine.title} has no test server`);
+  const url = process.env[testing.env];
+  if (!url && testing.requiredInCi && process.env.CI)
+    throw new Error(`CI needs ${engine.title}: set ${testing.env} (see .ci/run)`);
+  return url;
+}
+
+/** Creates (or re-creates) an empty database named `name` on `baseUrl`'s server and returns its URL. */
+export async function freshDatabase(engine: EngineProfile, baseUrl: string, name: string): Promise<string> {
+  if (!engine.testing) throw new Error(`${engine.title} has no test databases`);
+  return engine.testing.fresh(baseUrl, name);
+}
