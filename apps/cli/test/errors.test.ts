@@ -133,6 +133,12 @@ describe('runtime failures exit 1 and name their target', () => {
     );
   });
 
+  it('--target-cmd of a command that is not an MCP server: what it did, not our own error echoed back', async () => {
+    expect(failure(await run(['run', '--target-cmd', 'cat', '--duration', '100ms']), 1)).toBe(
+      'mcp-db-bench: cat sent our initialize request back unchanged: it echoes its input and does not speak MCP over stdio',
+    );
+  });
+
   it('a database URL with a password: redacted in the message', async () => {
     const r = await run(['seed', '--db', 'postgres://bench:s3cret@127.0.0.1:1/bench']);
     expect(r.code).toBe(1);
