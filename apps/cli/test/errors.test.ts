@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rowCounts, TABLES } from '@mcp-db-bench/dataset';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../packages/server/test/support/ports.js';
 import { BIN, type CliRun, runCli } from './support/cli.js';
@@ -188,6 +189,23 @@ describe('help', () => {
       expect(help).toContain('default: "table"');
       expect(help).toContain('env: MCP_DB_BENCH_DB');
     }
+  });
+});
+
+describe('help counts the rows and tables seed makes', () => {
+  // 0.01 seeds 26,100 rows in 11 tables (the study's 8 and the write workloads' 3), as seed's report says
+  const rows = Object.values(rowCounts(0.01))
+    .reduce((sum, n) => sum + n, 0)
+    .toLocaleString('en-US');
+
+  it.each(['seed', 'run', 'serve', 'floor', 'soak'])('%s --help', async (command) => {
+    const help = (await run([command, '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(`million rows in ${TABLES.length} tables, 0.01 = ${rows}`);
+  });
+
+  it('seed --help lists every table it makes', async () => {
+    const help = (await run(['seed', '--help'])).stdout;
+    for (const table of TABLES) expect(help).toMatch(new RegExp(`\\b${table.name} [\\d,]+[;.]`));
   });
 });
 
