@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { INDEX_PROFILES, type IndexProfile, MAX_SCALE, rowCounts, TABLES } from '@mcp-db-bench/dataset';
-import { engineForUrl, URL_FORMS } from '@mcp-db-bench/engines';
+import { engineForGivenUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from './errors.js';
 import { parseList, parsePositiveInt } from './parse/durations.js';
@@ -49,10 +49,10 @@ export function parseProfile(value: string): IndexProfile {
   return value as IndexProfile;
 }
 
-/** A database URL whose scheme no engine takes is a command-line mistake (exit 2), found before any work. */
+/** A database URL whose scheme no engine takes, or that its engine refuses as written, is a command-line mistake (exit 2), found before any work. */
 export function parseDbUrl(value: string): string {
   try {
-    engineForUrl(value);
+    engineForGivenUrl(value);
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }

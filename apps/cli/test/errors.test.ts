@@ -107,6 +107,12 @@ describe('usage errors exit 2 and say what was meant', () => {
     );
   });
 
+  it('a MySQL URL that names no database, before anything is seeded or started', async () => {
+    expect(failure(await run(['run', '--db', 'mysql://bench:pw@127.0.0.1:1']), 2)).toBe(
+      'mcp-db-bench: --db: the MySQL/MariaDB URL names no database: add it to the path, as in mysql://USER:PASS@HOST:3306/DB: mysql://bench:***@127.0.0.1:1; see mcp-db-bench run --help',
+    );
+  });
+
   it('a missing argument', async () => {
     expect(failure(await run(['report']), 2)).toBe(
       "mcp-db-bench: missing required argument 'file'; see mcp-db-bench report --help",
