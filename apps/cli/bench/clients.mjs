@@ -11,7 +11,7 @@
 //     [--workloads sql-get,sql-fk --sql-tool execute_sql --sql-arg sql]: the same reads through a server's raw-SQL tool,
 //     for a server without our tools (DBHub's execute_sql; our own `sql` with --sql-tool sql)
 //
-// Without --url it seeds a temporary SQLite database (25,600 rows, optimized indexes) and starts
+// Without --url it seeds a temporary SQLite database (26,100 rows, optimized indexes) and starts
 // our server on it with its defaults. Prints a Markdown table; progress goes to stderr.
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -64,7 +64,7 @@ function commands() {
 async function serve() {
   if (o.url) return { url: o.url, stop: () => {} };
   const db = `sqlite:${join(dir, 'bench.db')}`;
-  log('seeding 25,600 rows (scale 0.01, optimized indexes)');
+  log('seeding 26,100 rows (scale 0.01, optimized indexes)');
   await run(process.execPath, [
     join(ROOT, 'apps/cli/dist/bin.js'),
     'seed',

@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { INDEX_PROFILES, type IndexProfile, MAX_SCALE } from '@mcp-db-bench/dataset';
-import { engineForUrl, URL_FORMS } from '@mcp-db-bench/engines';
+import { INDEX_PROFILES, type IndexProfile, MAX_SCALE, rowCounts, TABLES } from '@mcp-db-bench/dataset';
+import { engineForGivenUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from './errors.js';
 import { parseList, parsePositiveInt } from './parse/durations.js';
@@ -23,12 +23,15 @@ export type Format = 'table' | 'markdown' | 'json';
 /** report and compare also write a self-contained HTML page; report writes one run for Prometheus too. */
 export type ReportFormat = Format | 'html' | 'prometheus';
 
+/** Rows seed makes at `scale`, all its tables counted (the study's 8 and the write workloads' 3). */
+const rowsAt = (scale: number) => Object.values(rowCounts(scale)).reduce((sum, n) => sum + n, 0);
+/** What a scale means, from the dataset itself: `1 = 2.61 million rows in 11 tables, 0.01 = 26,100`. */
+const SCALE_ROWS = `1 = ${(rowsAt(1) / 1e6).toFixed(2)} million rows in ${TABLES.length} tables, 0.01 = ${rowsAt(0.01).toLocaleString('en-US')}`;
+
 export function parseScale(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0 || n > MAX_SCALE) {
-    throw new InvalidArgumentError(
-      `scale must be above 0 and at most ${MAX_SCALE} (1 = 2.56 million rows, 0.01 = 25,600)`,
-    );
+    throw new InvalidArgumentError(`scale must be above 0 and at most ${MAX_SCALE} (${SCALE_ROWS})`);
   }
   return n;
 }
@@ -46,10 +49,10 @@ export function parseProfile(value: string): IndexProfile {
   return value as IndexProfile;
 }
 
-/** A database URL whose scheme no engine takes is a command-line mistake (exit 2), found before any work. */
+/** A database URL whose scheme no engine takes, or that its engine refuses as written, is a command-line mistake (exit 2), found before any work. */
 export function parseDbUrl(value: string): string {
   try {
-    engineForUrl(value);
+    engineForGivenUrl(value);
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -71,8 +74,19 @@ export const dbListOption = (description: string, checked = true) => {
     : option;
 };
 
-export const scaleOption = (description = 'dataset size: 1 = 2.56 million rows, 0.01 = 25,600') =>
-  new Option('--scale <n>', description).default(0.01).argParser(parseScale);
+export const scaleOption = (what = 'dataset size') =>
+  new Option('--scale <n>', `${what}: ${SCALE_ROWS}`).default(0.01).argParser(parseScale);
+
+/** Each table's rows at scale 1, for help, in lines of at most 100 characters. */
+export function rowsAtScaleOne(): string {
+  const lines = [''];
+  for (const [table, n] of Object.entries(rowCounts(1))) {
+    const entry = `${table} ${n.toLocaleString('en-US')}`;
+    if (lines.at(-1)!.length + entry.length > 96) lines.push('');
+    lines[lines.length - 1] += `${lines.at(-1) ? '; ' : ''}${entry}`;
+  }
+  return lines.join(';\n');
+}
 
 export const seedOption = (description = 'random seed: the same seed gives the same rows on every engine') =>
   new Option('--seed <n>', description).default(42).argParser(parseSeed);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rowCounts, TABLES } from '@mcp-db-bench/dataset';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../packages/server/test/support/ports.js';
 import { BIN, type CliRun, runCli } from './support/cli.js';
@@ -106,6 +107,12 @@ describe('usage errors exit 2 and say what was meant', () => {
     );
   });
 
+  it('a MySQL URL that names no database, before anything is seeded or started', async () => {
+    expect(failure(await run(['run', '--db', 'mysql://bench:pw@127.0.0.1:1']), 2)).toBe(
+      'mcp-db-bench: --db: the MySQL/MariaDB URL names no database: add it to the path, as in mysql://USER:PASS@HOST:3306/DB: mysql://bench:***@127.0.0.1:1; see mcp-db-bench run --help',
+    );
+  });
+
   it('a missing argument', async () => {
     expect(failure(await run(['report']), 2)).toBe(
       "mcp-db-bench: missing required argument 'file'; see mcp-db-bench report --help",
@@ -130,6 +137,12 @@ describe('runtime failures exit 1 and name their target', () => {
     const url = `http://127.0.0.1:${await freePort()}/mcp`;
     expect(failure(await run(['run', '--target', url, '--duration', '100ms']), 1)).toBe(
       `mcp-db-bench: cannot reach the target ${url}: connection refused`,
+    );
+  });
+
+  it('--target-cmd of a command that is not an MCP server: what it did, not our own error echoed back', async () => {
+    expect(failure(await run(['run', '--target-cmd', 'cat', '--duration', '100ms']), 1)).toBe(
+      'mcp-db-bench: cat sent our initialize request back unchanged: it echoes its input and does not speak MCP over stdio',
     );
   });
 
@@ -182,6 +195,23 @@ describe('help', () => {
       expect(help).toContain('default: "table"');
       expect(help).toContain('env: MCP_DB_BENCH_DB');
     }
+  });
+});
+
+describe('help counts the rows and tables seed makes', () => {
+  // 0.01 seeds 26,100 rows in 11 tables (the study's 8 and the write workloads' 3), as seed's report says
+  const rows = Object.values(rowCounts(0.01))
+    .reduce((sum, n) => sum + n, 0)
+    .toLocaleString('en-US');
+
+  it.each(['seed', 'run', 'serve', 'floor', 'soak'])('%s --help', async (command) => {
+    const help = (await run([command, '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(`million rows in ${TABLES.length} tables, 0.01 = ${rows}`);
+  });
+
+  it('seed --help lists every table it makes', async () => {
+    const help = (await run(['seed', '--help'])).stdout;
+    for (const table of TABLES) expect(help).toMatch(new RegExp(`\\b${table.name} [\\d,]+[;.]`));
   });
 });
 

@@ -91,6 +91,19 @@ describe('the live progress line', () => {
     );
     expect(shown(false)).toBe('');
   });
+
+  it('never wraps on a terminal: cut to its columns, so redrawing it leaves no row behind', () => {
+    const lines: string[] = [];
+    const show = progress(
+      (t) => lines.push(t),
+      true,
+      () => 50,
+    );
+    show({ type: 'step-start', step, slice: 0, slices: 1, durationMs: 2000 });
+    show({ type: 'interval', step, slice: 0, atMs: 1000, calls: 900, errors: 0 });
+    expect(lines.at(-1)).toBe('\r\x1b[Ksqlite (optimized) point-read × 16: 1 s / 2 s, 9…');
+    for (const line of lines) expect(line.replace('\r\x1b[K', '').length).toBeLessThan(50);
+  });
 });
 
 describe('staged runs of the CLI (SQLite)', () => {

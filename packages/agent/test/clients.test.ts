@@ -393,6 +393,45 @@ describe('stdio server that dies', () => {
   });
 });
 
+/** Commands that are not MCP servers: the failure says what the command did instead, not our own error echoed back. */
+describe('stdio command that is not an MCP server', () => {
+  const node = (script: string): [string, string[]] => [process.execPath, ['-e', script]];
+  it.each([
+    [
+      'cat',
+      ['cat', []],
+      /^cat sent our initialize request back unchanged: it echoes its input and does not speak MCP over stdio$/,
+    ],
+    [
+      'a command that prints text and exits',
+      node("console.log('hello')"),
+      /exited with code 0 before answering initialize; it printed "hello" on stdout, which is not JSON-RPC: it does not speak MCP over stdio$/,
+    ],
+    [
+      'a command that exits silently',
+      node(''),
+      /exited with code 0 before answering initialize; it never answered on stdout: does it speak MCP over stdio/,
+    ],
+    [
+      'a command that never answers',
+      node('setInterval(() => {}, 1000)'),
+      /^no answer to initialize within 1000 ms; it never answered on stdout: does it speak MCP over stdio/,
+    ],
+    [
+      'a command that does not exist',
+      [join(dir, 'no-such-server'), []],
+      /^cannot run .*no-such-server: command not found$/,
+    ],
+  ] as const)('%s', async (_name, [command, args], message) => {
+    const mcp = new StdioClient({ command, args: [...args], protocol: 'legacy', timeoutMs: 1_000 });
+    try {
+      expect((await failure(mcp.open())).message).toMatch(message);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 /**
  * A 2025-only Streamable HTTP server, shaped like the SDK's stateful one: `server/discover`
  * is refused with 400 before initialize, a session id is handed out and required, answers

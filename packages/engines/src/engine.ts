@@ -89,6 +89,9 @@ export interface EngineProfile<F extends string = SqlFamily> {
   /** npm packages the engine loads lazily (optional peer dependencies); named in the error when one is missing */
   readonly drivers: readonly string[];
 
+  /** Throws (invalid_argument) for a mistake in the URL itself, found without connecting: a command-line mistake. */
+  checkUrl?(url: string): void;
+
   /** Opens a pool (loading the driver now, not at import time). */
   connect(url: string, options: ConnectOptions): Promise<Connection>;
 

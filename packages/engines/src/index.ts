@@ -24,6 +24,13 @@ export function engineForUrl(url: string): EngineProfile {
   return engine;
 }
 
+/** The engine of a URL given on a command line, after the URL's own checks: a mistake here is a usage error. */
+export function engineForGivenUrl(url: string): EngineProfile {
+  const engine = engineForUrl(url);
+  engine.checkUrl?.(url);
+  return engine;
+}
+
 /** A URL safe to print: the password replaced. */
 export function redactUrl(url: string): string {
   // `PASS` is the placeholder of the URL forms (URL_FORMS): a hint to show, not a secret to hide.

@@ -1,4 +1,4 @@
-import { engineForUrl, redactUrl } from '@mcp-db-bench/engines';
+import { engineForGivenUrl, redactUrl } from '@mcp-db-bench/engines';
 
 /** One `--url` value: a URL, or `NAME=URL` when several databases are served. */
 export interface DatabaseUrl {
@@ -43,7 +43,7 @@ export function databaseUrls(values: readonly string[]): DatabaseUrl[] {
   const urls = values.map(splitDatabaseUrl);
   for (const { name, url } of urls) {
     try {
-      engineForUrl(url);
+      engineForGivenUrl(url);
     } catch (error) {
       if (urls.length < 2) throw error;
       throw new DatabaseListError(`--url ${name ?? redactUrl(url)}: ${(error as Error).message}`);

@@ -79,7 +79,7 @@ export function floorCommand(): Command {
         .argParser(parsePositiveInt('slices')),
     )
     .addOption(workersOption())
-    .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
+    .addOption(scaleOption('dataset scale when seeding'))
     .addOption(seedOption())
     .addOption(formatOption('on stdout: the tables, or the result file (json, as --out writes it)'))
     .addOption(outOption('also write the result file (report and compare read it)'))

@@ -85,7 +85,7 @@ export function runCommand(): Command {
         'bearer token for --target (the servers a run starts itself listen on loopback without one)',
       ).env(TOKEN_ENV),
     )
-    .addOption(scaleOption('dataset scale when seeding (1 = 2.56 million rows)'))
+    .addOption(scaleOption('dataset scale when seeding'))
     .addOption(seedOption('seed for the dataset and the agents'))
     .addOption(
       new Option(

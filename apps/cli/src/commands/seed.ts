@@ -10,6 +10,7 @@ import {
   formatOption,
   indexesOption,
   jsonAlias,
+  rowsAtScaleOne,
   scaleOption,
   seedOption,
 } from '../options.js';
@@ -37,8 +38,7 @@ export function seedCommand(): Command {
     .addOption(jsonAlias())
     .addHelpText(
       'after',
-      '\nTables and rows at scale 1: categories 1,000; suppliers 10,000; customers 200,000; products 100,000;\n' +
-        'inventory 100,000; orders 600,000; order_items 1,200,000; reviews 349,000.\n' +
+      `\nTables and rows at scale 1 (payments is filled by the write workloads):\n${rowsAtScaleOne()}.\n` +
         examples(
           'mcp-db-bench seed',
           'mcp-db-bench seed --db postgres://bench:bench@127.0.0.1:5432/bench --scale 1',

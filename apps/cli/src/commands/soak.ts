@@ -81,7 +81,7 @@ export function soakCommand(): Command {
           .default('modern'),
       )
       .addOption(workersOption())
-      .addOption(scaleOption('dataset scale when seeding (0.01 = 25,600 rows)'))
+      .addOption(scaleOption('dataset scale when seeding'))
       .addOption(seedOption())
       .addOption(formatOption('on stdout: the tables, or the result file (json, as --out writes it)'))
       .addOption(outOption('also write the result file (report and compare read it)'))

@@ -73,10 +73,15 @@ export function progressOf(event: RunEvent, current?: StepStart): { lines: strin
   }
 }
 
-/** Progress on stderr: on a terminal, what runs now shows on a live line until a result replaces it. */
+/**
+ * Progress on stderr: on a terminal, what runs now shows on a live line until a result replaces
+ * it. The live line is cut to the terminal's `columns`: a line that wraps leaves its first row
+ * behind when `\r` redraws it.
+ */
 export function progress(
   write: (text: string) => void = (text) => process.stderr.write(text),
   tty = process.stderr.isTTY === true,
+  columns = () => process.stderr.columns,
 ) {
   let current: StepStart | undefined;
   return (event: RunEvent): void => {
@@ -84,9 +89,15 @@ export function progress(
     const p = progressOf(event, current);
     if (p === undefined) return;
     if ('live' in p) {
-      if (tty) write(`\r\x1b[K${p.live} …`);
+      if (tty) write(`\r\x1b[K${fit(`${p.live} …`, columns())}`);
     } else for (const line of p.lines) write(tty ? `\r\x1b[K${line}\n` : `${line}\n`);
   };
+}
+
+/** `line` in at most `columns - 1` characters (the last column would wrap on some terminals), ending in `…` when cut. */
+function fit(line: string, columns: number | undefined): string {
+  if (!columns || line.length < columns) return line;
+  return `${line.slice(0, Math.max(columns - 2, 1))}…`;
 }
 
 /** A line on stderr, clearing a live line first on a terminal. */

@@ -17,6 +17,7 @@ export interface StdioOptions {
 }
 
 interface Pending {
+  method: string;
   resolve(msg: RpcMessage): void;
   reject(error: McpCallError): void;
   timer: NodeJS.Timeout | undefined;
@@ -53,6 +54,9 @@ class StdioTransport implements Transport<string> {
   #stderr = '';
   #buffer = '';
   #pending = new Map<number, Pending>();
+  /** the first line on stdout that was not JSON, and whether any JSON-RPC message came: why a command is not MCP */
+  #stray: string | undefined;
+  #spoke = false;
 
   constructor(options: StdioOptions) {
     this.#options = options;
@@ -81,10 +85,12 @@ class StdioTransport implements Transport<string> {
         this.#timeoutMs > 0
           ? setTimeout(() => {
               this.#pending.delete(id);
-              reject(new McpCallError('timeout', `no answer to ${method} within ${this.#timeoutMs} ms`));
+              reject(
+                new McpCallError('timeout', `no answer to ${method} within ${this.#timeoutMs} ms${this.#notMcp()}`),
+              );
             }, this.#timeoutMs)
           : undefined;
-      this.#pending.set(id, { resolve, reject, timer });
+      this.#pending.set(id, { method, resolve, reject, timer });
       this.#write(`${body}\n`);
     });
   }
@@ -123,12 +129,25 @@ class StdioTransport implements Transport<string> {
     // A write racing the child's exit fails with EPIPE; the exit handler reports it.
     child.stdin.on('error', () => {});
     child.on('error', (error) =>
-      this.#fail(new McpCallError('network', `cannot run ${command}: ${error.message}`, { cause: error })),
+      this.#fail(
+        new McpCallError(
+          'network',
+          `cannot run ${command}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'command not found' : error.message}`,
+          { cause: error },
+        ),
+      ),
     );
     child.on('exit', (code, signal) => {
       const how = signal ? `signal ${signal}` : `code ${code}`;
       const tail = this.#stderr.trim();
-      this.#fail(new McpCallError('network', `server exited with ${how}${tail ? `: ${tail}` : ''}`));
+      const before = [...this.#pending.values()][0]?.method;
+      this.#fail(
+        new McpCallError(
+          'network',
+          // its own words when it has any; else what it did instead of MCP
+          `${command} exited with ${how}${before && !this.#spoke ? ` before answering ${before}` : ''}${tail ? `: ${tail}` : ''}${tail && this.#stray === undefined ? '' : this.#notMcp()}`,
+        ),
+      );
     });
   }
 
@@ -163,13 +182,29 @@ class StdioTransport implements Transport<string> {
 
   #onLine(line: string): void {
     if (line.trim() === '') return;
-    let msg: RpcMessage;
+    let msg: RpcMessage | undefined;
     try {
       msg = JSON.parse(line) as RpcMessage;
-    } catch {
+    } catch {}
+    if (typeof msg !== 'object' || msg === null || !('method' in msg || 'result' in msg || 'error' in msg)) {
+      this.#stray ??= line.trim().slice(0, 80);
       return; // a stray log line on stdout is the server's bug, not a reason to fail calls
     }
     if (msg.method !== undefined) {
+      // Our own request coming back (cat, tee): answering it would feed the echo, and fail the call with our own error.
+      const ours = typeof msg.id === 'number' ? this.#pending.get(msg.id) : undefined;
+      if (ours?.method === msg.method) {
+        this.#pending.delete(msg.id as number);
+        if (ours.timer !== undefined) clearTimeout(ours.timer);
+        ours.reject(
+          new McpCallError(
+            'protocol',
+            `${this.#options.command} sent our ${msg.method} request back unchanged: it echoes its input and does not speak MCP over stdio`,
+          ),
+        );
+        return;
+      }
+      this.#spoke = true;
       // A request from the server (ping, roots/list...): answer so it is not left waiting.
       if (msg.id !== undefined && msg.id !== null) {
         const reply = msg.method === 'ping' ? { result: {} } : { error: { code: -32601, message: 'Method not found' } };
@@ -177,12 +212,21 @@ class StdioTransport implements Transport<string> {
       }
       return;
     }
+    this.#spoke = true;
     if (typeof msg.id !== 'number') return;
     const pending = this.#pending.get(msg.id);
     if (pending === undefined) return;
     this.#pending.delete(msg.id);
     if (pending.timer !== undefined) clearTimeout(pending.timer);
     pending.resolve(msg);
+  }
+
+  /** Why the command seems not to be an MCP server, for a failure before it ever answered; '' once it has. */
+  #notMcp(): string {
+    if (this.#spoke) return '';
+    if (this.#stray !== undefined)
+      return `; it printed ${JSON.stringify(this.#stray)} on stdout, which is not JSON-RPC: it does not speak MCP over stdio`;
+    return '; it never answered on stdout: does it speak MCP over stdio (JSON-RPC, one message a line)?';
   }
 
   #write(text: string): void {

@@ -44,18 +44,22 @@ const typeCast: TypeCast = (field, next) => {
   return next();
 };
 
-export async function connect(
-  url: string,
-  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs, observer, serverLevel }: ConnectOptions,
-): Promise<Connection> {
-  // Without a database, every query would run with none selected: the server would serve 0 tables.
+/** Without a database, every query would run with none selected: the server would serve 0 tables. */
+export function checkUrl(url: string): void {
   const { protocol, pathname } = new URL(url);
-  if (!serverLevel && /^\/?$/.test(pathname)) {
+  if (/^\/?$/.test(pathname)) {
     throw new ToolError(
       'invalid_argument',
       `the MySQL/MariaDB URL names no database: add it to the path, as in ${protocol}//USER:PASS@HOST:3306/DB`,
     );
   }
+}
+
+export async function connect(
+  url: string,
+  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs, observer, serverLevel }: ConnectOptions,
+): Promise<Connection> {
+  if (!serverLevel) checkUrl(url);
   const mysql = await loadDriver<Mysql2>('mysql', 'mysql2');
   const pool = mysql.createPool({
     uri: toMysql2Url(url),

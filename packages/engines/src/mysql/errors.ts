@@ -110,9 +110,11 @@ function loginRefused(error: Error, detail: string): ToolError {
 
 /** The server answered, but the URL's database is not there: say how to make it. */
 function missingDatabase(error: Error, detail: string): ToolError {
+  // the name from the server's words, so the statement can be pasted as it is
+  const name = /database '([^']+)'/.exec(detail)?.[1];
   return new ToolError(
     'database_unavailable',
-    `The MySQL/MariaDB server has no such database: ${detail}. Create it (CREATE DATABASE NAME, as a user allowed to) or name an existing one in the connection URL.`,
+    `The MySQL/MariaDB server has no such database: ${detail}. Create it (CREATE DATABASE ${name ? `\`${name}\`` : 'NAME'}, as a user allowed to) or name an existing one in the connection URL.`,
     { cause: error },
   );
 }

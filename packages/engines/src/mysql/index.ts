@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { defineEngine } from '../define.js';
 import { recreateOnServer } from '../test-database.js';
 import { bulk } from './bulk.js';
-import { compileOnlyDialect, connect } from './connect.js';
+import { checkUrl, compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
 import { insertReturningKeys } from './insert.js';
 import { introspect } from './introspect.js';
@@ -17,6 +17,7 @@ export const mysql = defineEngine({
   title: 'MySQL',
   urlForms: ['mysql://USER:PASS@HOST:3306/DB'],
   drivers: ['mysql2'],
+  checkUrl,
   connect,
   compileOnlyDialect,
   introspect,

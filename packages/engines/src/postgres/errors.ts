@@ -100,9 +100,11 @@ function loginRefused(error: Error, detail: string): ToolError {
 
 /** The server answered, but the URL's database is not there: say how to make it. */
 function missingDatabase(error: Error, detail: string): ToolError {
+  // the name from the server's words, so the command can be pasted as it is
+  const name = /database "([^"]+)"/.exec(detail)?.[1] ?? 'NAME';
   return new ToolError(
     'database_unavailable',
-    `The PostgreSQL server has no such database: ${detail}. Create it (createdb NAME, or CREATE DATABASE "NAME" as a user allowed to) or name an existing one in the connection URL.`,
+    `The PostgreSQL server has no such database: ${detail}. Create it (createdb ${name}, or CREATE DATABASE "${name}" as a user allowed to) or name an existing one in the connection URL.`,
     { cause: error },
   );
 }
