@@ -2,12 +2,14 @@
  * `serve`: our server as people start it beside another server to compare them; one process
  * unless told (as `mcp-db-server`), and `--workers` over HTTP.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { parseReady } from '@mcp-db-bench/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './support/cli.js';
+import { BIN, runCli } from './support/cli.js';
 import { type Peer, startOurs } from './support/peers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-serve-'));
@@ -52,6 +54,32 @@ describe('serve --workers', () => {
     expect(step?.calls).toBeGreaterThan(0);
     expect(step?.errors).toEqual({});
   }, 120_000);
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    'stopped by %s, it exits %i as every command does',
+    async (signal, expected) => {
+      const child = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', '0', '--workers', '1'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      await new Promise<void>((resolve, reject) => {
+        const seen = (chunk: Buffer) => {
+          output += chunk;
+          if (parseReady(output) !== undefined) resolve();
+        };
+        child.stdout.on('data', seen);
+        child.stderr.on('data', seen);
+        void exited.then(() => reject(new Error(`serve exited before it listened: ${output}`)));
+      });
+      child.kill(signal);
+      expect(await exited, output).toBe(expected);
+    },
+    60_000,
+  );
 
   it('refuses --workers over --stdio', async () => {
     const r = await run(['serve', '--db', db, '--stdio', '--workers', '2']);

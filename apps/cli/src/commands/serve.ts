@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { assertSafeBind } from '@mcp-db-bench/server';
 import { Command, Option } from 'commander';
-import { UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../errors.js';
 import { dbOption, examples, indexesOption, scaleOption, seedOption } from '../options.js';
 import { parsePositiveInt } from '../parse/durations.js';
 import { parsePort } from '../parse/values.js';
@@ -71,9 +71,16 @@ export function serveCommand(): Command {
           args.push('--http', '--host', flags.host, '--port', String(flags.port), '--workers', String(flags.workers));
         if (flags.token) args.push('--token', flags.token);
         const child = spawn(process.execPath, [serverBin(), ...args], { stdio: 'inherit' });
-        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+        let stoppedBy: 'SIGINT' | 'SIGTERM' | undefined;
+        for (const signal of ['SIGINT', 'SIGTERM'] as const)
+          process.on(signal, () => {
+            stoppedBy = signal;
+            child.kill(signal);
+          });
         const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-        process.exitCode = code ?? 0;
+        // stopped as asked, the server closes cleanly (0): exit as every command does when interrupted
+        process.exitCode =
+          stoppedBy && !code ? (stoppedBy === 'SIGINT' ? EXIT.sigint : EXIT.sigterm) : (code ?? EXIT.failure);
       })
   );
 }
