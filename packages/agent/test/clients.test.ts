@@ -309,6 +309,22 @@ describe('lean HTTP client against something that is not an MCP server', () => {
       await mcp.close();
     }
   });
+
+  // the SDK's own messages carry the whole body, or a page of schema issues
+  it.each([
+    ['/html', 'http_501', /^HTTP 501: an HTML page \("Unsupported method \('POST'\)"\), not an MCP answer$/],
+    ['/json', 'protocol', /^the answer is JSON but not JSON-RPC 2\.0: is the target an MCP endpoint\?$/],
+    ['/locked', 'http_401', /^HTTP 401: "Unauthorized": the server wants a bearer token \(--token, or MCP_DB_TOKEN\)$/],
+  ])('the SDK client, %s: %s, said in a few words too', async (path, kind, message) => {
+    const mcp = createClient({ kind: 'http', url: `${base}${path}` }, { client: 'sdk', protocol: 'legacy' });
+    try {
+      const error = await failure(mcp.open());
+      expect(error.kind).toBe(kind);
+      expect(error.message).toMatch(message);
+    } finally {
+      await mcp.close();
+    }
+  });
 });
 
 /**

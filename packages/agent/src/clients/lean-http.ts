@@ -3,7 +3,7 @@ import { Client, type Dispatcher } from 'undici';
 import { type Era, McpCallError, type Protocol } from './client.js';
 import { Session } from './mcp-session.js';
 import type { Transport } from './transport.js';
-import { type ClientInfo, DEFAULT_TIMEOUT_MS, type RpcMessage } from './wire.js';
+import { bodySummary, type ClientInfo, DEFAULT_TIMEOUT_MS, httpFailure, type RpcMessage } from './wire.js';
 
 export interface LeanHttpOptions {
   /** the Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp */
@@ -231,25 +231,20 @@ function parseJson(text: string): RpcMessage {
   try {
     return JSON.parse(text) as RpcMessage;
   } catch (error) {
-    throw new McpCallError('protocol', `the answer is not JSON, so not MCP: ${summary(text)}`, { cause: error });
+    throw new McpCallError('protocol', `the answer is not JSON, so not MCP: ${bodySummary(text)}`, { cause: error });
   }
 }
 
 /** `http_<status>`, keeping a JSON-RPC error code from the body (the `auto` probe looks at it). */
 async function httpError(res: Dispatcher.ResponseData, sessionEnded: boolean): Promise<McpCallError> {
   const text = await res.body.text().catch(() => '');
-  let detail = text.slice(0, 300);
   let rpc: unknown;
   try {
     rpc = (JSON.parse(text) as RpcMessage).error;
-    const message = (rpc as { message?: unknown } | undefined)?.message;
-    if (typeof message === 'string') detail = message;
   } catch {
-    // not JSON: keep the raw text
+    // not JSON: told in a few words
   }
-  if (rpc === undefined) detail = summary(text);
-  if (res.statusCode === 401) detail += ': the server wants a bearer token (--token, or MCP_DB_TOKEN)';
-  return new McpCallError(`http_${res.statusCode}`, `HTTP ${res.statusCode}: ${detail}`, {
+  return new McpCallError(`http_${res.statusCode}`, httpFailure(res.statusCode, text), {
     cause: { status: res.statusCode, error: rpc },
     sessionEnded,
   });
@@ -329,13 +324,4 @@ function sseMessage(event: string, id: number): RpcMessage | undefined {
   if (data === undefined || data === '') return undefined;
   const msg = parseJson(data);
   return msg.id === id && (msg.result !== undefined || msg.error !== undefined) ? msg : undefined;
-}
-
-/** A body that is not JSON-RPC, in a few words: an HTML page by its title, anything else by its start. */
-function summary(text: string): string {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
-  if (title !== undefined || /^\s*<(!doctype|html)/i.test(text))
-    return `an HTML page${title ? ` ("${title.slice(0, 80)}")` : ''}, not an MCP answer`;
-  const start = text.trim().replace(/\s+/g, ' ').slice(0, 120);
-  return start ? `"${start}"` : 'an empty body';
 }

@@ -10,7 +10,14 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type Era, McpCallError, type McpClient, type Protocol, type ToolCallResult, type ToolInfo } from './client.js';
-import { type ClientInfo, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, MODERN_REVISION, toToolCallResult } from './wire.js';
+import {
+  type ClientInfo,
+  DEFAULT_CLIENT_INFO,
+  DEFAULT_TIMEOUT_MS,
+  httpFailure,
+  MODERN_REVISION,
+  toToolCallResult,
+} from './wire.js';
 
 export type SdkTarget =
   | { kind: 'http'; url: string; token?: string; headers?: Record<string, string> }
@@ -170,8 +177,15 @@ export function toCallError(error: unknown): McpCallError {
   const message = (error as Error)?.message ?? String(error);
   if (error instanceof ProtocolError) return new McpCallError(`jsonrpc_${error.code}`, message, { cause: error });
   if (error instanceof SdkHttpError && typeof error.status === 'number') {
-    return new McpCallError(`http_${error.status}`, message, { cause: error });
+    // the SDK puts the whole body in its message ("Error POSTing to endpoint: <!DOCTYPE html>...")
+    const body = message.replace(/^Error \w+ing to endpoint: /, '');
+    return new McpCallError(`http_${error.status}`, httpFailure(error.status, body), { cause: error });
   }
+  // JSON that is not JSON-RPC: the SDK's schema check says so in a page of zod issues
+  if ((error as Error)?.name === 'ZodError')
+    return new McpCallError('protocol', 'the answer is JSON but not JSON-RPC 2.0: is the target an MCP endpoint?', {
+      cause: error,
+    });
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) return new McpCallError('timeout', message, { cause: error });
     if (

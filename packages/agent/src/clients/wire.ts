@@ -148,3 +148,29 @@ function parseOrText(text: string): unknown {
     return text;
   }
 }
+
+/** A body that is not JSON-RPC, in a few words: an HTML page by its title, anything else by its start. */
+export function bodySummary(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+  if (title !== undefined || /^\s*<(!doctype|html)/i.test(text))
+    return `an HTML page${title ? ` ("${title.slice(0, 80)}")` : ''}, not an MCP answer`;
+  const start = text.trim().replace(/\s+/g, ' ').slice(0, 120);
+  return start ? `"${start}"` : 'an empty body';
+}
+
+/**
+ * An HTTP failure as both clients say it: the status, then the JSON-RPC error's message when the
+ * body holds one, else the body in a few words; a 401 names the option that sends a token.
+ */
+export function httpFailure(status: number, body: string): string {
+  let detail: string | undefined;
+  try {
+    const message = (JSON.parse(body) as RpcMessage).error?.message;
+    if (typeof message === 'string') detail = message;
+  } catch {
+    // not JSON
+  }
+  detail ??= bodySummary(body);
+  if (status === 401) detail += ': the server wants a bearer token (--token, or MCP_DB_TOKEN)';
+  return `HTTP ${status}: ${detail}`;
+}
