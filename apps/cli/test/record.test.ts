@@ -9,7 +9,7 @@ import type { TraceLine, TraceRequest } from '@mcp-db-bench/contract';
 import { seed } from '@mcp-db-bench/dataset';
 import { SERVER_BIN } from '@mcp-db-bench/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_REQUEST_BYTES, recordHttp } from '../src/record/http-proxy.js';
+import { MAX_REQUEST_BYTES, recordHttp, sseMessages } from '../src/record/http-proxy.js';
 import { Recorder } from '../src/record/recorder.js';
 import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 import { BIN } from './support/cli.js';
@@ -283,6 +283,18 @@ describe('record over stdio', () => {
     });
     expect(lines.at(-1)).toMatchObject({ type: 'end', session: 's1' });
   }, 60_000);
+});
+
+describe('sseMessages', () => {
+  it("reads each event's data lines, LF or CRLF, joined, and skips what is not JSON", () => {
+    expect(sseMessages('event: message\ndata: {"id":1}\n\n')).toEqual([{ id: 1 }]);
+    expect(sseMessages('data: [1,\r\ndata:2]\r\n\r\n: comment\r\ndata: {"a":\ndata: "b"}')).toEqual([
+      [1, 2],
+      { a: 'b' },
+    ]);
+    expect(sseMessages('data: not json\n\ndata:\n\nevent: x\n\ndata:7\n\n\n')).toEqual([7]);
+    expect(sseMessages('')).toEqual([]);
+  });
 });
 
 describe('Recorder', () => {
