@@ -185,7 +185,8 @@ describe('record over HTTP, against a hostile host', () => {
       });
       expect(answer.status).toBe(200);
       expect(await answer.text()).toMatch(/list_tables/);
-      // Only the whole request reached the recorder.
+      // Only the whole request reached the recorder (its lines all written once it stops).
+      recorder.stop(recorder.clock());
       expect(requests(lines).map((r) => r.method)).toEqual(['tools/list']);
     } finally {
       proxy.closeAllConnections();
@@ -238,8 +239,8 @@ describe('record over HTTP, streaming', () => {
       hostGotProgress();
       for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
       expect(text).toMatch(/"id":7/);
-      // the trace line is written once the answer has gone out
-      await new Promise((resolve) => setImmediate(resolve));
+      // the trace line is written after the answer, at the latest when the recording stops
+      recorder.stop(recorder.clock());
       expect(requests(lines)).toEqual([expect.objectContaining({ method: 'tools/call', tool: 'slow', rows: 2 })]);
     } finally {
       proxy.closeAllConnections();

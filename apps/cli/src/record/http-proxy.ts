@@ -30,7 +30,7 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  * It is on the path of every call a host makes, so it does as little as it can there: one
  * connection pool to the one target, driven through undici's callback interface (no response
  * stream, promise or URL per request), the answer's bytes passed on as they come, and the
- * parsing of the messages and the trace line left until the answer has gone out.
+ * parsing of the messages and the trace lines left to the recorder's batches (`later`).
  */
 export async function recordHttp(options: {
   target: string;
@@ -85,16 +85,20 @@ export async function recordHttp(options: {
       } else {
         res.destroy();
       }
+      // through the same queue as the answered ones, so the trace keeps their order
+      const endedAt = recorder.clock();
       if (method === 'POST')
-        recorder.exchange({
-          key,
-          sent: parseJson(body),
-          received: [],
-          startedAt,
-          endedAt: recorder.clock(),
-          bytes: { request: body.length, response: 0 },
-          failed: true,
-        });
+        recorder.later(() =>
+          recorder.exchange({
+            key,
+            sent: parseJson(body),
+            received: [],
+            startedAt,
+            endedAt,
+            bytes: { request: body.length, response: 0 },
+            failed: true,
+          }),
+        );
     };
 
     let status = 0;
@@ -121,9 +125,8 @@ export async function recordHttp(options: {
       onResponseEnd() {
         res.end();
         const endedAt = recorder.clock();
-        // The answer is queued for the host: the trace waits until it has gone out (the socket is
-        // written at the end of this tick), so recording adds nothing to the host's wait.
-        setImmediate(() => record(endedAt));
+        // Read and written to the trace later, in a batch: recording adds nothing to the host's wait.
+        recorder.later(() => record(endedAt));
       },
       onResponseError(_controller, error) {
         fail(error);
@@ -163,11 +166,11 @@ export async function recordHttp(options: {
   });
   server.on('connection', (socket: Socket) => {
     // A host without sessions (the 2026 era, or a server that issues none) is one session per connection.
-    // Ended after the connection's last exchange, which is recorded on the next turn of the loop (see onResponseEnd).
+    // Through the recorder's queue, so that it ends after the connection's last exchange.
     socket.once('close', () => {
       const key = connections.get(socket);
       const at = recorder.clock();
-      if (key) setImmediate(() => recorder.end(key, at));
+      if (key) recorder.later(() => recorder.end(key, at));
     });
   });
   server.once('close', () => void pool.close());
