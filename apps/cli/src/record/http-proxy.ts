@@ -107,6 +107,7 @@ export async function recordHttp(options: {
     let keptBytes = 0;
     let bytes = 0;
     const handler: Dispatcher.DispatchHandler = {
+      // undici requires it; nothing to do before the request goes out
       onRequestStart() {},
       onResponseStart(_controller, statusCode, headers) {
         status = statusCode;
