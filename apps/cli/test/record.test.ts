@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@mcp-db-bench/agent';
@@ -8,7 +9,7 @@ import type { TraceLine, TraceRequest } from '@mcp-db-bench/contract';
 import { seed } from '@mcp-db-bench/dataset';
 import { SERVER_BIN } from '@mcp-db-bench/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_REQUEST_BYTES, recordHttp } from '../src/record/http-proxy.js';
+import { MAX_REQUEST_BYTES, recordHttp, sseMessages } from '../src/record/http-proxy.js';
 import { Recorder } from '../src/record/recorder.js';
 import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 import { BIN } from './support/cli.js';
@@ -184,11 +185,68 @@ describe('record over HTTP, against a hostile host', () => {
       });
       expect(answer.status).toBe(200);
       expect(await answer.text()).toMatch(/list_tables/);
-      // Only the whole request reached the recorder.
+      // Only the whole request reached the recorder (its lines all written once it stops).
+      recorder.stop(recorder.clock());
       expect(requests(lines).map((r) => r.method)).toEqual(['tools/list']);
     } finally {
       proxy.closeAllConnections();
       proxy.close();
+    }
+  }, 30_000);
+});
+
+describe('record over HTTP, streaming', () => {
+  it('passes an SSE answer on event by event, as the server writes it, and records the answer', async () => {
+    // A server that sends a progress event, then holds the answer until the host has read that event.
+    let hostGotProgress!: () => void;
+    const progressRead = new Promise<void>((resolve) => {
+      hostGotProgress = resolve;
+    });
+    let answered = false;
+    const upstream = createServer((req, res) => {
+      req.resume();
+      req.once('end', async () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const event = (message: object) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+        res.write(event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }));
+        await Promise.race([progressRead, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+        answered = true;
+        res.end(event({ jsonrpc: '2.0', id: 7, result: { content: [], structuredContent: { rows: [1, 2] } } }));
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const lines: TraceLine[] = [];
+    const recorder = new Recorder((line) => lines.push(line), 'keep', 'test');
+    const { server: proxy, url } = await recordHttp({
+      target: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`,
+      host: '127.0.0.1',
+      port: 0,
+      recorder,
+    });
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: {} } }),
+      });
+      expect(response.headers.get('content-type')).toBe('text/event-stream');
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      while (!text.includes('\n\n')) text += (await reader.read()).value ?? '';
+      // the progress event came through while the server still held its answer
+      expect(answered).toBe(false);
+      expect(text).toMatch(/notifications\/progress/);
+      hostGotProgress();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
+      expect(text).toMatch(/"id":7/);
+      // the trace line is written after the answer, at the latest when the recording stops
+      recorder.stop(recorder.clock());
+      expect(requests(lines)).toEqual([expect.objectContaining({ method: 'tools/call', tool: 'slow', rows: 2 })]);
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+      upstream.closeAllConnections();
+      upstream.close();
     }
   }, 30_000);
 });
@@ -226,6 +284,18 @@ describe('record over stdio', () => {
     });
     expect(lines.at(-1)).toMatchObject({ type: 'end', session: 's1' });
   }, 60_000);
+});
+
+describe('sseMessages', () => {
+  it("reads each event's data lines, LF or CRLF, joined, and skips what is not JSON", () => {
+    expect(sseMessages('event: message\ndata: {"id":1}\n\n')).toEqual([{ id: 1 }]);
+    expect(sseMessages('data: [1,\r\ndata:2]\r\n\r\n: comment\r\ndata: {"a":\ndata: "b"}')).toEqual([
+      [1, 2],
+      { a: 'b' },
+    ]);
+    expect(sseMessages('data: not json\n\ndata:\n\nevent: x\n\ndata:7\n\n\n')).toEqual([7]);
+    expect(sseMessages('')).toEqual([]);
+  });
 });
 
 describe('Recorder', () => {

@@ -67,9 +67,7 @@ export function recordCommand(): Command {
       const [command = '', ...args] = (flags.targetCmd ?? '').split(/\s+/).filter(Boolean);
       if (flags.targetCmd !== undefined && !command) throw new UsageError('--target-cmd needs a command');
 
-      const file = createWriteStream(flags.out);
-      const write = (line: TraceLine) => file.write(`${JSON.stringify(line)}\n`);
-      const finished = () => new Promise<void>((done) => file.end(done));
+      const { write, finished } = traceFile(flags.out);
       // Over stdio, stdout is the protocol: everything for the user goes to stderr.
       const say = (text: string) => process.stderr.write(`mcp-db-bench record: ${text}\n`);
 
@@ -99,4 +97,37 @@ export function recordCommand(): Command {
       await finished();
       say(`trace written to ${flags.out}`);
     });
+}
+
+/** How long a trace line may wait to be written with the next ones, and how much may wait. */
+const BATCH_MS = 50;
+const BATCH_CHARS = 64 * 1024;
+
+/**
+ * The trace file, its lines written in batches: one write every BATCH_MS (or BATCH_CHARS) in
+ * place of one per line, which at thousands of calls a second cost the proxy more than the
+ * lines themselves. `finished` writes what waits, then ends the file: the trace is whole once
+ * it resolves (a killed process loses at most the last BATCH_MS of lines).
+ */
+function traceFile(path: string): { write: (line: TraceLine) => void; finished: () => Promise<void> } {
+  const file = createWriteStream(path);
+  let waiting = '';
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (waiting) file.write(waiting);
+    waiting = '';
+  };
+  return {
+    write(line) {
+      waiting += `${JSON.stringify(line)}\n`;
+      if (waiting.length >= BATCH_CHARS) flush();
+      else timer ??= setTimeout(flush, BATCH_MS);
+    },
+    finished() {
+      flush();
+      return new Promise<void>((done) => file.end(done));
+    },
+  };
 }

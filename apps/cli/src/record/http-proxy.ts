@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { Agent, request } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import type { Recorder } from './recorder.js';
 
 /** Headers that belong to one hop, not to the request: the proxy's own connection sets them. */
@@ -26,6 +26,11 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  * (method, headers, body), every answer back as it streams, and each exchange to the recorder.
  * The answer is passed on chunk by chunk, so an SSE stream (and its progress events) reaches the
  * host as the server writes it.
+ *
+ * It is on the path of every call a host makes, so it does as little as it can there: one
+ * connection pool to the one target, driven through undici's callback interface (no response
+ * stream, promise or URL per request), the answer's bytes passed on as they come, and the
+ * parsing of the messages and the trace lines left to the recorder's batches (`later`).
  */
 export async function recordHttp(options: {
   target: string;
@@ -36,7 +41,8 @@ export async function recordHttp(options: {
   requestTimeoutMs?: number;
 }): Promise<{ server: Server; url: string }> {
   const target = new URL(options.target);
-  const dispatcher = new Agent({ keepAliveTimeout: 60_000, connections: 256 });
+  // Every request goes to the one origin: a pool of its own, not an agent looking the origin up per request.
+  const pool = new Pool(target.origin, { keepAliveTimeout: 60_000, connections: 256 });
   const { recorder } = options;
   const connections = new WeakMap<Socket, string>();
   let connectionCount = 0;
@@ -58,84 +64,117 @@ export async function recordHttp(options: {
       req.socket.destroySoon();
       return;
     }
-    const socketKey = connections.get(req.socket) ?? `conn:${++connectionCount}`;
-    connections.set(req.socket, socketKey);
-    const sessionId = header(req.headers, 'mcp-session-id');
+    let socketKey = connections.get(req.socket);
+    if (socketKey === undefined) {
+      socketKey = `conn:${++connectionCount}`;
+      connections.set(req.socket, socketKey);
+    }
+    const { headers, sessionId } = requestHeaders(req.rawHeaders);
     const key = sessionId === undefined ? socketKey : `id:${sessionId}`;
-    const sent = parseJson(body);
-    try {
-      const answer = await request(new URL(req.url ?? '/', target), {
-        method: req.method as 'POST',
-        headers: forwardable(req.headers),
-        body: body.length ? body : undefined,
-        dispatcher,
-      });
-      const headers = forwardable(answer.headers as IncomingHttpHeaders);
-      res.writeHead(answer.statusCode, headers);
-      const kept: Buffer[] = [];
-      let keptBytes = 0;
-      let bytes = 0;
-      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-        bytes += chunk.length;
-        if (keptBytes < KEEP_BYTES) {
-          kept.push(chunk);
-          keptBytes += chunk.length;
-        }
-        res.write(chunk);
-      }
-      res.end();
-      const type = String(answer.headers['content-type'] ?? '');
-      const text = Buffer.concat(kept).toString('utf8');
-      const received = type.startsWith('text/event-stream') ? sseMessages(text) : parseJson(Buffer.from(text));
-      if (req.method === 'DELETE' && sessionId !== undefined) return recorder.end(key, recorder.clock());
-      if (req.method === 'GET') {
-        const messages = type.startsWith('text/event-stream') ? received.length : 0;
-        const endedAt = recorder.clock();
-        return recorder.stream({ key, startedAt, endedAt, status: answer.statusCode, messages });
-      }
-      if (req.method !== 'POST') return;
-      const issued = header(answer.headers as IncomingHttpHeaders, 'mcp-session-id');
-      recorder.exchange({
-        key,
-        sent,
-        received,
-        startedAt,
-        endedAt: recorder.clock(),
-        bytes: { request: body.length, response: bytes },
-        status: answer.statusCode,
-        issuedSession: sessionId === undefined ? issued : undefined,
-      });
-    } catch (error) {
+    const method = req.method ?? 'GET';
+
+    /** The request failed before or during its answer: 502 if nothing went out yet, and a failed exchange. */
+    const fail = (error: Error) => {
       if (!res.headersSent) {
         res.writeHead(502, { 'content-type': 'application/json' });
         res.end(
           JSON.stringify({
-            error: `mcp-db-bench record: the server at ${target.origin} did not answer: ${(error as Error).message}`,
+            error: `mcp-db-bench record: the server at ${target.origin} did not answer: ${error.message}`,
           }),
         );
       } else {
         res.destroy();
       }
-      if (req.method === 'POST')
-        recorder.exchange({
-          key,
-          sent,
-          received: [],
-          startedAt,
-          endedAt: recorder.clock(),
-          bytes: { request: body.length, response: 0 },
-          failed: true,
-        });
+      // through the same queue as the answered ones, so the trace keeps their order
+      const endedAt = recorder.clock();
+      if (method === 'POST')
+        recorder.later(() =>
+          recorder.exchange({
+            key,
+            sent: parseJson(body),
+            received: [],
+            startedAt,
+            endedAt,
+            bytes: { request: body.length, response: 0 },
+            failed: true,
+          }),
+        );
+    };
+
+    let status = 0;
+    let answerHeaders: IncomingHttpHeaders = {};
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    let bytes = 0;
+    const handler: Dispatcher.DispatchHandler = {
+      // undici requires it; nothing to do before the request goes out
+      onRequestStart() {},
+      onResponseStart(_controller, statusCode, headers) {
+        status = statusCode;
+        answerHeaders = headers;
+        res.writeHead(statusCode, responseHeaders(headers));
+      },
+      onResponseData(_controller, chunk) {
+        bytes += chunk.length;
+        if (keptBytes < KEEP_BYTES) {
+          kept.push(chunk);
+          keptBytes += chunk.length;
+        }
+        // Passed on at once, as the server wrote it (an SSE event reaches the host before the stream ends).
+        res.write(chunk);
+      },
+      onResponseEnd() {
+        res.end();
+        const endedAt = recorder.clock();
+        // Read and written to the trace later, in a batch: recording adds nothing to the host's wait.
+        recorder.later(() => record(endedAt));
+      },
+      onResponseError(_controller, error) {
+        fail(error);
+      },
+    };
+
+    /** The exchange to the recorder, once the answer has ended. */
+    const record = (endedAt: number) => {
+      if (method === 'DELETE' && sessionId !== undefined) return recorder.end(key, endedAt);
+      if (method !== 'GET' && method !== 'POST') return;
+      const type = header(answerHeaders, 'content-type') ?? '';
+      const sse = type.startsWith('text/event-stream');
+      const text = (kept.length === 1 ? kept[0]! : Buffer.concat(kept)).toString('utf8');
+      if (method === 'GET') {
+        const messages = sse ? sseMessages(text).length : 0;
+        return recorder.stream({ key, startedAt, endedAt, status, messages });
+      }
+      const issued = header(answerHeaders, 'mcp-session-id');
+      recorder.exchange({
+        key,
+        sent: parseJson(body),
+        received: sse ? sseMessages(text) : parseText(text),
+        startedAt,
+        endedAt,
+        bytes: { request: body.length, response: bytes },
+        status,
+        issuedSession: sessionId === undefined ? issued : undefined,
+      });
+    };
+
+    try {
+      pool.dispatch({ path: pathOf(req.url, target), method, headers, body: body.length ? body : null }, handler);
+    } catch (error) {
+      // undici reports a bad request through onResponseError; this is for anything it throws instead
+      fail(error as Error);
     }
   });
   server.on('connection', (socket: Socket) => {
     // A host without sessions (the 2026 era, or a server that issues none) is one session per connection.
+    // Through the recorder's queue, so that it ends after the connection's last exchange.
     socket.once('close', () => {
       const key = connections.get(socket);
-      if (key) recorder.end(key, recorder.clock());
+      const at = recorder.clock();
+      if (key) recorder.later(() => recorder.end(key, at));
     });
   });
-  server.once('close', () => void dispatcher.close());
+  server.once('close', () => void pool.close());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
@@ -157,9 +196,43 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too large' | 'aborted
       resolve('too large');
     };
     req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
+    // a host's message is one chunk: no copy then
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     req.once('error', () => resolve('aborted'));
   });
+}
+
+/**
+ * The path asked for, on the target: the request line's path as it came; an absolute form
+ * (`GET http://elsewhere/x`) keeps only its path, so the proxy never reaches another origin.
+ */
+function pathOf(url: string | undefined, target: URL): string {
+  if (url?.startsWith('/')) return url;
+  const { pathname, search } = new URL(url ?? '/', target);
+  return pathname + search;
+}
+
+/** The host's headers to pass on (its raw list, names and repeats as sent, one hop's dropped), and its session id. */
+function requestHeaders(raw: readonly string[]): { headers: string[]; sessionId: string | undefined } {
+  const headers: string[] = [];
+  let sessionId: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (HOP.has(name)) continue;
+    if (name === 'mcp-session-id') sessionId ??= raw[i + 1];
+    headers.push(raw[i]!, raw[i + 1]!);
+  }
+  return { headers, sessionId };
+}
+
+/** The server's headers to pass back, one hop's dropped. */
+function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined && !HOP.has(name)) out[name] = value;
+  }
+  return out;
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -167,39 +240,51 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-function forwardable(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers))
-    if (value !== undefined && !HOP.has(name.toLowerCase())) out[name] = value;
-  return out;
-}
-
 /** A body's messages: one object, or a batch's array; nothing when it is not JSON. */
 function parseJson(bytes: Buffer): unknown[] {
-  if (bytes.length === 0) return [];
+  return bytes.length === 0 ? [] : parseText(bytes.toString('utf8'));
+}
+
+function parseText(text: string): unknown[] {
+  if (text.length === 0) return [];
   try {
-    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    const value: unknown = JSON.parse(text);
     return Array.isArray(value) ? value : [value];
   } catch {
     return [];
   }
 }
 
-/** The JSON messages of an SSE stream's `data:` fields (an event's lines joined, as the standard says). */
+/**
+ * The JSON messages of an SSE stream's `data:` fields (an event's lines joined, as the standard
+ * says; lines end with LF or CRLF, a blank line ends an event). One pass with indexOf: this runs
+ * on every answer, and splitting the whole text with regular expressions cost more than the parse.
+ */
 export function sseMessages(text: string): unknown[] {
   const messages: unknown[] = [];
-  for (const event of text.split(/\r?\n\r?\n/)) {
-    const data = event
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(line[5] === ' ' ? 6 : 5))
-      .join('\n');
-    if (!data) continue;
-    try {
-      messages.push(JSON.parse(data));
-    } catch {
-      // not JSON: an event the recorder has no use for
+  let data: string | undefined;
+  const dispatch = () => {
+    if (data) {
+      try {
+        messages.push(JSON.parse(data));
+      } catch {
+        // not JSON: an event the recorder has no use for
+      }
     }
+    data = undefined;
+  };
+  for (let at = 0; at <= text.length; ) {
+    let end = text.indexOf('\n', at);
+    if (end === -1) end = text.length;
+    const next = end + 1;
+    if (end > at && text.charCodeAt(end - 1) === 13 && next <= text.length) end--; // CRLF
+    if (end === at) dispatch();
+    else if (text.startsWith('data:', at)) {
+      const value = text.slice(at + (text.charCodeAt(at + 5) === 32 ? 6 : 5), end);
+      data = data === undefined ? value : `${data}\n${value}`;
+    }
+    at = next;
   }
+  dispatch();
   return messages;
 }

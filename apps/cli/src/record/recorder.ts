@@ -38,6 +38,9 @@ interface Session {
   lastAnswerAt: number;
 }
 
+/** How long work given to `later` may wait (what waits is bounded by what the host can send in that time). */
+const LATER_MS = 50;
+
 /**
  * Turns exchanges into trace lines (see the contract's trace.ts), for any transport: sessions
  * labelled in the order they appear, think time per session, each request's method, tool,
@@ -48,6 +51,8 @@ export class Recorder {
   readonly #t0: number;
   #sessionCount = 0;
   #stopped = false;
+  #later: (() => void)[] = [];
+  #laterTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly out: (line: TraceLine) => void,
@@ -62,6 +67,26 @@ export class Recorder {
   /** Once stopped, nothing more is written: a socket's close or a request's answer may come after the file ended. */
   private write(line: TraceLine): void {
     if (!this.#stopped) this.out(line);
+  }
+
+  /**
+   * Runs `work` (reading an exchange's messages and writing its lines) within LATER_MS, in the
+   * order given, off the path of the answer. Done in batches, the work costs less CPU than one
+   * piece at a time between answers (its code and data stay in the caches), and it never delays
+   * an answer. `stop` runs whatever still waits, so the trace is whole.
+   */
+  later(work: () => void): void {
+    if (this.#stopped) return;
+    this.#later.push(work);
+    this.#laterTimer ??= setTimeout(() => this.#runLater(), LATER_MS);
+  }
+
+  #runLater(): void {
+    clearTimeout(this.#laterTimer);
+    this.#laterTimer = undefined;
+    const waiting = this.#later;
+    this.#later = [];
+    for (const work of waiting) work();
   }
 
   /** The clock exchanges are timed with. */
@@ -131,8 +156,9 @@ export class Recorder {
     this.write({ type: 'end', session: session.label, at: this.#at(at) });
   }
 
-  /** The recording stops: every session still open ends now, and nothing is written after. */
+  /** The recording stops: what waits is done, every session still open ends now, and nothing is written after. */
   stop(at: number): void {
+    this.#runLater();
     for (const key of [...this.#sessions.keys()]) this.end(key, at);
     this.#stopped = true;
   }
