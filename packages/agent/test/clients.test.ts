@@ -290,33 +290,24 @@ describe('lean HTTP client against something that is not an MCP server', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+  const html = /^HTTP 501: an HTML page \("Unsupported method \('POST'\)"\), not an MCP answer$/;
+  const locked = /^HTTP 401: "Unauthorized": the server wants a bearer token \(--token, or MCP_DB_TOKEN\)$/;
+  // the SDK's own messages carry the whole body, or a page of schema issues: both clients say less
   it.each([
-    ['/html', 'http_501', /^HTTP 501: an HTML page \("Unsupported method \('POST'\)"\), not an MCP answer$/],
+    ['lean', '/html', 'http_501', html],
     [
+      'lean',
       '/json',
       'protocol',
       /^the answer is JSON but not JSON-RPC 2\.0 \(\{"status":"ok","items":\[\]\}\): is http:\/\/127\.0\.0\.1:\d+\/json an MCP endpoint\?$/,
     ],
-    ['/text', 'protocol', /^the answer is not JSON, so not MCP: "hello"$/],
-    ['/locked', 'http_401', /^HTTP 401: "Unauthorized": the server wants a bearer token \(--token, or MCP_DB_TOKEN\)$/],
-  ])('%s: %s, said in a few words', async (path, kind, message) => {
-    const mcp = new LeanHttpClient({ url: `${base}${path}`, protocol: 'legacy' });
-    try {
-      const error = await failure(mcp.open());
-      expect(error.kind).toBe(kind);
-      expect(error.message).toMatch(message);
-    } finally {
-      await mcp.close();
-    }
-  });
-
-  // the SDK's own messages carry the whole body, or a page of schema issues
-  it.each([
-    ['/html', 'http_501', /^HTTP 501: an HTML page \("Unsupported method \('POST'\)"\), not an MCP answer$/],
-    ['/json', 'protocol', /^the answer is JSON but not JSON-RPC 2\.0: is the target an MCP endpoint\?$/],
-    ['/locked', 'http_401', /^HTTP 401: "Unauthorized": the server wants a bearer token \(--token, or MCP_DB_TOKEN\)$/],
-  ])('the SDK client, %s: %s, said in a few words too', async (path, kind, message) => {
-    const mcp = createClient({ kind: 'http', url: `${base}${path}` }, { client: 'sdk', protocol: 'legacy' });
+    ['lean', '/text', 'protocol', /^the answer is not JSON, so not MCP: "hello"$/],
+    ['lean', '/locked', 'http_401', locked],
+    ['sdk', '/html', 'http_501', html],
+    ['sdk', '/json', 'protocol', /^the answer is JSON but not JSON-RPC 2\.0: is the target an MCP endpoint\?$/],
+    ['sdk', '/locked', 'http_401', locked],
+  ] as const)('%s client, %s: %s, said in a few words', async (client, path, kind, message) => {
+    const mcp = createClient({ kind: 'http', url: `${base}${path}` }, { client, protocol: 'legacy' });
     try {
       const error = await failure(mcp.open());
       expect(error.kind).toBe(kind);
