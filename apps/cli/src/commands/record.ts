@@ -99,23 +99,22 @@ export function recordCommand(): Command {
     });
 }
 
-/** How long a trace line may wait to be written with the next ones, and how much may wait. */
-const BATCH_MS = 50;
+/** The most of the trace that waits to be written with the lines after it. */
 const BATCH_CHARS = 64 * 1024;
 
 /**
- * The trace file, its lines written in batches: one write every BATCH_MS (or BATCH_CHARS) in
- * place of one per line, which at thousands of calls a second cost the proxy more than the
- * lines themselves. `finished` writes what waits, then ends the file: the trace is whole once
- * it resolves (a killed process loses at most the last BATCH_MS of lines).
+ * The trace file, the lines of one event-loop turn written together: the HTTP proxy records in
+ * batches (`Recorder.later`), so a batch's lines go out in one write in place of one per line,
+ * which at thousands of calls a second cost the proxy more than the lines themselves. `finished`
+ * writes what waits, then ends the file: the trace is whole once it resolves.
  */
 function traceFile(path: string): { write: (line: TraceLine) => void; finished: () => Promise<void> } {
   const file = createWriteStream(path);
   let waiting = '';
-  let timer: NodeJS.Timeout | undefined;
+  let pending: NodeJS.Immediate | undefined;
   const flush = () => {
-    clearTimeout(timer);
-    timer = undefined;
+    clearImmediate(pending);
+    pending = undefined;
     if (waiting) file.write(waiting);
     waiting = '';
   };
@@ -123,7 +122,7 @@ function traceFile(path: string): { write: (line: TraceLine) => void; finished: 
     write(line) {
       waiting += `${JSON.stringify(line)}\n`;
       if (waiting.length >= BATCH_CHARS) flush();
-      else timer ??= setTimeout(flush, BATCH_MS);
+      else pending ??= setImmediate(flush);
     },
     finished() {
       flush();
