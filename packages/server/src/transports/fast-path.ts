@@ -10,6 +10,9 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ToolOutcome } from '../server.js';
 
+/** What the hot paths read of a request (Node's, or the front door's). */
+export type Head = Pick<IncomingMessage, 'headers' | 'socket'>;
+
 /** The tools as functions of their raw arguments, run as a call (see `directTools`). */
 export type DirectTools = ReadonlyMap<string, (args: unknown, call: Call) => Promise<ToolOutcome>>;
 
@@ -66,7 +69,7 @@ const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, 
 export function fastPath(
   tools: DirectTools,
   replies: Replies,
-): (req: IncomingMessage, body: unknown) => Promise<string> | undefined {
+): (req: Head, body: unknown) => Promise<string> | undefined {
   const versions = new Set(replies.versions);
   const stamp = JSON.stringify({ [SERVER_INFO_META_KEY]: replies.serverInfo });
   const replayed = new Map([...replies.results].map(([method, result]) => [method, JSON.stringify(result)]));

@@ -13,8 +13,9 @@ import {
 import { NO_TELEMETRY, type Telemetry } from '../telemetry/index.js';
 import { batchPath, isBatch } from './batch.js';
 import { MAX_JSON_DEPTH, nestsDeeper, replay } from './body.js';
-import { type DirectTools, fastPath, REPLAYED_METHODS, type Replies } from './fast-path.js';
-import { type LegacyAnswer, type LegacyReplies, legacyPath } from './legacy-path.js';
+import { type DirectTools, fastPath, type Head, REPLAYED_METHODS, type Replies } from './fast-path.js';
+import { type FrontRequest, frontDoor, frontResponse } from './front.js';
+import { type LegacyReplies, legacyPath } from './legacy-path.js';
 import {
   bodyIntake,
   DEFAULT_TRANSPORT_LIMITS,
@@ -60,7 +61,15 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.includes(host) || host.startsWith('127.');
 }
 
-const SSE_HEADERS = {
+/** A hot path's answer: SSE (2025 era, `initialize` opening a session) or a content type, and its text. */
+interface Reply {
+  status: 200 | 202 | 500;
+  type?: 'application/json' | 'sse';
+  text: string;
+  opensSession?: boolean;
+}
+
+const SSE_HEADERS: Record<string, string> = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
   connection: 'keep-alive',
@@ -88,12 +97,34 @@ export async function startHttp(
   // Both layers read the body, and each enforces its own bound.
   const handler = createMcpHandler(factory, { maxRequestBodySize, onerror });
   const mcp = toNodeHandler(handler, { maxRequestBodySize, onerror });
-  const authorized = options.token ? bearerCheck(options.token) : () => true;
+  const authorized: (req: Head) => boolean = options.token ? bearerCheck(options.token) : () => true;
   const replies = options.direct ? await askOnce(handler) : undefined;
   const fast = options.direct && replies ? fastPath(options.direct, replies) : undefined;
   const legacyReplies = options.direct ? await askLegacy(handler) : undefined;
   const legacy = options.direct && legacyReplies ? legacyPath(options.direct, legacyReplies) : undefined;
   const sessions = options.sessions ?? new Sessions();
+  /** The hot paths' answer to a parsed body, or undefined when neither takes it. */
+  const hotCall = (head: Head, body: unknown): Promise<Reply> | undefined => {
+    const failed = (error: unknown): Reply => {
+      onerror(error as Error);
+      const id = (body as { id?: unknown }).id ?? null;
+      return { status: 500, type: 'application/json', text: JSON.stringify(rpcError(-32603, 'Internal error', id)) };
+    };
+    const modern = fast?.(head, body);
+    if (modern) return modern.then((json) => ({ status: 200, type: 'application/json', text: json }), failed);
+    return legacy?.(head, body)?.then(
+      (answer) =>
+        answer.status === 202
+          ? { status: 202, text: '' }
+          : { status: 200, type: 'sse', text: answer.message, opensSession: answer.opensSession },
+      failed,
+    );
+  };
+  const replyHeaders = (reply: Reply): Record<string, string> => {
+    if (reply.type === 'sse')
+      return reply.opensSession ? { ...SSE_HEADERS, 'mcp-session-id': sessions.open() } : SSE_HEADERS;
+    return reply.type ? { 'content-type': reply.type } : {};
+  };
   const toSdk = (req: IncomingMessage, res: ServerResponse) =>
     mcp(req, res).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: (error as Error).message });
@@ -178,19 +209,13 @@ export async function startHttp(
           return void toSdk(replay(req, chunks), res);
         }
         telemetry.method((body as { method?: unknown } | null)?.method);
-        const failed = (error: unknown) => {
-          onerror(error as Error);
-          sendJson(res, 500, rpcError(-32603, 'Internal error', (body as { id?: unknown }).id ?? null));
-        };
-        const modern = fast?.(req, body);
-        if (modern) {
-          return void modern.then((json) => {
-            const bytes = Buffer.from(json);
-            res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length }).end(bytes);
-          }, failed);
+        const hot = hotCall(req, body);
+        if (hot) {
+          return void hot.then((reply) => {
+            const bytes = Buffer.from(reply.text);
+            res.writeHead(reply.status, { ...replyHeaders(reply), 'content-length': bytes.length }).end(bytes);
+          });
         }
-        const old = legacy?.(req, body);
-        if (old) return void old.then((answer) => sendLegacy(res, answer, sessions), failed);
         // Declined: the SDK gets the bytes, not our parse, and judges them exactly as it would
         // alone (handed a parsed 100k-deep body, it answered 500).
         toSdk(replay(req, chunks), res);
@@ -199,6 +224,36 @@ export async function startHttp(
   };
   server.keepAliveTimeout = 65_000;
   guardConnections(server, limits);
+
+  /** A plain hot-path request read by the front door, answered whole; undefined: Node's server answers it. */
+  const front = (request: FrontRequest): Promise<string> | string | undefined => {
+    const { headers } = request;
+    if (!isMcpPath(request.url) || !checkHost.passes(headers.host) || !checkOrigin.passes(headers.origin)) return;
+    if (!authorized(request)) return;
+    const sessionId = headers['mcp-session-id'] as string | undefined;
+    if (request.method === 'DELETE') {
+      if (sessionId === undefined || !sessions.end(sessionId)) return;
+      return frontResponse(200, {}, '', server.keepAliveTimeout);
+    }
+    if (sessionId !== undefined && !sessions.use(sessionId)) return;
+    const encoding = headers['content-encoding'];
+    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return;
+    if (request.body.length > maxRequestBodySize || !isJsonContentType(headers['content-type'] ?? null)) return;
+    const chunks = [request.body];
+    if (nestsDeeper(chunks, MAX_JSON_DEPTH) || isBatch(chunks)) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(request.body.toString('utf8'));
+    } catch {
+      return;
+    }
+    return hotCall(request, body)?.then((reply) =>
+      frontResponse(reply.status, replyHeaders(reply), reply.text, server.keepAliveTimeout),
+    );
+  };
+  // With telemetry each request is reported from Node's request and response: no front door.
+  if (!telemetry.enabled && (fast || legacy))
+    frontDoor(server, front, { headersTimeoutMs: limits.headersTimeoutMs, keepAliveMs: server.keepAliveTimeout });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
@@ -253,16 +308,6 @@ function healthCheck(
     });
     return pending;
   };
-}
-
-/** A hot-path answer of the 2025 era, framed as the SDK frames it (an `initialize` opens a session). */
-function sendLegacy(res: ServerResponse, answer: LegacyAnswer, sessions: Sessions): void {
-  if (answer.status === 202) return void res.writeHead(202, { 'content-length': 0 }).end();
-  const headers: Record<string, string | number> = { ...SSE_HEADERS };
-  if (answer.opensSession) headers['mcp-session-id'] = sessions.open();
-  const bytes = Buffer.from(answer.message);
-  headers['content-length'] = bytes.length;
-  res.writeHead(200, headers).end(bytes);
 }
 
 /**
@@ -356,7 +401,7 @@ export function assertSafeBind(options: Pick<HttpOptions, 'host' | 'token'>): vo
 }
 
 /** Compares digests so neither the token's length nor its prefix leaks through timing. */
-function bearerCheck(token: string): (req: IncomingMessage) => boolean {
+function bearerCheck(token: string): (req: Head) => boolean {
   const expected = createHash('sha256').update(token).digest();
   return (req) => {
     const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
@@ -377,13 +422,15 @@ function isMcpPath(url: string | undefined): boolean {
  */
 function rememberPasses(check: (req: IncomingMessage, res: ServerResponse) => boolean, header: 'host' | 'origin') {
   const passed = new Set<string | undefined>();
-  return (req: IncomingMessage, res: ServerResponse): boolean => {
+  const judge = (req: IncomingMessage, res: ServerResponse): boolean => {
     const value = req.headers[header];
     if (passed.has(value)) return true;
     if (!check(req, res)) return false;
     if (passed.size < 64) passed.add(value);
     return true;
   };
+  /** Whether `value` passed before (the front door asks: it cannot answer a refusal itself). */
+  return Object.assign(judge, { passes: (value: string | undefined) => passed.has(value) });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

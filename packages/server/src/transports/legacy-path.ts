@@ -1,6 +1,5 @@
-import type { IncomingMessage } from 'node:http';
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, isInitializeRequest } from '@modelcontextprotocol/server';
-import { type DirectTools, isId, isObject, SocketCall, toolResult } from './fast-path.js';
+import { type DirectTools, type Head, isId, isObject, SocketCall, toolResult } from './fast-path.js';
 
 /** Answers the SDK gave once, at start-up, for the 2025 era (see `askLegacy` in http.ts). */
 export interface LegacyReplies {
@@ -30,7 +29,7 @@ export type LegacyAnswer = { status: 200; message: string; opensSession: boolean
 export function legacyPath(
   tools: DirectTools,
   replies: LegacyReplies,
-): (req: IncomingMessage, body: unknown) => Promise<LegacyAnswer> | undefined {
+): (req: Head, body: unknown) => Promise<LegacyAnswer> | undefined {
   const initialize = new Map([...replies.initialize].map(([version, result]) => [version, JSON.stringify(result)]));
   const fallback = JSON.stringify(replies.fallback);
   const toolsList = new Map([...replies.toolsList].map(([version, result]) => [version, JSON.stringify(result)]));
