@@ -145,7 +145,43 @@ const UNFIT = new Set(['transfer-encoding', 'expect', 'upgrade']);
 export function readRequest(bytes: Buffer, socket: Socket): FrontRequest | undefined {
   const end = bytes.indexOf('\r\n\r\n');
   if (end === -1 || end > FRONT_MAX_REQUEST_BYTES) return undefined;
-  const lines = bytes.toString('latin1', 0, end).split('\r\n');
+  const head = readHead(bytes.toString('latin1', 0, end));
+  if (head === undefined) return undefined;
+  const start = end + 4;
+  if (start + head.length > FRONT_MAX_REQUEST_BYTES || bytes.length < start + head.length) return undefined;
+  return {
+    method: head.method,
+    url: head.url,
+    headers: head.headers,
+    body: bytes.subarray(start, start + head.length),
+    socket,
+  };
+}
+
+interface RequestHead {
+  method: 'POST' | 'DELETE';
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** of the body */
+  length: number;
+}
+
+/** Heads read before: a client sends the same few on every call (they differ in Content-Length). */
+const heads = new Map<string, RequestHead | null>();
+
+/** The request line and headers of a plain request (see {@link readRequest}), the same object for the same text. */
+function readHead(text: string): RequestHead | undefined {
+  let head = heads.get(text);
+  if (head === undefined) {
+    head = parseHead(text) ?? null;
+    if (heads.size >= 256) heads.clear();
+    heads.set(text, head);
+  }
+  return head ?? undefined;
+}
+
+function parseHead(text: string): RequestHead | undefined {
+  const lines = text.split('\r\n');
   const first = REQUEST_LINE.exec(lines[0]!);
   if (!first) return undefined;
   const headers: IncomingHttpHeaders = {};
@@ -163,9 +199,8 @@ export function readRequest(bytes: Buffer, socket: Socket): FrontRequest | undef
   if (method === 'POST' ? !/^\d{1,6}$/.test(declared ?? '') : declared !== undefined && declared !== '0')
     return undefined;
   const length = declared === undefined ? 0 : Number(declared);
-  const start = end + 4;
-  if (start + length > FRONT_MAX_REQUEST_BYTES || bytes.length < start + length) return undefined;
-  return { method, url: first[2]!, headers, body: bytes.subarray(start, start + length), socket };
+  // Shared by every request with this head: nobody may change it.
+  return { method, url: first[2]!, headers: Object.freeze(headers), length };
 }
 
 let dateSecond = 0;
