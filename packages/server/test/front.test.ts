@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -145,8 +145,12 @@ describe('a connection through the front door and past it', () => {
     db.exec(
       "create table items (id integer primary key, label text not null); insert into items (label) values ('one'), ('two');",
     );
+    // 200 rows of 1,000 characters: a `query` of them all answers about 200 KB.
+    db.exec('create table big (id integer primary key, text text not null)');
+    const insert = db.prepare('insert into big (text) values (?)');
+    for (let i = 0; i < 200; i++) insert.run('x'.repeat(1000));
     db.close();
-    server = await startHttpServer(`sqlite:${file}`, ['--headers-timeout', '500']);
+    server = await startHttpServer(`sqlite:${file}`);
     port = Number(new URL(server.endpoint).port);
   });
   afterAll(async () => {
@@ -227,6 +231,30 @@ describe('a connection through the front door and past it', () => {
     }
   });
 
+  it('a client that pipelines calls and reads no answer is answered one call at a time as it reads, and the server’s memory stays bounded', async () => {
+    const { conn, session } = await opened();
+    const pid = server.process.pid!;
+    try {
+      const before = rssMb(pid);
+      const all = post(
+        rpc(2, 'tools/call', { name: 'query', arguments: { table: 'big', limit: 200 } }),
+        `Mcp-Session-Id: ${session}\r\n`,
+      );
+      // 1,500 answers of ~200 KB: ~300 MB if the server answered them all into its own memory.
+      void conn.write(all.repeat(1_500));
+      await new Promise((r) => setTimeout(r, 3_000));
+      const grown = rssMb(pid) - before;
+      expect(grown).toBeLessThan(64);
+      // The server serves others meanwhile.
+      const other = await opened();
+      await other.conn.write(getItem(other.session, 3, 2));
+      expect(data((await other.conn.read()).body).result?.structuredContent).toMatchObject({ row: { label: 'two' } });
+      other.conn.close();
+    } finally {
+      conn.close();
+    }
+  });
+
   it('DELETE ends the session: a call naming it afterwards gets 404', async () => {
     const { conn, session } = await opened();
     try {
@@ -240,13 +268,15 @@ describe('a connection through the front door and past it', () => {
   });
 
   it('a connection that sends nothing gets the headers timeout’s 408, naming its option', async () => {
-    const conn = new Connection(port);
+    const impatient = await startHttpServer(`sqlite:${join(dir, 'tiny.db')}`, ['--headers-timeout', '500']);
+    const conn = new Connection(Number(new URL(impatient.endpoint).port));
     try {
       const answer = await conn.read(5_000);
       expect(answer.status).toBe(408);
       expect(answer.body).toContain('--headers-timeout');
     } finally {
       conn.close();
+      await impatient.stop();
     }
   });
 
@@ -258,6 +288,12 @@ describe('a connection through the front door and past it', () => {
     expect(conn.closed || (await new Promise((r) => setTimeout(() => r(conn.closed), 500)))).toBe(true);
   });
 });
+
+/** A process's resident memory, in MB. */
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
 
 /** A chunked body whole at the start of `bytes`: its text and the bytes it took; undefined while incomplete. */
 function unchunk(bytes: Buffer): { body: string; length: number } | undefined {

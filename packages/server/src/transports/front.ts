@@ -65,8 +65,20 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
       node.call(server, socket);
       socket.resume();
     };
+    const resume = () => {
+      state.busy = false;
+      if (socket.isPaused()) socket.resume();
+      next();
+    };
     const next = () => {
       while (pending && !state.busy) {
+        // A client that does not read its answers: nothing more is read or answered until they
+        // drain, as Node's server does (else its pipelined calls would pile answers up in memory).
+        if (socket.writableNeedDrain) {
+          state.busy = true;
+          socket.once('drain', resume);
+          return;
+        }
         const request = readRequest(pending, socket);
         if (request === undefined) return handOver();
         const reply = answer(request);
@@ -77,13 +89,7 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
         else {
           state.busy = true;
           socket.setTimeout(0);
-          reply
-            .then(send, () => socket.destroy())
-            .finally(() => {
-              state.busy = false;
-              if (socket.isPaused()) socket.resume();
-              next();
-            });
+          reply.then(send, () => socket.destroy()).finally(resume);
         }
       }
     };
@@ -97,7 +103,8 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
     const onData = (chunk: Buffer) => {
       pending = pending ? Buffer.concat([pending, chunk]) : chunk;
       if (!state.busy) return next();
-      // A client that pipelines: what it sent behind the call in flight waits in the kernel.
+      // A client that pipelines: what it sent behind the call in flight (or behind answers it has
+      // not read) waits in the kernel.
       if (pending.length > FRONT_MAX_REQUEST_BYTES) socket.pause();
     };
     // As Node's server does, no half-open connections: a client that ends its side has left, and

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import {
@@ -138,7 +138,21 @@ export async function startHttp(
   const telemetry = options.telemetry ?? NO_TELEMETRY;
   telemetry.sessions(() => sessions.size);
 
+  // A connection's requests are answered one at a time, each once the answer before it has gone
+  // to the kernel: HTTP/1.1 answers pipelined requests in order anyway, and a client that sends
+  // many and reads none would otherwise have every answer made and held in memory (Node stops
+  // reading a connection only once its answers back up).
+  const answering = new WeakMap<Socket, Promise<void>>();
   const server = createServer(serverTimeouts(limits), (req: IncomingMessage, res: ServerResponse) => {
+    const before = answering.get(req.socket);
+    answering.set(req.socket, new Promise((resolve) => res.once('close', resolve)));
+    if (before === undefined) return route(req, res);
+    before.then(() => {
+      if (!req.socket.destroyed) route(req, res);
+    });
+  });
+
+  const route = (req: IncomingMessage, res: ServerResponse) => {
     if (refused(req)) return void req.socket.destroy();
     // Probes (a kubelet, a load balancer) come without a token and with a pod's IP as Host; the
     // answers are a status word and carry nothing of the database, so neither is checked.
@@ -151,7 +165,7 @@ export async function startHttp(
     if (!isMcpPath(req.url)) return sendJson(res, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
     if (!telemetry.enabled) return serveMcp(req, res);
     telemetry.request(req, res, () => serveMcp(req, res));
-  });
+  };
 
   const serveMcp = (req: IncomingMessage, res: ServerResponse) => {
     if (!checkHost(req, res) || !checkOrigin(req, res)) return;
