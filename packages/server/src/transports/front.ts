@@ -38,13 +38,13 @@ export const FRONT_MAX_REQUEST_BYTES = 64 * 1024;
  * the start. A point read through Node's `IncomingMessage` and `ServerResponse` cost about 65 µs
  * of CPU more than this at one agent.
  *
- * Returns false (and changes nothing) when Node's connection listener cannot be found.
+ * Changes nothing when Node's connection listener cannot be found (Node then reads every request).
  */
-export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTiming): boolean {
+export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTiming): void {
   const node = server.listeners('connection').find((l) => l.name === 'connectionListener') as
     | ((this: Server, socket: Socket) => void)
     | undefined;
-  if (!node) return false;
+  if (!node) return;
   server.removeListener('connection', node);
   // Connections still read here, and whether a call is in flight on each.
   const open = new Map<Socket, { busy: boolean }>();
@@ -134,7 +134,6 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
     for (const socket of open.keys()) socket.destroy();
     closeAll();
   };
-  return true;
 }
 
 const REQUEST_LINE = /^(POST|DELETE) (\/[!#-~]*) HTTP\/1\.1$/;
