@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseContext, openDatabase } from '../src/context.js';
+import { createServerFactory, directTools } from '../src/server.js';
+import { READ_TOOLS } from '../src/tools/index.js';
 import { FRONT_MAX_REQUEST_BYTES, readRequest } from '../src/transports/front.js';
+import { startHttp } from '../src/transports/http.js';
 import { type HttpServer, startHttpServer } from './support/mcp.js';
 
 /**
@@ -326,3 +330,63 @@ function chunked(request: string): string {
   const chunk = (part: string) => `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`;
   return `${head}\r\n\r\n${chunk(body.slice(0, half))}${chunk(body.slice(half))}0\r\n\r\n`;
 }
+
+describe('the front door from the first connection on', () => {
+  let dir: string;
+  let ctx: DatabaseContext;
+  let started: Awaited<ReturnType<typeof startHttp>>;
+  /** requests Node's HTTP server read (the front door's never reach it) */
+  let nodeRequests = 0;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-db-front-first-'));
+    const file = join(dir, 'tiny.db');
+    const db = new Database(file);
+    db.exec(
+      "create table items (id integer primary key, label text not null); insert into items (label) values ('one');",
+    );
+    db.close();
+    ctx = await openDatabase({ url: `sqlite:${file}` });
+    const factory = createServerFactory(ctx, READ_TOOLS);
+    started = await startHttp(factory, { host: '127.0.0.1', port: 0, direct: directTools(ctx, READ_TOOLS) });
+    started.server.on('request', () => nodeRequests++);
+  });
+  afterAll(async () => {
+    started?.server.closeAllConnections();
+    started?.server.close();
+    await ctx?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a fresh server's first client is read by the front door, Origin and all; a foreign Host still gets Node's 403", async () => {
+    const conn = new Connection(Number(new URL(started.url).port));
+    try {
+      const origin = 'Origin: http://localhost:5173\r\n';
+      await conn.write(initialize().replace('Content-Type', `${origin}Content-Type`));
+      const opened = await conn.read();
+      expect(opened.status).toBe(200);
+      const session = opened.headers['mcp-session-id']!;
+      await conn.write(getItem(session, 2, 1).replace('Content-Type', `${origin}Content-Type`));
+      expect(data((await conn.read()).body).result?.structuredContent).toMatchObject({ row: { label: 'one' } });
+      expect(nodeRequests).toBe(0);
+
+      await conn.write(getItem(session, 3, 1).replace('Host: 127.0.0.1', 'Host: evil.example'));
+      expect((await conn.read()).status).toBe(403);
+      expect(nodeRequests).toBe(1);
+    } finally {
+      conn.close();
+    }
+  });
+
+  it('a foreign Origin is refused by Node (403), never remembered as passed', async () => {
+    const conn = new Connection(Number(new URL(started.url).port));
+    try {
+      for (let i = 0; i < 2; i++) {
+        await conn.write(initialize().replace('Content-Type', 'Origin: http://evil.example\r\nContent-Type'));
+        expect((await conn.read()).status).toBe(403);
+      }
+    } finally {
+      conn.close();
+    }
+  });
+});

@@ -9,6 +9,8 @@ import {
   type McpHttpHandler,
   type McpServerFactory,
   SUPPORTED_PROTOCOL_VERSIONS,
+  validateHostHeader,
+  validateOriginHeader,
 } from '@modelcontextprotocol/server';
 import { NO_TELEMETRY, type Telemetry } from '../telemetry/index.js';
 import { batchPath, isBatch } from './batch.js';
@@ -90,8 +92,16 @@ export async function startHttp(
 ): Promise<{ server: Server; url: string; sessions: Sessions }> {
   assertSafeBind(options);
   const hostnames = [...new Set([...LOOPBACK, options.host, ...(options.allowedHosts ?? [])])];
-  const checkHost = rememberPasses(hostHeaderValidation(hostnames), 'host');
-  const checkOrigin = rememberPasses(originValidation(hostnames), 'origin');
+  const checkHost = rememberPasses(
+    hostHeaderValidation(hostnames),
+    (host) => validateHostHeader(host, hostnames),
+    'host',
+  );
+  const checkOrigin = rememberPasses(
+    originValidation(hostnames),
+    (origin) => validateOriginHeader(origin, hostnames),
+    'origin',
+  );
   const maxRequestBodySize = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const onerror = (error: Error) => process.stderr.write(`mcp-db-server: http: ${error.message}\n`);
   // Both layers read the body, and each enforces its own bound.
@@ -434,17 +444,26 @@ function isMcpPath(url: string | undefined): boolean {
  * a client sends the same Host and Origin on every request, and the check parses a URL each time.
  * Only passes are kept, and a bounded number; anything else is judged by the SDK again.
  */
-function rememberPasses(check: (req: IncomingMessage, res: ServerResponse) => boolean, header: 'host' | 'origin') {
+function rememberPasses(
+  check: (req: IncomingMessage, res: ServerResponse) => boolean,
+  validate: (value: string | undefined) => { ok: boolean },
+  header: 'host' | 'origin',
+) {
   const passed = new Set<string | undefined>();
-  const judge = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const value = req.headers[header];
-    if (passed.has(value)) return true;
-    if (!check(req, res)) return false;
+  const remember = (value: string | undefined) => {
     if (passed.size < 64) passed.add(value);
     return true;
   };
-  /** Whether `value` passed before (the front door asks: it cannot answer a refusal itself). */
-  return Object.assign(judge, { passes: (value: string | undefined) => passed.has(value) });
+  const judge = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const value = req.headers[header];
+    return passed.has(value) || (check(req, res) && remember(value));
+  };
+  /**
+   * Whether `value` passes, judged by the SDK's validator behind the check (the front door asks:
+   * it cannot answer a refusal itself, and hands a refused request to Node's path, which does).
+   */
+  const passes = (value: string | undefined) => passed.has(value) || (validate(value).ok && remember(value));
+  return Object.assign(judge, { passes });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
