@@ -64,14 +64,19 @@ export async function connect(
   const prepared = new PreparedStatements(size, pg.Query, prepareValue);
   const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
     TEXT_PARSERS[oid] ?? pg.types.getTypeParser(oid, format)) as Pg['types']['getTypeParser'];
-  const pool = new pg.Pool({
+  // The read tools' lane (direct-reads.ts) is one of the poolSize connections, once the pool keeps two.
+  const lane = poolSize >= 3;
+  const config = {
     connectionString: url,
-    max: poolSize,
     // bounds both the wait for a busy pool and opening a connection (pg waits forever by default)
     connectionTimeoutMillis: poolWaitMs,
     application_name: 'mcp-db-server',
     options: startupOptions(settings),
     types: { getTypeParser },
+  };
+  const pool = new pg.Pool({
+    ...config,
+    max: lane ? poolSize - 1 : poolSize,
     // pg-pool checks each new client before handing it out; a failure discards the client and
     // fails the caller's acquire, so no statement runs in a session without the settings.
     verify: (client: import('pg').PoolClient, done: (error?: Error) => void) =>
@@ -89,12 +94,31 @@ export async function connect(
   // After the listener above, so a statement and its prepared-statement retry are one statement to cancel.
   const statements = new Statements(observer);
   watchStatements(pool, statements);
+  /** The lane's connection: the pool's settings, checked as the pool checks them, statements named alike. */
+  const openLane = async () => {
+    const client = new pg.Client({ ...config, pipeline: true } as import('pg').ClientConfig);
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await checkSession(client, settings);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    prepared.attach(client as import('pg').PoolClient);
+    return client;
+  };
+  const shortReads = new PostgresDirectReads(pool, statements, lane ? openLane : undefined);
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  const close = statements.closing(db);
   return {
     db,
-    shortReads: new PostgresDirectReads(pool),
+    shortReads,
     driver: pool,
-    close: statements.closing(db),
+    close: async () => {
+      await close();
+      await shortReads.close();
+    },
   };
 }
 

@@ -170,6 +170,9 @@ export class PreparedStatements {
     // each named statement's row description, once pg has read it on this connection
     const shapes = new Map<string, RowShape>();
     let generation = this.#generation;
+    // Names are never reused on a connection: on a pipelined one, a statement of the names
+    // dropped may still be answered after they were, and its row description is kept by name.
+    let count = 0;
 
     const named = (text: string): string => {
       if (generation !== this.#generation || (names.size >= this.size && !names.has(text))) {
@@ -182,7 +185,7 @@ export class PreparedStatements {
       }
       let name = names.get(text);
       if (name === undefined) {
-        name = `mcp_${names.size + 1}`;
+        name = `mcp_${++count}`;
         names.set(text, name);
       }
       return name;
@@ -235,8 +238,13 @@ export class PreparedStatements {
   }
 }
 
-/** Clears pg's record of the statements parsed on this connection (not public API; covered by prepared.test.ts). */
+/**
+ * Clears pg's record of the statements parsed (and, pipelined, sent to be parsed) on this
+ * connection (not public API; covered by prepared.test.ts).
+ */
 function forgetParsed(client: pg.PoolClient): void {
-  const connection = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection;
+  const connection = (client as unknown as { connection?: Record<string, Record<string, string> | undefined> })
+    .connection;
   if (connection?.parsedStatements) connection.parsedStatements = {};
+  if (connection?.submittedNamedStatements) connection.submittedNamedStatements = {};
 }
