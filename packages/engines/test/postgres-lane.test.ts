@@ -115,6 +115,22 @@ describe.runIf(PG_URL)('PostgreSQL reads on a pipelined lane', () => {
     expect((await slow).rows).toEqual([{ tag: 1 }]);
   });
 
+  it('reads that each take long run side by side on pooled connections once the lane has learnt its pace', async () => {
+    const wide = await postgres.connect(url, { poolSize: 8 });
+    try {
+      const slow = (tag: number) =>
+        wide.shortReads!.execute<{ tag: number }>(sleep(0.2, tag), TABLE, undefined).then((a) => a.rows[0]!.tag);
+      // The lane opens in the background: until it has run a read, reads take the pool.
+      for (let i = 0; i < 3; i++) await slow(0);
+      const started = performance.now();
+      expect(await Promise.all([1, 2, 3, 4, 5, 6].map(slow))).toEqual([1, 2, 3, 4, 5, 6]);
+      // one after another on the lane: 1.2 s
+      expect(performance.now() - started).toBeLessThan(800);
+    } finally {
+      await wide.close();
+    }
+  });
+
   it('a lane whose connection is lost fails only the reads on it, and reads go on', async () => {
     const pid = await lanePid();
     const slow = read(sleep(30, 1));

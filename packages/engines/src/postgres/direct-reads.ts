@@ -5,7 +5,10 @@ import type { Statements } from '../calls.js';
 import type { ShortReads } from '../engine.js';
 import { cancelRequest } from './cancel.js';
 
-/** A lane whose oldest read has run this long is passed by: reads take a pooled connection meanwhile. */
+/**
+ * A read waits on the lane at most about this long (the oldest read's time so far, and the
+ * others' at the lane's pace): past it, it takes a pooled connection, where it runs beside them.
+ */
 export const STALL_MS = 5;
 
 /** After the lane failed to connect, reads take pooled connections this long before it is tried again. */
@@ -33,6 +36,8 @@ class Lane {
   lost = false;
   /** when the oldest read became the one running (performance.now()) */
   headSince = 0;
+  /** a moving average of the time between reads ending while the lane is busy, in ms */
+  #pace = 0;
   /** cancel requests sent and not yet settled */
   #cancelsUnderWay = 0;
   #corked = false;
@@ -42,9 +47,9 @@ class Lane {
     this.#stream = (client as unknown as { connection: { stream: Socket } }).connection.stream;
   }
 
-  /** Whether its oldest read has run past STALL_MS (or it has none). */
+  /** Whether a read written now would wait past STALL_MS for the ones in flight. */
   stalled(now: number): boolean {
-    return this.reads.length > 0 && now - this.headSince > STALL_MS;
+    return this.reads.length > 0 && now - this.headSince + this.reads.length * this.#pace > STALL_MS;
   }
 
   /** Runs `sql` behind the reads in flight. */
@@ -80,8 +85,11 @@ class Lane {
     const at = this.reads.indexOf(read);
     this.reads.splice(at, 1);
     // Only the oldest read ends in turn (a statement pg re-runs unnamed goes to the back).
-    if (at !== 0 || this.reads.length === 0) return;
-    this.headSince = performance.now();
+    if (at !== 0) return;
+    const now = performance.now();
+    this.#pace += (now - this.headSince - this.#pace) / 8;
+    this.headSince = now;
+    if (this.reads.length === 0) return;
     if (this.reads[0]!.cancelled) void this.#sendCancel();
   }
 
