@@ -128,8 +128,8 @@ function connectionLost(error: unknown): boolean {
  * Reads share one pipelined connection, the lane (see `Lane`), instead of taking a pooled one
  * each: ten reads in flight cost one write and one read of the socket, not ten of each, and one
  * backend's turn instead of ten. A read runs on a pooled connection instead while the lane has
- * none, or while its oldest read has run past STALL_MS, so that a slow read holds up only the
- * reads already written behind it. Nothing the server relies on is skipped: each read is one of
+ * none, or when it would wait there past STALL_MS, so that slow reads run side by side and one
+ * holds up only the few reads already written behind it. Nothing the server relies on is skipped: each read is one of
  * `statements` (cancelled when its call's client leaves; told to the observer), and the pooled
  * connections' waits, cancels and names wrap the pool and its clients (connect.ts).
  */
@@ -192,8 +192,11 @@ export class PostgresDirectReads implements ShortReads {
   /** The lane when a read may take it; opens another (in the background) when it was lost. */
   #ready(): Lane | undefined {
     const lane = this.#lane;
-    if (lane?.lost) this.#lane = undefined;
-    else if (lane) return lane.stalled(performance.now()) ? undefined : lane;
+    if (lane?.lost) {
+      this.#lane = undefined;
+      // already closed by the server, as a rule; ended here in case only our side gave up on it
+      lane.client.end().catch(() => {});
+    } else if (lane) return lane.stalled(performance.now()) ? undefined : lane;
     if (this.open && !this.#opening && !this.#closed && performance.now() >= this.#retryAt) void this.#openLane();
     return undefined;
   }
