@@ -39,25 +39,57 @@ const SERVER_BIN = join(ROOT, 'packages/server/dist/bin.js');
 const CLI_BIN = join(ROOT, 'apps/cli/dist/bin.js');
 const DBHUB = '@bytebase/dbhub@1.4.0';
 
-const { values: o } = parseArgs({
-  options: {
-    db: { type: 'string', multiple: true, default: [] },
-    agents: { type: 'string', default: '1,10,50' },
-    workloads: { type: 'string', default: 'query-point,query-fk,top50,churn' },
-    servers: { type: 'string', default: 'ours,faucet,dbhub' },
-    duration: { type: 'string', default: '5s' },
-    warmup: { type: 'string', default: '1s' },
-    rounds: { type: 'string', default: '2' },
-    dbhub: { type: 'boolean', default: false },
-    'server-cpus': { type: 'string' },
-    'client-cpus': { type: 'string' },
-  },
-});
+const HELP = `usage: FAUCET_BIN=path/to/faucet node apps/cli/bench/peers.mjs --db URL [--db URL ...] [options]
+
+Our server beside Faucet and DBHub, default options, the same Go client, servers alternated.
+Each --db must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.01).
+
+  --db URL              sqlite:FILE, postgres://..., mysql://... (repeat for several)
+  --agents LIST         agent counts (default 1,10,50)
+  --workloads LIST      query-point, query-fk, top50, churn (default), also get, session
+  --servers LIST        ours, faucet, recorded, dbhub (default ours,faucet,dbhub)
+  --duration D          measured time per cell (default 5s)
+  --warmup D            unrecorded time before each cell (default 1s)
+  --rounds N            rounds of every cell; each cell prints the median (default 2)
+  --dbhub               fail when DBHub cannot be started instead of leaving it out
+  --server-cpus LIST    per core (Linux): pin every server to these CPUs...
+  --client-cpus LIST    ...and the client and this script to these
+  -h, --help            this text
+
+Markdown tables go to stdout, progress to stderr.`;
+
+const parsed = (() => {
+  try {
+    return parseArgs({
+      options: {
+        db: { type: 'string', multiple: true, default: [] },
+        agents: { type: 'string', default: '1,10,50' },
+        workloads: { type: 'string', default: 'query-point,query-fk,top50,churn' },
+        servers: { type: 'string', default: 'ours,faucet,dbhub' },
+        duration: { type: 'string', default: '5s' },
+        warmup: { type: 'string', default: '1s' },
+        rounds: { type: 'string', default: '2' },
+        dbhub: { type: 'boolean', default: false },
+        'server-cpus': { type: 'string' },
+        'client-cpus': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    return { error };
+  }
+})();
 const log = (line) => process.stderr.write(`${line}\n`);
 const usage = (why) => {
-  log(`peers.mjs: ${why}`);
+  log(`peers.mjs: ${why} (--help for usage)`);
   process.exit(2);
 };
+if (parsed.error) usage(parsed.error.message);
+const o = parsed.values;
+if (o.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(0);
+}
 
 /** What each workload is called in the table. */
 const WORKLOADS = {
