@@ -73,7 +73,7 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
       driver: undefined,
       close: async () => {
         await statements.close();
-        sqlProcess.close();
+        await sqlProcess.close();
         shortReads.close();
         await db.destroy();
       },

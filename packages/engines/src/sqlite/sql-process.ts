@@ -29,9 +29,17 @@ export class SqlProcess {
     return turn;
   }
 
-  close(): void {
-    this.#child?.kill('SIGKILL');
+  /**
+   * Kills the process; settles once it has exited, so that a server closing reaps it before it
+   * exits itself (a child left to be reaped by the init of a container may stay a zombie).
+   */
+  close(): Promise<void> {
+    const child = this.#child;
     this.#child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    return exited;
   }
 
   async #run(sql: string, parameters: readonly unknown[]): Promise<Record<string, unknown>[]> {
@@ -55,7 +63,7 @@ export class SqlProcess {
         this.timeoutMs > 0
           ? setTimeout(() => {
               done();
-              this.close();
+              void this.close();
               reject(
                 Object.assign(new Error(`the statement ran longer than ${this.timeoutMs} ms and was stopped`), {
                   code: 'SQLITE_INTERRUPT',
