@@ -28,14 +28,14 @@ interface Read {
 /**
  * One connection in pipeline mode (pg's `pipeline`): each read is written at once, behind the
  * ones still running, with a Sync of its own, so an error fails that read alone. PostgreSQL
- * answers in order, so the oldest read in `reads` is the one its backend runs.
+ * answers in order, so the oldest read in `#reads` is the one its backend runs.
  */
 class Lane {
-  readonly reads: Read[] = [];
+  readonly #reads: Read[] = [];
   /** its connection failed (or its backend was ended): no read may take it any more */
   lost = false;
   /** when the oldest read became the one running (performance.now()) */
-  headSince = 0;
+  #headSince = 0;
   /** a moving average of the time between reads ending while the lane is busy, in ms */
   #pace = 0;
   /** cancel requests sent and not yet settled */
@@ -49,12 +49,12 @@ class Lane {
 
   /** Whether a read written now would wait past STALL_MS for the ones in flight. */
   stalled(now: number): boolean {
-    return this.reads.length > 0 && now - this.headSince + this.reads.length * this.#pace > STALL_MS;
+    return this.#reads.length > 0 && now - this.#headSince + this.#reads.length * this.#pace > STALL_MS;
   }
 
   /** Runs `sql` behind the reads in flight. */
   async run(sql: string, values: unknown[], read: Read): Promise<pg.QueryResult> {
-    if (this.reads.push(read) === 1) this.headSince = performance.now();
+    if (this.#reads.push(read) === 1) this.#headSince = performance.now();
     read.exposed = this.#cancelsUnderWay > 0;
     // The reads of one turn of the event loop leave in one write (pg writes each on its own).
     if (!this.#corked) {
@@ -78,19 +78,19 @@ class Lane {
   /** Cancels `read` in the database: now if its backend runs it, else once it does. */
   cancel(read: Read): Promise<void> {
     read.cancelled = true;
-    return this.reads[0] === read ? this.#sendCancel() : Promise.resolve();
+    return this.#reads[0] === read ? this.#sendCancel() : Promise.resolve();
   }
 
   #done(read: Read): void {
-    const at = this.reads.indexOf(read);
-    this.reads.splice(at, 1);
+    const at = this.#reads.indexOf(read);
+    this.#reads.splice(at, 1);
     // Only the oldest read ends in turn (a statement pg re-runs unnamed goes to the back).
     if (at !== 0) return;
     const now = performance.now();
-    this.#pace += (now - this.headSince - this.#pace) / 8;
-    this.headSince = now;
-    if (this.reads.length === 0) return;
-    if (this.reads[0]!.cancelled) void this.#sendCancel();
+    this.#pace += (now - this.#headSince - this.#pace) / 8;
+    this.#headSince = now;
+    if (this.#reads.length === 0) return;
+    if (this.#reads[0]!.cancelled) void this.#sendCancel();
   }
 
   /**
@@ -100,7 +100,7 @@ class Lane {
    */
   async #sendCancel(): Promise<void> {
     this.#cancelsUnderWay++;
-    for (const read of this.reads) read.exposed = true;
+    for (const read of this.#reads) read.exposed = true;
     try {
       await cancelRequest(this.client);
     } finally {
