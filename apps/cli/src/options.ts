@@ -1,8 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { INDEX_PROFILES, type IndexProfile, MAX_SCALE, rowCounts, TABLES } from '@mcp-db-bench/dataset';
 import { engineForGivenUrl, URL_FORMS } from '@mcp-db-bench/engines';
+import { autoWorkerCount } from '@mcp-db-bench/server';
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from './errors.js';
 import { parseList, parsePositiveInt } from './parse/durations.js';
@@ -104,11 +104,11 @@ export const agentsOption = (
     .default(defaults, defaults.join(','))
     .argParser(parseList(parsePositiveInt('agents')));
 
-/** Server worker processes: one per core unless told, and help says so. */
+/** Server worker processes: as many as mcp-db-server's own `auto` unless told, and help says so. */
 export const workersOption = (description = 'server worker processes (mcp-db-server --workers)') => {
-  const cores = availableParallelism();
+  const workers = autoWorkerCount();
   return new Option('--workers <n>', description)
-    .default(cores, `one per core: ${cores} here`)
+    .default(workers, `one per core but one: ${workers} here`)
     .argParser(parsePositiveInt('workers'));
 };
 

@@ -191,7 +191,7 @@ describe('help', () => {
     expect(runHelp).toContain('env: MCP_DB_BENCH_DB');
     for (const command of ['floor', 'soak']) {
       const help = (await run([command, '--help'])).stdout.replace(/\s+/g, ' ');
-      expect(help).toMatch(/--workers <n> .*\(default: one per core: \d+ here\)/);
+      expect(help).toMatch(/--workers <n> .*\(default: one per core but one: \d+ here\)/);
       expect(help).toContain('default: "table"');
       expect(help).toContain('env: MCP_DB_BENCH_DB');
     }

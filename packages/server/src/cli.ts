@@ -248,7 +248,7 @@ export function buildCli(): Command {
       .addOption(
         new Option(
           '--workers <n>',
-          'HTTP worker processes sharing the port, each with its own connections (auto: one per core; one for PGlite)',
+          'HTTP worker processes sharing the port, each with its own connections (auto: one per core but one; one for PGlite)',
         )
           .env('MCP_DB_WORKERS')
           .default('auto')

@@ -16,7 +16,7 @@ export {
   toolsFor,
   WRITE_TOOLS,
 } from './tools/index.js';
-export { WORKER_NODE_FLAGS } from './transports/cluster.js';
+export { autoWorkerCount, WORKER_NODE_FLAGS } from './transports/cluster.js';
 export { assertSafeBind, type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
 export { DEFAULT_TRANSPORT_LIMITS, type TransportLimits } from './transports/limits.js';
 export {

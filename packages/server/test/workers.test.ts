@@ -5,7 +5,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restartDelayMs, workersOption } from '../src/transports/cluster.js';
+import { autoWorkerCount, restartDelayMs, workersOption } from '../src/transports/cluster.js';
 import { callJson, connectClient, type Era, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
 
@@ -160,8 +160,12 @@ describe('--workers, a replacement that cannot start', () => {
   });
 });
 
-/** `--http` alone (what users run): one worker per core; one process where the engine allows only one. */
+/** `--http` alone (what users run): one worker per core but one; one process where the engine allows only one. */
 describe('--workers auto, the HTTP default', () => {
+  it('is one worker per core but one, at least one', () => {
+    expect([1, 2, 3, 4, 16].map(autoWorkerCount)).toEqual([1, 1, 2, 3, 15]);
+  });
+
   it('is what the server does when neither --workers nor MCP_DB_WORKERS is given', () => {
     expect(workersOption(['--url', 'sqlite:x', '--http'], {})).toBe('auto');
     expect(workersOption(['--http'], { MCP_DB_WORKERS: '3' })).toBe(3);
@@ -175,11 +179,11 @@ describe('--workers auto, the HTTP default', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it(`forks one worker per core (${availableParallelism()} here)`, async () => {
+  it(`forks that many workers, none when it is one (${availableParallelism()} cores here)`, async () => {
     const server = await startHttpServer(`sqlite:${join(dir, 'shop.db')}`, ['--workers', 'auto']);
     try {
-      const cores = availableParallelism();
-      expect(children(server.process.pid!)).toHaveLength(cores > 1 ? cores : 0);
+      const workers = autoWorkerCount(availableParallelism());
+      expect(children(server.process.pid!)).toHaveLength(workers > 1 ? workers : 0);
     } finally {
       await server.stop();
     }

@@ -36,11 +36,11 @@ export function serveCommand(): Command {
       .option('--host <host>', 'HTTP bind address', '127.0.0.1')
       .addOption(new Option('--port <port>', 'HTTP port (0 picks a free one)').default(7400).argParser(parsePort))
       .option('--token <token>', 'require this bearer token over HTTP')
-      // the server's own default (one per core), so a side-by-side with another server measures what users run
+      // the server's own default (one per core but one), so a side-by-side with another server measures what users run
       .addOption(
         new Option(
           '--workers <n>',
-          'HTTP worker processes sharing the port (mcp-db-server --workers; auto: one per core)',
+          'HTTP worker processes sharing the port (mcp-db-server --workers; auto: one per core but one)',
         )
           .default('auto')
           .argParser((v) => (v === 'auto' ? v : parsePositiveInt('workers')(v))),

@@ -169,7 +169,7 @@ export const configSchema = z
     workers: z
       .union([z.literal('auto'), positive])
       .optional()
-      .describe('HTTP worker processes, auto: one per core (--workers; auto)'),
+      .describe('HTTP worker processes, auto: one per core but one (--workers; auto)'),
     tools: z
       .record(z.string().regex(TOOL_NAME, 'a tool name is letters, digits, _ and -, at most 64'), customToolSchema)
       .optional()

@@ -18,7 +18,7 @@ function sessionKeyGiven(argv: readonly string[], env: NodeJS.ProcessEnv): boole
   );
 }
 
-/** What `--workers` asks for: a count, or `auto` (the default over HTTP: one per core). */
+/** What `--workers` asks for: a count, or `auto` (the default over HTTP: one per core but one, see autoWorkerCount). */
 export type WorkersOption = number | 'auto';
 
 /**
@@ -74,7 +74,7 @@ async function fileOptions(
 
 /**
  * The worker count when this process should be a `--workers` primary: serving HTTP with more
- * than one worker, and not asked for help or the version. `auto` means one per core, or one
+ * than one worker, and not asked for help or the version. `auto` means autoWorkerCount(), or one
  * process where the URL's engine can be open in one process at a time (PGlite); a bad value is
  * left to the server's own parsing, which says what is wrong.
  */
@@ -95,17 +95,28 @@ export async function requestedWorkers(argv: readonly string[], env: NodeJS.Proc
 }
 
 /**
- * `--workers auto`: one process per core, one where a database's engine allows only one process
+ * Worker processes for `--workers auto` on `cores` cores: one per core but one, at least one. A
+ * worker keeps more than its own core busy (V8's collector threads, libuv's pool), and a database
+ * or agents on the same machine need cores too: measured on 2 cores with the database and the load
+ * beside it, a second worker lowered calls/s at 1, 10 and 50 agents on every engine (SQLite too)
+ * and spent up to twice the CPU per call (docs/performance.md#how-many-workers).
+ */
+export function autoWorkerCount(cores: number = availableParallelism()): number {
+  return Math.max(1, cores - 1);
+}
+
+/**
+ * `--workers auto`: autoWorkerCount(), one where a database's engine allows only one process
  * (or a value is not understood: the server reports that).
  */
 export async function autoWorkers(values: readonly string[]): Promise<number> {
-  const cores = availableParallelism();
-  if (cores === 1 || !values.length) return 1;
+  const workers = autoWorkerCount();
+  if (workers === 1 || !values.length) return 1;
   // Loaded only here: the engines' definitions, not their drivers.
   const { engineForUrl } = await import('@mcp-db-bench/engines');
   const { splitDatabaseUrl } = await import('../database-urls.js');
   try {
-    return values.some((value) => engineForUrl(splitDatabaseUrl(value).url).oneProcess) ? 1 : cores;
+    return values.some((value) => engineForUrl(splitDatabaseUrl(value).url).oneProcess) ? 1 : workers;
   } catch {
     return 1;
   }
