@@ -93,7 +93,10 @@ export interface StatementObserver {
   statement(sql: string): (error?: unknown) => void;
   /** A wait for a pooled connection starts. */
   acquire(): (error?: unknown) => void;
-  /** A pooled connection is handed to a call (+1) or given back (-1): the sum is the connections in use. */
+  /**
+   * A pooled connection is handed to a call (+1) or given back (-1), or PostgreSQL's read lane takes
+   * its first read in flight (+1) or ends its last (-1): the sum is the connections in use.
+   */
   held?(change: 1 | -1): void;
 }
 

@@ -22,11 +22,12 @@ describe.runIf(PG_URL)('PostgreSQL reads on a pipelined lane', () => {
   let db: Kysely<unknown>;
   const read = (query: CompiledQuery) => reads.execute<Record<string, unknown>>(query, TABLE, undefined);
   /** The backend that serves `query` on the lane (the lane opens in the background: ask until it does). */
-  const lanePid = async (): Promise<number> => {
+  const lanePid = async (on: ShortReads = reads): Promise<number> => {
     const pid = sql<{ pid: number }>`select pg_backend_pid() as pid where ${1} = 1`.compile(db);
+    const ask = () => on.execute<Record<string, unknown>>(pid, TABLE, undefined);
     const pool = new Set<number>();
     for (let i = 0; i < 50; i++) {
-      const [a, b] = await Promise.all([read(pid), read(pid)]);
+      const [a, b] = await Promise.all([ask(), ask()]);
       // two reads in one turn share the lane once it is open
       if (a!.rows[0]!.pid === b!.rows[0]!.pid && !pool.has(a!.rows[0]!.pid as number)) return a!.rows[0]!.pid as number;
       pool.add(a!.rows[0]!.pid as number);
@@ -147,6 +148,32 @@ describe.runIf(PG_URL)('PostgreSQL reads on a pipelined lane', () => {
     await failed;
     for (let i = 0; i < 3; i++) expect((await read(row(4))).rows).toEqual([{ id: 4, v: 40 }]);
     expect(await lanePid()).not.toBe(pid);
+  });
+
+  it('counts as a connection in use while it has reads in flight, and as none once they end', async () => {
+    // the connections in use after each change
+    const held: number[] = [];
+    let sum = 0;
+    const count = (change: 1 | -1) => {
+      sum += change;
+      held.push(sum);
+    };
+    const observed = await postgres.connect(url, {
+      poolSize: 3,
+      observer: { statement: () => () => {}, acquire: () => () => {}, held: count },
+    });
+    try {
+      await lanePid(observed.shortReads!);
+      held.length = 0;
+      // one at a time, so each finds the lane idle and takes it
+      for (const id of [1, 2, 3]) {
+        const { rows } = await observed.shortReads!.execute<{ id: number }>(row(id), TABLE, undefined);
+        expect(rows[0]!.id).toBe(id);
+      }
+      expect(held).toEqual([1, 0, 1, 0, 1, 0]);
+    } finally {
+      await observed.close();
+    }
   });
 
   it('closing cancels a read on the lane and ends its connection', async () => {

@@ -43,7 +43,11 @@ class Lane {
   #corked = false;
   readonly #stream: Socket;
 
-  constructor(readonly client: pg.Client) {
+  /** `inUse`: told +1 when the lane takes its first read in flight, -1 when it has none left */
+  constructor(
+    readonly client: pg.Client,
+    private readonly inUse: (change: 1 | -1) => void,
+  ) {
     this.#stream = (client as unknown as { connection: { stream: Socket } }).connection.stream;
   }
 
@@ -54,7 +58,10 @@ class Lane {
 
   /** Runs `sql` behind the reads in flight. */
   async run(sql: string, values: unknown[], read: Read): Promise<pg.QueryResult> {
-    if (this.#reads.push(read) === 1) this.#headSince = performance.now();
+    if (this.#reads.push(read) === 1) {
+      this.#headSince = performance.now();
+      this.inUse(1);
+    }
     read.exposed = this.#cancelsUnderWay > 0;
     // The reads of one turn of the event loop leave in one write (pg writes each on its own).
     if (!this.#corked) {
@@ -89,7 +96,10 @@ class Lane {
     const now = performance.now();
     this.#pace += (now - this.#headSince - this.#pace) / 8;
     this.#headSince = now;
-    if (this.#reads.length === 0) return;
+    if (this.#reads.length === 0) {
+      this.inUse(-1);
+      return;
+    }
     if (this.#reads[0]!.cancelled) void this.#sendCancel();
   }
 
@@ -206,7 +216,8 @@ export class PostgresDirectReads implements ShortReads {
     try {
       const client = await this.open!();
       if (this.#closed) return void client.end().catch(() => {});
-      const lane = new Lane(client);
+      // a connection in use while it has reads in flight, as a pooled one is while it is handed out
+      const lane = new Lane(client, (change) => this.statements.held(change));
       // A connection that is lost fails the reads in flight on it (mapped as a pooled one's are);
       // the next read opens another (see `connectionLost` for the errors that tell it first).
       const drop = () => {
