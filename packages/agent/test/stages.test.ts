@@ -187,6 +187,32 @@ describe('staged steps (fake clock)', () => {
     expect(ticks.map((t) => t.rate)).toEqual([0, 10, 10, 0]);
   });
 
+  it("makes the tick at the window's end when its timer fires after the agents stopped", async () => {
+    // Timers late under load: the ticks' long sleeps end 5 ms late, the agents' 100 ms calls on time.
+    const fake = new FakeClock();
+    const clock = { now: () => fake.now(), sleep: (ms: number) => fake.sleep(ms >= 500 ? ms + 5 : ms) };
+    const { makeAgent } = sleepers(fake, 100);
+    const ticks: SecondTick[] = [];
+    const m = await fake.run(
+      runStep({
+        agents: 1,
+        mode: 'closed',
+        warmupMs: 0,
+        durationMs: 2000,
+        makeAgent,
+        clock,
+        probe: nullProbe,
+        onSecond: (t) => ticks.push(t),
+      }),
+    );
+    expect(m.calls).toBe(20);
+    expect(ticks.map((t) => [t.atMs, t.calls])).toEqual([
+      [0, 0],
+      [1000, 10],
+      [2000, 20],
+    ]);
+  });
+
   it('refuses stages that need more agents than are connected, or never rise', async () => {
     const clock = new FakeClock();
     const { makeAgent } = sleepers(clock, 10);

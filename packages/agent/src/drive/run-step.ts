@@ -269,19 +269,30 @@ async function follow(window: Window, gate: Gate, changes: readonly AgentChange[
   gate.set(Number.POSITIVE_INFINITY);
 }
 
-/** Ticks at the window's start and each whole second of it; a tick due after `stop` is not made. */
+/**
+ * Ticks at the window's start and each whole second of it, the window's end included: `stop`
+ * makes the ticks already due (the last one's timer can fire after the agents saw the end) and
+ * no more.
+ */
 function tick(window: Window, onSecond: (tick: SecondTick) => void): { stop(): void } {
   const { clock, recorder } = window;
   let stopped = false;
+  let next = 0;
+  const makeDue = () => {
+    const until = Math.min(window.end, clock.now());
+    for (; window.start + next <= until; next += INTERVAL_MS) {
+      onSecond({ atMs: next, calls: recorder.calls, errors: recorder.errorCount });
+    }
+  };
   void (async () => {
-    for (let atMs = 0; window.start + atMs <= window.end; atMs += INTERVAL_MS) {
-      await clock.sleep(window.start + atMs - clock.now());
-      if (stopped || window.start + atMs > window.end) return;
-      onSecond({ atMs, calls: recorder.calls, errors: recorder.errorCount });
+    while (!stopped && window.start + next <= window.end) {
+      await clock.sleep(window.start + next - clock.now());
+      if (!stopped) makeDue();
     }
   })();
   return {
     stop() {
+      if (!stopped) makeDue();
       stopped = true;
     },
   };
