@@ -24,21 +24,56 @@ import { startServer } from '../../../packages/server/bench/support.mjs';
 const run = promisify(execFile);
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROOT = here('../../../');
-const { values: o } = parseArgs({
-  options: {
-    url: { type: 'string' },
-    agents: { type: 'string', default: '1,10' },
-    workloads: { type: 'string', default: 'get,query-fk,session' },
-    clients: { type: 'string', default: 'lean,sdk,go,go1,python' },
-    duration: { type: 'string', default: '5s' },
-    warmup: { type: 'string', default: '1s' },
-    rounds: { type: 'string', default: '2' },
-    python: { type: 'string', default: join(ROOT, '.tools/py/bin/python') },
-    'sql-tool': { type: 'string' },
-    'sql-arg': { type: 'string' },
-  },
-});
+const HELP = `usage: node apps/cli/bench/clients.mjs [options]
+
+One server, the same 2025-era load through clients we did not write and ours, alternated.
+Without --url it seeds a temporary SQLite database and starts our server on its defaults.
+
+  --url URL             an MCP endpoint to load instead (its server holds the dataset)
+  --agents LIST         agent counts (default 1,10)
+  --workloads LIST      get, query-fk, session (default), also query-point, top50, sql-get, sql-fk
+  --clients LIST        lean, sdk, go, go1, python (default: all)
+  --duration D          measured time per cell (default 5s)
+  --warmup D            unrecorded time before each cell (default 1s)
+  --rounds N            rounds of every cell (default 2)
+  --python PATH         the Python with the mcp package (default .tools/py/bin/python)
+  --sql-tool NAME       the raw-SQL tool of sql-get and sql-fk (DBHub's execute_sql, our sql)
+  --sql-arg NAME        its SQL argument (default sql)
+  -h, --help            this text
+
+A Markdown table goes to stdout, progress to stderr.`;
+
+const parsed = (() => {
+  try {
+    return parseArgs({
+      options: {
+        url: { type: 'string' },
+        agents: { type: 'string', default: '1,10' },
+        workloads: { type: 'string', default: 'get,query-fk,session' },
+        clients: { type: 'string', default: 'lean,sdk,go,go1,python' },
+        duration: { type: 'string', default: '5s' },
+        warmup: { type: 'string', default: '1s' },
+        rounds: { type: 'string', default: '2' },
+        python: { type: 'string', default: join(ROOT, '.tools/py/bin/python') },
+        'sql-tool': { type: 'string' },
+        'sql-arg': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    return { error };
+  }
+})();
 const log = (line) => process.stderr.write(`${line}\n`);
+if (parsed.error) {
+  log(`clients.mjs: ${parsed.error.message} (--help for usage)`);
+  process.exit(2);
+}
+const o = parsed.values;
+if (o.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(0);
+}
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-clients-'));
 
 /** How to run each client: a command line, given the load's flags. */
