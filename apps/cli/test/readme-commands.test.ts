@@ -79,7 +79,10 @@ describe('the README’s commands, run from a clone', () => {
     ...SKIPPED,
     // the first screen: the whole default run, waited for (about 2 min on 2 shared cores)
     { match: /^pnpm install && pnpm start\b/, mode: { kind: 'in-root' } },
-    { match: /^mcp-db-bench serve |^(npx|pnpm dlx)( --\S+)* @bytebase\/dbhub@|--http\s*(#.*)?$/, mode: { kind: 'server' } },
+    {
+      match: /^mcp-db-bench serve |^(npx|pnpm dlx)( --\S+)* @bytebase\/dbhub@|--http\s*(#.*)?$/,
+      mode: { kind: 'server' },
+    },
     { match: /^node packages\/server\/dist\/bin\.js --url \S+\s*(#.*)?$/, mode: { kind: 'stdio' } },
     {
       match: /^mcp-db-bench run --target /,
