@@ -18,8 +18,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { startServer } from '../../../packages/server/bench/support.mjs';
+import { scriptOptions } from './options.mjs';
 
 const run = promisify(execFile);
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -43,37 +44,19 @@ Without --url it seeds a temporary SQLite database and starts our server on its 
 
 A Markdown table goes to stdout, progress to stderr.`;
 
-const parsed = (() => {
-  try {
-    return parseArgs({
-      options: {
-        url: { type: 'string' },
-        agents: { type: 'string', default: '1,10' },
-        workloads: { type: 'string', default: 'get,query-fk,session' },
-        clients: { type: 'string', default: 'lean,sdk,go,go1,python' },
-        duration: { type: 'string', default: '5s' },
-        warmup: { type: 'string', default: '1s' },
-        rounds: { type: 'string', default: '2' },
-        python: { type: 'string', default: join(ROOT, '.tools/py/bin/python') },
-        'sql-tool': { type: 'string' },
-        'sql-arg': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    return { error };
-  }
-})();
+const o = scriptOptions('clients.mjs', HELP, {
+  url: { type: 'string' },
+  agents: { type: 'string', default: '1,10' },
+  workloads: { type: 'string', default: 'get,query-fk,session' },
+  clients: { type: 'string', default: 'lean,sdk,go,go1,python' },
+  duration: { type: 'string', default: '5s' },
+  warmup: { type: 'string', default: '1s' },
+  rounds: { type: 'string', default: '2' },
+  python: { type: 'string', default: join(ROOT, '.tools/py/bin/python') },
+  'sql-tool': { type: 'string' },
+  'sql-arg': { type: 'string' },
+});
 const log = (line) => process.stderr.write(`${line}\n`);
-if (parsed.error) {
-  log(`clients.mjs: ${parsed.error.message} (--help for usage)`);
-  process.exit(2);
-}
-const o = parsed.values;
-if (o.help) {
-  process.stdout.write(`${HELP}\n`);
-  process.exit(0);
-}
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-clients-'));
 
 /** How to run each client: a command line, given the load's flags. */

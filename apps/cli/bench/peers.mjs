@@ -29,9 +29,9 @@ import { createServer } from 'node:net';
 import { loadavg, platform, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { parseReady } from '@mcp-db-bench/server';
 import { cpuUnder } from '../dist/serving/cpus.js';
+import { scriptOptions } from './options.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROOT = here('../../../');
@@ -58,38 +58,23 @@ Each --db must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.
 
 Markdown tables go to stdout, progress to stderr.`;
 
-const parsed = (() => {
-  try {
-    return parseArgs({
-      options: {
-        db: { type: 'string', multiple: true, default: [] },
-        agents: { type: 'string', default: '1,10,50' },
-        workloads: { type: 'string', default: 'query-point,query-fk,top50,churn' },
-        servers: { type: 'string', default: 'ours,faucet,dbhub' },
-        duration: { type: 'string', default: '5s' },
-        warmup: { type: 'string', default: '1s' },
-        rounds: { type: 'string', default: '2' },
-        dbhub: { type: 'boolean', default: false },
-        'server-cpus': { type: 'string' },
-        'client-cpus': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    return { error };
-  }
-})();
+const o = scriptOptions('peers.mjs', HELP, {
+  db: { type: 'string', multiple: true, default: [] },
+  agents: { type: 'string', default: '1,10,50' },
+  workloads: { type: 'string', default: 'query-point,query-fk,top50,churn' },
+  servers: { type: 'string', default: 'ours,faucet,dbhub' },
+  duration: { type: 'string', default: '5s' },
+  warmup: { type: 'string', default: '1s' },
+  rounds: { type: 'string', default: '2' },
+  dbhub: { type: 'boolean', default: false },
+  'server-cpus': { type: 'string' },
+  'client-cpus': { type: 'string' },
+});
 const log = (line) => process.stderr.write(`${line}\n`);
 const usage = (why) => {
   log(`peers.mjs: ${why} (--help for usage)`);
   process.exit(2);
 };
-if (parsed.error) usage(parsed.error.message);
-const o = parsed.values;
-if (o.help) {
-  process.stdout.write(`${HELP}\n`);
-  process.exit(0);
-}
 
 /** What each workload is called in the table. */
 const WORKLOADS = {
