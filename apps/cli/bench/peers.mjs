@@ -7,27 +7,29 @@
 //            (github.com/faucetdb/faucet: go build ./cmd/faucet); its reads through faucet_query
 //   recorded ours behind `mcp-db-bench record` (a proxy writing every call to a trace); its CPU
 //            column is the proxy's alone
-//   dbhub    npx @bytebase/dbhub@1.4.0 --transport http (skipped if npx cannot start it, unless
-//            --dbhub insists); its reads as SELECTs through execute_sql
+//   dbhub    @bytebase/dbhub --transport http, the version the workspace locks (apps/cli's
+//            devDependency; skipped if it cannot start, unless --dbhub insists); its reads as
+//            SELECTs through execute_sql
 //
 //   pnpm build && FAUCET_BIN=path/to/faucet node apps/cli/bench/peers.mjs --db sqlite:shop.db [--db "$PG_URL"]
 //     [--agents 1,10,50] [--workloads query-point,query-fk,top50,churn] (also get, session) [--duration 5s]
-//     [--warmup 1s] [--rounds 2] [--servers ours,faucet,dbhub] [--dbhub]
+//     [--warmup 1s] [--prewarm 3s] [--rounds 2] [--servers ours,faucet,dbhub] [--dbhub]
 //     [--server-cpus 0 --client-cpus 1]: per core (Linux, taskset): every server pinned to the server
 //     CPUs (Go with GOMAXPROCS set to their count), the client and this script to the client CPUs
 //
 // Each database must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.01).
 // Server CPU is read from /proc (utime + stime of the server process and every descendant, plus
 // what its ended children used) between the client's `window open` and `window closed` lines.
-// Each server gets 2 s of unrecorded point reads once started (a Node.js process compiles its hot
-// paths first), then runs from start to end, as deployed: the sessions `churn` abandons stay with
+// Each server gets --prewarm of unrecorded load of every workload measured once started (a
+// Node.js process compiles its hot paths first), then runs from start to end, as deployed: the sessions `churn` abandons stay with
 // it, and run last (the default order), they meet no other workload. Prints Markdown tables on stdout;
 // progress goes to stderr.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { loadavg, platform, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseReady } from '@mcp-db-bench/server';
 import { cpuUnder } from '../dist/serving/cpus.js';
@@ -37,7 +39,10 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROOT = here('../../../');
 const SERVER_BIN = join(ROOT, 'packages/server/dist/bin.js');
 const CLI_BIN = join(ROOT, 'apps/cli/dist/bin.js');
-const DBHUB = '@bytebase/dbhub@1.4.0';
+// DBHub as the workspace locks it (apps/cli's devDependency), not the newest from npm
+const require = createRequire(import.meta.url);
+const DBHUB = require('@bytebase/dbhub/package.json');
+const DBHUB_MAIN = join(dirname(require.resolve('@bytebase/dbhub/package.json')), DBHUB.bin.dbhub);
 
 const HELP = `usage: FAUCET_BIN=path/to/faucet node apps/cli/bench/peers.mjs --db URL [--db URL ...] [options]
 
@@ -50,6 +55,8 @@ Each --db must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.
   --servers LIST        ours, faucet, recorded, dbhub (default ours,faucet,dbhub)
   --duration D          measured time per cell (default 5s)
   --warmup D            unrecorded time before each cell (default 1s)
+  --prewarm D           unrecorded load of each workload, once per server after it starts
+                        (default 3s; a fresh Node.js process compiles its hot paths first)
   --rounds N            rounds of every cell; each cell prints the median (default 2)
   --dbhub               fail when DBHub cannot be started instead of leaving it out
   --server-cpus LIST    per core (Linux): pin every server to these CPUs...
@@ -65,6 +72,7 @@ const o = scriptOptions('peers.mjs', HELP, {
   servers: { type: 'string', default: 'ours,faucet,dbhub' },
   duration: { type: 'string', default: '5s' },
   warmup: { type: 'string', default: '1s' },
+  prewarm: { type: 'string', default: '3s' },
   rounds: { type: 'string', default: '2' },
   dbhub: { type: 'boolean', default: false },
   'server-cpus': { type: 'string' },
@@ -99,7 +107,7 @@ const seconds = (text) => {
   if (!m) usage(`durations look like 5s or 500ms: ${text}`);
   return Number(m[1]) / (m[2] === 'ms' ? 1000 : 1);
 };
-const cellSeconds = seconds(o.warmup) + seconds(o.duration);
+const cellSeconds = Math.max(seconds(o.warmup) + seconds(o.duration), seconds(o.prewarm));
 
 /** --server-cpus and --client-cpus: Linux with taskset, CPU lists as taskset reads them. */
 function checkPinning() {
@@ -149,7 +157,7 @@ function launch(command, args, { env = process.env, cpus } = {}) {
   return child;
 }
 
-/** The whole group: npx's node child, our server's workers. */
+/** The whole group: our server's workers, the record proxy's server. */
 const signalGroup = (child, signal) => {
   try {
     process.kill(-child.pid, signal);
@@ -333,13 +341,12 @@ const SERVERS = {
     async start(db) {
       const port = await freePort();
       const child = launch(
-        'npx',
-        ['-y', DBHUB, '--transport', 'http', '--port', String(port), '--dsn', db.family.dbhub(db.url)],
+        process.execPath,
+        [DBHUB_MAIN, '--transport', 'http', '--port', String(port), '--dsn', db.family.dbhub(db.url)],
         { cpus: pinned?.server },
       );
       const url = `http://127.0.0.1:${port}/mcp`;
-      // the first start may fetch it from npm
-      await answering(url, child, 180_000, `DBHub (npx ${DBHUB})`);
+      await answering(url, child, 60_000, `DBHub ${DBHUB.version}`);
       return { child, url };
     },
   },
@@ -486,7 +493,7 @@ async function measure(dbUrl) {
       try {
         await start(server);
       } catch (error) {
-        // DBHub comes from npm: without it (offline, no npx) the others still run, unless --dbhub insists
+        // a peer we do not build: without it the others still run, unless --dbhub insists
         if (server.name !== 'dbhub' || o.dbhub) throw error;
         log(`DBHub skipped: ${error.message}`);
         servers.splice(servers.indexOf(server), 1);
@@ -495,10 +502,13 @@ async function measure(dbUrl) {
     if (!running.has('ours')) throw new Error("our server is needed to read the dataset's key ranges");
     Object.assign(db, await keyRanges(running.get('ours').url));
     log(`${familyName}: orders 1..${db.orders}, customers 1..${db.customers}`);
-    // a fresh Node.js process compiles its hot paths in its first seconds: each server gets the
-    // same unrecorded load first, so no cell pays for that
+    // a fresh Node.js process compiles its hot paths in its first seconds (tens of thousands of
+    // calls: its first 1-agent cell ran 10% slower than its later ones): each server gets the
+    // same unrecorded load of every workload first, so no cell pays for that
     for (const server of servers)
-      await drive(server, running.get(server.name), db, 'query-point', 2, { duration: '2s', warmup: '0s' });
+      for (const workload of workloads)
+        if (!server.cannot?.has(workload))
+          await drive(server, running.get(server.name), db, workload, 2, { duration: o.prewarm, warmup: '0s' });
     for (const workload of workloads) {
       for (const agents of agentCounts) {
         for (let round = 1; round <= rounds; round++) {
