@@ -227,7 +227,7 @@ describe('a connection through the front door and past it', () => {
   it('a malformed request after a plain one gets 400 and the connection closes', async () => {
     const { conn, session } = await opened();
     try {
-      await conn.write(getItem(session, 1, 1) + 'POST /mcp HTTP/1.1\r\nContent-Length: x\r\n\r\n');
+      await conn.write(`${getItem(session, 1, 1)}POST /mcp HTTP/1.1\r\nContent-Length: x\r\n\r\n`);
       expect((await conn.read()).status).toBe(200);
       expect((await conn.read()).status).toBe(400);
     } finally {

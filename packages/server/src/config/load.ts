@@ -54,7 +54,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     located.sort((a, b) => a.line - b.line);
     throw new ConfigError(located.map((p) => `${file}:${p.line}: ${p.text}`).join('\n'));
   }
-  return toOptions(parsed.data!, file);
+  return toOptions(parsed.data!);
 }
 
 function describe(p: Problem): string {
@@ -63,7 +63,7 @@ function describe(p: Problem): string {
 }
 
 /** The file's values as commander's option names, and its one database. */
-function toOptions(config: ServerConfig, file: string): LoadedConfig {
+function toOptions(config: ServerConfig): LoadedConfig {
   const { url, databases, tools, selectTools, ...rest } = config;
   const options: Record<string, unknown> = { ...rest };
   if (selectTools !== undefined) options.tools = Array.isArray(selectTools) ? selectTools.join(',') : selectTools;
