@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rowCounts, TABLES } from '@mcp-db-bench/dataset';
+import { freePort } from '@mcp-db-bench/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../packages/server/test/support/ports.js';
 import { BIN, type CliRun, runCli } from './support/cli.js';
 
 /**

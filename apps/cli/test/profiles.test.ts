@@ -17,8 +17,8 @@ import {
   WORKLOADS,
 } from '@mcp-db-bench/agent';
 import { Random, type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { freshDatabase } from '@mcp-db-bench/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase } from '../../../packages/server/test/support/databases.js';
 import { runCli } from './support/cli.js';
 import { type Peer, startDbhub, startOurs } from './support/peers.js';
 

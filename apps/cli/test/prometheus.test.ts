@@ -3,12 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summarize } from '@mcp-db-bench/agent';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { type Family, havePrometheusParser, parsePrometheus as parse } from '@mcp-db-bench/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  type Family,
-  havePrometheusParser,
-  parsePrometheus as parse,
-} from '../../../packages/server/test/support/prometheus.js';
 import { prometheusText } from '../src/render/prometheus.js';
 import { runCli } from './support/cli.js';
 import { result, stats, step } from './support/results.js';

@@ -1,8 +1,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from '@mcp-db-bench/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../packages/server/test/support/ports.js';
 import { runCli } from './support/cli.js';
 import { docCommands } from './support/doc-commands.js';
 import { type Outcome, type PlanEntry, runStatements, shellStatements } from './support/readme-run.js';

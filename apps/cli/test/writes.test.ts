@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WriteVerification } from '@mcp-db-bench/agent';
 import { resultFile } from '@mcp-db-bench/contract';
+import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freshDatabase, liveTargets } from '../../../packages/server/test/support/databases.js';
 import { type CliRun, runCli } from './support/cli.js';
 
 /**

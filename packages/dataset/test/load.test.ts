@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { engineForUrl } from '@mcp-db-bench/engines';
 import { callTool, openDatabase, READ_TOOLS } from '@mcp-db-bench/server';
+import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, liveTargets } from '../../server/test/support/databases.js';
 import {
   applyIndexProfile,
   Dataset,

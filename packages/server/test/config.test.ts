@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ENGINES, engineForUrl } from '@mcp-db-bench/engines';
+import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,6 @@ import { ConfigError, loadConfig } from '../src/config/load.js';
 import { configJsonSchema, configSchema } from '../src/config/schema.js';
 import { customTools } from '../src/tools/custom.js';
 import { startServerProcess } from '../src/transports/ready.js';
-import { engineOf, freshDatabase, liveTargets } from './support/databases.js';
 import { BIN, callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop, shopRows } from './support/shop.js';
 

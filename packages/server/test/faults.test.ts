@@ -1,9 +1,9 @@
 import { connect as netConnect } from 'node:net';
 import { engineForUrl } from '@mcp-db-bench/engines';
+import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallRecord, countOutcomes, DATABASE_CALLS, Swarm, sleep } from './support/agents.js';
-import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
 import {
   type PrivateEngine,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { aggregateInput, ERROR_CODES, type ErrorCode, getInput, queryInput } from '@mcp-db-bench/contract';
 import { type AnyDb, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,6 @@ import { planAggregate } from '../src/tools/aggregate.js';
 import { planGet } from '../src/tools/get.js';
 import { planQuery } from '../src/tools/query.js';
 import { deleteRows, insertRows, updateRows, type WriteScope } from '../src/write/statements.js';
-import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient, exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
 

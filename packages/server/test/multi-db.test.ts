@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { dirname } from 'node:path';
+import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseContext, openDatabase } from '../src/context.js';
@@ -11,7 +12,6 @@ import { toolsFor } from '../src/tools/index.js';
 import { autoWorkers } from '../src/transports/cluster.js';
 import { startHttp } from '../src/transports/http.js';
 import { startServerProcess } from '../src/transports/ready.js';
-import { freshDatabase, liveTargets } from './support/databases.js';
 import { loadParityFixture } from './support/fixture.js';
 import { BIN, connectClient, MODERN_REVISION } from './support/mcp.js';
 import { loadShop } from './support/shop.js';

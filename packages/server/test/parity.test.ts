@@ -1,9 +1,9 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { FILTER_OPS, type FilterNode, parseFilter } from '@mcp-db-bench/contract';
 import { ENGINES } from '@mcp-db-bench/engines';
+import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, liveTargets } from './support/databases.js';
 import { loadParityFixture, PARITY_DIR } from './support/fixture.js';
 import { type CallOutcome, callJson, connectClient } from './support/mcp.js';
 

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type AddressInfo, createConnection, createServer, type Server } from 'node:net';
+import { liveTargets } from '@mcp-db-bench/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveTargets } from './support/databases.js';
 import { BIN } from './support/mcp.js';
 
 /**

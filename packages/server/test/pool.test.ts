@@ -1,8 +1,8 @@
 import { engineForUrl } from '@mcp-db-bench/engines';
+import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countOutcomes, latencyQuantile, Swarm, sleep } from './support/agents.js';
-import { engineOf, freshDatabase, liveTargets } from './support/databases.js';
 import { exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
 import { sessionProbe } from './support/probes.js';
 import { loadShop } from './support/shop.js';

@@ -1,7 +1,7 @@
 import { engineForUrl } from '@mcp-db-bench/engines';
+import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, liveTargets } from './support/databases.js';
 import { callJson, connectClient } from './support/mcp.js';
 
 /**

@@ -4,15 +4,22 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import {
+  engineOf,
+  type Family,
+  freePort,
+  freshDatabase,
+  havePrometheusParser,
+  type LiveTarget,
+  liveTargets,
+  parsePrometheus as parse,
+} from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { telemetryRequested } from '../src/telemetry/index.js';
 import { prometheusAddress, prometheusWorkerEnv } from '../src/telemetry/prometheus.js';
 import { sleep } from './support/agents.js';
-import { engineOf, freshDatabase, type LiveTarget, liveTargets } from './support/databases.js';
 import { BIN, callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
-import { freePort } from './support/ports.js';
-import { type Family, havePrometheusParser, parsePrometheus as parse } from './support/prometheus.js';
 import { loadShop } from './support/shop.js';
 
 /**

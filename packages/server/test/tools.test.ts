@@ -1,6 +1,6 @@
+import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, liveTargets } from './support/databases.js';
 import {
   callJson,
   connectClient,

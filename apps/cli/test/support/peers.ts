@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parseReady } from '@mcp-db-bench/server';
-import { freePort } from '../../../../packages/server/test/support/ports.js';
+import { freePort } from '@mcp-db-bench/testing';
 import { BIN } from './cli.js';
 
 /** A server process for a test: its MCP endpoint, and how to stop it. */

@@ -5,7 +5,7 @@
  * peer that runs one statement through one stands for a server's raw-SQL tool.
  */
 import { createRequire } from 'node:module';
-import { freshDatabase, liveTargets } from '../../../server/test/support/databases.js';
+import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { McpClient } from '../../src/clients/client.js';
 import { DIALECTS } from '../../src/profiles/dialects/index.js';
 

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort } from '@mcp-db-bench/testing';
 import { exitOf } from './mcp.js';
-import { freePort } from './ports.js';
 
 /**
  * A real OpenTelemetry Collector (the one test/otelcol builds from the collector's Go modules;

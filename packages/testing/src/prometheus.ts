@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
  */
 
 const run = promisify(execFile);
-const PYTHON = fileURLToPath(new URL('../../../../.tools/py/bin/python', import.meta.url));
+const PYTHON = fileURLToPath(new URL('../../../.tools/py/bin/python', import.meta.url));
 
 /** Whether the parser is installed; under CI a missing one fails the test file that asks. */
 export function havePrometheusParser(testFile: string): boolean {

@@ -1,0 +1,3 @@
+export * from './databases.js';
+export * from './ports.js';
+export * from './prometheus.js';
