@@ -20,10 +20,10 @@
 // Each database must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.01).
 // Server CPU is read from /proc (utime + stime of the server process and every descendant, plus
 // what its ended children used) between the client's `window open` and `window closed` lines.
-// Each server gets --prewarm of unrecorded load of every workload measured once started (a
-// Node.js process compiles its hot paths first), then runs from start to end, as deployed: the sessions `churn` abandons stay with
-// it, and run last (the default order), they meet no other workload. Prints Markdown tables on stdout;
-// progress goes to stderr.
+// Once started, each server gets --prewarm of unrecorded load of every workload measured (a
+// Node.js process compiles its hot paths first), then runs from start to end, as deployed: the
+// sessions `churn` abandons stay with it, and run last (the default order), they meet no other
+// workload. Prints Markdown tables on stdout; progress goes to stderr.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -108,6 +108,8 @@ const seconds = (text) => {
   return Number(m[1]) / (m[2] === 'ms' ? 1000 : 1);
 };
 const cellSeconds = Math.max(seconds(o.warmup) + seconds(o.duration), seconds(o.prewarm));
+// the workloads each server runs unrecorded once started (none with --prewarm 0s)
+const prewarmed = seconds(o.prewarm) > 0 ? workloads : [];
 
 /** --server-cpus and --client-cpus: Linux with taskset, CPU lists as taskset reads them. */
 function checkPinning() {
@@ -506,7 +508,7 @@ async function measure(dbUrl) {
     // calls: its first 1-agent cell ran 10% slower than its later ones): each server gets the
     // same unrecorded load of every workload first, so no cell pays for that
     for (const server of servers)
-      for (const workload of workloads)
+      for (const workload of prewarmed)
         if (!server.cannot?.has(workload))
           await drive(server, running.get(server.name), db, workload, 2, { duration: o.prewarm, warmup: '0s' });
     for (const workload of workloads) {
