@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 
 /**
  * The Prometheus Python client's own text-format parser (prometheus_client, installed by .ci/run
- * into .tools/py from test/clients/requirements.txt): the server's /metrics and the CLI's
+ * into .tools/py from packages/server/test/clients/requirements.txt): the server's /metrics and the CLI's
  * --prometheus files are read by it, not by a parser of ours.
  */
 
