@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autoWorkerCount, restartDelayMs, workersOption } from '../src/transports/cluster.js';
+import { availableCores } from '../src/transports/cpu-quota.js';
 import { callJson, connectClient, type Era, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
 
@@ -179,10 +180,10 @@ describe('--workers auto, the HTTP default', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it(`forks that many workers, none when it is one (${availableParallelism()} cores here)`, async () => {
+  it(`forks that many workers, none when it is one (${availableCores()} cores here)`, async () => {
     const server = await startHttpServer(`sqlite:${join(dir, 'shop.db')}`, ['--workers', 'auto']);
     try {
-      const workers = autoWorkerCount(availableParallelism());
+      const workers = autoWorkerCount(availableCores());
       expect(children(server.process.pid!)).toHaveLength(workers > 1 ? workers : 0);
     } finally {
       await server.stop();

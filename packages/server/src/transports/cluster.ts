@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { prometheusWorkerEnv } from '../telemetry/prometheus.js';
+import { availableCores } from './cpu-quota.js';
 import { readyLine } from './ready.js';
 import { type SessionLimits, Sessions } from './sessions.js';
 
@@ -95,13 +95,14 @@ export async function requestedWorkers(argv: readonly string[], env: NodeJS.Proc
 }
 
 /**
- * Worker processes for `--workers auto` on `cores` cores: one per core but one, at least one. A
+ * Worker processes for `--workers auto` on `cores` cores (by default those this process may use,
+ * a CPU quota's worth in a container that has one): one per core but one, at least one. A
  * worker keeps more than its own core busy (V8's collector threads, libuv's pool), and a database
  * or agents on the same machine need cores too: measured on 2 cores with the database and the load
  * beside it, a second worker lowered calls/s at 1, 10 and 50 agents on every engine (SQLite too)
  * and spent up to twice the CPU per call (docs/performance.md#how-many-workers).
  */
-export function autoWorkerCount(cores: number = availableParallelism()): number {
+export function autoWorkerCount(cores: number = availableCores()): number {
   return Math.max(1, cores - 1);
 }
 
