@@ -7,25 +7,43 @@
 //     [--sql-tool execute_sql --sql-arg sql]
 //
 // Prints one JSON object with the fields the Go client prints; clients.mjs runs all of them.
-import { parseArgs } from 'node:util';
 import { createClient, Random } from '@mcp-db-bench/agent';
+import { scriptOptions } from './options.mjs';
 
-const { values: o } = parseArgs({
-  options: {
-    client: { type: 'string', default: 'lean' },
-    url: { type: 'string' },
-    workload: { type: 'string', default: 'get' },
-    agents: { type: 'string', default: '1' },
-    duration: { type: 'string', default: '5s' },
-    warmup: { type: 'string', default: '1s' },
-    orders: { type: 'string', default: '6000' },
-    customers: { type: 'string', default: '2000' },
-    seed: { type: 'string', default: '1' },
-    'sql-tool': { type: 'string', default: 'execute_sql' },
-    'sql-arg': { type: 'string', default: 'sql' },
-  },
+const HELP = `usage: node apps/cli/bench/node-client.mjs --url URL [options]
+
+The Go client's load through one of our Node clients; prints one JSON object (clients.mjs runs it).
+
+  --url URL             the MCP endpoint (required)
+  --client NAME         lean (undici, hand-built JSON-RPC) or sdk (the TypeScript SDK) (default lean)
+  --workload NAME       get, query-point, query-fk, top50, session, sql-get, sql-fk (default get)
+  --agents N            concurrent agents, each with its own session (default 1)
+  --duration D          measured window (default 5s)
+  --warmup D            unrecorded time first (default 1s)
+  --orders N            orders ids 1..N exist (default 6000)
+  --customers N         customer ids 1..N exist (default 2000)
+  --seed N              seed of the key choice (default 1)
+  --sql-tool NAME       the raw-SQL tool of sql-get and sql-fk (default execute_sql)
+  --sql-arg NAME        its SQL argument (default sql)
+  -h, --help            this text`;
+
+const o = scriptOptions('node-client.mjs', HELP, {
+  client: { type: 'string', default: 'lean' },
+  url: { type: 'string' },
+  workload: { type: 'string', default: 'get' },
+  agents: { type: 'string', default: '1' },
+  duration: { type: 'string', default: '5s' },
+  warmup: { type: 'string', default: '1s' },
+  orders: { type: 'string', default: '6000' },
+  customers: { type: 'string', default: '2000' },
+  seed: { type: 'string', default: '1' },
+  'sql-tool': { type: 'string', default: 'execute_sql' },
+  'sql-arg': { type: 'string', default: 'sql' },
 });
-if (!o.url) throw new Error('--url is required');
+if (!o.url) {
+  process.stderr.write('node-client.mjs: --url is required (--help for usage)\n');
+  process.exit(2);
+}
 const seconds = (text) => Number(/^([\d.]+)(ms|s)$/.exec(text)?.[1]) / (text.endsWith('ms') ? 1000 : 1);
 const agents = Number(o.agents);
 const orders = Number(o.orders);
@@ -73,7 +91,10 @@ const OPERATIONS = {
   },
 };
 const operation = OPERATIONS[o.workload];
-if (!operation) throw new Error(`unknown workload ${o.workload}`);
+if (!operation) {
+  process.stderr.write(`node-client.mjs: unknown workload ${o.workload} (--help for usage)\n`);
+  process.exit(2);
+}
 
 let sessions;
 try {
