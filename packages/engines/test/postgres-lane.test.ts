@@ -74,6 +74,15 @@ describe.runIf(PG_URL)('PostgreSQL reads on a pipelined lane', () => {
     expect(answers.map((a) => a.rows)).toEqual(queries.map((q) => q.expected));
   });
 
+  it('reads one at a time (each written at once), then in bursts (one write a turn), then alone again, each get their own rows', async () => {
+    const one = async (id: number) => expect((await read(row(id))).rows).toEqual([{ id, v: id * 10 }]);
+    for (let round = 0; round < 3; round++) {
+      for (let id = 1; id <= 20; id++) await one(id);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => one(100 - i)));
+    }
+    for (let id = 50; id <= 60; id++) await one(id);
+  });
+
   it('a read that fails fails alone: the reads written before and after it get their rows', async () => {
     const divide = (by: number) => sql<{ q: number }>`select v / ${by}::int as q from t where id = 1`.compile(db);
     const settled = await Promise.allSettled([read(row(1)), read(divide(0)), read(row(2)), read(divide(5))]);

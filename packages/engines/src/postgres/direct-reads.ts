@@ -40,7 +40,10 @@ class Lane {
   #pace = 0;
   /** cancel requests sent and not yet settled */
   #cancelsUnderWay = 0;
-  #corked = false;
+  /** reads written in the turn's corked write so far (0: none open) */
+  #batch = 0;
+  /** the last corked write held one read: reads come one at a time (one agent) */
+  #alone = false;
   readonly #stream: Socket;
 
   /** `inUse`: told +1 when the lane takes its first read in flight, -1 when it has none left */
@@ -63,17 +66,27 @@ class Lane {
       this.inUse(1);
     }
     read.exposed = this.#cancelsUnderWay > 0;
-    // The reads of one turn of the event loop leave in one write (pg writes each on its own).
-    if (!this.#corked) {
-      this.#corked = true;
+    // The reads of one turn of the event loop leave in one write at the turn's end (pg writes
+    // each message on its own). While reads come one at a time (the last such write held one),
+    // a read that finds the lane idle leaves at once: waiting would only delay it by a turn.
+    const atOnce = this.#batch === 0 && this.#alone && this.#reads.length === 1;
+    if (atOnce) this.#stream.cork();
+    else if (this.#batch++ === 0) {
       this.#stream.cork();
       setImmediate(() => {
-        this.#corked = false;
+        this.#alone = this.#batch === 1;
+        this.#batch = 0;
         this.#stream.uncork();
       });
     }
     try {
-      return await this.client.query(sql, values);
+      let answer: Promise<pg.QueryResult>;
+      try {
+        answer = this.client.query(sql, values);
+      } finally {
+        if (atOnce) this.#stream.uncork();
+      }
+      return await answer;
     } catch (error) {
       if (connectionLost(error)) this.lost = true;
       throw error;
