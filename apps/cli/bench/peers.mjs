@@ -16,6 +16,8 @@
 //     [--warmup 1s] [--prewarm 3s] [--rounds 2] [--servers ours,faucet,dbhub] [--dbhub]
 //     [--server-cpus 0 --client-cpus 1]: per core (Linux, taskset): every server pinned to the server
 //     CPUs (Go with GOMAXPROCS set to their count), the client and this script to the client CPUs
+//     [--client wrk]: the reads through wrk (a C load generator we did not write; Debian's `wrk`)
+//     instead, one session shared by its connections (query-point, query-fk, top50)
 //
 // Each database must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.01).
 // Server CPU is read from /proc (utime + stime of the server process and every descendant, plus
@@ -24,7 +26,7 @@
 // Node.js process compiles its hot paths first), then runs from start to end, as deployed: the
 // sessions `churn` abandons stay with it, and run last (the default order), they meet no other
 // workload. Prints Markdown tables on stdout; progress goes to stderr.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -61,6 +63,9 @@ Each --db must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.
   --dbhub               fail when DBHub cannot be started instead of leaving it out
   --server-cpus LIST    per core (Linux): pin every server to these CPUs...
   --client-cpus LIST    ...and the client and this script to these
+  --client NAME         go (default: go-client/, a session per agent) or wrk (wrk on PATH,
+                        one connection per agent, one session for all; query-point,
+                        query-fk and top50 only)
   -h, --help            this text
 
 Markdown tables go to stdout, progress to stderr.`;
@@ -77,6 +82,7 @@ const o = scriptOptions('peers.mjs', HELP, {
   dbhub: { type: 'boolean', default: false },
   'server-cpus': { type: 'string' },
   'client-cpus': { type: 'string' },
+  client: { type: 'string', default: 'go' },
 });
 const log = (line) => process.stderr.write(`${line}\n`);
 const usage = (why) => {
@@ -96,6 +102,16 @@ const WORKLOADS = {
 
 const workloads = o.workloads.split(',');
 for (const w of workloads) if (!WORKLOADS[w]) usage(`unknown workload ${w}: ${Object.keys(WORKLOADS).join(', ')}`);
+/** The reads wrk makes (wrk/reads.lua): no session churn or discovery, which wrk cannot express. */
+const WRK_WORKLOADS = ['query-point', 'query-fk', 'top50'];
+if (o.client !== 'go' && o.client !== 'wrk') usage(`--client is go or wrk: ${o.client}`);
+if (o.client === 'wrk') {
+  const other = workloads.filter((w) => !WRK_WORKLOADS.includes(w));
+  if (other.length) usage(`--client wrk runs ${WRK_WORKLOADS.join(', ')}, not ${other.join(', ')}`);
+  // `wrk -v` exits 1 after its version: only a missing binary is an error
+  if (spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error)
+    usage('--client wrk needs wrk on PATH (Debian: apt-get install wrk)');
+}
 const agentCounts = o.agents.split(',').map(Number);
 if (agentCounts.some((n) => !Number.isInteger(n) || n < 1)) usage(`--agents takes whole numbers: ${o.agents}`);
 const rounds = Number(o.rounds);
@@ -365,7 +381,7 @@ const work = tempDir('peers-');
 const GO_LOAD = join(work, 'go-load');
 
 /** One cell: the Go client against one server; server CPU read over its measured window. */
-function drive(server, running, db, workload, agents, { duration = o.duration, warmup = o.warmup } = {}) {
+function goLoad(server, running, db, workload, agents, { duration = o.duration, warmup = o.warmup } = {}) {
   const args = [
     '-url',
     running.url,
@@ -415,13 +431,86 @@ function drive(server, running, db, workload, agents, { duration = o.duration, w
   });
 }
 
-/** The dataset's key ranges, from our server (ids are dense from 1). */
-async function keyRanges(url) {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const WRK_SCRIPT = here('wrk/reads.lua');
+
+/** wrk on `url` for `secs` whole seconds (at least one) on the client CPUs; resolves with its report. */
+function runWrk(url, env, connections, secs) {
+  const args = ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(secs))}s`, '--latency', '-s', WRK_SCRIPT, url];
+  const [cmd, argv] = pinned?.client ? ['taskset', ['-c', pinned.client, 'wrk', ...args]] : ['wrk', args];
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    started.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    child.once('exit', (code) => {
+      started.delete(child);
+      if (code === 0) resolvePromise(stdout);
+      else reject(new Error(`wrk exited ${code}: ${(stderr || stdout).trim().split('\n').slice(-2).join(' | ')}`));
+    });
+  });
+}
+
+/** The numbers of wrk's text report (`--latency`), in go-load's fields. */
+function wrkReport(text) {
+  const number = (re) => Number(re.exec(text)?.[1] ?? Number.NaN);
+  const p50 = /^\s+50%\s+([\d.]+)(us|ms|s)\s*$/m.exec(text);
+  const errors = {};
+  const http = number(/Non-2xx or 3xx responses: (\d+)/);
+  if (http > 0) errors.http = http;
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const socketErrors = socket ? socket.slice(1).reduce((n, x) => n + Number(x), 0) : 0;
+  if (socketErrors > 0) errors.socket = socketErrors;
+  return {
+    calls: number(/(\d+) requests in/),
+    callsPerSec: number(/Requests\/sec:\s+([\d.]+)/),
+    p50Ms: p50 ? Number(p50[1]) * { us: 0.001, ms: 1, s: 1000 }[p50[2]] : Number.NaN,
+    errors,
+  };
+}
+
+/**
+ * One cell through wrk: a session opened for it, a warm-up that reads every answer (a server that
+ * answers a read without rows fails the cell), then the measured run, server CPU read around it.
+ */
+async function wrkLoad(server, running, db, workload, agents, { duration = o.duration, warmup = o.warmup } = {}) {
+  const session = await openSession(running.url);
+  const env = {
+    SESSION: session.headers['mcp-session-id'] ?? '',
+    PROTOCOL_VERSION: session.headers['mcp-protocol-version'],
+    TOOLS: server.tools[server.tools.indexOf('-tools') + 1],
+    WORKLOAD: workload,
+    ORDERS: String(db.orders),
+    CUSTOMERS: String(db.customers),
+  };
+  try {
+    const check = await runWrk(running.url, { ...env, CHECK: '1' }, agents, seconds(warmup));
+    const [, good = '0', bad = '0'] = /reads\.lua: (\d+) good, (\d+) bad/.exec(check) ?? [];
+    if (Number(good) === 0 || Number(bad) > 0)
+      throw new Error(`${server.title} answered ${bad} of ${Number(good) + Number(bad)} reads without a tool's rows`);
+    const cpu0 = treeCpuUs(running.child.pid);
+    const report = wrkReport(await runWrk(running.url, env, agents, seconds(duration)));
+    const cpuUs = treeCpuUs(running.child.pid) - cpu0;
+    return { ...report, serverCpuUsPerCall: report.calls > 0 ? cpuUs / report.calls : Number.NaN };
+  } finally {
+    await session.end();
+  }
+}
+
+const drive = o.client === 'wrk' ? wrkLoad : goLoad;
+
+/** A 2025-era session on `url` (initialize, then initialized): its headers, a call on it, its end. */
+async function openSession(url) {
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const post = async (body, extra = {}) => {
-    const res = await fetch(url, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    const res = await fetch(url, { method: 'POST', headers: { ...base, ...extra }, body: JSON.stringify(body) });
     const text = await res.text();
-    if (!res.ok) throw new Error(`our server answered ${res.status}: ${text.slice(0, 200)}`);
+    if (!res.ok) throw new Error(`${url} answered ${res.status}: ${text.slice(0, 200)}`);
     // a notification's 202 has no body; answers come as JSON or as one SSE event
     const json = text.startsWith('{')
       ? text
@@ -437,27 +526,36 @@ async function keyRanges(url) {
     method: 'initialize',
     params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'peers', version: '0' } },
   });
-  const session = { 'mcp-protocol-version': init.msg.result.protocolVersion };
+  const headers = { 'mcp-protocol-version': init.msg.result.protocolVersion };
   const sid = init.res.headers.get('mcp-session-id');
-  if (sid) session['mcp-session-id'] = sid;
-  await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session);
+  if (sid) headers['mcp-session-id'] = sid;
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  return {
+    headers,
+    call: (body) => post(body, headers),
+    end: async () => {
+      if (sid) await fetch(url, { method: 'DELETE', headers }).catch(() => {});
+    },
+  };
+}
+
+/** The dataset's key ranges, from our server (ids are dense from 1). */
+async function keyRanges(url) {
+  const session = await openSession(url);
   const last = async (table) => {
-    const { msg } = await post(
-      {
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name: 'query', arguments: { table, columns: ['id'], order_by: ['id desc'], limit: 1 } },
-      },
-      session,
-    );
+    const { msg } = await session.call({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'query', arguments: { table, columns: ['id'], order_by: ['id desc'], limit: 1 } },
+    });
     const id = Number(msg.result?.structuredContent?.rows?.[0]?.id);
     if (!(id > 0))
       throw new Error(`no ${table} in this database: seed it first (mcp-db-bench seed --db URL --scale 0.01)`);
     return id;
   };
   const ranges = { orders: await last('orders'), customers: await last('customers') };
-  if (sid) await fetch(url, { method: 'DELETE', headers: session });
+  await session.end();
   return ranges;
 }
 
@@ -569,7 +667,7 @@ function tables({ db, servers, results }) {
     );
   const pin = pinned ? `, servers on CPUs ${pinned.server ?? 'any'}, client on CPUs ${pinned.client ?? 'any'}` : '';
   return [
-    `**${db.familyName}** (orders 1..${db.orders.toLocaleString('en-US')}): calls/s, median of ${rounds} round(s) of ${o.duration} per cell after ${o.warmup} warm-up, servers alternated${pin}`,
+    `**${db.familyName}** (orders 1..${db.orders.toLocaleString('en-US')}): calls/s, median of ${rounds} round(s) of ${o.duration} per cell after ${o.warmup} warm-up, servers alternated${pin}${o.client === 'wrk' ? ', through wrk (one session, a connection per agent)' : ''}`,
     '',
     head('calls/s'),
     rule,
@@ -590,8 +688,10 @@ function tables({ db, servers, results }) {
 }
 
 let out = '';
-log('building the Go client');
-execFileSync('go', ['build', '-o', GO_LOAD, '.'], { cwd: here('go-client'), stdio: 'pipe' });
+if (o.client === 'go') {
+  log('building the Go client');
+  execFileSync('go', ['build', '-o', GO_LOAD, '.'], { cwd: here('go-client'), stdio: 'pipe' });
+}
 // this script and its client on the client CPUs, threads already started included
 if (pinned?.client)
   execFileSync('taskset', ['-a', '-p', '-c', pinned.client, String(process.pid)], { stdio: 'ignore' });
