@@ -287,7 +287,10 @@ export interface TestFacts {
     readonly statement: string;
     /** a view `slow_view` whose every read runs 30 s, for the read tools (SQLite: half a second or so of counting) */
     readonly view: string;
-    /** how many of either the server runs now, seen from another session (column `n`); absent: no process list */
+    /**
+     * how many of either the server runs now in this database, seen from another session (column
+     * `n`): other suites run theirs in their own databases at the same time; absent: no process list
+     */
     readonly running?: string;
   };
   /** `create view slow_view as ...` whose every read takes 1.5 s */

@@ -24,7 +24,7 @@ export const testFacts: TestFacts = {
     view: 'create view slow_view as select 1 as id, sleep(30) as slept',
     running:
       'select count(*) as n from information_schema.processlist ' +
-      "where (info like '%sleep(30)%' or info like '%slow_view%') and id <> connection_id()",
+      "where db = database() and (info like '%sleep(30)%' or info like '%slow_view%') and id <> connection_id()",
   },
   shortSlowView: 'create view slow_view as select 1 as id, sleep(1.5) as slept',
   sleep: (s) => sql`select sleep(${s})`,

@@ -21,7 +21,8 @@ export const testFacts: TestFacts = {
     statement: 'select pg_sleep(30) as slept',
     view: 'create view slow_view as select 1 as id, length(pg_sleep(30)::text) as slept',
     running:
-      "select count(*) as n from pg_stat_activity where (query like '%pg_sleep(30)%' or query like '%slow_view%') " +
+      'select count(*) as n from pg_stat_activity where datname = current_database() ' +
+      "and (query like '%pg_sleep(30)%' or query like '%slow_view%') " +
       "and state = 'active' and pid <> pg_backend_pid()",
   },
   shortSlowView: 'create view slow_view as select 1 as id, pg_sleep(1.5)::text as slept',
