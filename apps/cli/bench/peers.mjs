@@ -160,9 +160,12 @@ const tempDir = (prefix) => {
   return dir;
 };
 
+/** `command` with `args`, run on `cpus` through taskset when given: [command, args] for spawn. */
+const onCpus = (cpus, command, args) => (cpus ? ['taskset', ['-c', cpus, command, ...args]] : [command, args]);
+
 /** Spawns `command` (under taskset when `cpus` is given) in its own process group, output kept short. */
 function launch(command, args, { env = process.env, cpus } = {}) {
-  const [cmd, argv] = cpus ? ['taskset', ['-c', cpus, command, ...args]] : [command, args];
+  const [cmd, argv] = onCpus(cpus, command, args);
   const child = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   started.add(child);
   child.output = '';
@@ -399,7 +402,7 @@ function goLoad(server, running, db, workload, agents, { duration = o.duration, 
     String(db.customers),
     ...server.tools,
   ];
-  const [cmd, argv] = pinned?.client ? ['taskset', ['-c', pinned.client, GO_LOAD, ...args]] : [GO_LOAD, args];
+  const [cmd, argv] = onCpus(pinned?.client, GO_LOAD, args);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     started.add(child);
@@ -436,7 +439,7 @@ const WRK_SCRIPT = here('wrk/reads.lua');
 /** wrk on `url` for `secs` whole seconds (at least one) on the client CPUs; resolves with its report. */
 function runWrk(url, env, connections, secs) {
   const args = ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(secs))}s`, '--latency', '-s', WRK_SCRIPT, url];
-  const [cmd, argv] = pinned?.client ? ['taskset', ['-c', pinned.client, 'wrk', ...args]] : ['wrk', args];
+  const [cmd, argv] = onCpus(pinned?.client, 'wrk', args);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     started.add(child);
