@@ -288,8 +288,9 @@ export interface TestFacts {
     /** a view `slow_view` whose every read runs 30 s, for the read tools (SQLite: half a second or so of counting) */
     readonly view: string;
     /**
-     * how many of either the server runs now in this database, seen from another session (column
-     * `n`): other suites run theirs in their own databases at the same time; absent: no process list
+     * which of either the server runs now in this database, seen from another session (a row each,
+     * saying what runs and for how long): other suites run theirs in their own databases at the same
+     * time; absent: no process list
      */
     readonly running?: string;
   };

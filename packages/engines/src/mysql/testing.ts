@@ -23,7 +23,7 @@ export const testFacts: TestFacts = {
     statement: 'select sleep(30) as slept',
     view: 'create view slow_view as select 1 as id, sleep(30) as slept',
     running:
-      'select count(*) as n from information_schema.processlist ' +
+      'select id, command, time, state, info from information_schema.processlist ' +
       "where db = database() and (info like '%sleep(30)%' or info like '%slow_view%') and id <> connection_id()",
   },
   shortSlowView: 'create view slow_view as select 1 as id, sleep(1.5) as slept',

@@ -21,7 +21,7 @@ export const testFacts: TestFacts = {
     statement: 'select pg_sleep(30) as slept',
     view: 'create view slow_view as select 1 as id, length(pg_sleep(30)::text) as slept',
     running:
-      'select count(*) as n from pg_stat_activity where datname = current_database() ' +
+      'select pid, state, now() - query_start as time, query from pg_stat_activity where datname = current_database() ' +
       "and (query like '%pg_sleep(30)%' or query like '%slow_view%') " +
       "and state = 'active' and pid <> pg_backend_pid()",
   },
