@@ -13,7 +13,7 @@ import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { customTools } from './tools/custom.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
-import { assertSafeBind, startHttp } from './transports/http.js';
+import { assertSafeBind, DEFAULT_BUSY_POLL_US, startHttp } from './transports/http.js';
 import { DEFAULT_TRANSPORT_LIMITS as LIMITS } from './transports/limits.js';
 import { readyLine } from './transports/ready.js';
 import { DEFAULT_SESSION_LIMITS, Sessions } from './transports/sessions.js';
@@ -255,6 +255,15 @@ export function buildCli(): Command {
           .argParser((v) => (v === 'auto' ? v : positiveInt('workers')(v))),
       )
       .addOption(
+        new Option(
+          '--busy-poll <us>',
+          'for a lone client that comes straight back after each answer: poll instead of sleeping while its call waits for the database (up to ten times this) and this many µs after the answer, so its next call finds the server awake (0: never)',
+        )
+          .env('MCP_DB_BUSY_POLL')
+          .default(DEFAULT_BUSY_POLL_US)
+          .argParser(nonNegativeInt('busy-poll', 'microseconds')),
+      )
+      .addOption(
         new Option('--test-delay-ms <ms>')
           .env(TEST_DELAY_ENV)
           .default(0)
@@ -307,6 +316,7 @@ interface CliOptions {
   sessionIdle: number;
   sessionKey?: string;
   workers: WorkersOption;
+  busyPoll: number;
   maxConnections: number;
   maxBufferedBytes: number;
   bodyTimeout: number;
@@ -457,6 +467,7 @@ export async function main(argv = process.argv): Promise<void> {
     sessions: isWorker() && key ? workerSessions(limits, key) : new Sessions(limits, key),
     health: databases.ping,
     telemetry,
+    busyPollUs: options.busyPoll,
     limits: {
       maxConnections: options.maxConnections,
       maxBufferedBytes: options.maxBufferedBytes,

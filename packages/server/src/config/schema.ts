@@ -170,6 +170,11 @@ export const configSchema = z
       .union([z.literal('auto'), positive])
       .optional()
       .describe('HTTP worker processes, auto: one per core but one (--workers; auto)'),
+    busyPoll: nonNegative
+      .optional()
+      .describe(
+        'µs to poll, not sleep, after answering a lone client that comes straight back, 0: never (--busy-poll; 100)',
+      ),
     tools: z
       .record(z.string().regex(TOOL_NAME, 'a tool name is letters, digits, _ and -, at most 64'), customToolSchema)
       .optional()

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { BusyPoll } from './busy-poll.js';
 
 /**
  * A plain request read whole from the socket by the front door: the HTTP/1.1 subset an MCP
@@ -25,6 +26,8 @@ export interface FrontTiming {
   headersTimeoutMs: number;
   /** an idle connection is closed after this, in ms (Node's keep-alive timeout) */
   keepAliveMs: number;
+  /** turns the loop after answering a client that comes straight back */
+  busyPoll: BusyPoll;
 }
 
 /** Largest request the front door reads itself; a longer one goes to Node, which streams it. */
@@ -55,6 +58,9 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
     open.set(socket, state);
     let pending: Buffer | undefined;
     let answered = false;
+    // when the last answer went, and whether this client's request came promptly after the one before
+    let answeredAt = Number.NEGATIVE_INFINITY;
+    let prompt = false;
 
     const handOver = () => {
       open.delete(socket);
@@ -89,7 +95,13 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
         else {
           state.busy = true;
           socket.setTimeout(0);
-          reply.then(send, () => socket.destroy()).finally(resume);
+          timing.busyPoll.started(prompt);
+          reply
+            .then(send, () => socket.destroy())
+            .finally(() => {
+              timing.busyPoll.ended();
+              resume();
+            });
         }
       }
     };
@@ -97,10 +109,13 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
       if (socket.writableEnded) return;
       socket.write(response);
       answered = true;
+      answeredAt = performance.now();
+      if (prompt) timing.busyPoll.answered();
       // Node's keep-alive timer, and its second of slack past the advertised timeout.
       socket.setTimeout(timing.keepAliveMs + 1_000);
     };
     const onData = (chunk: Buffer) => {
+      prompt = timing.busyPoll.prompt(performance.now() - answeredAt);
       pending = pending ? Buffer.concat([pending, chunk]) : chunk;
       if (!state.busy) return next();
       // A client that pipelines: what it sent behind the call in flight (or behind answers it has

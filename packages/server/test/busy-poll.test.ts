@@ -1,0 +1,134 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BusyPoll } from '../src/transports/busy-poll.js';
+import { sleep } from './support/agents.js';
+import { type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
+import { loadShop } from './support/shop.js';
+
+/** Whether an immediate is queued: a turning BusyPoll keeps one queued. */
+const immediateQueued = () => process.getActiveResourcesInfo().includes('Immediate');
+
+describe('BusyPoll', () => {
+  it('counts a client as prompt when it came back within twice the window; with no window, never', () => {
+    expect(new BusyPoll(0.1).prompt(0.15)).toBe(true);
+    expect(new BusyPoll(0.1).prompt(0.25)).toBe(false);
+    expect(new BusyPoll(0).prompt(0)).toBe(false);
+  });
+
+  it("turns the loop while a prompt client's call runs and for its window after the answer, then stops", async () => {
+    const poll = new BusyPoll(2);
+    poll.started(true);
+    expect(immediateQueued()).toBe(true);
+    await sleep(40); // a database slower than ten windows (20 ms): the loop stops turning
+    expect(immediateQueued()).toBe(false);
+    poll.answered();
+    poll.ended();
+    expect(immediateQueued()).toBe(true);
+    await sleep(10);
+    expect(immediateQueued()).toBe(false);
+  });
+
+  it('does not turn for a client that did not come straight back, nor while another call is in flight', () => {
+    const poll = new BusyPoll(5);
+    poll.started(false);
+    expect(immediateQueued()).toBe(false);
+    poll.started(true);
+    expect(immediateQueued()).toBe(false);
+    poll.answered();
+    expect(immediateQueued()).toBe(false);
+  });
+});
+
+/** CPU time of a process so far, in ms (user + system, from /proc). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+describe.skipIf(process.platform !== 'linux')('the server', () => {
+  let dir = '';
+  let dbUrl = '';
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-busy-poll-'));
+    dbUrl = `sqlite:${join(dir, 'shop.db')}`;
+    await loadShop(dbUrl);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Calls `get` on one keep-alive connection every `everyMs` for `forMs`: a client that comes straight back. */
+  async function callLoop(server: HttpServer, everyMs: number, forMs: number): Promise<number> {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'get',
+        arguments: { table: 'orders', key: 1 },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+          'io.modelcontextprotocol/clientInfo': { name: 'busy-poll-test', version: '0.0.0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN_REVISION,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'get',
+      'content-length': Buffer.byteLength(body),
+    };
+    let calls = 0;
+    const end = performance.now() + forMs;
+    try {
+      while (performance.now() < end) {
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = request(server.endpoint, { method: 'POST', agent, headers }, (res) => {
+            res.resume().on('end', () => resolve(res.statusCode ?? 0));
+          });
+          req.on('error', reject).end(body);
+        });
+        expect(status).toBe(200);
+        calls++;
+        await sleep(everyMs);
+      }
+    } finally {
+      agent.destroy();
+    }
+    return calls;
+  }
+
+  /** The server's CPU time while a client calls every 2 ms for 600 ms, and in the 600 ms after it stops. */
+  async function cpuOf(busyPollUs: number): Promise<{ calling: number; after: number; calls: number }> {
+    const server = await startHttpServer(dbUrl, ['--busy-poll', String(busyPollUs)]);
+    try {
+      const pid = server.process.pid!;
+      await callLoop(server, 2, 200); // warm
+      const before = cpuMs(pid);
+      const calls = await callLoop(server, 2, 600);
+      const stopped = cpuMs(pid);
+      await sleep(600);
+      return { calling: stopped - before, after: cpuMs(pid) - stopped, calls };
+    } finally {
+      await server.stop();
+    }
+  }
+
+  it('polls while a client comes straight back, and sleeps once it stops', async () => {
+    // a window of 5 ms: a client calling every 2 ms is prompt, and the server then never sleeps
+    const polling = await cpuOf(5_000);
+    const sleeping = await cpuOf(0);
+    console.log(
+      `busy-poll: server CPU while calling ${polling.calling} ms (${polling.calls} calls), after ${polling.after} ms; with --busy-poll 0: ${sleeping.calling} ms (${sleeping.calls} calls), after ${sleeping.after} ms`,
+    );
+    expect(polling.calling).toBeGreaterThan(2 * sleeping.calling);
+    // once the client stops, the window runs out: no more than a tick or two of CPU in 600 ms
+    expect(polling.after).toBeLessThanOrEqual(30);
+    expect(sleeping.after).toBeLessThanOrEqual(30);
+  }, 30_000);
+});
