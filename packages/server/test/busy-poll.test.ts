@@ -103,14 +103,14 @@ describe.skipIf(process.platform !== 'linux')('the server', () => {
     return calls;
   }
 
-  /** The server's CPU time while a client calls every 2 ms for 600 ms, and in the 600 ms after it stops. */
+  /** The server's CPU time while a client calls every 2 ms for 1 s, and in the 600 ms after it stops. */
   async function cpuOf(busyPollUs: number): Promise<{ calling: number; after: number; calls: number }> {
     const server = await startHttpServer(dbUrl, ['--busy-poll', String(busyPollUs)]);
     try {
       const pid = server.process.pid!;
       await callLoop(server, 2, 200); // warm
       const before = cpuMs(pid);
-      const calls = await callLoop(server, 2, 600);
+      const calls = await callLoop(server, 2, 1_000);
       const stopped = cpuMs(pid);
       await sleep(600);
       return { calling: stopped - before, after: cpuMs(pid) - stopped, calls };
@@ -126,7 +126,8 @@ describe.skipIf(process.platform !== 'linux')('the server', () => {
     console.log(
       `busy-poll: server CPU while calling ${polling.calling} ms (${polling.calls} calls), after ${polling.after} ms; with --busy-poll 0: ${sleeping.calling} ms (${sleeping.calls} calls), after ${sleeping.after} ms`,
     );
-    expect(polling.calling).toBeGreaterThan(2 * sleeping.calling);
+    // polling adds at least a quarter of the second, though the test shares its cores with others
+    expect(polling.calling - sleeping.calling).toBeGreaterThanOrEqual(250);
     // once the client stops, the window runs out: no more than a tick or two of CPU in 600 ms
     expect(polling.after).toBeLessThanOrEqual(30);
     expect(sleeping.after).toBeLessThanOrEqual(30);
