@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { engineForUrl, type TestFacts } from '@mcp-db-bench/engines';
 import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from './support/agents.js';
 import { callJson, connectClient, type Era, exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
+import { cpuTicks } from './support/probes.js';
 import { loadShop } from './support/shop.js';
 
 /**
@@ -60,16 +61,6 @@ describe.each(targets)('$engine', (target) => {
       .trim()
       .split('\n')
       .filter(Boolean);
-
-  /** CPU time a process has used, in clock ticks (0 once it is gone). */
-  const cpuTicks = (pid: string): number => {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return Number(fields[11]) + Number(fields[12]);
-    } catch {
-      return 0;
-    }
-  };
 
   /** The server's children that are busy (using CPU over a short look); an idle one waits for its next statement. */
   const busyChildren = async (pid: number): Promise<string[]> => {

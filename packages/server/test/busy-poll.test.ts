@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BusyPoll } from '../src/transports/busy-poll.js';
 import { sleep } from './support/agents.js';
 import { type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
+import { cpuTicks } from './support/probes.js';
 import { loadShop } from './support/shop.js';
 
 /** Whether an immediate is queued: a turning BusyPoll keeps one queued. */
@@ -42,11 +43,8 @@ describe('BusyPoll', () => {
   });
 });
 
-/** CPU time of a process so far, in ms (user + system, from /proc). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
+/** CPU time of a process so far, in ms. */
+const cpuMs = (pid: number): number => cpuTicks(pid) * 10;
 
 describe.skipIf(process.platform !== 'linux')('the server', () => {
   let dir = '';

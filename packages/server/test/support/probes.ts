@@ -33,6 +33,16 @@ export function processHandles(pid: number, port: number): { peerPorts: Set<numb
   return { peerPorts, fds: fds.length, rssBytes: Number(rss ?? 0) * 1024 };
 }
 
+/** CPU time (user + system) a process has used so far, in clock ticks of 1/100 s; 0 once it is gone. */
+export function cpuTicks(pid: number | string): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
 export interface SessionProbe {
   sessions(): Promise<{ total: number; busy: number }>;
   close(): Promise<void>;
