@@ -384,7 +384,7 @@ const work = tempDir('peers-');
 const GO_LOAD = join(work, 'go-load');
 
 /** One cell: the Go client against one server; server CPU read over its measured window. */
-function goLoad(server, running, db, workload, agents, { duration = o.duration, warmup = o.warmup } = {}) {
+async function goLoad(server, running, db, workload, agents, { duration = o.duration, warmup = o.warmup } = {}) {
   const args = [
     '-url',
     running.url,
@@ -402,34 +402,47 @@ function goLoad(server, running, db, workload, agents, { duration = o.duration, 
     String(db.customers),
     ...server.tools,
   ];
-  const [cmd, argv] = onCpus(pinned?.client, GO_LOAD, args);
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let cpu0;
+  let cpuUs;
+  const { code, stdout, stderr } = await runClient(...onCpus(pinned?.client, GO_LOAD, args), {
+    timeoutMs: (cellSeconds + 90) * 1000,
+    onStderr: (stderr) => {
+      if (cpu0 === undefined && stderr.includes('go-load: window open')) cpu0 = treeCpuUs(running.child.pid);
+      if (cpuUs === undefined && cpu0 !== undefined && stderr.includes('go-load: window closed'))
+        cpuUs = treeCpuUs(running.child.pid) - cpu0;
+    },
+  });
+  try {
+    // exit 1 with a report is a cell where nothing succeeded (all refused): still a result
+    const r = JSON.parse(stdout);
+    return { ...r, serverCpuUsPerCall: r.calls > 0 && cpuUs !== undefined ? cpuUs / r.calls : Number.NaN };
+  } catch {
+    throw new Error(`go-load exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`);
+  }
+}
+
+/**
+ * A load client run to its end (stopped after `timeoutMs` when given), tracked in `started` for
+ * cleanup: its exit code and output. `onStderr` sees its stderr so far each time it grows.
+ */
+function runClient(cmd, argv, { env = process.env, timeoutMs, onStderr } = {}) {
+  return new Promise((resolvePromise) => {
+    const child = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     started.add(child);
     let stdout = '';
     let stderr = '';
-    let cpu0;
-    let cpuUs;
-    const timer = setTimeout(() => child.kill('SIGTERM'), (cellSeconds + 90) * 1000);
+    const timer = timeoutMs && setTimeout(() => child.kill('SIGTERM'), timeoutMs);
     child.stdout.on('data', (c) => {
       stdout += c;
     });
     child.stderr.on('data', (c) => {
       stderr += c;
-      if (cpu0 === undefined && stderr.includes('go-load: window open')) cpu0 = treeCpuUs(running.child.pid);
-      if (cpuUs === undefined && cpu0 !== undefined && stderr.includes('go-load: window closed'))
-        cpuUs = treeCpuUs(running.child.pid) - cpu0;
+      onStderr?.(stderr);
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
       started.delete(child);
-      try {
-        // exit 1 with a report is a cell where nothing succeeded (all refused): still a result
-        const r = JSON.parse(stdout);
-        resolvePromise({ ...r, serverCpuUsPerCall: r.calls > 0 && cpuUs !== undefined ? cpuUs / r.calls : Number.NaN });
-      } catch {
-        reject(new Error(`go-load exited ${code}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`));
-      }
+      resolvePromise({ code, stdout, stderr });
     });
   });
 }
@@ -437,26 +450,13 @@ function goLoad(server, running, db, workload, agents, { duration = o.duration, 
 const WRK_SCRIPT = here('wrk/reads.lua');
 
 /** wrk on `url` for `secs` whole seconds (at least one) on the client CPUs; resolves with its report. */
-function runWrk(url, env, connections, secs) {
+async function runWrk(url, env, connections, secs) {
   const args = ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(secs))}s`, '--latency', '-s', WRK_SCRIPT, url];
-  const [cmd, argv] = onCpus(pinned?.client, 'wrk', args);
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    started.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.once('exit', (code) => {
-      started.delete(child);
-      if (code === 0) resolvePromise(stdout);
-      else reject(new Error(`wrk exited ${code}: ${(stderr || stdout).trim().split('\n').slice(-2).join(' | ')}`));
-    });
+  const { code, stdout, stderr } = await runClient(...onCpus(pinned?.client, 'wrk', args), {
+    env: { ...process.env, ...env },
   });
+  if (code !== 0) throw new Error(`wrk exited ${code}: ${(stderr || stdout).trim().split('\n').slice(-2).join(' | ')}`);
+  return stdout;
 }
 
 /** The numbers of wrk's text report (`--latency`), in go-load's fields. */
