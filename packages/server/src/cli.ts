@@ -13,7 +13,7 @@ import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { customTools } from './tools/custom.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
-import { assertSafeBind, DEFAULT_BUSY_POLL_US, startHttp } from './transports/http.js';
+import { assertSafeBind, startHttp } from './transports/http.js';
 import { DEFAULT_TRANSPORT_LIMITS as LIMITS } from './transports/limits.js';
 import { readyLine } from './transports/ready.js';
 import { DEFAULT_SESSION_LIMITS, Sessions } from './transports/sessions.js';
@@ -33,6 +33,18 @@ const nonNegativeInt =
     if (!Number.isInteger(n) || n < 0)
       throw new InvalidArgumentError(`${name} must be a whole number of ${unit}, 0 or more`);
     return n;
+  };
+
+/** `parse`, or the word auto (the option's value then depends on the machine). */
+const orAuto =
+  <T>(parse: (value: string) => T) =>
+  (value: string): T | 'auto' => {
+    if (value === 'auto') return value;
+    try {
+      return parse(value);
+    } catch (error) {
+      throw new InvalidArgumentError(`${(error as Error).message}, or auto`);
+    }
   };
 
 const port = (value: string) => {
@@ -252,16 +264,16 @@ export function buildCli(): Command {
         )
           .env('MCP_DB_WORKERS')
           .default('auto')
-          .argParser((v) => (v === 'auto' ? v : positiveInt('workers')(v))),
+          .argParser(orAuto(positiveInt('workers'))),
       )
       .addOption(
         new Option(
           '--busy-poll <us>',
-          'for a lone client that comes straight back after each answer: poll instead of sleeping while its call waits for the database (up to ten times this) and this many µs after the answer, so its next call finds the server awake (0: never)',
+          'for a lone client that comes straight back after each answer: poll instead of sleeping while its call waits for the database (up to ten times this) and this many µs after the answer, so its next call finds the server awake (0: never; auto: 100 where the process may use two cores or more, else 0)',
         )
           .env('MCP_DB_BUSY_POLL')
-          .default(DEFAULT_BUSY_POLL_US)
-          .argParser(nonNegativeInt('busy-poll', 'microseconds')),
+          .default('auto')
+          .argParser(orAuto(nonNegativeInt('busy-poll', 'microseconds'))),
       )
       .addOption(
         new Option('--test-delay-ms <ms>')
@@ -316,7 +328,7 @@ interface CliOptions {
   sessionIdle: number;
   sessionKey?: string;
   workers: WorkersOption;
-  busyPoll: number;
+  busyPoll: number | 'auto';
   maxConnections: number;
   maxBufferedBytes: number;
   bodyTimeout: number;
@@ -467,7 +479,7 @@ export async function main(argv = process.argv): Promise<void> {
     sessions: isWorker() && key ? workerSessions(limits, key) : new Sessions(limits, key),
     health: databases.ping,
     telemetry,
-    busyPollUs: options.busyPoll,
+    busyPollUs: options.busyPoll === 'auto' ? undefined : options.busyPoll,
     limits: {
       maxConnections: options.maxConnections,
       maxBufferedBytes: options.maxBufferedBytes,

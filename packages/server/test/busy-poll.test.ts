@@ -3,7 +3,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BusyPoll } from '../src/transports/busy-poll.js';
+import { autoBusyPollUs, BUSY_POLL_US, BusyPoll } from '../src/transports/busy-poll.js';
 import { sleep } from './support/agents.js';
 import { type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
 import { cpuTicks } from './support/probes.js';
@@ -30,6 +30,12 @@ describe('BusyPoll', () => {
     expect(immediateQueued()).toBe(true);
     await sleep(10);
     expect(immediateQueued()).toBe(false);
+  });
+
+  it('polls by default only where the process has a core to spare', () => {
+    expect(autoBusyPollUs(1)).toBe(0);
+    expect(autoBusyPollUs(2)).toBe(BUSY_POLL_US);
+    expect(autoBusyPollUs(64)).toBe(BUSY_POLL_US);
   });
 
   it('does not turn for a client that did not come straight back, nor while another call is in flight', () => {

@@ -324,6 +324,18 @@ describe('option validation', () => {
     );
   });
 
+  it('takes auto or a number for --workers and --busy-poll, and names both in the error', async () => {
+    const result = await run(['--url', url(), '--http', '--busy-poll', 'fast']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      "error: option '--busy-poll <us>' argument 'fast' is invalid. busy-poll must be a whole number of microseconds, 0 or more, or auto",
+    );
+    const workers = await run(['--url', url(), '--http', '--workers', '0']);
+    expect(workers.stderr.trim()).toBe(
+      "error: option '--workers <n>' argument '0' is invalid. workers must be a positive integer, or auto",
+    );
+  });
+
   it('validates values that come from the environment too', async () => {
     const result = await run([], cleanEnv({ MCP_DB_URL: url(), MCP_DB_PORT: '70000' }));
     expect(result.code).toBe(2);

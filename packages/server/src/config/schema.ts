@@ -170,10 +170,11 @@ export const configSchema = z
       .union([z.literal('auto'), positive])
       .optional()
       .describe('HTTP worker processes, auto: one per core but one (--workers; auto)'),
-    busyPoll: nonNegative
+    busyPoll: z
+      .union([z.literal('auto'), nonNegative])
       .optional()
       .describe(
-        'µs to poll, not sleep, after answering a lone client that comes straight back, 0: never (--busy-poll; 100)',
+        'µs to poll, not sleep, after answering a lone client that comes straight back, 0: never, auto: 100 on two cores or more, else 0 (--busy-poll; auto)',
       ),
     tools: z
       .record(z.string().regex(TOOL_NAME, 'a tool name is letters, digits, _ and -, at most 64'), customToolSchema)

@@ -1,3 +1,5 @@
+import { availableCores } from './cpu-quota.js';
+
 /**
  * Keeps the event loop turning while a client that comes straight back (a benchmark, an agent's
  * script calling tools in a loop) has a call in flight, and for a moment after its answer, so that
@@ -54,4 +56,16 @@ export class BusyPoll {
     if (performance.now() < this.#until) setImmediate(this.#turn);
     else this.#turning = false;
   };
+}
+
+/** The window of `--busy-poll auto` where it polls: a lone client's next request comes within it on loopback. */
+export const BUSY_POLL_US = 100;
+
+/**
+ * `--busy-poll auto`, in µs: the window where the process has a core to spare, 0 on one core.
+ * There, polling would take the one core from everything else that runs on it (the database, the
+ * process's own GC and compiler threads) and, under a CPU quota of one core, spend the quota.
+ */
+export function autoBusyPollUs(cores = availableCores()): number {
+  return cores >= 2 ? BUSY_POLL_US : 0;
 }

@@ -15,7 +15,7 @@ import {
 import { NO_TELEMETRY, type Telemetry } from '../telemetry/index.js';
 import { batchPath, isBatch } from './batch.js';
 import { MAX_JSON_DEPTH, nestsDeeper, replay } from './body.js';
-import { BusyPoll } from './busy-poll.js';
+import { autoBusyPollUs, BusyPoll } from './busy-poll.js';
 import { type DirectTools, fastPath, type Head, REPLAYED_METHODS, type Replies } from './fast-path.js';
 import { type FrontRequest, frontDoor, frontResponse } from './front.js';
 import { type LegacyReplies, legacyPath } from './legacy-path.js';
@@ -49,12 +49,9 @@ export interface HttpOptions {
   limits?: Partial<TransportLimits>;
   /** where requests on the MCP endpoint are reported (absent: nowhere) */
   telemetry?: Telemetry;
-  /** how long, in µs, the loop keeps turning after answering a lone client that comes straight back (busy-poll.ts; 0: never) */
+  /** how long, in µs, the loop keeps turning after answering a lone client that comes straight back (busy-poll.ts; 0: never; absent: autoBusyPollUs) */
   busyPollUs?: number;
 }
-
-/** The default of `busyPollUs`: a lone client's next request comes within it on loopback. */
-export const DEFAULT_BUSY_POLL_US = 100;
 
 export const MCP_PATH = '/mcp';
 /** Readiness: the process serves and its database answers. */
@@ -286,7 +283,7 @@ export async function startHttp(
     frontDoor(server, front, {
       headersTimeoutMs: limits.headersTimeoutMs,
       keepAliveMs: server.keepAliveTimeout,
-      busyPoll: new BusyPoll((options.busyPollUs ?? DEFAULT_BUSY_POLL_US) / 1000),
+      busyPoll: new BusyPoll((options.busyPollUs ?? autoBusyPollUs()) / 1000),
     });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
