@@ -324,13 +324,14 @@ describe('option validation', () => {
     );
   });
 
-  it('takes auto or a number for --workers and --busy-poll, and names both in the error', async () => {
+  it('names auto beside the number a bad --busy-poll or --workers should have been', async () => {
     const result = await run(['--url', url(), '--http', '--busy-poll', 'fast']);
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
       "error: option '--busy-poll <us>' argument 'fast' is invalid. busy-poll must be a whole number of microseconds, 0 or more, or auto",
     );
     const workers = await run(['--url', url(), '--http', '--workers', '0']);
+    expect(workers.code).toBe(2);
     expect(workers.stderr.trim()).toBe(
       "error: option '--workers <n>' argument '0' is invalid. workers must be a positive integer, or auto",
     );
