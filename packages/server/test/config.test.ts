@@ -102,11 +102,19 @@ describe('loading a config file', () => {
     expect(mistakes(file)).toEqual([
       'FILE:2: maxRow: unknown key',
       'FILE:3: port: Invalid input: expected number, received string',
-      expect.stringMatching(/^FILE:4: workers: /),
+      'FILE:4: workers: expected auto or a whole number, 1 or more',
       'FILE:11: tools.top_customers.parameters.country.type: expected one of string, integer, number, boolean',
       'FILE:12: tools.orders.description: Invalid input: expected string, received undefined',
       'FILE:13: tools.orders.sql.oracle: unknown key',
     ]);
+  });
+
+  it('says what an option that takes auto or a number takes', () => {
+    expect(mistakes(configFile('url: sqlite:shop.db\nbusyPoll: fast\nworkers: 0\n'))).toEqual([
+      'FILE:2: busyPoll: expected auto or a whole number of µs, 0 or more',
+      'FILE:3: workers: Too small: expected number to be >=1',
+    ]);
+    expect(() => loadConfig(configFile('url: sqlite:shop.db\nbusyPoll: auto\nworkers: auto\n'), {})).not.toThrow();
   });
 
   it('checks each custom tool against its SQL and the built-in names', () => {

@@ -167,11 +167,11 @@ export const configSchema = z
     maxBatch: positive.optional().describe('most messages in one JSON-RPC batch (--max-batch; 20)'),
     maxBatchBytes: positive.optional().describe('largest answer to one batch (--max-batch-bytes; 4194304)'),
     workers: z
-      .union([z.literal('auto'), positive])
+      .union([z.literal('auto'), positive], { error: 'expected auto or a whole number, 1 or more' })
       .optional()
       .describe('HTTP worker processes, auto: one per core but one (--workers; auto)'),
     busyPoll: z
-      .union([z.literal('auto'), nonNegative])
+      .union([z.literal('auto'), nonNegative], { error: 'expected auto or a whole number of µs, 0 or more' })
       .optional()
       .describe(
         'µs to poll, not sleep, after answering a lone client that comes straight back, 0: never, auto: 100 on two cores or more, else 0 (--busy-poll; auto)',
