@@ -57,8 +57,8 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
     const state = { busy: false };
     open.set(socket, state);
     let pending: Buffer | undefined;
-    let answered = false;
-    // when the last answer went, and whether this client's request came promptly after the one before
+    // when the last answer went (none yet: -Infinity), and whether this client's request came
+    // promptly after the one before
     let answeredAt = Number.NEGATIVE_INFINITY;
     let prompt = false;
 
@@ -108,7 +108,6 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
     const send = (response: string) => {
       if (socket.writableEnded) return;
       socket.write(response);
-      answered = true;
       answeredAt = performance.now();
       if (prompt) timing.busyPoll.answered();
       // Node's keep-alive timer, and its second of slack past the advertised timeout.
@@ -129,7 +128,7 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
     // Before its first request: Node's headers timeout, answered as the server answers it (408);
     // after one: Node's keep-alive timeout, closed quietly.
     const onTimeout = () => {
-      if (answered) return void socket.destroy();
+      if (answeredAt > Number.NEGATIVE_INFINITY) return void socket.destroy();
       const late = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
       if (!server.emit('clientError', late, socket)) socket.destroy();
     };
