@@ -39,20 +39,38 @@ export abstract class Call {
   }
 }
 
-/** A call whose client going away aborts a signal: the SDK's (a stdio `notifications/cancelled`, a closed transport). */
+const exchanges = new AsyncLocalStorage<AbortSignal>();
+
+/**
+ * A call whose client going away aborts a signal: the SDK's (a stdio `notifications/cancelled`, a
+ * closed transport), and the signal of the exchange it was made in (`inExchange`), if any.
+ */
 export class SignalCall extends Call {
-  constructor(private readonly signal: AbortSignal) {
+  readonly #signals: AbortSignal[];
+  constructor(signal: AbortSignal) {
     super();
+    const exchange = exchanges.getStore();
+    this.#signals = exchange ? [signal, exchange] : [signal];
   }
   get gone(): boolean {
-    return this.signal.aborted;
+    return this.#signals.some((signal) => signal.aborted);
   }
   protected listen(onGone: () => void): void {
-    this.signal.addEventListener('abort', onGone);
+    for (const signal of this.#signals) signal.addEventListener('abort', onGone);
   }
   protected unlisten(onGone: () => void): void {
-    this.signal.removeEventListener('abort', onGone);
+    for (const signal of this.#signals) signal.removeEventListener('abort', onGone);
   }
+}
+
+/**
+ * Runs `work`, one HTTP exchange handed to the SDK, whose client leaving aborts `signal`: the
+ * SDK's calls made inside it end then too. The SDK would hear of it only through its web
+ * Request's signal, which follows the adapter's through a weak reference (undici), by way of a
+ * clone that the SDK drops once it streams its answer: after a garbage collection, the call ran on.
+ */
+export function inExchange<T>(signal: AbortSignal, work: () => T): T {
+  return exchanges.run(signal, work);
 }
 
 const calls = new AsyncLocalStorage<Call>();

@@ -39,7 +39,15 @@ export function redactUrl(url: string): string {
   );
 }
 
-export { Call, inCall, outsideCalls, SignalCall, type StatementObserver, throwIfAbandoned } from './calls.js';
+export {
+  Call,
+  inCall,
+  inExchange,
+  outsideCalls,
+  SignalCall,
+  type StatementObserver,
+  throwIfAbandoned,
+} from './calls.js';
 export type { Column, ForeignKey, RawCatalog, RawColumn, RawForeignKey, RawTable, Table } from './catalog.js';
 export { defineEngine, type EngineDefinition } from './define.js';
 export type {

@@ -1,11 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { engineForUrl, type TestFacts } from '@mcp-db-bench/engines';
 import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseContext, openDatabase } from '../src/context.js';
+import { createServerFactory } from '../src/server.js';
+import { startHttp } from '../src/transports/http.js';
 import { sleep } from './support/agents.js';
 import { callJson, connectClient, type Era, exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
 import { cpuTicks } from './support/probes.js';
@@ -25,6 +31,12 @@ const CLIENTS = 20;
  * that bound: the statements then stop, and their connections come back, just after 2 s.
  */
 const FREED_WITHIN_MS = 5_000;
+
+/** A full garbage collection, as `--expose-gc` gives it, asked for at run time. */
+const collectGarbage = (() => {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
 
 // a slow statement to abandon, on an engine that can cancel it
 const targets = liveTargets().filter((t) => engineOf(t).testFacts.slow && engineOf(t).cancelsStatements);
@@ -175,6 +187,65 @@ describe.each(targets)('$engine', (target) => {
       await other.close();
     }
   }, 60_000);
+
+  // In this process, so that a full garbage collection can come between a call and its client
+  // leaving. No direct tools: the SDK answers every call, and streams its 2025-era answers.
+  describe.runIf(engineOf(target).testFacts.slow?.running)('through the SDK, after a garbage collection', () => {
+    let ctx: DatabaseContext;
+    let own: Server;
+    let url = '';
+    beforeAll(async () => {
+      ctx = await openDatabase({ url: dbUrl, statementTimeoutMs: 120_000 });
+      ({ server: own, url } = await startHttp(createServerFactory(ctx), { host: '127.0.0.1', port: 0 }));
+    });
+    afterAll(async () => {
+      own?.closeAllConnections();
+      own?.close();
+      await ctx?.close();
+    });
+
+    /** Starts `leave`'s call, collects garbage while it runs, has its client leave, and expects it stopped. */
+    const leaveAfterCollection = async (call: Promise<unknown>, leave: () => Promise<void>) => {
+      expect(await within(15_000, async () => (await running(0)) >= 1)).toBeLessThan(15_000);
+      // The SDK keeps no reference to the web Request whose signal would tell it the client left.
+      collectGarbage();
+      await leave();
+      await call;
+      await expectStopped([]);
+    };
+
+    it('a call whose client leaves still stops', async () => {
+      const client = await connectClient('http', 'legacy', { dbUrl, endpoint: url });
+      try {
+        const call = start(client, { era: 'legacy', sdk: true, tool: 'query' });
+        await leaveAfterCollection(call, () => client.close());
+        expect((await call).answered).toBe(false);
+      } finally {
+        await client.close().catch(() => {});
+      }
+    });
+
+    it('a 2025-03-26 batch whose client leaves stops too', async () => {
+      const abort = new AbortController();
+      const call = fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-03-26',
+        },
+        body: JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'query', arguments: { table: 'slow_view' } } },
+        ]),
+        signal: abort.signal,
+      }).then(
+        () => 'answered',
+        () => 'left',
+      );
+      await leaveAfterCollection(call, async () => abort.abort());
+      expect(await call).toBe('left');
+    });
+  });
 
   it('stdio: a call the client cancels (notifications/cancelled) stops, and so does one the client leaves by closing stdin', async () => {
     const client = await connectClient('stdio', 'legacy', { dbUrl, args: ['--sql', '--statement-timeout', '120000'] });

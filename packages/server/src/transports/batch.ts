@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { inExchange } from '@mcp-db-bench/engines';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { replay } from './body.js';
@@ -63,7 +64,7 @@ export function batchPath(
     let broken = false;
     try {
       const request = await toWebRequest(replay(req, chunks), undefined, { signal: abort.signal, maxRequestBodySize });
-      const response = await Promise.race([handler.fetch(request), late]);
+      const response = await Promise.race([inExchange(abort.signal, () => handler.fetch(request)), late]);
       if (typeof response === 'string') failure = response;
       else {
         const reader = response.body?.getReader();

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { MODERN_REVISION } from '@mcp-db-bench/contract';
+import { inExchange } from '@mcp-db-bench/engines';
 import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
@@ -138,11 +139,17 @@ export async function startHttp(
       return reply.opensSession ? { ...SSE_HEADERS, 'mcp-session-id': sessions.open() } : SSE_HEADERS;
     return reply.type ? { 'content-type': reply.type } : {};
   };
-  const toSdk = (req: IncomingMessage, res: ServerResponse) =>
-    mcp(req, res).catch((error: unknown) => {
+  const toSdk = (req: IncomingMessage, res: ServerResponse) => {
+    // Aborted when the client leaves before its answer is sent: the SDK's calls end with it.
+    const left = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) left.abort();
+    });
+    return inExchange(left.signal, () => mcp(req, res)).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: (error as Error).message });
       else res.destroy();
     });
+  };
 
   const health = healthCheck(options.health, onerror);
   const limits: TransportLimits = { ...DEFAULT_TRANSPORT_LIMITS, ...options.limits };
