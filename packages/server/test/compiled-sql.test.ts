@@ -2,6 +2,8 @@ import type { AggregateInput, GetInput, QueryInput } from '@mcp-db-bench/contrac
 import { ENGINES } from '@mcp-db-bench/engines';
 import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { buildCatalog } from '../src/catalog/build.js';
+import type { Catalog, RawCatalog } from '../src/catalog/types.js';
 import { planAggregate } from '../src/tools/aggregate.js';
 import { planGet } from '../src/tools/get.js';
 import { planQuery } from '../src/tools/query.js';
@@ -281,6 +283,37 @@ describe.each(FAMILIES)('%s: query compiles each shape once', (name) => {
     const fresh = planQuery(next, shopCatalog(), e, db, limits).compiled;
     expect(reused.sql).toBe(fresh.sql);
     expect(reused.parameters).toEqual(fresh.parameters);
+  });
+
+  it('keeps a page no row can follow apart from the first page of the same shape', () => {
+    // A key-less view ordered by its only column, descending: after a null (nulls last), no row follows.
+    const notes = (): Catalog => {
+      const raw: RawCatalog = { tables: [], columns: [], primaryKeys: [], foreignKeys: [], indexes: [] };
+      raw.tables.push({ name: 'notes', kind: 'view', rowEstimate: null });
+      raw.columns.push({
+        table: 'notes',
+        name: 'note',
+        ordinal: 1,
+        nativeType: 'text',
+        type: 'text',
+        precision: null,
+        scale: null,
+        nullable: true,
+        default: null,
+        autoIncrement: false,
+      });
+      return buildCatalog(raw, new Map());
+    };
+    const cached = notes();
+    const args: QueryInput = { table: 'notes', order_by: ['note desc'], limit: 1 };
+    const first = planQuery(args, cached, e, db, limits);
+    const cursor = first.finish([{ note: null }, { note: null }]).next_cursor!;
+    const reused = planQuery({ ...args, cursor }, cached, e, db, limits).compiled;
+    const fresh = planQuery({ ...args, cursor }, notes(), e, db, limits).compiled;
+    expect(fresh.sql).not.toBe(first.compiled.sql);
+    expect(reused.sql).toBe(fresh.sql);
+    // and the other way round: the first page after the empty one is still the first page
+    expect(planQuery(args, cached, e, db, limits).compiled.sql).toBe(first.compiled.sql);
   });
 
   it('gives a bad value in a cached shape the error a fresh compile gives', () => {

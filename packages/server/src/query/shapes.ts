@@ -31,9 +31,11 @@ export function compileShape(
   return text === null ? compile() : CompiledQuery.raw(text, params());
 }
 
-/** A filter's structure without its values (a list's length stays: it is text): part of a shape. */
+/**
+ * A filter's structure without its values (a list's length stays: it is text): part of a shape.
+ * No filter (undefined) and the filter no row passes (null, written `1 = 0`) are apart.
+ */
 export function filterShape(node: FilterNode | undefined | null): string {
-  return JSON.stringify(node ?? null, (key, value) =>
-    key === 'value' ? (Array.isArray(value) ? value.length : 0) : value,
-  );
+  if (node === undefined) return '';
+  return JSON.stringify(node, (key, value) => (key === 'value' ? (Array.isArray(value) ? value.length : 0) : value));
 }
