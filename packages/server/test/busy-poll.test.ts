@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { autoBusyPollUs, BUSY_POLL_US, BusyPoll } from '../src/transports/busy-poll.js';
 import { sleep } from './support/agents.js';
-import { type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
+import { type HttpServer, modernRequest, startHttpServer } from './support/mcp.js';
 import { cpuTicks } from './support/probes.js';
 import { loadShop } from './support/shop.js';
 
@@ -65,28 +65,9 @@ describe.skipIf(process.platform !== 'linux')('the server', () => {
   /** Calls `get` on one keep-alive connection every `everyMs` for `forMs`: a client that comes straight back. */
   async function callLoop(server: HttpServer, everyMs: number, forMs: number): Promise<number> {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'get',
-        arguments: { table: 'orders', key: 1 },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-          'io.modelcontextprotocol/clientInfo': { name: 'busy-poll-test', version: '0.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    });
-    const headers = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN_REVISION,
-      'mcp-method': 'tools/call',
-      'mcp-name': 'get',
-      'content-length': Buffer.byteLength(body),
-    };
+    const call = modernRequest('tools/call', 1, { name: 'get', arguments: { table: 'orders', key: 1 } });
+    const body = call.body;
+    const headers = { ...call.headers, 'content-length': Buffer.byteLength(body) };
     let calls = 0;
     const end = performance.now() + forMs;
     try {

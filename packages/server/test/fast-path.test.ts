@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BothPaths, bothPaths } from './support/both-paths.js';
-import { MODERN_REVISION } from './support/mcp.js';
+import { MODERN_REVISION, modernEnvelope } from './support/mcp.js';
 
 /**
  * The HTTP fast path against the SDK, answer for answer: the same requests go to a server with
@@ -9,11 +9,7 @@ import { MODERN_REVISION } from './support/mcp.js';
  * streams (chunked), which shows which of the two answered.
  */
 
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-  'io.modelcontextprotocol/clientInfo': { name: 'fast-path-test', version: '0.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+const ENVELOPE = modernEnvelope('fast-path-test');
 
 interface Case {
   what: string;

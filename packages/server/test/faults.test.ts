@@ -4,7 +4,7 @@ import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CallRecord, countOutcomes, DATABASE_CALLS, Swarm, sleep } from './support/agents.js';
-import { callJson, connectClient, exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
+import { callJson, connectClient, exitOf, type HttpServer, modernRequest, startHttpServer } from './support/mcp.js';
 import {
   type PrivateEngine,
   type PrivateServer,
@@ -263,28 +263,11 @@ function recoveryMs(records: readonly CallRecord[], readyAt: number): { first: n
 
 /** A complete 2026-07-28 tools/call request, as raw HTTP. */
 function toolCall(name: string, args: Record<string, unknown>): { head: string; body: string } {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: {
-      name,
-      arguments: args,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-        'io.modelcontextprotocol/clientInfo': { name: 'faults-test', version: '0.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
-    },
-  });
+  const { headers, body } = modernRequest('tools/call', 1, { name, arguments: args });
   const head = [
     'POST /mcp HTTP/1.1',
     'Host: 127.0.0.1',
-    'Content-Type: application/json',
-    'Accept: application/json, text/event-stream',
-    `MCP-Protocol-Version: ${MODERN_REVISION}`,
-    'Mcp-Method: tools/call',
-    `Mcp-Name: ${name}`,
+    ...Object.entries(headers).map(([header, value]) => `${header}: ${value}`),
     `Content-Length: ${Buffer.byteLength(body)}`,
     '',
     '',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
+import { exitOf, type HttpServer, MODERN_REVISION, modernRequest, startHttpServer } from './support/mcp.js';
 
 /**
  * The Streamable HTTP endpoint of the built bin, spoken to with raw HTTP: the DNS-rebinding
@@ -21,29 +21,9 @@ import { exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './sup
 const LEGACY_REVISION = '2025-11-25';
 const ACCEPT = 'application/json, text/event-stream';
 
-/** The `_meta` envelope every 2026-07-28 request carries (as the SDK client sends it). */
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-  'io.modelcontextprotocol/clientInfo': { name: 'http-test', version: '0.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
 interface RawRequest {
   headers: Record<string, string>;
   body: string;
-}
-
-/** A stateless 2026-07-28 request: body envelope plus the MCP-Protocol-Version and Mcp-Method headers. */
-function modern(method: string, id: number | string = 1, params: Record<string, unknown> = {}): RawRequest {
-  return {
-    headers: {
-      accept: ACCEPT,
-      'content-type': 'application/json',
-      'mcp-protocol-version': MODERN_REVISION,
-      'mcp-method': method,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: ENVELOPE } }),
-  };
 }
 
 /** A 2025-11-25 `initialize`, which the stateless legacy fallback answers on its own. */
@@ -165,7 +145,7 @@ describe('without a token (loopback)', () => {
   /** A valid modern tools/list, used after each bad request to show the server is still serving. */
   async function stillServes(): Promise<void> {
     expect(exitOf(server.process)).toBeUndefined();
-    const reply = await post(endpoint, modern('tools/list', 'after'));
+    const reply = await post(endpoint, modernRequest('tools/list', 'after'));
     expect(reply.status).toBe(200);
     const msg = message(reply);
     expect(msg.id).toBe('after');
@@ -177,7 +157,7 @@ describe('without a token (loopback)', () => {
   });
 
   it('answers a 2026-07-28 tools/list with the five tools, as plain JSON', async () => {
-    const reply = await post(endpoint, modern('tools/list', 7));
+    const reply = await post(endpoint, modernRequest('tools/list', 7));
     expect(reply.status).toBe(200);
     expect(reply.contentType).toMatch(/^application\/json/);
     const msg = message(reply);
@@ -196,7 +176,7 @@ describe('without a token (loopback)', () => {
   });
 
   it('rejects a modern request missing its Mcp-Method header (400, -32020)', async () => {
-    const req = modern('tools/list');
+    const req = modernRequest('tools/list');
     const { 'mcp-method': _dropped, ...headers } = req.headers;
     const reply = await post(endpoint, { headers, body: req.body });
     expect(reply.status).toBe(400);
@@ -208,7 +188,7 @@ describe('without a token (loopback)', () => {
 
   it('refuses JSON nested deeper than 256 levels before parsing it (400, -32700), and serves 250', async () => {
     for (const era of ['modern', 'legacy'] as const) {
-      const base = era === 'modern' ? modern('tools/list') : legacyInitialize();
+      const base = era === 'modern' ? modernRequest('tools/list') : legacyInitialize();
       const deep = (n: number) => base.body.replace('"params":{', `"params":{"x":${'['.repeat(n)}${']'.repeat(n)},`);
       const refused = await post(endpoint, { headers: base.headers, body: deep(100_000) });
       expect(refused.status).toBe(400);
@@ -232,7 +212,7 @@ describe('without a token (loopback)', () => {
     });
 
     it('refuses a non-loopback Host even with a port, and a name not passed to --allowed-hosts', async () => {
-      const req = modern('tools/list');
+      const req = modernRequest('tools/list');
       for (const host of ['evil.example:80', 'mcp.internal']) {
         const reply = await rawPost(endpoint, { ...req.headers, host }, req.body);
         expect(reply.status, host).toBe(403);
@@ -242,7 +222,7 @@ describe('without a token (loopback)', () => {
 
     it('accepts the loopback Host names', async () => {
       const { port } = new URL(endpoint);
-      const req = modern('tools/list');
+      const req = modernRequest('tools/list');
       for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) {
         const reply = await rawPost(endpoint, { ...req.headers, host }, req.body);
         expect(reply.status, host).toBe(200);
@@ -251,7 +231,7 @@ describe('without a token (loopback)', () => {
     });
 
     it('refuses a foreign Origin with 403 and no result', async () => {
-      const reply = await post(endpoint, modern('tools/list'), { origin: 'http://evil.example' });
+      const reply = await post(endpoint, modernRequest('tools/list'), { origin: 'http://evil.example' });
       expect(reply.status).toBe(403);
       const msg = message(reply);
       expect(msg.result).toBeUndefined();
@@ -259,14 +239,14 @@ describe('without a token (loopback)', () => {
     });
 
     it('accepts a loopback Origin on any port', async () => {
-      const reply = await post(endpoint, modern('tools/list'), { origin: 'http://localhost:1234' });
+      const reply = await post(endpoint, modernRequest('tools/list'), { origin: 'http://localhost:1234' });
       expect(reply.status).toBe(200);
       expect(toolNames(message(reply))).toEqual(TOOLS);
     });
 
     it('judges every request: accepted values are remembered, refused ones are refused each time', async () => {
       const { port } = new URL(endpoint);
-      const req = modern('tools/list');
+      const req = modernRequest('tools/list');
       for (let round = 0; round < 2; round++) {
         expect((await rawPost(endpoint, { ...req.headers, host: `localhost:${port}` }, req.body)).status).toBe(200);
         expect((await rawPost(endpoint, { ...req.headers, host: 'evil.example' }, req.body)).status).toBe(403);
@@ -280,7 +260,7 @@ describe('without a token (loopback)', () => {
     it('answers any path but /mcp with 404 and a JSON body naming /mcp', async () => {
       const base = new URL(endpoint);
       for (const path of ['/', '/mcp/', '/mcp/extra', '/sse', '/MCP']) {
-        const reply = await post(new URL(path, base).toString(), modern('tools/list'));
+        const reply = await post(new URL(path, base).toString(), modernRequest('tools/list'));
         expect(reply.status, path).toBe(404);
         expect(reply.contentType).toMatch(/^application\/json/);
         expect(JSON.parse(reply.text)).toEqual({ error: 'not found: the MCP endpoint is /mcp' });
@@ -288,7 +268,7 @@ describe('without a token (loopback)', () => {
     });
 
     it('ignores a query string on /mcp', async () => {
-      const reply = await post(`${endpoint}?client=test`, modern('tools/list'));
+      const reply = await post(`${endpoint}?client=test`, modernRequest('tools/list'));
       expect(reply.status).toBe(200);
       expect(toolNames(message(reply))).toEqual(TOOLS);
     });
@@ -305,7 +285,7 @@ describe('without a token (loopback)', () => {
   describe('malformed requests', () => {
     it('invalid JSON: 400 with a JSON-RPC parse error (-32700)', async () => {
       const reply = await post(endpoint, {
-        headers: modern('tools/list').headers,
+        headers: modernRequest('tools/list').headers,
         body: '{"jsonrpc": "2.0", "id": 1,',
       });
       expect(reply.status).toBe(400);
@@ -330,7 +310,7 @@ describe('without a token (loopback)', () => {
     });
 
     it('an unknown method in the 2026-07-28 era: HTTP 404 carrying JSON-RPC method not found (-32601)', async () => {
-      const reply = await post(endpoint, modern('tables/drop', 9));
+      const reply = await post(endpoint, modernRequest('tables/drop', 9));
       expect(reply.status).toBe(404);
       const msg = message(reply);
       expect(msg.id).toBe(9);
@@ -372,7 +352,7 @@ describe('without a token (loopback)', () => {
 
     it('a body declared over 4 MiB: 413 before it is read, and the connection is closed', async () => {
       // Only the headers are sent: the server must refuse on Content-Length alone.
-      const req = modern('tools/list');
+      const req = modernRequest('tools/list');
       const reply = await rawPost(
         endpoint,
         { ...req.headers, 'content-length': String(4 * 1024 * 1024 + 1) },
@@ -387,7 +367,7 @@ describe('without a token (loopback)', () => {
     });
 
     it('a body just under 4 MiB is still served', async () => {
-      const req = modern('tools/list', 'big', { padding: 'x'.repeat(4 * 1024 * 1024 - 1024) });
+      const req = modernRequest('tools/list', 'big', { padding: 'x'.repeat(4 * 1024 * 1024 - 1024) });
       expect(Buffer.byteLength(req.body)).toBeLessThan(4 * 1024 * 1024);
       const reply = await post(endpoint, req);
       expect(reply.status).toBe(200);
@@ -411,7 +391,7 @@ describe('with --token', () => {
   });
 
   it('answers a request without Authorization with 401 and WWW-Authenticate: Bearer', async () => {
-    const reply = await post(endpoint, modern('tools/list'));
+    const reply = await post(endpoint, modernRequest('tools/list'));
     expect(reply.status).toBe(401);
     expect((reply.headers as Headers).get('www-authenticate')).toBe('Bearer');
     expect(JSON.parse(reply.text)).toEqual({ error: 'missing or wrong bearer token' });
@@ -419,7 +399,7 @@ describe('with --token', () => {
 
   it('answers a wrong token, a prefix of the token and another scheme with 401', async () => {
     for (const authorization of ['Bearer wrong', 'Bearer s3cre', `Bearer ${TOKEN}x`, `Basic ${TOKEN}`, TOKEN]) {
-      const reply = await post(endpoint, modern('tools/list'), { authorization });
+      const reply = await post(endpoint, modernRequest('tools/list'), { authorization });
       expect(reply.status, authorization).toBe(401);
       expect((reply.headers as Headers).get('www-authenticate')).toBe('Bearer');
       expect(reply.text).not.toContain('list_tables');
@@ -427,7 +407,7 @@ describe('with --token', () => {
   });
 
   it('serves the right token, in either era', async () => {
-    const modernReply = await post(endpoint, modern('tools/list'), { authorization: `Bearer ${TOKEN}` });
+    const modernReply = await post(endpoint, modernRequest('tools/list'), { authorization: `Bearer ${TOKEN}` });
     expect(modernReply.status).toBe(200);
     expect(toolNames(message(modernReply))).toEqual(TOOLS);
     const legacyReply = await post(endpoint, legacyInitialize(), { authorization: `Bearer ${TOKEN}` });
@@ -436,7 +416,7 @@ describe('with --token', () => {
   });
 
   it('still checks Host before the token', async () => {
-    const req = modern('tools/list');
+    const req = modernRequest('tools/list');
     const reply = await rawPost(
       endpoint,
       { ...req.headers, host: 'evil.example', authorization: `Bearer ${TOKEN}` },
@@ -491,7 +471,7 @@ describe('with --allowed-hosts', () => {
   });
 
   it('accepts each listed Host name', async () => {
-    const req = modern('tools/list');
+    const req = modernRequest('tools/list');
     for (const host of ['mcp.internal', 'mcp.internal:8443', 'proxy.local']) {
       const reply = await rawPost(endpoint, { ...req.headers, host }, req.body);
       expect(reply.status, host).toBe(200);
@@ -500,12 +480,12 @@ describe('with --allowed-hosts', () => {
   });
 
   it('accepts a listed Origin', async () => {
-    const reply = await post(endpoint, modern('tools/list'), { origin: 'https://mcp.internal' });
+    const reply = await post(endpoint, modernRequest('tools/list'), { origin: 'https://mcp.internal' });
     expect(reply.status).toBe(200);
   });
 
   it('still refuses other names', async () => {
-    const req = modern('tools/list');
+    const req = modernRequest('tools/list');
     const reply = await rawPost(endpoint, { ...req.headers, host: 'evil.example' }, req.body);
     expect(reply.status).toBe(403);
     const viaOrigin = await post(endpoint, req, { origin: 'http://evil.example' });

@@ -13,7 +13,7 @@ import { autoWorkers } from '../src/transports/cluster.js';
 import { startHttp } from '../src/transports/http.js';
 import { startServerProcess } from '../src/transports/ready.js';
 import { loadParityFixture } from './support/fixture.js';
-import { BIN, connectClient, MODERN_REVISION } from './support/mcp.js';
+import { BIN, connectClient, MODERN_REVISION, modernRequest } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
 
 /**
@@ -220,32 +220,12 @@ describe.skipIf(!pgTarget)('one server over SQLite and PostgreSQL', () => {
   }
 
   it('answers the plain modern call on the fast path, as the SDK does', async () => {
-    const body = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'get',
-        arguments: { table: 'kinds', key: 1, database: 'parity' },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-          'io.modelcontextprotocol/clientInfo': { name: 'multi-db-test', version: '0.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    };
+    const call = modernRequest('tools/call', 1, {
+      name: 'get',
+      arguments: { table: 'kinds', key: 1, database: 'parity' },
+    });
     const send = async (endpoint: string) => {
-      const res = await fetch(endpoint, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': MODERN_REVISION,
-          'mcp-method': 'tools/call',
-          'mcp-name': 'get',
-        },
-        body: JSON.stringify(body),
-      });
+      const res = await fetch(endpoint, { method: 'POST', ...call });
       return { fixedLength: res.headers.get('content-length') !== null, json: JSON.parse(await res.text()) };
     };
     const [fast, sdk] = [await send(hot), await send(sdkOnly)];

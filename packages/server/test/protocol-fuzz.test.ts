@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ERROR_CODES, type ErrorCode } from '@mcp-db-bench/contract';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { exitOf, type HttpServer, MODERN_REVISION, startHttpServer } from './support/mcp.js';
+import { exitOf, type HttpServer, MODERN_REVISION, modernEnvelope, startHttpServer } from './support/mcp.js';
 
 /**
  * Malformed HTTP against the built bin (--http --port 0), over raw sockets so that every byte,
@@ -75,11 +75,7 @@ interface Case {
   closeAfterMs?: number;
 }
 
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
-  'io.modelcontextprotocol/clientInfo': { name: 'fuzz', version: '0.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+const ENVELOPE = modernEnvelope('fuzz');
 const ACCEPT = 'application/json, text/event-stream';
 
 /** Headers of a valid request for `body` in the era it speaks. */

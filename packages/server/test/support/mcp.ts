@@ -49,6 +49,37 @@ export async function startHttpServer(
   return { endpoint: server.endpoint, process: server.child, stderr: server.stderr, stop: server.stop };
 }
 
+/** The `_meta` envelope every 2026-07-28 request carries, as the SDK client sends it. */
+export function modernEnvelope(client = 'mcp-db-bench-tests'): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN_REVISION,
+    'io.modelcontextprotocol/clientInfo': { name: client, version: '0.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+}
+
+/**
+ * A stateless 2026-07-28 request as a client sends it raw: the body with its `_meta` envelope, and
+ * the headers the revision asks for (MCP-Protocol-Version, Mcp-Method, Mcp-Name for a tool call).
+ */
+export function modernRequest(
+  method: string,
+  id: number | string = 1,
+  params: Record<string, unknown> = {},
+): { headers: Record<string, string>; body: string } {
+  const headers: Record<string, string> = {
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+    'mcp-protocol-version': MODERN_REVISION,
+    'mcp-method': method,
+  };
+  if (method === 'tools/call' && typeof params.name === 'string') headers['mcp-name'] = params.name;
+  return {
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: modernEnvelope() } }),
+  };
+}
+
 /** A real SDK client over a real transport, pinned to one protocol era. */
 export async function connectClient(
   kind: TransportKind,
