@@ -111,10 +111,14 @@ describe.skipIf(process.platform !== 'linux')('the server', () => {
     console.log(
       `busy-poll: server CPU while calling ${polling.calling} ms (${polling.calls} calls), after ${polling.after} ms; with --busy-poll 0: ${sleeping.calling} ms (${sleeping.calls} calls), after ${sleeping.after} ms`,
     );
-    // polling adds at least a quarter of the second, though the test shares its cores with others
-    expect(polling.calling - sleeping.calling).toBeGreaterThanOrEqual(250);
-    // once the client stops, the window runs out: no more than a tick or two of CPU in 600 ms
-    expect(polling.after).toBeLessThanOrEqual(30);
-    expect(sleeping.after).toBeLessThanOrEqual(30);
+    // Polling spends well more CPU per call: 3 ms against 0.7 here, 3 against 0.9 beside three
+    // busy loops. A ratio per call, as the test shares its cores: on a busy machine a poller gets
+    // only its share of a core, and its client makes fewer calls.
+    const perCall = (run: { calling: number; calls: number }) => run.calling / run.calls;
+    expect(perCall(polling)).toBeGreaterThanOrEqual(2 * perCall(sleeping));
+    // Once the client stops, the window runs out: a poller that went on would spend most of the
+    // 600 ms (its share of them on a busy machine), where a server that sleeps spends a few ticks.
+    expect(polling.after).toBeLessThanOrEqual(100);
+    expect(sleeping.after).toBeLessThanOrEqual(100);
   }, 30_000);
 });
