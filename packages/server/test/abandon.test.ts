@@ -204,7 +204,7 @@ describe.each(targets)('$engine', (target) => {
       await ctx?.close();
     });
 
-    /** Starts `leave`'s call, collects garbage while it runs, has its client leave, and expects it stopped. */
+    /** While `call` runs in the database: collects garbage, has its client leave, and expects it stopped. */
     const leaveAfterCollection = async (call: Promise<unknown>, leave: () => Promise<void>) => {
       expect(await within(15_000, async () => (await running(0)) >= 1)).toBeLessThan(15_000);
       // The SDK keeps no reference to the web Request whose signal would tell it the client left.
