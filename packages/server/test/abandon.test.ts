@@ -13,7 +13,15 @@ import { type DatabaseContext, openDatabase } from '../src/context.js';
 import { createServerFactory } from '../src/server.js';
 import { startHttp } from '../src/transports/http.js';
 import { sleep } from './support/agents.js';
-import { callJson, connectClient, type Era, exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
+import {
+  batchRequest,
+  callJson,
+  connectClient,
+  type Era,
+  exitOf,
+  type HttpServer,
+  startHttpServer,
+} from './support/mcp.js';
 import { cpuTicks } from './support/probes.js';
 import { loadShop } from './support/shop.js';
 
@@ -227,18 +235,8 @@ describe.each(targets)('$engine', (target) => {
 
     it('a 2025-03-26 batch whose client leaves stops too', async () => {
       const abort = new AbortController();
-      const call = fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-03-26',
-        },
-        body: JSON.stringify([
-          { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'query', arguments: { table: 'slow_view' } } },
-        ]),
-        signal: abort.signal,
-      }).then(
+      const batch = batchRequest([{ name: 'query', arguments: { table: 'slow_view' } }]);
+      const call = fetch(url, { method: 'POST', ...batch, signal: abort.signal }).then(
         () => 'answered',
         () => 'left',
       );

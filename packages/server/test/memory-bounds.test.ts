@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from './support/agents.js';
-import { callJson, connectClient, exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
+import { batchRequest, callJson, connectClient, exitOf, type HttpServer, startHttpServer } from './support/mcp.js';
 
 /**
  * Clients that hold the server's memory or connections on purpose, against the built bin over
@@ -231,18 +231,9 @@ describe.skipIf(fdsShort)('400 stalled bodies and 500 slowloris connections', ()
   }, 30_000);
 });
 
-/** A 2025-03-26 batch over HTTP, as raw JSON-RPC (the SDK clients never send batches). */
+/** A 2025-03-26 batch over HTTP (`batchRequest`), answered whole. */
 async function postBatch(endpoint: string, calls: { name: string; arguments: Record<string, unknown> }[]) {
-  const body = JSON.stringify(calls.map((params, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params })));
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-03-26',
-    },
-    body,
-  });
+  const response = await fetch(endpoint, { method: 'POST', ...batchRequest(calls) });
   const text = await response.text();
   return { status: response.status, type: response.headers.get('content-type'), text, bytes: Buffer.byteLength(text) };
 }

@@ -13,7 +13,7 @@ import { autoWorkers } from '../src/transports/cluster.js';
 import { startHttp } from '../src/transports/http.js';
 import { startServerProcess } from '../src/transports/ready.js';
 import { loadParityFixture } from './support/fixture.js';
-import { BIN, connectClient, MODERN_REVISION, modernRequest } from './support/mcp.js';
+import { BIN, batchRequest, connectClient, MODERN_REVISION, modernRequest } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
 
 /**
@@ -241,15 +241,7 @@ describe.skipIf(!pgTarget)('one server over SQLite and PostgreSQL', () => {
       { name: 'get', arguments: { table: 'orders', key: 3, database: 'parity' } },
       { name: 'get', arguments: { table: 'kinds', key: 1, database: 'shop' } },
     ];
-    const res = await fetch(hot, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-03-26',
-      },
-      body: JSON.stringify(calls.map((params, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params }))),
-    });
+    const res = await fetch(hot, { method: 'POST', ...batchRequest(calls) });
     const text = await res.text();
     const messages = (
       res.headers.get('content-type')?.includes('event-stream')

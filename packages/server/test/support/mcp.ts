@@ -80,6 +80,21 @@ export function modernRequest(
   };
 }
 
+/** A 2025-03-26 JSON-RPC batch of tool calls as a client sends it raw (the SDK clients never send batches). */
+export function batchRequest(calls: readonly { name: string; arguments: Record<string, unknown> }[]): {
+  headers: Record<string, string>;
+  body: string;
+} {
+  return {
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-03-26',
+    },
+    body: JSON.stringify(calls.map((params, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params }))),
+  };
+}
+
 /** A real SDK client over a real transport, pinned to one protocol era. */
 export async function connectClient(
   kind: TransportKind,
