@@ -4,6 +4,7 @@ import {
   FILTER_LIMITS,
   FILTER_OPS,
   type FilterNode,
+  lexFilter,
   normalizeFilterTree,
   normalizeOperator,
   parseFilter,
@@ -538,5 +539,38 @@ describe('parseFilter', () => {
     ['array', [], /got an array/],
   ])('rejects %s', (_name, input, pattern) => {
     expect(filterErrorOf(() => parseFilter(input as string))).toMatch(pattern);
+  });
+});
+
+describe('lexFilter', () => {
+  it('writes each literal as a marker of its kind, and lists the literals in order', () => {
+    const lexed = lexFilter("status in ('paid', 'x') and total between -1 and 2.5 and vip = TRUE and note is null");
+    expect(lexed.template).toBe(
+      'status in (\u0000s, \u0000s) and total between \u0000n and \u0000n and vip = \u0000b and note is null',
+    );
+    expect(lexed.literals).toEqual(['paid', 'x', -1, 2.5, true]);
+  });
+
+  it('keeps the kinds apart, so a template never serves a filter the parser would refuse', () => {
+    expect(lexFilter("note like 'a%'").template).not.toBe(lexFilter('note like 5').template);
+    expect(lexFilter('id = 5').template).not.toBe(lexFilter("id = '5'").template);
+    expect(() => lexFilter('note like 5').parse()).toThrow(/a 'quoted' pattern after like/);
+  });
+
+  it('keeps big integers as the parser does', () => {
+    expect(lexFilter('id = 9007199254740993').literals).toEqual(['9007199254740993']);
+    expect(lexFilter('id = -0 or id = 007').literals).toEqual([0, 7]);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['blank', '   '],
+    ['NUL', 'id = 1\u0000'],
+    ['too long', `id = ${'1'.repeat(FILTER_LIMITS.maxExpressionLength)}`],
+    ['unterminated', "note = 'open"],
+    ['malformed number', 'id = 1abc'],
+    ['comment', 'id = 1 -- comment'],
+  ])('refuses a filter (%s) as parseFilterExpression does, before any template', (_, text) => {
+    expect(filterErrorOf(() => lexFilter(text))).toBe(filterErrorOf(() => parseFilterExpression(text)));
   });
 });

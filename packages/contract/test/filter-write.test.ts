@@ -2,14 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   type FilterNode,
   f,
+  lexFilter,
   normalizeFilterTree,
   parseFilter,
   parseFilterExpression,
   Random,
+  type Scalar,
   ToolError,
   type Value,
   writeFilter,
   writeName,
+  writeValue,
 } from '../src/index.js';
 
 /** Strings that break naive quoting: quotes, keywords, comment and statement starts, escapes, odd Unicode. */
@@ -153,5 +156,46 @@ describe('the literal writer', () => {
     expect(f.and(f.and(f.eq('a', 1), f.eq('b', 2)), f.eq('c', 3))).toEqual(
       parseFilterExpression('a = 1 and b = 2 and c = 3'),
     );
+  });
+});
+
+/** A tree's values in the order the text carries them. */
+function valuesOf(node: FilterNode): Scalar[] {
+  if ('and' in node) return node.and.flatMap(valuesOf);
+  if ('or' in node) return node.or.flatMap(valuesOf);
+  if ('not' in node) return valuesOf(node.not);
+  return 'value' in node ? [node.value].flat() : [];
+}
+
+/** A tree without its values: what must be equal across filters of one template. */
+function shapeOf(node: FilterNode): unknown {
+  return JSON.parse(JSON.stringify(node, (key, value) => (key === 'value' ? [value].flat().length : value)));
+}
+
+describe('lexFilter: filters of one template', () => {
+  it('parse to one shape whose values are the literals in order (2,000 random trees, re-valued)', () => {
+    const r = new Random(47);
+    const fresh: Record<string, () => Scalar> = {
+      n: () => r.pick([0, 5, -17, 2.25, 1.5e-7, 9007199254740991]),
+      s: () => r.pick(HOSTILE),
+      b: () => r.chance(0.5),
+    };
+    for (let i = 0; i < 2_000; i++) {
+      const text = writeFilter(tree(r, 4));
+      const lexed = lexFilter(text);
+      const node = lexed.parse();
+      expect(valuesOf(node), text).toEqual(lexed.literals);
+
+      // the same template with other literals of each marker's kind
+      const [head, ...rest] = lexed.template.split('\u0000');
+      const literals = rest.map((part) => fresh[part[0]!]!());
+      const other = head + rest.map((part, k) => writeValue(literals[k]!) + part.slice(1)).join('');
+      const again = lexFilter(other);
+      expect(again.template, other).toBe(lexed.template);
+      expect(again.literals).toEqual(literals);
+      const otherNode = again.parse();
+      expect(shapeOf(otherNode), other).toEqual(shapeOf(node));
+      expect(valuesOf(otherNode)).toEqual(literals);
+    }
   });
 });

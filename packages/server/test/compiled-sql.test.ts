@@ -316,6 +316,72 @@ describe.each(FAMILIES)('%s: query compiles each shape once', (name) => {
     expect(planQuery(args, cached, e, db, limits).compiled.sql).toBe(first.compiled.sql);
   });
 
+  it('plans a filter template once, and binds each later call as a fresh plan would', () => {
+    const cached = shopCatalog();
+    const point = (id: number | string): QueryInput => ({ table: 'orders', filter: `id = ${id}`, limit: 1 });
+    planQuery(point(1), cached, e, db, limits);
+    const later = [2, -3, '9007199254740993'].map((id) => planQuery(point(id), cached, e, db, limits));
+    // one template's comparisons, worked out once
+    expect(later[0]!.comparisons()).toBe(later[2]!.comparisons());
+    for (const [i, id] of [2, -3, '9007199254740993'].entries()) {
+      const fresh = planQuery(point(id), shopCatalog(), e, db, limits);
+      expect(later[i]!.compiled.sql).toBe(fresh.compiled.sql);
+      expect(later[i]!.compiled.parameters).toEqual(fresh.compiled.parameters);
+      expect(later[i]!.comparisons()).toEqual(fresh.comparisons());
+    }
+  });
+
+  it.each<[QueryInput, RegExp]>([
+    [{ table: 'nope', filter: 'id = 1abc' }, /^unknown table 'nope'/],
+    [{ table: 'orders', columns: ['nope'], filter: "note = 'open" }, /^columns\[0\]: unknown column 'nope'/],
+    [{ table: 'orders', filter: 'id = 1abc' }, /^filter: malformed number '1abc'/],
+  ])('reports the table and columns before the filter, as a full plan does: %o', (args, message) => {
+    expect(() => planQuery(args, shopCatalog(), e, db, limits)).toThrow(message);
+  });
+
+  it("gives a template's truncated page the cursor a fresh plan gives", () => {
+    const cached = shopCatalog();
+    const args = (customer: number): QueryInput => ({
+      table: 'orders',
+      columns: ['id'],
+      filter: `customer_id = ${customer}`,
+      order_by: ['placed_at desc'],
+      limit: 2,
+    });
+    const rows = [
+      { id: 9, placed_at: '2023-01-14 12:00:00.009' },
+      { id: 8, placed_at: '2023-01-13 00:00:00.008' },
+      { id: 7, placed_at: '2023-01-11 12:00:00.007' },
+    ];
+    const first = planQuery(args(3), cached, e, db, limits).finish(rows);
+    const reused = planQuery(args(5), cached, e, db, limits).finish(rows);
+    expect(reused).toEqual(planQuery(args(5), shopCatalog(), e, db, limits).finish(rows));
+    // the cursor is customer 5's: it would be refused by customer 3's query
+    expect(reused.next_cursor).not.toBe(first.next_cursor);
+  });
+
+  it.each([
+    ['orders', 'id = 5', 'id = 5.5'],
+    ['orders', "placed_at >= '2024-01-01T00:00:00Z'", "placed_at >= 'soon'"],
+    ['orders', 'customer_id between 1 and 2', 'customer_id between 1 and 99999999999999999999'],
+    ['customers', "vip = true and balance > '1'", "vip = false and balance > 'lots'"],
+  ])(
+    "gives a bad value in a template's later call the error a fresh plan gives: %s %s, then %s",
+    (table, good, bad) => {
+      const cached = shopCatalog();
+      planQuery({ table, filter: good }, cached, e, db, limits);
+      const fresh = (() => {
+        try {
+          planQuery({ table, filter: bad }, shopCatalog(), e, db, limits);
+        } catch (error) {
+          return error as Error;
+        }
+      })();
+      expect(fresh?.message).toMatch(/^filter(\.and\[1\])?\.value(\[1\])?: /);
+      expect(() => planQuery({ table, filter: bad }, cached, e, db, limits)).toThrow(fresh!.message);
+    },
+  );
+
   it('gives a bad value in a cached shape the error a fresh compile gives', () => {
     const cached = shopCatalog();
     planQuery({ table: 'orders', filter: 'customer_id = 3 and total > 5' }, cached, e, db, limits);

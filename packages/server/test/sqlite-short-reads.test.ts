@@ -70,7 +70,7 @@ async function route(tool: 'get' | 'query', args: GetInput | QueryInput): Promis
       ? planGet(args as GetInput, catalog, sqlite, connection.db)
       : planQuery(args as QueryInput, catalog, sqlite, connection.db, DEFAULT_LIMITS);
   const before = acquired;
-  const rows = await readRows(connection, plan.compiled, plan.table, plan.where);
+  const rows = await readRows(connection, plan.compiled, plan.table, plan.comparisons);
   const where = acquired === before ? 'main thread' : 'worker';
   expect(rows).toEqual((await connection.db.executeQuery(plan.compiled)).rows);
   return where;
@@ -98,7 +98,7 @@ describe('proven short: on the main thread', () => {
   it('follows a cursor on the main thread', async () => {
     const args: QueryInput = { table: 'child', filter: 'parent_id = 7', limit: 10 };
     const plan = planQuery(args, catalog, sqlite, connection.db, DEFAULT_LIMITS);
-    const page = plan.finish(await readRows(connection, plan.compiled, plan.table, plan.where));
+    const page = plan.finish(await readRows(connection, plan.compiled, plan.table, plan.comparisons));
     expect(page.truncated).toBe(true);
     expect(await route('query', { ...args, cursor: page.next_cursor! })).toBe('main thread');
   });

@@ -1,5 +1,12 @@
 export { f, type Value } from './build.js';
 export { normalizeFilterTree, normalizeOperator, parseFilter } from './json.js';
-export { convertNumber, MAX_IDENTIFIER_LENGTH, parseFilterExpression, VALID_OPERATORS_TEXT } from './parse.js';
+export {
+  convertNumber,
+  type LexedFilter,
+  lexFilter,
+  MAX_IDENTIFIER_LENGTH,
+  parseFilterExpression,
+  VALID_OPERATORS_TEXT,
+} from './parse.js';
 export * from './tree.js';
 export { writeFilter, writeName, writeValue } from './write.js';

@@ -103,35 +103,68 @@ interface Token {
 }
 
 const OP_CHARS = '=<>!~';
-const WHITESPACE = ' \t\n\r';
 
-function tokenize(text: string): Token[] {
+// Character classes by code, the tokenizer's hot tests (a regex per character costs more).
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13; // space \t \n \r
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isWordStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95; // A-Z a-z _
+const isWordPart = (c: number) => isWordStart(c) || isDigit(c) || c === 36; // and 0-9 $
+
+/** A filter's tokens, and its template and literals (see {@link LexedFilter}). */
+function tokenize(text: string): { tokens: Token[]; template: string; literals: Scalar[] } {
   const tokens: Token[] = [];
+  const literals: Scalar[] = [];
+  let template = '';
+  let copied = 0;
   let pos = 0;
   while (pos < text.length) {
-    const c = text[pos]!;
-    if (WHITESPACE.includes(c)) {
+    if (isSpace(text.charCodeAt(pos))) {
       pos++;
       continue;
     }
     const token = readToken(text, pos);
     tokens.push(token);
     pos += token.text.length;
+    const literal = literalOf(token);
+    if (literal) {
+      // NUL never reaches here (refused first), so a marker cannot be confused with the text around it.
+      template += `${text.slice(copied, token.pos)}\u0000${literal}`;
+      literals.push(token.kind === 'word' ? token.text.toLowerCase() === 'true' : token.value!);
+      copied = pos;
+    }
   }
   tokens.push({ kind: 'end', text: '', pos: text.length });
-  return tokens;
+  return { tokens, template: template + text.slice(copied), literals };
+}
+
+/** The marker of a literal token in a template (number, string or boolean); undefined for any other token. */
+function literalOf(token: Token): string | undefined {
+  if (token.kind === 'number') return 'n';
+  if (token.kind === 'string') return 's';
+  if (token.kind === 'word' && token.text.length <= 5) {
+    const lower = token.text.toLowerCase();
+    if (lower === 'true' || lower === 'false') return 'b';
+  }
+  return undefined;
 }
 
 function readToken(text: string, pos: number): Token {
   const c = text[pos]!;
-  const pair = text.slice(pos, pos + 2);
-  if (pair === '--' || pair === '/*') {
-    throw filterError(`filter: comments are not allowed ('${pair}' at position ${pos + 1})`);
+  const code = text.charCodeAt(pos);
+  if ((c === '-' || c === '/') && (text[pos + 1] === '-' || text[pos + 1] === '*')) {
+    const pair = text.slice(pos, pos + 2);
+    if (pair === '--' || pair === '/*') {
+      throw filterError(`filter: comments are not allowed ('${pair}' at position ${pos + 1})`);
+    }
   }
   if (c === "'") return readQuoted(text, pos, 'string');
   if (c === '"') return readQuoted(text, pos, 'quoted');
-  if (/[A-Za-z_]/.test(c)) return { kind: 'word', text: matchAt(WORD_RE, text, pos)!, pos };
-  if (/[0-9]/.test(c) || (c === '-' && /[0-9]/.test(text[pos + 1] ?? ''))) return readNumber(text, pos);
+  if (isWordStart(code)) {
+    let end = pos + 1;
+    while (end < text.length && isWordPart(text.charCodeAt(end))) end++;
+    return { kind: 'word', text: text.slice(pos, end), pos };
+  }
+  if (isDigit(code) || (c === '-' && isDigit(text.charCodeAt(pos + 1)))) return readNumber(text, pos);
   if (OP_CHARS.includes(c)) {
     let end = pos;
     while (end < text.length && OP_CHARS.includes(text[end]!)) end++;
@@ -179,7 +212,6 @@ function checkQuotedIdentifier(name: string, start: number): void {
   }
 }
 
-const WORD_RE = /[A-Za-z_][A-Za-z0-9_$]*/y;
 const NUMBER_RE = /-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const MALFORMED_NUMBER_RE = /-?[A-Za-z0-9_$.+-]*/y;
 
@@ -193,7 +225,8 @@ function readNumber(text: string, pos: number): Token {
   const source = matchAt(NUMBER_RE, text, pos) ?? '';
   // A number running into letters, digits or a dot (1abc, 0x1f, 1.2.3, 1.) is malformed,
   // not a number followed by something else.
-  if (source.length === 0 || /[A-Za-z0-9_$.]/.test(text[pos + source.length] ?? '')) {
+  const follows = text.charCodeAt(pos + source.length); // NaN at the end
+  if (source.length === 0 || isWordPart(follows) || follows === 46 /* . */) {
     const whole = matchAt(MALFORMED_NUMBER_RE, text, pos) ?? source;
     throw filterError(
       `filter: malformed number '${snippet(whole)}' at position ${pos + 1}; numbers look like 42, -7, 3.14 or 1.5e3`,
@@ -208,6 +241,8 @@ function readNumber(text: string, pos: number): Token {
  */
 export function convertNumber(source: string): number | string {
   const n = Number(source);
+  // Digits alone (the common case): exact when safe, whatever zeros lead.
+  if (n !== 0 && Number.isSafeInteger(n) && /^-?[0-9]+$/.test(source)) return n;
   // A true zero (also -0 and 0.000) is 0; a tiny number that underflowed to 0 stays text.
   if (n === 0) return /[1-9]/.test(source.split(/[eE]/)[0]!) ? source : 0;
   if (!Number.isFinite(n)) return source;
@@ -530,8 +565,22 @@ export function checkTreeLimits(node: FilterNode): FilterNode {
   return node;
 }
 
-/** Parses the expression form of a filter; throws `ToolError('invalid_filter')` with a position. */
-export function parseFilterExpression(text: string): FilterNode {
+/**
+ * An expression filter read as far as its tokens. `template` is the text with every literal (a
+ * number, a string, true or false) written as a marker of its kind. Every literal of a filter
+ * that parses is a value in its tree, and the parser places them without reading them: so
+ * filters of one template parse alike or fail alike, to trees of one shape whose values are
+ * `literals` in the text's order. What is made from one such tree's shape serves them all.
+ */
+export interface LexedFilter {
+  readonly template: string;
+  readonly literals: readonly Scalar[];
+  /** The tree; throws `ToolError('invalid_filter')` with a position. */
+  parse(): FilterNode;
+}
+
+/** Reads the expression form of a filter as far as its tokens; throws as {@link parseFilterExpression} does. */
+export function lexFilter(text: string): LexedFilter {
   if (typeof text !== 'string') throw filterError('filter: expected a string');
   if (text.length > FILTER_LIMITS.maxExpressionLength) {
     throw filterError(
@@ -540,9 +589,14 @@ export function parseFilterExpression(text: string): FilterNode {
   }
   const nul = text.indexOf('\u0000');
   if (nul >= 0) throw filterError(`filter: NUL character (U+0000) at position ${nul + 1} is not allowed`);
-  const tokens = tokenize(text);
+  const { tokens, template, literals } = tokenize(text);
   if (tokens.length === 1) {
     throw filterError("filter: the filter is empty; write a condition such as status = 'paid'");
   }
-  return checkTreeLimits(new Parser(tokens).parse());
+  return { template, literals, parse: () => checkTreeLimits(new Parser(tokens).parse()) };
+}
+
+/** Parses the expression form of a filter; throws `ToolError('invalid_filter')` with a position. */
+export function parseFilterExpression(text: string): FilterNode {
+  return lexFilter(text).parse();
 }

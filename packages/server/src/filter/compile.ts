@@ -63,48 +63,69 @@ export function compileFilter(
   }
 }
 
+/** A value `compileFilter` binds: the type it is checked against, where it sits (for errors), and whether it is a like pattern. */
+export interface FilterSlot {
+  value: Scalar;
+  type: PortableType;
+  at: string;
+  pattern: boolean;
+}
+
 /**
- * The parameters `compileFilter` binds for `node`, in the order its SQL binds them, and with the
- * same checks and errors: what a later call of an already compiled shape binds (query/shapes.ts).
+ * The values `compileFilter` binds for `node`, in the order its SQL binds them: what a later
+ * call of an already compiled shape binds (query/shapes.ts), through {@link bindSlot}.
  * `typeOf` resolves a column name as `compileFilter`'s resolver does, to its type alone.
  */
-export function filterParams(
+export function filterSlots(
   node: FilterNode,
   typeOf: (name: string, path: string) => PortableType,
-  engine: EngineProfile,
   path = 'filter',
-  out: unknown[] = [],
-): unknown[] {
+  out: FilterSlot[] = [],
+): FilterSlot[] {
   if ('and' in node || 'or' in node) {
     const [word, children] = 'and' in node ? ['and', node.and] : ['or', node.or];
-    for (const [i, child] of children.entries()) filterParams(child, typeOf, engine, `${path}.${word}[${i}]`, out);
+    for (const [i, child] of children.entries()) filterSlots(child, typeOf, `${path}.${word}[${i}]`, out);
     return out;
   }
-  if ('not' in node) return filterParams(node.not, typeOf, engine, `${path}.not`, out);
-  const operand = { type: typeOf(node.column, `${path}.column`) };
+  if ('not' in node) return filterSlots(node.not, typeOf, `${path}.not`, out);
+  const type = typeOf(node.column, `${path}.column`);
+  const slot = (value: Scalar, at: string, pattern = false) => out.push({ value, type, at, pattern });
   switch (node.op) {
     case 'is null':
     case 'is not null':
       break;
     case 'in':
     case 'not in':
-      for (const [i, v] of node.value.entries()) out.push(param(operand, v, engine, `${path}.value[${i}]`));
+      for (const [i, v] of node.value.entries()) slot(v, `${path}.value[${i}]`);
       break;
     case 'between':
     case 'not between':
-      out.push(
-        param(operand, node.value[0], engine, `${path}.value[0]`),
-        param(operand, node.value[1], engine, `${path}.value[1]`),
-      );
+      slot(node.value[0], `${path}.value[0]`);
+      slot(node.value[1], `${path}.value[1]`);
       break;
     case 'like':
     case 'not like':
-      out.push(likePattern(node.value));
+      slot(node.value, `${path}.value`, true);
       break;
     default:
-      out.push(param(operand, node.value, engine, `${path}.value`));
+      slot(node.value, `${path}.value`);
   }
   return out;
+}
+
+/** The parameter `compileFilter` binds for `value` in `slot`, with the same checks and errors. */
+export function bindSlot(slot: FilterSlot, value: Scalar, engine: EngineProfile): unknown {
+  return slot.pattern ? likePattern(value as string) : param(slot, value, engine, slot.at);
+}
+
+/** The parameters `compileFilter` binds for `node`, in its order (see {@link filterSlots}). */
+export function filterParams(
+  node: FilterNode,
+  typeOf: (name: string, path: string) => PortableType,
+  engine: EngineProfile,
+  path = 'filter',
+): unknown[] {
+  return filterSlots(node, typeOf, path).map((slot) => bindSlot(slot, slot.value, engine));
 }
 
 function param(operand: Pick<Operand, 'type'>, value: Scalar, engine: EngineProfile, at: string): unknown {

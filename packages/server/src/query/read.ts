@@ -8,25 +8,25 @@ import { resolveColumn } from './names.js';
 type Rows = Record<string, unknown>[];
 
 /**
- * Runs a read of one table, on the engine's short-read path when it has one (`where`: the
- * clause's filter; null when the clause is something else). That path is told the clause's
- * comparisons when it is nothing but comparisons ANDed, as SQLite needs them to prove a read short.
+ * Runs a read of one table, on the engine's short-read path when it has one. That path is told
+ * the where clause's `comparisons` (see `comparisonsOf`; asked only there), as SQLite needs them
+ * to prove a read short.
  */
 export async function readRows(
   ctx: Pick<ToolContext, 'db' | 'shortReads'>,
   query: CompiledQuery,
   table: Table,
-  where: FilterNode | undefined | null,
+  comparisons: () => readonly Comparison[] | undefined,
 ): Promise<Rows> {
   const { rows } = ctx.shortReads
-    ? await ctx.shortReads.execute<Rows[number]>(query, table, where === null ? undefined : comparisonsOf(where, table))
+    ? await ctx.shortReads.execute<Rows[number]>(query, table, comparisons())
     : await ctx.db.executeQuery<Rows[number]>(query);
   return rows;
 }
 
 const COMPARISON_OPS: ReadonlySet<string> = new Set(['=', '<', '<=', '>', '>=']);
 
-/** The conditions of a filter as comparisons of real column names, when it is only comparisons ANDed. */
+/** The conditions of a where clause as comparisons of real column names, when it is only comparisons ANDed. */
 export function comparisonsOf(
   where: FilterNode | undefined,
   table: Table,

@@ -4,7 +4,7 @@ import type { Catalog, Table } from '../catalog/types.js';
 import { coerceValue } from '../filter/coerce.js';
 import { filterParams } from '../filter/compile.js';
 import { resolveColumns, resolveTable } from '../query/names.js';
-import { readRows } from '../query/read.js';
+import { comparisonsOf, readRows } from '../query/read.js';
 import { columnResolver, columnTypes, decodeRow, selectFrom, whereClause } from '../query/select.js';
 import { compileShape } from '../query/shapes.js';
 import { defineTool, READ_ONLY } from './tool.js';
@@ -15,7 +15,7 @@ export const get = defineTool(getSpec, {
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planGet(args, await ctx.schema.get(), ctx.engine, ctx.db);
-    return plan.finish(await readRows(ctx, plan.compiled, plan.table, plan.where));
+    return plan.finish(await readRows(ctx, plan.compiled, plan.table, plan.comparisons));
   },
 });
 
@@ -36,8 +36,8 @@ export function planGet(args: GetInput, catalog: Catalog, engine: EngineProfile,
   );
   return {
     table,
-    where,
     compiled,
+    comparisons: () => comparisonsOf(where, table),
     finish(raw: Record<string, unknown>[]): GetOutput {
       const first = raw[0];
       return first ? { found: true, row: decodeRow(columns, first) } : { found: false, row: null };

@@ -1,12 +1,22 @@
-import { type FilterNode, type QueryInput, type QueryOutput, querySpec } from '@mcp-db-bench/contract';
-import type { AnyDb, EngineProfile } from '@mcp-db-bench/engines';
-import { type CompiledQuery, type SqlBool, sql } from 'kysely';
+import { isDeepStrictEqual } from 'node:util';
+import {
+  type FilterNode,
+  type LexedFilter,
+  lexFilter,
+  type QueryInput,
+  type QueryOutput,
+  querySpec,
+  type Scalar,
+} from '@mcp-db-bench/contract';
+import type { AnyDb, Comparison, EngineProfile } from '@mcp-db-bench/engines';
+import { CompiledQuery, type SqlBool, sql } from 'kysely';
+import { memoPerCatalog } from '../catalog/answers.js';
 import type { Catalog, Column, Table } from '../catalog/types.js';
-import { filterParams } from '../filter/compile.js';
+import { bindSlot, type FilterSlot, filterParams, filterSlots } from '../filter/compile.js';
 import { decodeCursor, encodeCursor, fingerprint, keysetAfter } from '../query/cursor.js';
 import { resolveColumn, resolveColumns, resolveTable } from '../query/names.js';
 import { type OrderKey, orderTerms, parseOrderTerm } from '../query/order.js';
-import { readRows } from '../query/read.js';
+import { comparisonsOf, readRows } from '../query/read.js';
 import {
   columnResolver,
   columnTypes,
@@ -28,19 +38,44 @@ export const query = defineTool(querySpec, {
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planQuery(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);
-    return plan.finish(await readRows(ctx, plan.compiled, plan.table, plan.where));
+    return plan.finish(await readRows(ctx, plan.compiled, plan.table, plan.comparisons));
   },
 });
 
 export interface QueryPlan {
   compiled: CompiledQuery;
   table: Table;
-  /** the where clause as a filter; null when it is not one (no row can follow the cursor) */
-  where: FilterNode | undefined | null;
+  /** the where clause's comparisons, for an engine's short-read path (see `readRows`) */
+  comparisons(): readonly Comparison[] | undefined;
   finish(rows: Record<string, unknown>[]): QueryOutput;
 }
 
-/** Builds the statement (without running it; compiled once per shape) and the function that shapes its rows. */
+/** What a query's arguments fix apart from its filter and cursor. */
+interface Frame {
+  table: Table;
+  columns: Column[];
+  keys: OrderKey[];
+  /** the sort keys' columns: the cursor is made of them */
+  keyColumns: Column[];
+  limit: number;
+}
+
+/** A query of one filter template without a cursor: planned once, then bound to each call's literals. */
+interface Template {
+  frame: Frame;
+  sql: string;
+  slots: FilterSlot[];
+  comparisons: readonly Comparison[] | undefined;
+}
+
+/** Per catalog and template; null when its calls are planned in full (the SQL text takes a value). */
+const templates = memoPerCatalog<Template | null>(512);
+
+/**
+ * Builds the statement (without running it) and the function that shapes its rows. An
+ * expression filter without a cursor is planned once per template (see `lexFilter`): later
+ * calls only check and bind their literals, the same checks with the same errors.
+ */
 export function planQuery(
   args: QueryInput,
   catalog: Catalog,
@@ -48,25 +83,103 @@ export function planQuery(
   db: AnyDb,
   limits: Limits,
 ): QueryPlan {
+  // A template serves an expression filter, or none, without a cursor.
+  const lexed = typeof args.filter === 'string' && args.cursor === undefined ? lexQuietly(args.filter) : undefined;
+  if (args.cursor !== undefined || (args.filter !== undefined && lexed === undefined)) {
+    return planInFull(args, frameOf(args, catalog, limits), readFilter(args.filter), catalog, engine, db);
+  }
+  const limit = effectiveLimit(args.limit, limits);
+  const key = JSON.stringify([engine.name, args.table, args.columns, args.order_by, limit, lexed?.template]);
+  let first: QueryPlan | undefined;
+  const template = templates(catalog, key, () => {
+    const frame = frameOf(args, catalog, limits);
+    const filter = lexed?.parse();
+    first = planInFull(args, frame, filter, catalog, engine, db);
+    return templateOf(first, frame, filter, lexed?.literals ?? [], engine);
+  });
+  if (first) return first;
+  if (template === null) return planInFull(args, frameOf(args, catalog, limits), lexed?.parse(), catalog, engine, db);
+  const literals = lexed?.literals ?? [];
+  const params = template.slots.map((slot, i) => bindSlot(slot, literals[i]!, engine));
+  return {
+    compiled: CompiledQuery.raw(template.sql, withLimit(params, template.frame.limit, engine)),
+    table: template.frame.table,
+    comparisons: () => template.comparisons,
+    finish: finisher(template.frame, () => lexed?.parse()),
+  };
+}
+
+/** The filter's tokens; undefined when it has none that lex, and its full plan reports why (after any table's error). */
+function lexQuietly(filter: string): LexedFilter | undefined {
+  try {
+    return lexFilter(filter);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `args` resolved against the catalog, with their errors. */
+function frameOf(args: QueryInput, catalog: Catalog, limits: Limits): Frame {
   const table = resolveTable(catalog, args.table);
   const columns = resolveColumns(table, args.columns);
   const keys = orderKeys(table.columns, table.primaryKey, args.order_by ?? [], (n, w) => resolveColumn(table, n, w));
-  const filter = readFilter(args.filter);
-  // only a cursor given or one to return needs it: most calls neither take nor give one
-  const fp = () => fingerprint([table.name, keys, filter ?? null]);
-  // Sort keys the caller did not ask for are still read: the cursor is made of them.
-  const keyColumns = keys.map((k) => table.column.get(k.name)!);
+  return {
+    table,
+    columns,
+    keys,
+    keyColumns: keys.map((k) => table.column.get(k.name)!),
+    limit: effectiveLimit(args.limit, limits),
+  };
+}
+
+/**
+ * The template of a plan just made from `filter`: when its statement binds exactly the filter's
+ * literals, in their order, and then the limit. Otherwise (a text that takes a value) null.
+ */
+function templateOf(
+  plan: QueryPlan,
+  frame: Frame,
+  filter: FilterNode | undefined,
+  literals: readonly Scalar[],
+  engine: EngineProfile,
+): Template | null {
+  const slots = filter ? filterSlots(filter, columnTypes(frame.table)) : [];
+  const params = withLimit(
+    slots.map((slot) => bindSlot(slot, slot.value, engine)),
+    frame.limit,
+    engine,
+  );
+  const bindsLiterals = slots.length === literals.length && slots.every((slot, i) => slot.value === literals[i]);
+  if (!bindsLiterals || !isDeepStrictEqual(plan.compiled.parameters, params)) return null;
+  return { frame, sql: plan.compiled.sql, slots, comparisons: plan.comparisons() };
+}
+
+function withLimit(params: unknown[], limit: number, engine: EngineProfile): unknown[] {
+  if (engine.limitIn === 'parameter') params.push(limit + 1);
+  return params;
+}
+
+/** A query planned from its arguments alone (a cursor, a JSON filter, or a template's first call). */
+function planInFull(
+  args: QueryInput,
+  frame: Frame,
+  filter: FilterNode | undefined,
+  catalog: Catalog,
+  engine: EngineProfile,
+  db: AnyDb,
+): QueryPlan {
+  const { table, columns, keys, keyColumns, limit } = frame;
   const after = args.cursor
     ? keysetAfter(
         keys,
         decodeCursor(
           args.cursor,
-          fp(),
+          fingerprint([table.name, keys, filter ?? null]),
           keyColumns.map((c) => c.type),
         ),
       )
     : undefined;
-  const limit = effectiveLimit(args.limit, limits);
+  // Sort keys the caller did not ask for are still read: the cursor is made of them.
   const read = [...columns, ...keyColumns.filter((k) => !columns.includes(k))];
   // No row can follow the cursor: ask for none rather than for everything.
   const where = after === null ? null : conjunction([filter, after]);
@@ -83,10 +196,7 @@ export function planQuery(
   const compiled = compileShape(
     catalog,
     shape,
-    () => [
-      ...(where ? filterParams(where, columnTypes(table), engine) : []),
-      ...(engine.limitIn === 'parameter' ? [limit + 1] : []),
-    ],
+    () => withLimit(where ? filterParams(where, columnTypes(table), engine) : [], limit, engine),
     () => {
       let q = selectFrom(db, table, read);
       const clause = where === null ? sql<SqlBool>`1 = 0` : whereClause([where], columnResolver(table), engine);
@@ -95,29 +205,34 @@ export function planQuery(
       return engine.limit(q, limit + 1).compile();
     },
   );
-
   return {
     compiled,
     table,
-    where,
-    finish(raw) {
-      const truncated = raw.length > limit;
-      const page = truncated ? raw.slice(0, limit) : raw;
-      const last = page.at(-1);
-      const next =
-        truncated && last
-          ? encodeCursor(
-              fp(),
-              keyColumns.map((c) => decodeRow([c], last)[c.name]!),
-            )
-          : null;
-      return {
-        columns: columns.map((c) => c.name),
-        rows: page.map((r) => decodeRow(columns, r)),
-        truncated,
-        next_cursor: next,
-      };
-    },
+    comparisons: () => (where === null ? undefined : comparisonsOf(where, table)),
+    finish: finisher(frame, () => filter),
+  };
+}
+
+/** The function that shapes a page of rows; `filter` (parsed only when a cursor is returned) goes into its fingerprint. */
+function finisher(frame: Frame, filter: () => FilterNode | undefined): QueryPlan['finish'] {
+  const { table, columns, keys, keyColumns, limit } = frame;
+  return (raw) => {
+    const truncated = raw.length > limit;
+    const page = truncated ? raw.slice(0, limit) : raw;
+    const last = page.at(-1);
+    const next =
+      truncated && last
+        ? encodeCursor(
+            fingerprint([table.name, keys, filter() ?? null]),
+            keyColumns.map((c) => decodeRow([c], last)[c.name]!),
+          )
+        : null;
+    return {
+      columns: columns.map((c) => c.name),
+      rows: page.map((r) => decodeRow(columns, r)),
+      truncated,
+      next_cursor: next,
+    };
   };
 }
 
