@@ -88,6 +88,7 @@ export function planQuery(
   if (args.cursor !== undefined || (args.filter !== undefined && lexed === undefined)) {
     return planInFull(args, frameOf(args, catalog, limits), readFilter(args.filter), catalog, engine, db);
   }
+  const literals = lexed?.literals ?? [];
   const limit = effectiveLimit(args.limit, limits);
   const key = JSON.stringify([engine.name, args.table, args.columns, args.order_by, limit, lexed?.template]);
   let first: QueryPlan | undefined;
@@ -95,11 +96,10 @@ export function planQuery(
     const frame = frameOf(args, catalog, limits);
     const filter = lexed?.parse();
     first = planInFull(args, frame, filter, catalog, engine, db);
-    return templateOf(first, frame, filter, lexed?.literals ?? [], engine);
+    return templateOf(first, frame, filter, literals, engine);
   });
   if (first) return first;
   if (template === null) return planInFull(args, frameOf(args, catalog, limits), lexed?.parse(), catalog, engine, db);
-  const literals = lexed?.literals ?? [];
   const params = template.slots.map((slot, i) => bindSlot(slot, literals[i]!, engine));
   return {
     compiled: CompiledQuery.raw(template.sql, withLimit(params, template.frame.limit, engine)),
