@@ -3,6 +3,7 @@ export type { Catalog, Column, Table } from './catalog/types.js';
 export { type DatabaseContext, type DatabaseOptions, DEFAULT_LIMITS, openDatabase } from './context.js';
 export { DatabaseListError, type DatabaseUrl, databaseUrls } from './database-urls.js';
 export { type Databases, openDatabases } from './databases.js';
+export { SERVING_NODE_FLAGS } from './heap.js';
 export type { NamedContexts } from './routing.js';
 export { callTool, createServerFactory } from './server.js';
 export { TEST_DELAY_ENV } from './test-delay.js';
@@ -16,7 +17,7 @@ export {
   toolsFor,
   WRITE_TOOLS,
 } from './tools/index.js';
-export { autoWorkerCount, WORKER_NODE_FLAGS } from './transports/cluster.js';
+export { autoWorkerCount } from './transports/cluster.js';
 export { assertSafeBind, type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
 export { DEFAULT_TRANSPORT_LIMITS, type TransportLimits } from './transports/limits.js';
 export {

@@ -1,9 +1,9 @@
 import {
   SERVER_BIN,
+  SERVING_NODE_FLAGS,
   type ServerProcess,
   ServerStartError,
   startServerProcess,
-  WORKER_NODE_FLAGS,
 } from '@mcp-db-bench/server';
 import { pinnedCommand } from './cpus.js';
 import { trackChild } from './interrupt.js';
@@ -32,9 +32,8 @@ export async function startServer(
     : inherited;
   try {
     return await startServerProcess(['--url', dbUrl, '--http', '--port', '0', '--echo', ...extraArgs], {
-      // The small young generation of `--workers` processes, for a single process too, so memory is
-      // measured alike: left alone V8 grows it to 128 MB.
-      nodeArgs: WORKER_NODE_FLAGS,
+      // the flags the server would restart itself with, given up front
+      nodeArgs: SERVING_NODE_FLAGS,
       env,
       wrap: (command, args) => pinnedCommand(command, args, cpus),
       onSpawn: trackChild,

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
+import { missingServingFlags } from '../heap.js';
 import { prometheusWorkerEnv } from '../telemetry/prometheus.js';
 import { availableCores } from './cpu-quota.js';
 import { readyLine } from './ready.js';
@@ -73,10 +74,10 @@ async function fileOptions(
 }
 
 /**
- * The worker count when this process should be a `--workers` primary: serving HTTP with more
- * than one worker, and not asked for help or the version. `auto` means autoWorkerCount(), or one
- * process where the URL's engine can be open in one process at a time (PGlite); a bad value is
- * left to the server's own parsing, which says what is wrong.
+ * How many processes serve HTTP: 0 when this one does not (stdio, help, the version, a config
+ * file with mistakes), 1 for this process alone, more for a `--workers` primary. `auto` means
+ * autoWorkerCount(), or one process where the URL's engine can be open in one process at a time
+ * (PGlite); a bad value is left to the server's own parsing, which says what is wrong.
  */
 export async function requestedWorkers(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   // --stdio serves one host from this process, whatever MCP_DB_HTTP says
@@ -91,7 +92,7 @@ export async function requestedWorkers(argv: readonly string[], env: NodeJS.Proc
   if (!http || workers === undefined) return 0;
   const urls = urlOptions(argv, env);
   const n = workers === 'auto' ? await autoWorkers(urls.length ? urls : file.urls) : workers;
-  return n > 1 ? n : 0;
+  return n;
 }
 
 /**
@@ -124,12 +125,6 @@ export async function autoWorkers(values: readonly string[]): Promise<number> {
 }
 
 /**
- * A request's garbage dies young, so a worker's young generation can be small: collected more
- * often, each time cheaply, and each worker's memory stays lower (measured: no loss of calls/s).
- */
-export const WORKER_NODE_FLAGS = ['--max-semi-space-size=2'];
-
-/**
  * Multi-core HTTP serving: the primary forks `workers` copies of this process, each with its own
  * database connection(s) and its own listener on the shared port (the primary hands connections
  * out round-robin). Correct because no answer depends on which worker gives it: the modern era
@@ -144,7 +139,7 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
     let stopping = false;
     let announced = false;
     const listening = new Set<Worker>();
-    cluster.setupPrimary({ execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS] });
+    cluster.setupPrimary({ execArgv: [...process.execArgv, ...missingServingFlags()] });
     const key = sessionKeyGiven(process.argv.slice(2), process.env)
       ? {}
       : { [SESSION_KEY_VARIABLE]: randomBytes(32).toString('hex') };
