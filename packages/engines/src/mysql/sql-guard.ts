@@ -18,6 +18,9 @@ const LEXICON: Lexicon = {
   nestedComments: false,
 };
 
+/** The text as the guard reads it (the differential tests compare this reading with the server's). */
+export const lex = (text: string) => scan(text, LEXICON);
+
 const FILES = 'it reads a file on the database host';
 const LOCKS = 'named locks belong to the connection and outlive the call, which holds a pooled connection';
 const SESSION = 'it leaves a value on a pooled connection that the next caller would see';
@@ -49,7 +52,7 @@ const FORBIDDEN: ForbiddenNames = {
  * comments (`/*! ... *\/`), which the server runs as code.
  */
 export function sqlGuard(_db: AnyDb, text: string): void {
-  const tokens = scan(text, LEXICON);
+  const tokens = lex(text);
   // mysql2 puts parameter values into the text itself, at each `?` in turn, wherever it is (a
   // string, a comment), and reads `??` as a quoted name: either would make the text that runs
   // differ from the text checked here.
