@@ -33,6 +33,11 @@ export interface Lexicon {
   identifiers: Readonly<Record<string, string>>;
   /** the length of a line comment's opener at `i`, or 0 (MySQL's `-- ` needs a space after the dashes) */
   lineComment(text: string, i: number): number;
+  /**
+   * what ends a line comment: the engine's own rule where it is known (a newline, for MySQL and
+   * SQLite); else a carriage return too, so that text an engine might read as code is read as code
+   */
+  lineEnd?: RegExp;
   /** `/* /* *\/ *\/` is one comment (SQL Server) */
   nestedComments: boolean;
   /** an unclosed block comment runs to the end of the text instead of being an error (SQLite) */
@@ -69,8 +74,7 @@ export function scan(text: string, lexicon: Lexicon): Token[] {
     }
     const line = lexicon.lineComment(text, i);
     if (line > 0) {
-      // Ended at a carriage return too: where the engine reads on to the newline we only see more code.
-      const end = text.slice(i + line).search(/[\r\n]/);
+      const end = text.slice(i + line).search(lexicon.lineEnd ?? /[\r\n]/);
       i = end === -1 ? text.length : i + line + end + 1;
       out.push({ kind: 'comment', text: text.slice(start, i), value: '' });
       continue;

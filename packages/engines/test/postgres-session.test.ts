@@ -16,9 +16,11 @@ const PG_URL = liveUrl(postgres);
 describe('PostgreSQL session settings', () => {
   it('the settings as a startup parameter', () => {
     expect(startupOptions(sessionSettings(true, 1500.4))).toBe(
-      '-c TimeZone=UTC -c lc_monetary=C -c default_transaction_read_only=on -c statement_timeout=1500',
+      '-c TimeZone=UTC -c lc_monetary=C -c standard_conforming_strings=on -c default_transaction_read_only=on -c statement_timeout=1500',
     );
-    expect(startupOptions(sessionSettings(false, 0))).toBe('-c TimeZone=UTC -c lc_monetary=C');
+    expect(startupOptions(sessionSettings(false, 0))).toBe(
+      '-c TimeZone=UTC -c lc_monetary=C -c standard_conforming_strings=on',
+    );
   });
 
   it.runIf(PG_URL)('a session without them is refused with the fix, one with them passes', async () => {

@@ -151,8 +151,8 @@ function postgresReading(text: string): number[] | undefined {
     return undefined;
   }
   const found: number[] = [];
+  // arrays too: Object.values of an array is its items
   const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk);
     if (node === null || typeof node !== 'object') return;
     const call = (node as { FuncCall?: { funcname?: { String?: { sval?: string } }[]; args?: unknown[] } }).FuncCall;
     const name = call?.funcname?.at(-1)?.String?.sval;

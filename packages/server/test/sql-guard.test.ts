@@ -69,6 +69,13 @@ describe('guards, without a database', () => {
       /LOAD_FILE is not allowed: it reads a file on the database host/,
     );
     expect(refused(guard, 'select 1 --\u00a0load_file(0)')).toMatch(/LOAD_FILE/);
+    // The server reads a line comment to the newline, past a carriage return; DEL after -- opens one.
+    expect(refused(guard, "select 1 -- \r'\n, load_file(0) -- '")).toMatch(/LOAD_FILE/);
+    expect(refused(guard, "select 1 # \r'\n, load_file(0) -- '")).toMatch(/LOAD_FILE/);
+    expect(refused(guard, "select 1 --\x7f'\n, load_file(0) -- '")).toMatch(/LOAD_FILE/);
+    expect(refused(guard, 'select 1 --\x7f load_file(0)')).toBeUndefined();
+    expect(refused(guard, 'select 1 \x01')).toMatch(/a control character outside a string/);
+    expect(refused(guard, "select '\x01' -- \x01")).toBeUndefined();
     expect(refused(guard, "select 'x\\', load_file(0) -- '")).toBeUndefined(); // all one string
     expect(refused(guard, "select '\\'', load_file(0) -- '")).toMatch(/LOAD_FILE/);
     expect(refused(guard, 'select `get_lock`(1, 0)')).toMatch(/GET_LOCK is not allowed: named locks/);
@@ -102,6 +109,7 @@ describe('guards, without a database', () => {
     expect(refused(guard, "select [load_extension]('x')")).toMatch(/LOAD_EXTENSION/);
     expect(refused(guard, 'select "readfile"(1)')).toMatch(/READFILE/);
     expect(refused(guard, "select 1) , (select writefile('x', 1)")).toMatch(/WRITEFILE/);
+    expect(refused(guard, "select 1 -- \r'\n, load_extension('x') -- '")).toMatch(/LOAD_EXTENSION/);
   });
 
   it('SQL Server (no sql tool there): refuses procedures, ad hoc remote reads, bulk files and app locks', () => {

@@ -14,6 +14,7 @@ import type { Connection, ConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { boundedWait } from './bounded-pool.js';
+import { resettableSessions } from './session-reset.js';
 
 type Mysql2 = typeof import('mysql2');
 type TypeCast = Exclude<NonNullable<import('mysql2').PoolOptions['typeCast']>, boolean>;
@@ -68,14 +69,16 @@ export async function connect(
     typeCast,
   });
   const statements = new Statements(observer);
+  // The same for every connection of the pool (one server, one set of options); a reset applies it again.
+  let settings = '';
   const dialect = new MysqlDialect({
-    pool: boundedWait(pool, poolWaitMs),
+    pool: resettableSessions(boundedWait(pool, poolWaitMs), () => settings),
     // KILL QUERY goes from a connection of its own: every pooled one may be busy
     controlConnection: mysql.createConnection,
     onCreateConnection: async (connection) => {
       const { rows } = await connection.executeQuery<{ v: string }>(CompiledQuery.raw('select version() as v'));
-      const settings = sessionSettings(/mariadb/i.test(rows[0]?.v ?? ''), readOnly, statementTimeoutMs);
-      await connection.executeQuery(CompiledQuery.raw(`set ${settings.join(', ')}`));
+      settings = `set ${sessionSettings(/mariadb/i.test(rows[0]?.v ?? ''), readOnly, statementTimeoutMs).join(', ')}`;
+      await connection.executeQuery(CompiledQuery.raw(settings));
     },
   });
   // A statement of a call whose client left, or of a closing server, is stopped with KILL QUERY

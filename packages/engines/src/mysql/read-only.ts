@@ -1,36 +1,36 @@
-import { type RawBuilder, sql } from 'kysely';
+import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { outsideCalls, throwIfAbandoned } from '../calls.js';
 import type { AnyDb } from '../engine.js';
+import { RESET_SESSION } from './session-reset.js';
 
 /**
- * Resets the row cap to the server's default (what `= default` does for a session variable) and,
- * in the same statement so at no extra round trip, releases the connection's named locks, which a
- * rollback keeps. The guard refuses GET_LOCK by name; this catches one taken out of its sight, in
- * a stored function. RELEASE_ALL_LOCKS needs MySQL 5.7 or MariaDB 10.5; older servers reset alone.
+ * Ends the call on its connection: COM_RESET_CONNECTION rolls the transaction back and clears
+ * what a rollback keeps (user variables, LAST_INSERT_ID, named locks, temporary tables, the row
+ * cap and every other session setting), and the connection's own settings are applied again.
+ * Nothing one `sql` call leaves is seen by the next caller of the connection, whatever the guard
+ * missed or a stored function did out of its sight.
  */
-const RESET_AND_UNLOCK = sql`set sql_select_limit = if(release_all_locks() >= 0, @@global.sql_select_limit, @@global.sql_select_limit)`;
+const reset = () => CompiledQuery.raw('/* reset session */', RESET_SESSION as unknown[]);
 
 /**
- * A caller's statement inside `start transaction read only` ... `rollback`; the server
- * refuses writes to tables there. It is not wrapped as a subquery because MariaDB ignores an
- * ORDER BY in a derived table: `sql_select_limit` caps the rows instead. mysql2 sends one
- * statement (multipleStatements stays off); the guard (sql-guard.ts) has refused version comments,
- * files and locks before it gets here.
+ * A caller's statement inside `start transaction read only`, on one connection, which is reset
+ * afterwards; the server refuses writes to tables there. It is not wrapped as a subquery because
+ * MariaDB ignores an ORDER BY in a derived table: `sql_select_limit` caps the rows instead.
+ * mysql2 sends one statement (multipleStatements stays off); the guard (sql-guard.ts) has refused
+ * version comments, files, locks and assignments before it gets here.
  */
-export async function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) {
-  const trx = await db.startTransaction().setAccessMode('read only').execute();
-  try {
-    await sql`set sql_select_limit = ${maxRows}`.execute(trx);
-    throwIfAbandoned();
-    const { rows } = await sql<Record<string, unknown>>`${statement}`.execute(trx);
-    return rows;
-  } finally {
-    // As no call's: a client leaving now must not cancel (KILL QUERY) the cleanup of a pooled connection.
-    await outsideCalls(async () => {
-      await RESET_AND_UNLOCK.execute(trx)
-        .catch(() => sql`set sql_select_limit = default`.execute(trx))
-        .catch(() => {});
-      await trx.rollback().execute();
-    });
-  }
+export function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) {
+  return db.connection().execute(async (conn) => {
+    await sql`start transaction read only`.execute(conn);
+    try {
+      await sql`set sql_select_limit = ${maxRows}`.execute(conn);
+      throwIfAbandoned();
+      const { rows } = await sql<Record<string, unknown>>`${statement}`.execute(conn);
+      return rows;
+    } finally {
+      // As no call's: a client leaving now must not cancel (KILL QUERY) the cleanup of a pooled
+      // connection. One whose reset fails is closed (session-reset.ts), so the error is not the caller's.
+      await outsideCalls(() => conn.executeQuery(reset())).catch(() => {});
+    }
+  });
 }

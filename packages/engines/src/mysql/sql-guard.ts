@@ -1,5 +1,5 @@
 import type { AnyDb } from '../engine.js';
-import { type ForbiddenNames, type Lexicon, refuse, refuseNames, scan } from '../sql-guard.js';
+import { type ForbiddenNames, type Lexicon, refuse, refuseNames, scan, type Token } from '../sql-guard.js';
 
 /**
  * MySQL's and MariaDB's lexical rules as the server's sessions have them: backslash escapes in
@@ -12,14 +12,34 @@ const LEXICON: Lexicon = {
   identifiers: { '`': '`' },
   lineComment: (text, i) => {
     if (text[i] === '#') return 1;
-    // ASCII space and control characters only: `--\u00a0` is no comment to MySQL, so not to us.
-    return text[i] === '-' && text[i + 1] === '-' && (i + 2 >= text.length || text.charCodeAt(i + 2) <= 32) ? 2 : 0;
+    // The server's test is isspace or iscntrl of the next byte (or the end): ASCII space and
+    // control characters, DEL among them; `--\u00a0` is no comment to MySQL, so not to us.
+    if (text[i] !== '-' || text[i + 1] !== '-') return 0;
+    const next = i + 2 < text.length ? text.charCodeAt(i + 2) : 0;
+    return next <= 32 || next === 127 ? 2 : 0;
   },
+  // sql_lex.cc reads a comment to the newline: a carriage return is part of it
+  lineEnd: /\n/,
   nestedComments: false,
 };
 
-/** The text as the guard reads it (the differential tests compare this reading with the server's). */
-export const lex = (text: string) => scan(text, LEXICON);
+/**
+ * The text as the guard reads it (the differential tests compare this reading with the server's).
+ * A version comment (`/*! ... *\/`, `/*M! ... *\/`) is code to a server of that version or later and
+ * a comment to older ones: no reading fits both, so it is refused here, and so is a control
+ * character outside a string or comment.
+ */
+export function lex(text: string): Token[] {
+  const tokens = scan(text, LEXICON);
+  for (const t of tokens) {
+    if (t.kind === 'comment' && /^\/\*M?!/.test(t.text))
+      refuse('an executable comment (/*! ... */)', 'MySQL runs its text as code');
+    // The server reads one as a stray character (a syntax error); nothing needs one, so it never gets that far.
+    if (t.kind === 'symbol' && (t.value.charCodeAt(0) < 32 || t.value === '\x7f'))
+      refuse('a control character outside a string', 'only spaces, tabs and line breaks separate words');
+  }
+  return tokens;
+}
 
 const FILES = 'it reads a file on the database host';
 const LOCKS = 'named locks belong to the connection and outlive the call, which holds a pooled connection';
@@ -64,8 +84,6 @@ export function sqlGuard(_db: AnyDb, text: string): void {
     );
   }
   for (const [i, t] of tokens.entries()) {
-    if (t.kind === 'comment' && /^\/\*M?!/.test(t.text))
-      refuse('an executable comment (/*! ... */)', 'MySQL runs its text as code');
     // Under ANSI_QUOTES a backslash ends nothing in a quoted name: the two readings would differ.
     if (t.text.startsWith('"') && t.text.includes('\\'))
       refuse('a backslash in double quotes', 'ANSI_QUOTES would read the text differently; use single quotes');

@@ -2,14 +2,17 @@ import type pg from 'pg';
 
 /**
  * The settings every session needs, as `pg_settings` shows them. UTC makes timestamptz text end
- * in +00; C makes money text locale-independent; the server itself refuses writes in a
+ * in +00; C makes money text locale-independent; standard strings keep backslashes literal, as
+ * the sql tool's guard reads them; the server itself refuses writes in a
  * read-only session and cancels slow statements.
  */
 export function sessionSettings(
   readOnly: boolean | undefined,
   statementTimeoutMs: number | undefined,
 ): Record<string, string> {
-  const settings: Record<string, string> = { TimeZone: 'UTC', lc_monetary: 'C' };
+  // The sql tool's guard parses as PostgreSQL's own parser does with standard strings; a database
+  // or role default of off would make '\'' end elsewhere for the server, and hide code from the guard.
+  const settings: Record<string, string> = { TimeZone: 'UTC', lc_monetary: 'C', standard_conforming_strings: 'on' };
   if (readOnly) settings.default_transaction_read_only = 'on';
   if (statementTimeoutMs) settings.statement_timeout = String(Math.round(statementTimeoutMs));
   return settings;

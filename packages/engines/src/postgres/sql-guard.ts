@@ -18,6 +18,8 @@ const FORBIDDEN: ForbiddenNames = {
     pg_cancel_backend: "it cancels other sessions' statements",
     pg_reload_conf: "it reloads the server's configuration",
     set_config: 'it changes settings of the session',
+    // the random generator's state is the session's, and a rollback keeps it
+    setseed: "it seeds random() for the session: the next caller's values would be predictable",
     pg_read_file: FILES,
     pg_read_binary_file: FILES,
     pg_ls_dir: FILES,

@@ -6,6 +6,8 @@ const LEXICON: Lexicon = {
   strings: { "'": { backslash: false } },
   identifiers: { '"': '"', '`': '`', '[': ']' },
   lineComment: (text, i) => (text[i] === '-' && text[i + 1] === '-' ? 2 : 0),
+  // the tokenizer reads a comment to the newline: a carriage return is part of it
+  lineEnd: /\n/,
   nestedComments: false,
   openCommentEnds: true,
 };
