@@ -34,8 +34,9 @@ export interface Lexicon {
   /** the length of a line comment's opener at `i`, or 0 (MySQL's `-- ` needs a space after the dashes) */
   lineComment(text: string, i: number): number;
   /**
-   * what ends a line comment: the engine's own rule where it is known (a newline, for MySQL and
-   * SQLite); else a carriage return too, so that text an engine might read as code is read as code
+   * what ends a line comment, where the engine's rule is known (a newline, for MySQL and SQLite).
+   * Unknown: a comment runs to the newline, and a carriage return inside one is refused, since
+   * either reading of it could hide code from the other.
    */
   lineEnd?: RegExp;
   /** `/* /* *\/ *\/` is one comment (SQL Server) */
@@ -74,8 +75,10 @@ export function scan(text: string, lexicon: Lexicon): Token[] {
     }
     const line = lexicon.lineComment(text, i);
     if (line > 0) {
-      const end = text.slice(i + line).search(lexicon.lineEnd ?? /[\r\n]/);
+      const end = text.slice(i + line).search(lexicon.lineEnd ?? /\n/);
       i = end === -1 ? text.length : i + line + end + 1;
+      if (!lexicon.lineEnd && text.slice(start, i).includes('\r'))
+        refuse('a carriage return in a line comment', 'it may end the comment or not');
       out.push({ kind: 'comment', text: text.slice(start, i), value: '' });
       continue;
     }

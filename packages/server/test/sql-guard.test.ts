@@ -136,6 +136,7 @@ describe('guards, without a database', () => {
     expect(refused(guard, 'select sp_getapplock')).toMatch(/SP_GETAPPLOCK is not allowed: system procedures/);
     expect(refused(guard, 'select * into evil from t')).toMatch(/INTO is not allowed/);
     expect(refused(guard, 'select 1 /* /* */ exec x */ ; exec x')).toMatch(/EXEC/);
+    expect(refused(guard, "select 1 -- \r'\n, 1 -- '")).toMatch(/a carriage return in a line comment/);
   });
 });
 

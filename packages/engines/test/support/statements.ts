@@ -98,39 +98,17 @@ export function* statements(vocabulary: Vocabulary, seed: number, count: number)
   }
 }
 
-/** Every byte class that may follow `--`, and none at all. */
-const DASH_FOLLOWERS = [
-  ' ',
-  '\t',
-  '\n',
-  '\r',
-  '\v',
-  '\f',
-  '\x01',
-  '\x1f',
-  '\x7f',
-  '\u0085',
-  '\u00a0',
-  '\u2028',
-  '',
-  'x',
-  '-',
-];
+/** Every control byte but NUL (the sql tool refuses it before any guard), DEL included. */
+const CONTROLS = [...Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)), '\x7f'];
 
+/** What may follow `--`: every control byte, space, Unicode spaces, a letter, a dash, or nothing at all. */
+const DASH_FOLLOWERS = [...CONTROLS, ' ', '\u0085', '\u00a0', '\u2028', '', 'x', '-'];
+
+/** Whitespace as each engine might see it: every control byte, CRLF, and Unicode's spaces. */
 const CONTROL_AND_UNICODE_SPACES = [
+  ...CONTROLS,
   ' ',
-  '\t',
-  '\n',
-  '\r',
   '\r\n',
-  '\v',
-  '\f',
-  '\x01',
-  '\x08',
-  '\x0e',
-  '\x1b',
-  '\x1f',
-  '\x7f',
   '\u0085',
   '\u00a0',
   '\u1680',
