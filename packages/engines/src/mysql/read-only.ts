@@ -19,18 +19,23 @@ const RESET_AND_UNLOCK = sql`set sql_select_limit = if(release_all_locks() >= 0,
  */
 export async function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) {
   const trx = await db.startTransaction().setAccessMode('read only').execute();
+  let failed = true;
   try {
     await sql`set sql_select_limit = ${maxRows}`.execute(trx);
     throwIfAbandoned();
     const { rows } = await sql<Record<string, unknown>>`${statement}`.execute(trx);
+    failed = false;
     return rows;
   } finally {
     // As no call's: a client leaving now must not cancel (KILL QUERY) the cleanup of a pooled connection.
+    // When the statement failed, its error is the call's, even if the connection it broke cannot roll back.
     await outsideCalls(async () => {
       await RESET_AND_UNLOCK.execute(trx)
         .catch(() => sql`set sql_select_limit = default`.execute(trx))
         .catch(() => {});
       await trx.rollback().execute();
+    }).catch((error: unknown) => {
+      if (!failed) throw error;
     });
   }
 }

@@ -53,6 +53,7 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
         path,
         pragmas: SESSION_PRAGMAS,
         readOnly: options.readOnly === true,
+        maxResponseBytes: options.maxResponseBytes,
         size: Math.min(options.poolSize, MAX_WORKERS),
         statementTimeoutMs: options.statementTimeoutMs ?? 0,
         acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
@@ -62,7 +63,7 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
     const db = new Kysely({ dialect });
     const shortReads = SqliteShortReads.open(Database, path, db, statements);
     const sqlProcess = new SqlProcess(
-      { path, pragmas: SESSION_PRAGMAS, readOnly: true },
+      { path, pragmas: SESSION_PRAGMAS, readOnly: true, maxResponseBytes: options.maxResponseBytes },
       options.statementTimeoutMs ?? 0,
       statements,
     );

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { answerBudget, answerTooLarge } from '../answer-bytes.js';
 
 /**
  * One SQLite connection off the main thread: a worker thread, or a child process for
@@ -11,6 +12,8 @@ export interface WorkerOptions {
   readOnly: boolean;
   /** the settings every connection of the server has (see connect.ts) */
   pragmas: readonly string[];
+  /** the largest result a caller takes (see ConnectOptions): rows past twice this are not read */
+  maxResponseBytes?: number;
 }
 
 export interface Request {
@@ -25,7 +28,7 @@ export type Reply =
 
 // A thread gets its options as workerData and talks through parentPort; a child process
 // gets them in the environment and talks through its IPC channel.
-const { path, readOnly, pragmas } = (
+const { path, readOnly, pragmas, maxResponseBytes } = (
   parentPort ? workerData : JSON.parse(process.env.MCP_DB_SQLITE_WORKER ?? '{}')
 ) as WorkerOptions;
 const send = (message: unknown) => (parentPort ? parentPort.postMessage(message) : process.send!(message));
@@ -49,6 +52,27 @@ function prepared(sql: string): Database.Statement {
   return statement;
 }
 
+const budget = answerBudget(maxResponseBytes);
+
+/**
+ * A reader's rows, counted as SQLite makes them: past the budget the statement stops (leaving the
+ * loop resets it), and its rows never cross to the server's thread. A value is counted once SQLite
+ * has made it: SQLite caps one at better-sqlite3's limit (about 512 MiB), here and not in the server.
+ */
+function rowsWithin(statement: Database.Statement, parameters: unknown[]): unknown[] {
+  if (budget === Number.POSITIVE_INFINITY) return statement.all(parameters);
+  const rows: unknown[] = [];
+  let bytes = 0;
+  for (const row of statement.iterate(parameters) as Iterable<Record<string, unknown>>) {
+    for (const value of Object.values(row)) {
+      bytes += typeof value === 'string' ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
+    }
+    if (bytes > budget) throw answerTooLarge(budget);
+    rows.push(row);
+  }
+  return rows;
+}
+
 // Buffers cross threads as plain Uint8Arrays; better-sqlite3 binds blobs only from Buffers.
 const bindable = (value: unknown) =>
   value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value;
@@ -61,7 +85,7 @@ channel.on('message', ({ id, sql, parameters: raw }: Request) => {
   try {
     const parameters = raw.map(bindable);
     const statement = prepared(sql);
-    if (statement.reader) reply = { id, rows: statement.all(parameters) };
+    if (statement.reader) reply = { id, rows: rowsWithin(statement, parameters) };
     else {
       const { changes, lastInsertRowid } = statement.run(parameters);
       reply = { id, rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
