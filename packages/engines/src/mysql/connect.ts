@@ -79,7 +79,9 @@ export async function connect(
   });
   // Each connection counts the answers it reads (answer-meter.ts), from its first command on.
   const budget = answerBudget(maxResponseBytes);
-  pool.on('connection', (connection) => meterAnswers(connection as unknown as Parameters<typeof meterAnswers>[0], budget));
+  pool.on('connection', (connection) =>
+    meterAnswers(connection as unknown as Parameters<typeof meterAnswers>[0], budget),
+  );
   const statements = new Statements(observer);
   const dialect = new MysqlDialect({
     pool: boundedWait(pool, poolWaitMs),

@@ -56,7 +56,14 @@ export const TEXT_PARSERS: Readonly<Record<number, (value: string) => string>> =
 
 export async function connect(
   url: string,
-  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs, observer, maxResponseBytes }: ConnectOptions,
+  {
+    poolSize,
+    poolWaitMs = DEFAULT_POOL_WAIT_MS,
+    readOnly,
+    statementTimeoutMs,
+    observer,
+    maxResponseBytes,
+  }: ConnectOptions,
 ): Promise<Connection> {
   const size = statementCacheSize(url);
   const settings = sessionSettings(readOnly, statementTimeoutMs);

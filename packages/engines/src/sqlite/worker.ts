@@ -1,6 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { answerBudget, answerTooLarge } from '../answer-bytes.js';
 
 /**
  * One SQLite connection off the main thread: a worker thread, or a child process for
@@ -12,8 +11,11 @@ export interface WorkerOptions {
   readOnly: boolean;
   /** the settings every connection of the server has (see connect.ts) */
   pragmas: readonly string[];
-  /** the largest result a caller takes (see ConnectOptions): rows past twice this are not read */
-  maxResponseBytes?: number;
+  /**
+   * The most bytes of rows a statement may read, and the error past it (answer-bytes.ts: made on
+   * the server's side, since this file runs as a script and imports only packages); absent: no limit.
+   */
+  answerLimit?: { bytes: number; message: string };
 }
 
 export interface Request {
@@ -28,7 +30,7 @@ export type Reply =
 
 // A thread gets its options as workerData and talks through parentPort; a child process
 // gets them in the environment and talks through its IPC channel.
-const { path, readOnly, pragmas, maxResponseBytes } = (
+const { path, readOnly, pragmas, answerLimit } = (
   parentPort ? workerData : JSON.parse(process.env.MCP_DB_SQLITE_WORKER ?? '{}')
 ) as WorkerOptions;
 const send = (message: unknown) => (parentPort ? parentPort.postMessage(message) : process.send!(message));
@@ -52,22 +54,20 @@ function prepared(sql: string): Database.Statement {
   return statement;
 }
 
-const budget = answerBudget(maxResponseBytes);
-
 /**
- * A reader's rows, counted as SQLite makes them: past the budget the statement stops (leaving the
+ * A reader's rows, counted as SQLite makes them: past the limit the statement stops (leaving the
  * loop resets it), and its rows never cross to the server's thread. A value is counted once SQLite
  * has made it: SQLite caps one at better-sqlite3's limit (about 512 MiB), here and not in the server.
  */
 function rowsWithin(statement: Database.Statement, parameters: unknown[]): unknown[] {
-  if (budget === Number.POSITIVE_INFINITY) return statement.all(parameters);
+  if (!answerLimit) return statement.all(parameters);
   const rows: unknown[] = [];
   let bytes = 0;
   for (const row of statement.iterate(parameters) as Iterable<Record<string, unknown>>) {
     for (const value of Object.values(row)) {
       bytes += typeof value === 'string' ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
     }
-    if (bytes > budget) throw answerTooLarge(budget);
+    if (bytes > answerLimit.bytes) throw Object.assign(new Error(answerLimit.message), { code: 'limit_exceeded' });
     rows.push(row);
   }
   return rows;
