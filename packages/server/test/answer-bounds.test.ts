@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { engineForUrl } from '@mcp-db-bench/engines';
 import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
@@ -44,6 +44,13 @@ function resetPeak(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The processes `pid` started (SQLite's query process), which the server's own figure leaves out. */
+function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+  );
 }
 
 describe.each(targets)('$engine', (target) => {
@@ -112,6 +119,8 @@ describe.each(targets)('$engine', (target) => {
     const pid = server.process.pid!;
     const before = statusKb(pid, 'VmRSS');
     const exact = resetPeak(pid);
+    const children = childrenOf(pid);
+    for (const child of children) resetPeak(child);
     let sampled = before;
     const sampler = setInterval(() => {
       sampled = Math.max(sampled, statusKb(pid, 'VmRSS'));
@@ -130,6 +139,9 @@ describe.each(targets)('$engine', (target) => {
       `${target.engine}: ${PARALLEL} x 300 MiB refused; server RSS ${Math.round(before / 1024)} MB before, ` +
         `peak ${Math.round(peak / 1024)} MB (+${growthMb.toFixed(1)} MB, bound +${GROWTH_BOUND_MB} MB${exact ? '' : ', sampled'})`,
     );
+    for (const child of children) {
+      console.log(`${target.engine}: child process ${child} peak ${Math.round(statusKb(child, 'VmHWM') / 1024)} MB`);
+    }
     expect(growthMb).toBeLessThan(GROWTH_BOUND_MB);
     await stillServing();
     await stoppedInDatabase();
