@@ -51,13 +51,13 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
     const statements = new Statements(options.observer);
     // the workers count the rows they read (worker.ts), with the limit and its error made here
     const bytes = answerBudget(options.maxResponseBytes);
-    const answerLimit = Number.isFinite(bytes) ? { bytes, message: answerTooLarge(bytes).message } : undefined;
+    const limit = Number.isFinite(bytes) ? { bytes, message: answerTooLarge(bytes).message } : undefined;
     const dialect = workerPoolDialect(
       {
         path,
         pragmas: SESSION_PRAGMAS,
         readOnly: options.readOnly === true,
-        answerLimit,
+        answerLimit: limit && { ...limit, rowByRow: false },
         size: Math.min(options.poolSize, MAX_WORKERS),
         statementTimeoutMs: options.statementTimeoutMs ?? 0,
         acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
@@ -67,7 +67,7 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
     const db = new Kysely({ dialect });
     const shortReads = SqliteShortReads.open(Database, path, db, statements);
     const sqlProcess = new SqlProcess(
-      { path, pragmas: SESSION_PRAGMAS, readOnly: true, answerLimit },
+      { path, pragmas: SESSION_PRAGMAS, readOnly: true, answerLimit: limit && { ...limit, rowByRow: true } },
       options.statementTimeoutMs ?? 0,
       statements,
     );

@@ -15,7 +15,12 @@ export interface WorkerOptions {
    * The most bytes of rows a statement may read, and the error past it (answer-bytes.ts: made on
    * the server's side, since this file runs as a script and imports only packages); absent: no limit.
    */
-  answerLimit?: { bytes: number; message: string };
+  answerLimit?: {
+    bytes: number;
+    message: string;
+    /** count each row as SQLite makes it, and stop there (caller-written SQL); else all rows, then count */
+    rowByRow: boolean;
+  };
 }
 
 export interface Request {
@@ -54,20 +59,39 @@ function prepared(sql: string): Database.Statement {
   return statement;
 }
 
+const rowBytes = (row: Record<string, unknown>): number => {
+  let bytes = 0;
+  for (const key in row) {
+    const value = row[key];
+    bytes += typeof value === 'string' ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
+  }
+  return bytes;
+};
+const tooLarge = () => Object.assign(new Error(answerLimit!.message), { code: 'limit_exceeded' });
+
 /**
- * A reader's rows, counted as SQLite makes them: past the limit the statement stops (leaving the
- * loop resets it), and its rows never cross to the server's thread. A value is counted once SQLite
- * has made it: SQLite caps one at better-sqlite3's limit (about 512 MiB), here and not in the server.
+ * A reader's rows, counted against the limit before they leave for the server's thread.
+ * Caller-written SQL (the sql tool's process) is counted as SQLite makes each row, and stops at
+ * the limit (leaving the loop resets the statement). The read tools' statements, which read at
+ * most --max-rows rows of the tables as they are, take their rows at once and count them after:
+ * row by row costs 1.5 to 3 times as much per row. Either way a value is counted once SQLite has
+ * made it whole (better-sqlite3 caps one at about 512 MiB), here and not in the server's thread.
  */
 function rowsWithin(statement: Database.Statement, parameters: unknown[]): unknown[] {
   if (!answerLimit) return statement.all(parameters);
-  const rows: unknown[] = [];
   let bytes = 0;
-  for (const row of statement.iterate(parameters) as Iterable<Record<string, unknown>>) {
-    for (const value of Object.values(row)) {
-      bytes += typeof value === 'string' ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
+  if (!answerLimit.rowByRow) {
+    const rows = statement.all(parameters) as Record<string, unknown>[];
+    for (const row of rows) {
+      bytes += rowBytes(row);
+      if (bytes > answerLimit.bytes) throw tooLarge();
     }
-    if (bytes > answerLimit.bytes) throw Object.assign(new Error(answerLimit.message), { code: 'limit_exceeded' });
+    return rows;
+  }
+  const rows: unknown[] = [];
+  for (const row of statement.iterate(parameters) as Iterable<Record<string, unknown>>) {
+    bytes += rowBytes(row);
+    if (bytes > answerLimit.bytes) throw tooLarge();
     rows.push(row);
   }
   return rows;
