@@ -10,7 +10,7 @@ import { ToolError } from '@mcp-db-bench/contract';
  * (PostgreSQL sends bytea as hex, two characters a byte, where JSON has base64, four for three).
  * An answer stopped here could not have made a result within the limit.
  */
-export const ANSWER_BUDGET_FACTOR = 2;
+const ANSWER_BUDGET_FACTOR = 2;
 
 /** The most bytes of rows one statement may bring back, for a largest result of `maxResponseBytes`. */
 export function answerBudget(maxResponseBytes: number | undefined): number {
@@ -47,8 +47,8 @@ export function unreadableAnswer(error: unknown): ToolError {
  * Puts `see` in front of `reader`, the driver's 'data' listener on `stream`, so that every chunk is
  * judged before the driver reads it, and catches what the driver throws while it reads: that
  * would otherwise escape from the socket's event and end the process. `see` returns a budget's
- * error once the answer passes it. Either way the chunk goes no further and `stop` is told (to
- * cancel the statement in the database); then the socket is destroyed with the error, which the
+ * error once the answer passes it. Either way the chunk goes no further and `stop`, if any, is
+ * told (to cancel the statement in the database); then the socket is destroyed with the error, which the
  * driver hands to every statement waiting on the connection and which keeps the connection out
  * of its pool: a connection stopped in the middle of a message can never be used again.
  */
@@ -56,7 +56,7 @@ export function interpose(
   stream: Socket,
   reader: (chunk: Buffer) => void,
   see: (chunk: Buffer) => ToolError | undefined,
-  stop: () => void,
+  stop?: () => void,
 ): void {
   let stopped = false;
   stream.removeListener('data', reader);
@@ -72,7 +72,7 @@ export function interpose(
       }
     }
     stopped = true;
-    stop();
+    stop?.();
     stream.destroy(error);
   });
 }

@@ -1,5 +1,8 @@
+import { once } from 'node:events';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { interpose } from '../src/answer-bytes.js';
 import type { Connection, EngineProfile, ShortReads } from '../src/engine.js';
 import { mariadb } from '../src/mariadb/index.js';
 import { RowBytes } from '../src/postgres/answer-meter.js';
@@ -76,6 +79,51 @@ describe('RowBytes: a statementâ€™s DataRow bytes from the PostgreSQL protocolâ€
     huge.write('D', 0, 'latin1');
     huge.writeUInt32BE(600 * 1024 * 1024, 1);
     expect(new RowBytes(1024 * 1024).see(huge)?.code).toBe('limit_exceeded');
+  });
+});
+
+describe('interpose: what a driver throws while it reads its socket', () => {
+  /** A loopback socket whose reader throws `thrown` on the first chunk; the error the socket ends with. */
+  async function readerThrows(thrown: Error): Promise<{ error: unknown; reads: number; stopped: number }> {
+    // the peer is cut off while it writes: its reset is expected
+    const server = createServer((peer) => peer.on('error', () => {}).end(Buffer.alloc(100_000, 1)));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const socket: Socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    let reads = 0;
+    let stopped = 0;
+    const reader = () => {
+      reads++;
+      throw thrown;
+    };
+    socket.on('data', reader);
+    interpose(
+      socket,
+      reader,
+      () => undefined,
+      () => stopped++,
+    );
+    const [error] = await once(socket, 'error');
+    server.close();
+    return { error, reads, stopped };
+  }
+
+  it('becomes the error the socket ends with: a value too long for a string is limit_exceeded, the rest database_error', async () => {
+    const tooLong = Object.assign(new Error('Cannot create a string longer than 0x1fffffe8 characters'), {
+      code: 'ERR_STRING_TOO_LONG',
+    });
+    const first = await readerThrows(tooLong);
+    expect(first.error).toMatchObject({
+      code: 'limit_exceeded',
+      message: expect.stringMatching(/larger than the driver can hold/),
+    });
+    // the socket is read no more once its reader failed, and the statement was told to stop once
+    expect(first).toMatchObject({ reads: 1, stopped: 1 });
+    const other = await readerThrows(new TypeError('bad message'));
+    expect(other.error).toMatchObject({
+      code: 'database_error',
+      message: expect.stringMatching(/could not read the answer: bad message/),
+    });
   });
 });
 

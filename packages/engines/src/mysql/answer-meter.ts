@@ -16,17 +16,12 @@ export function meterAnswers(connection: { stream: Socket }, budget: number): vo
   if (readers.length !== 1) throw new Error(`expected mysql2 to read its socket once, found ${readers.length} readers`);
   let written = -1;
   let read = 0;
-  interpose(
-    stream,
-    readers[0] as (chunk: Buffer) => void,
-    (chunk) => {
-      if (stream.bytesWritten !== written) {
-        written = stream.bytesWritten;
-        read = 0;
-      }
-      read += chunk.length;
-      return read > budget ? answerTooLarge(budget) : undefined;
-    },
-    () => {},
-  );
+  interpose(stream, readers[0] as (chunk: Buffer) => void, (chunk) => {
+    if (stream.bytesWritten !== written) {
+      written = stream.bytesWritten;
+      read = 0;
+    }
+    read += chunk.length;
+    return read > budget ? answerTooLarge(budget) : undefined;
+  });
 }
