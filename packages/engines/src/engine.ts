@@ -31,6 +31,11 @@ export interface ConnectOptions {
   inProcess?: boolean;
   /** told of every statement the connection runs and every wait for a pooled connection (telemetry) */
   observer?: StatementObserver;
+  /**
+   * The largest result a caller takes, in bytes of JSON (the server's --max-response-bytes): a
+   * statement whose rows pass twice this while they are read is stopped (answer-bytes.ts). Absent: no limit.
+   */
+  maxResponseBytes?: number;
 }
 
 export interface Connection {
@@ -296,6 +301,12 @@ export interface TestFacts {
   };
   /** `create view slow_view as ...` whose every read takes 1.5 s */
   readonly shortSlowView?: string;
+  /**
+   * For the sql tool: an answer of about `mib` MiB of text, made by the database, in one value
+   * where the engine holds one that large (MariaDB stops a value at max_allowed_packet: rows of 8 MiB);
+   * `running`: that statement, if it still runs, seen from another session (absent: no process list)
+   */
+  readonly largeAnswer?: { readonly statement: (mib: number) => string; readonly running?: string };
   /** a select that holds its connection for `seconds` */
   readonly sleep?: (seconds: number) => RawBuilder<unknown>;
   /**

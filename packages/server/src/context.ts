@@ -32,11 +32,15 @@ export interface DatabaseContext extends ToolContext {
 /** Connects (loading only this engine's driver) and reads the schema once, so errors show at start. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseContext> {
   const engine = engineForUrl(options.url);
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  limits.defaultRows = Math.min(limits.defaultRows, limits.maxRows);
   const { db, shortReads, close } = await engine.connect(options.url, {
     poolSize: options.poolSize ?? 10,
     readOnly: !options.allowWrites,
     statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
     observer: options.telemetry?.observer(engine),
+    // the engine stops an answer that could not make a result within the limit while it reads it
+    maxResponseBytes: limits.maxResponseBytes,
   });
   const schema = new SchemaCache(engine, db, (options.schemaTtl ?? 60) * 1000);
   try {
@@ -45,8 +49,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseCo
     await close().catch(() => {});
     throw engine.mapError(error) ?? error;
   }
-  const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  limits.defaultRows = Math.min(limits.defaultRows, limits.maxRows);
   const ping = async () => {
     await sql`select 1`.execute(db);
   };

@@ -9,10 +9,12 @@ import {
   MysqlIntrospector,
   MysqlQueryCompiler,
 } from 'kysely';
+import { answerBudget } from '../answer-bytes.js';
 import { cancellableDialect, ownCancel, Statements } from '../calls.js';
 import type { Connection, ConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
+import { meterAnswers } from './answer-meter.js';
 import { boundedWait } from './bounded-pool.js';
 import { resettableSessions } from './session-reset.js';
 
@@ -58,7 +60,15 @@ export function checkUrl(url: string): void {
 
 export async function connect(
   url: string,
-  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs, observer, serverLevel }: ConnectOptions,
+  {
+    poolSize,
+    poolWaitMs = DEFAULT_POOL_WAIT_MS,
+    readOnly,
+    statementTimeoutMs,
+    observer,
+    serverLevel,
+    maxResponseBytes,
+  }: ConnectOptions,
 ): Promise<Connection> {
   if (!serverLevel) checkUrl(url);
   const mysql = await loadDriver<Mysql2>('mysql', 'mysql2');
@@ -68,6 +78,11 @@ export async function connect(
     ...FIXED,
     typeCast,
   });
+  // Each connection counts the answers it reads (answer-meter.ts), from its first command on.
+  const budget = answerBudget(maxResponseBytes);
+  pool.on('connection', (connection) =>
+    meterAnswers(connection as unknown as Parameters<typeof meterAnswers>[0], budget),
+  );
   const statements = new Statements(observer);
   // The same for every connection of the pool (one server, one set of options); a reset applies it again.
   let settings = '';

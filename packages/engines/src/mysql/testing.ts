@@ -27,6 +27,14 @@ export const testFacts: TestFacts = {
       "where db = database() and (info like '%sleep(30)%' or info like '%slow_view%') and id <> connection_id()",
   },
   shortSlowView: 'create view slow_view as select 1 as id, sleep(1.5) as slept',
+  largeAnswer: {
+    statement: (mib) =>
+      `with recursive n(i) as (select 1 union all select i + 1 from n where i < ${Math.ceil(mib / 8)}) ` +
+      "select repeat('x', 8 * 1024 * 1024) as v from n",
+    running:
+      "select id, command, info from information_schema.processlist where db = database() and info like '%repeat(%' " +
+      "and command <> 'Sleep' and id <> connection_id()",
+  },
   sleep: (s) => sql`select sleep(${s})`,
   sessions: sql`select count(*) as total, coalesce(sum(command <> 'Sleep'), 0) as busy
     from information_schema.processlist

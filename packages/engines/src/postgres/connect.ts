@@ -7,10 +7,12 @@ import {
   PostgresIntrospector,
   PostgresQueryCompiler,
 } from 'kysely';
+import { answerBudget } from '../answer-bytes.js';
 import { Statements } from '../calls.js';
 import type { Connection, ConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
+import { meteredClient } from './answer-meter.js';
 import { watchStatements } from './cancel.js';
 import { PostgresDirectReads } from './direct-reads.js';
 import { PreparedStatements, statementCacheSize } from './prepared.js';
@@ -54,7 +56,14 @@ export const TEXT_PARSERS: Readonly<Record<number, (value: string) => string>> =
 
 export async function connect(
   url: string,
-  { poolSize, poolWaitMs = DEFAULT_POOL_WAIT_MS, readOnly, statementTimeoutMs, observer }: ConnectOptions,
+  {
+    poolSize,
+    poolWaitMs = DEFAULT_POOL_WAIT_MS,
+    readOnly,
+    statementTimeoutMs,
+    observer,
+    maxResponseBytes,
+  }: ConnectOptions,
 ): Promise<Connection> {
   const size = statementCacheSize(url);
   const settings = sessionSettings(readOnly, statementTimeoutMs);
@@ -66,6 +75,8 @@ export async function connect(
     TEXT_PARSERS[oid] ?? pg.types.getTypeParser(oid, format)) as Pg['types']['getTypeParser'];
   // The read tools' lane (direct-reads.ts) is one of the poolSize connections, once the pool keeps two.
   const lane = poolSize >= 3;
+  // Every connection, pooled or the lane, counts the rows it reads (answer-meter.ts).
+  const Client = meteredClient(pg.Client, answerBudget(maxResponseBytes));
   const config = {
     connectionString: url,
     // bounds both the wait for a busy pool and opening a connection (pg waits forever by default)
@@ -76,6 +87,7 @@ export async function connect(
   };
   const pool = new pg.Pool({
     ...config,
+    Client,
     max: lane ? poolSize - 1 : poolSize,
     // pg-pool checks each new client before handing it out; a failure discards the client and
     // fails the caller's acquire, so no statement runs in a session without the settings.
@@ -96,7 +108,7 @@ export async function connect(
   watchStatements(pool, statements);
   /** The lane's connection: the pool's settings, checked as the pool checks them, statements named alike. */
   const openLane = async () => {
-    const client = new pg.Client({ ...config, pipeline: true } as import('pg').ClientConfig);
+    const client = new Client({ ...config, pipeline: true } as import('pg').ClientConfig);
     client.on('error', () => {});
     try {
       await client.connect();

@@ -188,7 +188,11 @@ export class PostgresDirectReads implements ShortReads {
       );
       return { rows: rows as R[] };
     } catch (error) {
-      const victim = read.exposed && !read.cancelled && (error as { code?: unknown })?.code === QUERY_CANCELED;
+      const code = (error as { code?: unknown })?.code;
+      // A cancel meant for another read; or the lane was stopped because a read's answer passed its
+      // budget (answer-meter.ts), which fails every read in flight on it: each runs again on a
+      // pooled connection, where the one too large fails alone.
+      const victim = (read.exposed && !read.cancelled && code === QUERY_CANCELED) || code === 'limit_exceeded';
       if (!victim) throw error;
       return this.#pooled(query);
     }

@@ -20,15 +20,20 @@ export function readOnlyRunner(end: RawBuilder<unknown>) {
   return (db: AnyDb, statement: RawBuilder<unknown>, maxRows: number): Promise<Record<string, unknown>[]> =>
     db.connection().execute(async (conn) => {
       await sql`begin read only`.execute(conn);
+      let failed = true;
       try {
         throwIfAbandoned();
         const { rows } = await sql<Record<string, unknown>>`select * from (${statement}) as q limit ${maxRows}`.execute(
           conn,
         );
+        failed = false;
         return rows;
       } finally {
-        // As no call's: a client leaving now must not cancel the cleanup of a pooled connection.
-        await outsideCalls(() => end.execute(conn));
+        // As no call's: a client leaving now must not cancel the cleanup of a pooled connection. When
+        // the statement failed, its error is the call's, even if the connection it broke cannot roll back.
+        await outsideCalls(() => end.execute(conn)).catch((error: unknown) => {
+          if (!failed) throw error;
+        });
       }
     });
 }

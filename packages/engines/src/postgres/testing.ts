@@ -26,6 +26,12 @@ export const testFacts: TestFacts = {
       "and state = 'active' and pid <> pg_backend_pid()",
   },
   shortSlowView: 'create view slow_view as select 1 as id, pg_sleep(1.5)::text as slept',
+  largeAnswer: {
+    statement: (mib) => `select repeat('x', ${mib} * 1024 * 1024) as v`,
+    running:
+      "select pid, state, query from pg_stat_activity where datname = current_database() and query like '%repeat(%' " +
+      "and state = 'active' and pid <> pg_backend_pid()",
+  },
   sleep: (s) => sql`select pg_sleep(${s})`,
   sessions: sql`select count(*) as total, count(*) filter (where state <> 'idle') as busy
     from pg_stat_activity

@@ -1,6 +1,7 @@
 import { ToolError } from '@mcp-db-bench/contract';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { answerBudget, answerTooLarge } from '../answer-bytes.js';
 import { Statements } from '../calls.js';
 import type { Connection, ConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
@@ -48,11 +49,15 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
   if (!options.inProcess && path !== ':memory:') {
     database.close();
     const statements = new Statements(options.observer);
+    // the workers count the rows they read (worker.ts), with the limit and its error made here
+    const bytes = answerBudget(options.maxResponseBytes);
+    const limit = Number.isFinite(bytes) ? { bytes, message: answerTooLarge(bytes).message } : undefined;
     const dialect = workerPoolDialect(
       {
         path,
         pragmas: SESSION_PRAGMAS,
         readOnly: options.readOnly === true,
+        answerLimit: limit && { ...limit, rowByRow: false },
         size: Math.min(options.poolSize, MAX_WORKERS),
         statementTimeoutMs: options.statementTimeoutMs ?? 0,
         acquireTimeoutMs: options.poolWaitMs ?? DEFAULT_POOL_WAIT_MS,
@@ -62,7 +67,7 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
     const db = new Kysely({ dialect });
     const shortReads = SqliteShortReads.open(Database, path, db, statements);
     const sqlProcess = new SqlProcess(
-      { path, pragmas: SESSION_PRAGMAS, readOnly: true },
+      { path, pragmas: SESSION_PRAGMAS, readOnly: true, answerLimit: limit && { ...limit, rowByRow: true } },
       options.statementTimeoutMs ?? 0,
       statements,
     );

@@ -6,6 +6,8 @@ export function mapError(error: unknown): ToolError | undefined {
   if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') return undefined;
   const code = error.code;
   const message = error.message;
+  // an answer stopped past its budget on a worker (answer-bytes.ts): the message says it all
+  if (code === 'limit_exceeded') return new ToolError('limit_exceeded', message);
   if (!code.startsWith('SQLITE_')) return undefined;
   if (code.startsWith('SQLITE_READONLY')) return new ToolError('read_only', `the database is read-only: ${message}`);
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
@@ -18,7 +20,12 @@ export function mapError(error: unknown): ToolError | undefined {
   if (/no such (table|column)/.test(message)) {
     return new SchemaChangedError(`${message} (the schema may have changed; list_tables shows the current one)`);
   }
-  if (code.startsWith('SQLITE_MISMATCH') || code.startsWith('SQLITE_TOOBIG'))
-    return new ToolError('type_mismatch', message);
+  if (code.startsWith('SQLITE_TOOBIG')) {
+    return new ToolError(
+      'limit_exceeded',
+      `${message}: a value passed SQLite's limit on one string or blob; ask for a prefix of it or its length`,
+    );
+  }
+  if (code.startsWith('SQLITE_MISMATCH')) return new ToolError('type_mismatch', message);
   return new ToolError('database_error', message);
 }

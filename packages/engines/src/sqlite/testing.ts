@@ -23,6 +23,7 @@ export const testFacts: TestFacts = {
     'create table notes (id integer primary key autoincrement, customer_id integer, ' +
     'body varchar(100) not null, n integer not null default 0)',
   paritySchema,
+  largeAnswer: { statement: (mib) => `select printf('%.*c', ${mib} * 1024 * 1024, 'x') as v` },
   slow: {
     statement: counting(300_000_000),
     // a read on a worker thread cannot be interrupted (see worker-pool.ts): half a second or so of counting

@@ -11,6 +11,16 @@ export interface WorkerOptions {
   readOnly: boolean;
   /** the settings every connection of the server has (see connect.ts) */
   pragmas: readonly string[];
+  /**
+   * The most bytes of rows a statement may read, and the error past it (answer-bytes.ts: made on
+   * the server's side, since this file runs as a script and imports only packages); absent: no limit.
+   */
+  answerLimit?: {
+    bytes: number;
+    message: string;
+    /** count each row as SQLite makes it, and stop there (caller-written SQL); else all rows, then count */
+    rowByRow: boolean;
+  };
 }
 
 export interface Request {
@@ -25,7 +35,7 @@ export type Reply =
 
 // A thread gets its options as workerData and talks through parentPort; a child process
 // gets them in the environment and talks through its IPC channel.
-const { path, readOnly, pragmas } = (
+const { path, readOnly, pragmas, answerLimit } = (
   parentPort ? workerData : JSON.parse(process.env.MCP_DB_SQLITE_WORKER ?? '{}')
 ) as WorkerOptions;
 const send = (message: unknown) => (parentPort ? parentPort.postMessage(message) : process.send!(message));
@@ -49,6 +59,44 @@ function prepared(sql: string): Database.Statement {
   return statement;
 }
 
+const rowBytes = (row: Record<string, unknown>): number => {
+  let bytes = 0;
+  for (const key in row) {
+    const value = row[key];
+    bytes += typeof value === 'string' ? value.length : value instanceof Uint8Array ? value.byteLength : 8;
+  }
+  return bytes;
+};
+const tooLarge = () => Object.assign(new Error(answerLimit!.message), { code: 'limit_exceeded' });
+
+/**
+ * A reader's rows, counted against the limit before they leave for the server's thread.
+ * Caller-written SQL (the sql tool's process) is counted as SQLite makes each row, and stops at
+ * the limit (leaving the loop resets the statement). The read tools' statements, which read at
+ * most --max-rows rows of the tables as they are, take their rows at once and count them after:
+ * row by row costs 1.5 to 3 times as much per row. Either way a value is counted once SQLite has
+ * made it whole (better-sqlite3 caps one at about 512 MiB), here and not in the server's thread.
+ */
+function rowsWithin(statement: Database.Statement, parameters: unknown[]): unknown[] {
+  if (!answerLimit) return statement.all(parameters);
+  let bytes = 0;
+  if (!answerLimit.rowByRow) {
+    const rows = statement.all(parameters) as Record<string, unknown>[];
+    for (const row of rows) {
+      bytes += rowBytes(row);
+      if (bytes > answerLimit.bytes) throw tooLarge();
+    }
+    return rows;
+  }
+  const rows: unknown[] = [];
+  for (const row of statement.iterate(parameters) as Iterable<Record<string, unknown>>) {
+    bytes += rowBytes(row);
+    if (bytes > answerLimit.bytes) throw tooLarge();
+    rows.push(row);
+  }
+  return rows;
+}
+
 // Buffers cross threads as plain Uint8Arrays; better-sqlite3 binds blobs only from Buffers.
 const bindable = (value: unknown) =>
   value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value;
@@ -61,7 +109,7 @@ channel.on('message', ({ id, sql, parameters: raw }: Request) => {
   try {
     const parameters = raw.map(bindable);
     const statement = prepared(sql);
-    if (statement.reader) reply = { id, rows: statement.all(parameters) };
+    if (statement.reader) reply = { id, rows: rowsWithin(statement, parameters) };
     else {
       const { changes, lastInsertRowid } = statement.run(parameters);
       reply = { id, rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
