@@ -50,6 +50,33 @@ describe('the report', () => {
     expect(speedup.rows[0]?.slice(0, 6)).toEqual(['sqlite', 'filtered', '1', '50.0', '450', '9.0×']);
   });
 
+  it('gives each paired ratio its interval, and reads one that crosses 1 as no difference measured', () => {
+    const base = { target: 'sqlite', indexes: 'baseline' };
+    const other = { target: 'sqlite', indexes: 'optimized' };
+    const steps = [1, 2, 3, 4, 5].flatMap((iteration) => [
+      step({ workload: 'filtered', agents: 1, calls: 100, indexes: 'baseline', iteration }),
+      step({ workload: 'filtered', agents: 1, calls: 130, indexes: 'optimized', iteration }),
+    ]);
+    const file = {
+      ...result(steps),
+      comparisons: [
+        {
+          kind: 'indexes' as const,
+          workload: 'filtered',
+          agents: 1,
+          base,
+          other,
+          iterations: [1, 2, 3, 4, 5],
+          throughput: [1.32, 1.1, 1.58, 1.4, 1.25],
+          p50: [0.91, 1.05, 1.12, 1.0, 0.97],
+        },
+      ],
+    };
+    const speedup = reportSections(file).find((s) => s.title.startsWith('Index speed-up'))!;
+    expect(speedup.rows[0]?.slice(5)).toEqual(['1.32x [1.10–1.58]', '~ (0.91–1.12)']);
+    expect(speedup.note).toMatch(/no difference measured/);
+  });
+
   it('merges iterations: median goodput with its spread', () => {
     const steps = [100, 120, 80].map((calls, i) => step({ workload: 'mixed', agents: 1, calls, iteration: i + 1 }));
     const [latency] = reportSections(result(steps));
