@@ -40,6 +40,37 @@ describe('what a run records about itself', () => {
     expect(indexProfileOf(optimized.slice(0, 3))).toBe(`partial (3 of ${optimized.length} optimized indexes)`);
   });
 
+  it('records the scale, indexes, version and settings read from the database, not from the flags', async () => {
+    const path = join(dir, 'reused.db');
+    await seed({ url: `sqlite:${path}`, scale: 0.002, seed: 3, indexes: 'baseline', force: false });
+    const file = join(dir, 'reused.json');
+    // the default --scale is 0.01: the database already holds a dataset of 0.002, which is what runs
+    const r = await run(
+      ['run', '--db', `sqlite:${path}`, '--workloads', 'point-read', '--agents', '1', '--duration', '200ms'].concat([
+        '--warmup',
+        '100ms',
+        '--iterations',
+        '1',
+        '--check-calls',
+        '0',
+        '--out',
+        file,
+      ]),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const result = resultFile.parse(JSON.parse(readFileSync(file, 'utf8')));
+    expect(result.config.scale).toBe(0.002);
+    const database = result.config.targets[0]!.database!;
+    expect(database).toMatchObject({ scale: 0.002, seed: 3, version: expect.stringMatching(/^SQLite 3\./) });
+    expect(Object.keys(database.settings)).toEqual(['cache_size', 'mmap_size', 'journal_mode']);
+    expect(database.indexes.baseline).toEqual([]);
+    expect(database.indexes.optimized).toHaveLength(INDEX_PROFILES.optimized.length);
+    expect(r.stdout).toMatch(/ · scale 0\.002\n/);
+    expect(r.stdout).toMatch(
+      /^sqlite: SQLite 3\.[\d.]+ · dataset scale 0\.002 \(seed 3\) · cache_size -?\d+, mmap_size \d+, journal_mode \w+ · secondary indexes: baseline 0, optimized 12$/m,
+    );
+  });
+
   it('refuses --indexes with --shard, naming the command that sets them', async () => {
     const r = await run([
       'run',

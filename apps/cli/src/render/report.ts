@@ -82,7 +82,11 @@ function databaseLines(c: ResultFile['config']): string[] {
     if (!d || seen.has(t.url ?? t.label)) return [];
     seen.add(t.url ?? t.label);
     const settings = Object.entries(d.settings).map(([name, value]) => `${name} ${value}`);
-    const indexes = Object.entries(d.indexes).map(([profile, list]) => `${profile} ${list.length}`);
+    // in the run's order of profiles, whichever it applied first
+    const order = (p: string) => (c.indexes.includes(p) ? c.indexes.indexOf(p) : c.indexes.length);
+    const indexes = Object.entries(d.indexes)
+      .sort(([a], [b]) => order(a) - order(b))
+      .map(([profile, list]) => `${profile} ${list.length}`);
     const dataset = `dataset scale ${d.scale ?? 'unknown'}${d.seed === null ? '' : ` (seed ${d.seed})`}`;
     return [
       [
