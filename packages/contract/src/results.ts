@@ -141,6 +141,11 @@ export const stepResult = z.object({
   openLoop: z.object({ intended: z.number().int(), late: z.number().int(), dropped: z.number().int() }).nullable(),
   /** write workloads only */
   verification: writeVerification.optional(),
+  /**
+   * write workloads: what was put back after the step (its payments deleted, balances set back),
+   * so the next step reads the dataset as it was; `ok: false` says why not
+   */
+  restored: z.object({ ok: z.boolean(), payments: count, accounts: count, problem: z.string().optional() }).optional(),
   /** wall-clock time the measured window opened, epoch milliseconds: sharded runs align their intervals on it */
   startedAt: z.number().optional(),
   /**

@@ -13,6 +13,7 @@ import { startAgent } from '../loop.js';
 import { encode, newHistogram } from '../metrics/histogram.js';
 import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';
+import { restoreWrites } from '../writes/restore.js';
 import { verifyWrites } from '../writes/verify.js';
 import { checkTargets } from './check.js';
 import { combineSlices, stepName } from './combine.js';
@@ -344,6 +345,13 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
       if (ledger && client) {
         run.emit({ type: 'activity', line: `${key.target}: verifying ${ledger.marker}` });
         Object.assign(result, { verification: await verify(client, ledger) });
+        run.emit({ type: 'activity', line: `${key.target}: putting the dataset back` });
+        const restored = await withClient(client, (c) => restoreWrites(c, ledger));
+        Object.assign(result, { restored });
+        if (!restored.ok)
+          run.result.warnings.push(
+            `could not put the dataset back after ${stepName(result)}: ${restored.problem}; the steps after it read what it left (seed --force reloads)`,
+          );
       }
       done.push({ at: run.targets.indexOf(target), result });
     }
