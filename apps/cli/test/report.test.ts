@@ -15,7 +15,8 @@ describe('the report', () => {
       'point-read',
       '1',
       '300',
-      '0%',
+      // one iteration: no spread to show
+      '–',
       '400',
       '1.00',
       '1.00',
@@ -38,7 +39,10 @@ describe('the report', () => {
       '1: 100 (100%) · 2: 180 (90%) · 4: 190 (48%)',
       '2 agents',
     ]);
-    expect(knee([1, 2, 4], [100, 200, 400])).toBe('none up to 4');
+    expect(knee([1, 2, 4], [100, 200, 400])).toBe('none up to 4 agents');
+    // no growth from the first count: that is no knee
+    expect(knee([1, 10, 50], [1000, 1050, 990])).toBe('none: no gain past 1 agent');
+    expect(knee([1, 10, 50], [1000, 5000, 5200])).toBe('10 agents');
   });
 
   it('reports the index speed-up as a ratio of the two rounds', () => {

@@ -295,6 +295,24 @@ describe('runPlan', () => {
     }
   });
 
+  it("warns once per run when the load generator's own CPU was short, not when only its event loop lagged", async () => {
+    const { clock, plan } = setup();
+    const small = { ...plan, targets: plan.targets.slice(0, 1), workloads: [WORKLOADS['point-read']!], indexes: [] };
+    const probe = (cpuUs: number, delayMs: number) => ({
+      start() {},
+      stop: () => ({ cpuUs, eventLoopDelayP99Ms: delayMs, eventLoopDelayMaxMs: delayMs }),
+    });
+    const run = (p: ReturnType<typeof probe>) => clock.run(runPlan({ ...small, slices: 1 }, { clock, probe: p }));
+    // a busy machine: the loop lags 150 ms while the generator uses nothing itself
+    expect((await run(probe(0, 150))).warnings).toEqual([]);
+    // 2 s of CPU in each 2 s step: a full core
+    const busy = await run(probe(2_000_000, 150));
+    expect(busy.warnings).toHaveLength(1);
+    expect(busy.warnings[0]).toMatch(
+      /^the load generator was busy in 2 of 2 steps, its own CPU above 80% of a core \(A point-read × [12] 100%, A point-read × [12] 100%\): it may be the bottleneck of those steps$/,
+    );
+  });
+
   it('refuses to slice a step that writes: it is verified as a whole', async () => {
     const { plan } = setup();
     await expect(runPlan({ ...plan, workloads: [WORKLOADS.write!] })).rejects.toThrow(/cannot be sliced/);

@@ -223,7 +223,8 @@ function latencySection(groups: readonly Group[]): Section {
         g.workload,
         String(g.agents),
         rate(goodput.median),
-        pct(goodput.spread),
+        // one iteration has no spread to show
+        g.steps.length > 1 ? pct(goodput.spread) : '–',
         rate(tried),
         ms(h.p50),
         ms(h.p95),
@@ -320,10 +321,15 @@ function scalingSection(groups: readonly Group[]): Section {
   };
 }
 
-/** The first agent count after which throughput grows less than 10%: more agents only queue. */
+/**
+ * The first agent count after which throughput grows less than 10%: more agents only queue. A
+ * knee needs growth before it: throughput that never grew past the first count has none.
+ */
 export function knee(agents: readonly number[], throughputs: readonly number[]): string {
   const i = kneeIndex(throughputs);
-  return i === undefined ? `none up to ${agents.at(-1)}` : `${agents[i]} agents`;
+  const n = (k: number) => `${k} agent${k === 1 ? '' : 's'}`;
+  if (i === undefined) return `none up to ${n(agents.at(-1)!)}`;
+  return i === 0 ? `none: no gain past ${n(agents[0]!)}` : n(agents[i]!);
 }
 
 /** The index of the knee's agent count in a sweep sorted by agents, or undefined when throughput kept growing. */

@@ -387,14 +387,31 @@ async function check(run: Run, calls: number): Promise<void> {
 
 const verify = (client: () => McpClient, ledger: WriteLedger) => withClient(client, (c) => verifyWrites(c, ledger));
 
-/** A load generator short of CPU, or with a lagging event loop, measures itself, not the server. */
+/** The load generator's own CPU above this share of a core: it may be measuring itself, not the server. */
+const BUSY_CPU = 0.8;
+/** Busy steps named in the warning; the rest are counted. */
+const BUSY_NAMED = 3;
+
+/**
+ * One line for the run when the load generator's own CPU says it was short, with the busiest
+ * steps named. Event-loop delay alone is not enough: on a shared machine the loop lags when other
+ * processes take the cores, while the generator itself idles (the issue saw 35 of 84 steps warned
+ * at 0-1% CPU); each step's delay stays in the result file.
+ */
 function busyWarnings(run: Run): string[] {
   // agent targets (the bare floor) are meant to saturate the client: that is what they measure
   const own = new Set(run.plan.targets.filter((t) => t.agent).map((t) => t.label));
-  return run.result.steps
-    .filter((s) => !own.has(s.target) && (s.client.cpuUtilization > 0.8 || s.client.eventLoopDelayP99Ms > 20))
-    .map(
-      (s) =>
-        `the load generator was busy during ${stepName(s)} (CPU ${Math.round(s.client.cpuUtilization * 100)}%, event-loop delay p99 ${s.client.eventLoopDelayP99Ms.toFixed(1)} ms): it may be the bottleneck`,
-    );
+  const measured = run.result.steps.filter((s) => !own.has(s.target));
+  const busy = measured
+    .filter((s) => s.client.cpuUtilization > BUSY_CPU)
+    .sort((a, b) => b.client.cpuUtilization - a.client.cpuUtilization);
+  if (busy.length === 0) return [];
+  const named = busy
+    .slice(0, BUSY_NAMED)
+    .map((s) => `${stepName(s)} ${Math.round(s.client.cpuUtilization * 100)}%`)
+    .join(', ');
+  const more = busy.length > BUSY_NAMED ? `, and ${busy.length - BUSY_NAMED} more` : '';
+  return [
+    `the load generator was busy in ${busy.length} of ${measured.length} steps, its own CPU above ${BUSY_CPU * 100}% of a core (${named}${more}): it may be the bottleneck of those steps`,
+  ];
 }
