@@ -43,6 +43,8 @@ describe('the report', () => {
     // no growth from the first count: that is no knee
     expect(knee([1, 10, 50], [1000, 1050, 990])).toBe('none: no gain past 1 agent');
     expect(knee([1, 10, 50], [1000, 5000, 5200])).toBe('10 agents');
+    // a dip that a later count climbs out of is no knee
+    expect(knee([1, 4, 16], [5620, 6163, 10023])).toBe('none up to 16 agents');
   });
 
   it('reports the index speed-up as a ratio of the two rounds', () => {

@@ -332,10 +332,14 @@ export function knee(agents: readonly number[], throughputs: readonly number[]):
   return i === 0 ? `none: no gain past ${n(agents[0]!)}` : n(agents[i]!);
 }
 
-/** The index of the knee's agent count in a sweep sorted by agents, or undefined when throughput kept growing. */
+/**
+ * The index of the knee's agent count in a sweep sorted by agents: the first count that no later
+ * one beats by 10% (a dip that later counts climb out of is noise, not a knee); undefined when
+ * throughput kept growing.
+ */
 export function kneeIndex(throughputs: readonly number[]): number | undefined {
-  for (let i = 1; i < throughputs.length; i++) {
-    if (throughputs[i]! < throughputs[i - 1]! * 1.1) return i - 1;
+  for (let i = 0; i < throughputs.length - 1; i++) {
+    if (throughputs.slice(i + 1).every((x) => x < throughputs[i]! * 1.1)) return i;
   }
   return undefined;
 }
