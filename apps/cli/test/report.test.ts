@@ -15,7 +15,8 @@ describe('the report', () => {
       'point-read',
       '1',
       '300',
-      '0%',
+      // one iteration: no spread to show
+      '–',
       '400',
       '1.00',
       '1.00',
@@ -38,7 +39,12 @@ describe('the report', () => {
       '1: 100 (100%) · 2: 180 (90%) · 4: 190 (48%)',
       '2 agents',
     ]);
-    expect(knee([1, 2, 4], [100, 200, 400])).toBe('none up to 4');
+    expect(knee([1, 2, 4], [100, 200, 400])).toBe('none up to 4 agents');
+    // no growth from the first count: that is no knee
+    expect(knee([1, 10, 50], [1000, 1050, 990])).toBe('none: no gain past 1 agent');
+    expect(knee([1, 10, 50], [1000, 5000, 5200])).toBe('10 agents');
+    // a dip that a later count climbs out of is no knee
+    expect(knee([1, 4, 16], [5620, 6163, 10023])).toBe('none up to 16 agents');
   });
 
   it('reports the index speed-up as a ratio of the two rounds', () => {
@@ -48,6 +54,33 @@ describe('the report', () => {
     ];
     const speedup = reportSections(result(steps)).find((s) => s.title.startsWith('Index speed-up'))!;
     expect(speedup.rows[0]?.slice(0, 6)).toEqual(['sqlite', 'filtered', '1', '50.0', '450', '9.0×']);
+  });
+
+  it('gives each paired ratio its interval, and reads one that crosses 1 as no difference measured', () => {
+    const base = { target: 'sqlite', indexes: 'baseline' };
+    const other = { target: 'sqlite', indexes: 'optimized' };
+    const steps = [1, 2, 3, 4, 5].flatMap((iteration) => [
+      step({ workload: 'filtered', agents: 1, calls: 100, indexes: 'baseline', iteration }),
+      step({ workload: 'filtered', agents: 1, calls: 130, indexes: 'optimized', iteration }),
+    ]);
+    const file = {
+      ...result(steps),
+      comparisons: [
+        {
+          kind: 'indexes' as const,
+          workload: 'filtered',
+          agents: 1,
+          base,
+          other,
+          iterations: [1, 2, 3, 4, 5],
+          throughput: [1.32, 1.1, 1.58, 1.4, 1.25],
+          p50: [0.91, 1.05, 1.12, 1.0, 0.97],
+        },
+      ],
+    };
+    const speedup = reportSections(file).find((s) => s.title.startsWith('Index speed-up'))!;
+    expect(speedup.rows[0]?.slice(5)).toEqual(['1.32x [1.10–1.58]', '~ (0.91–1.12)']);
+    expect(speedup.note).toMatch(/no difference measured/);
   });
 
   it('merges iterations: median goodput with its spread', () => {

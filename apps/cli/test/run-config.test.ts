@@ -46,6 +46,23 @@ describe('run: flags checked into a new configuration', () => {
     expect(flags.indexes).toEqual(['baseline', 'optimized']);
   });
 
+  it('a run that compares gets 5 iterations of 1 s steps unless told otherwise; one side keeps 1 of 2 s', async () => {
+    const plain = async (args: string[]) => {
+      const { config } = await configOf(args);
+      return `${config.iterations} × ${config.duration} ms`;
+    };
+    // the default run compares baseline and optimized indexes on its own SQLite database
+    expect(await plain([])).toBe('5 × 1000 ms');
+    expect(await plain(['--db', 'sqlite:a.db', '--db', 'sqlite:b.db', '--indexes', 'optimized'])).toBe('5 × 1000 ms');
+    expect(await plain(['--target', 'http://127.0.0.1:9/mcp', '--protocol', 'legacy,modern'])).toBe('5 × 1000 ms');
+    expect(await plain(['--duration', '3s'])).toBe('5 × 3000 ms');
+    expect(await plain(['--iterations', '2'])).toBe('2 × 2000 ms');
+    // one side: nothing to compare
+    expect(await plain(['--indexes', 'optimized'])).toBe('1 × 2000 ms');
+    expect(await plain(['--target', 'http://127.0.0.1:9/mcp'])).toBe('1 × 2000 ms');
+    expect(await plain(['--stages', '1s:2'])).toBe('1 × 2000 ms');
+  });
+
   it('MCP_DB_BENCH_DB yields to --target in the configuration only', async () => {
     const { flags, config } = await configOf(['--target', 'http://127.0.0.1:9/mcp'], {
       MCP_DB_BENCH_DB: 'sqlite:env.db',

@@ -40,6 +40,37 @@ describe('what a run records about itself', () => {
     expect(indexProfileOf(optimized.slice(0, 3))).toBe(`partial (3 of ${optimized.length} optimized indexes)`);
   });
 
+  it('records the scale, indexes, version and settings read from the database, not from the flags', async () => {
+    const path = join(dir, 'reused.db');
+    await seed({ url: `sqlite:${path}`, scale: 0.002, seed: 3, indexes: 'baseline', force: false });
+    const file = join(dir, 'reused.json');
+    // the default --scale is 0.01: the database already holds a dataset of 0.002, which is what runs
+    const r = await run(
+      ['run', '--db', `sqlite:${path}`, '--workloads', 'point-read', '--agents', '1', '--duration', '200ms'].concat([
+        '--warmup',
+        '100ms',
+        '--iterations',
+        '1',
+        '--check-calls',
+        '0',
+        '--out',
+        file,
+      ]),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const result = resultFile.parse(JSON.parse(readFileSync(file, 'utf8')));
+    expect(result.config.scale).toBe(0.002);
+    const database = result.config.targets[0]!.database!;
+    expect(database).toMatchObject({ scale: 0.002, seed: 3, version: expect.stringMatching(/^SQLite 3\./) });
+    expect(Object.keys(database.settings)).toEqual(['cache_size', 'mmap_size', 'journal_mode']);
+    expect(database.indexes.baseline).toEqual([]);
+    expect(database.indexes.optimized).toHaveLength(INDEX_PROFILES.optimized.length);
+    expect(r.stdout).toMatch(/ · scale 0\.002\n/);
+    expect(r.stdout).toMatch(
+      /^sqlite: SQLite 3\.[\d.]+ · dataset scale 0\.002 \(seed 3\) · cache_size -?\d+, mmap_size \d+, journal_mode \w+ · secondary indexes: baseline 0, optimized 12$/m,
+    );
+  });
+
   it('refuses --indexes with --shard, naming the command that sets them', async () => {
     const r = await run([
       'run',
@@ -146,17 +177,25 @@ describe('mcp-db-bench run', () => {
       '300ms',
       '--warmup',
       '100ms',
+      '--iterations',
+      '3',
       '--out',
       out,
     ]);
     expect(r.code, r.stderr).toBe(0);
     const result = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
+    expect(result.config.iterations).toBe(3);
     expect(result.config.targets.map((t) => t.engine)).toEqual(['sqlite']);
     // the default measures what hosts speak: the 2025 era on a session
     expect(result.config.targets.map((t) => t.label)).toEqual(['sqlite 2025 session']);
     expect(result.config.protocol).toBe('legacy');
-    // database workloads run once per index profile, echo once, and the bare node:http floor once
-    expect(result.steps).toHaveLength((workloads.length - 1) * 2 * 2 + 2 + 2);
+    // database workloads run once per index profile, echo once, and the bare node:http floor once, each iteration
+    expect(result.steps).toHaveLength(((workloads.length - 1) * 2 * 2 + 2 + 2) * 3);
+    // the two profiles alternate, paired per iteration: each ratio has its interval (3 iterations: too few to tell)
+    const speedups = result.comparisons!.filter((c) => c.kind === 'indexes');
+    expect(speedups).toHaveLength((workloads.length - 1) * 2);
+    for (const c of speedups) expect(c.iterations).toEqual([1, 2, 3]);
+    expect(r.stdout).toMatch(/│\s+point-read\s+│\s+2\s+│[^\n]*~ \([\d.]+–[\d.]+\)/);
     for (const step of result.steps) {
       expect(step.calls, `${step.workload} × ${step.agents}`).toBeGreaterThan(0);
       expect(step.errors, `${step.workload} × ${step.agents}`).toEqual({});
@@ -232,7 +271,11 @@ describe('mcp-db-bench run', () => {
       ]);
       for (const step of result.steps) expect(step.errors, `${step.target} ${step.workload}`).toEqual({});
       expect(r.stdout).toMatch(/Engines compared \(optimized indexes\)/);
-      expect(r.stdout).toMatch(/│\s+point-read │\s+2(?: │\s+[\d,.]+ \/s, p50 [\d.]+){3} │/);
+      // every engine against the first, with the interval of 5 paired iterations (the default of a comparison)
+      expect(result.config.iterations).toBe(5);
+      expect(r.stdout).toMatch(
+        /│\s+point-read │\s+2 │\s+[\d,.]+ \/s, p50 [\d.]+(?: │\s+[\d,.]+ \/s, p50 [\d.]+, (?:~ \(|[\d.]+x \[)[\d.]+–[\d.]+[)\]]){2} │/,
+      );
     },
   );
 
@@ -252,6 +295,8 @@ describe('mcp-db-bench run', () => {
       'session-init,point-read',
       '--indexes',
       'optimized',
+      '--iterations',
+      '1',
       '--duration',
       '300ms',
       '--warmup',

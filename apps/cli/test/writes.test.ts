@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WriteVerification } from '@mcp-db-bench/agent';
 import { resultFile } from '@mcp-db-bench/contract';
+import { engineForUrl } from '@mcp-db-bench/engines';
 import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type CliRun, runCli } from './support/cli.js';
 
@@ -97,6 +99,65 @@ describe('write workloads', () => {
     expect(again.stdout).toMatch(/### Write verification/);
     expect(again.stdout).toMatch(/\| sqlite 2025 session \(optimized\) \| transfer \| 4 \|.*\| exact \|/);
   }, 120_000);
+
+  it('puts the dataset back after writes: a read run right after a transfer run agrees across engines', async () => {
+    // every live server engine beside SQLite (PGlite can be open in one process at a time, and has its own suites)
+    const servers = liveTargets().filter((t) => t.engine !== 'pglite' && t.engine !== 'sqlite');
+    const urls = [`sqlite:${join(dir, 'restore.db')}`];
+    for (const t of servers) urls.push(await freshDatabase(t, 'bench_writes_restore'));
+    const dbs = urls.flatMap((url) => ['--db', url]);
+    const common = ['--scale', '0.002', '--indexes', 'optimized', '--iterations', '1', '--warmup', '200ms'];
+    const out = join(dir, 'restore-transfer.json');
+    const writes = await run(
+      ['run', ...dbs, ...common, '--workloads', 'transfer,write', '--agents', '4', '--duration', '1s'].concat([
+        '--check-calls',
+        '0',
+        '--out',
+        out,
+      ]),
+    );
+    expect(writes.code, writes.stderr).toBe(0);
+    const steps = JSON.parse(readFileSync(out, 'utf8')).steps as (Step & {
+      restored: { ok: boolean; payments: number; accounts: number };
+    })[];
+    expect(steps).toHaveLength(urls.length * 2);
+    for (const s of steps) {
+      expect(s.restored, `${s.target} ${s.workload}`).toMatchObject({ ok: true });
+      expect(s.restored.payments, `${s.target} ${s.workload}`).toBeGreaterThan(0);
+    }
+    for (const s of steps.filter((x) => x.workload === 'transfer')) expect(s.restored.accounts).toBeGreaterThan(0);
+    // the database itself: no payment left, every balance as seeded (weighted by id: a transfer moves the sum)
+    const state: string[] = [];
+    for (const url of urls) {
+      const engine = engineForUrl(url);
+      const { db, close } = await engine.connect(url, { poolSize: 1, inProcess: true });
+      try {
+        const n = await sql<{ n: unknown }>`select count(*) as n from payments`.execute(db);
+        const total = await sql<{ t: unknown }>`select sum(balance * id) as t from accounts`.execute(db);
+        state.push(`${Number(n.rows[0]!.n)} payments, balances ${Number(total.rows[0]!.t).toFixed(2)}`);
+      } finally {
+        await close();
+      }
+    }
+    expect(state[0]).toMatch(/^0 payments/);
+    expect(new Set(state).size, state.join('; ')).toBe(1);
+    const reads = await run(
+      ['run', ...dbs, ...common, '--workloads', 'point-read,filtered,analytical', '--agents', '1'].concat([
+        '--duration',
+        '200ms',
+        '--check-calls',
+        '30',
+        '--out',
+        join(dir, 'restore-read.json'),
+      ]),
+    );
+    expect(reads.code, reads.stderr).toBe(0);
+    const agreement = JSON.parse(readFileSync(join(dir, 'restore-read.json'), 'utf8')).agreement as {
+      mismatches: number;
+    }[];
+    expect(agreement.length).toBe((urls.length - 1) * 3);
+    for (const a of agreement) expect(a.mismatches, JSON.stringify(a)).toBe(0);
+  }, 240_000);
 
   // The issue's integrity check: 50 agents for 30 s, inserts, updates, deletes and transfers
   // at once, on every engine.

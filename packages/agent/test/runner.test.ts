@@ -27,7 +27,7 @@ const ANSWERS: Record<string, unknown> = {
 };
 
 /** An in-memory MCP server: it answers at once after CALL_MS of fake time, and offers `tools`. */
-function fakeServer(clock: FakeClock, tools: readonly string[]) {
+function fakeServer(clock: FakeClock, tools: readonly string[], callMs = CALL_MS) {
   const calls: string[] = [];
   const client = (): McpClient => ({
     open: async () => {
@@ -39,7 +39,7 @@ function fakeServer(clock: FakeClock, tools: readonly string[]) {
     listTools: async () => tools.map((name) => ({ name })),
     async callTool(name): Promise<ToolCallResult> {
       calls.push(name);
-      await clock.sleep(CALL_MS);
+      await clock.sleep(callMs);
       return tools.includes(name)
         ? { isError: false, data: ANSWERS[name] }
         : { isError: true, data: { error: { code: 'unknown_tool' } } };
@@ -242,6 +242,75 @@ describe('runPlan', () => {
     const steps = async (p: BenchPlan) => (await drive(clock, p)).result.steps.map((s) => `${s.agents}#${s.iteration}`);
     expect(await steps(small)).toEqual(['1#1', '1#2', '2#1', '2#2']);
     expect(await steps({ ...small, repeat: 'plan' })).toEqual(['1#1', '2#1', '1#2', '2#2']);
+  });
+
+  it('alternates the sides it compares within each iteration, the order rotated, and pairs them per iteration', async () => {
+    const { clock, plan, reindexed } = setup();
+    const slow = fakeServer(clock, Object.values(TOOL_NAMES), 2 * CALL_MS);
+    const reindex = plan.targets[0]!.reindex!;
+    const { events, result } = await drive(clock, {
+      ...plan,
+      targets: [plan.targets[0]!, { label: 'B', client: slow.client, reindex }],
+      workloads: [WORKLOADS['point-read']!],
+      agents: [1],
+      slices: 1,
+      iterations: 3,
+    });
+    const order = events.flatMap((e) => (e.type === 'step-start' ? [`${name(e.step)} #${e.step.iteration}`] : []));
+    // ABBA: drift over the run lands on both profiles and both targets; the last pass ends on the last profile
+    expect(order).toEqual([
+      'A baseline point-read × 1 #1',
+      'B baseline point-read × 1 #1',
+      'A optimized point-read × 1 #1',
+      'B optimized point-read × 1 #1',
+      'B optimized point-read × 1 #2',
+      'A optimized point-read × 1 #2',
+      'B baseline point-read × 1 #2',
+      'A baseline point-read × 1 #2',
+      'A baseline point-read × 1 #3',
+      'B baseline point-read × 1 #3',
+      'A optimized point-read × 1 #3',
+      'B optimized point-read × 1 #3',
+    ]);
+    // a profile kept across a pass boundary is not applied again
+    expect(reindexed).toEqual(['baseline', 'optimized', 'baseline', 'optimized']);
+    // results are filed in the plan's target order whatever order the turns took
+    expect(result.steps.slice(4, 6).map(name)).toEqual(['A optimized point-read × 1', 'B optimized point-read × 1']);
+    const byKind = (kind: string) => result.comparisons!.filter((c) => c.kind === kind);
+    expect(byKind('indexes').map((c) => `${c.base.target} ${c.base.indexes} → ${c.other.indexes}`)).toEqual([
+      'A baseline → optimized',
+      'B baseline → optimized',
+    ]);
+    expect(byKind('indexes')[0]).toMatchObject({ iterations: [1, 2, 3], throughput: [1, 1, 1], p50: [1, 1, 1] });
+    // B answers in twice the time: half the calls, each pair of the same iteration
+    const targets = byKind('targets');
+    expect(targets.map((c) => `${c.other.target} vs ${c.base.target} (${c.base.indexes})`)).toEqual([
+      'B vs A (baseline)',
+      'B vs A (optimized)',
+    ]);
+    for (const c of targets) {
+      expect(c.iterations).toEqual([1, 2, 3]);
+      for (const r of c.throughput) expect(r).toBeCloseTo(0.5, 2);
+      for (const r of c.p50) expect(r).toBeCloseTo(0.5, 2);
+    }
+  });
+
+  it("warns once per run when the load generator's own CPU was short, not when only its event loop lagged", async () => {
+    const { clock, plan } = setup();
+    const small = { ...plan, targets: plan.targets.slice(0, 1), workloads: [WORKLOADS['point-read']!], indexes: [] };
+    const probe = (cpuUs: number, delayMs: number) => ({
+      start() {},
+      stop: () => ({ cpuUs, eventLoopDelayP99Ms: delayMs, eventLoopDelayMaxMs: delayMs }),
+    });
+    const run = (p: ReturnType<typeof probe>) => clock.run(runPlan({ ...small, slices: 1 }, { clock, probe: p }));
+    // a busy machine: the loop lags 150 ms while the generator uses nothing itself
+    expect((await run(probe(0, 150))).warnings).toEqual([]);
+    // 2 s of CPU in each 2 s step: a full core
+    const busy = await run(probe(2_000_000, 150));
+    expect(busy.warnings).toHaveLength(1);
+    expect(busy.warnings[0]).toMatch(
+      /^the load generator was busy in 2 of 2 steps, its own CPU above 80% of a core \(A point-read × [12] 100%, A point-read × [12] 100%\): it may be the bottleneck of those steps$/,
+    );
   });
 
   it('refuses to slice a step that writes: it is verified as a whole', async () => {

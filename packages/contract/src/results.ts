@@ -141,6 +141,11 @@ export const stepResult = z.object({
   openLoop: z.object({ intended: z.number().int(), late: z.number().int(), dropped: z.number().int() }).nullable(),
   /** write workloads only */
   verification: writeVerification.optional(),
+  /**
+   * write workloads: what was put back after the step (its payments deleted, balances set back),
+   * so the next step reads the dataset as it was; `ok: false` says why not
+   */
+  restored: z.object({ ok: z.boolean(), payments: count, accounts: count, problem: z.string().optional() }).optional(),
   /** wall-clock time the measured window opened, epoch milliseconds: sharded runs align their intervals on it */
   startedAt: z.number().optional(),
   /**
@@ -173,6 +178,40 @@ export const serverMemory = z.object({
   everyMs: z.number(),
   /** milliseconds since the measured part began, and resident bytes (each process's own pages, shared file pages once) */
   samples: z.array(z.object({ atMs: z.number(), rss: z.number() })),
+});
+
+/**
+ * Two sides of a comparison, paired by iteration: index profiles on one target, or targets
+ * (engines, servers, protocol eras) under one index profile. The runner alternates the sides
+ * within each iteration, so each pair ran close in time; renderers take the median ratio and its
+ * interval (`ratioInterval`) from these per-iteration values.
+ */
+export const comparison = z.object({
+  kind: z.enum(['indexes', 'targets']),
+  workload: z.string(),
+  agents: z.number().int(),
+  /** the side compared against: the first index profile, or the first target, of the run */
+  base: z.object({ target: z.string(), indexes: z.string().nullable() }),
+  other: z.object({ target: z.string(), indexes: z.string().nullable() }),
+  /** the iterations both sides measured, in order */
+  iterations: z.array(z.number().int()),
+  /** per iteration: other's calls/s over base's (above 1: other is faster) */
+  throughput: z.array(z.number()),
+  /** per iteration: base's p50 over other's (above 1: other answers sooner) */
+  p50: z.array(z.number()),
+});
+
+/** A database as the run found it: version, the settings that decide the result, the dataset it holds. */
+export const databaseFacts = z.object({
+  /** the server's own words: `PostgreSQL 15.18 (Debian ...)`, `MariaDB 10.11.6-MariaDB...`, `SQLite 3.45.1` */
+  version: z.string(),
+  /** by the engine's names: shared_buffers, work_mem, jit; innodb_buffer_pool_size; cache_size, journal_mode ... */
+  settings: z.record(z.string(), z.string()),
+  /** the dataset's marker table: the scale and seed it was made with (null: not known) */
+  scale: z.number().nullable(),
+  seed: z.number().int().nullable(),
+  /** per index profile measured (or the one found): the catalog's secondary indexes then, `table.index` */
+  indexes: z.record(z.string(), z.array(z.string())),
 });
 
 export const environment = z.object({
@@ -233,6 +272,8 @@ export const resultFile = z.object({
         url: z.string().nullable(),
         /** --target and --target-cmd: the profile the simulator drove it through */
         profile: z.string().optional(),
+        /** a database the run served: what it is and holds, read from it (not from the flags) */
+        database: databaseFacts.optional(),
       }),
     ),
     workloads: z.array(z.string()),
@@ -317,6 +358,8 @@ export const resultFile = z.object({
   tokens: z.array(tokenCost).optional(),
   /** soak: the memory of the servers it watched */
   memory: z.array(serverMemory).optional(),
+  /** the sides a run compared, paired per iteration (absent in files written before) */
+  comparisons: z.array(comparison).optional(),
 });
 
 export type WriteVerification = z.infer<typeof writeVerification>;
@@ -330,3 +373,5 @@ export type Agreement = z.infer<typeof agreement>;
 export type TokenCost = z.infer<typeof tokenCost>;
 export type DecompositionResult = z.infer<typeof decompositionResult>;
 export type ServerMemory = z.infer<typeof serverMemory>;
+export type Comparison = z.infer<typeof comparison>;
+export type DatabaseFacts = z.infer<typeof databaseFacts>;

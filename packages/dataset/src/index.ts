@@ -1,3 +1,4 @@
+export { type DatasetFacts, datasetFacts } from './facts.js';
 export { batches, Dataset, type GenerateOptions, generateRows, type Row, type Value } from './generate.js';
 export { ForeignTablesError, MARKER_TABLE } from './marker.js';
 export {

@@ -38,6 +38,12 @@ export interface ConnectOptions {
   maxResponseBytes?: number;
 }
 
+/** What `settings` reads: a version string and the settings by their engine's own names, values as the engine shows them. */
+export interface EngineSettings {
+  version: string;
+  settings: Record<string, string>;
+}
+
 export interface Connection {
   db: AnyDb;
   /** Where single-table reads go when the engine has a cheaper path for short ones; absent: `db`. */
@@ -168,6 +174,12 @@ export interface EngineProfile<F extends string = SqlFamily> {
    * rights to speak of (an embedded engine).
    */
   readonly excessRights?: (db: AnyDb) => Promise<ExcessRights | undefined>;
+
+  /**
+   * The server's version and the settings that decide a benchmark's result (buffer pool, cache,
+   * JIT ...), as a new connection sees them: the result file records them. Absent: none recorded.
+   */
+  readonly settings?: (db: AnyDb) => Promise<EngineSettings>;
 
   /**
    * Whether the database can be open in one process at a time (an embedded engine with no

@@ -61,6 +61,7 @@ export type {
   Connection,
   ConnectOptions,
   EngineProfile,
+  EngineSettings,
   ExcessRights,
   HostProbe,
   ShopColumnType,

@@ -16,7 +16,7 @@ import {
   type Target,
   WORKLOADS,
 } from '@mcp-db-bench/agent';
-import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { type DatabaseFacts, type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { request } from 'undici';
 import { networkReason, UsageError } from '../errors.js';
@@ -24,6 +24,8 @@ import { eraLabel, FLOOR_LABEL, type ProtocolChoice } from '../labels.js';
 import { logLine, progress } from '../render/progress.js';
 import { resultOf, writeResultFile } from '../results.js';
 import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
+import type { Database } from '../serving/database.js';
+import { indexesAfter, readFacts, recordedScale } from '../serving/facts.js';
 import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';
 import { announceStart, barrier, requireDataset, runIdOf } from '../serving/shard.js';
@@ -86,9 +88,12 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
           throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
         if (config.shard) found.push({ name: engine.name, profile: await requireDataset(db) });
         // a shard's database is shared: never seeded or re-indexed, only read through the driver for the decomposition
-        const owned = config.shard
+        const prepared: Pick<PlanTarget, 'reindex' | 'driver'> = config.shard
           ? await serving.driverOnly(db)
           : await serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
+        // what the database is and holds, read before our server opens it (an embedded one may allow one process)
+        const database = await readFacts(db, Boolean(prepared.reindex));
+        const owned = { ...prepared, ...recordIndexes(db, database, prepared.reindex) };
         const server = await serving.server(db, {
           args: writes ? ['--allow-writes'] : [],
           cpus: config.serverCpus,
@@ -99,7 +104,7 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
         const before = targets.length;
         eachEra(
           engine.name,
-          { engine: engine.name, url: redactUrl(db.url) },
+          { engine: engine.name, url: redactUrl(db.url), database },
           { kind: 'http', url: server.endpoint },
           { ...owned, ...cpuOf(server.child.pid!) },
         );
@@ -148,7 +153,8 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
           iterations: config.iterations,
           protocol: config.protocol.join(','),
           client: config.client,
-          scale: databases && !shard ? config.scale : null,
+          // the scale the databases' markers name, whatever --scale said (a reused database keeps its own)
+          scale: databases ? recordedScale(targets.filter((t) => t.database).map((t) => t.database)) : null,
           seed: config.seed,
           indexes: shard ? foundIndexes(found) : databases ? config.indexes : [],
           rate: config.rate ?? null,
@@ -256,6 +262,22 @@ function stdioCpu(
 ): Pick<PlanTarget, 'serverCpuUs'> | undefined {
   if (target.kind !== 'stdio' || cpus === undefined) return undefined;
   return { serverCpuUs: () => cpuUnder(process.pid, { withRoot: false, skip: servers }) };
+}
+
+/** A database's re-indexing, recording the indexes each profile leaves in `facts`. */
+function recordIndexes(
+  db: Database,
+  facts: DatabaseFacts,
+  reindex: PlanTarget['reindex'],
+): Pick<PlanTarget, 'reindex'> | undefined {
+  if (!reindex) return undefined;
+  return {
+    reindex: async (profile) => {
+      const changed = await reindex(profile);
+      await indexesAfter(db, facts, profile);
+      return changed;
+    },
+  };
 }
 
 /** One profile when the databases agree (or there is one), else each named by its engine. */

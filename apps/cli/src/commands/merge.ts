@@ -1,4 +1,4 @@
-import { MergeError, mergeShards } from '@mcp-db-bench/agent';
+import { comparisons, MergeError, mergeShards } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { Command } from 'commander';
 import { examples, formatOption, type ReportFormat } from '../options.js';
@@ -35,6 +35,9 @@ export function mergeCommand(): Command {
         if (error instanceof MergeError) throw new Error(`cannot merge: ${error.message}`);
         throw error;
       }
+      // the shards' targets, paired per iteration as one process would have (shards never re-index)
+      const paired = comparisons(result.steps, { targets: result.config.targets.map((t) => t.label), indexes: [] });
+      if (paired.length) result.comparisons = paired;
       if (flags.out) writeResultFile(flags.out, result);
       process.stdout.write(renderRuns([{ label: 'merged', result }], flags.format));
     });

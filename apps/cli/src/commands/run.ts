@@ -3,7 +3,13 @@ import { DEFAULT_WORKLOADS, PROFILES, WORKLOADS, type WriteVerification } from '
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { RATE_STAGES_POOL, type RunFlags, runConfig } from '../benchmark/config.js';
+import {
+  COMPARISON_ITERATIONS,
+  COMPARISON_STEP_MS,
+  RATE_STAGES_POOL,
+  type RunFlags,
+  runConfig,
+} from '../benchmark/config.js';
 import { measure } from '../benchmark/measure.js';
 import { measureReplay, REPLAY_WORKLOAD } from '../benchmark/replay.js';
 import { junitXml } from '../gates/junit.js';
@@ -96,14 +102,23 @@ export function runCommand(): Command {
         .argParser(parseList(parseWorkload)),
     )
     .addOption(agentsOption([1, 4, 16]))
-    .addOption(new Option('--duration <time>', 'measured time per step').default(2000, '2s').argParser(parseDuration))
+    .addOption(
+      new Option('--duration <time>', 'measured time per step (1s in a comparison run without --iterations)')
+        .default(2000, '2s')
+        .argParser(parseDuration),
+    )
     .addOption(
       new Option('--warmup <time>', 'unmeasured warm-up before each step')
         .default(500, '500ms')
         .argParser(parseDuration),
     )
     .addOption(
-      new Option('--iterations <n>', 'repeat each step; reports show the median and spread')
+      new Option(
+        '--iterations <n>',
+        `repeat each step; reports show the median and spread, and an interval for each ratio (default 1, or ` +
+          `${COMPARISON_ITERATIONS} of ${COMPARISON_STEP_MS / 1000} s steps when the run compares index profiles, ` +
+          `databases, servers or eras and --duration is not given either)`,
+      )
         .default(1)
         .argParser(parsePositiveInt('iterations')),
     )

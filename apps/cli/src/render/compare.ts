@@ -210,7 +210,10 @@ const DELAYED = /every tool call was delayed (\d+(?:\.\d+)?) ms on purpose/;
  * how many others there are.
  */
 function warningFacts(r: ResultFile): Record<string, string> {
-  const busy = r.warnings.filter((w) => w.includes(BUSY)).length;
+  // one line per run says in how many steps; files written before had a line per step
+  const busy = r.warnings
+    .filter((w) => w.includes(BUSY))
+    .reduce((n, w) => n + Number(/in (\d+) of \d+ steps/.exec(w)?.[1] ?? 1), 0);
   const delays = [...new Set(r.warnings.flatMap((w) => DELAYED.exec(w)?.[1] ?? []))];
   const other = r.warnings.filter((w) => !w.includes(BUSY) && !DELAYED.test(w)).length;
   return {

@@ -1,5 +1,5 @@
 import { merge, summary, WORKLOADS } from '@mcp-db-bench/agent';
-import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { type Comparison, formatRatio, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
 import { floorSections } from './floor.js';
 import { callsPerSecond, median, REFUSED } from './numbers.js';
 import { roundLabel } from './progress.js';
@@ -35,7 +35,7 @@ export function reportSections(result: ResultFile): Section[] {
     ...stageSections(result),
     verificationSection(result),
     scalingSection(groups),
-    ...speedupSection(groups),
+    ...speedupSection(groups, result),
     ...comparisonSection(groups, result),
     ...decompositionSection(result),
     traceSplitSection(groups),
@@ -58,6 +58,7 @@ export function reportHeader(result: ResultFile, width?: number): string {
     `mcp-db-bench ${result.tool.version} · ${result.startedAt}`,
     `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
     `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
+    ...databaseLines(c),
     ...(c.cpus
       ? [`servers the run started on CPUs ${c.cpus.server ?? 'any'} · load generator on CPUs ${c.cpus.client ?? 'any'}`]
       : []),
@@ -71,6 +72,33 @@ export function reportHeader(result: ResultFile, width?: number): string {
     ...skippedLines(result.skipped ?? []),
   ].join('\n');
   return width ? wrap(lines, width) : lines;
+}
+
+/** Each database the run served, as read from it: version, dataset, the settings that decide the result, indexes per profile. */
+function databaseLines(c: ResultFile['config']): string[] {
+  const seen = new Set<string>();
+  return c.targets.flatMap((t) => {
+    const d = t.database;
+    if (!d || seen.has(t.url ?? t.label)) return [];
+    seen.add(t.url ?? t.label);
+    const settings = Object.entries(d.settings).map(([name, value]) => `${name} ${value}`);
+    // in the run's order of profiles, whichever it applied first
+    const order = (p: string) => (c.indexes.includes(p) ? c.indexes.indexOf(p) : c.indexes.length);
+    const indexes = Object.entries(d.indexes)
+      .sort(([a], [b]) => order(a) - order(b))
+      .map(([profile, list]) => `${profile} ${list.length}`);
+    const dataset = `dataset scale ${d.scale ?? 'unknown'}${d.seed === null ? '' : ` (seed ${d.seed})`}`;
+    return [
+      [
+        `${t.engine}: ${d.version}`,
+        dataset,
+        settings.join(', '),
+        indexes.length && `secondary indexes: ${indexes.join(', ')}`,
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    ];
+  });
 }
 
 /** A shard's file, or a merged run of shards: the numbers above are one part's, or every part's. */
@@ -195,7 +223,8 @@ function latencySection(groups: readonly Group[]): Section {
         g.workload,
         String(g.agents),
         rate(goodput.median),
-        pct(goodput.spread),
+        // one iteration has no spread to show
+        g.steps.length > 1 ? pct(goodput.spread) : '–',
         rate(tried),
         ms(h.p50),
         ms(h.p95),
@@ -292,16 +321,25 @@ function scalingSection(groups: readonly Group[]): Section {
   };
 }
 
-/** The first agent count after which throughput grows less than 10%: more agents only queue. */
+/**
+ * The first agent count after which throughput grows less than 10%: more agents only queue. A
+ * knee needs growth before it: throughput that never grew past the first count has none.
+ */
 export function knee(agents: readonly number[], throughputs: readonly number[]): string {
   const i = kneeIndex(throughputs);
-  return i === undefined ? `none up to ${agents.at(-1)}` : `${agents[i]} agents`;
+  const n = (k: number) => `${k} agent${k === 1 ? '' : 's'}`;
+  if (i === undefined) return `none up to ${n(agents.at(-1)!)}`;
+  return i === 0 ? `none: no gain past ${n(agents[0]!)}` : n(agents[i]!);
 }
 
-/** The index of the knee's agent count in a sweep sorted by agents, or undefined when throughput kept growing. */
+/**
+ * The index of the knee's agent count in a sweep sorted by agents: the first count that no later
+ * one beats by 10% (a dip that later counts climb out of is noise, not a knee); undefined when
+ * throughput kept growing.
+ */
 export function kneeIndex(throughputs: readonly number[]): number | undefined {
-  for (let i = 1; i < throughputs.length; i++) {
-    if (throughputs[i]! < throughputs[i - 1]! * 1.1) return i - 1;
+  for (let i = 0; i < throughputs.length - 1; i++) {
+    if (throughputs.slice(i + 1).every((x) => x < throughputs[i]! * 1.1)) return i;
   }
   return undefined;
 }
@@ -312,7 +350,7 @@ export function efficiency(agents: readonly number[], throughputs: readonly numb
   return throughputs.map((x, i) => (perAgent > 0 ? x / (perAgent * agents[i]!) : 0));
 }
 
-function speedupSection(groups: readonly Group[]): Section[] {
+function speedupSection(groups: readonly Group[], result: ResultFile): Section[] {
   const rows: string[][] = [];
   for (const opt of groups.filter((g) => g.indexes === 'optimized')) {
     const base = groups.find(
@@ -323,23 +361,53 @@ function speedupSection(groups: readonly Group[]): Section[] {
     const b = summary(merge(base.steps.map((s) => s.all.histogram)));
     const o = summary(merge(opt.steps.map((s) => s.all.histogram)));
     const speed = medianThroughput(opt).median / Math.max(medianThroughput(base).median, 1e-9);
+    const paired = pairedRatio(result, 'indexes', base, opt);
     rows.push([
       opt.target,
       opt.workload,
       String(opt.agents),
       rate(medianThroughput(base).median),
       rate(medianThroughput(opt).median),
-      `${speed.toFixed(1)}×`,
-      `${(b.p50 / Math.max(o.p50, 1)).toFixed(1)}×`,
+      paired?.throughput ?? `${speed.toFixed(1)}×`,
+      paired?.p50 ?? `${(b.p50 / Math.max(o.p50, 1)).toFixed(1)}×`,
     ]);
   }
   return [
     {
-      title: 'Index speed-up: optimized versus baseline (primary keys only)',
+      title: 'Index speed-up: optimized versus baseline',
+      note: RATIO_NOTE,
       head: ['target', 'workload', 'agents', 'baseline calls/s', 'optimized calls/s', 'throughput', 'p50'],
       rows,
     },
   ];
+}
+
+const RATIO_NOTE =
+  'ratios: the median of per-iteration ratios (the sides alternate within each iteration) [its interval]; ' +
+  '~ (interval): no difference measured, the interval crosses 1 or rests on fewer than 5 iterations';
+
+type Side = Pick<Group, 'target' | 'indexes' | 'workload' | 'agents'>;
+
+/** The run's per-iteration ratios of `other` to `base`, as they read; undefined in files written before they were kept. */
+function pairedRatio(
+  result: ResultFile,
+  kind: Comparison['kind'],
+  base: Side,
+  other: Side,
+): { throughput: string; p50: string } | undefined {
+  const c = result.comparisons?.find(
+    (x) =>
+      x.kind === kind &&
+      x.workload === other.workload &&
+      x.agents === other.agents &&
+      x.base.target === base.target &&
+      x.base.indexes === base.indexes &&
+      x.other.target === other.target &&
+      x.other.indexes === other.indexes,
+  );
+  const throughput = c && ratioInterval(c.throughput);
+  const p50 = c && ratioInterval(c.p50);
+  return throughput && p50 ? { throughput: formatRatio(throughput), p50: formatRatio(p50) } : undefined;
 }
 
 /** Servers side by side, as numbers: each workload and agent count, each target's calls/s and p50 (none: not measured). */
@@ -349,7 +417,12 @@ export interface ServerComparison {
   /** the index profile compared (the last the run measured), null: the indexes as found */
   profile: string | null;
   targets: string[];
-  rows: { workload: string; agents: number; cells: ({ rate: number; p50Ms: number } | undefined)[] }[];
+  rows: {
+    workload: string;
+    agents: number;
+    /** `ratio`: calls/s against the first target's, paired per iteration, as it reads */
+    cells: ({ rate: number; p50Ms: number; ratio?: string } | undefined)[];
+  }[];
 }
 
 /** Engines (or other servers) side by side, when a run measured several; undefined when it measured one. */
@@ -360,16 +433,24 @@ export function serverComparison(groups: readonly Group[], result: ResultFile): 
   const keys = [...new Set(groups.map((g) => `${g.workload}\u0000${g.agents}`))];
   const rows = keys.map((k) => {
     const [workload, agents] = k.split('\u0000') as [string, string];
-    const cells = targets.map((t) => {
-      const g = groups.find(
+    const found = targets.map((t) =>
+      groups.find(
         (x) =>
           x.target === t &&
           x.workload === workload &&
           String(x.agents) === agents &&
           (x.indexes === profile || x.indexes === null),
-      );
+      ),
+    );
+    const first = found.find((g) => g !== undefined);
+    const cells = found.map((g) => {
       if (!g) return undefined;
-      return { rate: medianThroughput(g).median, p50Ms: summary(groupHistogram(g)).p50 / 1000 };
+      const ratio = first && g !== first ? pairedRatio(result, 'targets', first, g)?.throughput : undefined;
+      return {
+        rate: medianThroughput(g).median,
+        p50Ms: summary(groupHistogram(g)).p50 / 1000,
+        ...(ratio && { ratio }),
+      };
     });
     return { workload, agents: Number(agents), cells };
   });
@@ -384,12 +465,16 @@ function comparisonSection(groups: readonly Group[], result: ResultFile): Sectio
   const rows = c.rows.map((r) => [
     r.workload,
     String(r.agents),
-    ...r.cells.map((x) => (x ? `${rate(x.rate)} /s, p50 ${x.p50Ms.toFixed(x.p50Ms < 10 ? 2 : 1)}` : '–')),
+    ...r.cells.map((x) =>
+      x ? `${rate(x.rate)} /s, p50 ${x.p50Ms.toFixed(x.p50Ms < 10 ? 2 : 1)}${x.ratio ? `, ${x.ratio}` : ''}` : '–',
+    ),
   ]);
+  const paired = c.rows.some((r) => r.cells.some((x) => x?.ratio));
   return [
     {
-      // the cells' units, once, in the title: each cell is `calls/s, p50 ms`
-      title: `${c.what} compared (${c.profile ?? 'as found'} indexes): calls/s, p50 ms`,
+      // the cells' units, once, in the title: each cell is `calls/s, p50 ms[, calls/s against the first]`
+      title: `${c.what} compared (${c.profile ?? 'as found'} indexes): calls/s, p50 ms${paired ? `, calls/s against ${c.targets[0]}` : ''}`,
+      ...(paired && { note: RATIO_NOTE }),
       head: ['workload', 'agents', ...c.targets],
       rows,
     },

@@ -60,9 +60,10 @@ export interface BenchPlan {
   agents: readonly number[];
   iterations: number;
   /**
-   * `step` (default): a step's iterations run back to back; `plan`: each iteration is a whole
-   * pass over workloads × agents, session init and decomposition included, so drift over the
-   * run spreads over the iterations.
+   * `step` (default): with one side (one target, one index profile), a step's iterations run
+   * back to back; with several, each iteration is a pass over every side in turn, the order
+   * rotated per pass, session init and decomposition timed once. `plan`: always a pass per
+   * iteration, session init and decomposition included in each.
    */
   repeat?: 'step' | 'plan';
   warmupMs: number;
@@ -119,7 +120,15 @@ export type Skipped = NonNullable<ResultFile['skipped']>[number];
 /** What a plan measured: the result file without its header and configuration. */
 export type PlanResult = Pick<
   ResultFile,
-  'startedAt' | 'finishedAt' | 'sessionInit' | 'steps' | 'decomposition' | 'warnings' | 'agreement' | 'tokens'
+  | 'startedAt'
+  | 'finishedAt'
+  | 'sessionInit'
+  | 'steps'
+  | 'decomposition'
+  | 'warnings'
+  | 'agreement'
+  | 'tokens'
+  | 'comparisons'
 > & {
   skipped: Skipped[];
 };

@@ -8,6 +8,7 @@ import { insertReturningKeys } from './insert.js';
 import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
 import { excessRights } from './rights.js';
+import { settings } from './settings.js';
 import { sqlGuard } from './sql-guard.js';
 import { testFacts } from './testing.js';
 import { encodeParam } from './types.js';
@@ -21,6 +22,7 @@ export const mysql = defineEngine({
   connect,
   compileOnlyDialect,
   introspect,
+  settings,
   encodeParam,
   mapError,
   readOnlyStatement,

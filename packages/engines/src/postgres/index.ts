@@ -7,6 +7,7 @@ import { mapError } from './errors.js';
 import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
 import { excessRights } from './rights.js';
+import { settings } from './settings.js';
 import { sqlGuard } from './sql-guard.js';
 import { testFacts } from './testing.js';
 import { encodeParam } from './types.js';
@@ -23,6 +24,7 @@ export const postgres = defineEngine({
   connect,
   compileOnlyDialect,
   introspect,
+  settings,
   encodeParam,
   mapError,
   readOnlyStatement,

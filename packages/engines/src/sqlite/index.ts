@@ -8,6 +8,7 @@ import { sqliteDialect } from './dialect.js';
 import { mapError } from './errors.js';
 import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
+import { settings } from './settings.js';
 import { sqlGuard } from './sql-guard.js';
 import { testFacts } from './testing.js';
 import { timestampToStored } from './types.js';
@@ -20,6 +21,7 @@ export const sqlite = defineEngine({
   connect,
   compileOnlyDialect: () => sqliteDialect(() => new DummyDriver()),
   introspect,
+  settings,
   // a literal: SQLite plans anew for a bound LIMIT at every run (sqlite/dialect.ts)
   limitIn: 'text',
   encodeParam(type, value) {

@@ -25,7 +25,8 @@ export function scalingLine(groups: readonly Group[]): ScalingLine {
     throughput,
     p99Ms: sorted.map((g) => summary(groupHistogram(g)).p99 / 1000),
     efficiency: efficiency(agents, throughput),
-    knee: k === undefined ? undefined : agents[k],
+    // no gain past the first count is no knee (the terminal says so in words)
+    knee: k === undefined || k === 0 ? undefined : agents[k],
   };
 }
 
