@@ -177,7 +177,7 @@ export function buildCli(): Command {
       .addOption(
         new Option(
           '--max-sessions <n>',
-          'most 2025-era sessions (Mcp-Session-Id) one worker process remembers; past it a new one ends the least recently used',
+          'most 2025-era sessions (Mcp-Session-Id) the server remembers (its workers share one table); past it a new one ends the least recently used',
         )
           .env('MCP_DB_MAX_SESSIONS')
           .default(DEFAULT_SESSION_LIMITS.maxSessions)
