@@ -5,7 +5,8 @@
 // --max-sessions sessions opened between two of its calls none should ever get one.
 //
 //   pnpm build && node packages/server/bench/sessions-flood.mjs [--seconds 30] [--flooders 50]
-//     [--clients 4] [--server-args="--workers 2 --max-sessions 2000"] [--bin other/dist/bin.js]
+//     [--clients 4] [--per-connection 16] [--server-args="--workers 2 --max-sessions 2000"]
+//     [--bin other/dist/bin.js]
 //
 // Prints one line: sessions opened by the flood (per second), and 404s per kind of client.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +21,9 @@ const { values: o } = parseArgs({
     seconds: { type: 'string', default: '30' },
     flooders: { type: 'string', default: '50' },
     clients: { type: 'string', default: '4' },
+    // each client closes its connection every this many requests (0: never), so that its session
+    // moves between the workers as a host's does when its connections are closed or time out
+    'per-connection': { type: 'string', default: '0' },
     'server-args': { type: 'string', default: '--workers 2' },
     // another build's dist/bin.js, to compare
     bin: { type: 'string' },
@@ -50,9 +54,16 @@ async function flooder() {
   }
 }
 
+const perConnection = Number(o['per-connection']);
 const connect = async () => {
+  let sent = 0;
+  const moving = (url, init) => {
+    const headers = new Headers(init?.headers);
+    if (perConnection && ++sent % perConnection === 0) headers.set('connection', 'close');
+    return fetch(url, { ...init, headers });
+  };
   const client = new Client({ name: 'flood-client', version: '0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.endpoint)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.endpoint), { fetch: moving }));
   return client;
 };
 /** A client calling every `everyMs`; a 404 is answered by initializing again, as hosts do. */
@@ -89,7 +100,7 @@ await server.stop();
 rmSync(dir, { recursive: true, force: true });
 const show = (t) => `${t.calls} calls, ${t.notFound} × 404${t.failed ? `, ${t.failed} failed` : ''}`;
 console.log(
-  `${o.bin ? `${o.bin} ` : ''}${o['server-args'] || '(one process)'}: ${opened} sessions opened by ${o.flooders} flooders ` +
+  `${o.bin ? `${o.bin} ` : ''}${o['server-args'] || '(one process)'}${perConnection ? `, ${perConnection} requests a connection` : ''}: ${opened} sessions opened by ${o.flooders} flooders ` +
     `(${Math.round(opened / Number(o.seconds))}/s); ${clients} clients every 0.2 s: ${show(fast)}; ` +
     `${clients} every 3 s: ${show(slow)}`,
 );
