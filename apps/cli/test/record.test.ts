@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REQUEST_BYTES, recordHttp, sseMessages } from '../src/record/http-proxy.js';
 import { Recorder } from '../src/record/recorder.js';
 import { type ServerProcess, startServer } from '../src/serving/server-process.js';
-import { BIN } from './support/cli.js';
+import { BIN, runCli } from './support/cli.js';
 import { readTraceLines, requestsOf, startRecorder } from './support/recorder.js';
 
 /**
@@ -192,6 +192,88 @@ describe('record over HTTP, against a hostile host', () => {
       proxy.closeAllConnections();
       proxy.close();
     }
+  }, 30_000);
+});
+
+describe('record over HTTP, guarding what it serves as the server does', () => {
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+  });
+  /** A raw POST of `initialize` with these headers (node:http: fetch may not set Host). */
+  const post = (url: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const request = httpRequest(
+        url,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        },
+        (response) => {
+          response.resume();
+          response.once('end', () => resolve(response.statusCode!));
+        },
+      );
+      request.once('error', reject).end(initialize);
+    });
+  const proxyOn = async (token?: string) => {
+    const recorder = new Recorder(() => {}, 'shape', 'test');
+    return recordHttp({ target: server.endpoint, host: '127.0.0.1', port: 0, token, recorder });
+  };
+
+  it('refuses a hostile Host or Origin with 403, as the server itself does, and passes a loopback one', async () => {
+    const { server: proxy, url } = await proxyOn();
+    try {
+      for (const endpoint of [server.endpoint, url]) {
+        expect(await post(endpoint, { host: 'evil.example' }), endpoint).toBe(403);
+        expect(await post(endpoint, { origin: 'http://evil.example' }), endpoint).toBe(403);
+        expect(await post(endpoint, { origin: 'http://127.0.0.1' }), endpoint).toBe(200);
+      }
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('with --token, answers 401 to a request without the bearer token and passes one with it', async () => {
+    const { server: proxy, url } = await proxyOn('a-token-for-the-proxy');
+    try {
+      expect(await post(url, {})).toBe(401);
+      expect(await post(url, { authorization: 'Bearer another-token' })).toBe(401);
+      expect(await post(url, { authorization: 'Bearer a-token-for-the-proxy' })).toBe(200);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('refuses to listen beyond loopback without --token (exit 2), as the server does', async () => {
+    const file = join(dir, 'open.jsonl');
+    const run = await runCli(['record', '--target', server.endpoint, '--host', '0.0.0.0', '--port', '0', '-o', file], {
+      env: { ...process.env, MCP_DB_TOKEN: '' },
+      timeoutMs: 20_000,
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /refusing to listen on 0\.0\.0\.0 without --token: only loopback addresses may go unauthenticated/,
+    );
+    expect(existsSync(file)).toBe(false);
+    // with a token it listens there, and a request without the token gets 401
+    const recorder = await startRecorder([
+      '--target',
+      server.endpoint,
+      '--host',
+      '0.0.0.0',
+      '--token',
+      'a-token-for-the-proxy',
+      '-o',
+      file,
+    ]);
+    const { port } = new URL(recorder.url);
+    expect(await post(`http://127.0.0.1:${port}/mcp`, {})).toBe(401);
+    expect(await post(`http://127.0.0.1:${port}/mcp`, { authorization: 'Bearer a-token-for-the-proxy' })).toBe(200);
+    recorder.child.kill('SIGINT');
+    expect(await recorder.exited).toBe(130);
   }, 30_000);
 });
 

@@ -12,8 +12,9 @@ import { prometheusAddress, prometheusRequested } from './telemetry/prometheus.j
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { customTools } from './tools/custom.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';
+import { assertSafeBind } from './transports/access.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
-import { assertSafeBind, startHttp } from './transports/http.js';
+import { startHttp } from './transports/http.js';
 import { DEFAULT_TRANSPORT_LIMITS as LIMITS } from './transports/limits.js';
 import { readyLine } from './transports/ready.js';
 import { DEFAULT_SESSION_LIMITS, Sessions } from './transports/sessions.js';
@@ -176,7 +177,7 @@ export function buildCli(): Command {
       .addOption(
         new Option(
           '--max-sessions <n>',
-          'most 2025-era sessions (Mcp-Session-Id) one worker process remembers; past it a new one ends the least recently used',
+          'most 2025-era sessions (Mcp-Session-Id) the server remembers (its workers share one table); past it a new one ends the least recently used',
         )
           .env('MCP_DB_MAX_SESSIONS')
           .default(DEFAULT_SESSION_LIMITS.maxSessions)

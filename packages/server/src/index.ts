@@ -17,8 +17,9 @@ export {
   toolsFor,
   WRITE_TOOLS,
 } from './tools/index.js';
+export { type Access, type AccessOptions, accessCheck, assertSafeBind } from './transports/access.js';
 export { autoWorkerCount } from './transports/cluster.js';
-export { assertSafeBind, type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
+export { type HttpOptions, MCP_PATH, startHttp } from './transports/http.js';
 export { DEFAULT_TRANSPORT_LIMITS, type TransportLimits } from './transports/limits.js';
 export {
   parseReady,

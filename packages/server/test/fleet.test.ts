@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
@@ -110,5 +111,114 @@ describe('a fleet that never ends its sessions', () => {
     const late = await connectClient('http', 'legacy', { dbUrl: '', endpoint: server.endpoint });
     expect((await callJson(late, 'get', { table: 'orders', key: 1 })).isError).toBe(false);
     await late.close();
+  });
+});
+
+/**
+ * With --workers, every worker keeps the server's one table in least-recently-used order: a
+ * session used on one worker is used on all (Sessions.share). A client whose connection stays on
+ * one worker while a flood turns the table over, then comes back on a connection the primary
+ * handed to the other worker, keeps its session; a worker that kept its own order had pushed it
+ * out, unused there, and answered 404 (issue 46).
+ */
+describe('a fleet that never ends its sessions, against --workers 2', () => {
+  const WORKERS_MAX_SESSIONS = 2_000;
+  let dir: string;
+  let server: HttpServer;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-fleet-workers-'));
+    const url = `sqlite:${join(dir, 'shop.db')}`;
+    await loadShop(url);
+    server = await startHttpServer(url, ['--workers', '2', '--max-sessions', String(WORKERS_MAX_SESSIONS)]);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** One keep-alive connection of its own: its requests reach the worker the primary handed it to. */
+  const connection = () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (body: string, session?: string) =>
+      new Promise<{ status: number; session?: string }>((resolve, reject) => {
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+        };
+        if (session) headers['mcp-session-id'] = session;
+        const req = request(server.endpoint, { method: 'POST', headers, agent }, (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, session: res.headers['mcp-session-id'] as string | undefined }),
+          );
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    return { post, close: () => agent.destroy() };
+  };
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fleet-test', version: '0' } },
+  });
+  const call = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'get', arguments: { table: 'orders', key: 1 } },
+  });
+  /** The worker a session id names: its issuer. */
+  const issuer = (id: string) => id.split('.')[0]!;
+
+  it('keeps the session of a client that keeps calling on one worker, when it comes back on the other', {
+    timeout: 60_000,
+  }, async () => {
+    // Connections until one lands on each worker (the session each opens names its worker).
+    const byWorker = new Map<string, ReturnType<typeof connection>>();
+    let kept: string | undefined;
+    while (byWorker.size < 2) {
+      const c = connection();
+      const { session } = await c.post(initialize);
+      if (byWorker.has(issuer(session!))) c.close();
+      else byWorker.set(issuer(session!), c);
+      kept ??= session;
+    }
+    const home = byWorker.get(issuer(kept!))!;
+    const away = [...byWorker].find(([worker]) => worker !== issuer(kept!))![1];
+    // Used on both workers, then only at home while 50 agents open three tables' worth of sessions.
+    expect((await away.post(call, kept)).status).toBe(200);
+    let opened = 0;
+    let firstOfFlood: string | undefined;
+    const target = 3 * WORKERS_MAX_SESSIONS;
+    const flooder = async () => {
+      const c = connection();
+      while (opened < target) {
+        const { session } = await c.post(initialize);
+        firstOfFlood ??= session;
+        if (session) opened++;
+      }
+      c.close();
+    };
+    let homeCalls = 0;
+    const keepCalling = async () => {
+      while (opened < target) {
+        expect((await home.post(call, kept)).status).toBe(200);
+        homeCalls++;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    await Promise.all([keepCalling(), ...Array.from({ length: FLOODERS }, flooder)]);
+    expect(homeCalls).toBeGreaterThan(3);
+    // The flood turned the table over: its first session was pushed out (by the worker that issued it).
+    expect((await byWorker.get(issuer(firstOfFlood!))!.post(call, firstOfFlood)).status).toBe(404);
+    // Yet the client that kept calling is served on the worker where it was not seen all along.
+    expect((await away.post(call, kept)).status).toBe(200);
+    expect((await home.post(call, kept)).status).toBe(200);
+    for (const c of byWorker.values()) c.close();
   });
 });

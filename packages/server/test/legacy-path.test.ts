@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { HOST_REVISIONS } from '@mcp-db-bench/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Sessions } from '../src/transports/sessions.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Sessions, SHARE_MS } from '../src/transports/sessions.js';
 import { type BothPaths, bothPaths } from './support/both-paths.js';
 
 /**
@@ -334,8 +334,8 @@ describe('Sessions', () => {
     const b = new Sessions(limits, key, '2');
     const opened = a.open(0);
     expect(b.use(opened, 10)).toBe(true);
-    a.onEnded = (id) => b.forget(id);
     expect(a.end(opened, 20)).toBe(true);
+    b.heard({ used: [], ended: [opened] }, 25);
     expect(b.use(opened, 30)).toBe(false);
     expect(a.use(opened, 30)).toBe(false);
     a.close();
@@ -417,6 +417,72 @@ describe('Sessions', () => {
     for (const id of ids) expect(b.use(id, 60)).toBe(false);
     // A sibling session issued after the floor is still honoured; one from before it is not.
     expect(b.use(a.open(70), 71)).toBe(true);
+    a.close();
+    b.close();
+  });
+
+  it('forgets a sibling session pushed out here without ending it: it is honoured again when it comes back', () => {
+    const a = new Sessions({ maxSessions: 10, idleMs: 10 * 60_000 }, key, '1');
+    const b = new Sessions({ maxSessions: 1, idleMs: 10 * 60_000 }, key, '2');
+    const siblings = a.open(0);
+    expect(b.use(siblings, 1)).toBe(true);
+    const own = b.open(2);
+    expect(b.use(siblings, 3)).toBe(true);
+    // Our own session, pushed out, stays ended.
+    expect(b.use(own, 4)).toBe(false);
+    a.close();
+    b.close();
+  });
+});
+
+describe('Sessions shared between workers', () => {
+  const key = Buffer.alloc(32, 7);
+  const limits = { maxSessions: 3, idleMs: 10 * 60_000 };
+  afterEach(() => void vi.useRealTimers());
+
+  /** Two workers whose news is relayed to each other, as the --workers primary does. */
+  const pair = () => {
+    vi.useFakeTimers();
+    const a = new Sessions(limits, key, '1');
+    const b = new Sessions(limits, key, '2');
+    a.share((news) => b.heard(news, Date.now()));
+    b.share((news) => a.heard(news, Date.now()));
+    const relay = () => vi.advanceTimersByTime(SHARE_MS);
+    return { a, b, relay };
+  };
+
+  it('keeps a session used on another worker at the recent end: the least recently used anywhere is pushed out', () => {
+    const { a, b, relay } = pair();
+    const [kept, idle] = [a.open(), a.open()];
+    relay();
+    // `kept` is used on b only, and a hears of it.
+    expect(b.use(kept)).toBe(true);
+    relay();
+    // A flood on a: two new sessions push out `idle` first, then the first of the flood, never `kept`.
+    const flood = [a.open(), a.open()];
+    relay();
+    expect(a.use(kept)).toBe(true);
+    expect(b.use(kept)).toBe(true);
+    expect(a.use(idle)).toBe(false);
+    relay();
+    // b heard that `idle` ended on a, its issuer, and refuses it too.
+    expect(b.use(idle)).toBe(false);
+    expect(b.use(flood[1]!)).toBe(true);
+    a.close();
+    b.close();
+  });
+
+  it('does not bring back a session ended on one worker when another tells of its earlier use', () => {
+    const { a, b, relay } = pair();
+    const ids = [a.open(), a.open(), a.open()];
+    // Ended on b before a told b of their opening (past b's memory of 3 ended ids: the floor rises).
+    for (const id of ids) expect(b.end(id)).toBe(true);
+    expect(b.end(b.open())).toBe(true);
+    relay();
+    for (const id of ids) {
+      expect(a.use(id)).toBe(false);
+      expect(b.use(id)).toBe(false);
+    }
     a.close();
     b.close();
   });

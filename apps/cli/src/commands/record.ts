@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { TRACE_VALUES, type TraceLine, type TraceValues } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
+import { assertSafeBind } from '@mcp-db-bench/server';
 import { Command, Option } from 'commander';
 import { EXIT, UsageError } from '../errors.js';
 import { checkOutputPath, examples } from '../options.js';
@@ -14,6 +15,7 @@ interface RecordFlags {
   targetCmd?: string;
   host: string;
   port: number;
+  token?: string;
   out: string;
   values: TraceValues;
 }
@@ -34,11 +36,17 @@ export function recordCommand(): Command {
       '--target-cmd <command>',
       'the MCP server to record, over stdio: the host runs `mcp-db-bench record --target-cmd ...` as its server',
     )
-    .option('--host <host>', 'address the proxy listens on (HTTP)', '127.0.0.1')
+    .option('--host <host>', 'address the proxy listens on (HTTP); beyond loopback it needs --token', '127.0.0.1')
     .addOption(
       new Option('--port <port>', 'port the proxy listens on (HTTP; 0 picks a free one)')
         .default(7410)
         .argParser(parsePort),
+    )
+    .addOption(
+      new Option(
+        '--token <token>',
+        'bearer token every request to the proxy must carry (HTTP), as the server requires its own; sent on to the target as it came',
+      ).env('MCP_DB_TOKEN'),
     )
     .option('-o, --out <file>', 'the trace, one JSON object per line', 'mcp-trace.jsonl')
     .addOption(
@@ -66,6 +74,14 @@ export function recordCommand(): Command {
       checkOutputPath('--out', flags.out);
       const [command = '', ...args] = (flags.targetCmd ?? '').split(/\s+/).filter(Boolean);
       if (flags.targetCmd !== undefined && !command) throw new UsageError('--target-cmd needs a command');
+      // Before the trace file is made: the proxy serves the target's data, so it guards it as the server does.
+      if (!command) {
+        try {
+          assertSafeBind({ host: flags.host, token: flags.token });
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
+      }
 
       const { write, finished } = traceFile(flags.out);
       // Over stdio, stdout is the protocol: everything for the user goes to stderr.
@@ -80,7 +96,13 @@ export function recordCommand(): Command {
         return;
       }
       const recorder = new Recorder(write, flags.values, redactUrl(flags.target!));
-      const { server, url } = await recordHttp({ target: flags.target!, host: flags.host, port: flags.port, recorder });
+      const { server, url } = await recordHttp({
+        target: flags.target!,
+        host: flags.host,
+        port: flags.port,
+        token: flags.token,
+        recorder,
+      });
       say(`recording ${redactUrl(flags.target!)} to ${flags.out}; point the host at ${url} (Ctrl-C stops)`);
       await new Promise<void>((stop) => {
         for (const signal of ['SIGINT', 'SIGTERM'] as const) {

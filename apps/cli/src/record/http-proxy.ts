@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { accessCheck, assertSafeBind } from '@mcp-db-bench/server';
 import { type Dispatcher, Pool } from 'undici';
 import type { Recorder } from './recorder.js';
 
@@ -31,15 +32,25 @@ export const REQUEST_TIMEOUT_MS = 30_000;
  * connection pool to the one target, driven through undici's callback interface (no response
  * stream, promise or URL per request), the answer's bytes passed on as they come, and the
  * parsing of the messages and the trace lines left to the recorder's batches (`later`).
+ *
+ * It serves what the server serves, so it admits what the server admits: the server's own checks
+ * of Host and Origin (403) and of the bearer token (401) judge every request before it goes on,
+ * and like the server it refuses to listen beyond loopback without a token. The target sees the
+ * proxy as its client (undici sets Host to the target's), and the host's other headers as they
+ * came, its Authorization too.
  */
 export async function recordHttp(options: {
   target: string;
   host: string;
   port: number;
+  /** bearer token every request must carry; required when listening beyond loopback */
+  token?: string;
   recorder: Recorder;
   /** see REQUEST_TIMEOUT_MS */
   requestTimeoutMs?: number;
 }): Promise<{ server: Server; url: string }> {
+  assertSafeBind(options);
+  const access = accessCheck({ host: options.host, token: options.token });
   const target = new URL(options.target);
   // Every request goes to the one origin: a pool of its own, not an agent looking the origin up per request.
   const pool = new Pool(target.origin, { keepAliveTimeout: 60_000, connections: 256 });
@@ -54,6 +65,7 @@ export async function recordHttp(options: {
     connectionsCheckingInterval: Math.min(1_000, requestTimeout / 4),
   };
   const server = createServer(timeouts, async (req, res) => {
+    if (!access.admits(req, res)) return;
     const startedAt = recorder.clock();
     const body = await readBody(req);
     // The host went away mid-request: nothing to pass on, nothing to answer.

@@ -147,7 +147,9 @@ export const configSchema = z
     echo: z.boolean().optional().describe('also register echo, which skips the database (--echo)'),
     poolSize: positive.optional().describe('most database connections (--pool-size; 10)'),
     schemaTtl: nonNegative.optional().describe('seconds between schema reloads, 0: on demand (--schema-ttl; 60)'),
-    maxSessions: positive.optional().describe('most 2025-era sessions one process remembers (--max-sessions; 10000)'),
+    maxSessions: positive
+      .optional()
+      .describe('most 2025-era sessions the server remembers, its workers sharing one table (--max-sessions; 10000)'),
     sessionIdle: positive.optional().describe('seconds before an unused 2025-era session ends (--session-idle; 1800)'),
     sessionKey: z
       .string()

@@ -4,7 +4,7 @@ import { missingServingFlags } from '../heap.js';
 import { prometheusWorkerEnv } from '../telemetry/prometheus.js';
 import { availableCores } from './cpu-quota.js';
 import { readyLine } from './ready.js';
-import { type SessionLimits, Sessions } from './sessions.js';
+import { type SessionLimits, type SessionNews, Sessions } from './sessions.js';
 
 /**
  * The key every worker of one server signs its session ids with (see sessions.ts): the
@@ -130,7 +130,7 @@ export async function autoWorkers(values: readonly string[]): Promise<number> {
  * out round-robin). Correct because no answer depends on which worker gives it: the modern era
  * is stateless by design, and a 2025-era session id issued by one worker is honoured by all
  * (signed with the given `--session-key`, or else a random key the primary hands every worker;
- * an ended session is told to all).
+ * the sessions used and ended on one are told to all, which relays: see Sessions.share).
  *
  * Resolves once the primary has been told to stop and every worker has exited.
  */
@@ -150,8 +150,8 @@ export function servePrimary(workers: number, log: (line: string) => void): Prom
     const fork = (slot: number) => {
       const worker = cluster.fork({ ...key, ...prometheusWorkerEnv(process.env, slot) });
       let listened = false;
-      worker.on('message', (message: { listening?: string; sessionEnded?: string }) => {
-        if (message.sessionEnded) {
+      worker.on('message', (message: { listening?: string; sessions?: SessionNews }) => {
+        if (message.sessions) {
           for (const w of Object.values(cluster.workers ?? {})) if (w && w !== worker) w.send(message);
           return;
         }
@@ -226,12 +226,16 @@ export function reportListening(endpoint: string): void {
   process.send?.({ listening: endpoint });
 }
 
-/** A worker's session table: ids signed with the server's shared key (`--session-key`, set by the primary when not given), ends told to the other workers. */
+/**
+ * A worker's session table: ids signed with the server's shared key (`--session-key`, set by the
+ * primary when not given), and the sessions used and ended here told to the other workers
+ * through the primary, so every worker keeps the same table (see Sessions.share).
+ */
 export function workerSessions(limits: SessionLimits, key: Buffer): Sessions {
   const sessions = new Sessions(limits, key);
-  sessions.onEnded = (id) => process.send?.({ sessionEnded: id });
-  process.on('message', (message: { sessionEnded?: string }) => {
-    if (typeof message?.sessionEnded === 'string') sessions.forget(message.sessionEnded);
+  sessions.share((news) => process.send?.({ sessions: news }));
+  process.on('message', (message: { sessions?: SessionNews }) => {
+    if (message?.sessions) sessions.heard(message.sessions);
   });
   return sessions;
 }

@@ -1,19 +1,17 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { MODERN_REVISION } from '@mcp-db-bench/contract';
 import { inExchange } from '@mcp-db-bench/engines';
-import { hostHeaderValidation, originValidation, toNodeHandler } from '@modelcontextprotocol/node';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
   isJsonContentType,
   type McpHttpHandler,
   type McpServerFactory,
   SUPPORTED_PROTOCOL_VERSIONS,
-  validateHostHeader,
-  validateOriginHeader,
 } from '@modelcontextprotocol/server';
 import { NO_TELEMETRY, type Telemetry } from '../telemetry/index.js';
+import { accessCheck, assertSafeBind } from './access.js';
 import { batchPath, isBatch } from './batch.js';
 import { MAX_JSON_DEPTH, nestsDeeper, replay } from './body.js';
 import { autoBusyPollUs, BusyPoll } from './busy-poll.js';
@@ -61,11 +59,6 @@ export const HEALTH_PATH = '/healthz';
 export const LIVE_PATH = '/livez';
 /** The longest /healthz waits for the database before it answers 503. */
 export const HEALTH_TIMEOUT_MS = 2_000;
-const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
-
-export function isLoopback(host: string): boolean {
-  return LOOPBACK.includes(host) || host.startsWith('127.');
-}
 
 /** A hot path's answer: SSE (2025 era, `initialize` opening a session) or a content type, and its text. */
 interface Reply {
@@ -95,23 +88,12 @@ export async function startHttp(
   options: HttpOptions,
 ): Promise<{ server: Server; url: string; sessions: Sessions }> {
   assertSafeBind(options);
-  const hostnames = [...new Set([...LOOPBACK, options.host, ...(options.allowedHosts ?? [])])];
-  const checkHost = rememberPasses(
-    hostHeaderValidation(hostnames),
-    (host) => validateHostHeader(host, hostnames),
-    'host',
-  );
-  const checkOrigin = rememberPasses(
-    originValidation(hostnames),
-    (origin) => validateOriginHeader(origin, hostnames),
-    'origin',
-  );
+  const access = accessCheck(options);
   const maxRequestBodySize = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const onerror = (error: Error) => process.stderr.write(`mcp-db-server: http: ${error.message}\n`);
   // Both layers read the body, and each enforces its own bound.
   const handler = createMcpHandler(factory, { maxRequestBodySize, onerror });
   const mcp = toNodeHandler(handler, { maxRequestBodySize, onerror });
-  const authorized: (req: Head) => boolean = options.token ? bearerCheck(options.token) : () => true;
   const replies = options.direct ? await askOnce(handler) : undefined;
   const fast = options.direct && replies ? fastPath(options.direct, replies) : undefined;
   const legacyReplies = options.direct ? await askLegacy(handler) : undefined;
@@ -188,11 +170,7 @@ export async function startHttp(
   };
 
   const serveMcp = (req: IncomingMessage, res: ServerResponse) => {
-    if (!checkHost(req, res) || !checkOrigin(req, res)) return;
-    if (!authorized(req)) {
-      res.setHeader('WWW-Authenticate', 'Bearer');
-      return sendJson(res, 401, { error: 'missing or wrong bearer token' });
-    }
+    if (!access.admits(req, res)) return;
     // An unknown header arrives as one string (repeats joined), never an array.
     const sessionId = req.headers['mcp-session-id'] as string | undefined;
     if (req.method === 'DELETE') {
@@ -262,8 +240,7 @@ export async function startHttp(
   /** A plain hot-path request read by the front door, answered whole; undefined: Node's server answers it. */
   const front = (request: FrontRequest): Promise<string> | string | undefined => {
     const { headers } = request;
-    if (!isMcpPath(request.url) || !checkHost.passes(headers.host) || !checkOrigin.passes(headers.origin)) return;
-    if (!authorized(request)) return;
+    if (!isMcpPath(request.url) || !access.passes(request)) return;
     const sessionId = headers['mcp-session-id'] as string | undefined;
     if (request.method === 'DELETE') {
       if (sessionId === undefined || !sessions.end(sessionId)) return;
@@ -429,55 +406,10 @@ async function askOnce(handler: McpHttpHandler): Promise<Replies | undefined> {
   return versions.includes(MODERN_REVISION) && serverInfo ? { versions, serverInfo, results } : undefined;
 }
 
-/** Only loopback may go without a token: anything else is reachable by other machines. */
-export function assertSafeBind(options: Pick<HttpOptions, 'host' | 'token'>): void {
-  if (!isLoopback(options.host) && !options.token) {
-    throw new Error(
-      `refusing to listen on ${options.host} without --token: only loopback addresses may go unauthenticated`,
-    );
-  }
-}
-
-/** Compares digests so neither the token's length nor its prefix leaks through timing. */
-function bearerCheck(token: string): (req: Head) => boolean {
-  const expected = createHash('sha256').update(token).digest();
-  return (req) => {
-    const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    return timingSafeEqual(createHash('sha256').update(given).digest(), expected);
-  };
-}
-
 /** `url` names the endpoint, with or without a query. */
 function isMcpPath(url: string | undefined): boolean {
   if (url === undefined || !url.startsWith(MCP_PATH)) return false;
   return url.length === MCP_PATH.length || url[MCP_PATH.length] === '?';
-}
-
-/**
- * One of the SDK's header checks (it answers 403 itself), with the values that passed remembered:
- * a client sends the same Host and Origin on every request, and the check parses a URL each time.
- * Only passes are kept, and a bounded number; anything else is judged by the SDK again.
- */
-function rememberPasses(
-  check: (req: IncomingMessage, res: ServerResponse) => boolean,
-  validate: (value: string | undefined) => { ok: boolean },
-  header: 'host' | 'origin',
-) {
-  const passed = new Set<string | undefined>();
-  const remember = (value: string | undefined) => {
-    if (passed.size < 64) passed.add(value);
-    return true;
-  };
-  const judge = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const value = req.headers[header];
-    return passed.has(value) || (check(req, res) && remember(value));
-  };
-  /**
-   * Whether `value` passes, judged by the SDK's validator behind the check (the front door asks:
-   * it cannot answer a refusal itself, and hands a refused request to Node's path, which does).
-   */
-  const passes = (value: string | undefined) => passed.has(value) || (validate(value).ok && remember(value));
-  return Object.assign(judge, { passes });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

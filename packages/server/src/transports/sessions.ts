@@ -1,6 +1,6 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** Limits of the 2025-era session table (per server process). */
+/** Limits of the 2025-era session table (per server: its `--workers` share one, see Sessions.share). */
 export interface SessionLimits {
   /** most sessions one process remembers at once: a bound on memory, never on admission */
   maxSessions: number;
@@ -10,13 +10,22 @@ export interface SessionLimits {
 
 export const DEFAULT_SESSION_LIMITS: SessionLimits = { maxSessions: 10_000, idleMs: 30 * 60_000 };
 
+/** What one worker tells its siblings (see {@link Sessions.share}): ids it used or opened, then ids it ended. */
+export interface SessionNews {
+  used: string[];
+  ended: string[];
+}
+
+/** How often a worker tells its siblings the sessions it used: the lag of their LRU order behind its own. */
+export const SHARE_MS = 100;
+
 /**
  * The `Mcp-Session-Id`s of 2025-era clients. A session holds no server state but its last use:
  * every tool answer depends only on the request (cursors and transactions are explicit handles),
  * so a session exists to be ended (`DELETE`), to expire, and to be refused when unknown (404).
  *
  * `initialize` is never refused. The table is an LRU of at most `maxSessions`: a new session
- * (or a sibling's, first seen here) past the bound ends the least recently used one, whose
+ * (or a sibling's, first seen here) past the bound pushes out the least recently used one, whose
  * client gets 404 on its next request and initializes again, as the specification asks. Agents
  * that crash or never `DELETE` therefore cost memory up to the bound and lock nobody out; an
  * agent that keeps calling stays at the recent end and is never the one ended.
@@ -25,12 +34,18 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = { maxSessions: 10_000, idle
  * worker processes, or by separate servers given the same `--session-key`) lets a sibling
  * process honour a session it did not issue, since the cluster or a load balancer hands out
  * connections, not sessions. The issuer is random per process, so siblings on different
- * machines never collide. An ended session stays ended: our own ids are honoured only while
- * live here; a sibling's id that ended here (DELETE, told by a sibling, idle expiry, pushed out)
- * is remembered, and when that memory is full the oldest record gives way to a floor on issue
- * time (the nonce carries it, under the mac): sibling ids issued at or before the floor are
- * honoured only while live here. Ends are told to siblings (`onEnded`) where someone listens
- * (the `--workers` primary); idle expiry and the LRU are per process.
+ * machines never collide. Only the issuer ends a session by pushing it out: a sibling's id
+ * pushed out here is only forgotten, and honoured again if it comes back. An ended session stays
+ * ended: our own ids are honoured only while live here; a sibling's id that ended here (DELETE,
+ * told by a sibling, idle expiry) is remembered, and when that memory is full the oldest record
+ * gives way to a floor on issue time (the nonce carries it, under the mac): sibling ids issued at
+ * or before the floor are honoured only while live here.
+ *
+ * Where someone relays (the `--workers` primary), {@link share} makes the workers' tables one:
+ * each tells the others, every {@link SHARE_MS}, the sessions it opened or used and those it
+ * ended, and each keeps the ones it hears of at the recent end of its own table. Every worker
+ * thus holds the server's sessions in the same LRU order, give or take SHARE_MS, and a session
+ * used on any worker is used on all: the one pushed out is the least recently used anywhere.
  */
 export class Sessions {
   readonly #limits: SessionLimits;
@@ -48,7 +63,10 @@ export class Sessions {
   /** sibling ids issued at or before this instant (ms) are honoured only while live here */
   #floor = -1;
   readonly #sweeper: NodeJS.Timeout;
-  onEnded: ((id: string) => void) | undefined;
+  /** what to tell the siblings at the next share (undefined: nobody listens) */
+  #news: { used: Set<string>; ended: string[] } | undefined;
+  #tell: ((news: SessionNews) => void) | undefined;
+  #sharer: NodeJS.Timeout | undefined;
 
   constructor(
     limits: SessionLimits = DEFAULT_SESSION_LIMITS,
@@ -72,6 +90,7 @@ export class Sessions {
     const nonce = `${now.toString(36)}-${this.#boot}${(this.#issued++).toString(36)}`;
     const id = `${this.#issuer}.${nonce}.${this.#mac(`${this.#issuer}.${nonce}`)}`;
     this.#admit(id, now);
+    this.#news?.used.add(id);
     return id;
   }
 
@@ -86,11 +105,13 @@ export class Sessions {
       }
       // Re-inserted, so the map stays ordered from least to most recently used.
       this.#live.set(id, now);
+      this.#news?.used.add(id);
       return true;
     }
     if (!this.#isSiblings(id)) return false;
     // A sibling's session seen here first: honour it like one of ours.
     this.#admit(id, now);
+    this.#news?.used.add(id);
     return true;
   }
 
@@ -99,8 +120,41 @@ export class Sessions {
     if (!this.use(id, now)) return false;
     // Remembered as ended here too: a sibling's id would otherwise be honoured again on its next use.
     this.forget(id);
-    this.onEnded?.(id);
+    // Told at once, as a use is not: the client may come straight back to another worker, or re-use the id on purpose.
+    this.#news?.ended.push(id);
+    this.#share();
     return true;
+  }
+
+  /**
+   * Tells `tell`, every {@link SHARE_MS}, the sessions opened or used here since the last time
+   * and those ended here (pushed out; a DELETE at once): what {@link heard} takes in another worker.
+   */
+  share(tell: (news: SessionNews) => void): void {
+    this.#news = { used: new Set<string>(), ended: [] };
+    this.#tell = tell;
+    this.#sharer = setInterval(() => this.#share(), SHARE_MS).unref();
+  }
+
+  #share(): void {
+    const news = this.#news;
+    if (!news || (!news.used.size && !news.ended.length)) return;
+    this.#tell?.({ used: [...news.used], ended: news.ended });
+    news.used.clear();
+    news.ended = [];
+  }
+
+  /**
+   * What a sibling worker told: the sessions it used move to the recent end here (held again if
+   * pushed out here before, as a use here would), then the ones it ended end here. Our own ids
+   * are held only while live here: one we pushed out or expired stays ended.
+   */
+  heard(news: SessionNews, now = Date.now()): void {
+    for (const id of news.used) {
+      if (this.#live.delete(id)) this.#live.set(id, now);
+      else if (this.#isSiblings(id)) this.#admit(id, now);
+    }
+    for (const id of news.ended) this.forget(id);
   }
 
   /** This session ended, here or in a sibling. */
@@ -127,16 +181,26 @@ export class Sessions {
 
   close(): void {
     clearInterval(this.#sweeper);
+    clearInterval(this.#sharer);
     this.#live.clear();
     this.#ended.clear();
   }
 
-  /** Holds a session, first ending the least recently used one if the table is full (the map's first entry: constant time). */
+  /**
+   * Holds a session, first pushing out the least recently used one if the table is full (the
+   * map's first entry: constant time). One of ours ends (and the siblings are told); a sibling's
+   * is only forgotten here: its issuer ends it when it is the least recently used there.
+   */
   #admit(id: string, now: number): void {
-    if (this.#live.size >= this.#limits.maxSessions) this.forget(this.#live.keys().next().value!);
+    if (this.#live.size >= this.#limits.maxSessions) {
+      const oldest = this.#live.keys().next().value!;
+      this.#live.delete(oldest);
+      if (oldest.startsWith(`${this.#issuer}.`)) this.#news?.ended.push(oldest);
+    }
     this.#live.set(id, now);
   }
 
+  /** Signed with our key by another issuer, and not ended here. */
   #isSiblings(id: string): boolean {
     const dot = id.lastIndexOf('.');
     const issuer = id.slice(0, id.indexOf('.'));
