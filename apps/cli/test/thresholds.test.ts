@@ -2,11 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { judge, junitXml, parseThreshold, ThresholdSyntaxError } from '@mcp-db-bench/report';
+import { result, stats, step } from '@mcp-db-bench/report/testing';
 import { describe, expect, it } from 'vitest';
-import { junitXml } from '../src/gates/junit.js';
-import { judge, parseThreshold, ThresholdSyntaxError } from '../src/gates/thresholds.js';
 import { runCli } from './support/cli.js';
-import { result, stats, step } from './support/results.js';
 
 const WORKLOADS = ['point-read', 'filtered', 'write'];
 const parse = (text: string) => parseThreshold(text, WORKLOADS);

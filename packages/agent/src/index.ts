@@ -3,18 +3,6 @@ export { expectData, SimAgent, type TableKnowledge } from './agent.js';
 export * from './clients/index.js';
 export * from './drive/index.js';
 export { startAgent } from './loop.js';
-export {
-  decode,
-  encode,
-  type Histogram,
-  type LatencySummary,
-  merge,
-  mergeHistograms,
-  newHistogram,
-  record,
-  summarize,
-  summary,
-} from './metrics/histogram.js';
 export * from './profiles/index.js';
 export * from './replay/index.js';
 export * from './runner/index.js';

@@ -1,10 +1,10 @@
 import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { combineSlices } from '@mcp-db-bench/report';
 import { describe, expect, it } from 'vitest';
 import type { McpClient, ToolCallResult } from '../src/clients/client.js';
 import { FakeClock } from '../src/drive/clock.js';
 import { nullProbe } from '../src/drive/probe.js';
 import type { AgentLoop } from '../src/drive/run-step.js';
-import { combineSlices } from '../src/runner/combine.js';
 import type { RunEvent } from '../src/runner/events.js';
 import type { BenchPlan, PlanTarget } from '../src/runner/plan.js';
 import { runPlan } from '../src/runner/run-plan.js';

@@ -18,11 +18,12 @@ import {
 } from '@mcp-db-bench/agent';
 import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
+import { FLOOR_LABEL, writeResultFile } from '@mcp-db-bench/report';
 import { request } from 'undici';
 import { networkReason, UsageError } from '../errors.js';
-import { eraLabel, FLOOR_LABEL, type ProtocolChoice } from '../labels.js';
+import { eraLabel, type ProtocolChoice } from '../labels.js';
 import { logLine, progress } from '../render/progress.js';
-import { resultOf, writeResultFile } from '../results.js';
+import { resultOf } from '../results.js';
 import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
 import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';

@@ -27,10 +27,11 @@ import {
 import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { rowCounts } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
+import { writeResultFile } from '@mcp-db-bench/report';
 import { UsageError } from '../errors.js';
 import { logLine, progress } from '../render/progress.js';
 import { KeySpace, shapeFiller } from '../replay/fill.js';
-import { resultOf, writeResultFile } from '../results.js';
+import { resultOf } from '../results.js';
 import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
 import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';

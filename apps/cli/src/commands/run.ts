@@ -2,12 +2,23 @@ import { writeFileSync } from 'node:fs';
 import { DEFAULT_WORKLOADS, PROFILES, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
+import {
+  htmlReport,
+  judge,
+  junitXml,
+  parseThreshold,
+  prometheusText,
+  reportHeader,
+  reportSections,
+  ThresholdSyntaxError,
+  toMarkdown,
+  toTerminal,
+  writeResultFile,
+} from '@mcp-db-bench/report';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { RATE_STAGES_POOL, type RunFlags, runConfig } from '../benchmark/config.js';
 import { measure } from '../benchmark/measure.js';
 import { measureReplay, REPLAY_WORKLOAD } from '../benchmark/replay.js';
-import { junitXml } from '../gates/junit.js';
-import { judge, parseThreshold, ThresholdSyntaxError } from '../gates/thresholds.js';
 import type { ProtocolChoice } from '../labels.js';
 import {
   agentsOption,
@@ -23,12 +34,7 @@ import {
 import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
 import { parseStages } from '../parse/stages.js';
 import { collect, parseCount, parseProtocol, parseTarget, parseThink, parseWorkload } from '../parse/values.js';
-import { htmlReport } from '../render/html/index.js';
 import { endProgress, logLine, stdoutColumns } from '../render/progress.js';
-import { prometheusText } from '../render/prometheus.js';
-import { reportHeader, reportSections } from '../render/report.js';
-import { toMarkdown, toTerminal } from '../render/table.js';
-import { writeResultFile } from '../results.js';
 import { parseCpuList, pinSelf } from '../serving/cpus.js';
 import { parseShard, parseStartAt } from '../serving/shard.js';
 import { trackTargets } from '../serving/targets.js';

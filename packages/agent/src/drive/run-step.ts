@@ -5,7 +5,8 @@
  * The engine owns all timing; agents only perform calls. Failures are data: they are counted by
  * kind, and a thrown error is just another outcome.
  */
-import type { StepResult } from '@mcp-db-bench/contract';
+import type { StepMeasurement, StepResult } from '@mcp-db-bench/contract';
+import { errorTotal } from '@mcp-db-bench/report';
 import { INTERVAL_MS, StepRecorder } from '../metrics/recorder.js';
 import { type Clock, realClock } from './clock.js';
 import { type ClientProbe, processProbe } from './probe.js';
@@ -88,23 +89,7 @@ export interface SecondTick {
 }
 
 /** The parts of a contract `stepResult` the engine knows; the caller adds target, workload, agents... */
-export type StepMeasurement = Pick<
-  StepResult,
-  | 'mode'
-  | 'rate'
-  | 'durationMs'
-  | 'calls'
-  | 'errors'
-  | 'reinitialized'
-  | 'operations'
-  | 'all'
-  | 'intervals'
-  | 'client'
-  | 'server'
-  | 'openLoop'
-  | 'startedAt'
-  | 'sessionTime'
->;
+export type { StepMeasurement };
 
 export type OpenLoopStats = NonNullable<StepResult['openLoop']>;
 
@@ -115,11 +100,6 @@ export const QUEUE_PER_AGENT = 4;
 export function errorKindOf(err: unknown): string {
   const kind = typeof err === 'object' && err !== null ? (err as { kind?: unknown }).kind : undefined;
   return typeof kind === 'string' && kind !== '' ? kind : 'exception';
-}
-
-/** Total errors of a step, all kinds. */
-export function errorTotal(m: Pick<StepMeasurement, 'errors'>): number {
-  return Object.values(m.errors).reduce((a, b) => a + b, 0);
 }
 
 /** Completed calls per second, failed ones included. */

@@ -4,18 +4,17 @@
  * cannot serve, combines slices, verifies writes and says what happens as events.
  */
 import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { combineSlices, encode, newHistogram, stepName } from '@mcp-db-bench/report';
 import type { McpClient } from '../clients/client.js';
 import { type Clock, realClock } from '../drive/clock.js';
 import type { ClientProbe } from '../drive/probe.js';
 import { runStep, type StepMeasurement } from '../drive/run-step.js';
 import { peakTarget, stagesDuration } from '../drive/stages.js';
 import { startAgent } from '../loop.js';
-import { encode, newHistogram } from '../metrics/histogram.js';
 import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';
 import { verifyWrites } from '../writes/verify.js';
 import { checkTargets } from './check.js';
-import { combineSlices, stepName } from './combine.js';
 import { decompose } from './decompose.js';
 import type { RunEvent, StepKey } from './events.js';
 import type { BenchPlan, PlanResult, PlanTarget } from './plan.js';
@@ -317,7 +316,8 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
             }),
       );
       if (slice < slices - 1) continue;
-      const result = { ...key, ...combineSlices(turns[i]!) };
+      // a session workload says so in the file, so a report can show its sessions without the workload table
+      const result = { ...key, ...combineSlices(turns[i]!), ...(spec.workload.session ? { sessions: true } : {}) };
       if (ledger && client) {
         run.emit({ type: 'activity', line: `${key.target}: verifying ${ledger.marker}` });
         Object.assign(result, { verification: await verify(client, ledger) });
