@@ -5,12 +5,11 @@
  */
 import {
   createClient,
-  type PlanResult,
+  PlanResultBuilder,
   type PlanTarget,
   PROFILES,
   ProfileClient,
   peakTarget,
-  type RunEvent,
   runPlan,
   stagesDuration,
   type Target,
@@ -165,12 +164,12 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
         return file;
       };
       // Steps finished so far: an interrupted run with --out keeps them, marked partial.
-      const partial = partialResult();
+      const partial = new PlanResultBuilder();
       const show = progress();
       const keepPartial = config.out
         ? onInterrupt(() => {
             writeResultFile(config.out!, { ...resultOf(configOf(), partial.result()), partial: true });
-            logLine(`${partial.result().steps.length} finished step(s) written to ${config.out}, marked partial`);
+            logLine(`${partial.steps.length} finished step(s) written to ${config.out}, marked partial`);
           })
         : () => {};
       const measured = await runPlan(
@@ -269,27 +268,4 @@ function uniqueLabel(name: string, taken: readonly { label: string }[]): string 
   let label = name;
   for (let i = 2; taken.some((t) => t.label === label); i++) label = `${name}-${i}`;
   return label;
-}
-
-/** A plan's result as its events build it, for the file an interrupted run leaves. */
-function partialResult() {
-  const result: PlanResult = {
-    startedAt: new Date().toISOString(),
-    finishedAt: '',
-    sessionInit: [],
-    steps: [],
-    decomposition: [],
-    warnings: [],
-    skipped: [],
-  };
-  return {
-    add(event: RunEvent): void {
-      if (event.type === 'step-end') result.steps.push(event.step);
-      else if (event.type === 'session-init') result.sessionInit.push(event.result);
-      else if (event.type === 'decomposition') result.decomposition.push(...event.results);
-      else if (event.type === 'skipped')
-        result.skipped.push({ target: event.target, workload: event.workload, reason: event.reason });
-    },
-    result: (): PlanResult => ({ ...result, finishedAt: new Date().toISOString() }),
-  };
 }

@@ -13,7 +13,7 @@ import {
   createHttpTransport,
   createStdioTransport,
   type McpClient,
-  type PlanResult,
+  PlanResultBuilder,
   type PlanTarget,
   parseTrace,
   ReplayError,
@@ -166,24 +166,12 @@ export async function measureReplay(
         ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
         : {}),
     });
-    const steps: PlanResult['steps'] = [];
+    const partial = new PlanResultBuilder();
     const show = progress();
     const keepPartial = config.out
       ? onInterrupt(() => {
-          const now = new Date().toISOString();
-          writeResultFile(config.out!, {
-            ...resultOf(configOf(), {
-              startedAt: now,
-              finishedAt: now,
-              sessionInit: [],
-              steps,
-              decomposition: [],
-              warnings: [],
-              skipped: [],
-            }),
-            partial: true,
-          });
-          logLine(`${steps.length} finished step(s) written to ${config.out}, marked partial`);
+          writeResultFile(config.out!, { ...resultOf(configOf(), partial.result()), partial: true });
+          logLine(`${partial.steps.length} finished step(s) written to ${config.out}, marked partial`);
         })
       : () => {};
     const measured = await runPlan(
@@ -200,7 +188,7 @@ export async function measureReplay(
       {
         on: (event) => {
           if (event.type === 'step-start') currentAgents = event.step.agents;
-          if (event.type === 'step-end') steps.push(event.step);
+          partial.add(event);
           show(event);
         },
       },

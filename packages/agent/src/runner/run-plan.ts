@@ -18,6 +18,7 @@ import { checkTargets } from './check.js';
 import { decompose } from './decompose.js';
 import type { RunEvent, StepKey } from './events.js';
 import type { BenchPlan, PlanResult, PlanTarget } from './plan.js';
+import { PlanResultBuilder } from './result.js';
 import { measureSessionInit } from './session-init.js';
 
 export interface RunPlanOptions {
@@ -44,31 +45,28 @@ interface Run {
   probe: ClientProbe | undefined;
   emit: (event: RunEvent) => void;
   targets: Target[];
-  result: PlanResult;
+  /** what the plan's events have measured so far */
+  built: PlanResultBuilder;
   /** sharded: the agreed start (epoch ms), once asked, and the steps begun so far */
   slots: { startAt?: number; next: number };
 }
 
 export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Promise<PlanResult> {
   validate(plan);
+  const built = new PlanResultBuilder();
   const run: Run = {
     plan,
     clock: options.clock ?? realClock,
     probe: options.probe,
-    emit: options.on ?? (() => {}),
+    emit: (event) => {
+      built.add(event);
+      options.on?.(event);
+    },
     targets: [],
     slots: { next: 0 },
-    result: {
-      startedAt: new Date().toISOString(),
-      finishedAt: '',
-      sessionInit: [],
-      steps: [],
-      decomposition: [],
-      warnings: [],
-      skipped: [],
-    },
+    built,
   };
-  run.emit({ type: 'plan-start', targets: plan.targets.map((t) => t.label) });
+  run.emit({ type: 'plan-start', targets: plan.targets.map((t) => t.label), startedAt: new Date().toISOString() });
   for (const target of plan.targets) run.targets.push({ plan: target, tools: await toolsOf(target) });
   if (plan.warmUp) for (const target of run.targets) await warmUp(run, target, plan.warmUp);
 
@@ -92,11 +90,11 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
         for (const target of run.targets) await decomposition(run, target, pass);
     }
   }
-  run.result.warnings.push(...busyWarnings(run));
+  for (const line of busyWarnings(run)) run.emit({ type: 'warning', line });
   if (plan.check && !(plan.shard && plan.shard.index > 0)) await check(run, plan.check.calls);
-  run.result.finishedAt = new Date().toISOString();
-  run.emit({ type: 'plan-end', result: run.result });
-  return run.result;
+  const result = built.result();
+  run.emit({ type: 'plan-end', result });
+  return result;
 }
 
 function validate(plan: BenchPlan): void {
@@ -140,9 +138,10 @@ async function slot(run: Run, key: StepKey): Promise<number> {
   const wait = at - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   else if (-wait > LATE_SLOT_MS) {
-    run.result.warnings.push(
-      `shard ${shard.index} began ${key.target} ${key.workload} × ${key.agents} ${Math.round(-wait)} ms after the agreed instant: its load overlapped the other shards' only in part`,
-    );
+    run.emit({
+      type: 'warning',
+      line: `shard ${shard.index} began ${key.target} ${key.workload} × ${key.agents} ${Math.round(-wait)} ms after the agreed instant: its load overlapped the other shards' only in part`,
+    });
   }
   return at;
 }
@@ -197,14 +196,13 @@ function serves(run: Run, target: Target, workload: Workload): boolean {
   if (has(target, workload)) return true;
   if (target.plan.servesOnly) return false;
   const label = target.plan.label;
-  if (!run.result.skipped.some((s) => s.target === label && s.workload === workload.name)) {
+  if (!run.built.skipped.some((s) => s.target === label && s.workload === workload.name)) {
     const missing = workload.requires.filter((tool) => !target.tools?.has(tool));
     const said = [...new Set(missing.map((tool) => target.plan.cannot?.[tool]).filter(Boolean))];
     const reason = said.length
       ? said.join('; ')
       : `it has no ${missing.join(', ')} tool${missing.length > 1 ? 's' : ''}`;
     const skip = { target: label, workload: workload.name, reason };
-    run.result.skipped.push(skip);
     run.emit({ type: 'skipped', ...skip });
   }
   return false;
@@ -247,7 +245,6 @@ async function sessionInit(run: Run, target: Target, profile: string | null, ite
   const indexes = indexesOf(target, profile);
   run.emit({ type: 'activity', line: `${target.plan.label}${indexes ? ` (${indexes})` : ''}: session init` });
   const result = { target: target.plan.label, indexes, ...(await measureSessionInit(client, run.clock)) };
-  run.result.sessionInit.push(result);
   run.emit({ type: 'session-init', iteration, result });
 }
 
@@ -256,7 +253,6 @@ async function decomposition(run: Run, target: Target, iteration: number): Promi
   if (!client || !driver || !target.tools?.has(TOOL_NAMES.echo)) return;
   run.emit({ type: 'activity', line: `${label}: where the time goes` });
   const results = await decompose(label, driver, client, run.clock);
-  run.result.decomposition.push(...results);
   run.emit({ type: 'decomposition', iteration, target: label, results });
 }
 
@@ -322,7 +318,6 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
         run.emit({ type: 'activity', line: `${key.target}: verifying ${ledger.marker}` });
         Object.assign(result, { verification: await verify(client, ledger) });
       }
-      run.result.steps.push(result);
       run.emit({ type: 'step-end', step: result });
     }
   }
@@ -340,13 +335,12 @@ async function check(run: Run, calls: number): Promise<void> {
     const checked = await checkTargets(targets, run.plan.workloads, run.plan.seed, calls, (label, workload) =>
       has(byLabel.get(label)!, workload),
     );
-    run.result.tokens = checked.tokens;
-    if (checked.agreement.length) run.result.agreement = checked.agreement;
+    run.emit({ type: 'check', tokens: checked.tokens, agreement: checked.agreement });
     // each call's failure is in the agreement (a mismatch); these say what had nothing to compare with
-    for (const failed of checked.failures) run.result.warnings.push(`check pass: ${failed}`);
+    for (const failed of checked.failures) run.emit({ type: 'warning', line: `check pass: ${failed}` });
   } catch (error) {
     // the measurements stand without it: say why there is no agreement or token cost
-    run.result.warnings.push(`no answer-agreement check or token cost: ${(error as Error).message}`);
+    run.emit({ type: 'warning', line: `no answer-agreement check or token cost: ${(error as Error).message}` });
   }
 }
 
@@ -356,7 +350,7 @@ const verify = (client: () => McpClient, ledger: WriteLedger) => withClient(clie
 function busyWarnings(run: Run): string[] {
   // agent targets (the bare floor) are meant to saturate the client: that is what they measure
   const own = new Set(run.plan.targets.filter((t) => t.agent).map((t) => t.label));
-  return run.result.steps
+  return run.built.steps
     .filter((s) => !own.has(s.target) && (s.client.cpuUtilization > 0.8 || s.client.eventLoopDelayP99Ms > 20))
     .map(
       (s) =>
