@@ -36,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { parseReady } from '@mcp-db-bench/server';
 import { cpuUnder } from '../dist/serving/cpus.js';
 import { scriptOptions } from './options.mjs';
+import { writeBenchResult } from './result-file.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROOT = here('../../../');
@@ -66,6 +67,8 @@ Each --db must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.
   --client NAME         go (default: go-client/, a session per agent) or wrk (wrk on PATH,
                         one connection per agent, one session for all; query-point,
                         query-fk and top50 only)
+  --out FILE            also write every cell as a result file (mcp-db-bench report / compare open it;
+                        a cell is a step, its server the target, its round the iteration)
   -h, --help            this text
 
 Markdown tables go to stdout, progress to stderr.`;
@@ -83,6 +86,7 @@ const o = scriptOptions('peers.mjs', HELP, {
   'server-cpus': { type: 'string' },
   'client-cpus': { type: 'string' },
   client: { type: 'string', default: 'go' },
+  out: { type: 'string' },
 });
 const log = (line) => process.stderr.write(`${line}\n`);
 const usage = (why) => {
@@ -619,7 +623,7 @@ async function measure(dbUrl) {
             if (server.cannot?.has(workload)) continue;
             try {
               const r = await drive(server, running.get(server.name), db, workload, agents);
-              results.push({ server: server.name, workload, agents, ...r });
+              results.push({ server: server.name, workload, agents, round, ...r });
               const errors = Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : '';
               log(
                 `${familyName} ${workload} × ${agents} #${round} ${server.title}: ${n0(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, server CPU ${n0(r.serverCpuUsPerCall)} µs/call${errors}`,
@@ -691,6 +695,9 @@ function tables({ db, servers, results }) {
 }
 
 let out = '';
+const startedAt = new Date().toISOString();
+/** every database's cells, for --out: each server on each database is a target */
+const cells = [];
 if (o.client === 'go') {
   log('building the Go client');
   execFileSync('go', ['build', '-o', GO_LOAD, '.'], { cwd: here('go-client'), stdio: 'pipe' });
@@ -699,7 +706,13 @@ if (o.client === 'go') {
 if (pinned?.client)
   execFileSync('taskset', ['-a', '-p', '-c', pinned.client, String(process.pid)], { stdio: 'ignore' });
 try {
-  for (const url of o.db) out += `${tables(await measure(url))}\n\n`;
+  for (const url of o.db) {
+    const measured = await measure(url);
+    out += `${tables(measured)}\n\n`;
+    const title = (name) =>
+      `${measured.servers.find((s) => s.name === name)?.title ?? name} on ${measured.db.familyName}`;
+    cells.push(...measured.results.map((r) => ({ ...r, target: title(r.server) })));
+  }
 } catch (error) {
   log(`peers.mjs: ${error.message}`);
   process.exit(1);
@@ -710,3 +723,17 @@ process.stdout.write(
     .map((l) => l.toFixed(2))
     .join(' ')}\n\n${out}`,
 );
+if (o.out) {
+  // wrk prints percentiles, not every latency: its cells cannot make exact histograms
+  const exact = cells.filter((c) => c.latencyUs);
+  writeBenchResult(o.out, {
+    command,
+    startedAt,
+    client: o.client,
+    warmupSec: seconds(o.warmup),
+    targets: [...new Set(exact.map((c) => c.target))].map((label) => ({ label })),
+    cells: exact,
+    warnings:
+      exact.length < cells.length ? [`${cells.length - exact.length} cell(s) without exact latencies left out`] : [],
+  });
+}

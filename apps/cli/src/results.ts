@@ -1,6 +1,6 @@
 import { type PlanResult, RESULT_FILE_VERSION, type ResultFile } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
-import { environment } from './serving/environment.js';
+import { environment } from '@mcp-db-bench/report';
 import { VERSION } from './version.js';
 
 /** A result file from a command's configuration and what the runner measured. */

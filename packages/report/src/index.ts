@@ -5,6 +5,7 @@
  * functions of a result file. Needs only the contract: reading a result needs no load generator.
  */
 export { addUp, combineSlices, errorTotal, mergeOperations, mergeStats, stepName } from './combine.js';
+export { environment } from './environment.js';
 export { readResultFile, readRuns, writeResultFile } from './files.js';
 export { junitXml } from './gates/junit.js';
 export { judge, parseThreshold, type Threshold, ThresholdSyntaxError } from './gates/thresholds.js';
