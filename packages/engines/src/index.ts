@@ -62,13 +62,8 @@ export type {
   ConnectOptions,
   EngineProfile,
   ExcessRights,
-  HostProbe,
-  ShopColumnType,
   ShortReads,
   SqlFamily,
-  TestDatabases,
-  TestFacts,
 } from './engine.js';
 export { insertStatement } from './returning.js';
 export { SchemaChangedError } from './schema-changed.js';
-export { temporaryPath } from './test-database.js';

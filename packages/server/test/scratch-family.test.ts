@@ -1,5 +1,6 @@
 import type { QueryInput } from '@mcp-db-bench/contract';
 import { ENGINES, type EngineProfile } from '@mcp-db-bench/engines';
+import { testDatabasesOf, testFactsOf } from '@mcp-db-bench/engines/testing';
 import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../src/catalog/build.js';
@@ -25,13 +26,13 @@ describe('a scratch SQL family', () => {
     expect(new Set(engines.map((e) => e.family)).size).toBe(new Set(ENGINES.map((e) => e.family)).size + 1);
     expect(target('scratch')).toBe(scratch);
     // what the suites filter their targets on (timeouts.test.ts, abandon.test.ts, pool.test.ts)
-    expect(Boolean(scratch.testFacts.slow && scratch.cancelsStatements)).toBe(true);
+    expect(Boolean(testFactsOf(scratch).slow && scratch.cancelsStatements)).toBe(true);
     expect(scratch.oneProcess).toBe(false);
-    expect(scratch.testFacts.sessions).toBeUndefined();
+    expect(testFactsOf(scratch).sessions).toBeUndefined();
   });
 
   it('gets a fresh database and the shop, in its own column types, from the shared support', async () => {
-    const url = await scratch.testing!.fresh('scratch:', 'bench_scratch_shop');
+    const url = await testDatabasesOf(scratch)!.fresh('scratch:', 'bench_scratch_shop');
     await loadShop(url, scratch);
     const { db, close } = await scratch.connect(url, { poolSize: 1 });
     try {
@@ -61,7 +62,7 @@ describe('a scratch SQL family', () => {
   });
 
   it('loads the parity fixture from its own schema', async () => {
-    const url = await scratch.testing!.fresh('scratch:', 'bench_scratch_parity');
+    const url = await testDatabasesOf(scratch)!.fresh('scratch:', 'bench_scratch_parity');
     await loadParityFixture(url, scratch);
     const { db, close } = await scratch.connect(url, { poolSize: 1 });
     try {

@@ -1,4 +1,5 @@
 import type { EngineProfile } from '../../src/engine.js';
+import { testDatabasesOf } from '../../src/testing/index.js';
 
 /**
  * The URL of the live server an engine's tests run against (its `testing.env`, e.g. PG_URL), or
@@ -7,7 +8,7 @@ import type { EngineProfile } from '../../src/engine.js';
  * server's `liveTargets` does).
  */
 export function liveUrl(engine: EngineProfile): string | undefined {
-  const testing = engine.testing;
+  const testing = testDatabasesOf(engine);
   if (!testing?.env) throw new Error(`${engine.title} has no test server`);
   const url = process.env[testing.env];
   if (!url && testing.requiredInCi && process.env.CI)
@@ -17,6 +18,7 @@ export function liveUrl(engine: EngineProfile): string | undefined {
 
 /** Creates (or re-creates) an empty database named `name` on `baseUrl`'s server and returns its URL. */
 export async function freshDatabase(engine: EngineProfile, baseUrl: string, name: string): Promise<string> {
-  if (!engine.testing) throw new Error(`${engine.title} has no test databases`);
-  return engine.testing.fresh(baseUrl, name);
+  const databases = testDatabasesOf(engine);
+  if (!databases) throw new Error(`${engine.title} has no test databases`);
+  return databases.fresh(baseUrl, name);
 }

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { testFactsOf } from '@mcp-db-bench/engines/testing';
 
 /**
  * What a server process holds, read from the operating system (Linux /proc), so the tests
@@ -56,7 +57,7 @@ export async function sessionProbe(
   url: string,
   engine: EngineProfile<string> = engineForUrl(url),
 ): Promise<SessionProbe> {
-  const query = engine.testFacts.sessions;
+  const query = testFactsOf(engine).sessions;
   if (!query) throw new Error(`the ${engine.family} family has no session query`);
   const { db, close } = await engine.connect(url, { poolSize: 1 });
   return {

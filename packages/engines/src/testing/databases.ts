@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RawBuilder, sql } from 'kysely';
-import type { AnyDb, Connection, ConnectOptions } from './engine.js';
+import type { AnyDb, Connection, ConnectOptions } from '../engine.js';
 
 type Connect = (url: string, options: ConnectOptions) => Promise<Connection>;
 
