@@ -5,10 +5,10 @@
  */
 import {
   createClient,
+  PEERS,
+  PeerClient,
   PlanResultBuilder,
   type PlanTarget,
-  PROFILES,
-  ProfileClient,
   peakTarget,
   runPlan,
   stagesDuration,
@@ -67,13 +67,13 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
         entry: Omit<TargetEntry, 'label'>,
         target: Target,
         owned?: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'>,
-        peer: Pick<PeerTarget, 'profile' | 'options'> = { profile: PROFILES.ours!, options: {} },
+        peer: Pick<PeerTarget, 'profile' | 'options'> = { profile: PEERS.ours!, options: {} },
       ) => {
         for (const protocol of config.protocol) {
           const label = uniqueLabel(eraLabel(name, protocol), targets);
           targets.push({ label, ...entry });
           const client = () =>
-            new ProfileClient(peer.profile, createClient(target, clientOptions(protocol)), peer.options);
+            new PeerClient(peer.profile, createClient(target, clientOptions(protocol)), peer.options);
           plan.push({ label, client, cannot: peer.profile.cannot, ...owned });
         }
       };

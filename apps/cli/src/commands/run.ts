@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { DEFAULT_WORKLOADS, PROFILES, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
+import { DEFAULT_WORKLOADS, PEERS, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { IndexProfile } from '@mcp-db-bench/dataset';
 import {
@@ -70,7 +70,7 @@ export function runCommand(): Command {
     .addOption(
       new Option(
         '--profile <name>',
-        `how to drive the --target or --target-cmd before it: ${Object.keys(PROFILES).join(', ')}; NAME:ENGINE ` +
+        `how to drive the --target or --target-cmd before it: ${Object.keys(PEERS).join(', ')}; NAME:ENGINE ` +
           `(sqlite, postgres, mysql) for profiles that write SQL (default: ours)`,
       ).argParser(collect(String)),
     )

@@ -8,7 +8,7 @@
 import type { DescribeTableOutput } from '@mcp-db-bench/contract';
 import type { McpClient, ToolInfo } from '../clients/client.js';
 import { DIALECTS, type SqlDialect } from './dialects/index.js';
-import type { Profile, ProfileOptions, Translation } from './profile.js';
+import type { PeerOptions, PeerProfile, Translation } from './profile.js';
 import { portableType, type Rows, type RunSql, sqlTools } from './sql.js';
 
 interface DbhubAnswer<T> {
@@ -47,7 +47,7 @@ export function dbhubNoDialect(engine: string | undefined): string {
     : `dbhub: the engine is unknown (DBHub did not name it in execute_sql's description): name it as --profile dbhub:ENGINE, one of ${known}`;
 }
 
-export const dbhub: Profile = {
+export const dbhub: PeerProfile = {
   name: 'dbhub',
   summary: 'DBHub: search_objects for discovery, execute_sql with SQL written per engine',
   cannot: {
@@ -63,7 +63,7 @@ export const dbhub: Profile = {
     options.engine !== undefined && !DIALECTS[options.engine]
       ? `dbhub: unknown engine ${options.engine}; engines: ${Object.keys(DIALECTS).join(', ')}`
       : undefined,
-  translate(peer: McpClient, options: ProfileOptions): Translation {
+  translate(peer: McpClient, options: PeerOptions): Translation {
     let dialect: SqlDialect | undefined = options.engine ? DIALECTS[options.engine] : undefined;
     /** the engine DBHub named, when it is one without a dialect */
     let named: string | undefined;

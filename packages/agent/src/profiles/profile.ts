@@ -8,7 +8,7 @@ import type { McpClient, ToolCallResult, ToolInfo } from '../clients/client.js';
 import { answerTexts } from '../clients/wire.js';
 
 /** What a profile may need to be told about its target: `--profile NAME:ENGINE`, `--sql-tool`, `--sql-arg`, `--service`. */
-export interface ProfileOptions {
+export interface PeerOptions {
   /** the SQL dialect of the database behind the target (profiles that write SQL) */
   engine?: string;
   /** sql-tool: the raw-SQL tool's name and its argument */
@@ -18,8 +18,8 @@ export interface ProfileOptions {
   service?: string;
 }
 
-/** An option of `ProfileOptions`: a profile names those it reads, and the CLI refuses the others. */
-export type ProfileOption = keyof ProfileOptions;
+/** An option of `PeerOptions`: a profile names those it reads, and the CLI refuses the others. */
+export type PeerOption = keyof PeerOptions;
 
 /** One of our tool calls, answered through the peer's tools. */
 export type Handler = (args: Record<string, unknown>) => Promise<ToolCallResult>;
@@ -34,18 +34,18 @@ export interface Translation {
   opened?(): void;
 }
 
-export interface Profile {
+export interface PeerProfile {
   name: string;
   /** one line for --help and docs */
   summary: string;
   /** our tools it cannot serve, with the reason the report gives for skipping what needs them */
   cannot: Partial<Record<ToolName, string>>;
   /** the options it reads (none when left out): giving it any other is a usage error */
-  takes?: readonly ProfileOption[];
+  takes?: readonly PeerOption[];
   /** a usage problem with these options, or undefined */
-  check?(options: ProfileOptions): string | undefined;
+  check?(options: PeerOptions): string | undefined;
   /** undefined: identity (our own server) */
-  translate?(peer: McpClient, options: ProfileOptions): Translation;
+  translate?(peer: McpClient, options: PeerOptions): Translation;
 }
 
 /**
@@ -66,16 +66,16 @@ export const ok = (data: unknown): ToolCallResult => ({ isError: false, data });
  * The client the simulator uses for a target: the profile's translation over the peer's client.
  * `tap` records the peer's raw answers for the untimed token count; off (the default) it costs nothing.
  */
-export class ProfileClient implements McpClient {
+export class PeerClient implements McpClient {
   #sink: RawSink | undefined;
   /** the peer as the translation sees it: every answer goes to the sink when one is set */
   readonly #tapped: McpClient;
   readonly #translation: Translation | undefined;
 
   constructor(
-    readonly profile: Profile,
+    readonly profile: PeerProfile,
     readonly peer: McpClient,
-    options: ProfileOptions = {},
+    options: PeerOptions = {},
   ) {
     this.#tapped = {
       open: () => peer.open(),

@@ -5,10 +5,10 @@
  */
 import type { McpClient } from '../clients/client.js';
 import { DIALECTS } from './dialects/index.js';
-import type { Profile, ProfileOptions, Translation } from './profile.js';
+import type { PeerOptions, PeerProfile, Translation } from './profile.js';
 import { type Rows, type RunSql, sqlTools } from './sql.js';
 
-export const sqlToolProfile: Profile = {
+export const sqlToolProfile: PeerProfile = {
   name: 'sql-tool',
   summary:
     'any server with one raw-SQL tool (--sql-tool NAME --sql-arg ARG), SQL written per engine (--profile sql-tool:ENGINE)',
@@ -25,7 +25,7 @@ export const sqlToolProfile: Profile = {
     !options.engine || !DIALECTS[options.engine]
       ? `sql-tool needs the engine: --profile sql-tool:ENGINE, one of ${Object.keys(DIALECTS).join(', ')}`
       : undefined,
-  translate(peer: McpClient, options: ProfileOptions): Translation {
+  translate(peer: McpClient, options: PeerOptions): Translation {
     const dialect = DIALECTS[options.engine!]!;
     const tool = options.sqlTool ?? 'query';
     const arg = options.sqlArg ?? 'sql';

@@ -7,7 +7,7 @@ import { Random, type ResultFile } from '@mcp-db-bench/contract';
 import { SimAgent } from '../agent.js';
 import type { McpClient, ToolCallResult } from '../clients/client.js';
 import { rowsOf } from '../loop.js';
-import { ProfileClient, type RawSink } from '../profiles/profile.js';
+import { PeerClient, type RawSink } from '../profiles/profile.js';
 import { TASK_TABLES } from '../workloads/session-init.js';
 import type { Call, Workload } from '../workloads/workload.js';
 
@@ -29,7 +29,7 @@ class Tapped {
   readonly client: McpClient;
   constructor(factory: () => McpClient) {
     this.client = factory();
-    if (this.client instanceof ProfileClient) this.client.tap((kind, text) => this.raw.push({ kind, text }));
+    if (this.client instanceof PeerClient) this.client.tap((kind, text) => this.raw.push({ kind, text }));
   }
   take(kind?: Kind): string[] {
     return this.raw.splice(0).flatMap((r) => (kind === undefined || r.kind === kind ? [r.text] : []));

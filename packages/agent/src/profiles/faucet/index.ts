@@ -14,7 +14,7 @@
  */
 import { ToolError, type ToolName } from '@mcp-db-bench/contract';
 import type { McpClient, ToolInfo } from '../../clients/client.js';
-import { type Handler, ok, type Profile, type ProfileOptions, type Translation, toolError } from '../profile.js';
+import { type Handler, ok, type PeerOptions, type PeerProfile, type Translation, toolError } from '../profile.js';
 import { FaucetPeer, Refusal } from './peer.js';
 import { aggregate, describeTable, get, listTables, query } from './read.js';
 import { type Row, WRITE_TOOLS } from './shapes.js';
@@ -52,7 +52,7 @@ function offered(
   return Object.fromEntries(Object.entries(all).filter(([name]) => !missing.has(name)));
 }
 
-export const faucet: Profile = {
+export const faucet: PeerProfile = {
   name: 'faucet',
   summary:
     'Faucet: faucet_list_tables, faucet_describe_table, faucet_query (aggregates with group), faucet_insert/update/delete on one --service',
@@ -67,7 +67,7 @@ export const faucet: Profile = {
     echo: 'faucet: no echo tool',
   },
   takes: ['service'],
-  translate(peer: McpClient, options: ProfileOptions): Translation {
+  translate(peer: McpClient, options: PeerOptions): Translation {
     const f = new FaucetPeer(peer, options.service ?? 'main');
     const all: Partial<Record<ToolName, Handler>> = {
       list_tables: serve(f, listTables),
