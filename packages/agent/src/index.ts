@@ -3,7 +3,7 @@ export { expectData, SimAgent, type TableKnowledge } from './agent.js';
 export * from './clients/index.js';
 export * from './drive/index.js';
 export { startAgent } from './loop.js';
-export * from './profiles/index.js';
+export * from './peers/index.js';
 export * from './replay/index.js';
 export * from './runner/index.js';
 export {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpClient, ToolCallResult, ToolInfo } from '../src/clients/client.js';
-import { addDecimal, faucet, faucetFilter, faucetLiteral } from '../src/profiles/faucet/index.js';
-import { PeerClient } from '../src/profiles/index.js';
+import { addDecimal, faucet, faucetFilter, faucetLiteral } from '../src/peers/faucet/index.js';
+import { PeerClient } from '../src/peers/index.js';
 
 describe("Faucet's literals, as its filter parser reads them back", () => {
   it('quotes strings by doubling quotes only: a backslash is an ordinary character there', () => {

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpCallError, type McpClient, type ToolCallResult, type ToolInfo } from '../src/clients/client.js';
 import { FakeClock } from '../src/drive/clock.js';
 import { nullProbe } from '../src/drive/probe.js';
-import { dbhubEngine, dbhubNoDialect, dbhubTools } from '../src/profiles/dbhub.js';
-import { literal } from '../src/profiles/dialects/index.js';
+import { dbhubEngine, dbhubNoDialect, dbhubTools } from '../src/peers/dbhub.js';
+import { literal } from '../src/peers/dialects/index.js';
 import {
   DIALECTS,
   filterSql,
@@ -14,7 +14,7 @@ import {
   type PeerProfile,
   portableType,
   type RawSink,
-} from '../src/profiles/index.js';
+} from '../src/peers/index.js';
 import { checkTargets } from '../src/runner/check.js';
 import { runPlan } from '../src/runner/run-plan.js';
 import { WORKLOADS } from '../src/workloads/index.js';

@@ -7,7 +7,7 @@ import { Random, type ResultFile } from '@mcp-db-bench/contract';
 import { SimAgent } from '../agent.js';
 import type { McpClient, ToolCallResult } from '../clients/client.js';
 import { rowsOf } from '../loop.js';
-import { PeerClient, type RawSink } from '../profiles/profile.js';
+import { PeerClient, type RawSink } from '../peers/profile.js';
 import { TASK_TABLES } from '../workloads/session-init.js';
 import type { Call, Workload } from '../workloads/workload.js';
 
