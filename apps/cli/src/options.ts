@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { INDEX_PROFILES, type IndexProfile, MAX_SCALE, rowCounts, TABLES } from '@mcp-db-bench/dataset';
+import { INDEX_SETS, type IndexSet, MAX_SCALE, rowCounts, TABLES } from '@mcp-db-bench/dataset';
 import { engineForGivenUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import type { ReportFormat } from '@mcp-db-bench/report';
 import { autoWorkerCount } from '@mcp-db-bench/server';
@@ -44,10 +44,10 @@ export function parseSeed(value: string): number {
   return n;
 }
 
-export function parseProfile(value: string): IndexProfile {
-  if (!(value in INDEX_PROFILES))
-    throw new InvalidArgumentError(`index profile must be one of: ${Object.keys(INDEX_PROFILES).join(', ')}`);
-  return value as IndexProfile;
+export function parseProfile(value: string): IndexSet {
+  if (!(value in INDEX_SETS))
+    throw new InvalidArgumentError(`index profile must be one of: ${Object.keys(INDEX_SETS).join(', ')}`);
+  return value as IndexSet;
 }
 
 /** A database URL whose scheme no engine takes, or that its engine refuses as written, is a command-line mistake (exit 2), found before any work. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resultFile } from '@mcp-db-bench/contract';
-import { INDEX_PROFILES, seed } from '@mcp-db-bench/dataset';
+import { INDEX_SETS, seed } from '@mcp-db-bench/dataset';
 import { freshDatabase } from '@mcp-db-bench/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { indexProfileOf } from '../src/serving/shard.js';
@@ -32,7 +32,7 @@ describe('what a run records about itself', () => {
   });
 
   it('names the index profile a shared database has, as a shard finds it', () => {
-    const optimized = INDEX_PROFILES.optimized.map((i) => i.name);
+    const optimized = INDEX_SETS.optimized.map((i) => i.name);
     expect(indexProfileOf(optimized)).toBe('optimized');
     expect(indexProfileOf([...optimized.map((n) => n.toUpperCase()), 'ix_extra'])).toBe('optimized');
     expect(indexProfileOf([])).toBe('baseline');

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { DEFAULT_WORKLOADS, PEERS, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
-import type { IndexProfile } from '@mcp-db-bench/dataset';
+import type { IndexSet } from '@mcp-db-bench/dataset';
 import {
   htmlReport,
   judge,
@@ -115,7 +115,7 @@ export function runCommand(): Command {
     )
     .addOption(
       new Option('--indexes <list>', 'index profiles to run in turn (two rounds show the speed-up)')
-        .default(['baseline', 'optimized'] as IndexProfile[], 'baseline,optimized')
+        .default(['baseline', 'optimized'] as IndexSet[], 'baseline,optimized')
         .argParser(parseList(parseProfile)),
     )
     .addOption(
