@@ -7,7 +7,7 @@ export * from './peers/index.js';
 export * from './replay/index.js';
 export * from './runner/index.js';
 export {
-  type Call,
+  type ChosenCall,
   DEFAULT_WORKLOADS,
   type Plan,
   type PlanContext,
@@ -24,4 +24,4 @@ export {
   type WriteOp,
 } from './writes/ledger.js';
 export { fromCents, readAll, toCents } from './writes/read-back.js';
-export { judge, verifyWrites, type WriteVerification } from './writes/verify.js';
+export { compareWrites, verifyWrites, type WriteVerification } from './writes/verify.js';

@@ -8,7 +8,7 @@ export { addUp, combineSlices, errorTotal, mergeOperations, mergeStats, stepName
 export { environment } from './environment.js';
 export { readResultFile, readRuns, writeResultFile } from './files.js';
 export { junitXml } from './gates/junit.js';
-export { judge, parseThreshold, type Threshold, ThresholdSyntaxError } from './gates/thresholds.js';
+export { checkThresholds, parseThreshold, type Threshold, ThresholdSyntaxError } from './gates/thresholds.js';
 export {
   decode,
   encode,

@@ -3,8 +3,8 @@ import { DEFAULT_WORKLOADS, PEERS, WORKLOADS, type WriteVerification } from '@mc
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { IndexSet } from '@mcp-db-bench/dataset';
 import {
+  checkThresholds,
   htmlReport,
-  judge,
   junitXml,
   parseThreshold,
   prometheusText,
@@ -263,7 +263,7 @@ export function runCommand(): Command {
       if (failures(result).length) process.exitCode = 1;
       if (config.out) writeResultFile(config.out, result);
       if (config.html) writeFileSync(config.html, htmlReport([{ label: 'run', result }]));
-      const verdicts = judge(result, config.threshold);
+      const verdicts = checkThresholds(result, config.threshold);
       for (const verdict of verdicts) logLine(verdict.line);
       if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
       if (config.junit) writeFileSync(config.junit, junitXml(result, verdicts));

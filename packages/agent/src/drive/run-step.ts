@@ -2,7 +2,7 @@
  * One measured step: N simulated agents against one target for warm-up + duration, closed loop
  * (call, wait, call) or open loop (calls arrive at a fixed rate whether or not the target keeps
  * up); or through load stages that move the active agents or the rate over time (stages.ts).
- * The engine owns all timing; agents only perform calls. Failures are data: they are counted by
+ * The driver owns all timing; agents only perform calls. Failures are data: they are counted by
  * kind, and a thrown error is just another outcome.
  */
 import type { StepMeasurement, StepResult } from '@mcp-db-bench/contract';
@@ -88,7 +88,7 @@ export interface SecondTick {
   rate?: number;
 }
 
-/** The parts of a contract `stepResult` the engine knows; the caller adds target, workload, agents... */
+/** The parts of a contract `stepResult` the driver knows; the caller adds target, workload, agents... */
 export type { StepMeasurement };
 
 export type OpenLoopStats = NonNullable<StepResult['openLoop']>;

@@ -74,7 +74,7 @@ export function parseThreshold(text: string, workloads: readonly string[]): Thre
 }
 
 /** Every threshold on every group of steps it names; one failed verdict per threshold that names none. */
-export function judge(result: ResultFile, thresholds: readonly Threshold[]): Verdict[] {
+export function checkThresholds(result: ResultFile, thresholds: readonly Threshold[]): Verdict[] {
   const groups = groupSteps(result.steps);
   const verdicts: Verdict[] = [];
   for (const threshold of thresholds) {
