@@ -1,5 +1,5 @@
 import { ToolError } from '@mcp-db-bench/contract';
-import { type BulkLoader, type Connection, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { type BulkLoader, type Connection, type Engine, engineForUrl } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { batches, Dataset } from './generate.js';
 import { dropMarker, ForeignTablesError, mark, type Ownership, ownership, unmark } from './marker.js';
@@ -133,7 +133,7 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
   }
 }
 
-async function connectOrExplain(engine: EngineProfile, url: string, create: boolean): Promise<Connection> {
+async function connectOrExplain(engine: Engine, url: string, create: boolean): Promise<Connection> {
   try {
     const connection = await engine.connect(url, { poolSize: 2, create, inProcess: true });
     await sql`select 1`.execute(connection.db).catch(async (error: unknown) => {
@@ -208,7 +208,7 @@ async function addForeignKeys(connection: Connection, loader: BulkLoader, table:
 export async function applyIndexSet(
   url: string,
   profile: IndexSet,
-  open?: { engine: EngineProfile; connection: Connection },
+  open?: { engine: Engine; connection: Connection },
 ): Promise<{ created: string[]; dropped: string[] }> {
   const engine = open?.engine ?? engineForUrl(url);
   const connection = open?.connection ?? (await connectOrExplain(engine, url, false));

@@ -70,7 +70,7 @@ export interface ShortReads {
  * (with `defineEngine`); shared code asks it and never switches on an engine name. `F` is its
  * family as a literal, from which the registry makes the `SqlFamily` union.
  */
-export interface EngineProfile<F extends string = SqlFamily> {
+export interface Engine<F extends string = SqlFamily> {
   /** user-facing name, e.g. `postgres` */
   readonly name: string;
   /** the product's name, for people: `PostgreSQL` */

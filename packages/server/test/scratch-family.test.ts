@@ -1,5 +1,5 @@
 import type { QueryInput } from '@mcp-db-bench/contract';
-import { ENGINES, type EngineProfile } from '@mcp-db-bench/engines';
+import { ENGINES, type Engine } from '@mcp-db-bench/engines';
 import { testDatabasesOf, testFactsOf } from '@mcp-db-bench/engines/testing';
 import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { loadShop, SHOP, shopCatalog } from './support/shop.js';
  * types and compiles the tools' SQL for it, reading nothing but its definition.
  */
 // The one line: in packages/engines/src/registry.ts it is `export { scratch } from './scratch/index.js';`.
-const engines: readonly EngineProfile<string>[] = [...ENGINES, scratch];
+const engines: readonly Engine<string>[] = [...ENGINES, scratch];
 
 const target = (family: string) => engines.find((e) => e.family === family)!;
 const limits = { defaultRows: 100, maxRows: 1000, maxResponseBytes: 1024 * 1024 };
@@ -43,7 +43,7 @@ describe('a scratch SQL family', () => {
 
       // the query tool's plan, compiled by the family's dialect and run on its connection (the server's
       // types take the registry's families, which the real line would add this one to)
-      const served = scratch as unknown as EngineProfile;
+      const served = scratch as unknown as Engine;
       const compiler = new Kysely({ dialect: scratch.compileOnlyDialect() });
       const catalog = buildCatalog(raw, new Map());
       const args: QueryInput = {

@@ -1,4 +1,4 @@
-import { ENGINES, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { ENGINES, type Engine, engineForUrl } from '@mcp-db-bench/engines';
 import { testDatabasesOf } from '@mcp-db-bench/engines/testing';
 
 /**
@@ -52,7 +52,7 @@ export function privilegedTargets(): LiveTarget[] {
 }
 
 /** The engine a target is tested as (MYSQL_URL's server is tested as MariaDB, whatever its scheme). */
-export function engineOf(target: LiveTarget): EngineProfile {
+export function engineOf(target: LiveTarget): Engine {
   return ENGINES.find((e) => e.name === target.engine) ?? engineForUrl(target.baseUrl);
 }
 

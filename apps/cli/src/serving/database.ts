@@ -1,12 +1,12 @@
 import type { PlanTarget, RawDriver } from '@mcp-db-bench/agent';
 import { applyIndexSet, type IndexSet } from '@mcp-db-bench/dataset';
-import type { EngineProfile } from '@mcp-db-bench/engines';
+import type { Engine } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 
 /** A database of the plan: its URL and its engine, resolved once (serving/lifecycle.ts). */
 export interface Database {
   url: string;
-  engine: EngineProfile;
+  engine: Engine;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { PortableType } from '@mcp-db-bench/contract';
-import { type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { type Engine, engineForUrl } from '@mcp-db-bench/engines';
 import { type ShopColumnType as ColumnType, testFactsOf } from '@mcp-db-bench/engines/testing';
 import { sql } from 'kysely';
 import { buildCatalog } from '../../src/catalog/build.js';
@@ -108,7 +108,7 @@ export function shopRows(): Record<string, Record<string, string | number | bool
 }
 
 /** Creates the shop in an empty database and loads its rows. */
-export async function loadShop(url: string, engine: EngineProfile<string> = engineForUrl(url)): Promise<void> {
+export async function loadShop(url: string, engine: Engine<string> = engineForUrl(url)): Promise<void> {
   const { db, close } = await engine.connect(url, { poolSize: 1, create: true, inProcess: true });
   try {
     const types = testFactsOf(engine).shopTypes;
