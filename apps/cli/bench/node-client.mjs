@@ -109,7 +109,7 @@ const errors = {};
 const warmupEnds = performance.now() + seconds(o.warmup) * 1000;
 const ends = warmupEnds + seconds(o.duration) * 1000;
 let cpuStart;
-let windowStart;
+let windowStart = 0;
 let windowEnd = 0;
 setTimeout(() => {
   cpuStart = process.cpuUsage();

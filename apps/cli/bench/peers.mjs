@@ -164,13 +164,24 @@ const tempDir = (prefix) => {
   return dir;
 };
 
-/** `command` with `args`, run on `cpus` through taskset when given: [command, args] for spawn. */
+/**
+ * `command` with `args`, run on `cpus` through taskset when given: [command, args] for spawn.
+ * @type {(cpus: string | undefined, command: string, args: string[]) => [string, string[]]}
+ */
 const onCpus = (cpus, command, args) => (cpus ? ['taskset', ['-c', cpus, command, ...args]] : [command, args]);
 
-/** Spawns `command` (under taskset when `cpus` is given) in its own process group, output kept short. */
+/**
+ * Spawns `command` (under taskset when `cpus` is given) in its own process group, output kept short.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ env?: NodeJS.ProcessEnv, cpus?: string }} [options]
+ */
 function launch(command, args, { env = process.env, cpus } = {}) {
   const [cmd, argv] = onCpus(cpus, command, args);
-  const child = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child =
+    /** @type {import('node:child_process').ChildProcessByStdio<null, import('node:stream').Readable, import('node:stream').Readable> & { output: string }} */ (
+      spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    );
   started.add(child);
   child.output = '';
   const keep = (chunk) => {
@@ -212,8 +223,8 @@ process.on('exit', () => {
 
 async function freePort() {
   const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   await new Promise((r) => server.close(r));
   return port;
 }
@@ -406,7 +417,9 @@ async function goLoad(server, running, db, workload, agents, { duration = o.dura
     String(db.customers),
     ...server.tools,
   ];
+  /** @type {number | undefined} */
   let cpu0;
+  /** @type {number | undefined} */
   let cpuUs;
   const { code, stdout, stderr } = await runClient(...onCpus(pinned?.client, GO_LOAD, args), {
     timeoutMs: (cellSeconds + 90) * 1000,
@@ -428,6 +441,12 @@ async function goLoad(server, running, db, workload, agents, { duration = o.dura
 /**
  * A load client run to its end (stopped after `timeoutMs` when given), tracked in `started` for
  * cleanup: its exit code and output. `onStderr` sees its stderr so far each time it grows.
+ */
+/**
+ * @param {string} cmd
+ * @param {string[]} argv
+ * @param {{ env?: NodeJS.ProcessEnv, timeoutMs?: number, onStderr?: (stderr: string) => void }} [options]
+ * @returns {Promise<{ code: number | null, stdout: string, stderr: string }>}
  */
 function runClient(cmd, argv, { env = process.env, timeoutMs, onStderr } = {}) {
   return new Promise((resolvePromise) => {
