@@ -2,7 +2,8 @@
 // Every package imports only what its package.json declares: a bare import in src/ needs a
 // dependency or peer dependency (a devDependency will do for `import type`, which leaves no
 // trace at run time); in test/ and bench/ a devDependency will do too. A relative import may
-// not leave its package's src/. Run by `pnpm lint`; prints each offence and exits 1.
+// not leave its package's src/. And the workspace packages depend on one another in one
+// direction only (LAYERS). Run by `pnpm lint`; prints each offence and exits 1.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative, resolve } from 'node:path';
@@ -37,6 +38,21 @@ function* files(dir) {
   }
 }
 
+/**
+ * The workspace packages each may depend on (dependencies, peer or optional; a test-only
+ * devDependency is free): contract needs nothing; report reads result files with the contract
+ * alone; server and agent never reach each other (the agent speaks only MCP); the CLI wires them.
+ */
+const LAYERS = {
+  '@mcp-db-bench/contract': [],
+  '@mcp-db-bench/report': ['@mcp-db-bench/contract'],
+  '@mcp-db-bench/engines': ['@mcp-db-bench/contract'],
+  '@mcp-db-bench/dataset': ['@mcp-db-bench/contract', '@mcp-db-bench/engines'],
+  '@mcp-db-bench/server': ['@mcp-db-bench/contract', '@mcp-db-bench/engines'],
+  '@mcp-db-bench/agent': ['@mcp-db-bench/contract', '@mcp-db-bench/report'],
+  '@mcp-db-bench/testing': ['@mcp-db-bench/engines'],
+};
+
 const packageOf = (specifier) =>
   specifier
     .split('/')
@@ -55,6 +71,11 @@ for (const group of ['packages', 'apps']) {
     }
     const declared = { ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies };
     const runtime = new Set([manifest.name, ...Object.keys(declared)]);
+    const allowed = LAYERS[manifest.name];
+    for (const dep of Object.keys(declared).filter((d) => d.startsWith('@mcp-db-bench/'))) {
+      if (allowed && !allowed.includes(dep))
+        offences.push(`${relative(ROOT, join(dir, 'package.json'))}: ${manifest.name} may not depend on ${dep}`);
+    }
     const dev = new Set(Object.keys(manifest.devDependencies ?? {}));
     for (const part of ['src', 'test', 'bench']) {
       const top = join(dir, part);

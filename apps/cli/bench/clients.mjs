@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startServer } from '../../../packages/server/bench/support.mjs';
 import { scriptOptions } from './options.mjs';
+import { writeBenchResult } from './result-file.mjs';
 
 const run = promisify(execFile);
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -37,6 +38,7 @@ Without --url it seeds a temporary SQLite database and starts our server on its 
   --duration D          measured time per cell (default 5s)
   --warmup D            unrecorded time before each cell (default 1s)
   --rounds N            rounds of every cell (default 2)
+  --out FILE            also write the cells as a result file (mcp-db-bench report / compare open it)
   --python PATH         the Python with the mcp package (default .tools/py/bin/python)
   --sql-tool NAME       the raw-SQL tool of sql-get and sql-fk (DBHub's execute_sql, our sql)
   --sql-arg NAME        its SQL argument (default sql)
@@ -55,6 +57,7 @@ const o = scriptOptions('clients.mjs', HELP, {
   python: { type: 'string', default: join(ROOT, '.tools/py/bin/python') },
   'sql-tool': { type: 'string' },
   'sql-arg': { type: 'string' },
+  out: { type: 'string' },
 });
 const log = (line) => process.stderr.write(`${line}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-clients-'));
@@ -65,17 +68,23 @@ function commands() {
   const node = (client) => (flags) => [process.execPath, [here('node-client.mjs'), '--client', client, ...flags]];
   out.lean = node('lean');
   out.sdk = node('sdk');
-  try {
-    execFileSync('go', ['build', '-o', join(dir, 'go-load'), '.'], { cwd: here('go-client'), stdio: 'pipe' });
-    const goFlags = (flags) => flags.map((f) => (f.startsWith('--') ? f.slice(1) : f));
-    out.go = (flags) => [join(dir, 'go-load'), goFlags(flags)];
-    // Go's runtime on one thread: on 2 shared cores it spends about half the CPU per call.
-    out.go1 = (flags) => [join(dir, 'go-load'), goFlags(flags), { ...process.env, GOMAXPROCS: '1' }];
-  } catch (error) {
-    log(`go client skipped: ${error.stderr?.toString().trim() || error.message}`);
+  // only what the run asked for is built or looked for
+  const wanted = new Set(o.clients.split(','));
+  if (wanted.has('go') || wanted.has('go1')) {
+    try {
+      execFileSync('go', ['build', '-o', join(dir, 'go-load'), '.'], { cwd: here('go-client'), stdio: 'pipe' });
+      const goFlags = (flags) => flags.map((f) => (f.startsWith('--') ? f.slice(1) : f));
+      out.go = (flags) => [join(dir, 'go-load'), goFlags(flags)];
+      // Go's runtime on one thread: on 2 shared cores it spends about half the CPU per call.
+      out.go1 = (flags) => [join(dir, 'go-load'), goFlags(flags), { ...process.env, GOMAXPROCS: '1' }];
+    } catch (error) {
+      log(`go client skipped: ${error.stderr?.toString().trim() || error.message}`);
+    }
   }
-  if (existsSync(o.python)) out.python = (flags) => [o.python, [here('py-client/load.py'), ...flags]];
-  else log(`python client skipped: no ${o.python} (.ci/run creates it)`);
+  if (wanted.has('python')) {
+    if (existsSync(o.python)) out.python = (flags) => [o.python, [here('py-client/load.py'), ...flags]];
+    else log(`python client skipped: no ${o.python} (.ci/run creates it)`);
+  }
   return out;
 }
 
@@ -102,6 +111,7 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+const startedAt = new Date().toISOString();
 const server = await serve();
 const clients = commands();
 const chosen = o.clients.split(',').filter((c) => clients[c]);
@@ -128,7 +138,7 @@ try {
           try {
             const { stdout } = await run(command, args, { env, maxBuffer: 16 * 2 ** 20, timeout: 300_000 });
             const r = JSON.parse(stdout);
-            results.push({ name, workload, agents: Number(agents), ...r });
+            results.push({ name, workload, agents: Number(agents), round, ...r });
             log(
               `${workload} × ${agents} #${round} ${name}: ${Math.round(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, client CPU ${Math.round(r.clientCpuUsPerCall)} µs/call${Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : ''}`,
             );
@@ -176,3 +186,17 @@ process.stdout.write(
     '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n' +
     `${rows.join('\n')}\n`,
 );
+if (o.out) {
+  // a client without exact latencies (the Python one prints percentiles only) stays out of the file
+  const exact = results.filter((r) => r.latencyUs);
+  const left = [...new Set(results.filter((r) => !r.latencyUs).map((r) => r.name))];
+  writeBenchResult(o.out, {
+    command,
+    startedAt,
+    client: chosen.join(','),
+    warmupSec: Number(/^([\d.]+)/.exec(o.warmup)?.[1]) / (o.warmup.endsWith('ms') ? 1000 : 1),
+    targets: [...new Set(exact.map((r) => r.name))].map((label) => ({ label, url: o.url ?? null })),
+    cells: exact.map((r) => ({ ...r, target: r.name })),
+    warnings: left.map((name) => `${name}: no exact latencies, left out of this file`),
+  });
+}

@@ -9,6 +9,7 @@
 // Prints one JSON object with the fields the Go client prints; clients.mjs runs all of them.
 import { createClient, Random } from '@mcp-db-bench/agent';
 import { scriptOptions } from './options.mjs';
+import { runLengths } from './result-file.mjs';
 
 const HELP = `usage: node apps/cli/bench/node-client.mjs --url URL [options]
 
@@ -108,7 +109,7 @@ const errors = {};
 const warmupEnds = performance.now() + seconds(o.warmup) * 1000;
 const ends = warmupEnds + seconds(o.duration) * 1000;
 let cpuStart;
-let windowStart;
+let windowStart = 0;
 let windowEnd = 0;
 setTimeout(() => {
   cpuStart = process.cpuUsage();
@@ -162,5 +163,6 @@ process.stdout.write(
     errors,
     clientCpuSec: round(cpuSec),
     clientCpuUsPerCall: round((cpuSec * 1e6) / Math.max(1, samples.length), 1),
+    latencyUs: runLengths(samples.map((ms) => ms * 1000)),
   })}\n`,
 );

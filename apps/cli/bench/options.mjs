@@ -1,8 +1,15 @@
 // The bench scripts' command line: their options plus -h/--help, and a one-line error (exit 2)
 // for an option they do not take, instead of a Node.js stack trace.
+// @ts-check
 import { parseArgs } from 'node:util';
 
-/** `script`'s option values; prints `help` and exits 0 on --help. */
+/**
+ * `script`'s option values; prints `help` and exits 0 on --help.
+ * @param {string} script
+ * @param {string} help
+ * @param {NonNullable<import('node:util').ParseArgsConfig['options']>} options
+ * @returns {Record<string, any>}
+ */
 export function scriptOptions(script, help, options) {
   let values;
   try {

@@ -36,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { parseReady } from '@mcp-db-bench/server';
 import { cpuUnder } from '../dist/serving/cpus.js';
 import { scriptOptions } from './options.mjs';
+import { writeBenchResult } from './result-file.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const ROOT = here('../../../');
@@ -66,6 +67,8 @@ Each --db must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.
   --client NAME         go (default: go-client/, a session per agent) or wrk (wrk on PATH,
                         one connection per agent, one session for all; query-point,
                         query-fk and top50 only)
+  --out FILE            also write every cell as a result file (mcp-db-bench report / compare open it;
+                        a cell is a step, its server the target, its round the iteration)
   -h, --help            this text
 
 Markdown tables go to stdout, progress to stderr.`;
@@ -83,6 +86,7 @@ const o = scriptOptions('peers.mjs', HELP, {
   'server-cpus': { type: 'string' },
   'client-cpus': { type: 'string' },
   client: { type: 'string', default: 'go' },
+  out: { type: 'string' },
 });
 const log = (line) => process.stderr.write(`${line}\n`);
 const usage = (why) => {
@@ -160,13 +164,24 @@ const tempDir = (prefix) => {
   return dir;
 };
 
-/** `command` with `args`, run on `cpus` through taskset when given: [command, args] for spawn. */
+/**
+ * `command` with `args`, run on `cpus` through taskset when given: [command, args] for spawn.
+ * @type {(cpus: string | undefined, command: string, args: string[]) => [string, string[]]}
+ */
 const onCpus = (cpus, command, args) => (cpus ? ['taskset', ['-c', cpus, command, ...args]] : [command, args]);
 
-/** Spawns `command` (under taskset when `cpus` is given) in its own process group, output kept short. */
+/**
+ * Spawns `command` (under taskset when `cpus` is given) in its own process group, output kept short.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ env?: NodeJS.ProcessEnv, cpus?: string }} [options]
+ */
 function launch(command, args, { env = process.env, cpus } = {}) {
   const [cmd, argv] = onCpus(cpus, command, args);
-  const child = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child =
+    /** @type {import('node:child_process').ChildProcessByStdio<null, import('node:stream').Readable, import('node:stream').Readable> & { output: string }} */ (
+      spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    );
   started.add(child);
   child.output = '';
   const keep = (chunk) => {
@@ -208,8 +223,8 @@ process.on('exit', () => {
 
 async function freePort() {
   const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   await new Promise((r) => server.close(r));
   return port;
 }
@@ -402,7 +417,9 @@ async function goLoad(server, running, db, workload, agents, { duration = o.dura
     String(db.customers),
     ...server.tools,
   ];
+  /** @type {number | undefined} */
   let cpu0;
+  /** @type {number | undefined} */
   let cpuUs;
   const { code, stdout, stderr } = await runClient(...onCpus(pinned?.client, GO_LOAD, args), {
     timeoutMs: (cellSeconds + 90) * 1000,
@@ -424,6 +441,12 @@ async function goLoad(server, running, db, workload, agents, { duration = o.dura
 /**
  * A load client run to its end (stopped after `timeoutMs` when given), tracked in `started` for
  * cleanup: its exit code and output. `onStderr` sees its stderr so far each time it grows.
+ */
+/**
+ * @param {string} cmd
+ * @param {string[]} argv
+ * @param {{ env?: NodeJS.ProcessEnv, timeoutMs?: number, onStderr?: (stderr: string) => void }} [options]
+ * @returns {Promise<{ code: number | null, stdout: string, stderr: string }>}
  */
 function runClient(cmd, argv, { env = process.env, timeoutMs, onStderr } = {}) {
   return new Promise((resolvePromise) => {
@@ -619,7 +642,7 @@ async function measure(dbUrl) {
             if (server.cannot?.has(workload)) continue;
             try {
               const r = await drive(server, running.get(server.name), db, workload, agents);
-              results.push({ server: server.name, workload, agents, ...r });
+              results.push({ server: server.name, workload, agents, round, ...r });
               const errors = Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : '';
               log(
                 `${familyName} ${workload} × ${agents} #${round} ${server.title}: ${n0(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, server CPU ${n0(r.serverCpuUsPerCall)} µs/call${errors}`,
@@ -691,6 +714,9 @@ function tables({ db, servers, results }) {
 }
 
 let out = '';
+const startedAt = new Date().toISOString();
+/** every database's cells, for --out: each server on each database is a target */
+const cells = [];
 if (o.client === 'go') {
   log('building the Go client');
   execFileSync('go', ['build', '-o', GO_LOAD, '.'], { cwd: here('go-client'), stdio: 'pipe' });
@@ -699,7 +725,13 @@ if (o.client === 'go') {
 if (pinned?.client)
   execFileSync('taskset', ['-a', '-p', '-c', pinned.client, String(process.pid)], { stdio: 'ignore' });
 try {
-  for (const url of o.db) out += `${tables(await measure(url))}\n\n`;
+  for (const url of o.db) {
+    const measured = await measure(url);
+    out += `${tables(measured)}\n\n`;
+    const title = (name) =>
+      `${measured.servers.find((s) => s.name === name)?.title ?? name} on ${measured.db.familyName}`;
+    cells.push(...measured.results.map((r) => ({ ...r, target: title(r.server) })));
+  }
 } catch (error) {
   log(`peers.mjs: ${error.message}`);
   process.exit(1);
@@ -710,3 +742,17 @@ process.stdout.write(
     .map((l) => l.toFixed(2))
     .join(' ')}\n\n${out}`,
 );
+if (o.out) {
+  // wrk prints percentiles, not every latency: its cells cannot make exact histograms
+  const exact = cells.filter((c) => c.latencyUs);
+  writeBenchResult(o.out, {
+    command,
+    startedAt,
+    client: o.client,
+    warmupSec: seconds(o.warmup),
+    targets: [...new Set(exact.map((c) => c.target))].map((label) => ({ label })),
+    cells: exact,
+    warnings:
+      exact.length < cells.length ? [`${cells.length - exact.length} cell(s) without exact latencies left out`] : [],
+  });
+}

@@ -5,12 +5,3 @@ const ERA_NAMES: Record<ProtocolChoice, string> = { legacy: '2025 session', mode
 
 /** How a report row names what it measured: the database or server, and the protocol era. */
 export const eraLabel = (target: string, era: ProtocolChoice): string => `${target} ${ERA_NAMES[era]}`;
-
-/** How reports name the bare node:http echo floor. */
-export const FLOOR_LABEL = 'bare node:http';
-
-/**
- * floor: each target's own floor, measured in the turn right before it, so each is compared with
- * the floor of its moment.
- */
-export const floorBefore = (target: string): string => `${FLOOR_LABEL} before ${target}`;

@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { INDEX_PROFILES, type IndexProfile, MAX_SCALE, rowCounts, TABLES } from '@mcp-db-bench/dataset';
+import { INDEX_SETS, type IndexSet, MAX_SCALE, rowCounts, TABLES } from '@mcp-db-bench/dataset';
 import { engineForGivenUrl, URL_FORMS } from '@mcp-db-bench/engines';
+import type { ReportFormat } from '@mcp-db-bench/report';
 import { autoWorkerCount } from '@mcp-db-bench/server';
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from './errors.js';
@@ -21,7 +22,7 @@ export const DB_ENV = 'MCP_DB_BENCH_DB';
 
 export type Format = 'table' | 'markdown' | 'json';
 /** report and compare also write a self-contained HTML page; report writes one run for Prometheus too. */
-export type ReportFormat = Format | 'html' | 'prometheus';
+export type { ReportFormat };
 
 /** Rows seed makes at `scale`, all its tables counted (the study's 8 and the write workloads' 3). */
 const rowsAt = (scale: number) => Object.values(rowCounts(scale)).reduce((sum, n) => sum + n, 0);
@@ -43,10 +44,10 @@ export function parseSeed(value: string): number {
   return n;
 }
 
-export function parseProfile(value: string): IndexProfile {
-  if (!(value in INDEX_PROFILES))
-    throw new InvalidArgumentError(`index profile must be one of: ${Object.keys(INDEX_PROFILES).join(', ')}`);
-  return value as IndexProfile;
+export function parseProfile(value: string): IndexSet {
+  if (!(value in INDEX_SETS))
+    throw new InvalidArgumentError(`index profile must be one of: ${Object.keys(INDEX_SETS).join(', ')}`);
+  return value as IndexSet;
 }
 
 /** A database URL whose scheme no engine takes, or that its engine refuses as written, is a command-line mistake (exit 2), found before any work. */

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Change,
   change,
@@ -14,10 +13,11 @@ import {
   nothingShared,
   poolRuns,
   regressions,
-} from '../src/render/compare.js';
-import { toMarkdown } from '../src/render/table.js';
+  toMarkdown,
+} from '@mcp-db-bench/report';
+import { result, stats, step } from '@mcp-db-bench/report/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
-import { result, stats, step } from './support/results.js';
 
 const m = (value: number, perIteration = [value]) => ({ value, perIteration });
 

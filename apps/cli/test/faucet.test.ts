@@ -9,7 +9,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, type McpClient, PROFILES, ProfileClient, type WriteVerification } from '@mcp-db-bench/agent';
+import { createClient, type McpClient, PEERS, PeerClient, type WriteVerification } from '@mcp-db-bench/agent';
 import { resultFile } from '@mcp-db-bench/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
@@ -252,8 +252,8 @@ describe('the faucet profile through `run`', () => {
 
 describe('the faucet profile’s values and writes against the scripted Faucet', () => {
   const clientOf = (peer: Peer): McpClient =>
-    new ProfileClient(
-      PROFILES.faucet!,
+    new PeerClient(
+      PEERS.faucet!,
       createClient({ kind: 'http', url: peer.url }, { client: 'lean', protocol: 'legacy' }),
       { service: 'main' },
     );

@@ -27,6 +27,7 @@ const PACKAGES = [
   'packages/contract',
   'packages/engines',
   'packages/server',
+  'packages/report',
   'packages/agent',
   'packages/dataset',
   'apps/cli',

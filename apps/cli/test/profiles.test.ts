@@ -10,9 +10,9 @@ import {
   checkTargets,
   createClient,
   type McpClient,
-  PROFILES,
-  type Profile,
-  ProfileClient,
+  PEERS,
+  PeerClient,
+  type PeerProfile,
   SimAgent,
   WORKLOADS,
 } from '@mcp-db-bench/agent';
@@ -174,8 +174,8 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
 
   it('fails the agreement check when a server answers wrong rows', async () => {
     // DBHub's answers, with every point read's row replaced by the next key's: fast, and wrong
-    const dbhubProfile = PROFILES.dbhub!;
-    const liar: Profile = {
+    const dbhubProfile = PEERS.dbhub!;
+    const liar: PeerProfile = {
       ...dbhubProfile,
       name: 'liar',
       translate(peer, options) {
@@ -184,11 +184,11 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
         return { ...t, tools: { ...t.tools, get: (args) => get({ ...args, key: Number(args.key) + 1 }) } };
       },
     };
-    const client = (url: string, profile: Profile) => () =>
-      new ProfileClient(profile, createClient({ kind: 'http', url }, { client: 'lean', protocol: 'legacy' }));
+    const client = (url: string, profile: PeerProfile) => () =>
+      new PeerClient(profile, createClient({ kind: 'http', url }, { client: 'lean', protocol: 'legacy' }));
     const checked = await checkTargets(
       [
-        { label: 'ours', client: client(ours.url, PROFILES.ours!) },
+        { label: 'ours', client: client(ours.url, PEERS.ours!) },
         { label: 'liar', client: client(dbhub.url, liar) },
       ],
       [WORKLOADS['point-read']!, WORKLOADS.filtered!],
@@ -218,7 +218,7 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
         return peer.callTool(name, args);
       },
     };
-    return new ProfileClient(PROFILES.dbhub!, counted);
+    return new PeerClient(PEERS.dbhub!, counted);
   };
 
   it('starts an agent session on DBHub with what an agent would spend: one listing, one search per table described', async () => {

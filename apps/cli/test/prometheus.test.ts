@@ -1,13 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { summarize } from '@mcp-db-bench/agent';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { prometheusText, summarize } from '@mcp-db-bench/report';
+import { result, stats, step } from '@mcp-db-bench/report/testing';
 import { type Family, havePrometheusParser, parsePrometheus as parse } from '@mcp-db-bench/testing';
 import { describe, expect, it } from 'vitest';
-import { prometheusText } from '../src/render/prometheus.js';
 import { runCli } from './support/cli.js';
-import { result, stats, step } from './support/results.js';
 
 /**
  * run --prometheus and report --format prometheus: what they write is read by the Prometheus

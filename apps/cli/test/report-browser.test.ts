@@ -2,11 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { merge, summary } from '@mcp-db-bench/agent';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { merge, roundLabel, summary } from '@mcp-db-bench/report';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { roundLabel } from '../src/render/progress.js';
 import { runCli } from './support/cli.js';
 
 /**

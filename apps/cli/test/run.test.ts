@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resultFile } from '@mcp-db-bench/contract';
-import { INDEX_PROFILES, seed } from '@mcp-db-bench/dataset';
+import { INDEX_SETS, seed } from '@mcp-db-bench/dataset';
 import { freshDatabase } from '@mcp-db-bench/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { indexProfileOf } from '../src/serving/shard.js';
@@ -32,7 +32,7 @@ describe('what a run records about itself', () => {
   });
 
   it('names the index profile a shared database has, as a shard finds it', () => {
-    const optimized = INDEX_PROFILES.optimized.map((i) => i.name);
+    const optimized = INDEX_SETS.optimized.map((i) => i.name);
     expect(indexProfileOf(optimized)).toBe('optimized');
     expect(indexProfileOf([...optimized.map((n) => n.toUpperCase()), 'ix_extra'])).toBe('optimized');
     expect(indexProfileOf([])).toBe('baseline');
@@ -64,7 +64,7 @@ describe('what a run records about itself', () => {
     expect(database).toMatchObject({ scale: 0.002, seed: 3, version: expect.stringMatching(/^SQLite 3\./) });
     expect(Object.keys(database.settings)).toEqual(['cache_size', 'mmap_size', 'journal_mode']);
     expect(database.indexes.baseline).toEqual([]);
-    expect(database.indexes.optimized).toHaveLength(INDEX_PROFILES.optimized.length);
+    expect(database.indexes.optimized).toHaveLength(INDEX_SETS.optimized.length);
     expect(r.stdout).toMatch(/ · scale 0\.002\n/);
     expect(r.stdout).toMatch(
       /^sqlite: SQLite 3\.[\d.]+ · dataset scale 0\.002 \(seed 3\) · cache_size -?\d+, mmap_size \d+, journal_mode \w+ · secondary indexes: baseline 0, optimized 12$/m,

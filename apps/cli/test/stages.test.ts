@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunEvent, StepKey } from '@mcp-db-bench/agent';
 import { resultFile } from '@mcp-db-bench/contract';
+import { formatStages, MAX_STAGE_ROWS, stageSections } from '@mcp-db-bench/report';
 import { InvalidArgumentError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseStages } from '../src/parse/stages.js';
 import { liveStepLine, progress } from '../src/render/progress.js';
-import { formatStages, MAX_STAGE_ROWS, stageSections } from '../src/render/stages.js';
 import { type CliRun, runCli } from './support/cli.js';
 
 /**

@@ -2,11 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { checkThresholds, junitXml, parseThreshold, ThresholdSyntaxError } from '@mcp-db-bench/report';
+import { result, stats, step } from '@mcp-db-bench/report/testing';
 import { describe, expect, it } from 'vitest';
-import { junitXml } from '../src/gates/junit.js';
-import { judge, parseThreshold, ThresholdSyntaxError } from '../src/gates/thresholds.js';
 import { runCli } from './support/cli.js';
-import { result, stats, step } from './support/results.js';
 
 const WORKLOADS = ['point-read', 'filtered', 'write'];
 const parse = (text: string) => parseThreshold(text, WORKLOADS);
@@ -49,9 +48,9 @@ describe('parseThreshold', () => {
   });
 });
 
-describe('judge', () => {
+describe('checkThresholds', () => {
   it('judges every step a threshold names, from the merged histogram', () => {
-    const verdicts = judge(run(), [parse('point-read:p99<=1ms'), parse('point-read@1:p99.9<5ms')]);
+    const verdicts = checkThresholds(run(), [parse('point-read:p99<=1ms'), parse('point-read@1:p99.9<5ms')]);
     expect(verdicts.map((v) => [v.step?.agents, v.ok])).toEqual([
       [1, true],
       [10, true],
@@ -63,16 +62,16 @@ describe('judge', () => {
   });
 
   it('takes errors as the share of calls that failed, and calls/s as goodput', () => {
-    const [errors] = judge(run(), [parse('point-read@1:errors<1%')]);
+    const [errors] = checkThresholds(run(), [parse('point-read@1:errors<1%')]);
     expect(errors!.actual).toBeCloseTo(10 / 1010);
     expect(errors!.ok).toBe(true);
-    const [slow] = judge(run(), [parse('point-read@10:calls/s>2000')]);
+    const [slow] = checkThresholds(run(), [parse('point-read@10:calls/s>2000')]);
     expect(slow).toMatchObject({ ok: false, actual: 2000 });
-    expect(judge(run(), [parse('point-read@10:calls/s>=2000')])[0]!.ok).toBe(true);
+    expect(checkThresholds(run(), [parse('point-read@10:calls/s>=2000')])[0]!.ok).toBe(true);
   });
 
   it('fails a threshold that names no step, so a gate never passes on nothing', () => {
-    const [verdict] = judge(run(), [parse('write:errors<1%')]);
+    const [verdict] = checkThresholds(run(), [parse('write:errors<1%')]);
     expect(verdict!.ok).toBe(false);
     expect(verdict!.step).toBeUndefined();
     expect(verdict!.line).toBe(
@@ -83,7 +82,10 @@ describe('judge', () => {
 
 describe('junitXml', () => {
   const xml = () =>
-    junitXml(run(), judge(run(), [parse('p99<5ms'), parse('point-read@1:p99.9<5ms'), parse('write:errors<1%')]));
+    junitXml(
+      run(),
+      checkThresholds(run(), [parse('p99<5ms'), parse('point-read@1:p99.9<5ms'), parse('write:errors<1%')]),
+    );
 
   it('writes a suite of thresholds and a suite of steps, failures counted', () => {
     const text = xml();

@@ -3,23 +3,11 @@ export { expectData, SimAgent, type TableKnowledge } from './agent.js';
 export * from './clients/index.js';
 export * from './drive/index.js';
 export { startAgent } from './loop.js';
-export {
-  decode,
-  encode,
-  type Histogram,
-  type LatencySummary,
-  merge,
-  mergeHistograms,
-  newHistogram,
-  record,
-  summarize,
-  summary,
-} from './metrics/histogram.js';
-export * from './profiles/index.js';
+export * from './peers/index.js';
 export * from './replay/index.js';
 export * from './runner/index.js';
 export {
-  type Call,
+  type ChosenCall,
   DEFAULT_WORKLOADS,
   type Plan,
   type PlanContext,
@@ -36,4 +24,4 @@ export {
   type WriteOp,
 } from './writes/ledger.js';
 export { fromCents, readAll, toCents } from './writes/read-back.js';
-export { judge, verifyWrites, type WriteVerification } from './writes/verify.js';
+export { compareWrites, verifyWrites, type WriteVerification } from './writes/verify.js';

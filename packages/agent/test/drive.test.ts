@@ -1,3 +1,4 @@
+import { decode, encode, merge, newHistogram, record, summarize, summary } from '@mcp-db-bench/report';
 import { describe, expect, it } from 'vitest';
 import { McpCallError } from '../src/clients/client.js';
 import { FakeClock } from '../src/drive/clock.js';
@@ -12,7 +13,6 @@ import {
   type StepMeasurement,
   throughput,
 } from '../src/drive/run-step.js';
-import { decode, encode, merge, newHistogram, record, summarize, summary } from '../src/metrics/histogram.js';
 
 /** What a scripted call does: how long the "server" takes, and how it ends. */
 interface Script {

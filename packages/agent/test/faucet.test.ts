@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpClient, ToolCallResult, ToolInfo } from '../src/clients/client.js';
-import { addDecimal, faucet, faucetFilter, faucetLiteral } from '../src/profiles/faucet/index.js';
-import { ProfileClient } from '../src/profiles/index.js';
+import { addDecimal, faucet, faucetFilter, faucetLiteral } from '../src/peers/faucet/index.js';
+import { PeerClient } from '../src/peers/index.js';
 
 describe("Faucet's literals, as its filter parser reads them back", () => {
   it('quotes strings by doubling quotes only: a backslash is an ordinary character there', () => {
@@ -183,7 +183,7 @@ const NOW = [
 
 describe('the faucet profile over Faucet’s own shapes', () => {
   it('reads foreign keys from column_name/referenced_table/referenced_column, and the reverse ones from every table', async () => {
-    const client = new ProfileClient(faucet, fakeFaucet(NOW), { service: 'main' });
+    const client = new PeerClient(faucet, fakeFaucet(NOW), { service: 'main' });
     const orders = (await client.callTool('describe_table', { table: 'orders' })).data;
     expect(orders).toMatchObject({
       name: 'orders',
@@ -211,7 +211,7 @@ describe('the faucet profile over Faucet’s own shapes', () => {
 
   it('sends a hostile key as one quoted literal and answers the row in table order', async () => {
     const peer = fakeFaucet(NOW);
-    const client = new ProfileClient(faucet, peer, { service: 'main' });
+    const client = new PeerClient(faucet, peer, { service: 'main' });
     const r = await client.callTool('get', { table: 'orders', key: "1' OR '1'='1" });
     expect(peer.calls.at(-1)).toEqual([
       'faucet_query',
@@ -227,7 +227,7 @@ describe('the faucet profile over Faucet’s own shapes', () => {
 
   it('aggregates through fields and group', async () => {
     const peer = fakeFaucet(NOW);
-    const client = new ProfileClient(faucet, peer, {});
+    const client = new PeerClient(faucet, peer, {});
     await client.callTool('aggregate', {
       table: 'orders',
       aggregates: [
@@ -255,7 +255,7 @@ describe('the faucet profile over Faucet’s own shapes', () => {
 
   it('discovers again in each new session, as a new agent would', async () => {
     const peer = fakeFaucet(NOW);
-    const client = new ProfileClient(faucet, peer, {});
+    const client = new PeerClient(faucet, peer, {});
     for (let session = 0; session < 2; session++) {
       await client.open();
       await client.callTool('describe_table', { table: 'orders' });
@@ -273,7 +273,7 @@ describe('the faucet profile over Faucet’s own shapes', () => {
 
   it('serves aggregate only where faucet_query lists group, and writes only where Faucet lists its write tools', async () => {
     const listed = async (tools: ToolInfo[]) =>
-      (await new ProfileClient(faucet, fakeFaucet(tools)).listTools()).map((t) => t.name);
+      (await new PeerClient(faucet, fakeFaucet(tools)).listTools()).map((t) => t.name);
     expect(await listed(NOW)).toEqual([
       'list_tables',
       'describe_table',
@@ -289,7 +289,7 @@ describe('the faucet profile over Faucet’s own shapes', () => {
       { name: 'faucet_list_tables' },
     ];
     expect(await listed(before)).toEqual(['list_tables', 'describe_table', 'get', 'query']);
-    const client = new ProfileClient(faucet, fakeFaucet(before));
+    const client = new PeerClient(faucet, fakeFaucet(before));
     await client.listTools();
     expect(await client.callTool('aggregate', { table: 'orders', aggregates: [{ fn: 'count' }] })).toMatchObject({
       isError: true,

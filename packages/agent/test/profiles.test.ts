@@ -3,18 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpCallError, type McpClient, type ToolCallResult, type ToolInfo } from '../src/clients/client.js';
 import { FakeClock } from '../src/drive/clock.js';
 import { nullProbe } from '../src/drive/probe.js';
-import { dbhubEngine, dbhubNoDialect, dbhubTools } from '../src/profiles/dbhub.js';
-import { literal } from '../src/profiles/dialects/index.js';
+import { dbhubEngine, dbhubNoDialect, dbhubTools } from '../src/peers/dbhub.js';
+import { literal } from '../src/peers/dialects/index.js';
 import {
   DIALECTS,
   filterSql,
-  PROFILES,
-  type Profile,
-  ProfileClient,
-  type ProfileOptions,
+  PEERS,
+  PeerClient,
+  type PeerOptions,
+  type PeerProfile,
   portableType,
   type RawSink,
-} from '../src/profiles/index.js';
+} from '../src/peers/index.js';
 import { checkTargets } from '../src/runner/check.js';
 import { runPlan } from '../src/runner/run-plan.js';
 import { WORKLOADS } from '../src/workloads/index.js';
@@ -42,7 +42,7 @@ const HOSTILE = [
 ];
 
 const sqlToolClient = (engine: string, peer: McpClient) =>
-  new ProfileClient(PROFILES['sql-tool']!, peer, { engine, sqlTool: 'sql', sqlArg: 'sql' });
+  new PeerClient(PEERS['sql-tool']!, peer, { engine, sqlTool: 'sql', sqlArg: 'sql' });
 const data = <T>(r: ToolCallResult) => {
   if (r.isError) throw new Error(JSON.stringify(r.data));
   return r.data as T;
@@ -296,7 +296,7 @@ describe('what discovery costs the peer: an agent’s session, not a re-list per
 
 describe('a profile that cannot do an intent', () => {
   /** A peer with one `lookup` tool; the profile serves discovery and `get` through it, and says it has no aggregate. */
-  const profile: Profile = {
+  const profile: PeerProfile = {
     name: 'lookup-only',
     summary: 'a test peer',
     cannot: { aggregate: 'lookup-only: no aggregate tool' },
@@ -342,7 +342,7 @@ describe('a profile that cannot do an intent', () => {
       },
       close: async () => {},
     });
-    expect((await new ProfileClient(profile, peer()).listTools()).map((t) => t.name)).toEqual([
+    expect((await new PeerClient(profile, peer()).listTools()).map((t) => t.name)).toEqual([
       TOOL_NAMES.listTables,
       TOOL_NAMES.describeTable,
       TOOL_NAMES.get,
@@ -350,7 +350,7 @@ describe('a profile that cannot do an intent', () => {
     const result = await clock.run(
       runPlan(
         {
-          targets: [{ label: 'peer', client: () => new ProfileClient(profile, peer()), cannot: profile.cannot }],
+          targets: [{ label: 'peer', client: () => new PeerClient(profile, peer()), cannot: profile.cannot }],
           indexes: [],
           workloads: [WORKLOADS['point-read']!, WORKLOADS.analytical!],
           agents: [1],
@@ -379,7 +379,7 @@ describe('a profile that cannot do an intent', () => {
       callTool: async () => ({ isError: false, data: {} }),
       close: async () => {},
     };
-    expect(await new ProfileClient(profile, peer).callTool(TOOL_NAMES.aggregate, {})).toEqual({
+    expect(await new PeerClient(profile, peer).callTool(TOOL_NAMES.aggregate, {})).toEqual({
       isError: true,
       data: { error: { code: 'unsupported', message: 'lookup-only: no aggregate tool' } },
     });
@@ -489,7 +489,7 @@ describe('what the token count reads: the answer as the peer sent it', () => {
       return [{ type: 'text', text: indented }];
     },
   });
-  const tapped = async (client: ProfileClient) => {
+  const tapped = async (client: PeerClient) => {
     const seen: Parameters<RawSink>[] = [];
     client.tap((kind, text) => seen.push([kind, text]));
     await client.callTool('lookup', {});
@@ -497,11 +497,11 @@ describe('what the token count reads: the answer as the peer sent it', () => {
   };
 
   it('counts the text block as received (indented stays indented), or the structured content when there is no text', async () => {
-    expect(await tapped(new ProfileClient(PROFILES.ours!, peer(textResult)))).toEqual([['call', indented]]);
+    expect(await tapped(new PeerClient(PEERS.ours!, peer(textResult)))).toEqual([['call', indented]]);
     expect(
       await tapped(
-        new ProfileClient(
-          PROFILES.ours!,
+        new PeerClient(
+          PEERS.ours!,
           peer(() => ({ isError: false, data: answer })),
         ),
       ),
@@ -510,7 +510,7 @@ describe('what the token count reads: the answer as the peer sent it', () => {
 
   it('reads nothing of it when untapped: the timed calls pay nothing for the count', async () => {
     reads = 0;
-    const client = new ProfileClient(PROFILES.ours!, peer(textResult));
+    const client = new PeerClient(PEERS.ours!, peer(textResult));
     for (let i = 0; i < 3; i++) expect((await client.callTool('lookup', {})).data).toEqual(answer);
     expect(reads).toBe(0);
   });
@@ -587,8 +587,8 @@ describe('DBHub: the engine and the tools from its own tool descriptions', () =>
       await db.run('create table things (id integer primary key, name text)');
       await db.exec('insert into things (id, name) values (?, ?)', [1, 'one']);
       const called: string[] = [];
-      const options: ProfileOptions = {};
-      const client = new ProfileClient(PROFILES.dbhub!, multiSource(db, 'sqlite', called), options);
+      const options: PeerOptions = {};
+      const client = new PeerClient(PEERS.dbhub!, multiSource(db, 'sqlite', called), options);
       await client.open();
       await client.listTools();
       expect(data<{ row: unknown }>(await client.callTool('get', { table: 'things', key: 1 })).row).toEqual({
@@ -597,7 +597,7 @@ describe('DBHub: the engine and the tools from its own tool descriptions', () =>
       });
       expect(new Set(called)).toEqual(new Set(['search_objects_shop', 'execute_sql_shop']));
 
-      const sqlserver = new ProfileClient(PROFILES.dbhub!, multiSource(db, 'sqlserver', []), options);
+      const sqlserver = new PeerClient(PEERS.dbhub!, multiSource(db, 'sqlserver', []), options);
       await sqlserver.open();
       await sqlserver.listTools();
       await expect(sqlserver.callTool('get', { table: 'things', key: 1 })).rejects.toThrow(

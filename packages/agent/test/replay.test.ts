@@ -1,8 +1,8 @@
+import { decode } from '@mcp-db-bench/report';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../src/drive/clock.js';
 import { nullProbe } from '../src/drive/probe.js';
 import { type AgentLoop, runStep } from '../src/drive/run-step.js';
-import { decode } from '../src/metrics/histogram.js';
 import { scaledThink } from '../src/replay/agent.js';
 import { checkReplayable, parseTrace, ReplayError, tracedTools } from '../src/replay/trace.js';
 

@@ -1,12 +1,13 @@
 import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { combineSlices } from '@mcp-db-bench/report';
 import { describe, expect, it } from 'vitest';
 import type { McpClient, ToolCallResult } from '../src/clients/client.js';
 import { FakeClock } from '../src/drive/clock.js';
 import { nullProbe } from '../src/drive/probe.js';
 import type { AgentLoop } from '../src/drive/run-step.js';
-import { combineSlices } from '../src/runner/combine.js';
 import type { RunEvent } from '../src/runner/events.js';
 import type { BenchPlan, PlanTarget } from '../src/runner/plan.js';
+import { PlanResultBuilder } from '../src/runner/result.js';
 import { runPlan } from '../src/runner/run-plan.js';
 import { WORKLOADS } from '../src/workloads/index.js';
 
@@ -104,8 +105,12 @@ describe('runPlan', () => {
   it('runs the steps in plan order, taking turns over the targets slice by slice', async () => {
     const { clock, plan, reindexed } = setup();
     const { events, result } = await drive(clock, plan);
-    expect(events[0]).toEqual({ type: 'plan-start', targets: ['A', 'B', 'floor'] });
+    expect(events[0]).toEqual({ type: 'plan-start', targets: ['A', 'B', 'floor'], startedAt: result.startedAt });
     expect(events.at(-1)).toEqual({ type: 'plan-end', result });
+    // a listener's builder (an interrupted run's partial file) makes the very result the runner returns
+    const built = new PlanResultBuilder();
+    for (const e of events) built.add(e);
+    expect(built.result()).toEqual(result);
     // one re-index per round for the database A and B share
     expect(reindexed).toEqual(['baseline', 'optimized']);
     const turns = events.flatMap((e) => (e.type === 'step-start' ? [`${e.slice}: ${name(e.step)}`] : []));

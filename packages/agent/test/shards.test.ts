@@ -1,9 +1,8 @@
 import { RESULT_FILE_VERSION, type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { MergeError, mergeShards, summarize } from '@mcp-db-bench/report';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nullProbe } from '../src/drive/probe.js';
 import type { AgentLoop } from '../src/drive/run-step.js';
-import { summarize } from '../src/metrics/histogram.js';
-import { MergeError, mergeShards } from '../src/runner/merge.js';
 import type { BenchPlan, PlanResult } from '../src/runner/plan.js';
 import { runPlan, shardAgents } from '../src/runner/run-plan.js';
 import { WORKLOADS } from '../src/workloads/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Draft, WriteLedger } from '../src/writes/ledger.js';
 import { fromCents, toCents } from '../src/writes/read-back.js';
-import { judge } from '../src/writes/verify.js';
+import { compareWrites } from '../src/writes/verify.js';
 
 /**
  * The comparison behind write verification, on hand-made database states: each kind of
@@ -62,7 +62,7 @@ describe('write verification', () => {
     const live = draft(1);
     const gone = draft(2, { deleted: true });
     const ledger = ledgerWith([live, gone], [{ n: 1, from: 1, to: 2, cents: 2_500 }]);
-    const v = judge(ledger, [row(live), paymentRow(1, 1, 2, 2_500)], balances({ 1: 7_500, 2: 7_500, 3: 0 }));
+    const v = compareWrites(ledger, [row(live), paymentRow(1, 1, 2, 2_500)], balances({ 1: 7_500, 2: 7_500, 3: 0 }));
     expect(v).toMatchObject({
       ok: true,
       lost: 0,
@@ -76,7 +76,7 @@ describe('write verification', () => {
   });
 
   it('finds an acknowledged row that is missing (lost)', () => {
-    const v = judge(ledgerWith([draft(1)]), [], untouched);
+    const v = compareWrites(ledgerWith([draft(1)]), [], untouched);
     expect(v).toMatchObject({ ok: false, lost: 1 });
     expect(v.problems[0]).toMatch(/inserted \(acknowledged, id 1\) but missing/);
   });
@@ -85,13 +85,13 @@ describe('write verification', () => {
     const gone = draft(2, { deleted: true });
     const kept = draft(3);
     const stray = { ...row(draft(9)), memo: `${M}w:0:9` };
-    const v = judge(ledgerWith([gone, kept]), [row(gone), row(kept), row(kept), stray], untouched);
+    const v = compareWrites(ledgerWith([gone, kept]), [row(gone), row(kept), row(kept), stray], untouched);
     expect(v).toMatchObject({ ok: false, phantom: 3, lost: 0 });
   });
 
   it('finds a row whose values are not the last acknowledged ones', () => {
     const d = draft(1, { amountCents: 1_300, status: 'approved' });
-    const v = judge(ledgerWith([d]), [row(d, { amount: '12.50' })], untouched);
+    const v = compareWrites(ledgerWith([d]), [row(d, { amount: '12.50' })], untouched);
     expect(v).toMatchObject({ ok: false, wrongValues: 1 });
   });
 
@@ -105,24 +105,24 @@ describe('write verification', () => {
       ],
     );
     // transfer 1 committed (its payment is there), transfer 2 did not
-    const v = judge(ledger, [paymentRow(1, 2, 1, 1_000)], balances({ 1: 11_000, 2: 4_000, 3: 0 }));
+    const v = compareWrites(ledger, [paymentRow(1, 2, 1, 1_000)], balances({ 1: 11_000, 2: 4_000, 3: 0 }));
     expect(v).toMatchObject({ ok: true, payments: { expected: 1, found: 1 } });
   });
 
   it('finds a balance that moves without a payment, and money that appears', () => {
     const ledger = ledgerWith([], [{ n: 1, from: 1, to: 2, cents: 2_500 }]);
-    const debitOnly = judge(ledger, [paymentRow(1, 1, 2, 2_500)], balances({ 1: 7_500, 2: 5_000, 3: 0 }));
+    const debitOnly = compareWrites(ledger, [paymentRow(1, 1, 2, 2_500)], balances({ 1: 7_500, 2: 5_000, 3: 0 }));
     expect(debitOnly).toMatchObject({
       ok: false,
       accounts: { mismatched: 1 },
       money: { before: '150.00', after: '125.00' },
     });
-    const minted = judge(ledgerWith([]), [], balances({ 1: 10_000, 2: 5_000, 3: 1 }));
+    const minted = compareWrites(ledgerWith([]), [], balances({ 1: 10_000, 2: 5_000, 3: 1 }));
     expect(minted).toMatchObject({ ok: false, accounts: { mismatched: 1 }, money: { after: '150.01' } });
   });
 
   it('finds an acknowledged transfer without its payment', () => {
-    const v = judge(ledgerWith([], [{ n: 1, from: 1, to: 2, cents: 2_500 }]), [], untouched);
+    const v = compareWrites(ledgerWith([], [{ n: 1, from: 1, to: 2, cents: 2_500 }]), [], untouched);
     expect(v).toMatchObject({ ok: false, lost: 1, payments: { expected: 1, found: 0 } });
   });
 

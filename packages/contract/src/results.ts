@@ -158,6 +158,11 @@ export const stepResult = z.object({
   sessionTime: z.object({ thinkMs: z.number(), callMs: z.number() }).optional(),
   /** `run --trace-split`: where each call's time went, from our server's own spans */
   traceSplit: traceSplit.optional(),
+  /**
+   * Each operation was a whole MCP session (session-init, session-churn), so the report shows the
+   * step's sessions per second and refusals. Absent in files written before it was recorded.
+   */
+  sessions: z.boolean().optional(),
 });
 
 export const decompositionResult = z.object({
@@ -375,3 +380,41 @@ export type DecompositionResult = z.infer<typeof decompositionResult>;
 export type ServerMemory = z.infer<typeof serverMemory>;
 export type Comparison = z.infer<typeof comparison>;
 export type DatabaseFacts = z.infer<typeof databaseFacts>;
+
+/** What the load generator measured of a step, before the runner names it (target, workload, agents...). */
+export type StepMeasurement = Pick<
+  StepResult,
+  | 'mode'
+  | 'rate'
+  | 'durationMs'
+  | 'calls'
+  | 'errors'
+  | 'reinitialized'
+  | 'operations'
+  | 'all'
+  | 'intervals'
+  | 'client'
+  | 'server'
+  | 'openLoop'
+  | 'startedAt'
+  | 'sessionTime'
+>;
+
+/** A workload the runner did not run on a target, and why. */
+export type Skipped = NonNullable<ResultFile['skipped']>[number];
+
+/** What a plan measured: the result file without its header and configuration. */
+export type PlanResult = Pick<
+  ResultFile,
+  | 'startedAt'
+  | 'finishedAt'
+  | 'sessionInit'
+  | 'steps'
+  | 'decomposition'
+  | 'warnings'
+  | 'agreement'
+  | 'tokens'
+  | 'comparisons'
+> & {
+  skipped: Skipped[];
+};

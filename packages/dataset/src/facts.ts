@@ -1,4 +1,4 @@
-import type { Connection, EngineProfile } from '@mcp-db-bench/engines';
+import type { Connection, Engine } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { MARKER_TABLE } from './marker.js';
 import { TABLES } from './schema.js';
@@ -12,7 +12,7 @@ export interface DatasetFacts {
   indexes: string[];
 }
 
-export async function datasetFacts(connection: Connection, engine: EngineProfile): Promise<DatasetFacts> {
+export async function datasetFacts(connection: Connection, engine: Engine): Promise<DatasetFacts> {
   const catalog = await engine.introspect(connection.db);
   const ours = new Set(TABLES.map((t) => t.name));
   const indexes = catalog.indexes

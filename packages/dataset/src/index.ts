@@ -4,8 +4,8 @@ export { ForeignTablesError, MARKER_TABLE } from './marker.js';
 export {
   type DatasetColumn,
   type DatasetTable,
-  INDEX_PROFILES,
-  type IndexProfile,
+  INDEX_SETS,
+  type IndexSet,
   type IndexSpec,
   ITEMS_PER_ORDER,
   MAX_SCALE,
@@ -14,7 +14,7 @@ export {
   TABLES,
 } from './schema.js';
 export {
-  applyIndexProfile,
+  applyIndexSet,
   type Checks,
   DatasetExistsError,
   type SeedEvents,

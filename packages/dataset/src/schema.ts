@@ -211,7 +211,7 @@ export interface IndexSpec {
   columns: string[];
 }
 
-export const INDEX_PROFILES: Record<'baseline' | 'optimized', readonly IndexSpec[]> = {
+export const INDEX_SETS: Record<'baseline' | 'optimized', readonly IndexSpec[]> = {
   baseline: [],
   // The foreign-key and filter columns the workloads choose at run time.
   optimized: [
@@ -229,4 +229,4 @@ export const INDEX_PROFILES: Record<'baseline' | 'optimized', readonly IndexSpec
     { name: 'ix_cards_customer_id', table: 'cards', columns: ['customer_id'] },
   ],
 };
-export type IndexProfile = keyof typeof INDEX_PROFILES;
+export type IndexSet = keyof typeof INDEX_SETS;

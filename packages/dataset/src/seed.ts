@@ -1,16 +1,16 @@
 import { ToolError } from '@mcp-db-bench/contract';
-import { type BulkLoader, type Connection, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { type BulkLoader, type Connection, type Engine, engineForUrl } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { batches, Dataset } from './generate.js';
 import { dropMarker, ForeignTablesError, mark, type Ownership, ownership, unmark } from './marker.js';
-import { type DatasetTable, INDEX_PROFILES, type IndexProfile, rowCounts, TABLES } from './schema.js';
+import { type DatasetTable, INDEX_SETS, type IndexSet, rowCounts, TABLES } from './schema.js';
 
 export interface SeedOptions {
   url: string;
   /** 1 = 2.56 million rows */
   scale: number;
   seed: number;
-  indexes: IndexProfile;
+  indexes: IndexSet;
   /** drop and reload the dataset tables that seed made before (the marker names them); never another table */
   force: boolean;
   /** rows generated and sent per batch */
@@ -36,7 +36,7 @@ export interface SeedReport {
   engine: string;
   scale: number;
   seed: number;
-  indexes: IndexProfile;
+  indexes: IndexSet;
   tables: TableReport[];
   /** seconds spent adding foreign keys, building indexes and refreshing statistics */
   finishSeconds: number;
@@ -99,7 +99,7 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
       for (const table of TABLES) await addForeignKeys(connection, loader, table);
     }
     on.phase?.(`building ${options.indexes} indexes`);
-    await applyIndexProfile(options.url, options.indexes, { engine, connection });
+    await applyIndexSet(options.url, options.indexes, { engine, connection });
     on.phase?.('refreshing statistics');
     for (const table of TABLES)
       for (const statement of loader.analyze(table.name)) await sql.raw(statement).execute(connection.db);
@@ -133,7 +133,7 @@ export async function seed(options: SeedOptions): Promise<SeedReport> {
   }
 }
 
-async function connectOrExplain(engine: EngineProfile, url: string, create: boolean): Promise<Connection> {
+async function connectOrExplain(engine: Engine, url: string, create: boolean): Promise<Connection> {
   try {
     const connection = await engine.connect(url, { poolSize: 2, create, inProcess: true });
     await sql`select 1`.execute(connection.db).catch(async (error: unknown) => {
@@ -205,10 +205,10 @@ async function addForeignKeys(connection: Connection, loader: BulkLoader, table:
  * Switches the secondary indexes to a profile on a loaded database, without reloading: drops
  * the other profile's indexes and creates the missing ones. Returns what it did.
  */
-export async function applyIndexProfile(
+export async function applyIndexSet(
   url: string,
-  profile: IndexProfile,
-  open?: { engine: EngineProfile; connection: Connection },
+  profile: IndexSet,
+  open?: { engine: Engine; connection: Connection },
 ): Promise<{ created: string[]; dropped: string[] }> {
   const engine = open?.engine ?? engineForUrl(url);
   const connection = open?.connection ?? (await connectOrExplain(engine, url, false));
@@ -224,16 +224,16 @@ export async function applyIndexProfile(
       );
     }
     const existing = new Set(catalog.indexes.map((i) => i.name));
-    const wanted = new Set(INDEX_PROFILES[profile].map((i) => i.name));
+    const wanted = new Set(INDEX_SETS[profile].map((i) => i.name));
     const dropped: string[] = [];
-    for (const spec of INDEX_PROFILES.optimized) {
+    for (const spec of INDEX_SETS.optimized) {
       if (!wanted.has(spec.name) && existing.has(spec.name)) {
         await sql.raw(engine.bulk.dropIndex(spec.name, spec.table)).execute(connection.db);
         dropped.push(spec.name);
       }
     }
     const created: string[] = [];
-    for (const spec of INDEX_PROFILES[profile]) {
+    for (const spec of INDEX_SETS[profile]) {
       if (existing.has(spec.name)) continue;
       await connection.db.schema.createIndex(spec.name).on(spec.table).columns(spec.columns).execute();
       created.push(spec.name);

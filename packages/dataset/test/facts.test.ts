@@ -1,7 +1,7 @@
 import { engineForUrl } from '@mcp-db-bench/engines';
 import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyIndexProfile, datasetFacts, INDEX_PROFILES, seed } from '../src/index.js';
+import { applyIndexSet, datasetFacts, INDEX_SETS, seed } from '../src/index.js';
 
 /** What a run records of a database, read from it: the dataset's mark, its indexes, the engine's version and settings. */
 const SCALE = 0.002;
@@ -40,13 +40,13 @@ describe.each(liveTargets())('$engine', (target) => {
     const baseline = (await read()).dataset;
     expect(baseline).toMatchObject({ scale: SCALE, seed: SEED });
     // baseline has none of the optimized profile's indexes; an engine may keep its own (InnoDB's foreign-key indexes)
-    const optimizedNames = INDEX_PROFILES.optimized.map((i) => `${i.table}.${i.name}`);
+    const optimizedNames = INDEX_SETS.optimized.map((i) => `${i.table}.${i.name}`);
     expect(baseline.indexes.filter((i) => optimizedNames.includes(i))).toEqual([]);
-    await applyIndexProfile(url, 'optimized');
+    await applyIndexSet(url, 'optimized');
     const optimized = (await read()).dataset;
     expect(optimized.indexes).toEqual(expect.arrayContaining(optimizedNames));
     expect(optimized.indexes).toHaveLength(baseline.indexes.length + optimizedNames.length);
-    await applyIndexProfile(url, 'baseline');
+    await applyIndexSet(url, 'baseline');
     expect((await read()).dataset.indexes).toEqual(baseline.indexes);
   });
 

@@ -3,16 +3,7 @@ import { engineForUrl } from '@mcp-db-bench/engines';
 import { callTool, openDatabase, READ_TOOLS } from '@mcp-db-bench/server';
 import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  applyIndexProfile,
-  Dataset,
-  generateRows,
-  INDEX_PROFILES,
-  rowCounts,
-  seed,
-  TABLES,
-  type Value,
-} from '../src/index.js';
+import { applyIndexSet, Dataset, generateRows, INDEX_SETS, rowCounts, seed, TABLES, type Value } from '../src/index.js';
 
 /**
  * The same scale and seed loaded into every live engine: each table, read back through the
@@ -101,13 +92,13 @@ describe.each(liveTargets())('$engine', (target) => {
         await close();
       }
     };
-    const all = INDEX_PROFILES.optimized.map((i) => i.name);
-    const up = await applyIndexProfile(url, 'optimized');
+    const all = INDEX_SETS.optimized.map((i) => i.name);
+    const up = await applyIndexSet(url, 'optimized');
     expect(up.created.sort()).toEqual([...all].sort());
     const present = await names();
     for (const n of all) expect(present.has(n), n).toBe(true);
-    expect(await applyIndexProfile(url, 'optimized')).toEqual({ created: [], dropped: [] });
-    const down = await applyIndexProfile(url, 'baseline');
+    expect(await applyIndexSet(url, 'optimized')).toEqual({ created: [], dropped: [] });
+    const down = await applyIndexSet(url, 'baseline');
     expect(down.dropped.sort()).toEqual([...all].sort());
     const left = await names();
     for (const n of all) expect(left.has(n), n).toBe(false);

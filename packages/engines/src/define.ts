@@ -1,4 +1,4 @@
-import type { EngineProfile } from './engine.js';
+import type { Engine } from './engine.js';
 import { insertReturning } from './returning.js';
 
 /** What most engines share; an engine states only where it differs. */
@@ -14,11 +14,8 @@ type Defaulted =
   | 'cancelsStatements'
   | 'limitIn';
 
-export type EngineDefinition<N extends string = string, F extends string = N> = Omit<
-  EngineProfile<F>,
-  Defaulted | 'name'
-> &
-  Partial<Pick<EngineProfile<F>, Defaulted>> & { readonly name: N };
+export type EngineDefinition<N extends string = string, F extends string = N> = Omit<Engine<F>, Defaulted | 'name'> &
+  Partial<Pick<Engine<F>, Defaulted>> & { readonly name: N };
 
 /**
  * One engine, described in full in its own folder: its URLs, drivers, dialect, introspection,
@@ -29,7 +26,7 @@ export type EngineDefinition<N extends string = string, F extends string = N> = 
  */
 export function defineEngine<const N extends string, const F extends string = N>(
   definition: EngineDefinition<N, F>,
-): EngineProfile<F> {
+): Engine<F> {
   return {
     family: definition.name as string as F,
     dbSystem: definition.name,

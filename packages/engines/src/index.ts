@@ -1,11 +1,11 @@
 import { ToolError } from '@mcp-db-bench/contract';
-import type { EngineProfile } from './engine.js';
+import type { Engine } from './engine.js';
 import * as registry from './registry.js';
 
 export * from './registry.js';
 
 /** Every engine the server speaks, by title. */
-export const ENGINES: readonly EngineProfile[] = Object.values(registry).sort((a, b) => a.title.localeCompare(b.title));
+export const ENGINES: readonly Engine[] = Object.values(registry).sort((a, b) => a.title.localeCompare(b.title));
 
 /** Every engine's URL forms, for help text and errors. */
 export const URL_FORMS = ENGINES.flatMap((e) => e.urlForms).join(', ');
@@ -16,7 +16,7 @@ export const ENGINE_TITLES = ENGINES.map((e) => e.title)
   .replace(/, ([^,]*)$/, ' or $1');
 
 /** Picks the engine from a connection URL's scheme. */
-export function engineForUrl(url: string): EngineProfile {
+export function engineForUrl(url: string): Engine {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   if (!scheme) throw new ToolError('invalid_argument', `not a database URL: expected ${URL_FORMS}`);
   const engine = ENGINES.find((e) => e.schemes.includes(scheme));
@@ -25,7 +25,7 @@ export function engineForUrl(url: string): EngineProfile {
 }
 
 /** The engine of a URL given on a command line, after the URL's own checks: a mistake here is a usage error. */
-export function engineForGivenUrl(url: string): EngineProfile {
+export function engineForGivenUrl(url: string): Engine {
   const engine = engineForUrl(url);
   engine.checkUrl?.(url);
   return engine;
@@ -60,16 +60,11 @@ export type {
   Comparison,
   Connection,
   ConnectOptions,
-  EngineProfile,
+  Engine,
   EngineSettings,
   ExcessRights,
-  HostProbe,
-  ShopColumnType,
   ShortReads,
   SqlFamily,
-  TestDatabases,
-  TestFacts,
 } from './engine.js';
 export { insertStatement } from './returning.js';
 export { SchemaChangedError } from './schema-changed.js';
-export { temporaryPath } from './test-database.js';

@@ -3,7 +3,7 @@ import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interpose } from '../src/answer-bytes.js';
-import type { Connection, EngineProfile, ShortReads } from '../src/engine.js';
+import type { Connection, Engine, ShortReads } from '../src/engine.js';
 import { mariadb } from '../src/mariadb/index.js';
 import { RowBytes } from '../src/postgres/answer-meter.js';
 import { postgres } from '../src/postgres/index.js';
@@ -128,7 +128,7 @@ describe('interpose: what a driver throws while it reads its socket', () => {
 });
 
 interface Live {
-  engine: EngineProfile;
+  engine: Engine;
   url?: string;
   /** `rows` rows of `width` bytes of text, made as they are sent */
   rows(rows: number, width: number): string;

@@ -2,7 +2,7 @@ import { ToolError } from '@mcp-db-bench/contract';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RawCatalog, RawColumn } from '../src/catalog.js';
-import type { AnyDb, Connection, EngineProfile } from '../src/engine.js';
+import type { AnyDb, Connection, Engine } from '../src/engine.js';
 import { loadDriver } from '../src/load-driver.js';
 import { mariadb } from '../src/mariadb/index.js';
 import { toMysql2Url } from '../src/mysql/connect.js';
@@ -58,7 +58,7 @@ async function run(db: AnyDb, statements: string[]): Promise<void> {
   for (const statement of statements) await sql.raw(statement).execute(db);
 }
 
-async function expectToolError(promise: Promise<unknown>, profile: EngineProfile): Promise<ToolError> {
+async function expectToolError(promise: Promise<unknown>, profile: Engine): Promise<ToolError> {
   try {
     await promise;
   } catch (error) {

@@ -29,7 +29,9 @@ if (opts.sink) {
     req.resume();
     req.on('end', () => res.writeHead(200, { 'content-type': req.headers['content-type'] }).end());
   });
-  server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+  server.listen(0, '127.0.0.1', () =>
+    console.log(/** @type {import('node:net').AddressInfo} */ (server.address()).port),
+  );
 } else if (opts.child) {
   console.log(JSON.stringify(await measure(opts.child, Number(opts.calls))));
   process.exit(0);
@@ -84,7 +86,7 @@ async function measure(dist, calls) {
   const outcome = { isError: false, rows: 1 };
   const one = () =>
     new Promise((resolve) => {
-      const res = new EventEmitter();
+      const res = /** @type {EventEmitter & { statusCode?: number }} */ (new EventEmitter());
       res.statusCode = 200;
       telemetry.request({ method: 'POST' }, res, () => {
         telemetry.method('tools/call');

@@ -50,8 +50,8 @@ const sink = createServer((req, res) => {
     res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end();
   });
 });
-await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
-const otlp = `http://127.0.0.1:${sink.address().port}`;
+await new Promise((resolve) => sink.listen(0, '127.0.0.1', () => resolve(undefined)));
+const otlp = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (sink.address()).port}`;
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-otel-'));
 let url = opts.db;
@@ -166,7 +166,7 @@ try {
       } finally {
         await server.stop();
       }
-      if (variant.env.OTEL_EXPORTER_OTLP_ENDPOINT && !variant.silent && exports === before)
+      if ('OTEL_EXPORTER_OTLP_ENDPOINT' in variant.env && !variant.silent && exports === before)
         throw new Error('telemetry on, but the sink got no export');
     }
     console.log(`round ${round + 1}: ${line.join(', ')}`);

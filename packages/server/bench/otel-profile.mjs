@@ -10,6 +10,7 @@ const OTEL = /@opentelemetry/;
 const OURS = /packages\/(server|engines)\/|node_modules\/(zod|better-sqlite3|@modelcontextprotocol)\//;
 // module loading at start: not the steady state
 const LOADING = /esm\/(utils|loader|translators|module_job)|cjs\/loader/;
+/** @type {[string, (has: (re: RegExp) => boolean, entry: string) => boolean][]} */
 const CATEGORIES = [
   ['OTLP serialization', (has) => has(/otlp-transformer/)],
   ['HTTP export', (has) => has(/otlp-exporter-base|_http_client|node:net/)],

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { engineForUrl, type TestFacts } from '@mcp-db-bench/engines';
+import { engineForUrl } from '@mcp-db-bench/engines';
+import { type TestFacts, testFactsOf } from '@mcp-db-bench/engines/testing';
 import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -47,7 +48,7 @@ const collectGarbage = (() => {
 })();
 
 // a slow statement to abandon, on an engine that can cancel it
-const targets = liveTargets().filter((t) => engineOf(t).testFacts.slow && engineOf(t).cancelsStatements);
+const targets = liveTargets().filter((t) => testFactsOf(engineOf(t)).slow && engineOf(t).cancelsStatements);
 
 /** How one client calls: the path it takes through the server, and what it runs there. */
 interface Caller {
@@ -131,7 +132,7 @@ describe.each(targets)('$engine', (target) => {
     dbUrl = await freshDatabase(target, 'bench_abandon');
     await loadShop(dbUrl);
     const engine = engineForUrl(dbUrl);
-    slow = engine.testFacts.slow!;
+    slow = testFactsOf(engine).slow!;
     const { db, close } = await engine.connect(dbUrl, { poolSize: 1, inProcess: true });
     try {
       await sql.raw(slow.view).execute(db);
@@ -198,7 +199,7 @@ describe.each(targets)('$engine', (target) => {
 
   // In this process, so that a full garbage collection can come between a call and its client
   // leaving. No direct tools: the SDK answers every call, and streams its 2025-era answers.
-  describe.runIf(engineOf(target).testFacts.slow?.running)('through the SDK, after a garbage collection', () => {
+  describe.runIf(testFactsOf(engineOf(target)).slow?.running)('through the SDK, after a garbage collection', () => {
     let ctx: DatabaseContext;
     let own: Server;
     let url = '';
@@ -271,7 +272,7 @@ describe.each(targets)('$engine', (target) => {
   }, 60_000);
 
   // SQLite waits for its write lock inside one step on the worker thread (busy_timeout), which cannot be interrupted.
-  const waiting = engineOf(target).testFacts.waitingWrite;
+  const waiting = testFactsOf(engineOf(target)).waitingWrite;
   it.skipIf(!waiting)(
     'a write whose client leaves while it waits for a row lock is cancelled, and never applies',
     async () => {

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { engineForUrl } from '@mcp-db-bench/engines';
+import { testFactsOf } from '@mcp-db-bench/engines/testing';
 import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
@@ -27,7 +28,7 @@ const PARALLEL = 4;
  */
 const GROWTH_BOUND_MB = (PARALLEL * 8 * MAX_RESPONSE_BYTES) / 2 ** 20 + 64;
 
-const targets = liveTargets().filter((t) => engineOf(t).testFacts.largeAnswer && engineOf(t).readOnlyStatement);
+const targets = liveTargets().filter((t) => testFactsOf(engineOf(t)).largeAnswer && engineOf(t).readOnlyStatement);
 
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -66,7 +67,7 @@ describe.each(targets)('$engine', (target) => {
   let dbUrl = '';
   let server: HttpServer;
   let clients: Client[] = [];
-  const large = engineOf(target).testFacts.largeAnswer!;
+  const large = testFactsOf(engineOf(target)).largeAnswer!;
 
   beforeAll(async () => {
     dbUrl = await freshDatabase(target, 'bench_answers');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ENGINES, engineForUrl } from '@mcp-db-bench/engines';
+import { testFactsOf } from '@mcp-db-bench/engines/testing';
 import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
@@ -276,7 +277,7 @@ describe.each(targets)('custom tools on $engine', (target) => {
     await loadShop(dbUrl);
     const engine = engineForUrl(dbUrl);
     const { db, close } = await engine.connect(dbUrl, { poolSize: 1 });
-    await sql.raw(engine.testFacts.notesTable).execute(db);
+    await sql.raw(testFactsOf(engine).notesTable).execute(db);
     await close();
     // The docs' example as is; the file names the database through ${SHOP_DB_URL}.
     example = await startHttpServer(dbUrl, ['--config', EXAMPLE], { SHOP_DB_URL: dbUrl });
@@ -382,7 +383,7 @@ describe.each(targets)('custom tools on $engine', (target) => {
         url: dbUrl,
         tools: {
           sneaky: { description: 'Claims to read', sql: sneaky.sql },
-          slow: { description: 'Runs long', sql: { [engine.name]: engine.testFacts.slow!.statement } },
+          slow: { description: 'Runs long', sql: { [engine.name]: testFactsOf(engine).slow!.statement } },
         },
       }),
     );

@@ -1,5 +1,6 @@
 import { connect as netConnect } from 'node:net';
 import { engineForUrl } from '@mcp-db-bench/engines';
+import { testFactsOf } from '@mcp-db-bench/engines/testing';
 import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +49,7 @@ describe.each(ENGINES)('$engine', ({ engine, unavailable }) => {
     await loadShop(dbUrl);
     const { db, close } = await engineForUrl(dbUrl).connect(dbUrl, { poolSize: 1 });
     // a view whose every read takes 1.5 s: a slow statement without a big table
-    await sql.raw(engineForUrl(dbUrl).testFacts.shortSlowView!).execute(db);
+    await sql.raw(testFactsOf(engineForUrl(dbUrl)).shortSlowView!).execute(db);
     await close();
     http = await startHttpServer(dbUrl, ['--pool-size', String(POOL_SIZE)]);
     port = Number(new URL(http.endpoint).port);

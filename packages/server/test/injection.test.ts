@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { aggregateInput, ERROR_CODES, type ErrorCode, getInput, queryInput } from '@mcp-db-bench/contract';
-import { type AnyDb, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { type AnyDb, type Engine, engineForUrl } from '@mcp-db-bench/engines';
 import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { Kysely, sql } from 'kysely';
@@ -353,7 +353,7 @@ function identifiers(text: string): string[] {
 }
 
 /** Builds the statement the server would run for `args`, offline. */
-function plan(tool: Tool, args: Record<string, unknown>, catalog: Catalog, engine: EngineProfile, db: AnyDb) {
+function plan(tool: Tool, args: Record<string, unknown>, catalog: Catalog, engine: Engine, db: AnyDb) {
   if (tool === 'query') return planQuery(queryInput.parse(args), catalog, engine, db, DEFAULT_LIMITS).compiled;
   if (tool === 'get') return planGet(getInput.parse(args), catalog, engine, db).compiled;
   if (tool === 'aggregate')
@@ -375,7 +375,7 @@ function allowedNames(tool: Tool, args: Record<string, unknown>, catalog: Catalo
 }
 
 /** A digest of every row of every table, and the list of tables: any write changes it. */
-async function checksum(engine: EngineProfile, db: AnyDb): Promise<Record<string, string>> {
+async function checksum(engine: Engine, db: AnyDb): Promise<Record<string, string>> {
   const raw = await engine.introspect(db);
   const sums: Record<string, string> = {
     '(tables)': raw.tables
@@ -405,7 +405,7 @@ describe.each(targets)('$engine', (target) => {
   let dbUrl = '';
   let server: HttpServer;
   let client: Client;
-  let engine: EngineProfile;
+  let engine: Engine;
   let before: Record<string, unknown>;
   let catalog: Catalog;
   let compiler: AnyDb;
@@ -516,7 +516,7 @@ describe.each(targets)('$engine', (target) => {
 describe.each(targets)('$engine writes and sql', (target) => {
   let server: HttpServer;
   let client: Client;
-  let engine: EngineProfile;
+  let engine: Engine;
   let dbUrl = '';
   let before: Record<string, unknown>;
   let scope: WriteScope;
@@ -807,7 +807,7 @@ describe.each(targets)('$engine writes and sql', (target) => {
 });
 
 /** Runs `use` on a connection of the test's own, closed again at once. */
-async function withDirect<T>(engine: EngineProfile, url: string, use: (db: AnyDb) => Promise<T>): Promise<T> {
+async function withDirect<T>(engine: Engine, url: string, use: (db: AnyDb) => Promise<T>): Promise<T> {
   const { db, close } = await engine.connect(url, { poolSize: 2 });
   try {
     return await use(db);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Connection, engineForUrl, temporaryPath } from '@mcp-db-bench/engines';
+import { type Connection, engineForUrl } from '@mcp-db-bench/engines';
+import { temporaryPath } from '@mcp-db-bench/engines/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

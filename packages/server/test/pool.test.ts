@@ -1,4 +1,5 @@
 import { engineForUrl } from '@mcp-db-bench/engines';
+import { testFactsOf } from '@mcp-db-bench/engines/testing';
 import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +36,7 @@ describe.each(targets)('$engine', (target) => {
   });
 
   it(`${AGENTS} concurrent agents share the default pool without a single error`, async () => {
-    const probe = engineForUrl(dbUrl).testFacts.sessions ? await sessionProbe(dbUrl) : undefined;
+    const probe = testFactsOf(engineForUrl(dbUrl)).sessions ? await sessionProbe(dbUrl) : undefined;
     const swarm = await Swarm.start(http.endpoint, AGENTS);
     let maxSessions = 0;
     try {
@@ -66,7 +67,7 @@ describe.each(targets)('$engine', (target) => {
 
   // SQLite has one connection and no pool: better-sqlite3 runs each statement to completion
   // before the next, so there is no wait to bound beyond the statements ahead in line.
-  const hold = engineOf(target).testFacts.sleep;
+  const hold = testFactsOf(engineOf(target)).sleep;
   if (!hold) return;
 
   it('a wait for a busy pool is bounded, and the pool stays usable', async () => {

@@ -1,5 +1,6 @@
 import type { QueryInput } from '@mcp-db-bench/contract';
-import { ENGINES, type EngineProfile } from '@mcp-db-bench/engines';
+import { ENGINES, type Engine } from '@mcp-db-bench/engines';
+import { testDatabasesOf, testFactsOf } from '@mcp-db-bench/engines/testing';
 import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../src/catalog/build.js';
@@ -15,7 +16,7 @@ import { loadShop, SHOP, shopCatalog } from './support/shop.js';
  * types and compiles the tools' SQL for it, reading nothing but its definition.
  */
 // The one line: in packages/engines/src/registry.ts it is `export { scratch } from './scratch/index.js';`.
-const engines: readonly EngineProfile<string>[] = [...ENGINES, scratch];
+const engines: readonly Engine<string>[] = [...ENGINES, scratch];
 
 const target = (family: string) => engines.find((e) => e.family === family)!;
 const limits = { defaultRows: 100, maxRows: 1000, maxResponseBytes: 1024 * 1024 };
@@ -25,13 +26,13 @@ describe('a scratch SQL family', () => {
     expect(new Set(engines.map((e) => e.family)).size).toBe(new Set(ENGINES.map((e) => e.family)).size + 1);
     expect(target('scratch')).toBe(scratch);
     // what the suites filter their targets on (timeouts.test.ts, abandon.test.ts, pool.test.ts)
-    expect(Boolean(scratch.testFacts.slow && scratch.cancelsStatements)).toBe(true);
+    expect(Boolean(testFactsOf(scratch).slow && scratch.cancelsStatements)).toBe(true);
     expect(scratch.oneProcess).toBe(false);
-    expect(scratch.testFacts.sessions).toBeUndefined();
+    expect(testFactsOf(scratch).sessions).toBeUndefined();
   });
 
   it('gets a fresh database and the shop, in its own column types, from the shared support', async () => {
-    const url = await scratch.testing!.fresh('scratch:', 'bench_scratch_shop');
+    const url = await testDatabasesOf(scratch)!.fresh('scratch:', 'bench_scratch_shop');
     await loadShop(url, scratch);
     const { db, close } = await scratch.connect(url, { poolSize: 1 });
     try {
@@ -42,7 +43,7 @@ describe('a scratch SQL family', () => {
 
       // the query tool's plan, compiled by the family's dialect and run on its connection (the server's
       // types take the registry's families, which the real line would add this one to)
-      const served = scratch as unknown as EngineProfile;
+      const served = scratch as unknown as Engine;
       const compiler = new Kysely({ dialect: scratch.compileOnlyDialect() });
       const catalog = buildCatalog(raw, new Map());
       const args: QueryInput = {
@@ -61,7 +62,7 @@ describe('a scratch SQL family', () => {
   });
 
   it('loads the parity fixture from its own schema', async () => {
-    const url = await scratch.testing!.fresh('scratch:', 'bench_scratch_parity');
+    const url = await testDatabasesOf(scratch)!.fresh('scratch:', 'bench_scratch_parity');
     await loadParityFixture(url, scratch);
     const { db, close } = await scratch.connect(url, { poolSize: 1 });
     try {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolError } from '@mcp-db-bench/contract';
 import { type AnyDb, ENGINES, engineForUrl, mssql, mysql, type SqlFamily, sqlite } from '@mcp-db-bench/engines';
+import { testDatabasesOf, testFactsOf } from '@mcp-db-bench/engines/testing';
 import { freshDatabase, type LiveTarget, liveTargets, privilegedTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { Kysely, sql } from 'kysely';
@@ -151,13 +152,13 @@ describe('the start-up check names excess rights, and only those', () => {
     }) as AnyDb;
     // A dialect that never connects answers no rows: no warning.
     expect(await engine.excessRights!(db)).toBeUndefined();
-    expect(sent.join('\n')).toMatch(engine.testFacts.excessRights!.asks);
+    expect(sent.join('\n')).toMatch(testFactsOf(engine).excessRights!.asks);
   });
 
   const isServer = (t: LiveTarget) => t.baseUrl.includes('://');
   const admins = privilegedTargets().filter(isServer);
   // the suites' ordinary users, on the servers that also have a privileged one (.ci/run grants them no more than their databases)
-  const ordinary = liveTargets().filter((t) => isServer(t) && engineForUrl(t.baseUrl).testing?.adminEnv);
+  const ordinary = liveTargets().filter((t) => isServer(t) && testDatabasesOf(engineForUrl(t.baseUrl))?.adminEnv);
   const rightsOf = async (url: string) => {
     const engine = engineForUrl(url);
     const { db, close } = await engine.connect(url, { poolSize: 1 });
@@ -168,7 +169,7 @@ describe('the start-up check names excess rights, and only those', () => {
     }
   };
   it.each(admins)('$engine: the privileged user', async (target) => {
-    const { excessRights } = engineForUrl(target.baseUrl).testFacts;
+    const { excessRights } = testFactsOf(engineForUrl(target.baseUrl));
     expect((await rightsOf(target.baseUrl))?.rights).toEqual(excessRights?.ofAdmin);
   });
   it.each(ordinary)('$engine: the ordinary user', async (target) => {
@@ -179,7 +180,7 @@ describe('the start-up check names excess rights, and only those', () => {
 describe.each(privilegedTargets())('$engine as a privileged user', (target) => {
   const engine = engineForUrl(target.baseUrl);
   const family = engine.family;
-  const probe = engine.testFacts.hostProbe;
+  const probe = testFactsOf(engine).hostProbe;
   // A server engine: its files and locks can be looked at beside the running MCP server.
   const server = target.baseUrl.includes('://');
   const hostile = SQL_TEXTS.filter((s) => s.refusedOn?.includes(family));

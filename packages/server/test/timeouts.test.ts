@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { engineForUrl } from '@mcp-db-bench/engines';
+import { testFactsOf } from '@mcp-db-bench/engines/testing';
 import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
@@ -15,7 +16,7 @@ const TIMEOUT_MS = 1000;
 
 // The slow statement goes through the sql tool, which engines without a read-only mode (SQL Server)
 // lack; an engine that cannot cancel a statement has nothing to test here.
-const targets = liveTargets().filter((t) => engineOf(t).testFacts.slow && engineOf(t).cancelsStatements);
+const targets = liveTargets().filter((t) => testFactsOf(engineOf(t)).slow && engineOf(t).cancelsStatements);
 
 describe.each(targets)('$engine', (target) => {
   let dbUrl = '';
@@ -38,7 +39,7 @@ describe.each(targets)('$engine', (target) => {
   });
 
   it('cancels a slow statement in the database, answers timeout, and keeps serving meanwhile', async () => {
-    const slow = engineForUrl(dbUrl).testFacts.slow!;
+    const slow = testFactsOf(engineForUrl(dbUrl)).slow!;
     let slowDone = false;
     const started = Date.now();
     const pending = callJson(slowClient, 'sql', { sql: slow.statement }).finally(() => {

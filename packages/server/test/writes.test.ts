@@ -1,4 +1,5 @@
 import { engineForUrl } from '@mcp-db-bench/engines';
+import { testFactsOf } from '@mcp-db-bench/engines/testing';
 import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
@@ -98,7 +99,7 @@ describe.each(targets)('$engine', (target) => {
     await loadShop(dbUrl);
     const engine = engineForUrl(dbUrl);
     const { db, close } = await engine.connect(dbUrl, { poolSize: 1 });
-    await sql.raw(engine.testFacts.notesTable).execute(db);
+    await sql.raw(testFactsOf(engine).notesTable).execute(db);
     await close();
     [writer, reader] = await Promise.all([
       startHttpServer(dbUrl, ['--allow-writes', '--sql', '--statement-timeout', '1500']),

@@ -1,4 +1,5 @@
-import { ENGINES, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { ENGINES, type Engine, engineForUrl } from '@mcp-db-bench/engines';
+import { testDatabasesOf } from '@mcp-db-bench/engines/testing';
 
 /**
  * The live databases the integration tests run against: every embedded engine always, and
@@ -16,7 +17,7 @@ export function liveTargets(): LiveTarget[] {
   const embedded: LiveTarget[] = [];
   const servers: LiveTarget[] = [];
   for (const engine of ENGINES) {
-    const testing = engine.testing;
+    const testing = testDatabasesOf(engine);
     if (!testing) continue;
     if (!testing.env) {
       embedded.push({ engine: engine.name, baseUrl: `${engine.schemes[0]}:` });
@@ -38,7 +39,7 @@ export function liveTargets(): LiveTarget[] {
 export function privilegedTargets(): LiveTarget[] {
   const out: LiveTarget[] = [];
   for (const engine of ENGINES) {
-    const testing = engine.testing;
+    const testing = testDatabasesOf(engine);
     if (!testing) continue;
     if (!testing.env) out.push({ engine: engine.name, baseUrl: `${engine.schemes[0]}:` });
     if (!testing.adminEnv) continue;
@@ -51,13 +52,14 @@ export function privilegedTargets(): LiveTarget[] {
 }
 
 /** The engine a target is tested as (MYSQL_URL's server is tested as MariaDB, whatever its scheme). */
-export function engineOf(target: LiveTarget): EngineProfile {
+export function engineOf(target: LiveTarget): Engine {
   return ENGINES.find((e) => e.name === target.engine) ?? engineForUrl(target.baseUrl);
 }
 
 /** Creates (or re-creates) an empty database named `name` and returns its URL. */
 export async function freshDatabase(target: LiveTarget, name: string): Promise<string> {
   const engine = engineOf(target);
-  if (!engine.testing) throw new Error(`${engine.title} has no test databases`);
-  return engine.testing.fresh(target.baseUrl, name);
+  const databases = testDatabasesOf(engine);
+  if (!databases) throw new Error(`${engine.title} has no test databases`);
+  return databases.fresh(target.baseUrl, name);
 }

@@ -643,6 +643,8 @@ type report struct {
 	Errors             map[string]int `json:"errors"`
 	ClientCPUSec       float64        `json:"clientCpuSec"`
 	ClientCPUUsPerCall float64        `json:"clientCpuUsPerCall"`
+	// every successful call's latency: [microseconds, calls], ascending (bench/result-file.mjs reads it)
+	LatencyUs [][2]int64 `json:"latencyUs"`
 }
 
 func summarize(cfg config, workers []*worker, elapsed, cpu time.Duration) report {
@@ -676,6 +678,14 @@ func summarize(cfg config, workers []*worker, elapsed, cpu time.Duration) report
 		rep.P99Ms = percentileMs(all, 0.99)
 		rep.MaxMs = float64(all[len(all)-1]) / 1000
 		rep.ClientCPUUsPerCall = round(float64(cpu.Microseconds())/float64(len(all)), 1)
+	}
+	rep.LatencyUs = [][2]int64{}
+	for _, us := range all {
+		if n := len(rep.LatencyUs); n > 0 && rep.LatencyUs[n-1][0] == us {
+			rep.LatencyUs[n-1][1]++
+		} else {
+			rep.LatencyUs = append(rep.LatencyUs, [2]int64{us, 1})
+		}
 	}
 	return rep
 }

@@ -6,10 +6,10 @@
  */
 import { WORKLOADS } from '@mcp-db-bench/agent';
 import type { LoadStage, LoadStages } from '@mcp-db-bench/contract';
-import type { IndexProfile } from '@mcp-db-bench/dataset';
+import type { IndexSet } from '@mcp-db-bench/dataset';
+import type { Threshold } from '@mcp-db-bench/report';
 import type { Command } from 'commander';
 import { UsageError, unknownCommand } from '../errors.js';
-import type { Threshold } from '../gates/thresholds.js';
 import type { ProtocolChoice } from '../labels.js';
 import { checkOutputPath, type Format } from '../options.js';
 import { checkPinning } from '../serving/cpus.js';
@@ -33,7 +33,7 @@ export interface RunFlags {
   duration: number;
   warmup: number;
   iterations: number;
-  indexes: IndexProfile[];
+  indexes: IndexSet[];
   rate?: number;
   stages?: LoadStage[];
   rateStages?: LoadStage[];

@@ -5,12 +5,11 @@
  */
 import {
   createClient,
-  type PlanResult,
+  PEERS,
+  PeerClient,
+  PlanResultBuilder,
   type PlanTarget,
-  PROFILES,
-  ProfileClient,
   peakTarget,
-  type RunEvent,
   runPlan,
   stagesDuration,
   type Target,
@@ -18,16 +17,17 @@ import {
 } from '@mcp-db-bench/agent';
 import { type DatabaseFacts, type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
+import { FLOOR_LABEL, writeResultFile } from '@mcp-db-bench/report';
 import { request } from 'undici';
 import { networkReason, UsageError } from '../errors.js';
-import { eraLabel, FLOOR_LABEL, type ProtocolChoice } from '../labels.js';
+import { eraLabel, type ProtocolChoice } from '../labels.js';
 import { logLine, progress } from '../render/progress.js';
-import { resultOf, writeResultFile } from '../results.js';
+import { resultOf } from '../results.js';
 import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
 import type { Database } from '../serving/database.js';
 import { indexesAfter, readFacts, recordedScale } from '../serving/facts.js';
 import { onInterrupt } from '../serving/interrupt.js';
-import { withServing } from '../serving/lifecycle.js';
+import { type Serving, withServing } from '../serving/lifecycle.js';
 import { announceStart, barrier, requireDataset, runIdOf } from '../serving/shard.js';
 import { type SpanReceiver, startSpanReceiver } from '../serving/span-receiver.js';
 import type { PeerTarget } from '../serving/targets.js';
@@ -41,154 +41,39 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
   const temporary = !config.target && !config.targetCmd;
   try {
     return await withServing({ db: config.db, temporary }, async (serving) => {
-      const workloads = config.workloads.map((name) => WORKLOADS[name]!);
-      const stages = config.loadStages;
-      const targets: TargetEntry[] = [];
-      const plan: PlanTarget[] = [];
-      /** --server-cpus: the HTTP servers started here, whose processes a stdio target's count leaves out */
-      const servers: number[] = [];
-      const cpuOf = (pid: number) => (config.serverCpus ? { serverCpuUs: () => cpuUnder(pid) } : {});
-      /** --trace-split: where our servers export their spans, and the labels of their steps */
+      /** --trace-split: where our servers export their spans */
       let receiver: SpanReceiver | undefined;
       if (config.traceSplit) {
         receiver = await startSpanReceiver();
         serving.onCleanup(receiver.close);
       }
-      const traced = new Set<string>();
-      /** --shard: the index profile found on each database, by engine */
-      const found: { name: string; profile: string }[] = [];
-      const clientOptions = (protocol: ProtocolChoice) => ({
-        client: config.client,
-        protocol,
-        token: config.token,
-        timeoutMs: 30_000,
-      });
-      /** Every era asked for, host era first: one target each, labelled with its era. */
-      const eachEra = (
-        name: string,
-        entry: Omit<TargetEntry, 'label'>,
-        target: Target,
-        owned?: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'>,
-        peer: Pick<PeerTarget, 'profile' | 'options'> = { profile: PROFILES.ours!, options: {} },
-      ) => {
-        for (const protocol of config.protocol) {
-          const label = uniqueLabel(eraLabel(name, protocol), targets);
-          targets.push({ label, ...entry });
-          const client = () =>
-            new ProfileClient(peer.profile, createClient(target, clientOptions(protocol)), peer.options);
-          plan.push({ label, client, cannot: peer.profile.cannot, ...owned });
-        }
-      };
-      // The server is read-only unless a workload that writes was asked for.
-      const writes = workloads.some((w) => w.writes);
-      for (const db of serving.databases) {
-        const { engine } = db;
-        const first = config.indexes[0] ?? 'optimized';
-        if (config.shard && engine.oneProcess)
-          throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
-        if (config.shard) found.push({ name: engine.name, profile: await requireDataset(db) });
-        // a shard's database is shared: never seeded or re-indexed, only read through the driver for the decomposition
-        const prepared: Pick<PlanTarget, 'reindex' | 'driver'> = config.shard
-          ? await serving.driverOnly(db)
-          : await serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
-        // what the database is and holds, read before our server opens it (an embedded one may allow one process)
-        const database = await readFacts(db, Boolean(prepared.reindex));
-        const owned = { ...prepared, ...recordIndexes(db, database, prepared.reindex) };
-        const server = await serving.server(db, {
-          args: writes ? ['--allow-writes'] : [],
-          cpus: config.serverCpus,
-          otel: receiver?.env,
-        });
-        servers.push(server.child.pid!);
-        logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
-        const before = targets.length;
-        eachEra(
-          engine.name,
-          { engine: engine.name, url: redactUrl(db.url), database },
-          { kind: 'http', url: server.endpoint },
-          { ...owned, ...cpuOf(server.child.pid!) },
-        );
-        for (const t of targets.slice(before)) traced.add(t.label);
-      }
-      // a target named by its profile; `target` when none was given (as before profiles)
-      for (const peer of peers) {
-        const entry = { engine: peer.options.engine ?? null, url: peer.url, profile: peer.profile.name };
-        const target = pinnedTarget(peer.target, config.serverCpus);
-        eachEra(
-          peer.given ? peer.profile.name : 'target',
-          entry,
-          target,
-          stdioCpu(peer.target, config.serverCpus, servers),
-          peer,
-        );
-      }
-      // The bare echo floor beside MCP echo: it answers echo alone, so it runs what needs no more.
-      if (workloads.some((w) => w.requires.every((tool) => tool === TOOL_NAMES.echo))) {
-        const floor = await serving.floor(config.serverCpus);
-        servers.push(floor.pid);
-        plan.push({
-          label: FLOOR_LABEL,
-          agent: floor.agent,
-          tools: [TOOL_NAMES.echo],
-          servesOnly: true,
-          fileAs: 'http-echo',
-          ...cpuOf(floor.pid),
-        });
-      }
+      const targets = await planTargets(config, peers, serving, receiver);
       const { shard } = config;
-      let startAt: number | undefined;
       const start = async () => {
-        startAt = config.barrierFile ? await barrier(config.barrierFile, shard!, logLine) : config.startAt!;
-        return announceStart(startAt, shard!, logLine);
-      };
-      // What the result file says of the run's configuration (also for the partial file of an interrupted run).
-      const configOf = (): ResultFile['config'] => {
-        const databases = serving.databases.length;
-        const file: ResultFile['config'] = {
-          targets,
-          workloads: config.workloads,
-          agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : config.agents,
-          durationMs: stages ? stagesDuration(stages.stages) : config.duration,
-          warmupMs: config.warmup,
-          iterations: config.iterations,
-          protocol: config.protocol.join(','),
-          client: config.client,
-          // the scale the databases' markers name, whatever --scale said (a reused database keeps its own)
-          scale: databases ? recordedScale(targets.filter((t) => t.database).map((t) => t.database)) : null,
-          seed: config.seed,
-          indexes: shard ? foundIndexes(found) : databases ? config.indexes : [],
-          rate: config.rate ?? null,
-          stages: stages ?? null,
-          ...(config.serverCpus || config.clientCpus
-            ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
-            : {}),
-        };
-        if (shard) {
-          const at = new Date(startAt ?? Date.now()).toISOString();
-          file.shard = { ...shard, runId: config.runId ?? runIdOf(file, at), startAt: at };
-        }
-        return file;
+        targets.startAt = config.barrierFile ? await barrier(config.barrierFile, shard!, logLine) : config.startAt!;
+        return announceStart(targets.startAt, shard!, logLine);
       };
       // Steps finished so far: an interrupted run with --out keeps them, marked partial.
-      const partial = partialResult();
+      const partial = new PlanResultBuilder();
       const show = progress();
       const keepPartial = config.out
         ? onInterrupt(() => {
-            writeResultFile(config.out!, { ...resultOf(configOf(), partial.result()), partial: true });
-            logLine(`${partial.result().steps.length} finished step(s) written to ${config.out}, marked partial`);
+            const file = fileConfig(config, serving, targets);
+            writeResultFile(config.out!, { ...resultOf(file, partial.result()), partial: true });
+            logLine(`${partial.steps.length} finished step(s) written to ${config.out}, marked partial`);
           })
         : () => {};
       const measured = await runPlan(
         {
-          targets: plan,
+          targets: targets.plan,
           indexes: config.indexes,
-          workloads,
+          workloads: config.workloads.map((name) => WORKLOADS[name]!),
           agents: config.agents,
           iterations: config.iterations,
           warmupMs: config.warmup,
           durationMs: config.duration,
           rate: config.rate,
-          stages,
+          stages: config.loadStages,
           seed: config.seed,
           // A fresh server process compiles its hot paths during the first seconds; without this the
           // first round (baseline) would pay for that and the index speed-up would be overstated.
@@ -211,11 +96,11 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
         await receiver.settle(1000, 15_000);
         const calls = receiver.calls();
         for (const step of measured.steps) {
-          const split = traced.has(step.target) ? traceSplitOf(step, calls) : undefined;
+          const split = targets.traced.has(step.target) ? traceSplitOf(step, calls) : undefined;
           if (split) step.traceSplit = split;
         }
       }
-      return resultOf(configOf(), measured);
+      return resultOf(fileConfig(config, serving, targets), measured);
     });
   } catch (error) {
     // the target went away during the run: say which server it was
@@ -224,6 +109,146 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
       throw new Error(`cannot reach the target ${redactUrl(config.target[0]!)}: ${why}`);
     throw error;
   }
+}
+
+/** What a run measures, as the plan takes it and as the result file names it. */
+interface RunTargets {
+  entries: TargetEntry[];
+  plan: PlanTarget[];
+  /** --trace-split: the labels of our servers' steps, whose spans the receiver gets */
+  traced: Set<string>;
+  /** --shard: the index set found on each database, by engine */
+  found: { name: string; profile: string }[];
+  /** --shard: the agreed start, once known */
+  startAt?: number;
+}
+
+/** Our server on each database (in every era asked for), the peers, and the echo floor when a workload needs no more. */
+async function planTargets(
+  config: RunConfig,
+  peers: readonly PeerTarget[],
+  serving: Serving,
+  receiver: SpanReceiver | undefined,
+): Promise<RunTargets> {
+  const workloads = config.workloads.map((name) => WORKLOADS[name]!);
+  const out: RunTargets = { entries: [], plan: [], traced: new Set(), found: [] };
+  const { entries: targets, plan, traced, found } = out;
+  /** --server-cpus: the HTTP servers started here, whose processes a stdio target's count leaves out */
+  const servers: number[] = [];
+  const cpuOf = (pid: number) => (config.serverCpus ? { serverCpuUs: () => cpuUnder(pid) } : {});
+  const clientOptions = (protocol: ProtocolChoice) => ({
+    client: config.client,
+    protocol,
+    token: config.token,
+    timeoutMs: 30_000,
+  });
+  /** Every era asked for, host era first: one target each, labelled with its era. */
+  const eachEra = (
+    name: string,
+    entry: Omit<TargetEntry, 'label'>,
+    target: Target,
+    owned?: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'>,
+    peer: Pick<PeerTarget, 'profile' | 'options'> = { profile: PEERS.ours!, options: {} },
+  ) => {
+    for (const protocol of config.protocol) {
+      const label = uniqueLabel(eraLabel(name, protocol), targets);
+      targets.push({ label, ...entry });
+      const client = () => new PeerClient(peer.profile, createClient(target, clientOptions(protocol)), peer.options);
+      plan.push({ label, client, cannot: peer.profile.cannot, ...owned });
+    }
+  };
+  // The server is read-only unless a workload that writes was asked for.
+  const writes = workloads.some((w) => w.writes);
+  for (const db of serving.databases) {
+    const { engine } = db;
+    const first = config.indexes[0] ?? 'optimized';
+    if (config.shard && engine.oneProcess)
+      throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
+    if (config.shard) found.push({ name: engine.name, profile: await requireDataset(db) });
+    // a shard's database is shared: never seeded or re-indexed, only read through the driver for the decomposition
+    const prepared: Pick<PlanTarget, 'reindex' | 'driver'> = config.shard
+      ? await serving.driverOnly(db)
+      : await serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
+    // what the database is and holds, read before our server opens it (an embedded one may allow one process)
+    const database = await readFacts(db, Boolean(prepared.reindex));
+    const owned = { ...prepared, ...recordIndexes(db, database, prepared.reindex) };
+    const server = await serving.server(db, {
+      args: writes ? ['--allow-writes'] : [],
+      cpus: config.serverCpus,
+      otel: receiver?.env,
+    });
+    servers.push(server.child.pid!);
+    logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
+    const before = targets.length;
+    eachEra(
+      engine.name,
+      { engine: engine.name, url: redactUrl(db.url), database },
+      { kind: 'http', url: server.endpoint },
+      { ...owned, ...cpuOf(server.child.pid!) },
+    );
+    for (const t of targets.slice(before)) traced.add(t.label);
+  }
+  // a target named by its profile; `target` when none was given (as before profiles)
+  for (const peer of peers) {
+    const entry = { engine: peer.options.engine ?? null, url: peer.url, profile: peer.profile.name };
+    const target = pinnedTarget(peer.target, config.serverCpus);
+    eachEra(
+      peer.given ? peer.profile.name : 'target',
+      entry,
+      target,
+      stdioCpu(peer.target, config.serverCpus, servers),
+      peer,
+    );
+  }
+  // The bare echo floor beside MCP echo: it answers echo alone, so it runs what needs no more.
+  if (workloads.some((w) => w.requires.every((tool) => tool === TOOL_NAMES.echo))) {
+    const floor = await serving.floor(config.serverCpus);
+    servers.push(floor.pid);
+    plan.push({
+      label: FLOOR_LABEL,
+      agent: floor.agent,
+      tools: [TOOL_NAMES.echo],
+      servesOnly: true,
+      fileAs: 'http-echo',
+      ...cpuOf(floor.pid),
+    });
+  }
+  return out;
+}
+
+/** What the result file says of the run's configuration (also for the partial file of an interrupted run). */
+function fileConfig(
+  config: RunConfig,
+  serving: Serving,
+  { entries: targets, found, startAt }: RunTargets,
+): ResultFile['config'] {
+  const { shard } = config;
+  const stages = config.loadStages;
+  const databases = serving.databases.length;
+  const file: ResultFile['config'] = {
+    targets,
+    workloads: config.workloads,
+    agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : config.agents,
+    durationMs: stages ? stagesDuration(stages.stages) : config.duration,
+    warmupMs: config.warmup,
+    iterations: config.iterations,
+    protocol: config.protocol.join(','),
+    client: config.client,
+    // the scale the databases' markers name, whatever --scale said (a reused database keeps its own)
+    scale: databases ? recordedScale(targets.filter((t) => t.database).map((t) => t.database)) : null,
+    seed: config.seed,
+    indexes: shard ? foundIndexes(found) : databases ? config.indexes : [],
+    rate: config.rate ?? null,
+    stages: stages ?? null,
+    ...(config.serverCpus || config.clientCpus
+      ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
+      : {}),
+  };
+  if (shard) {
+    const at = new Date(startAt ?? Date.now()).toISOString();
+    file.shard = { ...shard, runId: config.runId ?? runIdOf(file, at), startAt: at };
+  }
+  return file;
 }
 
 /** Fails early, naming the target, when nothing answers HTTP at its address. Any HTTP answer will do. */
@@ -290,27 +315,4 @@ function uniqueLabel(name: string, taken: readonly { label: string }[]): string 
   let label = name;
   for (let i = 2; taken.some((t) => t.label === label); i++) label = `${name}-${i}`;
   return label;
-}
-
-/** A plan's result as its events build it, for the file an interrupted run leaves. */
-function partialResult() {
-  const result: PlanResult = {
-    startedAt: new Date().toISOString(),
-    finishedAt: '',
-    sessionInit: [],
-    steps: [],
-    decomposition: [],
-    warnings: [],
-    skipped: [],
-  };
-  return {
-    add(event: RunEvent): void {
-      if (event.type === 'step-end') result.steps.push(event.step);
-      else if (event.type === 'session-init') result.sessionInit.push(event.result);
-      else if (event.type === 'decomposition') result.decomposition.push(...event.results);
-      else if (event.type === 'skipped')
-        result.skipped.push({ target: event.target, workload: event.workload, reason: event.reason });
-    },
-    result: (): PlanResult => ({ ...result, finishedAt: new Date().toISOString() }),
-  };
 }

@@ -13,7 +13,7 @@ import {
   createHttpTransport,
   createStdioTransport,
   type McpClient,
-  type PlanResult,
+  PlanResultBuilder,
   type PlanTarget,
   parseTrace,
   ReplayError,
@@ -27,10 +27,11 @@ import {
 import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { rowCounts } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
+import { writeResultFile } from '@mcp-db-bench/report';
 import { UsageError } from '../errors.js';
 import { logLine, progress } from '../render/progress.js';
 import { KeySpace, shapeFiller } from '../replay/fill.js';
-import { resultOf, writeResultFile } from '../results.js';
+import { resultOf } from '../results.js';
 import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
 import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';
@@ -165,24 +166,12 @@ export async function measureReplay(
         ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
         : {}),
     });
-    const steps: PlanResult['steps'] = [];
+    const partial = new PlanResultBuilder();
     const show = progress();
     const keepPartial = config.out
       ? onInterrupt(() => {
-          const now = new Date().toISOString();
-          writeResultFile(config.out!, {
-            ...resultOf(configOf(), {
-              startedAt: now,
-              finishedAt: now,
-              sessionInit: [],
-              steps,
-              decomposition: [],
-              warnings: [],
-              skipped: [],
-            }),
-            partial: true,
-          });
-          logLine(`${steps.length} finished step(s) written to ${config.out}, marked partial`);
+          writeResultFile(config.out!, { ...resultOf(configOf(), partial.result()), partial: true });
+          logLine(`${partial.steps.length} finished step(s) written to ${config.out}, marked partial`);
         })
       : () => {};
     const measured = await runPlan(
@@ -199,7 +188,7 @@ export async function measureReplay(
       {
         on: (event) => {
           if (event.type === 'step-start') currentAgents = event.step.agents;
-          if (event.type === 'step-end') steps.push(event.step);
+          partial.add(event);
           show(event);
         },
       },

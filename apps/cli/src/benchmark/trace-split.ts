@@ -3,8 +3,8 @@
  * call belongs to the step whose measured window its request span began in (steps run one after
  * another, and warm-ups, the decomposition and the check pass fall outside every window).
  */
-import { merge, summary } from '@mcp-db-bench/agent';
 import type { StepResult, TraceSplit } from '@mcp-db-bench/contract';
+import { merge, summary } from '@mcp-db-bench/report';
 import type { ServedCall } from '../serving/span-receiver.js';
 
 /** One call's parts, microseconds: they add up to its request span. */

@@ -1,7 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
-import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
-import { parsePct } from '../parse/values.js';
 import {
   compareHtml,
   compareJson,
@@ -10,11 +7,15 @@ import {
   DEFAULT_NOISE_PCT,
   nothingShared,
   poolRuns,
+  readResultFile,
   regressions,
-} from '../render/compare.js';
+  toMarkdown,
+  toTerminal,
+} from '@mcp-db-bench/report';
+import { Command, Option } from 'commander';
+import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
+import { parsePct } from '../parse/values.js';
 import { logLine, stdoutColumns } from '../render/progress.js';
-import { toMarkdown, toTerminal } from '../render/table.js';
-import { readResultFile } from '../results.js';
 
 interface CompareFlags {
   noise: number;

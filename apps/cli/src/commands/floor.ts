@@ -1,8 +1,18 @@
-import { createClient, type PlanTarget, runPlan, summarize, WORKLOADS } from '@mcp-db-bench/agent';
+import { createClient, type PlanTarget, runPlan, WORKLOADS } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
+import {
+  callsPerSecond,
+  FLOOR_LABEL,
+  floorBefore,
+  floorSections,
+  summarize,
+  toMarkdown,
+  toTerminal,
+  writeResultFile,
+} from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
-import { eraLabel, FLOOR_LABEL, floorBefore } from '../labels.js';
+import { eraLabel } from '../labels.js';
 import {
   agentsOption,
   dbListOption,
@@ -16,11 +26,8 @@ import {
 } from '../options.js';
 import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
 import { parseEra } from '../parse/values.js';
-import { floorSections } from '../render/floor.js';
-import { callsPerSecond } from '../render/numbers.js';
 import { logLine, stdoutColumns } from '../render/progress.js';
-import { toMarkdown, toTerminal } from '../render/table.js';
-import { commandLine, resultOf, writeResultFile } from '../results.js';
+import { commandLine, resultOf } from '../results.js';
 import { withServing } from '../serving/lifecycle.js';
 
 type Era = 'legacy' | 'modern';

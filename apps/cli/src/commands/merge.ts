@@ -1,9 +1,14 @@
-import { comparisons, MergeError, mergeShards } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
+import {
+  comparisons,
+  MergeError,
+  mergeShards,
+  readResultFile,
+  renderRuns,
+  writeResultFile,
+} from '@mcp-db-bench/report';
 import { Command } from 'commander';
 import { examples, formatOption, type ReportFormat } from '../options.js';
-import { renderRuns } from '../render/runs.js';
-import { readResultFile, writeResultFile } from '../results.js';
 
 export function mergeCommand(): Command {
   return new Command('merge')

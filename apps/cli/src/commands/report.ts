@@ -1,11 +1,10 @@
 import { writeFileSync } from 'node:fs';
+import { readRuns, renderRuns } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
 import { collect } from '../parse/values.js';
 import { stdoutColumns } from '../render/progress.js';
-import { renderRuns } from '../render/runs.js';
-import { readRuns } from '../results.js';
 
 interface ReportFlags {
   format: ReportFormat;
@@ -49,6 +48,10 @@ export function reportCommand(): Command {
     .action((files: string[], flags: ReportFlags) => {
       if (flags.format === 'prometheus' && files.length > 1)
         throw new UsageError('--format prometheus writes one run: give one result file (one .prom file per run)');
+      if (flags.label.length > files.length)
+        throw new UsageError(
+          `${flags.label.length} labels for ${files.length} file(s): give --label once per file, in the files' order`,
+        );
       const runs = readRuns(files, flags.label);
       const out = flags.out ?? flags.output;
       const text = renderRuns(runs, flags.format, out ? undefined : stdoutColumns());

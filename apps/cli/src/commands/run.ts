@@ -1,7 +1,20 @@
 import { writeFileSync } from 'node:fs';
-import { DEFAULT_WORKLOADS, PROFILES, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
+import { DEFAULT_WORKLOADS, PEERS, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
-import type { IndexProfile } from '@mcp-db-bench/dataset';
+import type { IndexSet } from '@mcp-db-bench/dataset';
+import {
+  checkThresholds,
+  htmlReport,
+  junitXml,
+  parseThreshold,
+  prometheusText,
+  reportHeader,
+  reportSections,
+  ThresholdSyntaxError,
+  toMarkdown,
+  toTerminal,
+  writeResultFile,
+} from '@mcp-db-bench/report';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   COMPARISON_ITERATIONS,
@@ -12,8 +25,6 @@ import {
 } from '../benchmark/config.js';
 import { measure } from '../benchmark/measure.js';
 import { measureReplay, REPLAY_WORKLOAD } from '../benchmark/replay.js';
-import { junitXml } from '../gates/junit.js';
-import { judge, parseThreshold, ThresholdSyntaxError } from '../gates/thresholds.js';
 import type { ProtocolChoice } from '../labels.js';
 import {
   agentsOption,
@@ -29,12 +40,7 @@ import {
 import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
 import { parseStages } from '../parse/stages.js';
 import { collect, parseCount, parseProtocol, parseTarget, parseThink, parseWorkload } from '../parse/values.js';
-import { htmlReport } from '../render/html/index.js';
 import { endProgress, logLine, stdoutColumns } from '../render/progress.js';
-import { prometheusText } from '../render/prometheus.js';
-import { reportHeader, reportSections } from '../render/report.js';
-import { toMarkdown, toTerminal } from '../render/table.js';
-import { writeResultFile } from '../results.js';
 import { parseCpuList, pinSelf } from '../serving/cpus.js';
 import { parseShard, parseStartAt } from '../serving/shard.js';
 import { trackTargets } from '../serving/targets.js';
@@ -70,7 +76,7 @@ export function runCommand(): Command {
     .addOption(
       new Option(
         '--profile <name>',
-        `how to drive the --target or --target-cmd before it: ${Object.keys(PROFILES).join(', ')}; NAME:ENGINE ` +
+        `how to drive the --target or --target-cmd before it: ${Object.keys(PEERS).join(', ')}; NAME:ENGINE ` +
           `(sqlite, postgres, mysql) for profiles that write SQL (default: ours)`,
       ).argParser(collect(String)),
     )
@@ -124,7 +130,7 @@ export function runCommand(): Command {
     )
     .addOption(
       new Option('--indexes <list>', 'index profiles to run in turn (two rounds show the speed-up)')
-        .default(['baseline', 'optimized'] as IndexProfile[], 'baseline,optimized')
+        .default(['baseline', 'optimized'] as IndexSet[], 'baseline,optimized')
         .argParser(parseList(parseProfile)),
     )
     .addOption(
@@ -272,7 +278,7 @@ export function runCommand(): Command {
       if (failures(result).length) process.exitCode = 1;
       if (config.out) writeResultFile(config.out, result);
       if (config.html) writeFileSync(config.html, htmlReport([{ label: 'run', result }]));
-      const verdicts = judge(result, config.threshold);
+      const verdicts = checkThresholds(result, config.threshold);
       for (const verdict of verdicts) logLine(verdict.line);
       if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
       if (config.junit) writeFileSync(config.junit, junitXml(result, verdicts));

@@ -1,5 +1,6 @@
 import { type SeedEvents, seedInWorker } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
+import { toMarkdown } from '@mcp-db-bench/report';
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
 import { onDatabase } from '../errors.js';
@@ -15,7 +16,6 @@ import {
   seedOption,
 } from '../options.js';
 import { renderSeedSummary, seedSummarySections } from '../render/seed-summary.js';
-import { toMarkdown } from '../render/table.js';
 
 interface SeedFlags {
   db: string;

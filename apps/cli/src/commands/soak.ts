@@ -1,6 +1,7 @@
-import { createClient, errorTotal, runPlan, WORKLOADS } from '@mcp-db-bench/agent';
+import { createClient, runPlan, WORKLOADS } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type ServerMemory } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
+import { errorTotal, soakReport, toMarkdown, toTerminal, writeResultFile } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
 import {
@@ -17,9 +18,7 @@ import {
 import { parseDuration, parsePositiveInt } from '../parse/durations.js';
 import { parseOneWorkload } from '../parse/values.js';
 import { logLine, progress, stdoutColumns } from '../render/progress.js';
-import { soakReport } from '../render/soak.js';
-import { toMarkdown, toTerminal } from '../render/table.js';
-import { commandLine, resultOf, writeResultFile } from '../results.js';
+import { commandLine, resultOf } from '../results.js';
 import { withServing } from '../serving/lifecycle.js';
 import { treeMemory } from '../serving/process-memory.js';
 import { testDelayWarning } from '../warnings.js';

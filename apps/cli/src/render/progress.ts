@@ -1,10 +1,6 @@
-import { errorTotal, type RunEvent, type StepKey, type WriteVerification } from '@mcp-db-bench/agent';
+import type { RunEvent, StepKey, WriteVerification } from '@mcp-db-bench/agent';
 import type { StepResult } from '@mcp-db-bench/contract';
-import { callsPerSecond } from './numbers.js';
-
-/** `label (indexes)`: how progress lines and reports name a target in a round. */
-export const roundLabel = (s: { target: string; indexes: string | null }) =>
-  s.indexes ? `${s.target} (${s.indexes})` : s.target;
+import { callsPerSecond, errorTotal, roundLabel } from '@mcp-db-bench/report';
 
 export function stepLine(step: StepResult): string {
   const errors = errorTotal(step);

@@ -1,6 +1,6 @@
 import type { SeedReport } from '@mcp-db-bench/dataset';
+import type { Section } from '@mcp-db-bench/report';
 import Table from 'cli-table3';
-import type { Section } from './table.js';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const secs = (s: number) => s.toFixed(2);

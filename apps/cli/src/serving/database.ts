@@ -1,12 +1,12 @@
 import type { PlanTarget, RawDriver } from '@mcp-db-bench/agent';
-import { applyIndexProfile, type IndexProfile } from '@mcp-db-bench/dataset';
-import type { EngineProfile } from '@mcp-db-bench/engines';
+import { applyIndexSet, type IndexSet } from '@mcp-db-bench/dataset';
+import type { Engine } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 
 /** A database of the plan: its URL and its engine, resolved once (serving/lifecycle.ts). */
 export interface Database {
   url: string;
-  engine: EngineProfile;
+  engine: Engine;
 }
 
 /**
@@ -17,12 +17,12 @@ export interface Database {
  */
 export async function ownedDatabase(
   db: Database,
-  first: IndexProfile,
+  first: IndexSet,
   log: (line: string) => void,
 ): Promise<Pick<PlanTarget, 'reindex' | 'driver'>> {
   const { url, engine } = db;
   if (engine.oneProcess) {
-    await applyIndexProfile(url, first);
+    await applyIndexSet(url, first);
     log(
       `${engine.name}: ${engine.title} can be open in one process at a time: measured with ${first} indexes only, and without the driver-only decomposition`,
     );
@@ -30,7 +30,7 @@ export async function ownedDatabase(
   }
   return {
     reindex: async (profile) => {
-      const changed = await applyIndexProfile(url, profile as IndexProfile);
+      const changed = await applyIndexSet(url, profile as IndexSet);
       return { created: changed.created.length, dropped: changed.dropped.length };
     },
     driver: () => rawDriver(db),

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { PlanTarget } from '@mcp-db-bench/agent';
-import type { IndexProfile } from '@mcp-db-bench/dataset';
+import type { IndexSet } from '@mcp-db-bench/dataset';
 import { engineForUrl } from '@mcp-db-bench/engines';
 import { logLine } from '../render/progress.js';
 import { type Database, ownedDatabase, rawDriver, workersFor } from './database.js';
@@ -28,7 +28,7 @@ export interface Serving {
   /** Seeds a database that has no dataset yet; then what the runner may do to it (reindex, driver-only calls). */
   prepare(
     db: Database,
-    dataset: { scale: number; seed: number; indexes: IndexProfile },
+    dataset: { scale: number; seed: number; indexes: IndexSet },
   ): Promise<Pick<PlanTarget, 'reindex' | 'driver'>>;
   /** What the runner may do to a database it did not seed (a shard's shared one): driver-only calls, never reindex. */
   driverOnly(db: Database): Promise<Pick<PlanTarget, 'driver'>>;

@@ -1,11 +1,11 @@
-import { DatasetExistsError, type IndexProfile, MARKER_TABLE, seedInWorker, TABLES } from '@mcp-db-bench/dataset';
+import { DatasetExistsError, type IndexSet, MARKER_TABLE, seedInWorker, TABLES } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { onDatabase } from '../errors.js';
 
 /** Seeds a database that has no dataset yet; one that has it is used as it is. */
 export async function seedIfMissing(
   url: string,
-  options: { scale: number; seed: number; indexes: IndexProfile },
+  options: { scale: number; seed: number; indexes: IndexSet },
   log: (line: string) => void,
 ): Promise<void> {
   try {

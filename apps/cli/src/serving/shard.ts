@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResultFile } from '@mcp-db-bench/contract';
-import { INDEX_PROFILES, TABLES } from '@mcp-db-bench/dataset';
+import { INDEX_SETS, TABLES } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { InvalidArgumentError } from 'commander';
 import { onDatabase } from '../errors.js';
@@ -140,7 +140,7 @@ export async function requireDataset({ url, engine }: Database): Promise<string>
  */
 export function indexProfileOf(indexNames: readonly string[]): string {
   const have = new Set(indexNames.map((name) => name.toLowerCase()));
-  const optimized = INDEX_PROFILES.optimized;
+  const optimized = INDEX_SETS.optimized;
   const present = optimized.filter((spec) => have.has(spec.name)).length;
   if (present === optimized.length) return 'optimized';
   return present === 0 ? 'baseline' : `partial (${present} of ${optimized.length} optimized indexes)`;

@@ -3,7 +3,7 @@
  * each followed by its own `--profile NAME[:ENGINE]` (pairs by position: a profile applies to
  * the target before it; a target without one is our own server's, `ours`).
  */
-import { PROFILES, type Profile, type ProfileOption, type ProfileOptions, type Target } from '@mcp-db-bench/agent';
+import { PEERS, type PeerOption, type PeerOptions, type PeerProfile, type Target } from '@mcp-db-bench/agent';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 
@@ -11,10 +11,10 @@ export interface PeerTarget {
   target: Target;
   /** what the result file records: the URL, or null for a command */
   url: string | null;
-  profile: Profile;
+  profile: PeerProfile;
   /** the profile as given; undefined when defaulted to ours */
   given?: string;
-  options: ProfileOptions;
+  options: PeerOptions;
 }
 
 interface Entry {
@@ -24,20 +24,20 @@ interface Entry {
 }
 
 /** The shared flags that set a profile option, by the option's name (commander's attribute name too). */
-const FLAGS: Partial<Record<ProfileOption, string>> = {
+const FLAGS: Partial<Record<PeerOption, string>> = {
   sqlTool: '--sql-tool',
   sqlArg: '--sql-arg',
   service: '--service',
 };
 
 /** The profiles that read an option, for the message that names them. */
-const readers = (option: ProfileOption) =>
-  Object.values(PROFILES)
+const readers = (option: PeerOption) =>
+  Object.values(PEERS)
     .filter((p) => p.takes?.includes(option))
     .map((p) => p.name);
 
 /** A usage problem with what was given for one target's profile: an engine it does not read. */
-function engineProblem(given: string, profile: Profile, engine: string | undefined): string | undefined {
+function engineProblem(given: string, profile: PeerProfile, engine: string | undefined): string | undefined {
   if (engine === undefined) return undefined;
   if (!profile.takes?.includes('engine'))
     return `--profile ${given}: ${profile.name} takes no engine (only ${readers('engine').join(', ')} do)`;
@@ -46,7 +46,7 @@ function engineProblem(given: string, profile: Profile, engine: string | undefin
 
 /** A shared flag given on the command line that no target's profile reads: it would be silently ignored. */
 function unusedFlag(command: Command, used: readonly PeerTarget[]): string | undefined {
-  for (const [option, flag] of Object.entries(FLAGS) as [ProfileOption, string][]) {
+  for (const [option, flag] of Object.entries(FLAGS) as [PeerOption, string][]) {
     if (command.getOptionValueSource(option) !== 'cli' || used.some((t) => t.profile.takes?.includes(option))) continue;
     return `${flag} is for the ${readers(option).join(', ')} profile, and no --target uses it`;
   }
@@ -54,7 +54,7 @@ function unusedFlag(command: Command, used: readonly PeerTarget[]): string | und
 }
 
 /** Records --target, --target-cmd and --profile in the order they were given; `read` pairs and checks them. */
-export function trackTargets(command: Command): { read(shared: Omit<ProfileOptions, 'engine'>): PeerTarget[] } {
+export function trackTargets(command: Command): { read(shared: Omit<PeerOptions, 'engine'>): PeerTarget[] } {
   const entries: Entry[] = [];
   const profiles: string[] = [];
   command.on('option:target', (url: string) => entries.push({ target: { kind: 'http', url }, url }));
@@ -78,8 +78,8 @@ export function trackTargets(command: Command): { read(shared: Omit<ProfileOptio
       const targets = entries.map((entry) => {
         const given = entry.profile ?? 'ours';
         const [name = 'ours', engine] = given.split(':');
-        const profile = PROFILES[name];
-        if (!profile) throw new UsageError(`unknown profile ${name}; profiles: ${Object.keys(PROFILES).join(', ')}`);
+        const profile = PEERS[name];
+        if (!profile) throw new UsageError(`unknown profile ${name}; profiles: ${Object.keys(PEERS).join(', ')}`);
         const options = { ...shared, engine };
         const problem = engineProblem(given, profile, engine) ?? profile.check?.(options);
         if (problem) throw new UsageError(problem);

@@ -1,5 +1,5 @@
 /**
- * Time as the engine sees it. Injected so the engine's arithmetic (warm-up cut-off, intended
+ * Time as the step driver sees it. Injected so the driver's arithmetic (warm-up cut-off, intended
  * start times, interval attribution) can be tested exactly with a fake clock.
  */
 import { setImmediate as nextMacrotask } from 'node:timers/promises';

@@ -5,7 +5,6 @@ export {
   type AgentLoop,
   DEFAULT_LATE_TOLERANCE_MS,
   errorKindOf,
-  errorTotal,
   goodput,
   type LoopMode,
   type OpenLoopStats,

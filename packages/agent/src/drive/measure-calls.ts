@@ -3,7 +3,7 @@
  * cold and warm) and for the cost decomposition (raw driver, echo tool, full tool call).
  */
 import type { OperationStats } from '@mcp-db-bench/contract';
-import { encode, newHistogram, record } from '../metrics/histogram.js';
+import { encode, newHistogram, record } from '@mcp-db-bench/report';
 import { type Clock, realClock } from './clock.js';
 import { errorKindOf } from './run-step.js';
 

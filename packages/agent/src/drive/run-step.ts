@@ -2,10 +2,11 @@
  * One measured step: N simulated agents against one target for warm-up + duration, closed loop
  * (call, wait, call) or open loop (calls arrive at a fixed rate whether or not the target keeps
  * up); or through load stages that move the active agents or the rate over time (stages.ts).
- * The engine owns all timing; agents only perform calls. Failures are data: they are counted by
+ * The driver owns all timing; agents only perform calls. Failures are data: they are counted by
  * kind, and a thrown error is just another outcome.
  */
-import type { StepResult } from '@mcp-db-bench/contract';
+import type { StepMeasurement, StepResult } from '@mcp-db-bench/contract';
+import { errorTotal } from '@mcp-db-bench/report';
 import { INTERVAL_MS, StepRecorder } from '../metrics/recorder.js';
 import { type Clock, realClock } from './clock.js';
 import { type ClientProbe, processProbe } from './probe.js';
@@ -87,24 +88,8 @@ export interface SecondTick {
   rate?: number;
 }
 
-/** The parts of a contract `stepResult` the engine knows; the caller adds target, workload, agents... */
-export type StepMeasurement = Pick<
-  StepResult,
-  | 'mode'
-  | 'rate'
-  | 'durationMs'
-  | 'calls'
-  | 'errors'
-  | 'reinitialized'
-  | 'operations'
-  | 'all'
-  | 'intervals'
-  | 'client'
-  | 'server'
-  | 'openLoop'
-  | 'startedAt'
-  | 'sessionTime'
->;
+/** The parts of a contract `stepResult` the driver knows; the caller adds target, workload, agents... */
+export type { StepMeasurement };
 
 export type OpenLoopStats = NonNullable<StepResult['openLoop']>;
 
@@ -115,11 +100,6 @@ export const QUEUE_PER_AGENT = 4;
 export function errorKindOf(err: unknown): string {
   const kind = typeof err === 'object' && err !== null ? (err as { kind?: unknown }).kind : undefined;
   return typeof kind === 'string' && kind !== '' ? kind : 'exception';
-}
-
-/** Total errors of a step, all kinds. */
-export function errorTotal(m: Pick<StepMeasurement, 'errors'>): number {
-  return Object.values(m.errors).reduce((a, b) => a + b, 0);
 }
 
 /** Completed calls per second, failed ones included. */

@@ -1,7 +1,7 @@
 /**
  * Load stages as k6 reads them (ramping-vus, ramping-arrival-rate): each stage moves linearly
  * from the previous stage's target (0 before the first) to its own over its duration; a stage
- * of 0 ms jumps. Pure arithmetic, computed once per step, so the engine adds nothing per call
+ * of 0 ms jumps. Pure arithmetic, computed once per step, so the driver adds nothing per call
  * but a comparison.
  */
 import type { LoadStage } from '@mcp-db-bench/contract';

@@ -4,7 +4,7 @@
  * must not make the latency look better.
  */
 import type { OperationStats, StepResult } from '@mcp-db-bench/contract';
-import { encode, type Histogram, mergeHistograms, newHistogram, record } from './histogram.js';
+import { encode, type Histogram, mergeHistograms, newHistogram, record } from '@mcp-db-bench/report';
 
 export const INTERVAL_MS = 1000;
 

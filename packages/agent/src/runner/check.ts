@@ -7,9 +7,9 @@ import { Random, type ResultFile } from '@mcp-db-bench/contract';
 import { SimAgent } from '../agent.js';
 import type { McpClient, ToolCallResult } from '../clients/client.js';
 import { rowsOf } from '../loop.js';
-import { ProfileClient, type RawSink } from '../profiles/profile.js';
+import { PeerClient, type RawSink } from '../peers/profile.js';
 import { TASK_TABLES } from '../workloads/session-init.js';
-import type { Call, Workload } from '../workloads/workload.js';
+import type { ChosenCall, Workload } from '../workloads/workload.js';
 
 export const TOKENIZER = 'o200k_base (gpt-tokenizer): approximates, does not equal, the host model’s tokenizer';
 
@@ -29,7 +29,7 @@ class Tapped {
   readonly client: McpClient;
   constructor(factory: () => McpClient) {
     this.client = factory();
-    if (this.client instanceof ProfileClient) this.client.tap((kind, text) => this.raw.push({ kind, text }));
+    if (this.client instanceof PeerClient) this.client.tap((kind, text) => this.raw.push({ kind, text }));
   }
   take(kind?: Kind): string[] {
     return this.raw.splice(0).flatMap((r) => (kind === undefined || r.kind === kind ? [r.text] : []));
@@ -53,7 +53,7 @@ const size = (texts: readonly string[]) => ({
 });
 
 /** A call's answer as compared across targets: its row count and the rows' keys (sorted), or its error. */
-export function fingerprint(call: Call, result: ToolCallResult, primaryKey: readonly string[]): string {
+export function fingerprint(call: ChosenCall, result: ToolCallResult, primaryKey: readonly string[]): string {
   if (result.isError) return `error ${(result.data as { error?: { code?: string } })?.error?.code ?? ''}`.trim();
   const data = result.data as { rows?: Record<string, unknown>[]; row?: Record<string, unknown> | null } | undefined;
   const rows = Array.isArray(data?.rows) ? data.rows : data?.row ? [data.row] : [];
@@ -117,7 +117,7 @@ export async function checkTargets(
 }
 
 interface Replayed {
-  calls: Call[];
+  calls: ChosenCall[];
   prints: string[];
   sizes: { bytes: number; tokens: number }[];
   /** the session start or the choice of calls failed (no calls then, or fewer than asked); sizes are left out */
@@ -149,7 +149,7 @@ async function replay(
   workload: Workload,
   seed: number,
   count: number,
-  calls?: readonly Call[],
+  calls?: readonly ChosenCall[],
 ): Promise<Replayed> {
   const t = new Tapped(target.client);
   const out: Replayed = { calls: [], prints: [], sizes: [] };
@@ -166,7 +166,7 @@ async function replay(
     }
     t.take();
     for (let i = 0; i < (calls?.length ?? count); i++) {
-      let call: Call;
+      let call: ChosenCall;
       try {
         call = calls?.[i] ?? workload.next(agent);
       } catch (error) {
@@ -184,7 +184,7 @@ async function replay(
 }
 
 /** A call's fingerprint, or its failure when it throws; the reference's agent learns keys from what it was shown. */
-async function answer(client: McpClient, agent: SimAgent, call: Call, learn: boolean): Promise<string> {
+async function answer(client: McpClient, agent: SimAgent, call: ChosenCall, learn: boolean): Promise<string> {
   try {
     const result = await client.callTool(call.tool, call.args);
     if (learn && call.table && !result.isError) agent.observe(call.table, rowsOf(result.data));

@@ -2,14 +2,21 @@
  * What the runner reports as it goes. Progress lines, samplers and paired tables subscribe to
  * these instead of running loops or timers of their own. A listener that throws ends the plan.
  */
-import type { DecompositionResult, ResultFile, StepResult } from '@mcp-db-bench/contract';
+import type {
+  Agreement,
+  Comparison,
+  DecompositionResult,
+  ResultFile,
+  StepResult,
+  TokenCost,
+} from '@mcp-db-bench/contract';
 import type { PlanResult, Skipped } from './plan.js';
 
 /** Which measurement a step is. */
 export type StepKey = Pick<StepResult, 'target' | 'indexes' | 'workload' | 'agents' | 'iteration'>;
 
 export type RunEvent =
-  | { type: 'plan-start'; targets: string[] }
+  | { type: 'plan-start'; targets: string[]; startedAt: string }
   /** one turn of a step on one target begins (slice 0 of 1 when steps are not sliced) */
   | {
       type: 'step-start';
@@ -37,6 +44,12 @@ export type RunEvent =
   | ({ type: 'skipped' } & Skipped)
   | { type: 'session-init'; iteration: number; result: ResultFile['sessionInit'][number] }
   | { type: 'decomposition'; iteration: number; target: string; results: DecompositionResult[] }
+  /** a warning the result file keeps: a busy load generator, a late shard, a failed check */
+  | { type: 'warning'; line: string }
+  /** the answer-agreement and token-cost pass: what each target's answers cost, and where they differ */
+  | { type: 'check'; tokens: TokenCost[]; agreement: Agreement[] }
+  /** the compared sides' ratios, paired by iteration, once every step has run */
+  | { type: 'comparisons'; comparisons: Comparison[] }
   /** something worth a line: indexes set, a write step verified */
   | { type: 'log'; line: string }
   /** what runs now, between measurements (a live line on a terminal) */

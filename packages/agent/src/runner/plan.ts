@@ -3,7 +3,7 @@
  * The commands turn their flags into one; the runner (run-plan.ts) carries it out. What only
  * the caller can do (re-index a database it owns, query it without MCP) comes in as callbacks.
  */
-import type { LoadStages, ResultFile } from '@mcp-db-bench/contract';
+import type { LoadStages } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
 import type { AgentLoop } from '../drive/run-step.js';
 import type { Workload } from '../workloads/workload.js';
@@ -114,21 +114,4 @@ export interface ShardPlan {
   gapMs?: number;
 }
 
-/** A workload the runner did not run on a target, and why. */
-export type Skipped = NonNullable<ResultFile['skipped']>[number];
-
-/** What a plan measured: the result file without its header and configuration. */
-export type PlanResult = Pick<
-  ResultFile,
-  | 'startedAt'
-  | 'finishedAt'
-  | 'sessionInit'
-  | 'steps'
-  | 'decomposition'
-  | 'warnings'
-  | 'agreement'
-  | 'tokens'
-  | 'comparisons'
-> & {
-  skipped: Skipped[];
-};
+export type { PlanResult, Skipped } from '@mcp-db-bench/contract';

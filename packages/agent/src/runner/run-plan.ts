@@ -4,23 +4,22 @@
  * cannot serve, combines slices, verifies writes and says what happens as events.
  */
 import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { combineSlices, comparisons, encode, newHistogram, stepName } from '@mcp-db-bench/report';
 import type { McpClient } from '../clients/client.js';
 import { type Clock, realClock } from '../drive/clock.js';
 import type { ClientProbe } from '../drive/probe.js';
 import { runStep, type StepMeasurement } from '../drive/run-step.js';
 import { peakTarget, stagesDuration } from '../drive/stages.js';
 import { startAgent } from '../loop.js';
-import { encode, newHistogram } from '../metrics/histogram.js';
 import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';
 import { restoreWrites } from '../writes/restore.js';
 import { verifyWrites } from '../writes/verify.js';
 import { checkTargets } from './check.js';
-import { combineSlices, stepName } from './combine.js';
-import { comparisons } from './comparisons.js';
 import { decompose } from './decompose.js';
 import type { RunEvent, StepKey } from './events.js';
 import type { BenchPlan, PlanResult, PlanTarget } from './plan.js';
+import { PlanResultBuilder } from './result.js';
 import { measureSessionInit } from './session-init.js';
 
 export interface RunPlanOptions {
@@ -47,31 +46,28 @@ interface Run {
   probe: ClientProbe | undefined;
   emit: (event: RunEvent) => void;
   targets: Target[];
-  result: PlanResult;
+  /** what the plan's events have measured so far */
+  built: PlanResultBuilder;
   /** sharded: the agreed start (epoch ms), once asked, and the steps begun so far */
   slots: { startAt?: number; next: number };
 }
 
 export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Promise<PlanResult> {
   validate(plan);
+  const built = new PlanResultBuilder();
   const run: Run = {
     plan,
     clock: options.clock ?? realClock,
     probe: options.probe,
-    emit: options.on ?? (() => {}),
+    emit: (event) => {
+      built.add(event);
+      options.on?.(event);
+    },
     targets: [],
     slots: { next: 0 },
-    result: {
-      startedAt: new Date().toISOString(),
-      finishedAt: '',
-      sessionInit: [],
-      steps: [],
-      decomposition: [],
-      warnings: [],
-      skipped: [],
-    },
+    built,
   };
-  run.emit({ type: 'plan-start', targets: plan.targets.map((t) => t.label) });
+  run.emit({ type: 'plan-start', targets: plan.targets.map((t) => t.label), startedAt: new Date().toISOString() });
   for (const target of plan.targets) run.targets.push({ plan: target, tools: await toolsOf(target) });
   if (plan.warmUp) for (const target of run.targets) await warmUp(run, target, plan.warmUp);
 
@@ -106,15 +102,18 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
     if (plan.decomposition && (plan.shard?.index ?? 0) === 0 && (plan.repeat === 'plan' || turn === 0))
       for (const target of run.targets) await decomposition(run, target, pass);
   }
-  run.result.comparisons = comparisons(run.result.steps, {
-    targets: plan.targets.map((t) => t.label),
-    indexes: rounds.filter((r): r is string => r !== null),
+  run.emit({
+    type: 'comparisons',
+    comparisons: comparisons(run.built.steps, {
+      targets: plan.targets.map((t) => t.label),
+      indexes: rounds.filter((r): r is string => r !== null),
+    }),
   });
-  run.result.warnings.push(...busyWarnings(run));
+  for (const line of busyWarnings(run)) run.emit({ type: 'warning', line });
   if (plan.check && !(plan.shard && plan.shard.index > 0)) await check(run, plan.check.calls);
-  run.result.finishedAt = new Date().toISOString();
-  run.emit({ type: 'plan-end', result: run.result });
-  return run.result;
+  const result = built.result();
+  run.emit({ type: 'plan-end', result });
+  return result;
 }
 
 /** `items` begun at position `by` (mod its length). */
@@ -164,9 +163,10 @@ async function slot(run: Run, key: StepKey): Promise<number> {
   const wait = at - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   else if (-wait > LATE_SLOT_MS) {
-    run.result.warnings.push(
-      `shard ${shard.index} began ${key.target} ${key.workload} × ${key.agents} ${Math.round(-wait)} ms after the agreed instant: its load overlapped the other shards' only in part`,
-    );
+    run.emit({
+      type: 'warning',
+      line: `shard ${shard.index} began ${key.target} ${key.workload} × ${key.agents} ${Math.round(-wait)} ms after the agreed instant: its load overlapped the other shards' only in part`,
+    });
   }
   return at;
 }
@@ -221,14 +221,13 @@ function serves(run: Run, target: Target, workload: Workload): boolean {
   if (has(target, workload)) return true;
   if (target.plan.servesOnly) return false;
   const label = target.plan.label;
-  if (!run.result.skipped.some((s) => s.target === label && s.workload === workload.name)) {
+  if (!run.built.skipped.some((s) => s.target === label && s.workload === workload.name)) {
     const missing = workload.requires.filter((tool) => !target.tools?.has(tool));
     const said = [...new Set(missing.map((tool) => target.plan.cannot?.[tool]).filter(Boolean))];
     const reason = said.length
       ? said.join('; ')
       : `it has no ${missing.join(', ')} tool${missing.length > 1 ? 's' : ''}`;
     const skip = { target: label, workload: workload.name, reason };
-    run.result.skipped.push(skip);
     run.emit({ type: 'skipped', ...skip });
   }
   return false;
@@ -271,7 +270,6 @@ async function sessionInit(run: Run, target: Target, profile: string | null, ite
   const indexes = indexesOf(target, profile);
   run.emit({ type: 'activity', line: `${target.plan.label}${indexes ? ` (${indexes})` : ''}: session init` });
   const result = { target: target.plan.label, indexes, ...(await measureSessionInit(client, run.clock)) };
-  run.result.sessionInit.push(result);
   run.emit({ type: 'session-init', iteration, result });
 }
 
@@ -280,7 +278,6 @@ async function decomposition(run: Run, target: Target, iteration: number): Promi
   if (!client || !driver || !target.tools?.has(TOOL_NAMES.echo)) return;
   run.emit({ type: 'activity', line: `${label}: where the time goes` });
   const results = await decompose(label, driver, client, run.clock);
-  run.result.decomposition.push(...results);
   run.emit({ type: 'decomposition', iteration, target: label, results });
 }
 
@@ -341,7 +338,8 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
             }),
       );
       if (slice < slices - 1) continue;
-      const result = { ...key, ...combineSlices(turns[i]!) };
+      // a session workload says so in the file, so a report can show its sessions without the workload table
+      const result = { ...key, ...combineSlices(turns[i]!), ...(spec.workload.session ? { sessions: true } : {}) };
       if (ledger && client) {
         run.emit({ type: 'activity', line: `${key.target}: verifying ${ledger.marker}` });
         Object.assign(result, { verification: await verify(client, ledger) });
@@ -349,18 +347,16 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
         const restored = await withClient(client, (c) => restoreWrites(c, ledger));
         Object.assign(result, { restored });
         if (!restored.ok)
-          run.result.warnings.push(
-            `could not put the dataset back after ${stepName(result)}: ${restored.problem}; the steps after it read what it left (seed --force reloads)`,
-          );
+          run.emit({
+            type: 'warning',
+            line: `could not put the dataset back after ${stepName(result)}: ${restored.problem}; the steps after it read what it left (seed --force reloads)`,
+          });
       }
       done.push({ at: run.targets.indexOf(target), result });
     }
   }
   // whatever order the turns took, the results are filed in the plan's
-  for (const { result } of done.sort((a, b) => a.at - b.at)) {
-    run.result.steps.push(result);
-    run.emit({ type: 'step-end', step: result });
-  }
+  for (const { result } of done.sort((a, b) => a.at - b.at)) run.emit({ type: 'step-end', step: result });
 }
 
 /** The answer-agreement and token-cost pass, on every MCP target, after everything measured. */
@@ -375,13 +371,12 @@ async function check(run: Run, calls: number): Promise<void> {
     const checked = await checkTargets(targets, run.plan.workloads, run.plan.seed, calls, (label, workload) =>
       has(byLabel.get(label)!, workload),
     );
-    run.result.tokens = checked.tokens;
-    if (checked.agreement.length) run.result.agreement = checked.agreement;
+    run.emit({ type: 'check', tokens: checked.tokens, agreement: checked.agreement });
     // each call's failure is in the agreement (a mismatch); these say what had nothing to compare with
-    for (const failed of checked.failures) run.result.warnings.push(`check pass: ${failed}`);
+    for (const failed of checked.failures) run.emit({ type: 'warning', line: `check pass: ${failed}` });
   } catch (error) {
     // the measurements stand without it: say why there is no agreement or token cost
-    run.result.warnings.push(`no answer-agreement check or token cost: ${(error as Error).message}`);
+    run.emit({ type: 'warning', line: `no answer-agreement check or token cost: ${(error as Error).message}` });
   }
 }
 
@@ -401,7 +396,7 @@ const BUSY_NAMED = 3;
 function busyWarnings(run: Run): string[] {
   // agent targets (the bare floor) are meant to saturate the client: that is what they measure
   const own = new Set(run.plan.targets.filter((t) => t.agent).map((t) => t.label));
-  const measured = run.result.steps.filter((s) => !own.has(s.target));
+  const measured = run.built.steps.filter((s) => !own.has(s.target));
   const busy = measured
     .filter((s) => s.client.cpuUtilization > BUSY_CPU)
     .sort((a, b) => b.client.cpuUtilization - a.client.cpuUtilization);

@@ -27,4 +27,4 @@ export const WORKLOADS: Readonly<Record<string, Workload>> = {
 /** What a run does when not told: every workload that leaves the data as it found it. */
 export const DEFAULT_WORKLOADS: readonly string[] = Object.keys(WORKLOADS).filter((name) => !WORKLOADS[name]!.writes);
 
-export type { Call, Plan, PlanContext, Workload } from './workload.js';
+export type { ChosenCall, Plan, PlanContext, Workload } from './workload.js';

@@ -3,7 +3,7 @@ import type { SimAgent } from '../agent.js';
 import type { CallOutcome } from '../clients/client.js';
 import type { Account, WriteLedger } from '../writes/ledger.js';
 import { fromCents, toCents } from '../writes/read-back.js';
-import type { Call, Plan, PlanContext, Workload } from './workload.js';
+import type { ChosenCall, Plan, PlanContext, Workload } from './workload.js';
 import { now } from './write.js';
 
 /**
@@ -57,7 +57,7 @@ class TransferPlan implements Plan {
     if (this.#active.length < 2) throw new Error('transfer needs at least two active accounts');
   }
 
-  next(): Call {
+  next(): ChosenCall {
     const r = this.agent.random;
     const f = this.#flow ?? this.#begin();
     switch (f.stage) {
@@ -156,7 +156,7 @@ class TransferPlan implements Plan {
     }
   }
 
-  settle(_call: Call, outcome: CallOutcome): void {
+  settle(_call: ChosenCall, outcome: CallOutcome): void {
     const f = this.#flow;
     if (!f) return;
     if (f.stage === 'commit') {

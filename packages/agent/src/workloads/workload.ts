@@ -5,7 +5,7 @@ import type { OpOutcome } from '../drive/run-step.js';
 import type { WriteLedger } from '../writes/ledger.js';
 
 /** One tool call a workload decided on, and what to learn from its answer. */
-export interface Call {
+export interface ChosenCall {
   /** operation type for the histograms, e.g. `get` or `query:fk` */
   op: string;
   tool: string;
@@ -19,9 +19,9 @@ export interface Call {
  * on the answers before it. Each call is still one measured operation.
  */
 export interface Plan {
-  next(): Call;
+  next(): ChosenCall;
   /** every call's outcome, before the next call is chosen */
-  settle(call: Call, outcome: CallOutcome): void;
+  settle(call: ChosenCall, outcome: CallOutcome): void;
 }
 
 export interface PlanContext {
@@ -49,7 +49,7 @@ export interface Workload {
   /** it writes: the server needs --allow-writes, and the step is verified afterwards */
   writes?: boolean;
   /** the next call; may look at the agent's knowledge and previous answers */
-  next(agent: SimAgent): Call;
+  next(agent: SimAgent): ChosenCall;
   /** stateful workloads: a plan per agent, used instead of `next` */
   plan?(agent: SimAgent, context: PlanContext): Plan;
 }

@@ -4,7 +4,7 @@ import type { CallOutcome } from '../clients/client.js';
 import type { Draft, WriteLedger } from '../writes/ledger.js';
 import { fromCents } from '../writes/read-back.js';
 import { keyValue } from './pick.js';
-import type { Call, Plan, PlanContext, Workload } from './workload.js';
+import type { ChosenCall, Plan, PlanContext, Workload } from './workload.js';
 
 const WEIGHTS = { insert: 50, update: 30, delete: 20 } as const;
 
@@ -52,7 +52,7 @@ class WritePlan implements Plan {
     this.#ledger = context.ledger;
   }
 
-  next(): Call {
+  next(): ChosenCall {
     const r = this.agent.random;
     const op = this.#live.length === 0 ? 'insert' : r.weighted(WEIGHTS);
     if (op === 'insert') return this.#insert();
@@ -85,7 +85,7 @@ class WritePlan implements Plan {
     };
   }
 
-  #insert(): Call {
+  #insert(): ChosenCall {
     const r = this.agent.random;
     const accounts = this.#ledger.accounts;
     const drafts: Draft[] = [];
@@ -112,7 +112,7 @@ class WritePlan implements Plan {
     return { op: 'write:insert', tool: TOOL_NAMES.insert, args: { table: 'payments', rows } };
   }
 
-  settle(_call: Call, outcome: CallOutcome): void {
+  settle(_call: ChosenCall, outcome: CallOutcome): void {
     const p = this.#pending;
     this.#pending = undefined;
     if (!p) return;

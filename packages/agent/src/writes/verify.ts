@@ -18,11 +18,11 @@ const WRITE_COLUMNS = ['id', 'memo', 'amount', 'status', 'from_account_id', 'to_
 export async function verifyWrites(client: McpClient, ledger: WriteLedger): Promise<WriteVerification> {
   const rows = await readAll(client, 'payments', WRITE_COLUMNS, f.like('memo', `${ledger.marker}%`));
   const after = await readAll(client, 'accounts', ['id', 'balance']);
-  return judge(ledger, rows, after);
+  return compareWrites(ledger, rows, after);
 }
 
 /** The comparison itself, apart from the reading, so it can be tested on made-up states. */
-export function judge(
+export function compareWrites(
   ledger: WriteLedger,
   rows: readonly Record<string, unknown>[],
   after: readonly Record<string, unknown>[],

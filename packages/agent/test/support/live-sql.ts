@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { McpClient } from '../../src/clients/client.js';
-import { DIALECTS } from '../../src/profiles/dialects/index.js';
+import { DIALECTS } from '../../src/peers/dialects/index.js';
 
 const fromServer = createRequire(new URL('../../../server/package.json', import.meta.url));
 

@@ -1,5 +1,5 @@
 import { defineEngine } from '../define.js';
-import { freshDatabase, mysql } from '../mysql/index.js';
+import { mysql } from '../mysql/index.js';
 import { insertReturning } from '../returning.js';
 
 /** MariaDB speaks the MySQL protocol; introspection tells the two apart where they differ. */
@@ -11,6 +11,4 @@ export const mariadb = defineEngine({
   urlForms: ['mariadb://USER:PASS@HOST:3306/DB'],
   // MariaDB 10.5 added `insert ... returning`
   insertReturningKeys: insertReturning(),
-  // MYSQL_URL names the suites' MySQL-protocol server, MariaDB in CI (mysql:// and mariadb:// reach it alike)
-  testing: { env: 'MYSQL_URL', requiredInCi: true, adminEnv: 'MYSQL_ADMIN_URL', fresh: freshDatabase },
 });

@@ -1,6 +1,4 @@
-import { sql } from 'kysely';
 import { defineEngine } from '../define.js';
-import { recreateOnServer } from '../test-database.js';
 import { bulk } from './bulk.js';
 import { compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
@@ -8,7 +6,6 @@ import { insertReturningKeys } from './insert.js';
 import { introspect } from './introspect.js';
 import { excessRights } from './rights.js';
 import { sqlGuard } from './sql-guard.js';
-import { testFacts } from './testing.js';
 import { encodeParam } from './types.js';
 
 export const mssql = defineEngine({
@@ -32,13 +29,4 @@ export const mssql = defineEngine({
   maxParameters: 2_099,
   insertReturningKeys,
   bulk,
-  testFacts,
-  testing: {
-    env: 'MSSQL_URL',
-    fresh: (baseUrl, name) =>
-      recreateOnServer(connect, baseUrl, name, (id, text) => [
-        sql`if db_id(${text}) is not null begin alter database ${id} set single_user with rollback immediate; drop database ${id}; end`,
-        sql`create database ${id}`,
-      ]),
-  },
 });

@@ -1,4 +1,7 @@
-import type { TestFacts } from '../engine.js';
+import { sql } from 'kysely';
+import { recreateOnServer } from '../testing/databases.js';
+import type { EngineTesting, TestDatabases, TestFacts } from '../testing/facts.js';
+import { connect } from './connect.js';
 import { paritySchema } from './parity-schema.js';
 
 /** What the shared test suites write in SQL Server's SQL. */
@@ -18,3 +21,15 @@ export const testFacts: TestFacts = {
   paritySchema,
   excessRights: { asks: /is_srvrolemember\('sysadmin'\)/ },
 };
+
+/** SQL Server's test server: MSSQL_URL (docker/compose.yaml), not required in CI. */
+export const testDatabases: TestDatabases = {
+  env: 'MSSQL_URL',
+  fresh: (baseUrl, name) =>
+    recreateOnServer(connect, baseUrl, name, (id, text) => [
+      sql`if db_id(${text}) is not null begin alter database ${id} set single_user with rollback immediate; drop database ${id}; end`,
+      sql`create database ${id}`,
+    ]),
+};
+
+export const testing: EngineTesting = { facts: testFacts, databases: testDatabases };

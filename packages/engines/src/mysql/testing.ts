@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
-import type { TestFacts } from '../engine.js';
+import { recreateOnServer } from '../testing/databases.js';
+import type { EngineTesting, TestFacts } from '../testing/facts.js';
+import { connect } from './connect.js';
 import { paritySchema } from './parity-schema.js';
 
 const LOCK_NAME = 'mcp_db_bench_guard';
@@ -53,3 +55,13 @@ export const testFacts: TestFacts = {
     connectionId: 'select connection_id() as id',
   },
 };
+
+/** An empty database on a MySQL or MariaDB server, for tests. */
+export const freshDatabase = (baseUrl: string, name: string) =>
+  recreateOnServer(connect, baseUrl, name, (id) => [
+    sql`drop database if exists ${id}`,
+    sql`create database ${id} character set utf8mb4 collate utf8mb4_bin`,
+  ]);
+
+// no databases: the suites' MySQL-protocol server is MariaDB (see mariadb/testing.ts)
+export const testing: EngineTesting = { facts: testFacts };

@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { defineEngine } from '../define.js';
 import { postgres } from '../postgres/index.js';
 import { readOnlyRunner } from '../postgres/read-only.js';
-import { temporaryPath } from '../test-database.js';
 import { bulk } from './bulk.js';
 import { connect } from './connect.js';
 
@@ -28,8 +27,4 @@ export const pglite = defineEngine({
   bulk,
   oneProcess: true,
   cancelsStatements: false,
-  // PGlite makes a whole answer in its WebAssembly memory, in this process, before JS sees a byte
-  // of it: there is no answer to stop while it is read (docs/safety.md).
-  testFacts: { ...postgres.testFacts, largeAnswer: undefined },
-  testing: { fresh: async (_, name) => `pglite:${temporaryPath(name)}` },
 });

@@ -1,6 +1,4 @@
-import { sql } from 'kysely';
 import { defineEngine } from '../define.js';
-import { recreateOnServer } from '../test-database.js';
 import { bulk } from './bulk.js';
 import { compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
@@ -9,7 +7,6 @@ import { readOnlyStatement } from './read-only.js';
 import { excessRights } from './rights.js';
 import { settings } from './settings.js';
 import { sqlGuard } from './sql-guard.js';
-import { testFacts } from './testing.js';
 import { encodeParam } from './types.js';
 
 export const postgres = defineEngine({
@@ -31,15 +28,4 @@ export const postgres = defineEngine({
   sqlGuard,
   excessRights,
   bulk,
-  testFacts,
-  testing: {
-    env: 'PG_URL',
-    requiredInCi: true,
-    adminEnv: 'PG_ADMIN_URL',
-    fresh: (baseUrl, name) =>
-      recreateOnServer(connect, baseUrl, name, (id) => [
-        sql`drop database if exists ${id} with (force)`,
-        sql`create database ${id}`,
-      ]),
-  },
 });

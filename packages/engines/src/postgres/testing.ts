@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
-import type { TestFacts } from '../engine.js';
+import { recreateOnServer } from '../testing/databases.js';
+import type { EngineTesting, TestDatabases, TestFacts } from '../testing/facts.js';
+import { connect } from './connect.js';
 import { paritySchema } from './parity-schema.js';
 
 /** What the shared test suites write in PostgreSQL's SQL (PGlite shares it). */
@@ -55,3 +57,17 @@ export const testFacts: TestFacts = {
     extraHostile: { text: `select 1${', 1'.repeat(6000)}, pg_read_file('/etc/passwd')`, names: 'pg_read_file' },
   },
 };
+
+/** PostgreSQL's test server: PG_URL (CI needs it), and PG_ADMIN_URL as a superuser. */
+export const testDatabases: TestDatabases = {
+  env: 'PG_URL',
+  requiredInCi: true,
+  adminEnv: 'PG_ADMIN_URL',
+  fresh: (baseUrl, name) =>
+    recreateOnServer(connect, baseUrl, name, (id) => [
+      sql`drop database if exists ${id} with (force)`,
+      sql`create database ${id}`,
+    ]),
+};
+
+export const testing: EngineTesting = { facts: testFacts, databases: testDatabases };

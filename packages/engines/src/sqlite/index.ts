@@ -1,7 +1,6 @@
 import { DummyDriver } from 'kysely';
 import { defineEngine } from '../define.js';
 import { insertReturning } from '../returning.js';
-import { temporaryPath } from '../test-database.js';
 import { bulk } from './bulk.js';
 import { connect } from './connect.js';
 import { sqliteDialect } from './dialect.js';
@@ -10,7 +9,6 @@ import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
 import { settings } from './settings.js';
 import { sqlGuard } from './sql-guard.js';
-import { testFacts } from './testing.js';
 import { timestampToStored } from './types.js';
 
 export const sqlite = defineEngine({
@@ -39,8 +37,6 @@ export const sqlite = defineEngine({
   // SQLite does not promise that `returning` rows follow the order of the values
   insertReturningKeys: insertReturning(1),
   bulk,
-  testFacts,
-  testing: { fresh: async (_, name) => `sqlite:${temporaryPath(`${name}.db`)}` },
 });
 
 /**

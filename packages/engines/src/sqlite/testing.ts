@@ -1,4 +1,5 @@
-import type { TestFacts } from '../engine.js';
+import { temporaryPath } from '../testing/databases.js';
+import type { EngineTesting, TestFacts } from '../testing/facts.js';
 import { paritySchema } from './parity-schema.js';
 
 /** Counts to `n` in a recursive query: SQLite's slow statement, since it has no sleep. */
@@ -29,4 +30,10 @@ export const testFacts: TestFacts = {
     // a read on a worker thread cannot be interrupted (see worker-pool.ts): half a second or so of counting
     view: `create view slow_view as ${counting(500_000)}`,
   },
+};
+
+/** An embedded engine: always tested, each database a new file. */
+export const testing: EngineTesting = {
+  facts: testFacts,
+  databases: { fresh: async (_, name) => `sqlite:${temporaryPath(`${name}.db`)}` },
 };

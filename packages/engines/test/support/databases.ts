@@ -1,4 +1,5 @@
-import type { EngineProfile } from '../../src/engine.js';
+import type { Engine } from '../../src/engine.js';
+import { testDatabasesOf } from '../../src/testing/index.js';
 
 /**
  * The URL of the live server an engine's tests run against (its `testing.env`, e.g. PG_URL), or
@@ -6,8 +7,8 @@ import type { EngineProfile } from '../../src/engine.js';
  * required, so a missing one fails the run instead of silently skipping its tests (as the
  * server's `liveTargets` does).
  */
-export function liveUrl(engine: EngineProfile): string | undefined {
-  const testing = engine.testing;
+export function liveUrl(engine: Engine): string | undefined {
+  const testing = testDatabasesOf(engine);
   if (!testing?.env) throw new Error(`${engine.title} has no test server`);
   const url = process.env[testing.env];
   if (!url && testing.requiredInCi && process.env.CI)
@@ -16,7 +17,8 @@ export function liveUrl(engine: EngineProfile): string | undefined {
 }
 
 /** Creates (or re-creates) an empty database named `name` on `baseUrl`'s server and returns its URL. */
-export async function freshDatabase(engine: EngineProfile, baseUrl: string, name: string): Promise<string> {
-  if (!engine.testing) throw new Error(`${engine.title} has no test databases`);
-  return engine.testing.fresh(baseUrl, name);
+export async function freshDatabase(engine: Engine, baseUrl: string, name: string): Promise<string> {
+  const databases = testDatabasesOf(engine);
+  if (!databases) throw new Error(`${engine.title} has no test databases`);
+  return databases.fresh(baseUrl, name);
 }

@@ -1,4 +1,4 @@
-import { type AnyDb, type EngineProfile, outsideCalls } from '@mcp-db-bench/engines';
+import { type AnyDb, type Engine, outsideCalls } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { buildCatalog, tablesToCount } from './build.js';
 import type { Catalog } from './types.js';
@@ -16,7 +16,7 @@ export class SchemaCache {
   #loading?: Promise<Catalog>;
 
   constructor(
-    private readonly engine: EngineProfile,
+    private readonly engine: Engine,
     private readonly db: AnyDb,
     private readonly ttlMs: number,
   ) {}

@@ -1,6 +1,6 @@
 import type { FilterNode, PortableType, Scalar } from '@mcp-db-bench/contract';
 import { ToolError } from '@mcp-db-bench/contract';
-import type { EngineProfile } from '@mcp-db-bench/engines';
+import type { Engine } from '@mcp-db-bench/engines';
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
 import { coerceValue } from './coerce.js';
 
@@ -24,7 +24,7 @@ const COMPARISON_SQL: Record<string, string> = { '=': '=', '!=': '<>', '<': '<',
 export function compileFilter(
   node: FilterNode,
   resolve: OperandResolver,
-  engine: EngineProfile,
+  engine: Engine,
   path = 'filter',
 ): RawBuilder<SqlBool> {
   if ('and' in node || 'or' in node) {
@@ -114,7 +114,7 @@ export function filterSlots(
 }
 
 /** The parameter `compileFilter` binds for `value` in `slot`, with the same checks and errors. */
-export function bindSlot(slot: FilterSlot, value: Scalar, engine: EngineProfile): unknown {
+export function bindSlot(slot: FilterSlot, value: Scalar, engine: Engine): unknown {
   return slot.pattern ? likePattern(value as string) : param(slot, value, engine, slot.at);
 }
 
@@ -122,13 +122,13 @@ export function bindSlot(slot: FilterSlot, value: Scalar, engine: EngineProfile)
 export function filterParams(
   node: FilterNode,
   typeOf: (name: string, path: string) => PortableType,
-  engine: EngineProfile,
+  engine: Engine,
   path = 'filter',
 ): unknown[] {
   return filterSlots(node, typeOf, path).map((slot) => bindSlot(slot, slot.value, engine));
 }
 
-function param(operand: Pick<Operand, 'type'>, value: Scalar, engine: EngineProfile, at: string): unknown {
+function param(operand: Pick<Operand, 'type'>, value: Scalar, engine: Engine, at: string): unknown {
   if (value === null)
     throw new ToolError('invalid_filter', `${at}: null never compares equal in SQL; use is null / is not null`);
   return engine.encodeParam(operand.type, coerceValue(operand.type, value, at));

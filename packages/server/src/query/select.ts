@@ -1,6 +1,6 @@
 import type { FilterNode, PortableType, Row } from '@mcp-db-bench/contract';
 import { parseFilter, ToolError } from '@mcp-db-bench/contract';
-import type { AnyDb, AnySelect, EngineProfile } from '@mcp-db-bench/engines';
+import type { AnyDb, AnySelect, Engine } from '@mcp-db-bench/engines';
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Column, Table } from '../catalog/types.js';
 import { compileFilter, type OperandResolver } from '../filter/compile.js';
@@ -46,7 +46,7 @@ export function conjunction(nodes: readonly (FilterNode | undefined)[]): FilterN
 export function whereClause(
   nodes: (FilterNode | undefined)[],
   resolve: OperandResolver,
-  engine: EngineProfile,
+  engine: Engine,
   argument = 'filter',
 ): RawBuilder<SqlBool> | undefined {
   const where = conjunction(nodes);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EngineProfile, StatementObserver } from '@mcp-db-bench/engines';
+import type { Engine, StatementObserver } from '@mcp-db-bench/engines';
 import { checkPrometheusPort, prometheusAddress, prometheusRequested } from './prometheus.js';
 
 /** The variables that turn exporting on: an OTLP endpoint for everything, for traces, or for metrics. */
@@ -33,7 +33,7 @@ export interface Telemetry {
   /** Runs one tool call inside a span, and counts it; `database`: the database's name when a server serves several. */
   tool<T>(name: string, run: () => Promise<T>, result: (outcome: T) => ToolResult, database?: string): Promise<T>;
   /** What an engine reports its statements and connection waits to (undefined: nothing to report to). */
-  observer(engine: EngineProfile): StatementObserver | undefined;
+  observer(engine: Engine): StatementObserver | undefined;
   /** Reports the open 2025-era sessions, read at each export. */
   sessions(count: () => number): void;
   /** Exports what is left and stops. */

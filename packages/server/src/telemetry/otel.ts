@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EngineProfile, StatementObserver } from '@mcp-db-bench/engines';
+import type { Engine, StatementObserver } from '@mcp-db-bench/engines';
 import {
   type Attributes,
   context,
@@ -177,7 +177,7 @@ export function openTelemetry(env: NodeJS.ProcessEnv): Telemetry {
         }
       });
     },
-    observer(engine: EngineProfile): StatementObserver {
+    observer(engine: Engine): StatementObserver {
       const system = engine.dbSystem;
       const used: Attributes = { 'db.system.name': system, 'db.client.connection.state': 'used' };
       const systemOnly: Attributes = { 'db.system.name': system };

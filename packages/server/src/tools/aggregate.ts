@@ -7,7 +7,7 @@ import {
   type PortableValue,
   ToolError,
 } from '@mcp-db-bench/contract';
-import type { AnyDb, AnySelect, EngineProfile } from '@mcp-db-bench/engines';
+import type { AnyDb, AnySelect, Engine } from '@mcp-db-bench/engines';
 import { type Expression, type RawBuilder, sql } from 'kysely';
 import type { Catalog, Table } from '../catalog/types.js';
 import { filterParams, type Operand, type OperandResolver } from '../filter/compile.js';
@@ -47,13 +47,7 @@ interface Output extends Operand {
 
 const NUMERIC = new Set(['integer', 'decimal', 'float']);
 
-export function planAggregate(
-  args: AggregateInput,
-  catalog: Catalog,
-  engine: EngineProfile,
-  db: AnyDb,
-  limits: Limits,
-) {
+export function planAggregate(args: AggregateInput, catalog: Catalog, engine: Engine, db: AnyDb, limits: Limits) {
   const table = resolveTable(catalog, args.table);
   const groups = groupOutputs(table, args.group_by ?? []);
   const outputs = [...groups];
@@ -160,7 +154,7 @@ function output(
 
 const COUNT: DecodeTarget = { type: 'integer', scale: null };
 
-function aggregateOutput_(table: Table, spec: AggregateSpec, where: string, engine: EngineProfile): Output {
+function aggregateOutput_(table: Table, spec: AggregateSpec, where: string, engine: Engine): Output {
   const { fn } = spec;
   if (spec.column === undefined) {
     if (fn !== 'count') throw new ToolError('invalid_argument', `${where}: ${fn} needs a column`);

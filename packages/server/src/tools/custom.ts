@@ -1,5 +1,5 @@
 import { type PortableType, sqlOutput, ToolError } from '@mcp-db-bench/contract';
-import type { EngineProfile } from '@mcp-db-bench/engines';
+import type { Engine } from '@mcp-db-bench/engines';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ConfigError } from '../config/load.js';
@@ -41,7 +41,7 @@ const writeOutput = sqlOutput.extend({ rowsAffected: z.number().int().describe('
 export function customTools(
   file: string,
   tools: Record<string, CustomToolConfig>,
-  engines: readonly EngineProfile[],
+  engines: readonly Engine[],
   allowWrites: boolean,
 ): ToolDefinition[] {
   return Object.entries(tools).map(([name, tool]) => {
@@ -83,7 +83,7 @@ function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<str
   const splits = new Map([...texts].map(([engine, text]) => [engine, splitNamedParameters(text)]));
   const parameters = Object.entries(tool.parameters ?? {});
   const input = z.strictObject(Object.fromEntries(parameters.map(([p, spec]) => [p, argument(spec)])));
-  const bind = (args: Record<string, unknown>, engine: EngineProfile) => {
+  const bind = (args: Record<string, unknown>, engine: Engine) => {
     const split = splits.get(engine.name);
     // customTools checked every engine served at start; kept for the type checker.
     if (!split) throw new ToolError('invalid_argument', `${name} is not available on ${engine.name}`);

@@ -1,5 +1,5 @@
 import { type FilterNode, type GetInput, type GetOutput, getSpec, ToolError } from '@mcp-db-bench/contract';
-import type { AnyDb, EngineProfile } from '@mcp-db-bench/engines';
+import type { AnyDb, Engine } from '@mcp-db-bench/engines';
 import type { Catalog, Table } from '../catalog/types.js';
 import { coerceValue } from '../filter/coerce.js';
 import { filterParams } from '../filter/compile.js';
@@ -20,7 +20,7 @@ export const get = defineTool(getSpec, {
 });
 
 /** The statement of a `get` (compiled once per shape: engine, table and columns) and the function that shapes its row. */
-export function planGet(args: GetInput, catalog: Catalog, engine: EngineProfile, db: AnyDb) {
+export function planGet(args: GetInput, catalog: Catalog, engine: Engine, db: AnyDb) {
   const table = resolveTable(catalog, args.table);
   const columns = resolveColumns(table, args.columns);
   const where = keyFilter(table, args.key);

@@ -8,7 +8,7 @@ import {
   querySpec,
   type Scalar,
 } from '@mcp-db-bench/contract';
-import type { AnyDb, Comparison, EngineProfile } from '@mcp-db-bench/engines';
+import type { AnyDb, Comparison, Engine } from '@mcp-db-bench/engines';
 import { CompiledQuery, type SqlBool, sql } from 'kysely';
 import { memoPerCatalog } from '../catalog/answers.js';
 import type { Catalog, Column, Table } from '../catalog/types.js';
@@ -76,13 +76,7 @@ const templates = memoPerCatalog<Template | null>(512);
  * expression filter without a cursor is planned once per template (see `lexFilter`): later
  * calls only check and bind their literals, the same checks with the same errors.
  */
-export function planQuery(
-  args: QueryInput,
-  catalog: Catalog,
-  engine: EngineProfile,
-  db: AnyDb,
-  limits: Limits,
-): QueryPlan {
+export function planQuery(args: QueryInput, catalog: Catalog, engine: Engine, db: AnyDb, limits: Limits): QueryPlan {
   // A template serves an expression filter, or none, without a cursor.
   const lexed = typeof args.filter === 'string' && args.cursor === undefined ? lexQuietly(args.filter) : undefined;
   if (args.cursor !== undefined || (args.filter !== undefined && lexed === undefined)) {
@@ -141,7 +135,7 @@ function templateOf(
   frame: Frame,
   filter: FilterNode | undefined,
   literals: readonly Scalar[],
-  engine: EngineProfile,
+  engine: Engine,
 ): Template | null {
   const slots = filter ? filterSlots(filter, columnTypes(frame.table)) : [];
   const params = withLimit(
@@ -154,7 +148,7 @@ function templateOf(
   return { frame, sql: plan.compiled.sql, slots, comparisons: plan.comparisons() };
 }
 
-function withLimit(params: unknown[], limit: number, engine: EngineProfile): unknown[] {
+function withLimit(params: unknown[], limit: number, engine: Engine): unknown[] {
   if (engine.limitIn === 'parameter') params.push(limit + 1);
   return params;
 }
@@ -165,7 +159,7 @@ function planInFull(
   frame: Frame,
   filter: FilterNode | undefined,
   catalog: Catalog,
-  engine: EngineProfile,
+  engine: Engine,
   db: AnyDb,
 ): QueryPlan {
   const { table, columns, keys, keyColumns, limit } = frame;

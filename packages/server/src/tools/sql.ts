@@ -1,6 +1,6 @@
 import type { PortableType } from '@mcp-db-bench/contract';
 import { type Scalar, sqlSpec, ToolError } from '@mcp-db-bench/contract';
-import type { EngineProfile } from '@mcp-db-bench/engines';
+import type { Engine } from '@mcp-db-bench/engines';
 import { requireQuery, splitNamedParameters } from '../query/named-params.js';
 import { bindNamed, looseRows } from '../query/raw.js';
 import { effectiveLimit } from '../query/select.js';
@@ -38,7 +38,7 @@ export const sqlTool = defineTool(sqlSpec, {
 });
 
 /** Without a column type, a parameter binds as what its JSON form says it is. */
-function bindLoose(engine: EngineProfile, value: Scalar): unknown {
+function bindLoose(engine: Engine, value: Scalar): unknown {
   if (value === null) return null;
   const type: PortableType =
     typeof value === 'boolean'

@@ -1,5 +1,5 @@
 import type { ToolSpec } from '@mcp-db-bench/contract';
-import type { AnyDb, EngineProfile, ShortReads } from '@mcp-db-bench/engines';
+import type { AnyDb, Engine, ShortReads } from '@mcp-db-bench/engines';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { SchemaCache } from '../catalog/cache.js';
@@ -17,7 +17,7 @@ export interface Limits {
 
 /** What a tool needs to answer: the engine's facts, the pool and the cached schema. */
 export interface ToolContext {
-  engine: EngineProfile;
+  engine: Engine;
   db: AnyDb;
   /** the engine's cheaper path for short single-table reads, if it has one (see Connection) */
   shortReads?: ShortReads;

@@ -1,6 +1,6 @@
 import type { FilterNode, Row, Scalar, SetValue } from '@mcp-db-bench/contract';
 import { ToolError } from '@mcp-db-bench/contract';
-import { type AnyDb, type EngineProfile, insertStatement } from '@mcp-db-bench/engines';
+import { type AnyDb, type Engine, insertStatement } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import type { Catalog, Table } from '../catalog/types.js';
 import { resolveTable } from '../query/names.js';
@@ -10,7 +10,7 @@ import { assignments, insertGroups } from './values.js';
 /** What every write step needs: where to run, and how to read names and values. */
 export interface WriteScope {
   db: AnyDb;
-  engine: EngineProfile;
+  engine: Engine;
   catalog: Catalog;
   /** rows an update or delete may change when the call sets no max_rows */
   maxRows: number;

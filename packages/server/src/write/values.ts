@@ -1,12 +1,12 @@
 import { type Scalar, type SetValue, ToolError } from '@mcp-db-bench/contract';
-import type { EngineProfile } from '@mcp-db-bench/engines';
+import type { Engine } from '@mcp-db-bench/engines';
 import { type RawBuilder, sql } from 'kysely';
 import type { Column, Table } from '../catalog/types.js';
 import { coerceValue } from '../filter/coerce.js';
 import { resolveColumn } from '../query/names.js';
 
 /** A caller's value for a column, checked against its type and encoded for the driver. */
-export function bindValue(column: Column, value: Scalar, engine: EngineProfile, where: string): unknown {
+export function bindValue(column: Column, value: Scalar, engine: Engine, where: string): unknown {
   if (value === null) {
     if (!column.nullable) throw new ToolError('type_mismatch', `${where}: ${column.name} cannot be null`);
     return null;
@@ -15,12 +15,7 @@ export function bindValue(column: Column, value: Scalar, engine: EngineProfile, 
 }
 
 /** Rows as column lists and encoded values, grouped into runs that name the same columns. */
-export function insertGroups(
-  table: Table,
-  rows: readonly Record<string, Scalar>[],
-  engine: EngineProfile,
-  path: string,
-) {
+export function insertGroups(table: Table, rows: readonly Record<string, Scalar>[], engine: Engine, path: string) {
   const groups: { columns: Column[]; rows: unknown[][] }[] = [];
   rows.forEach((row, i) => {
     const names = Object.keys(row);
@@ -38,7 +33,7 @@ export function insertGroups(
 const NUMERIC = new Set(['integer', 'decimal', 'float']);
 
 /** `set` as SQL assignments; `{"add": n}` adds inside the database, so no concurrent update is lost. */
-export function assignments(table: Table, set: Record<string, SetValue>, engine: EngineProfile): RawBuilder<unknown> {
+export function assignments(table: Table, set: Record<string, SetValue>, engine: Engine): RawBuilder<unknown> {
   const parts = Object.entries(set).map(([name, value]) => {
     const column = resolveColumn(table, name, 'set');
     if (table.primaryKey.includes(column.name)) {

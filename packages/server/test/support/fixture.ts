@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Scalar } from '@mcp-db-bench/contract';
-import { type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { type Engine, engineForUrl } from '@mcp-db-bench/engines';
+import { testFactsOf } from '@mcp-db-bench/engines/testing';
 import { sql } from 'kysely';
 
 /**
@@ -28,11 +29,11 @@ export function ddlStatements(text: string): string[] {
 }
 
 /** Creates the fixture's tables and view in an empty database and loads its rows. */
-export async function loadParityFixture(url: string, engine: EngineProfile<string> = engineForUrl(url)): Promise<void> {
+export async function loadParityFixture(url: string, engine: Engine<string> = engineForUrl(url)): Promise<void> {
   // One connection: SQL Server's `set identity_insert` at the end of its DDL lasts for the session.
   const { db, close } = await engine.connect(url, { poolSize: 1, create: true });
   try {
-    for (const statement of ddlStatements(engine.testFacts.paritySchema)) await sql.raw(statement).execute(db);
+    for (const statement of ddlStatements(testFactsOf(engine).paritySchema)) await sql.raw(statement).execute(db);
     const { columns } = await engine.introspect(db);
     for (const [table, rows] of Object.entries(parityRows())) {
       const typeOf = new Map(columns.filter((c) => c.table === table).map((c) => [c.name, c.type]));

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { type Engine, engineForUrl } from '@mcp-db-bench/engines';
+import { testFactsOf } from '@mcp-db-bench/engines/testing';
 
 /**
  * What a server process holds, read from the operating system (Linux /proc), so the tests
@@ -52,11 +53,8 @@ export interface SessionProbe {
  * One connection of its own to `url` that counts the sessions the MCP server holds in that
  * database, all of them and those running a statement (its family's `sessions` test fact).
  */
-export async function sessionProbe(
-  url: string,
-  engine: EngineProfile<string> = engineForUrl(url),
-): Promise<SessionProbe> {
-  const query = engine.testFacts.sessions;
+export async function sessionProbe(url: string, engine: Engine<string> = engineForUrl(url)): Promise<SessionProbe> {
+  const query = testFactsOf(engine).sessions;
   if (!query) throw new Error(`the ${engine.family} family has no session query`);
   const { db, close } = await engine.connect(url, { poolSize: 1 });
   return {

@@ -1,5 +1,6 @@
 import type { PortableType } from '@mcp-db-bench/contract';
-import { type ShopColumnType as ColumnType, type EngineProfile, engineForUrl } from '@mcp-db-bench/engines';
+import { type Engine, engineForUrl } from '@mcp-db-bench/engines';
+import { type ShopColumnType as ColumnType, testFactsOf } from '@mcp-db-bench/engines/testing';
 import { sql } from 'kysely';
 import { buildCatalog } from '../../src/catalog/build.js';
 import type { Catalog, RawCatalog } from '../../src/catalog/types.js';
@@ -107,10 +108,10 @@ export function shopRows(): Record<string, Record<string, string | number | bool
 }
 
 /** Creates the shop in an empty database and loads its rows. */
-export async function loadShop(url: string, engine: EngineProfile<string> = engineForUrl(url)): Promise<void> {
+export async function loadShop(url: string, engine: Engine<string> = engineForUrl(url)): Promise<void> {
   const { db, close } = await engine.connect(url, { poolSize: 1, create: true, inProcess: true });
   try {
-    const types = engine.testFacts.shopTypes;
+    const types = testFactsOf(engine).shopTypes;
     for (const t of SHOP) {
       const ids = (names: string[]) => sql.join(names.map((c) => sql.id(c)));
       const cols = t.columns.map(

@@ -1,0 +1,50 @@
+import type { PlanResult } from '@mcp-db-bench/contract';
+import type { RunEvent } from './events.js';
+
+/**
+ * A plan's result as its events build it: the runner builds its own this way, and a command
+ * that must leave a file when a run is interrupted listens with one of its own. Everything the
+ * result holds arrives as an event, so both always agree.
+ */
+export class PlanResultBuilder {
+  /** `startedAt` is the plan's once its start is heard */
+  readonly #result: PlanResult = {
+    startedAt: new Date().toISOString(),
+    finishedAt: '',
+    sessionInit: [],
+    steps: [],
+    decomposition: [],
+    warnings: [],
+    skipped: [],
+  };
+
+  add(event: RunEvent): void {
+    const r = this.#result;
+    if (event.type === 'plan-start') r.startedAt = event.startedAt;
+    else if (event.type === 'step-end') r.steps.push(event.step);
+    else if (event.type === 'session-init') r.sessionInit.push(event.result);
+    else if (event.type === 'decomposition') r.decomposition.push(...event.results);
+    else if (event.type === 'skipped')
+      r.skipped.push({ target: event.target, workload: event.workload, reason: event.reason });
+    else if (event.type === 'warning') r.warnings.push(event.line);
+    else if (event.type === 'check') {
+      r.tokens = event.tokens;
+      if (event.agreement.length) r.agreement = event.agreement;
+    } else if (event.type === 'comparisons') r.comparisons = event.comparisons;
+    else if (event.type === 'plan-end') r.finishedAt = event.result.finishedAt;
+  }
+
+  /** What the events so far measured; an unfinished plan's `finishedAt` is now. */
+  result(): PlanResult {
+    return { ...this.#result, finishedAt: this.#result.finishedAt || new Date().toISOString() };
+  }
+
+  /** The steps and skips so far, read while the plan runs. */
+  get steps(): readonly PlanResult['steps'][number][] {
+    return this.#result.steps;
+  }
+
+  get skipped(): readonly PlanResult['skipped'][number][] {
+    return this.#result.skipped;
+  }
+}

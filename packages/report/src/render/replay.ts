@@ -1,0 +1,76 @@
+import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { merge, summary } from '../histogram.js';
+import { roundLabel } from './numbers.js';
+import type { Section } from './table.js';
+
+/**
+ * `run --replay`: each request the trace's host made, by method and tool, and where the agents'
+ * session time went: think time, and calls (the server and the network, measured together at the
+ * client: no server reports its own time).
+ */
+export function replaySections(result: ResultFile): Section[] {
+  const replay = result.config.replay;
+  if (!replay) return [];
+  const steps = result.steps.filter((s) => s.sessionTime || Object.keys(s.operations).length);
+  return [methodSection(steps), timeSection(steps, replay.think)];
+}
+
+/** The line the report header gives a replay. */
+export function replayLine(replay: NonNullable<ResultFile['config']['replay']>): string {
+  return (
+    `replayed ${replay.trace}: ${replay.sessions} session(s), ${replay.requests} requests recorded against ` +
+    `${replay.recordedTarget} (values ${replay.values}), think time × ${replay.think}` +
+    (replay.streams ? `; ${replay.streams} GET stream(s) not replayed` : '')
+  );
+}
+
+const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
+const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '–');
+const name = (s: StepResult) => `${roundLabel(s)} × ${s.agents}${s.iteration > 1 ? ` (iteration ${s.iteration})` : ''}`;
+
+function methodSection(steps: readonly StepResult[]): Section {
+  return {
+    title: 'Replay: latency per method and tool (every request the recorded hosts sent, notifications included)',
+    head: ['step', 'method or tool', 'calls', 'calls/s', 'p50 ms', 'p95 ms', 'p99 ms'],
+    rows: steps.flatMap((s) =>
+      Object.entries(s.operations).map(([op, stats]) => {
+        const h = summary(merge([stats.histogram]));
+        return [
+          name(s),
+          op,
+          String(stats.count),
+          (stats.count / (s.durationMs / 1000)).toFixed(1),
+          ms(h.p50),
+          ms(h.p95),
+          ms(h.p99),
+        ];
+      }),
+    ),
+  };
+}
+
+function timeSection(steps: readonly StepResult[], think: number): Section {
+  return {
+    title: `Replay: where the session time went (agents × measured time; think time scaled × ${think})`,
+    note:
+      'server + network: each request from its first byte sent to its answer read, at the client; the two are ' +
+      'measured together (no server reports its own time). client: the rest, the load generator building and ' +
+      'reading messages',
+    head: ['step', 'session time s', 'think', 'server + network', 'client', 'think s', 'server + network s'],
+    rows: steps
+      .filter((s) => s.sessionTime)
+      .map((s) => {
+        const total = s.agents * s.durationMs;
+        const { thinkMs, callMs } = s.sessionTime!;
+        return [
+          name(s),
+          (total / 1000).toFixed(1),
+          pct(thinkMs, total),
+          pct(callMs, total),
+          pct(Math.max(0, total - thinkMs - callMs), total),
+          (thinkMs / 1000).toFixed(2),
+          (callMs / 1000).toFixed(2),
+        ];
+      }),
+  };
+}

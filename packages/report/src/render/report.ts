@@ -1,0 +1,551 @@
+import { type Comparison, formatRatio, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
+import { merge, summary } from '../histogram.js';
+import { floorSections } from './floor.js';
+import { callsPerSecond, median, REFUSED, roundLabel } from './numbers.js';
+import { replayLine, replaySections } from './replay.js';
+import { soakSections } from './soak.js';
+import { formatStages, stageSections } from './stages.js';
+import { type Section, wrap } from './table.js';
+import { agreementSection, callTokenSection, disagreementLines, tokenSection } from './tokens.js';
+import { traceSplitSection } from './trace-split.js';
+import { verificationSection } from './verification.js';
+
+const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
+const rate = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** Successful calls per second: goodput. Failed calls are counted separately, never timed. */
+const throughput = callsPerSecond;
+const attempted = (s: StepResult) =>
+  (s.calls + Object.values(s.errors).reduce((a, b) => a + b, 0)) / (s.durationMs / 1000);
+const label = roundLabel;
+
+/**
+ * Every report is rendered from the result file alone, by these pure functions. Iterations of
+ * one step are combined by merging histograms (percentiles are never averaged) and by the
+ * median of throughputs, with the spread shown.
+ */
+export function reportSections(result: ResultFile): Section[] {
+  const groups = groupSteps(result.steps);
+  return [
+    sessionInitSection(result),
+    latencySection(groups),
+    ...replaySections(result),
+    sessionSection(groups),
+    ...stageSections(result),
+    verificationSection(result),
+    scalingSection(groups),
+    ...speedupSection(groups, result),
+    ...comparisonSection(groups, result),
+    ...decompositionSection(result),
+    traceSplitSection(groups),
+    agreementSection(result),
+    tokenSection(result),
+    callTokenSection(result),
+    serverCpuSection(groups, result),
+    loadGeneratorSection(result),
+    // floor's and soak's own tables, from the files they write
+    ...floorSections(result),
+    ...soakSections(result),
+  ].filter((s): s is Section => s !== undefined && s.rows.length > 0);
+}
+
+/** The lines above the tables: what ran, where and how; with `width` (a terminal's columns), wrapped to it. */
+export function reportHeader(result: ResultFile, width?: number): string {
+  const e = result.environment;
+  const c = result.config;
+  const lines = [
+    `mcp-db-bench ${result.tool.version} · ${result.startedAt}`,
+    `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
+    `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
+    ...databaseLines(c),
+    ...(c.cpus
+      ? [`servers the run started on CPUs ${c.cpus.server ?? 'any'} · load generator on CPUs ${c.cpus.client ?? 'any'}`]
+      : []),
+    ...(c.shard ? [shardLine(c.shard)] : []),
+    ...(c.replay ? [replayLine(c.replay)] : []),
+    ...(result.partial
+      ? [`partial: the run was interrupted; these are the ${result.steps.length} step(s) it finished`]
+      : []),
+    ...result.warnings.map((w) => `warning: ${w}`),
+    ...disagreementLines(result),
+    ...skippedLines(result.skipped ?? []),
+  ].join('\n');
+  return width ? wrap(lines, width) : lines;
+}
+
+/** Each database the run served, as read from it: version, dataset, the settings that decide the result, indexes per profile. */
+function databaseLines(c: ResultFile['config']): string[] {
+  const seen = new Set<string>();
+  return c.targets.flatMap((t) => {
+    const d = t.database;
+    if (!d || seen.has(t.url ?? t.label)) return [];
+    seen.add(t.url ?? t.label);
+    const settings = Object.entries(d.settings).map(([name, value]) => `${name} ${value}`);
+    // in the run's order of profiles, whichever it applied first
+    const order = (p: string) => (c.indexes.includes(p) ? c.indexes.indexOf(p) : c.indexes.length);
+    const indexes = Object.entries(d.indexes)
+      .sort(([a], [b]) => order(a) - order(b))
+      .map(([profile, list]) => `${profile} ${list.length}`);
+    const dataset = `dataset scale ${d.scale ?? 'unknown'}${d.seed === null ? '' : ` (seed ${d.seed})`}`;
+    return [
+      [
+        `${t.engine}: ${d.version}`,
+        dataset,
+        settings.join(', '),
+        indexes.length && `secondary indexes: ${indexes.join(', ')}`,
+      ]
+        .filter(Boolean)
+        .join(' · '),
+    ];
+  });
+}
+
+/** A shard's file, or a merged run of shards: the numbers above are one part's, or every part's. */
+function shardLine(shard: NonNullable<ResultFile['config']['shard']>): string {
+  const part =
+    shard.index === undefined
+      ? `${shard.count} shards merged`
+      : `shard ${shard.index} of ${shard.count} (0-based; merge all ${shard.count} files for the run)`;
+  return `${part} · run ${shard.runId}, begun at ${shard.startAt}`;
+}
+
+/** The load asked for: agent counts, or the stages that set it. */
+function loadLine(c: ResultFile['config']): string {
+  if (c.stages?.kind === 'agents') return `agent stages ${formatStages(c.stages.stages)}`;
+  if (c.stages?.kind === 'rate')
+    return `rate stages ${formatStages(c.stages.stages)} (calls/s), ${c.agents.join(', ')} agents`;
+  return `agents ${c.agents.join(', ')}`;
+}
+
+/** One line per target: the workloads it could not serve (each one's reason is in the result file); never errors. */
+export function skippedLines(skipped: NonNullable<ResultFile['skipped']>): string[] {
+  const targets = [...new Set(skipped.map((s) => s.target))];
+  return targets.map((t) => {
+    const mine = skipped.filter((s) => s.target === t);
+    const reasons = [...new Set(mine.map((s) => s.reason))];
+    // a profile's own words when it gave them; the generic reason otherwise
+    const why = reasons.every((r) => r.startsWith('it has no')) ? 'it lacks tools they need' : reasons.join('; ');
+    return `skipped on ${t}: ${mine.map((s) => s.workload).join(', ')} (${why})`;
+  });
+}
+
+export interface Group {
+  key: string;
+  target: string;
+  indexes: string | null;
+  workload: string;
+  agents: number;
+  steps: StepResult[];
+}
+
+export function groupSteps(steps: readonly StepResult[]): Group[] {
+  const map = new Map<string, Group>();
+  for (const s of steps) {
+    const key = `${s.target}\u0000${s.indexes}\u0000${s.workload}\u0000${s.agents}`;
+    const g = map.get(key) ?? {
+      key,
+      target: s.target,
+      indexes: s.indexes,
+      workload: s.workload,
+      agents: s.agents,
+      steps: [],
+    };
+    g.steps.push(s);
+    map.set(key, g);
+  }
+  return [...map.values()];
+}
+
+/** Median throughput over iterations, and the spread (max-min as a share of the median). */
+export function medianThroughput(g: Group): { median: number; spread: number } {
+  const xs = g.steps.map(throughput);
+  const m = median(xs);
+  return { median: m, spread: m > 0 ? (Math.max(...xs) - Math.min(...xs)) / m : 0 };
+}
+
+function sessionInitSection(result: ResultFile): Section {
+  return {
+    title:
+      "Session init (whole agent start: handshake or discover, tools/list, list_tables, describe_table for the task's tables; full: for every table)",
+    head: [
+      'target',
+      'task tables',
+      'cold p50 ms',
+      'cold p99 ms',
+      'warm p50 ms',
+      'warm p95 ms',
+      'warm p99 ms',
+      'full discovery warm p50 ms',
+    ],
+    rows: result.sessionInit.map((s) => {
+      const cold = summary(merge([s.cold.histogram]));
+      const warm = summary(merge([s.warm.histogram]));
+      const full =
+        s.full && `${ms(summary(merge([s.full.histogram])).p50)}${s.allTables ? ` (${s.allTables} tables)` : ''}`;
+      return [
+        label(s),
+        s.taskTables?.join(', ') ?? 'all',
+        ms(cold.p50),
+        ms(cold.p99),
+        ms(warm.p50),
+        ms(warm.p95),
+        ms(warm.p99),
+        full ?? '–',
+      ];
+    }),
+  };
+}
+
+function latencySection(groups: readonly Group[]): Section {
+  return {
+    title: 'Latency and throughput per workload (goodput = successful calls/s; errors are counted, never timed)',
+    head: [
+      'target',
+      'workload',
+      'agents',
+      'goodput/s',
+      'spread',
+      'attempts/s',
+      'p50 ms',
+      'p95 ms',
+      'p99 ms',
+      'p99.9 ms',
+      'errors',
+    ],
+    rows: groups.map((g) => {
+      const h = summary(merge(g.steps.map((s) => s.all.histogram)));
+      const goodput = medianThroughput(g);
+      const errors = g.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
+      const tried = median(g.steps.map(attempted));
+      return [
+        label(g),
+        g.workload,
+        String(g.agents),
+        rate(goodput.median),
+        // one iteration has no spread to show
+        g.steps.length > 1 ? pct(goodput.spread) : '–',
+        rate(tried),
+        ms(h.p50),
+        ms(h.p95),
+        ms(h.p99),
+        ms(h.p999),
+        String(errors),
+      ];
+    }),
+  };
+}
+
+/** One step group of the sessions table, as numbers. */
+export interface SessionRow {
+  group: Group;
+  operationsPerSecond: number;
+  refused: number;
+  /** null: the result file predates counting them */
+  reinitialized: number | null;
+  otherErrors: number;
+}
+
+/**
+ * What happened to sessions: every step of a session workload (so "0 refused" is said, not
+ * implied), and any other step where the server refused calls or ended sessions under the agents.
+ * The terminal, Markdown and HTML reports all show these rows.
+ */
+export function sessionRows(groups: readonly Group[]): SessionRow[] {
+  const total = (g: Group, count: (s: StepResult) => number) => g.steps.reduce((n, s) => n + count(s), 0);
+  const refused = (s: StepResult) => s.errors[REFUSED] ?? 0;
+  const reinitialized = (s: StepResult) => s.reinitialized ?? 0;
+  return groups
+    .filter((g) => g.steps.some((s) => s.sessions) || g.steps.some((s) => refused(s) > 0 || reinitialized(s) > 0))
+    .map((g) => ({
+      group: g,
+      operationsPerSecond: medianThroughput(g).median,
+      refused: total(g, refused),
+      reinitialized: g.steps.some((s) => s.reinitialized !== undefined) ? total(g, reinitialized) : null,
+      otherErrors: total(g, (s) => Object.values(s.errors).reduce((a, b) => a + b, 0)) - total(g, refused),
+    }));
+}
+
+export const SESSION_HEAD = [
+  'target',
+  'workload',
+  'agents',
+  'operations/s',
+  'refused',
+  're-initialized',
+  'other errors',
+];
+
+function sessionSection(groups: readonly Group[]): Section {
+  return {
+    title:
+      "Sessions (a session workload's operation is a whole session; refused = HTTP 503; re-initialized = a session the server ended (404), started again by the client and the call retried)",
+    head: SESSION_HEAD,
+    rows: sessionRows(groups).map((r) => [
+      label(r.group),
+      r.group.workload,
+      String(r.group.agents),
+      rate(r.operationsPerSecond),
+      String(r.refused),
+      r.reinitialized === null ? '–' : String(r.reinitialized),
+      String(r.otherErrors),
+    ]),
+  };
+}
+
+/** Each target round's sweep of one workload over agent counts, sorted by agents: the scaling lines of every report. */
+export function scalingSeries(groups: readonly Group[]): Group[][] {
+  const series = new Map<string, Group[]>();
+  for (const g of groups) {
+    const k = `${label(g)}\u0000${g.workload}`;
+    series.set(k, [...(series.get(k) ?? []), g]);
+  }
+  return [...series.values()].map((list) => [...list].sort((a, b) => a.agents - b.agents));
+}
+
+/** Throughput by concurrency: efficiency X(N) / (N × X(1)), and the knee where it stops growing. */
+function scalingSection(groups: readonly Group[]): Section {
+  const rows: string[][] = [];
+  for (const sorted of scalingSeries(groups)) {
+    if (sorted.length < 2) continue;
+    const agents = sorted.map((g) => g.agents);
+    const x = sorted.map((g) => medianThroughput(g).median);
+    const eff = efficiency(agents, x);
+    const cells = sorted.map((g, i) => `${g.agents}: ${rate(x[i]!)} (${pct(eff[i]!)})`);
+    rows.push([label(sorted[0]!), sorted[0]!.workload, cells.join(' · '), knee(agents, x)]);
+  }
+  return {
+    title: 'Concurrency scaling: calls/s at each agent count (scaling efficiency)',
+    head: ['target', 'workload', 'agents: calls/s (efficiency)', 'knee'],
+    rows,
+  };
+}
+
+/**
+ * The first agent count after which throughput grows less than 10%: more agents only queue. A
+ * knee needs growth before it: throughput that never grew past the first count has none.
+ */
+export function knee(agents: readonly number[], throughputs: readonly number[]): string {
+  const i = kneeIndex(throughputs);
+  const n = (k: number) => `${k} agent${k === 1 ? '' : 's'}`;
+  if (i === undefined) return `none up to ${n(agents.at(-1)!)}`;
+  return i === 0 ? `none: no gain past ${n(agents[0]!)}` : n(agents[i]!);
+}
+
+/**
+ * The index of the knee's agent count in a sweep sorted by agents: the first count that no later
+ * one beats by 10% (a dip that later counts climb out of is noise, not a knee); undefined when
+ * throughput kept growing.
+ */
+export function kneeIndex(throughputs: readonly number[]): number | undefined {
+  for (let i = 0; i < throughputs.length - 1; i++) {
+    if (throughputs.slice(i + 1).every((x) => x < throughputs[i]! * 1.1)) return i;
+  }
+  return undefined;
+}
+
+/** Scaling efficiency at each agent count: X(N) / (N × X(first) / first), 1 = linear. */
+export function efficiency(agents: readonly number[], throughputs: readonly number[]): number[] {
+  const perAgent = throughputs[0]! / agents[0]!;
+  return throughputs.map((x, i) => (perAgent > 0 ? x / (perAgent * agents[i]!) : 0));
+}
+
+function speedupSection(groups: readonly Group[], result: ResultFile): Section[] {
+  const rows: string[][] = [];
+  for (const opt of groups.filter((g) => g.indexes === 'optimized')) {
+    const base = groups.find(
+      (g) =>
+        g.indexes === 'baseline' && g.target === opt.target && g.workload === opt.workload && g.agents === opt.agents,
+    );
+    if (!base) continue;
+    const b = summary(merge(base.steps.map((s) => s.all.histogram)));
+    const o = summary(merge(opt.steps.map((s) => s.all.histogram)));
+    const speed = medianThroughput(opt).median / Math.max(medianThroughput(base).median, 1e-9);
+    const paired = pairedRatio(result, 'indexes', base, opt);
+    rows.push([
+      opt.target,
+      opt.workload,
+      String(opt.agents),
+      rate(medianThroughput(base).median),
+      rate(medianThroughput(opt).median),
+      paired?.throughput ?? `${speed.toFixed(1)}×`,
+      paired?.p50 ?? `${(b.p50 / Math.max(o.p50, 1)).toFixed(1)}×`,
+    ]);
+  }
+  return [
+    {
+      title: 'Index speed-up: optimized versus baseline',
+      note: RATIO_NOTE,
+      head: ['target', 'workload', 'agents', 'baseline calls/s', 'optimized calls/s', 'throughput', 'p50'],
+      rows,
+    },
+  ];
+}
+
+const RATIO_NOTE =
+  'ratios: the median of per-iteration ratios (the sides alternate within each iteration) [its interval]; ' +
+  '~ (interval): no difference measured, the interval crosses 1 or rests on fewer than 5 iterations';
+
+type Side = Pick<Group, 'target' | 'indexes' | 'workload' | 'agents'>;
+
+/** The run's per-iteration ratios of `other` to `base`, as they read; undefined in files written before they were kept. */
+function pairedRatio(
+  result: ResultFile,
+  kind: Comparison['kind'],
+  base: Side,
+  other: Side,
+): { throughput: string; p50: string } | undefined {
+  const c = result.comparisons?.find(
+    (x) =>
+      x.kind === kind &&
+      x.workload === other.workload &&
+      x.agents === other.agents &&
+      x.base.target === base.target &&
+      x.base.indexes === base.indexes &&
+      x.other.target === other.target &&
+      x.other.indexes === other.indexes,
+  );
+  const throughput = c && ratioInterval(c.throughput);
+  const p50 = c && ratioInterval(c.p50);
+  return throughput && p50 ? { throughput: formatRatio(throughput), p50: formatRatio(p50) } : undefined;
+}
+
+/** Servers side by side, as numbers: each workload and agent count, each target's calls/s and p50 (none: not measured). */
+export interface ServerComparison {
+  /** Engines when every target is an engine the run started, else Servers */
+  what: 'Engines' | 'Servers';
+  /** the index profile compared (the last the run measured), null: the indexes as found */
+  profile: string | null;
+  targets: string[];
+  rows: {
+    workload: string;
+    agents: number;
+    /** `ratio`: calls/s against the first target's, paired per iteration, as it reads */
+    cells: ({ rate: number; p50Ms: number; ratio?: string } | undefined)[];
+  }[];
+}
+
+/** Engines (or other servers) side by side, when a run measured several; undefined when it measured one. */
+export function serverComparison(groups: readonly Group[], result: ResultFile): ServerComparison | undefined {
+  const targets = result.config.targets.map((t) => t.label);
+  if (targets.length < 2) return undefined;
+  const profile = result.config.indexes.at(-1) ?? null;
+  const keys = [...new Set(groups.map((g) => `${g.workload}\u0000${g.agents}`))];
+  const rows = keys.map((k) => {
+    const [workload, agents] = k.split('\u0000') as [string, string];
+    const found = targets.map((t) =>
+      groups.find(
+        (x) =>
+          x.target === t &&
+          x.workload === workload &&
+          String(x.agents) === agents &&
+          (x.indexes === profile || x.indexes === null),
+      ),
+    );
+    const first = found.find((g) => g !== undefined);
+    const cells = found.map((g) => {
+      if (!g) return undefined;
+      const ratio = first && g !== first ? pairedRatio(result, 'targets', first, g)?.throughput : undefined;
+      return {
+        rate: medianThroughput(g).median,
+        p50Ms: summary(groupHistogram(g)).p50 / 1000,
+        ...(ratio && { ratio }),
+      };
+    });
+    return { workload, agents: Number(agents), cells };
+  });
+  return { what: result.config.targets.every((t) => t.engine) ? 'Engines' : 'Servers', profile, targets, rows };
+}
+
+const groupHistogram = (g: Group) => merge(g.steps.map((s) => s.all.histogram));
+
+function comparisonSection(groups: readonly Group[], result: ResultFile): Section[] {
+  const c = serverComparison(groups, result);
+  if (!c) return [];
+  const rows = c.rows.map((r) => [
+    r.workload,
+    String(r.agents),
+    ...r.cells.map((x) =>
+      x ? `${rate(x.rate)} /s, p50 ${x.p50Ms.toFixed(x.p50Ms < 10 ? 2 : 1)}${x.ratio ? `, ${x.ratio}` : ''}` : '–',
+    ),
+  ]);
+  const paired = c.rows.some((r) => r.cells.some((x) => x?.ratio));
+  return [
+    {
+      // the cells' units, once, in the title: each cell is `calls/s, p50 ms[, calls/s against the first]`
+      title: `${c.what} compared (${c.profile ?? 'as found'} indexes): calls/s, p50 ms${paired ? `, calls/s against ${c.targets[0]}` : ''}`,
+      ...(paired && { note: RATIO_NOTE }),
+      head: ['workload', 'agents', ...c.targets],
+      rows,
+    },
+  ];
+}
+
+function decompositionSection(result: ResultFile): Section[] {
+  const rows = result.decomposition.map((d) => {
+    const raw = summary(merge([d.raw.histogram]));
+    const echo = summary(merge([d.echo.histogram]));
+    const full = summary(merge([d.full.histogram]));
+    return [
+      d.target,
+      d.operation,
+      ms(raw.p50),
+      ms(echo.p50),
+      ms(full.p50),
+      pct(echo.p50 / full.p50),
+      pct(raw.p50 / full.p50),
+    ];
+  });
+  return [
+    {
+      title: 'Where the time goes (1 agent, p50): the database alone, the protocol alone, and the full call',
+      note: 'raw = the same statement through the driver, no MCP; echo = an MCP tool call that skips the database',
+      head: ['target', 'operation', 'raw driver ms', 'echo ms', 'full call ms', 'protocol share', 'database share'],
+      rows,
+    },
+  ];
+}
+
+/** `run --server-cpus`: what each server the run started spent per call, beside what the load generator did. */
+function serverCpuSection(groups: readonly Group[], result: ResultFile): Section {
+  const us = (x: number) => Math.round(x).toLocaleString('en-US');
+  const rows = groups
+    .filter((g) => g.steps.every((s) => s.server))
+    .map((g) => [
+      label(g),
+      g.workload,
+      String(g.agents),
+      rate(medianThroughput(g).median),
+      us(median(g.steps.map((s) => s.server!.cpuPerCallUs))),
+      us(median(g.steps.map((s) => s.client.cpuPerCallUs))),
+    ]);
+  return {
+    title: `Server CPU per call (user + system of the server's processes over each measured window, from /proc; servers on CPUs ${result.config.cpus?.server ?? 'any'})`,
+    head: ['target', 'workload', 'agents', 'calls/s', 'server CPU µs/call', 'client CPU µs/call'],
+    rows,
+  };
+}
+
+/** Is the harness the bottleneck? MCP echo against the bare node:http floor, and client CPU. */
+function loadGeneratorSection(result: ResultFile): Section {
+  const floor = result.steps.filter((s) => s.workload === 'http-echo');
+  const rows = result.steps
+    .filter((s) => s.workload === 'echo' || s.workload === 'http-echo')
+    .map((s) => {
+      const f = floor.find((x) => x.agents === s.agents);
+      const share = f ? throughput(s) / throughput(f) : Number.NaN;
+      return [
+        s.workload === 'echo' ? `MCP echo (${s.target})` : 'bare node:http echo',
+        String(s.agents),
+        rate(throughput(s)),
+        Number.isNaN(share) ? '–' : pct(share),
+        Math.round(s.client.cpuPerCallUs).toLocaleString('en-US'),
+        pct(s.client.cpuUtilization),
+        s.client.eventLoopDelayP99Ms.toFixed(1),
+      ];
+    });
+  return {
+    title: 'Load generator check: echo through MCP versus a bare node:http JSON echo, same client stack',
+    head: ['server', 'agents', 'calls/s', 'of bare floor', 'client CPU µs/call', 'client CPU', 'event-loop p99 ms'],
+    rows,
+  };
+}

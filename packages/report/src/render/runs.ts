@@ -1,0 +1,27 @@
+import { htmlReport, type Run } from './html/index.js';
+import { prometheusText } from './prometheus.js';
+import { reportHeader, reportSections } from './report.js';
+import { toMarkdown, toTerminal } from './table.js';
+
+/** How `report` writes runs: a table, Markdown, the result files as JSON, one HTML page, or Prometheus text. */
+export type ReportFormat = 'table' | 'markdown' | 'json' | 'html' | 'prometheus';
+
+/** The report of one or more runs in a format; `width`: a terminal's columns, for tables that fit it. */
+export function renderRuns(runs: readonly Run[], format: ReportFormat, width?: number): string {
+  if (format === 'html') return htmlReport(runs);
+  // one run per exposition (the caller refuses several): two would repeat every series
+  if (format === 'prometheus') return prometheusText(runs[0]!.result);
+  if (format === 'json') {
+    const [only] = runs;
+    const json = runs.length === 1 ? only!.result : runs.map((r) => ({ label: r.label, result: r.result }));
+    return `${JSON.stringify(json, null, 2)}\n`;
+  }
+  return runs
+    .map(({ label, result }) => {
+      const sections = reportSections(result);
+      const heading = runs.length > 1 ? (format === 'markdown' ? `## ${label}\n\n` : `== ${label} ==\n`) : '';
+      const tables = format === 'markdown' ? toMarkdown(sections) : toTerminal(sections, width);
+      return `${heading}${reportHeader(result, format === 'markdown' ? undefined : width)}\n\n${tables}`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { knee, reportHeader, reportSections } from '../src/render/report.js';
+import { toMarkdown, toTerminal, wrap } from '../src/render/table.js';
+import { result, step } from '../src/testing.js';
+
+/** Report rendering is pure: a hand-made result file in, known numbers out. */
+describe('the report', () => {
+  it('shows goodput, attempts and errors apart, with percentiles from the histogram', () => {
+    const [latency] = reportSections(
+      result([step({ workload: 'point-read', agents: 1, calls: 300, errors: { 'tool:timeout': 100 } })]),
+    );
+    expect(latency!.title).toMatch(/Latency and throughput/);
+    expect(latency!.rows[0]).toEqual([
+      'sqlite (optimized)',
+      'point-read',
+      '1',
+      '300',
+      // one iteration: no spread to show
+      '–',
+      '400',
+      '1.00',
+      '1.00',
+      '1.00',
+      '1.00',
+      '100',
+    ]);
+  });
+
+  it('computes scaling efficiency against one agent, and the knee', () => {
+    const steps = [
+      step({ workload: 'point-read', agents: 1, calls: 100 }),
+      step({ workload: 'point-read', agents: 2, calls: 180 }),
+      step({ workload: 'point-read', agents: 4, calls: 190 }),
+    ];
+    const scaling = reportSections(result(steps)).find((s) => s.title.startsWith('Concurrency scaling'))!;
+    expect(scaling.rows[0]).toEqual([
+      'sqlite (optimized)',
+      'point-read',
+      '1: 100 (100%) · 2: 180 (90%) · 4: 190 (48%)',
+      '2 agents',
+    ]);
+    expect(knee([1, 2, 4], [100, 200, 400])).toBe('none up to 4 agents');
+    // no growth from the first count: that is no knee
+    expect(knee([1, 10, 50], [1000, 1050, 990])).toBe('none: no gain past 1 agent');
+    expect(knee([1, 10, 50], [1000, 5000, 5200])).toBe('10 agents');
+    // a dip that a later count climbs out of is no knee
+    expect(knee([1, 4, 16], [5620, 6163, 10023])).toBe('none up to 16 agents');
+  });
+
+  it('reports the index speed-up as a ratio of the two rounds', () => {
+    const steps = [
+      step({ workload: 'filtered', agents: 1, calls: 50, indexes: 'baseline' }),
+      step({ workload: 'filtered', agents: 1, calls: 450, indexes: 'optimized' }),
+    ];
+    const speedup = reportSections(result(steps)).find((s) => s.title.startsWith('Index speed-up'))!;
+    expect(speedup.rows[0]?.slice(0, 6)).toEqual(['sqlite', 'filtered', '1', '50.0', '450', '9.0×']);
+  });
+
+  it('gives each paired ratio its interval, and reads one that crosses 1 as no difference measured', () => {
+    const base = { target: 'sqlite', indexes: 'baseline' };
+    const other = { target: 'sqlite', indexes: 'optimized' };
+    const steps = [1, 2, 3, 4, 5].flatMap((iteration) => [
+      step({ workload: 'filtered', agents: 1, calls: 100, indexes: 'baseline', iteration }),
+      step({ workload: 'filtered', agents: 1, calls: 130, indexes: 'optimized', iteration }),
+    ]);
+    const file = {
+      ...result(steps),
+      comparisons: [
+        {
+          kind: 'indexes' as const,
+          workload: 'filtered',
+          agents: 1,
+          base,
+          other,
+          iterations: [1, 2, 3, 4, 5],
+          throughput: [1.32, 1.1, 1.58, 1.4, 1.25],
+          p50: [0.91, 1.05, 1.12, 1.0, 0.97],
+        },
+      ],
+    };
+    const speedup = reportSections(file).find((s) => s.title.startsWith('Index speed-up'))!;
+    expect(speedup.rows[0]?.slice(5)).toEqual(['1.32x [1.10–1.58]', '~ (0.91–1.12)']);
+    expect(speedup.note).toMatch(/no difference measured/);
+  });
+
+  it('merges iterations: median goodput with its spread', () => {
+    const steps = [100, 120, 80].map((calls, i) => step({ workload: 'mixed', agents: 1, calls, iteration: i + 1 }));
+    const [latency] = reportSections(result(steps));
+    expect(latency!.rows[0]?.slice(3, 5)).toEqual(['100', '40%']);
+    expect(toMarkdown([latency!])).toMatch(/\| sqlite \(optimized\) \| mixed \| 1 \| 100 \| 40% \|/);
+  });
+});
+
+describe('the terminal layout', () => {
+  const section = {
+    title: 'Latency and throughput per workload (goodput = successful calls/s; errors are counted, never timed)',
+    head: [
+      'target',
+      'workload',
+      'agents',
+      'goodput/s',
+      'spread',
+      'attempts/s',
+      'p50 ms',
+      'p95 ms',
+      'p99 ms',
+      'p99.9 ms',
+      'errors',
+    ],
+    rows: [
+      [
+        'sqlite 2025 session (optimized)',
+        'point-read',
+        '16',
+        '12,345',
+        '3%',
+        '12,400',
+        '0.71',
+        '1.20',
+        '4.23',
+        '9.10',
+        '0',
+      ],
+    ],
+  };
+
+  it('keeps a table whole without a width (a file or a pipe)', () => {
+    const text = toTerminal([section]);
+    expect(text.split('\n').some((line) => line.length > 100)).toBe(true);
+    expect(text).toContain('│ sqlite 2025 session (optimized) │');
+  });
+
+  it('lays a table out a row per block when it is wider than the terminal, every line within it', () => {
+    for (const width of [60, 80, 99]) {
+      const text = toTerminal([section], width);
+      for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(width);
+      expect(text).toMatch(/^ {2}target +sqlite 2025 session \(optimized\)$/m);
+      expect(text).toMatch(/^ {2}p99 ms +4\.23$/m);
+    }
+    // a table that fits stays a table
+    expect(toTerminal([{ title: 't', head: ['a', 'b'], rows: [['1', '2']] }], 80)).toContain('│ a │');
+  });
+
+  it('wraps the header to the terminal, and leaves it whole for a file', () => {
+    const r = result([step({ workload: 'point-read', agents: 16, calls: 10 })]);
+    expect(
+      reportHeader(r)
+        .split('\n')
+        .some((line) => line.length > 100),
+    ).toBe(true);
+    const wrapped = reportHeader(r, 80);
+    for (const line of wrapped.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(wrapped.replaceAll('\n', ' ')).toBe(reportHeader(r).replaceAll('\n', ' '));
+  });
+
+  it('wraps text at spaces, and cuts a word longer than the line', () => {
+    expect(wrap('one two three four', 9)).toBe('one two\nthree\nfour');
+    expect(wrap('abcdefghij', 4)).toBe('abcd\nefgh\nij');
+  });
+});
