@@ -167,9 +167,9 @@ describe('each host snippet, run as written, lists the tools', () => {
     text
       .replaceAll('/path/to/mcp-db-bench/', ROOT)
       .replaceAll('/path/to/example.db', dbFile)
-      .replaceAll('${workspaceFolder}', dir)
+      .replaceAll(`\${workspaceFolder}`, dir)
       .replaceAll(PG_PLACEHOLDER, pgUrl ?? PG_PLACEHOLDER)
-      .replaceAll('${input:mcp-db-token}', token)
+      .replaceAll(`\${input:mcp-db-token}`, token)
       .replaceAll('127.0.0.1:7400', `127.0.0.1:${port}`)
       .replaceAll('--port 7400', `--port ${port}`);
 
