@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { rowCounts, TABLES } from '@mcp-db-bench/dataset';
 import { freePort } from '@mcp-db-bench/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, type CliRun, runCli } from './support/cli.js';
+import { BIN, type CliRun, runCli, serversOn } from './support/cli.js';
 
 /**
  * The CLI's errors as a user meets them: one line on stderr naming the file, URL or value it is
@@ -316,16 +316,3 @@ describe('Ctrl-C with --out', () => {
     }
   }, 120_000);
 });
-
-/** The processes whose command line names a path: the MCP servers (and their workers) run on a database there. */
-function serversOn(path: string): number[] {
-  const pids: number[] = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path)) pids.push(Number(pid));
-    } catch {
-      // gone already
-    }
-  }
-  return pids;
-}
