@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { defineEngine } from '../define.js';
+import { explainStatement } from '../explain.js';
 import { recreateOnServer } from '../test-database.js';
 import { bulk } from './bulk.js';
 import { checkUrl, compileOnlyDialect, connect } from './connect.js';
@@ -23,6 +24,7 @@ export const mysql = defineEngine({
   introspect,
   encodeParam,
   mapError,
+  explain: explainStatement,
   readOnlyStatement,
   sqlGuard,
   excessRights,

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { defineEngine } from '../define.js';
+import { explainStatement } from '../explain.js';
 import { recreateOnServer } from '../test-database.js';
 import { bulk } from './bulk.js';
 import { compileOnlyDialect, connect } from './connect.js';
@@ -25,6 +26,7 @@ export const postgres = defineEngine({
   introspect,
   encodeParam,
   mapError,
+  explain: explainStatement,
   readOnlyStatement,
   sqlGuard,
   excessRights,
