@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
+import { checkOutputPath, examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
 import { parsePct } from '../parse/values.js';
 import {
   compareHtml,
@@ -68,6 +68,7 @@ export function compareCommand(): Command {
         ),
     )
     .action((baseFile: string, newFile: string, flags: CompareFlags) => {
+      checkOutputPath('--out', flags.out ?? flags.output);
       const read = (files: string) =>
         poolRuns(
           files

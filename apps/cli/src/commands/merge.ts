@@ -1,7 +1,7 @@
 import { MergeError, mergeShards } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { Command } from 'commander';
-import { examples, formatOption, type ReportFormat } from '../options.js';
+import { checkOutputPath, examples, formatOption, type ReportFormat } from '../options.js';
 import { renderRuns } from '../render/runs.js';
 import { readResultFile, writeResultFile } from '../results.js';
 
@@ -26,6 +26,7 @@ export function mergeCommand(): Command {
       ),
     )
     .action((files: string[], flags: { out?: string; format: ReportFormat }) => {
+      checkOutputPath('--out', flags.out);
       const shards = files.map((name) => ({ name, result: readResultFile(name) }));
       let result: ResultFile;
       try {

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
-import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
+import { checkOutputPath, examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
 import { collect } from '../parse/values.js';
 import { stdoutColumns } from '../render/progress.js';
 import { renderRuns } from '../render/runs.js';
@@ -49,8 +49,9 @@ export function reportCommand(): Command {
     .action((files: string[], flags: ReportFlags) => {
       if (flags.format === 'prometheus' && files.length > 1)
         throw new UsageError('--format prometheus writes one run: give one result file (one .prom file per run)');
-      const runs = readRuns(files, flags.label);
       const out = flags.out ?? flags.output;
+      checkOutputPath('--out', out);
+      const runs = readRuns(files, flags.label);
       const text = renderRuns(runs, flags.format, out ? undefined : stdoutColumns());
       if (out) writeFileSync(out, text);
       else process.stdout.write(text);

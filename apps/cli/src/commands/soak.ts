@@ -4,6 +4,7 @@ import { redactUrl } from '@mcp-db-bench/engines';
 import { Command, Option } from 'commander';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
 import {
+  checkOutputPath,
   DB_ENV,
   examples,
   type Format,
@@ -94,6 +95,7 @@ export function soakCommand(): Command {
         ),
       )
       .action(async (flags: SoakFlags) => {
+        checkOutputPath('--out', flags.out);
         // the old spelling wins when given: a new configuration, the parsed flags left as they are
         const result = await soak({ ...flags, workloads: flags.workload ?? flags.workloads });
         if (flags.out) writeResultFile(flags.out, result);
