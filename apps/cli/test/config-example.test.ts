@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { createClient, type McpClient } from '@mcp-db-bench/agent';
+import { MARKER_TABLE } from '@mcp-db-bench/dataset';
 import { engineForUrl } from '@mcp-db-bench/engines';
 import { SERVER_BIN } from '@mcp-db-bench/server';
 import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
@@ -99,6 +100,15 @@ describe.each(targets)('the config example on the benchmark dataset, $engine', (
     expect(rowsOf(byDefault.data)).toEqual(expectedTop(5, ''));
     const gold = await client!.callTool('top_customers', { n: 3, tier: 'gold' });
     expect(rowsOf(gold.data)).toEqual(expectedTop(3, 'gold'));
+  });
+
+  it("lists the dataset's tables, not the seed's marker table", async () => {
+    const list = await client!.callTool('list_tables', {});
+    const names = (list.data as { tables: { name: string }[] }).tables.map((t) => t.name);
+    expect(names).toContain('customers');
+    expect(names).not.toContain(MARKER_TABLE);
+    const marker = await client!.callTool('describe_table', { table: MARKER_TABLE });
+    expect(marker.isError).toBe(true);
   });
 
   it('orders_by_status answers from the dataset', async () => {

@@ -212,7 +212,7 @@ describe('run --replay', () => {
       { timeoutMs: 120_000 },
     );
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stderr).toMatch(/seeded \d+ rows/);
+    expect(out.stderr).toMatch(/seeded \d{1,3}(,\d{3})* rows/);
     expect(out.stdout).toMatch(/Replay: latency per method and tool/);
     expect(out.stdout).toMatch(/Replay: where the session time went/);
     expect(out.stdout).toMatch(/server \+ network/);
