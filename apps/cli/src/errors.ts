@@ -3,10 +3,10 @@ import type { Command } from 'commander';
 
 /**
  * The exit codes: 0 done, 1 a runtime failure (a database, a server, a file, a failed check),
- * 2 a usage error (the command line itself is wrong: nothing was started), 130 and 143
- * interrupted by SIGINT (Ctrl-C) or SIGTERM after cleaning up.
+ * 2 a usage error (the command line itself is wrong: nothing was started), 130, 143 and 129
+ * interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP after cleaning up, 141 its output closed (EPIPE).
  */
-export const EXIT = { ok: 0, failure: 1, usage: 2, sigint: 130, sigterm: 143 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2, sighup: 129, sigint: 130, sigpipe: 141, sigterm: 143 } as const;
 
 /** A mistake on the command line found after commander parsed it: exits 2, like commander's own. */
 export class UsageError extends Error {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { rowCounts, TABLES } from '@mcp-db-bench/dataset';
 import { freePort } from '@mcp-db-bench/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, type CliRun, runCli } from './support/cli.js';
+import { BIN, type CliRun, runCli, serversOn } from './support/cli.js';
 
 /**
  * The CLI's errors as a user meets them: one line on stderr naming the file, URL or value it is
@@ -60,6 +60,25 @@ describe('report names the file it cannot use (exit 1)', () => {
 });
 
 describe('usage errors exit 2 and say what was meant', () => {
+  it('a duration without its unit (1500 read as seconds was 25 minutes a step) names the units', async () => {
+    expect(failure(await run(['run', '--duration', '1500']), 2)).toBe(
+      'mcp-db-bench: --duration: a duration needs its unit, ms, s or m (1500ms or 1500s): 1500; see mcp-db-bench run --help',
+    );
+    expect(failure(await run(['run', '--stages', '5:1,2s:4']), 2)).toBe(
+      'mcp-db-bench: --stages: "5:1": a duration needs its unit, ms, s or m (5ms or 5s): 5:1,2s:4; see mcp-db-bench run --help',
+    );
+  });
+
+  it.each([
+    ['report', 'r.json'],
+    ['compare', 'a.json', 'b.json'],
+    ['merge', 'a.json', 'b.json'],
+  ])('%s -o into a missing directory, before reading anything', async (...args) => {
+    expect(failure(await run([...args, '-o', 'nowhere/out.txt']), 2)).toBe(
+      `mcp-db-bench: --out nowhere/out.txt: there is no directory ${join(dir, 'nowhere')}`,
+    );
+  });
+
   it('an unknown command is not an argument of run: it lists the commands', async () => {
     expect(failure(await run(['frobnicate']), 2)).toBe(
       "mcp-db-bench: unknown command 'frobnicate' (commands: run, report, compare, merge, seed, index, serve, doctor, floor, soak, record); see mcp-db-bench --help",
@@ -316,16 +335,3 @@ describe('Ctrl-C with --out', () => {
     }
   }, 120_000);
 });
-
-/** The processes whose command line names a path: the MCP servers (and their workers) run on a database there. */
-function serversOn(path: string): number[] {
-  const pids: number[] = [];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path)) pids.push(Number(pid));
-    } catch {
-      // gone already
-    }
-  }
-  return pids;
-}

@@ -212,7 +212,7 @@ describe('run --replay', () => {
       { timeoutMs: 120_000 },
     );
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stderr).toMatch(/seeded \d+ rows/);
+    expect(out.stderr).toMatch(/seeded \d{1,3}(,\d{3})* rows/);
     expect(out.stdout).toMatch(/Replay: latency per method and tool/);
     expect(out.stdout).toMatch(/Replay: where the session time went/);
     expect(out.stdout).toMatch(/server \+ network/);
@@ -787,7 +787,7 @@ describe('run --replay of a host that writes, values shaped', () => {
 });
 
 describe('run --replay over stdio', () => {
-  it('--target-cmd: each agent its own server process, both eras, the same calls answered', async () => {
+  it('--target-cmd: each agent its own server process per era, both eras, the same calls answered', async () => {
     const call = (tool: string, args: object) => ({ method: 'tools/call', tool, arguments: args });
     const trace = writeTrace('stdio', 'keep', [
       {
@@ -798,7 +798,15 @@ describe('run --replay over stdio', () => {
           call('query', { table: 'orders', filter: 'id < 4', limit: 5 }),
         ],
       },
-      { protocolVersion: null, requests: [{ method: 'tools/list' }, call('get', { table: 'customers', key: 2 })] },
+      // a 2026-era session: server/discover first, which a process a 2025-era session initialized refuses
+      {
+        protocolVersion: null,
+        requests: [
+          { method: 'server/discover' },
+          { method: 'tools/list' },
+          call('get', { table: 'customers', key: 2 }),
+        ],
+      },
     ]);
     // the command notes each process it starts
     const pids = join(dir, 'stdio-pids');
@@ -826,10 +834,10 @@ describe('run --replay over stdio', () => {
     expect(result.steps.map((s) => s.agents)).toEqual([1, 2]);
     for (const step of result.steps) {
       expect(step.errors).toEqual({});
-      for (const op of ['initialize', 'tools/list', 'get', 'query'])
+      for (const op of ['initialize', 'server/discover', 'tools/list', 'get', 'query'])
         expect(step.operations[op]?.count, op).toBeGreaterThan(step.agents);
     }
-    // the check of its tools, then one process per agent of each step
-    expect(readFileSync(pids, 'utf8').trim().split('\n')).toHaveLength(1 + 1 + 2);
+    // the check of its tools, then two processes per agent of each step: one per era
+    expect(readFileSync(pids, 'utf8').trim().split('\n')).toHaveLength(1 + 2 * (1 + 2));
   }, 120_000);
 });

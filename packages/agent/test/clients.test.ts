@@ -316,6 +316,19 @@ describe('lean HTTP client against something that is not an MCP server', () => {
       await mcp.close();
     }
   });
+
+  it.each(['lean', 'sdk'] as const)('%s client, a token sent and refused: says it was refused', async (client) => {
+    const mcp = createClient({ kind: 'http', url: `${base}/locked` }, { client, protocol: 'legacy', token: 'wrong' });
+    try {
+      const error = await failure(mcp.open());
+      expect(error.kind).toBe('http_401');
+      expect(error.message).toBe(
+        'HTTP 401: "Unauthorized": the server refused the bearer token sent (is it the one the server has? --token, or MCP_DB_TOKEN)',
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
 });
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOOL_NAMES, TOOL_SPECS } from '../src/index.js';
+import { getInput, TOOL_NAMES, TOOL_SPECS } from '../src/index.js';
 
 describe('the tool specs', () => {
   it('name each tool once, and TOOL_NAMES keeps its keys and values', () => {
@@ -18,5 +18,19 @@ describe('the tool specs', () => {
       sql: 'sql',
       echo: 'echo',
     });
+  });
+});
+
+describe('get key', () => {
+  it('says what a key is when it is missing or of the wrong shape', () => {
+    const missing = getInput.safeParse({ table: 'orders' });
+    expect(missing.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([
+      'key: required: the primary key value of the row, or {"column": value} for a composite key',
+    ]);
+    const wrong = getInput.safeParse({ table: 'orders', key: [1, 2] });
+    expect(wrong.error?.issues.map((i) => i.message)).toEqual([
+      'expected the primary key value (a string, number, boolean or null), or {"column": value} for a composite key',
+    ]);
+    expect(getInput.safeParse({ table: 'orders', key: { id: 1 } }).success).toBe(true);
   });
 });

@@ -149,6 +149,14 @@ export interface Engine<F extends string = SqlFamily> {
   ): Promise<Record<string, unknown>[]>;
 
   /**
+   * Has the database compile one statement, with its parameters bound, without running it
+   * (EXPLAIN): rejects with the database's own error for a mistake in it (a missing column, a
+   * syntax error). The server checks each custom tool's statement with it at start. Absent where
+   * the engine has no such statement (those tools are then checked at their first call).
+   */
+  readonly explain?: (db: AnyDb, statement: RawBuilder<unknown>) => Promise<void>;
+
+  /**
    * Runs one caller-written statement so the engine itself refuses any write: inside a
    * read-only transaction that is always rolled back, as a single statement, returning at
    * most `maxRows` rows. Absent where the engine has no such mode (the `sql` tool is refused).

@@ -10,7 +10,7 @@ import { createServerFactory, directTools } from './server.js';
 import { startTelemetry, type Telemetry, TelemetryUnavailableError } from './telemetry/index.js';
 import { prometheusAddress, prometheusRequested } from './telemetry/prometheus.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
-import { customTools } from './tools/custom.js';
+import { checkCustomTools, customTools } from './tools/custom.js';
 import { ToolSelectionError, toolsFor } from './tools/index.js';
 import { assertSafeBind } from './transports/access.js';
 import { isWorker, reportListening, type WorkersOption, workerSessions } from './transports/cluster.js';
@@ -435,6 +435,15 @@ export async function main(argv = process.argv): Promise<void> {
   if (refusal) {
     await databases.close();
     return program.error(`error: ${refusal}`);
+  }
+  if (config) {
+    try {
+      await checkCustomTools(options.config!, config.tools, databases.contexts, config.line);
+    } catch (error) {
+      await databases.close();
+      if (error instanceof ConfigError) return program.error(`error: ${error.message}`);
+      throw error;
+    }
   }
   const tools = withTestDelay(selected, options.testDelayMs);
   const factory = createServerFactory(databases.served, tools);

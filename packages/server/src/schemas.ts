@@ -91,7 +91,7 @@ const GUARD_KEYWORDS = new Set([
 ]);
 
 /**
- * A JSON Schema without GUARD_KEYWORDS (at any depth), without `additionalProperties: {}` (which
+ * A JSON Schema without GUARD_KEYWORDS (at any depth) or the safe-integer `minimum`, without `additionalProperties: {}` (which
  * allows what omitting it does), and with an `anyOf` of bare types written as one type list.
  */
 export function leanSchema(schema: unknown): unknown {
@@ -100,6 +100,8 @@ export function leanSchema(schema: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (GUARD_KEYWORDS.has(key)) continue;
+    // zod's .int() bounds every integer to the safe range: a minimum no agent needs told
+    if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
     if (
       key === 'additionalProperties' &&
       typeof value === 'object' &&

@@ -26,6 +26,8 @@ import { loadShop, shopRows } from './support/shop.js';
  * the statement timeout, and writing only on a server that allows writes.
  */
 const EXAMPLE = fileURLToPath(new URL('../../../docs/examples/shop.yaml', import.meta.url));
+/** Custom tools for the suites' shop fixture (the docs' example is for the benchmark dataset: apps/cli/test/config-example.test.ts). */
+const SHOP_TOOLS = fileURLToPath(new URL('./fixtures/shop-tools.yaml', import.meta.url));
 const SCHEMA_FILE = fileURLToPath(new URL('../config.schema.json', import.meta.url));
 const PYTHON = fileURLToPath(new URL('../../../.tools/py/bin/python', import.meta.url));
 const PY_SCRIPT = fileURLToPath(new URL('./clients/python_client.py', import.meta.url));
@@ -242,11 +244,15 @@ describe('precedence: flag > variable > file > default', () => {
 });
 
 /** What a read-only tool that writes gets, by family: the database's refusal, never ours. */
-const SNEAKY: Record<string, { sql: string; code: string }> = {
+const SNEAKY: Record<string, { sql: string; code: string; atStart?: string }> = {
   // PostgreSQL: the read-only transaction refuses even a sequence's next value (25006).
   postgres: { sql: "select nextval('notes_id_seq') as id", code: 'read_only' },
-  // MariaDB/MySQL: the read-only transaction refuses the insert (1792).
-  mysql: { sql: "insert into notes (customer_id, body) values (1, 'sneaky')", code: 'read_only' },
+  // MariaDB/MySQL: the read-only transaction refuses the insert (1792), even to explain it, so at start.
+  mysql: {
+    sql: "insert into notes (customer_id, body) values (1, 'sneaky')",
+    code: 'read_only',
+    atStart: 'Cannot execute statement in a READ ONLY transaction',
+  },
   // SQLite: the statement runs inside `select * from (...)` in a read-only process; its parser refuses an insert there.
   sqlite: { sql: "insert into notes (customer_id, body) values (1, 'sneaky')", code: 'database_error' },
 };
@@ -279,8 +285,8 @@ describe.each(targets)('custom tools on $engine', (target) => {
     const { db, close } = await engine.connect(dbUrl, { poolSize: 1 });
     await sql.raw(testFactsOf(engine).notesTable).execute(db);
     await close();
-    // The docs' example as is; the file names the database through ${SHOP_DB_URL}.
-    example = await startHttpServer(dbUrl, ['--config', EXAMPLE], { SHOP_DB_URL: dbUrl });
+    // The file names the database through ${SHOP_DB_URL}.
+    example = await startHttpServer(dbUrl, ['--config', SHOP_TOOLS], { SHOP_DB_URL: dbUrl });
     client = await connectClient('http', 'modern', { dbUrl, endpoint: example.endpoint });
   }, 60_000);
   afterAll(async () => {
@@ -305,6 +311,34 @@ describe.each(targets)('custom tools on $engine', (target) => {
       vip_only: { type: 'boolean', description: 'only VIP customers', default: false },
     });
     expect(Object.keys(top.outputSchema!.properties!)).toEqual(['columns', 'rows', 'truncated']);
+  });
+
+  it('stops at start (exit 2) on a statement the database refuses, naming file, line, tool and database', () => {
+    const file = configFile(
+      [
+        `url: ${dbUrl}`,
+        'tools:',
+        '  good:',
+        '    description: Customers',
+        '    sql: select id, name from customers where id = :id',
+        '    parameters: { id: { type: integer } }',
+        '  bad:',
+        '    description: A column the table does not have',
+        '    sql: select c.id, c.nickname from customers c limit :n',
+        '    parameters: { n: { type: integer, default: 5 } }',
+      ].join('\n'),
+    );
+    const run = spawnSync(process.execPath, [BIN, '--config', file], { input: '', encoding: 'utf8', timeout: 30_000 });
+    expect(run.status, run.stderr).toBe(2);
+    const engine = engineForUrl(dbUrl);
+    const line = run.stderr.split('\n').find((l) => l.startsWith('error: '));
+    expect(line).toMatch(
+      new RegExp(
+        `^error: ${file.replace(/[.*+?^$()|[\]\\]/g, '\\$&')}:9: tools\\.bad\\.sql: ${engine.title} refuses the statement: .*nickname`,
+      ),
+    );
+    // the other tool, and the shop fixture's own tools, pass the same check (the server above started)
+    expect(run.stderr).not.toContain('tools.good');
   });
 
   /** The example's top_customers, computed from the fixture rows. */
@@ -378,24 +412,35 @@ describe.each(targets)('custom tools on $engine', (target) => {
   it('leaves writing to the database: a read-only tool that writes is refused by it, and a slow one cancelled', async () => {
     const engine = engineForUrl(dbUrl);
     const sneaky = SNEAKY[engine.family]!;
+    const slow = { description: 'Runs long', sql: { [engine.name]: testFactsOf(engine).slow!.statement } };
     const file = configFile(
-      stringify({
-        url: dbUrl,
-        tools: {
-          sneaky: { description: 'Claims to read', sql: sneaky.sql },
-          slow: { description: 'Runs long', sql: { [engine.name]: testFactsOf(engine).slow!.statement } },
-        },
-      }),
+      stringify({ url: dbUrl, tools: { sneaky: { description: 'Claims to read', sql: sneaky.sql }, slow } }),
     );
-    const server = await startHttpServer(dbUrl, ['--config', file, '--statement-timeout', String(TIMEOUT_MS)]);
+    if (sneaky.atStart) {
+      // this database's read-only mode refuses even to explain the write: the start-up check stops the server
+      const run = spawnSync(process.execPath, [BIN, '--config', file], {
+        input: '',
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toContain(
+        `${file}:5: tools.sneaky.sql: ${engine.title} refuses the statement: ${sneaky.atStart}`,
+      );
+      expect(await notes()).toBe(0);
+    }
+    const served = sneaky.atStart ? configFile(stringify({ url: dbUrl, tools: { slow } })) : file;
+    const server = await startHttpServer(dbUrl, ['--config', served, '--statement-timeout', String(TIMEOUT_MS)]);
     const c = await connectClient('http', 'modern', { dbUrl, endpoint: server.endpoint });
     try {
-      const refused = await callJson(c, 'sneaky', {});
-      expect(refused.isError, JSON.stringify(refused.data)).toBe(true);
-      expect(refused.data).toMatchObject({ error: { code: sneaky.code } });
-      // Not the sql tool's courtesy check: custom tools leave the refusal to the database.
-      expect(JSON.stringify(refused.data)).not.toContain('only a query');
-      expect(await notes()).toBe(0);
+      if (!sneaky.atStart) {
+        const refused = await callJson(c, 'sneaky', {});
+        expect(refused.isError, JSON.stringify(refused.data)).toBe(true);
+        expect(refused.data).toMatchObject({ error: { code: sneaky.code } });
+        // Not the sql tool's courtesy check: custom tools leave the refusal to the database.
+        expect(JSON.stringify(refused.data)).not.toContain('only a query');
+        expect(await notes()).toBe(0);
+      }
 
       const started = Date.now();
       const slow = await callJson(c, 'slow', {});

@@ -98,6 +98,7 @@ describe('leanSchema', () => {
         list: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', minLength: 1 } },
         map: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} },
         limit: { type: 'integer', minimum: 1, maximum: 10 },
+        n: { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
         filter: {
           anyOf: [
             { type: 'string', maxLength: 8 },
@@ -116,6 +117,7 @@ describe('leanSchema', () => {
         list: { type: 'array', items: { type: 'string' } },
         map: { type: 'object' },
         limit: { type: 'integer', minimum: 1 },
+        n: { type: 'integer' },
         filter: { type: ['string', 'object'], description: 'f' },
         key: { anyOf: [{ type: ['string', 'number'] }, { type: 'object', additionalProperties: { type: 'string' } }] },
         as: { type: 'string' },

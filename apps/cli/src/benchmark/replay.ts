@@ -12,12 +12,15 @@ import {
   createClient,
   createHttpTransport,
   createStdioTransport,
+  DEFAULT_CLIENT_INFO,
   type McpClient,
+  modernMeta,
   PlanResultBuilder,
   type PlanTarget,
   parseTrace,
   ReplayError,
   runPlan,
+  sessionEra,
   startReplayAgent,
   type Target,
   type Trace,
@@ -81,6 +84,7 @@ export async function measureReplay(
     },
   };
   return withServing({ db: config.db, temporary: !config.target && !config.targetCmd }, async (serving) => {
+    const bothEras = new Set(trace.sessions.map(sessionEra)).size === 2;
     const targets: ResultFile['config']['targets'] = [];
     const plan: PlanTarget[] = [];
     // the agents share out the sessions by the step's agent count, which the runner says in its step-start event
@@ -105,6 +109,10 @@ export async function measureReplay(
           startReplayAgent({
             trace,
             transport: await transportFor(target, config.token),
+            // a stdio process stays in the era its first session chose: 2026-era sessions get one of their own
+            ...(target.kind === 'stdio' && bothEras
+              ? { modernTransport: await transportFor(target, config.token, 'modern') }
+              : {}),
             index,
             agents: currentAgents,
             think: config.think,
@@ -217,18 +225,24 @@ function fillFor(trace: Trace, config: RunConfig, agent: number, keys: KeySpace)
 /**
  * An agent's own connection, or its own server process: started and answering a `ping` before the
  * step, so a process's start is never timed as a replayed call (as a run opens its stdio clients first).
+ * The ping speaks `era`, which a stdio process keeps from its first message on.
  */
-async function transportFor(target: Target, token: string | undefined): Promise<Transport<unknown>> {
+async function transportFor(
+  target: Target,
+  token: string | undefined,
+  era: 'legacy' | 'modern' = 'legacy',
+): Promise<Transport<unknown>> {
   if (target.kind === 'http')
     return createHttpTransport({ url: target.url, protocol: 'legacy', token, timeoutMs: 30_000 });
-  const transport = createStdioTransport({ ...target, protocol: 'legacy', timeoutMs: 30_000 });
+  const transport = createStdioTransport({ ...target, protocol: era, timeoutMs: 30_000 });
   transport.begin();
   // id 0: the agent numbers its requests from 1; any answer, an error too, says the server reads its stdin
+  const params = era === 'modern' ? { _meta: modernMeta(DEFAULT_CLIENT_INFO) } : undefined;
   try {
     await transport.request(
-      JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
+      JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping', params }),
       0,
-      transport.route('legacy', 'ping'),
+      transport.route(era, 'ping'),
     );
   } catch (error) {
     await transport.close();

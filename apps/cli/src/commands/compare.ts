@@ -13,7 +13,7 @@ import {
   toTerminal,
 } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
-import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
+import { checkOutputPath, examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
 import { parsePct } from '../parse/values.js';
 import { logLine, stdoutColumns } from '../render/progress.js';
 
@@ -69,6 +69,7 @@ export function compareCommand(): Command {
         ),
     )
     .action((baseFile: string, newFile: string, flags: CompareFlags) => {
+      checkOutputPath('--out', flags.out ?? flags.output);
       const read = (files: string) =>
         poolRuns(
           files

@@ -15,6 +15,7 @@ import { Command, Option } from 'commander';
 import { eraLabel } from '../labels.js';
 import {
   agentsOption,
+  checkOutputPath,
   dbListOption,
   examples,
   type Format,
@@ -99,6 +100,7 @@ export function floorCommand(): Command {
       ),
     )
     .action(async (flags: FloorFlags) => {
+      checkOutputPath('--out', flags.out);
       const result = await measure(flags);
       if (flags.out) writeResultFile(flags.out, result);
       if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -8,7 +8,7 @@ import {
   writeResultFile,
 } from '@mcp-db-bench/report';
 import { Command } from 'commander';
-import { examples, formatOption, type ReportFormat } from '../options.js';
+import { checkOutputPath, examples, formatOption, type ReportFormat } from '../options.js';
 
 export function mergeCommand(): Command {
   return new Command('merge')
@@ -31,6 +31,7 @@ export function mergeCommand(): Command {
       ),
     )
     .action((files: string[], flags: { out?: string; format: ReportFormat }) => {
+      checkOutputPath('--out', flags.out);
       const shards = files.map((name) => ({ name, result: readResultFile(name) }));
       let result: ResultFile;
       try {

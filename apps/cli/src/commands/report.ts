@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { readRuns, renderRuns } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
-import { examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
+import { checkOutputPath, examples, formatOption, outOption, outputAlias, type ReportFormat } from '../options.js';
 import { collect } from '../parse/values.js';
 import { stdoutColumns } from '../render/progress.js';
 
@@ -52,8 +52,9 @@ export function reportCommand(): Command {
         throw new UsageError(
           `${flags.label.length} labels for ${files.length} file(s): give --label once per file, in the files' order`,
         );
-      const runs = readRuns(files, flags.label);
       const out = flags.out ?? flags.output;
+      checkOutputPath('--out', out);
+      const runs = readRuns(files, flags.label);
       const text = renderRuns(runs, flags.format, out ? undefined : stdoutColumns());
       if (out) writeFileSync(out, text);
       else process.stdout.write(text);

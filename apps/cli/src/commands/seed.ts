@@ -85,13 +85,16 @@ function barProgress(): SeedEvents {
   };
 }
 
+/** A count with thousands separators, as every table prints counts. */
+const grouped = (n: number) => n.toLocaleString('en-US');
+
 /** Elsewhere (CI, pipes): a plain line per table. */
 function lineProgress(): SeedEvents {
   return {
     phase: (name) => process.stderr.write(`${name}\n`),
     tableDone: (t) =>
       process.stderr.write(
-        `${t.name}: ${t.rows} rows in ${t.seconds.toFixed(2)} s (${Math.round(t.rows / t.seconds)} rows/s)\n`,
+        `${t.name}: ${grouped(t.rows)} rows in ${t.seconds.toFixed(2)} s (${grouped(Math.round(t.rows / t.seconds))} rows/s)\n`,
       ),
   };
 }

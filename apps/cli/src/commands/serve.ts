@@ -5,6 +5,7 @@ import { EXIT, UsageError } from '../errors.js';
 import { dbOption, examples, indexesOption, scaleOption, seedOption } from '../options.js';
 import { parsePositiveInt } from '../parse/durations.js';
 import { parsePort } from '../parse/values.js';
+import { trackChild } from '../serving/interrupt.js';
 import { seedIfMissing } from '../serving/seed-if-missing.js';
 import { serverBin } from '../serving/server-process.js';
 
@@ -70,9 +71,10 @@ export function serveCommand(): Command {
         if (!flags.stdio)
           args.push('--http', '--host', flags.host, '--port', String(flags.port), '--workers', String(flags.workers));
         if (flags.token) args.push('--token', flags.token);
-        const child = spawn(process.execPath, [serverBin(), ...args], { stdio: 'inherit' });
-        let stoppedBy: 'SIGINT' | 'SIGTERM' | undefined;
-        for (const signal of ['SIGINT', 'SIGTERM'] as const)
+        // tracked: a SIGKILL of this process stops the server too (the watchdog of serving/interrupt.ts)
+        const child = trackChild(spawn(process.execPath, [serverBin(), ...args], { stdio: 'inherit' }));
+        let stoppedBy: 'SIGINT' | 'SIGTERM' | 'SIGHUP' | undefined;
+        for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
           process.on(signal, () => {
             stoppedBy = signal;
             child.kill(signal);
@@ -80,7 +82,9 @@ export function serveCommand(): Command {
         const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
         // stopped as asked, the server closes cleanly (0): exit as every command does when interrupted
         process.exitCode =
-          stoppedBy && !code ? (stoppedBy === 'SIGINT' ? EXIT.sigint : EXIT.sigterm) : (code ?? EXIT.failure);
+          stoppedBy && !code
+            ? EXIT[stoppedBy.toLowerCase() as 'sigint' | 'sigterm' | 'sighup']
+            : (code ?? EXIT.failure);
       })
   );
 }

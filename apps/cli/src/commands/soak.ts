@@ -5,6 +5,7 @@ import { errorTotal, soakReport, toMarkdown, toTerminal, writeResultFile } from 
 import { Command, Option } from 'commander';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
 import {
+  checkOutputPath,
   DB_ENV,
   examples,
   type Format,
@@ -93,6 +94,7 @@ export function soakCommand(): Command {
         ),
       )
       .action(async (flags: SoakFlags) => {
+        checkOutputPath('--out', flags.out);
         // the old spelling wins when given: a new configuration, the parsed flags left as they are
         const result = await soak({ ...flags, workloads: flags.workload ?? flags.workloads });
         if (flags.out) writeResultFile(flags.out, result);

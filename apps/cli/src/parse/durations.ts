@@ -1,9 +1,13 @@
 import { InvalidArgumentError } from 'commander';
 
-/** `10s`, `500ms`, `2m`, or bare seconds → milliseconds. */
+/**
+ * `10s`, `500ms` or `2m` → milliseconds. A bare number is refused: whether `1500` meant
+ * milliseconds or seconds (25 minutes a step) is the user's to say.
+ */
 export function parseDuration(value: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
   if (!m) throw new InvalidArgumentError('expected a duration such as 10s, 500ms or 2m');
+  if (!m[2]) throw new InvalidArgumentError(`a duration needs its unit, ms, s or m (${m[1]}ms or ${m[1]}s)`);
   const n = Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
   if (n <= 0 || n > 3_600_000) throw new InvalidArgumentError('a duration must be above 0 and at most 1 hour');
   return n;

@@ -26,11 +26,14 @@ function stageDuration(part: string, duration: string): number {
   if (/^0+(\.0*)?(ms|s|m)?$/.test(duration)) return 0;
   try {
     return parseDuration(duration);
-  } catch {
-    const why =
-      /^\d/.test(duration) && /^\d+(\.\d+)?(ms|s|m)?$/.test(duration)
-        ? 'a stage lasts at most 1 hour'
-        : 'duration must be like 5s, 2m or 500ms';
+  } catch (error) {
+    // parseDuration's own reason (a missing unit, over an hour), or the form expected
+    const why = /^\d+(\.\d+)?(ms|s|m)?$/.test(duration)
+      ? (error as Error).message.replace(
+          'a duration must be above 0 and at most 1 hour',
+          'a stage lasts at most 1 hour',
+        )
+      : 'duration must be like 5s, 2m or 500ms';
     throw new InvalidArgumentError(`"${part}": ${why}`);
   }
 }

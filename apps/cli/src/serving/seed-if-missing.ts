@@ -12,7 +12,7 @@ export async function seedIfMissing(
     const report = await onDatabase(url, () => seedInWorker({ url, ...options, force: false }));
     const rows = report.tables.reduce((n, t) => n + t.rows, 0);
     log(
-      `${redactUrl(url)}: seeded ${rows} rows in ${report.seconds.toFixed(1)} s: tables ${TABLES.map((t) => t.name).join(', ')} and the marker ${MARKER_TABLE}`,
+      `${redactUrl(url)}: seeded ${rows.toLocaleString('en-US')} rows in ${report.seconds.toFixed(1)} s: tables ${TABLES.map((t) => t.name).join(', ')} and the marker ${MARKER_TABLE}`,
     );
   } catch (error) {
     if (!(error instanceof DatasetExistsError)) throw error;

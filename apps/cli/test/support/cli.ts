@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The built `mcp-db-bench` bin, run as a user runs it. */
@@ -24,4 +25,17 @@ export function runCli(
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** The processes whose command line names a path: the MCP servers (and their workers) run on a database there. */
+export function serversOn(path: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(path)) pids.push(Number(pid));
+    } catch {
+      // gone already
+    }
+  }
+  return pids;
 }

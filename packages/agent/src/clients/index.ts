@@ -10,7 +10,14 @@ export { Session, type SessionOptions } from './mcp-session.js';
 export { SdkClient, type SdkClientOptions, type SdkTarget, toCallError } from './sdk.js';
 export { createStdioTransport, StdioClient, type StdioOptions } from './stdio.js';
 export type { Transport } from './transport.js';
-export { type ClientInfo, DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, LEGACY_REVISION, MODERN_REVISION } from './wire.js';
+export {
+  type ClientInfo,
+  DEFAULT_CLIENT_INFO,
+  DEFAULT_TIMEOUT_MS,
+  LEGACY_REVISION,
+  MODERN_REVISION,
+  modernMeta,
+} from './wire.js';
 
 export type Target =
   | { kind: 'http'; url: string }

@@ -195,7 +195,8 @@ class HttpTransport implements Transport<HttpRoute> {
   #httpError(res: Dispatcher.ResponseData, route: HttpRoute): Promise<McpCallError> {
     const ended = res.statusCode === 404 && route.session !== undefined;
     if (ended && this.#sessionId === route.session) this.#sessionId = undefined;
-    return httpError(res, ended);
+    const authorized = Object.keys(this.#base).some((h) => h.toLowerCase() === 'authorization');
+    return httpError(res, ended, authorized);
   }
 
   #callError(error: unknown): McpCallError {
@@ -236,7 +237,11 @@ function parseJson(text: string): RpcMessage {
 }
 
 /** `http_<status>`, keeping a JSON-RPC error code from the body (the `auto` probe looks at it). */
-async function httpError(res: Dispatcher.ResponseData, sessionEnded: boolean): Promise<McpCallError> {
+async function httpError(
+  res: Dispatcher.ResponseData,
+  sessionEnded: boolean,
+  authorized: boolean,
+): Promise<McpCallError> {
   const text = await res.body.text().catch(() => '');
   let rpc: unknown;
   try {
@@ -244,7 +249,7 @@ async function httpError(res: Dispatcher.ResponseData, sessionEnded: boolean): P
   } catch {
     // not JSON: told in a few words
   }
-  return new McpCallError(`http_${res.statusCode}`, httpFailure(res.statusCode, text), {
+  return new McpCallError(`http_${res.statusCode}`, httpFailure(res.statusCode, text, authorized), {
     cause: { status: res.statusCode, error: rpc },
     sessionEnded,
   });

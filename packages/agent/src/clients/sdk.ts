@@ -40,9 +40,15 @@ export class SdkClient implements McpClient {
   readonly #requestOptions: { timeout?: number };
   #client: Client | undefined;
   #reinitialized = 0;
+  /** an Authorization header goes with each request: a 401 then means it was refused */
+  readonly #authorized: boolean;
 
   constructor(options: SdkClientOptions) {
     this.#options = options;
+    const target = options.target;
+    this.#authorized =
+      target.kind === 'http' &&
+      (!!target.token || Object.keys(target.headers ?? {}).some((h) => h.toLowerCase() === 'authorization'));
     const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#requestOptions = timeout > 0 ? { timeout } : {};
   }
@@ -90,7 +96,7 @@ export class SdkClient implements McpClient {
       await client.connect(this.#transport(), this.#requestOptions);
     } catch (error) {
       await client.close().catch(() => {});
-      throw toCallError(error);
+      throw toCallError(error, this.#authorized);
     }
     this.#client = client;
     const protocolVersion = client.getNegotiatedProtocolVersion() ?? '';
@@ -107,7 +113,7 @@ export class SdkClient implements McpClient {
     try {
       return await request(client);
     } catch (error) {
-      const failure = toCallError(error);
+      const failure = toCallError(error, this.#authorized);
       const transport = client.transport;
       const ended =
         failure.kind === 'http_404' &&
@@ -121,7 +127,7 @@ export class SdkClient implements McpClient {
     try {
       return await request(this.#connected());
     } catch (error) {
-      throw toCallError(error);
+      throw toCallError(error, this.#authorized);
     }
   }
 
@@ -172,14 +178,16 @@ const NETWORK_CODES = new Set([
 ]);
 
 /** The SDK's error zoo onto our kinds: JSON-RPC codes, HTTP statuses, timeouts, dead transports. */
-export function toCallError(error: unknown): McpCallError {
+export function toCallError(error: unknown, authorized = false): McpCallError {
   if (error instanceof McpCallError) return error;
   const message = (error as Error)?.message ?? String(error);
   if (error instanceof ProtocolError) return new McpCallError(`jsonrpc_${error.code}`, message, { cause: error });
   if (error instanceof SdkHttpError && typeof error.status === 'number') {
     // the SDK puts the whole body in its message ("Error POSTing to endpoint: <!DOCTYPE html>...")
     const body = message.replace(/^Error \w+ing to endpoint: /, '');
-    return new McpCallError(`http_${error.status}`, httpFailure(error.status, body), { cause: error });
+    return new McpCallError(`http_${error.status}`, httpFailure(error.status, body, authorized), {
+      cause: error,
+    });
   }
   // JSON that is not JSON-RPC: the SDK's schema check says so in a page of zod issues
   if ((error as Error)?.name === 'ZodError')
@@ -197,7 +205,7 @@ export function toCallError(error: unknown): McpCallError {
     }
     // A failed negotiation wraps what went wrong underneath (a refused connection, a status).
     if (error.code === SdkErrorCode.EraNegotiationFailed && error.cause !== undefined) {
-      const inner = toCallError(error.cause);
+      const inner = toCallError(error.cause, authorized);
       if (inner.kind !== 'protocol') return new McpCallError(inner.kind, message, { cause: error });
     }
   }

@@ -162,7 +162,7 @@ export function bodySummary(text: string): string {
  * An HTTP failure as both clients say it: the status, then the JSON-RPC error's message when the
  * body holds one, else the body in a few words; a 401 names the option that sends a token.
  */
-export function httpFailure(status: number, body: string): string {
+export function httpFailure(status: number, body: string, authorized = false): string {
   let detail: string | undefined;
   try {
     const message = (JSON.parse(body) as RpcMessage).error?.message;
@@ -171,6 +171,9 @@ export function httpFailure(status: number, body: string): string {
     // not JSON
   }
   detail ??= bodySummary(body);
-  if (status === 401) detail += ': the server wants a bearer token (--token, or MCP_DB_TOKEN)';
+  if (status === 401)
+    detail += authorized
+      ? ': the server refused the bearer token sent (is it the one the server has? --token, or MCP_DB_TOKEN)'
+      : ': the server wants a bearer token (--token, or MCP_DB_TOKEN)';
   return `HTTP ${status}: ${detail}`;
 }

@@ -16,6 +16,12 @@ export interface ReplayAgentOptions {
   trace: Trace;
   /** a new transport for this agent (its own connection) */
   transport: Transport<unknown>;
+  /**
+   * Where the transport keeps the era of its first session (a stdio server process: once
+   * initialized, it answers no `server/discover`): a second one of this agent's own, for the
+   * 2026-era sessions, while `transport` takes the 2025-era ones. Absent: one for both (HTTP).
+   */
+  modernTransport?: Transport<unknown>;
   /** the agent's number in the step, and the step's agents: they share out the sessions round robin */
   index: number;
   agents: number;
@@ -39,10 +45,12 @@ export const scaledThink = (recordedMs: number, factor: number): number => Math.
  * or none: session-less, in the modern era), until the step ends.
  */
 export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
-  const { trace, transport } = options;
+  const { trace } = options;
   const sessions = trace.sessions;
   let pass = 0;
   let session = sessionOf(0);
+  /** the transport of the session under way: the era's own where there are two */
+  let transport = transportOf(session);
   let position = 0;
   let nextId = 1;
   /** the revision initialize agreed on in this pass; none: the session is the modern era's (no handshake) */
@@ -52,6 +60,10 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
 
   function sessionOf(k: number): RecordedSession {
     return sessions[(options.index + k * options.agents) % sessions.length]!;
+  }
+
+  function transportOf(s: RecordedSession): Transport<unknown> {
+    return options.modernTransport && sessionEra(s) === 'modern' ? options.modernTransport : options.transport;
   }
 
   function params(request: TraceRequest, from: RecordedSession): Record<string, unknown> {
@@ -124,6 +136,7 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
     async next() {
       if (position === 0) {
         // a new pass starts a new session: the last one is ended off the calls' path
+        transport = transportOf(session);
         transport.begin();
         negotiated = undefined;
       }
@@ -140,8 +153,16 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
     get reinitialized() {
       return restarts;
     },
-    close: () => transport.close(),
+    close: async () => {
+      await options.transport.close();
+      await options.modernTransport?.close();
+    },
   };
+}
+
+/** A recorded session's era: 2025 when it began with `initialize`, else 2026 (session-less). */
+export function sessionEra(session: RecordedSession): 'legacy' | 'modern' {
+  return session.requests[0]?.method === 'initialize' ? 'legacy' : 'modern';
 }
 
 /** The handshake a restarted session sends: its params are the recorded session's (see `params`). */

@@ -5,7 +5,15 @@ import { toolSpec } from './spec.js';
 
 export const getInput = z.object({
   table: tableArg,
-  key: z.union([scalarSchema, z.record(z.string(), scalarSchema)]).describe('{"column": value} if composite'),
+  key: z
+    .union([scalarSchema, z.record(z.string(), scalarSchema)], {
+      // the union's own message is 'Invalid input': say what a key is
+      error: (issue) =>
+        issue.input === undefined
+          ? 'required: the primary key value of the row, or {"column": value} for a composite key'
+          : 'expected the primary key value (a string, number, boolean or null), or {"column": value} for a composite key',
+    })
+    .describe('{"column": value} if composite'),
   columns: columnsArg.optional(),
 });
 

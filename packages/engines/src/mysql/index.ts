@@ -1,4 +1,5 @@
 import { defineEngine } from '../define.js';
+import { explainStatement } from '../explain.js';
 import { bulk } from './bulk.js';
 import { checkUrl, compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
@@ -22,6 +23,7 @@ export const mysql = defineEngine({
   settings,
   encodeParam,
   mapError,
+  explain: explainStatement,
   readOnlyStatement,
   sqlGuard,
   excessRights,

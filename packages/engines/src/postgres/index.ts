@@ -1,4 +1,5 @@
 import { defineEngine } from '../define.js';
+import { explainStatement } from '../explain.js';
 import { bulk } from './bulk.js';
 import { compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
@@ -24,6 +25,7 @@ export const postgres = defineEngine({
   settings,
   encodeParam,
   mapError,
+  explain: explainStatement,
   readOnlyStatement,
   sqlGuard,
   excessRights,

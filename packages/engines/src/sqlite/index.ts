@@ -1,5 +1,6 @@
 import { DummyDriver } from 'kysely';
 import { defineEngine } from '../define.js';
+import { explainStatement } from '../explain.js';
 import { insertReturning } from '../returning.js';
 import { bulk } from './bulk.js';
 import { connect } from './connect.js';
@@ -32,6 +33,7 @@ export const sqlite = defineEngine({
   },
   mapError,
   maxParameters: 32_766,
+  explain: explainStatement,
   readOnlyStatement,
   sqlGuard,
   // SQLite does not promise that `returning` rows follow the order of the values

@@ -1,4 +1,8 @@
+import { BENCH_TABLE_PREFIX } from '@mcp-db-bench/contract';
 import type { Catalog, Column, ForeignKey, RawCatalog, Table } from './types.js';
+
+/** The benchmark's own tables (`mcp-db-bench seed`'s mark of what it loaded): not data an agent works on, so not served. */
+const isBookkeeping = (name: string) => name.toLowerCase().startsWith(BENCH_TABLE_PREFIX);
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const keyOf = (fk: { columns: string[]; table: string; references: string[] }) =>
@@ -12,6 +16,7 @@ const keyOf = (fk: { columns: string[]; table: string; references: string[] }) =
 export function buildCatalog(raw: RawCatalog, exactCounts: ReadonlyMap<string, number>, now = Date.now()): Catalog {
   const tables = new Map<string, Table>();
   for (const t of [...raw.tables].sort((a, b) => byText(a.name, b.name))) {
+    if (isBookkeeping(t.name)) continue;
     const columns: Column[] = raw.columns
       .filter((c) => c.table === t.name)
       .sort((a, b) => a.ordinal - b.ordinal)
@@ -56,6 +61,8 @@ export function buildCatalog(raw: RawCatalog, exactCounts: ReadonlyMap<string, n
 /** Tables small or unknown enough that an exact count is cheap and worth more than a guess. */
 export function tablesToCount(raw: RawCatalog, threshold: number): string[] {
   return raw.tables
-    .filter((t) => t.kind === 'table' && (t.rowEstimate === null || t.rowEstimate < threshold))
+    .filter(
+      (t) => t.kind === 'table' && !isBookkeeping(t.name) && (t.rowEstimate === null || t.rowEstimate < threshold),
+    )
     .map((t) => t.name);
 }

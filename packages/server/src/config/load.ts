@@ -14,6 +14,8 @@ export interface LoadedConfig {
   /** the databases the file names, as `--url` values (URL, or NAME=URL); empty when it names none */
   urls: string[];
   tools: Record<string, CustomToolConfig>;
+  /** The file's line of a key (`['tools', 'top_customers', 'sql']`), or of the deepest one on the path it has. */
+  line(path: readonly PropertyKey[]): number;
 }
 
 interface Problem {
@@ -54,7 +56,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
     located.sort((a, b) => a.line - b.line);
     throw new ConfigError(located.map((p) => `${file}:${p.line}: ${p.text}`).join('\n'));
   }
-  return toOptions(parsed.data!);
+  return { ...toOptions(parsed.data!), line: (path) => lineOf(doc, lines, path) };
 }
 
 function describe(p: Problem): string {
@@ -63,7 +65,7 @@ function describe(p: Problem): string {
 }
 
 /** The file's values as commander's option names, and its one database. */
-function toOptions(config: ServerConfig): LoadedConfig {
+function toOptions(config: ServerConfig): Omit<LoadedConfig, 'line'> {
   const { url, databases, tools, selectTools, ...rest } = config;
   const options: Record<string, unknown> = { ...rest };
   if (selectTools !== undefined) options.tools = Array.isArray(selectTools) ? selectTools.join(',') : selectTools;

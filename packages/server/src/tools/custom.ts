@@ -1,10 +1,10 @@
 import { type PortableType, sqlOutput, ToolError } from '@mcp-db-bench/contract';
-import type { Engine } from '@mcp-db-bench/engines';
+import type { AnyDb, Engine } from '@mcp-db-bench/engines';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ConfigError } from '../config/load.js';
 import type { CustomToolConfig, ParameterConfig, ParameterType } from '../config/schema.js';
-import { splitNamedParameters } from '../query/named-params.js';
+import { type NamedStatement, splitNamedParameters } from '../query/named-params.js';
 import { bindNamed, looseRows } from '../query/raw.js';
 import { inTransaction } from '../write/transaction.js';
 import { READ_ONLY, type ToolDefinition } from './tool.js';
@@ -53,10 +53,7 @@ export function customTools(
     }
     const texts = new Map<string, string>();
     for (const engine of engines) {
-      const text =
-        typeof tool.sql === 'string'
-          ? tool.sql
-          : (tool.sql[engine.name as keyof typeof tool.sql] ?? tool.sql[engine.family as keyof typeof tool.sql]);
+      const text = statementText(tool, engine);
       if (text === undefined) {
         throw new ConfigError(
           `${at}.sql: no statement for ${engine.name} (the file has ${Object.keys(tool.sql).join(', ')})`,
@@ -87,15 +84,7 @@ function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<str
     const split = splits.get(engine.name);
     // customTools checked every engine served at start; kept for the type checker.
     if (!split) throw new ToolError('invalid_argument', `${name} is not available on ${engine.name}`);
-    return bindNamed(
-      split,
-      split.names.map((n) => {
-        const value = args[n] ?? tool.parameters![n]!.default;
-        return value === undefined || value === null
-          ? null
-          : engine.encodeParam(BINDS[tool.parameters![n]!.type], value as string | number | boolean);
-      }),
-    );
+    return bindArguments(split, tool, args, engine);
   };
   const common = { name, title: tool.title ?? name, description: tool.description, input };
   if (tool.readOnly === false) {
@@ -125,6 +114,57 @@ function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<str
       return looseRows(await run(ctx.db, statement, limit + 1), limit);
     },
   };
+}
+
+/** The tool's statement for `engine`: the one text, or the engine's own, or its family's. */
+function statementText(tool: CustomToolConfig, engine: Engine): string | undefined {
+  if (typeof tool.sql === 'string') return tool.sql;
+  return tool.sql[engine.name as keyof typeof tool.sql] ?? tool.sql[engine.family as keyof typeof tool.sql];
+}
+
+/** The statement with each parameter bound: the argument given, else its default, else null. */
+function bindArguments(split: NamedStatement, tool: CustomToolConfig, args: Record<string, unknown>, engine: Engine) {
+  return bindNamed(
+    split,
+    split.names.map((n) => {
+      const value = args[n] ?? tool.parameters![n]!.default;
+      return value === undefined || value === null
+        ? null
+        : engine.encodeParam(BINDS[tool.parameters![n]!.type], value as string | number | boolean);
+    }),
+  );
+}
+
+/**
+ * Has each database served compile each custom tool's statement (its engine's `explain`, the
+ * parameters at their defaults or null), so that a mistake in one (a missing column) stops the
+ * server at start rather than failing every call: a ConfigError naming the file, the line of
+ * the statement, the tool, the database and the database's own message.
+ */
+export async function checkCustomTools(
+  file: string,
+  tools: Record<string, CustomToolConfig>,
+  databases: ReadonlyMap<string, { engine: Engine; db: AnyDb }>,
+  line: (path: readonly PropertyKey[]) => number,
+): Promise<void> {
+  const several = databases.size > 1;
+  const problems: string[] = [];
+  for (const [name, tool] of Object.entries(tools)) {
+    for (const [database, { engine, db }] of databases) {
+      const text = statementText(tool, engine);
+      if (text === undefined || !engine.explain) continue;
+      try {
+        await engine.explain(db, bindArguments(splitNamedParameters(text), tool, {}, engine));
+      } catch (error) {
+        const key = typeof tool.sql === 'string' ? [] : [tool.sql[engine.name as never] ? engine.name : engine.family];
+        const on = several ? `database ${database} (${engine.title})` : engine.title;
+        problems.push(
+          `${file}:${line(['tools', name, 'sql', ...key])}: tools.${name}.sql: ${on} refuses the statement: ${(error as Error).message}`,
+        );
+      }
+    }
+  }
+  if (problems.length) throw new ConfigError(problems.join('\n'));
 }
 
 function argument(spec: ParameterConfig): z.ZodType {
