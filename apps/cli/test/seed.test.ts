@@ -31,7 +31,7 @@ describe('mcp-db-bench seed', () => {
     expect(Object.values(study).reduce((n: number, r) => n + (r as number), 0)).toBe(12_800);
     expect({ accounts, cards, payments }).toEqual({ accounts: 100, cards: 150, payments: 0 });
     expect(report.checks.ok).toBe(true);
-    expect(r.stderr).toMatch(/order_items: 6000 rows in [\d.]+ s/);
+    expect(r.stderr).toMatch(/order_items: 6,000 rows in [\d.]+ s/);
   });
 
   it('prints a summary table by default', async () => {
