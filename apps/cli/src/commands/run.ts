@@ -102,7 +102,9 @@ export function runCommand(): Command {
     .addOption(
       new Option(
         '--workloads <list>',
-        `comma-separated: ${Object.keys(WORKLOADS).join(', ')} (write workloads only when named)`,
+        `comma-separated: ${Object.keys(WORKLOADS).join(', ')} (${Object.keys(WORKLOADS)
+          .filter((name) => !DEFAULT_WORKLOADS.includes(name))
+          .join(', ')} only when named)`,
       )
         .default(DEFAULT_WORKLOADS, DEFAULT_WORKLOADS.join(','))
         .argParser(parseList(parseWorkload)),

@@ -214,7 +214,10 @@ async function withClient<T>(factory: () => McpClient, use: (client: McpClient) 
   }
 }
 
-const has = (target: Target, workload: Workload) => workload.requires.every((tool) => target.tools?.has(tool) ?? true);
+/** A session workload opens MCP sessions, so it needs an MCP target (not the bare floor) whatever tools it names. */
+const has = (target: Target, workload: Workload) =>
+  (!workload.session || target.plan.client !== undefined) &&
+  workload.requires.every((tool) => target.tools?.has(tool) ?? true);
 
 /** Whether a target offers every tool a workload needs; the first time it does not, says so. */
 function serves(run: Run, target: Target, workload: Workload): boolean {
