@@ -283,6 +283,8 @@ export const resultFile = z.object({
     ),
     workloads: z.array(z.string()),
     agents: z.array(z.number().int()),
+    /** `run --workload-agents`: a workload's own agent counts, by name (the others stepped through `agents`) */
+    workloadAgents: z.record(z.string(), z.array(z.number().int())).optional(),
     durationMs: z.number(),
     warmupMs: z.number(),
     iterations: z.number().int(),

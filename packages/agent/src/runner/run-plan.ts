@@ -93,7 +93,7 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
       for (const workload of plan.workloads) {
         const targets = present.filter((t) => (leading || workload.database) && serves(run, t, workload));
         if (targets.length === 0) continue;
-        for (const agents of stepAgents(plan)) {
+        for (const agents of stepAgents(plan, workload)) {
           for (const iteration of iterations)
             await step(run, rotate(targets, turn), { workload, agents, iteration, profile });
         }
@@ -125,6 +125,12 @@ export const rotate = <T>(items: readonly T[], by: number): T[] => {
 function validate(plan: BenchPlan): void {
   const slices = plan.slices ?? 1;
   if (plan.targets.length === 0) throw new RangeError('a plan needs a target');
+  for (const [name, counts] of Object.entries(plan.workloadAgents ?? {})) {
+    if (!plan.workloads.some((w) => w.name === name))
+      throw new RangeError(`agent counts for ${name}, a workload the plan does not run`);
+    if (counts.length === 0) throw new RangeError(`${name}: an empty list of agent counts`);
+    if (plan.stages?.kind === 'agents') throw new RangeError(`${name}: agent stages set every workload's agents`);
+  }
   for (const t of plan.targets)
     if (!t.client === !t.agent)
       throw new RangeError(`${t.label}: a target has a client or agents of its own, not both`);
@@ -195,9 +201,11 @@ function idleStep(run: Run, mode: StepMeasurement['mode'], startedAt: number): S
   };
 }
 
-/** The agent counts to step through: the stages' peak when they count agents. */
-const stepAgents = (plan: BenchPlan): readonly number[] =>
-  plan.stages?.kind === 'agents' ? [peakTarget(plan.stages.stages)] : plan.agents;
+/** A workload's agent counts to step through: the stages' peak when they count agents, else its own list or the plan's. */
+const stepAgents = (plan: BenchPlan, workload: Workload): readonly number[] =>
+  plan.stages?.kind === 'agents'
+    ? [peakTarget(plan.stages.stages)]
+    : (plan.workloadAgents?.[workload.name] ?? plan.agents);
 
 async function toolsOf(target: PlanTarget): Promise<ReadonlySet<string> | undefined> {
   if (target.tools || !target.client) return target.tools && new Set(target.tools);

@@ -114,7 +114,8 @@ function loadLine(c: ResultFile['config']): string {
   if (c.stages?.kind === 'agents') return `agent stages ${formatStages(c.stages.stages)}`;
   if (c.stages?.kind === 'rate')
     return `rate stages ${formatStages(c.stages.stages)} (calls/s), ${c.agents.join(', ')} agents`;
-  return `agents ${c.agents.join(', ')}`;
+  const own = Object.entries(c.workloadAgents ?? {}).map(([w, counts]) => `; ${w} ${counts.join(', ')}`);
+  return `agents ${c.agents.join(', ')}${own.join('')}`;
 }
 
 /** One line per target: the workloads it could not serve (each one's reason is in the result file); never errors. */
