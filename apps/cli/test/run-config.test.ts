@@ -81,7 +81,7 @@ describe('run: flags checked into a new configuration', () => {
   it("--workload-agents: a workload's own agent counts, the others the plain list; clear errors", async () => {
     const { config } = await configOf([
       '--workloads',
-      'handshake,point-read,filtered',
+      'handshake,point-read,analytical-entity',
       '--workload-agents',
       'point-read=1,10,50',
       '--workload-agents',
@@ -103,9 +103,9 @@ describe('run: flags checked into a new configuration', () => {
       ['point-read=1,x', "point-read's agents must be a whole number from 1 to 10000"],
     ])
       await expect(configOf(['--workload-agents', value!])).rejects.toThrow(message);
-    await expect(
-      configOf(['--workload-agents', 'point-read=1', '--workload-agents', 'point-read=2']),
-    ).rejects.toThrow('point-read is given agent counts twice');
+    await expect(configOf(['--workload-agents', 'point-read=1', '--workload-agents', 'point-read=2'])).rejects.toThrow(
+      'point-read is given agent counts twice',
+    );
   });
 
   it('--replay: the trace sets the calls and the protocol, --think scales its pauses', async () => {

@@ -1,7 +1,7 @@
 import { WORKLOADS } from '@mcp-db-bench/agent';
 import { InvalidArgumentError } from 'commander';
-import { parsePositiveInt } from './durations.js';
 import type { ProtocolChoice } from '../labels.js';
+import { parsePositiveInt } from './durations.js';
 
 /** Flag values the commands share, each parsed one way with one message. */
 

@@ -1,4 +1,6 @@
 import { analytical } from './analytical.js';
+import { analyticalEntity } from './analytical-entity.js';
+import { analyticalTable } from './analytical-table.js';
 import { echo } from './echo.js';
 import { filtered } from './filtered.js';
 import { handshake } from './handshake.js';
@@ -19,6 +21,8 @@ export const WORKLOADS: Readonly<Record<string, Workload>> = {
   'point-read': pointRead,
   filtered,
   analytical,
+  'analytical-entity': analyticalEntity,
+  'analytical-table': analyticalTable,
   mixed,
   echo,
   write,

@@ -2,6 +2,7 @@ import { type Comparison, formatRatio, type ResultFile, ratioInterval, type Step
 import { merge, summary } from '../histogram.js';
 import { floorSections } from './floor.js';
 import { callsPerSecond, median, REFUSED, roundLabel } from './numbers.js';
+import { operationsSection } from './operations.js';
 import { replayLine, replaySections } from './replay.js';
 import { soakSections } from './soak.js';
 import { formatStages, stageSections } from './stages.js';
@@ -29,6 +30,7 @@ export function reportSections(result: ResultFile): Section[] {
   return [
     sessionInitSection(result),
     latencySection(groups),
+    operationsSection(result),
     ...replaySections(result),
     sessionSection(groups),
     ...stageSections(result),
