@@ -139,6 +139,12 @@ export const stepResult = z.object({
   /** `run --server-cpus`: the server's own CPU per call, when the run started that server */
   server: serverStats.optional(),
   openLoop: z.object({ intended: z.number().int(), late: z.number().int(), dropped: z.number().int() }).nullable(),
+  /**
+   * Calls that began before the step's end and finished after it: how many, and how long after
+   * the end the last one finished. A call slower than the step makes its calls/s a guess at best.
+   * Absent when none did (and in files written before it was recorded).
+   */
+  overrun: z.object({ calls: z.number().int(), lastEndedAfterMs: z.number() }).optional(),
   /** write workloads only */
   verification: writeVerification.optional(),
   /**
@@ -398,6 +404,7 @@ export type StepMeasurement = Pick<
   | 'client'
   | 'server'
   | 'openLoop'
+  | 'overrun'
   | 'startedAt'
   | 'sessionTime'
 >;

@@ -4,7 +4,7 @@
  * shard's machine kept. Files of different runs, duplicates and gaps are refused, naming the files.
  */
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
-import { addUp, mergeOperations, mergeStats, serverPerCall, stepName, sumKnown } from './combine.js';
+import { addUp, mergeOperations, mergeStats, overrunOf, serverPerCall, stepName, sumKnown } from './combine.js';
 
 export interface ShardFile {
   /** how errors name it: the file's path */
@@ -175,6 +175,7 @@ export function mergeSteps(parts: readonly StepResult[], shards: readonly { name
           dropped: sum(parts.map((p) => p.openLoop?.dropped ?? 0)),
         }
       : null,
+    ...overrunOf(parts),
     startedAt: base,
   };
 }

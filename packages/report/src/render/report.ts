@@ -3,6 +3,7 @@ import { merge, summary } from '../histogram.js';
 import { floorSections } from './floor.js';
 import { callsPerSecond, median, REFUSED, roundLabel } from './numbers.js';
 import { operationsSection } from './operations.js';
+import { overrunSection } from './overrun.js';
 import { replayLine, replaySections } from './replay.js';
 import { soakSections } from './soak.js';
 import { formatStages, stageSections } from './stages.js';
@@ -31,6 +32,7 @@ export function reportSections(result: ResultFile): Section[] {
     sessionInitSection(result),
     latencySection(groups),
     operationsSection(result),
+    overrunSection(result),
     ...replaySections(result),
     sessionSection(groups),
     ...stageSections(result),
