@@ -110,4 +110,44 @@ describe("a study's units", () => {
       }
     },
   );
+
+  // SQLite and every live server engine (PGlite has its own suites)
+  it.each(liveTargets().filter((t) => t.engine !== 'pglite'))(
+    'headlines transfers as commits per second and their conflicts on $engine',
+    async (target) => {
+      const url = await freshDatabase(target, 'bench_units_transfer');
+      const out = join(dir, `transfer-${target.engine}.json`);
+      const r = await run([
+        'run',
+        '--db',
+        url,
+        ...common,
+        '--workloads',
+        'transfer',
+        '--agents',
+        '8',
+        '--duration',
+        '1s',
+        '--out',
+        out,
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const [s] = read(out).steps;
+      const commits = s!.commits!;
+      expect(commits.op).toBe('transfer:commit');
+      expect(commits.committed).toBeGreaterThan(0);
+      // every successful commit call is one committed transfer; each conflict is a failed commit call
+      expect(commits.committed).toBe(s!.operations['transfer:commit']!.count);
+      expect(commits.conflicts).toBe(s!.errors['tool:conflict'] ?? 0);
+      // a transfer is five calls: far fewer commits than calls
+      expect(commits.committed).toBeLessThan(s!.calls / 3);
+      // the step's verification counts the warm-up's transfers too
+      expect(s!.verification!.acknowledged.transfer).toBeGreaterThanOrEqual(commits.committed);
+      expect(r.stdout).toContain('Transactions: committed per second, and the conflicts they met');
+      // committed/s as the report writes a rate
+      const perSecond = commits.committed / (s!.durationMs / 1000);
+      const rate = perSecond >= 100 ? Math.round(perSecond).toLocaleString('en-US') : perSecond.toFixed(1);
+      expect(r.stdout).toMatch(new RegExp(`│\\s+transfer │\\s+8 │\\s+${rate} │`));
+    },
+  );
 });

@@ -145,6 +145,15 @@ export const stepResult = z.object({
    * Absent when none did (and in files written before it was recorded).
    */
   overrun: z.object({ calls: z.number().int(), lastEndedAfterMs: z.number() }).optional(),
+  /**
+   * A workload whose unit is a committed transaction (transfer): its commit operation's outcomes
+   * in the measured window. committed = acknowledged commits; conflicts = `conflict` answers (a
+   * lost race for the money, or a deadlock the server still lost after its own retries), nothing
+   * applied; failed = its other failed calls. The headline is committed per second, not calls.
+   */
+  commits: z
+    .object({ op: z.string(), committed: z.number().int(), conflicts: z.number().int(), failed: z.number().int() })
+    .optional(),
   /** write workloads only */
   verification: writeVerification.optional(),
   /**
@@ -405,6 +414,7 @@ export type StepMeasurement = Pick<
   | 'server'
   | 'openLoop'
   | 'overrun'
+  | 'commits'
   | 'startedAt'
   | 'sessionTime'
 >;

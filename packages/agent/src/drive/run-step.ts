@@ -75,6 +75,8 @@ export interface RunStepOptions {
   onSecond?: (tick: SecondTick) => void;
   /** awaited once the agents are connected, before the clock starts: a sharded run waits here for the step's agreed instant */
   ready?: () => Promise<void>;
+  /** the operation whose success is one committed transaction (Workload.commits): counted in `commits` */
+  commitOp?: string;
 }
 
 export interface SecondTick {
@@ -123,6 +125,8 @@ interface Window {
   end: number;
   /** calls that started before `end` and ended after it, and the latest such end (clock time) */
   overrun: { calls: number; lastEnd: number };
+  /** the commit operation's outcomes in the window, when the workload has one */
+  commits?: NonNullable<StepMeasurement['commits']>;
 }
 
 /** Which agents may call: those with an index below `active`; the others wait for it to rise. */
@@ -164,6 +168,7 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
       start,
       end,
       overrun: { calls: 0, lastEnd: 0 },
+      ...(options.commitOp ? { commits: { op: options.commitOp, committed: 0, conflicts: 0, failed: 0 } } : {}),
     };
     const onAbort = () => {
       window.end = Math.min(window.end, clock.now());
@@ -223,6 +228,7 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
       openLoop,
       startedAt,
       ...overrunOf(window),
+      ...(window.commits ? { commits: window.commits } : {}),
     };
   } finally {
     // closing is not measured, and a failing close must not cost the step its results
@@ -351,6 +357,12 @@ function file(
 ): void {
   if (outcome.ok) window.recorder.success(outcome.op, endedAt - from, endedAt);
   else window.recorder.failure(outcome.errorKind, endedAt);
+  const commits = window.commits;
+  if (commits && outcome.op === commits.op) {
+    if (outcome.ok) commits.committed++;
+    else if (outcome.errorKind === 'tool:conflict') commits.conflicts++;
+    else commits.failed++;
+  }
   const reinitialized = (agent.reinitialized ?? 0) - before;
   if (reinitialized > 0) window.recorder.reinitialized(reinitialized);
 }

@@ -346,6 +346,7 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
                 : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),
               onSecond: (tick) => run.emit({ type: 'interval', step: key, slice, ...tick }),
               ready: shard && (() => slot(run, key).then(() => {})),
+              commitOp: spec.workload.commits,
             }),
       );
       if (slice < slices - 1) continue;

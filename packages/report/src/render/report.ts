@@ -1,5 +1,6 @@
 import { type Comparison, formatRatio, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
 import { merge, summary } from '../histogram.js';
+import { commitsSection } from './commits.js';
 import { floorSections } from './floor.js';
 import { callsPerSecond, median, REFUSED, roundLabel } from './numbers.js';
 import { operationsSection } from './operations.js';
@@ -36,6 +37,7 @@ export function reportSections(result: ResultFile): Section[] {
     ...replaySections(result),
     sessionSection(groups),
     ...stageSections(result),
+    commitsSection(result),
     verificationSection(result),
     scalingSection(groups),
     ...speedupSection(groups, result),
