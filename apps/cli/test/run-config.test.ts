@@ -78,6 +78,36 @@ describe('run: flags checked into a new configuration', () => {
     );
   });
 
+  it("--workload-agents: a workload's own agent counts, the others the plain list; clear errors", async () => {
+    const { config } = await configOf([
+      '--workloads',
+      'handshake,point-read,analytical-entity',
+      '--workload-agents',
+      'point-read=1,10,50',
+      '--workload-agents',
+      'handshake=2',
+      '--agents',
+      '1',
+    ]);
+    expect(config.agents).toEqual([1]);
+    expect(config.workloadAgents).toEqual({ 'point-read': [1, 10, 50], handshake: [2] });
+    await expect(configOf(['--workload-agents', 'point-read=1', '--workloads', 'filtered'])).rejects.toThrow(
+      "--workload-agents names point-read, not among the run's workloads (filtered): add it to --workloads",
+    );
+    await expect(
+      configOf(['--workloads', 'point-read', '--workload-agents', 'point-read=1', '--stages', '1s:2']),
+    ).rejects.toThrow('--workload-agents cannot be used with --stages');
+    for (const [value, message] of [
+      ['point-reads=1', 'unknown workload point-reads; workloads: handshake, session-init'],
+      ['point-read', 'expected WORKLOAD=AGENTS, e.g. point-read=1,10,50; got point-read'],
+      ['point-read=1,x', "point-read's agents must be a whole number from 1 to 10000"],
+    ])
+      await expect(configOf(['--workload-agents', value!])).rejects.toThrow(message);
+    await expect(configOf(['--workload-agents', 'point-read=1', '--workload-agents', 'point-read=2'])).rejects.toThrow(
+      'point-read is given agent counts twice',
+    );
+  });
+
   it('--replay: the trace sets the calls and the protocol, --think scales its pauses', async () => {
     const { config } = await configOf(['--replay', 't.jsonl', '--think', '0.5x', '--agents', '1,10,50']);
     expect(config).toMatchObject({ replay: 't.jsonl', think: 0.5, agents: [1, 10, 50] });

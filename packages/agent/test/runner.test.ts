@@ -373,6 +373,38 @@ describe('runPlan', () => {
     await expect(runPlan({ ...staged, slices: 2 })).rejects.toThrow(/staged plan cannot be sliced/);
     await expect(runPlan({ ...staged, rate: 5 })).rejects.toThrow(/takes its rate from the stages/);
   });
+
+  it("steps each workload through its own agent counts, the others through the plan's", async () => {
+    const { clock, plan } = setup();
+    const own: BenchPlan = {
+      ...plan,
+      targets: plan.targets.filter((t) => t.label !== 'B'),
+      indexes: [],
+      workloads: [WORKLOADS.handshake!, WORKLOADS['point-read']!, WORKLOADS.echo!],
+      agents: [1],
+      workloadAgents: { 'point-read': [1, 10, 50] },
+      slices: 1,
+    };
+    const { result } = await drive(clock, own);
+    expect(result.steps.map(name)).toEqual([
+      // the handshake opens MCP sessions: never on the bare floor, whose tools it does not need
+      'A - handshake × 1',
+      'A - point-read × 1',
+      'A - point-read × 10',
+      'A - point-read × 50',
+      'A - echo × 1',
+      'floor - http-echo × 1',
+    ]);
+    const handshake = result.steps[0]!;
+    expect(Object.keys(handshake.operations)).toEqual(['handshake']);
+    expect(handshake.sessions).toBe(true);
+    // open (10 ms) and tools/list (instant) per operation: 100 a second
+    expect(handshake.calls).toBe(200);
+    await expect(runPlan({ ...own, workloadAgents: { filtered: [2] } })).rejects.toThrow(
+      /agent counts for filtered, a workload the plan does not run/,
+    );
+    await expect(runPlan({ ...own, workloadAgents: { echo: [] } })).rejects.toThrow(/empty list/);
+  });
 });
 
 describe('combineSlices', () => {

@@ -139,6 +139,21 @@ export const stepResult = z.object({
   /** `run --server-cpus`: the server's own CPU per call, when the run started that server */
   server: serverStats.optional(),
   openLoop: z.object({ intended: z.number().int(), late: z.number().int(), dropped: z.number().int() }).nullable(),
+  /**
+   * Calls that began before the step's end and finished after it: how many, and how long after
+   * the end the last one finished. A call slower than the step makes its calls/s a guess at best.
+   * Absent when none did (and in files written before it was recorded).
+   */
+  overrun: z.object({ calls: z.number().int(), lastEndedAfterMs: z.number() }).optional(),
+  /**
+   * A workload whose unit is a committed transaction (transfer): its commit operation's outcomes
+   * in the measured window. committed = acknowledged commits; conflicts = `conflict` answers (a
+   * lost race for the money, or a deadlock the server still lost after its own retries), nothing
+   * applied; failed = its other failed calls. The headline is committed per second, not calls.
+   */
+  commits: z
+    .object({ op: z.string(), committed: z.number().int(), conflicts: z.number().int(), failed: z.number().int() })
+    .optional(),
   /** write workloads only */
   verification: writeVerification.optional(),
   /**
@@ -283,6 +298,8 @@ export const resultFile = z.object({
     ),
     workloads: z.array(z.string()),
     agents: z.array(z.number().int()),
+    /** `run --workload-agents`: a workload's own agent counts, by name (the others stepped through `agents`) */
+    workloadAgents: z.record(z.string(), z.array(z.number().int())).optional(),
     durationMs: z.number(),
     warmupMs: z.number(),
     iterations: z.number().int(),
@@ -396,6 +413,8 @@ export type StepMeasurement = Pick<
   | 'client'
   | 'server'
   | 'openLoop'
+  | 'overrun'
+  | 'commits'
   | 'startedAt'
   | 'sessionTime'
 >;

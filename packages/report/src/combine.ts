@@ -47,6 +47,8 @@ export function combineSlices(slices: readonly StepMeasurement[]): StepMeasureme
       dropped: sum(slices.map((s) => s.openLoop?.dropped ?? 0)),
     },
     startedAt: first.startedAt,
+    ...overrunOf(slices),
+    ...commitsOf(slices),
     ...(first.sessionTime && {
       sessionTime: {
         thinkMs: sum(slices.map((s) => s.sessionTime?.thinkMs ?? 0)),
@@ -57,6 +59,32 @@ export function combineSlices(slices: readonly StepMeasurement[]): StepMeasureme
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** The parts' commits added up (the same operation in each). */
+export function commitsOf(parts: readonly Pick<StepMeasurement, 'commits'>[]): Pick<StepMeasurement, 'commits'> {
+  const all = parts.flatMap((p) => (p.commits ? [p.commits] : []));
+  if (all.length === 0) return {};
+  return {
+    commits: {
+      op: all[0]!.op,
+      committed: sum(all.map((c) => c.committed)),
+      conflicts: sum(all.map((c) => c.conflicts)),
+      failed: sum(all.map((c) => c.failed)),
+    },
+  };
+}
+
+/** The slices' overrun calls added up, and the longest any one of them ran past its end. */
+export function overrunOf(parts: readonly Pick<StepMeasurement, 'overrun'>[]): Pick<StepMeasurement, 'overrun'> {
+  const over = parts.flatMap((p) => (p.overrun ? [p.overrun] : []));
+  if (over.length === 0) return {};
+  return {
+    overrun: {
+      calls: sum(over.map((o) => o.calls)),
+      lastEndedAfterMs: Math.max(...over.map((o) => o.lastEndedAfterMs)),
+    },
+  };
+}
 
 /** The total of a count older result files lack: unknown when no part has it, else the parts that do. */
 export const sumKnown = (xs: readonly (number | undefined)[]): number | undefined =>

@@ -4,7 +4,16 @@
  * shard's machine kept. Files of different runs, duplicates and gaps are refused, naming the files.
  */
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
-import { addUp, mergeOperations, mergeStats, serverPerCall, stepName, sumKnown } from './combine.js';
+import {
+  addUp,
+  commitsOf,
+  mergeOperations,
+  mergeStats,
+  overrunOf,
+  serverPerCall,
+  stepName,
+  sumKnown,
+} from './combine.js';
 
 export interface ShardFile {
   /** how errors name it: the file's path */
@@ -175,6 +184,8 @@ export function mergeSteps(parts: readonly StepResult[], shards: readonly { name
           dropped: sum(parts.map((p) => p.openLoop?.dropped ?? 0)),
         }
       : null,
+    ...overrunOf(parts),
+    ...commitsOf(parts),
     startedAt: base,
   };
 }

@@ -26,6 +26,22 @@ describe('the report', () => {
     ]);
   });
 
+  it('marks a step whose last call ended well after it, not the tail every closed loop has', () => {
+    const sections = reportSections(
+      result([
+        step({ workload: 'analytical-table', agents: 1, calls: 3, overrun: { calls: 1, lastEndedAfterMs: 3200 } }),
+        // 1 s steps: 40 ms after the end is the last calls' ordinary tail
+        step({ workload: 'point-read', agents: 4, calls: 900, overrun: { calls: 4, lastEndedAfterMs: 40 } }),
+      ]),
+    );
+    const overrun = sections.find((s) => s.title.startsWith('Overrun'))!;
+    expect(overrun.rows).toEqual([
+      ['sqlite (optimized)', 'analytical-table', '1', '1', '1', 'last call ended 3.2 s after the step'],
+    ]);
+    const none = reportSections(result([step({ workload: 'point-read', agents: 1, calls: 9 })]));
+    expect(none.some((s) => s.title.startsWith('Overrun'))).toBe(false);
+  });
+
   it('computes scaling efficiency against one agent, and the knee', () => {
     const steps = [
       step({ workload: 'point-read', agents: 1, calls: 100 }),

@@ -30,6 +30,8 @@ export interface RunFlags {
   seed: number;
   workloads: string[];
   agents: number[];
+  /** --workload-agents: a workload's own agent counts, by name */
+  workloadAgents?: Record<string, number[]>;
   duration: number;
   warmup: number;
   iterations: number;
@@ -94,6 +96,7 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   // MCP_DB_TOKEN may be exported for the user's own servers: only a typed --token without --target is a mistake
   if (config.token && !config.target && typed('token'))
     throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
+  checkWorkloadAgents(config);
   replayConfig(config, typed);
   const staged = stagesConfig(config, typed);
   const sharded = shardConfig(staged, typed);
@@ -250,6 +253,22 @@ function stagesConfig(config: RunFlags, typed: (name: string) => boolean): RunFl
     throw new UsageError(`${staged} cannot be used with ${excluded.join(' or ')}: ${why}`);
   }
   return config.rateStages && !typed('agents') ? { ...config, agents: [RATE_STAGES_POOL] } : config;
+}
+
+/** --workload-agents names workloads the run runs, on a load --agents would set. */
+function checkWorkloadAgents(config: RunFlags): void {
+  const named = Object.keys(config.workloadAgents ?? {});
+  if (named.length === 0) return;
+  const absent = named.filter((name) => !config.workloads.includes(name));
+  if (absent.length) {
+    throw new UsageError(
+      `--workload-agents names ${absent.join(', ')}, not among the run's workloads (${config.workloads.join(', ')}): ` +
+        `add it to --workloads`,
+    );
+  }
+  const other = [config.stages && '--stages', config.replay && '--replay'].filter(Boolean);
+  if (other.length)
+    throw new UsageError(`--workload-agents cannot be used with ${other.join(' or ')}: they set every step's agents`);
 }
 
 /** The stages asked for, as the plan and the result file take them. */

@@ -39,7 +39,15 @@ import {
 } from '../options.js';
 import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
 import { parseStages } from '../parse/stages.js';
-import { collect, parseCount, parseProtocol, parseTarget, parseThink, parseWorkload } from '../parse/values.js';
+import {
+  collect,
+  parseCount,
+  parseProtocol,
+  parseTarget,
+  parseThink,
+  parseWorkload,
+  parseWorkloadAgents,
+} from '../parse/values.js';
 import { endProgress, logLine, stdoutColumns } from '../render/progress.js';
 import { parseCpuList, pinSelf } from '../serving/cpus.js';
 import { parseShard, parseStartAt } from '../serving/shard.js';
@@ -102,12 +110,20 @@ export function runCommand(): Command {
     .addOption(
       new Option(
         '--workloads <list>',
-        `comma-separated: ${Object.keys(WORKLOADS).join(', ')} (write workloads only when named)`,
+        `comma-separated: ${Object.keys(WORKLOADS).join(', ')} (${Object.keys(WORKLOADS)
+          .filter((name) => !DEFAULT_WORKLOADS.includes(name))
+          .join(', ')} only when named)`,
       )
         .default(DEFAULT_WORKLOADS, DEFAULT_WORKLOADS.join(','))
         .argParser(parseList(parseWorkload)),
     )
     .addOption(agentsOption([1, 4, 16]))
+    .addOption(
+      new Option(
+        '--workload-agents <workload=list>',
+        "a workload's own agent counts, e.g. point-read=1,10,50 (the others step through --agents); repeatable",
+      ).argParser(parseWorkloadAgents),
+    )
     .addOption(
       new Option('--duration <time>', 'measured time per step (1s in a comparison run without --iterations)')
         .default(2000, '2s')
@@ -256,6 +272,8 @@ export function runCommand(): Command {
         'mcp-db-bench run --target-cmd "npx @modelcontextprotocol/server-postgres $PG_URL" --profile ' +
           'sql-tool:postgres --sql-tool query --sql-arg sql',
         'mcp-db-bench run --stages 5s:1,2s:16,5s:16,2s:1 --workloads point-read',
+        'mcp-db-bench run --workloads handshake,point-read,analytical-entity --workload-agents point-read=1,10,50 ' +
+          '--agents 1',
         'mcp-db-bench run --db sqlite:shop.db --server-cpus 0 --client-cpus 1 --workloads point-read,filtered',
         'mcp-db-bench run --db postgres://bench:bench@127.0.0.1:5432/bench --trace-split --agents 1,16',
         'mcp-db-bench run --rate-stages 10s:100,30s:1000,10s:0 --agents 32 --workloads point-read',

@@ -1,6 +1,7 @@
 import { WORKLOADS } from '@mcp-db-bench/agent';
 import { InvalidArgumentError } from 'commander';
 import type { ProtocolChoice } from '../labels.js';
+import { parsePositiveInt } from './durations.js';
 
 /** Flag values the commands share, each parsed one way with one message. */
 
@@ -28,6 +29,25 @@ export const parseWorkload = (name: string): string => {
     throw new InvalidArgumentError(`unknown workload ${name}; workloads: ${Object.keys(WORKLOADS).join(', ')}`);
   return name;
 };
+
+/**
+ * --workload-agents, repeatable: `WORKLOAD=LIST` gives one workload agent counts of its own
+ * (`point-read=1,10,50`), so a study's sweep and its single-agent steps are one run.
+ */
+export function parseWorkloadAgents(
+  value: string,
+  previous: Record<string, number[]> | undefined,
+): Record<string, number[]> {
+  const at = value.indexOf('=');
+  if (at < 1) throw new InvalidArgumentError(`expected WORKLOAD=AGENTS, e.g. point-read=1,10,50; got ${value}`);
+  const name = value.slice(0, at).trim();
+  if (previous && name in previous) throw new InvalidArgumentError(`${name} is given agent counts twice`);
+  const counts = value
+    .slice(at + 1)
+    .split(',')
+    .map((s) => parsePositiveInt(`${name}'s agents`)(s.trim()));
+  return { ...previous, [parseWorkload(name)]: counts };
+}
 
 /** A command that holds one workload (soak): a name, not a list. */
 export const parseOneWorkload = (name: string): string => {

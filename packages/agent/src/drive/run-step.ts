@@ -75,6 +75,8 @@ export interface RunStepOptions {
   onSecond?: (tick: SecondTick) => void;
   /** awaited once the agents are connected, before the clock starts: a sharded run waits here for the step's agreed instant */
   ready?: () => Promise<void>;
+  /** the operation whose success is one committed transaction (Workload.commits): counted in `commits` */
+  commitOp?: string;
 }
 
 export interface SecondTick {
@@ -121,6 +123,10 @@ interface Window {
   start: number;
   /** clock time no new call may start (open loop: be intended) at or after; moves earlier on abort */
   end: number;
+  /** calls that started before `end` and ended after it, and the latest such end (clock time) */
+  overrun: { calls: number; lastEnd: number };
+  /** the commit operation's outcomes in the window, when the workload has one */
+  commits?: NonNullable<StepMeasurement['commits']>;
 }
 
 /** Which agents may call: those with an index below `active`; the others wait for it to rise. */
@@ -155,7 +161,15 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     // wall-clock time of the window's opening, so steps of several processes line up
     const startedAt = Math.round(Date.now() + options.warmupMs);
     const end = start + planned;
-    const window: Window = { clock, recorder: new StepRecorder(start), origin: t0, start, end };
+    const window: Window = {
+      clock,
+      recorder: new StepRecorder(start),
+      origin: t0,
+      start,
+      end,
+      overrun: { calls: 0, lastEnd: 0 },
+      ...(options.commitOp ? { commits: { op: options.commitOp, committed: 0, conflicts: 0, failed: 0 } } : {}),
+    };
     const onAbort = () => {
       window.end = Math.min(window.end, clock.now());
     };
@@ -213,6 +227,8 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
       ...(serverUs === undefined ? {} : { server: { cpuPerCallUs: completed > 0 ? serverUs / completed : 0 } }),
       openLoop,
       startedAt,
+      ...overrunOf(window),
+      ...(window.commits ? { commits: window.commits } : {}),
     };
   } finally {
     // closing is not measured, and a failing close must not cost the step its results
@@ -221,6 +237,19 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Calls still running when the step ended, and how long after it the last one finished (ms, to 0.1). */
+function overrunOf(window: Window): Pick<StepMeasurement, 'overrun'> {
+  const { calls, lastEnd } = window.overrun;
+  return calls > 0 ? { overrun: { calls, lastEndedAfterMs: Math.round((lastEnd - window.end) * 10) / 10 } } : {};
+}
+
+/** A call that began before the step's end and finished after it: the step's time did not hold it. */
+function overran(window: Window, started: number, endedAt: number): void {
+  if (started >= window.end || endedAt <= window.end) return;
+  window.overrun.calls++;
+  window.overrun.lastEnd = Math.max(window.overrun.lastEnd, endedAt);
+}
 
 const levelAt = (changes: readonly AgentChange[], atMs: number) => changes.findLast((c) => c.atMs <= atMs)?.agents ?? 0;
 
@@ -328,6 +357,12 @@ function file(
 ): void {
   if (outcome.ok) window.recorder.success(outcome.op, endedAt - from, endedAt);
   else window.recorder.failure(outcome.errorKind, endedAt);
+  const commits = window.commits;
+  if (commits && outcome.op === commits.op) {
+    if (outcome.ok) commits.committed++;
+    else if (outcome.errorKind === 'tool:conflict') commits.conflicts++;
+    else commits.failed++;
+  }
   const reinitialized = (agent.reinitialized ?? 0) - before;
   if (reinitialized > 0) window.recorder.reinitialized(reinitialized);
 }
@@ -355,6 +390,7 @@ async function runClosed(agent: AgentLoop, index: number, window: Window, gate: 
     const before = agent.reinitialized ?? 0;
     const outcome = await invoke(agent);
     const endedAt = clock.now();
+    overran(window, started, endedAt);
     if (started >= window.start) {
       file(window, agent, before, outcome, started, endedAt);
       // the part inside the window, as the think time: together they never pass agents × duration
@@ -393,9 +429,11 @@ async function runOpen(
       const started = clock.now();
       const before = agent.reinitialized ?? 0;
       const outcome = await invoke(agent);
+      const endedAt = clock.now();
+      overran(window, started, endedAt);
       if (intended < window.start) continue;
       if (started - intended > tolerance) stats.late++;
-      file(window, agent, before, outcome, intended, clock.now());
+      file(window, agent, before, outcome, intended, endedAt);
     }
   };
 

@@ -57,7 +57,10 @@ export interface BenchPlan {
   /** index profiles, a round each, on targets that can `reindex`; empty = one round as found */
   indexes: readonly string[];
   workloads: readonly Workload[];
+  /** the agent counts each workload steps through, unless `workloadAgents` names it */
   agents: readonly number[];
+  /** a workload's own agent counts, by its name (point reads at 1, 10 and 50, the rest at 1) */
+  workloadAgents?: Readonly<Record<string, readonly number[]>>;
   iterations: number;
   /**
    * `step` (default): with one side (one target, one index profile), a step's iterations run

@@ -93,7 +93,7 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
       for (const workload of plan.workloads) {
         const targets = present.filter((t) => (leading || workload.database) && serves(run, t, workload));
         if (targets.length === 0) continue;
-        for (const agents of stepAgents(plan)) {
+        for (const agents of stepAgents(plan, workload)) {
           for (const iteration of iterations)
             await step(run, rotate(targets, turn), { workload, agents, iteration, profile });
         }
@@ -125,6 +125,12 @@ export const rotate = <T>(items: readonly T[], by: number): T[] => {
 function validate(plan: BenchPlan): void {
   const slices = plan.slices ?? 1;
   if (plan.targets.length === 0) throw new RangeError('a plan needs a target');
+  for (const [name, counts] of Object.entries(plan.workloadAgents ?? {})) {
+    if (!plan.workloads.some((w) => w.name === name))
+      throw new RangeError(`agent counts for ${name}, a workload the plan does not run`);
+    if (counts.length === 0) throw new RangeError(`${name}: an empty list of agent counts`);
+    if (plan.stages?.kind === 'agents') throw new RangeError(`${name}: agent stages set every workload's agents`);
+  }
   for (const t of plan.targets)
     if (!t.client === !t.agent)
       throw new RangeError(`${t.label}: a target has a client or agents of its own, not both`);
@@ -195,9 +201,11 @@ function idleStep(run: Run, mode: StepMeasurement['mode'], startedAt: number): S
   };
 }
 
-/** The agent counts to step through: the stages' peak when they count agents. */
-const stepAgents = (plan: BenchPlan): readonly number[] =>
-  plan.stages?.kind === 'agents' ? [peakTarget(plan.stages.stages)] : plan.agents;
+/** A workload's agent counts to step through: the stages' peak when they count agents, else its own list or the plan's. */
+const stepAgents = (plan: BenchPlan, workload: Workload): readonly number[] =>
+  plan.stages?.kind === 'agents'
+    ? [peakTarget(plan.stages.stages)]
+    : (plan.workloadAgents?.[workload.name] ?? plan.agents);
 
 async function toolsOf(target: PlanTarget): Promise<ReadonlySet<string> | undefined> {
   if (target.tools || !target.client) return target.tools && new Set(target.tools);
@@ -214,7 +222,10 @@ async function withClient<T>(factory: () => McpClient, use: (client: McpClient) 
   }
 }
 
-const has = (target: Target, workload: Workload) => workload.requires.every((tool) => target.tools?.has(tool) ?? true);
+/** A session workload opens MCP sessions, so it needs an MCP target (not the bare floor) whatever tools it names. */
+const has = (target: Target, workload: Workload) =>
+  (!workload.session || target.plan.client !== undefined) &&
+  workload.requires.every((tool) => target.tools?.has(tool) ?? true);
 
 /** Whether a target offers every tool a workload needs; the first time it does not, says so. */
 function serves(run: Run, target: Target, workload: Workload): boolean {
@@ -335,6 +346,7 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
                 : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),
               onSecond: (tick) => run.emit({ type: 'interval', step: key, slice, ...tick }),
               ready: shard && (() => slot(run, key).then(() => {})),
+              commitOp: spec.workload.commits,
             }),
       );
       if (slice < slices - 1) continue;

@@ -1,32 +1,18 @@
-import { f, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
-import { keyValue, measureColumn, someLink } from './pick.js';
+import { TOOL_NAMES } from '@mcp-db-bench/contract';
+import { entityAggregate } from './analytical-entity.js';
+import { tableGrouping } from './analytical-table.js';
 import type { Workload } from './workload.js';
 
 /**
- * `aggregate`: mostly statistics about one entity's related rows (how many orders, what total),
- * sometimes a top-10 over a whole table, the question that always scans.
+ * The two kinds mixed, as an agent's analysis goes: mostly statistics about one entity's
+ * related rows (`analytical-entity`, 75%), sometimes a top-10 over a whole table
+ * (`analytical-table`, 25%), the question that always scans. Each call's kind is its operation
+ * (`aggregate:entity`, `aggregate:table`), so the report's per-operation table splits them.
  */
 export const analytical: Workload = {
   name: 'analytical',
-  description: 'aggregate: per-entity count/sum/avg by foreign key, and whole-table top-10 groupings',
+  description: 'aggregate: analytical-entity 75%, analytical-table 25%',
   database: true,
   requires: [TOOL_NAMES.aggregate],
-  next(agent) {
-    const { parent, child, column } = someLink(agent);
-    const table = agent.tables.get(child);
-    const measure = table ? measureColumn(agent, table) : undefined;
-    const aggregates = [
-      { fn: 'count', as: 'n' },
-      ...(measure ? [{ fn: agent.random.pick(['sum', 'avg', 'max']), column: measure }] : []),
-    ];
-    if (agent.random.next() < 0.75) {
-      const filter = writeFilter(f.eq(column, keyValue(agent.someKey(parent.name))));
-      return { op: 'aggregate', tool: TOOL_NAMES.aggregate, args: { table: child, aggregates, filter } };
-    }
-    return {
-      op: 'aggregate:top',
-      tool: TOOL_NAMES.aggregate,
-      args: { table: child, aggregates, group_by: [column], order_by: ['n desc'], limit: 10 },
-    };
-  },
+  next: (agent) => (agent.random.next() < 0.75 ? entityAggregate(agent) : tableGrouping(agent)),
 };

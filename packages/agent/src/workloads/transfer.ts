@@ -20,6 +20,7 @@ export const transfer: Workload = {
   tables: ['customers', 'accounts', 'cards', 'payments'],
   database: true,
   writes: true,
+  commits: 'transfer:commit',
   requires: [TOOL_NAMES.get, TOOL_NAMES.query, TOOL_NAMES.transact],
   next() {
     throw new Error('transfer keeps state per agent: the agent loop uses its plan');

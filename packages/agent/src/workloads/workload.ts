@@ -48,6 +48,10 @@ export interface Workload {
   session?(agent: SimAgent): Promise<OpOutcome>;
   /** it writes: the server needs --allow-writes, and the step is verified afterwards */
   writes?: boolean;
+  /** the operation whose success is one committed transaction: the step's headline is commits per second */
+  commits?: string;
+  /** left out of the default list: it runs only when named (a unit of a study, not the everyday mix) */
+  named?: boolean;
   /** the next call; may look at the agent's knowledge and previous answers */
   next(agent: SimAgent): ChosenCall;
   /** stateful workloads: a plan per agent, used instead of `next` */

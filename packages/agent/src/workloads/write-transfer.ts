@@ -12,6 +12,7 @@ export const writeTransfer: Workload = {
   tables: ['customers', 'accounts', 'cards', 'payments'],
   database: true,
   writes: true,
+  commits: transfer.commits,
   requires: [...new Set([...write.requires, ...transfer.requires])],
   next() {
     throw new Error('write-transfer keeps state per agent: the agent loop uses its plan');

@@ -1,7 +1,10 @@
 import { type Comparison, formatRatio, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
 import { merge, summary } from '../histogram.js';
+import { commitsSection } from './commits.js';
 import { floorSections } from './floor.js';
 import { callsPerSecond, median, REFUSED, roundLabel } from './numbers.js';
+import { operationsSection } from './operations.js';
+import { overrunSection } from './overrun.js';
 import { replayLine, replaySections } from './replay.js';
 import { soakSections } from './soak.js';
 import { formatStages, stageSections } from './stages.js';
@@ -29,9 +32,12 @@ export function reportSections(result: ResultFile): Section[] {
   return [
     sessionInitSection(result),
     latencySection(groups),
+    operationsSection(result),
+    overrunSection(result),
     ...replaySections(result),
     sessionSection(groups),
     ...stageSections(result),
+    commitsSection(result),
     verificationSection(result),
     scalingSection(groups),
     ...speedupSection(groups, result),
@@ -114,7 +120,8 @@ function loadLine(c: ResultFile['config']): string {
   if (c.stages?.kind === 'agents') return `agent stages ${formatStages(c.stages.stages)}`;
   if (c.stages?.kind === 'rate')
     return `rate stages ${formatStages(c.stages.stages)} (calls/s), ${c.agents.join(', ')} agents`;
-  return `agents ${c.agents.join(', ')}`;
+  const own = Object.entries(c.workloadAgents ?? {}).map(([w, counts]) => `; ${w} ${counts.join(', ')}`);
+  return `agents ${c.agents.join(', ')}${own.join('')}`;
 }
 
 /** One line per target: the workloads it could not serve (each one's reason is in the result file); never errors. */
