@@ -171,7 +171,9 @@ describe.each(setups)('our server and DBHub side by side on $name', ({ db }) => 
     expect(md.code, md.stderr).toBe(0);
     expect(md.stdout).toMatch(/\| point-read \| ours 2025 session \| dbhub 2025 session \| 15 \| 0 \| agree \|/);
     expect(md.stdout).toMatch(/### Token cost: what each server sends/);
-    expect(md.stdout).toMatch(/### Servers compared \(as found indexes\): calls\/s, p50 ms, calls\/s against ours 2025 session\n/);
+    expect(md.stdout).toMatch(
+      /### Servers compared \(as found indexes\): calls\/s, p50 ms, calls\/s against ours 2025 session\n/,
+    );
     expect(md.stdout).toMatch(/skipped on dbhub 2025 session: write \(dbhub: writes are not mapped/);
   });
 
