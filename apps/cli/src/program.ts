@@ -10,6 +10,7 @@ import { runCommand } from './commands/run.js';
 import { seedCommand } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
 import { soakCommand } from './commands/soak.js';
+import { studyCommand } from './commands/study.js';
 import { commandNames, EXIT, redactAll, unknownCommand } from './errors.js';
 import { examples, parseDbUrl } from './options.js';
 import { VERSION } from './version.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     .addCommand(doctorCommand())
     .addCommand(floorCommand())
     .addCommand(soakCommand())
+    .addCommand(studyCommand())
     .addCommand(recordCommand())
     .addHelpText(
       'after',
