@@ -44,7 +44,7 @@ export function findingsHtml(files: readonly ResultFile[]): string {
   return htmlDocument(
     TITLE,
     `<header><h1>${TITLE}</h1><nav>${nav}</nav></header>\n${about}\n${sections.join('\n')}\n` +
-      '<style>pre.command{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:6px 8px;border-radius:6px;font-size:12px;max-width:1000px}</style>',
+      '<style>nav a{display:inline-block;white-space:nowrap}pre.command{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:6px 8px;border-radius:6px;font-size:12px;max-width:1000px}</style>',
     findings.map((f) => f.chart),
   );
 }
