@@ -141,9 +141,10 @@ describe('the study findings', () => {
       ['postgres', '103', '203', '~ (0.90–1.20)'],
     ]);
     expect(f.chart.axes[0]!.log).toBe(10);
-    expect(f.chart.series.map((s) => s.label)).toEqual(['sqlite', 'postgres']);
+    expect(f.chart.series.map((s) => s.label)).toEqual(['sqlite × 1', 'postgres × 1']);
     expect(new Set(f.chart.series.map((s) => s.color)).size).toBe(2);
     expect(f.chart.data).toEqual([[0], [2.05], [1]]);
+    expect(f.chart.series[0]!.intervals).toEqual([[1.9, 2.2]]);
     expect(f.commands).toEqual(['mcp-db-bench run --workloads point-read --agents 1,10']);
   });
 

@@ -54,8 +54,17 @@ const colorOf = (targets: readonly { label: string }[], label: string) =>
     targets.map((t) => t.label),
   );
 
+/** A ratio's interval for a chart's whisker (none from one iteration). */
+const whisker = (r: RatioInterval | undefined): [number, number] | null => (r && r.n > 1 ? [r.low, r.high] : null);
+
 /** Median calls/s of the steps that match. */
 const medianRate = (steps: readonly StepResult[]) => (steps.length ? median(steps.map(callsPerSecond)) : undefined);
+
+/** The iterations' range of calls/s, for a whisker (none from one iteration). */
+function rateRange(steps: readonly StepResult[]): [number, number] | null {
+  const rates = steps.map(callsPerSecond);
+  return rates.length > 1 ? [Math.min(...rates), Math.max(...rates)] : null;
+}
 
 /** A bar chart over categories, a series per target (one colour per engine). */
 function barChart(
@@ -63,14 +72,22 @@ function barChart(
   title: string,
   categories: string[],
   axis: { label: string; log?: 10 },
-  series: { label: string; color: string; values: (number | null)[] }[],
+  series: { label: string; color: string; values: (number | null)[]; intervals?: ([number, number] | null)[] }[],
 ): ChartSpec {
   return {
     id,
     title,
     x: { label: '', ticks: categories.map((label, value) => ({ value, label })) },
     axes: [{ scale: 'y', label: axis.label, ...(axis.log ? { log: axis.log } : {}) }],
-    series: series.map((s): SeriesSpec => ({ label: s.label, scale: 'y', color: s.color, bars: true })),
+    series: series.map(
+      (s): SeriesSpec => ({
+        label: s.label,
+        scale: 'y',
+        color: s.color,
+        bars: true,
+        ...(s.intervals ? { intervals: s.intervals } : {}),
+      }),
+    ),
     data: [categories.map((_, i) => i), ...series.map((s) => s.values)],
   };
 }
@@ -81,7 +98,8 @@ export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
   if (!used.length) return undefined;
   const targets = targetsOf(used);
   const rows: Cell[][] = [];
-  const byCategory = new Map<string, Map<string, number>>();
+  const byCategory = new Map<string, Map<string, RatioInterval>>();
+  const agentCounts: number[] = [];
   for (const f of used)
     for (const c of f.comparisons!.filter((c) => c.kind === 'indexes')) {
       const r = ratioInterval(c.throughput);
@@ -101,17 +119,26 @@ export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
         other === undefined ? '–' : { text: rate(other), value: other },
         ratioCell(r),
       ]);
-      const category = `${c.workload} × ${c.agents}`;
-      if (!byCategory.has(category)) byCategory.set(category, new Map());
-      if (r) byCategory.get(category)!.set(c.base.target, r.median);
+      // a bar per database and agent count, grouped by workload: few enough groups for level labels
+      if (!byCategory.has(c.workload)) byCategory.set(c.workload, new Map());
+      if (r) byCategory.get(c.workload)!.set(`${c.base.target} × ${c.agents}`, r);
+      if (!agentCounts.includes(c.agents)) agentCounts.push(c.agents);
     }
   const categories = [...byCategory.keys()];
+  agentCounts.sort((a, b) => a - b);
+  const bars = targets.flatMap((t) =>
+    agentCounts.map((agents, i) => ({
+      key: `${t.label} × ${agents}`,
+      color: shade(colorOf(targets, t.label), i, agentCounts.length),
+    })),
+  );
   return {
     id: 'index-effect',
     title: 'The index effect per database',
     note:
       'Optimized over baseline indexes: calls/s paired per iteration, median and its interval. "~ (low–high)" is no ' +
-      'difference measured: the interval crosses 1.0. The chart shows the medians on a log axis.',
+      'difference measured: the interval crosses 1.0. The chart shows the medians on a log axis, each with its ' +
+      'interval: a colour per database, paler for fewer agents.',
     head: ['database', 'workload', 'agents', 'baseline calls/s', 'optimized calls/s', 'speed-up'],
     rows,
     chart: barChart(
@@ -119,10 +146,11 @@ export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
       'Index speed-up (optimized / baseline, median)',
       categories,
       { label: 'speed-up ×', log: 10 },
-      targets.map((t) => ({
-        label: t.label,
-        color: colorOf(targets, t.label),
-        values: categories.map((c) => byCategory.get(c)!.get(t.label) ?? null),
+      bars.map((b) => ({
+        label: b.key,
+        color: b.color,
+        values: categories.map((c) => byCategory.get(c)!.get(b.key)?.median ?? null),
+        intervals: categories.map((c) => whisker(byCategory.get(c)!.get(b.key))),
       })),
     ),
     commands: commandsOf(used),
@@ -140,7 +168,12 @@ export function concurrencyScaling(files: readonly ResultFile[]): Finding | unde
   const indexes = (f: ResultFile) => f.config.indexes.at(-1) ?? null;
   const workloads = [...new Set(used.flatMap((f) => f.config.workloads))];
   const rows: Cell[][] = [];
-  const lines: { label: string; color: string; points: Map<number, number> }[] = [];
+  const lines: {
+    label: string;
+    color: string;
+    points: Map<number, number>;
+    ranges: Map<number, [number, number] | null>;
+  }[] = [];
   const agentsAll = [...new Set(used.flatMap((f) => f.config.agents))].sort((a, b) => a - b);
   for (const f of used)
     for (const workload of f.config.workloads)
@@ -151,10 +184,12 @@ export function concurrencyScaling(files: readonly ResultFile[]): Finding | unde
         const at = (agents: number) => steps.filter((s) => s.agents === agents);
         const first = Math.min(...f.config.agents);
         const points = new Map<number, number>();
+        const ranges = new Map<number, [number, number] | null>();
         for (const agents of f.config.agents) {
           const here = medianRate(at(agents));
           if (here === undefined) continue;
           points.set(agents, here);
+          ranges.set(agents, rateRange(at(agents)));
           const paired = at(agents).flatMap((s) => {
             const one = at(first).find((o) => o.iteration === s.iteration);
             return one && callsPerSecond(one) > 0 ? [callsPerSecond(s) / callsPerSecond(one)] : [];
@@ -168,7 +203,7 @@ export function concurrencyScaling(files: readonly ResultFile[]): Finding | unde
           ]);
         }
         const color = shade(colorOf(targets, t.label), workloads.indexOf(workload), workloads.length);
-        lines.push({ label: `${t.label} ${workload}`, color, points });
+        lines.push({ label: `${t.label} ${workload}`, color, points, ranges });
       }
   return {
     id: 'concurrency',
@@ -176,7 +211,7 @@ export function concurrencyScaling(files: readonly ResultFile[]): Finding | unde
     note:
       'Calls/s at each agent count (optimized indexes, median of the iterations) and the ratio to the fewest agents, ' +
       'paired per iteration with its interval. In the chart each database has its colour, each workload a shade of ' +
-      `it, palest first (${workloads.join(', ')}).`,
+      `it, palest first (${workloads.join(', ')}); whiskers span the iterations.`,
     head: ['database', 'workload', 'agents', 'calls/s', 'against the fewest agents'],
     rows,
     chart: {
@@ -184,7 +219,12 @@ export function concurrencyScaling(files: readonly ResultFile[]): Finding | unde
       title: 'Calls/s by agents',
       x: { label: 'agents', log: 2 },
       axes: [{ scale: 'y', label: 'calls/s', log: 10 }],
-      series: lines.map((l) => ({ label: l.label, scale: 'y', color: l.color })),
+      series: lines.map((l) => ({
+        label: l.label,
+        scale: 'y',
+        color: l.color,
+        intervals: agentsAll.map((a) => l.ranges.get(a) ?? null),
+      })),
       data: [agentsAll, ...lines.map((l) => agentsAll.map((a) => l.points.get(a) ?? null))],
     },
     commands: commandsOf(used),
@@ -331,8 +371,13 @@ export function transfers(files: readonly ResultFile[]): Finding | undefined {
   const last = f.config.indexes.at(-1) ?? null;
   const rows: Cell[][] = [];
   const values = new Map<string, (number | null)[]>();
+  const ranges = new Map<string, ([number, number] | null)[]>();
   for (const t of targets) {
     values.set(
+      t.label,
+      f.config.agents.map(() => null),
+    );
+    ranges.set(
       t.label,
       f.config.agents.map(() => null),
     );
@@ -343,6 +388,7 @@ export function transfers(files: readonly ResultFile[]): Finding | undefined {
       const perSecond = medianRate(steps);
       if (perSecond === undefined) return;
       values.get(t.label)![i] = perSecond;
+      ranges.get(t.label)![i] = rateRange(steps);
       const errors = steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
       const verified = steps.every((s) => s.verification?.ok !== false);
       const against = f.comparisons?.find(
@@ -368,7 +414,8 @@ export function transfers(files: readonly ResultFile[]): Finding | undefined {
     title: 'Transfers per engine',
     note:
       'Money moved between accounts in a transaction each call (the ledger verified after every step, the dataset ' +
-      'restored): calls/s (median of the iterations) and the ratio to the first engine, paired per iteration.',
+      'restored): calls/s (median of the iterations; whiskers span them) and the ratio to the first engine, paired per ' +
+      'iteration.',
     head: ['database', 'agents', 'transfers/s', 'errors', 'verified', `against ${targets[0]!.label}`],
     rows,
     chart: barChart(
@@ -376,7 +423,12 @@ export function transfers(files: readonly ResultFile[]): Finding | undefined {
       'Transfers per second',
       f.config.agents.map((a) => `${a} agent${a === 1 ? '' : 's'}`),
       { label: 'transfers/s' },
-      targets.map((t) => ({ label: t.label, color: colorOf(targets, t.label), values: values.get(t.label)! })),
+      targets.map((t) => ({
+        label: t.label,
+        color: colorOf(targets, t.label),
+        values: values.get(t.label)!,
+        intervals: ranges.get(t.label)!,
+      })),
     ),
     commands: commandsOf([f]),
   };
