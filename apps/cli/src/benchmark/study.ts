@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResultFile } from '@mcp-db-bench/contract';
+import { redactUrl } from '@mcp-db-bench/engines';
 import { readResultFile } from '@mcp-db-bench/report';
 
 /**
@@ -86,7 +87,8 @@ export function segmentState(
   const differs = [
     c.scale !== s.scale && `scale ${c.scale}`,
     c.seed !== s.seed && `seed ${c.seed}`,
-    c.targets.length !== s.dbs.length && `${c.targets.length} database(s)`,
+    c.targets.map((t) => t.url).join(' ') !== s.dbs.map(redactUrl).join(' ') &&
+      `databases ${c.targets.map((t) => t.url).join(', ')}`,
     c.iterations !== s.iterations && `${c.iterations} iterations`,
     c.durationMs !== s.durationMs && `${c.durationMs} ms steps`,
   ].filter(Boolean);

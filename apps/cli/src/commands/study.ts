@@ -91,7 +91,7 @@ export function studyCommand(): Command {
           done.push(s.result);
           continue;
         }
-        logLine(`${name}: ${stepCount(s.segment, settings)} steps, about ${minutes(s.segment, settings)}`);
+        logLine(`${name}: ${stepCount(s.segment, settings)} steps, ${minutes(s.segment, settings)} of them`);
         interrupted = await runSegment(s.segment, settings);
         const result = finished(s.segment, settings);
         if (result) done.push(result);
