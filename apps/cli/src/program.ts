@@ -30,8 +30,8 @@ export function buildProgram(): Command {
     .addCommand(doctorCommand())
     .addCommand(floorCommand())
     .addCommand(soakCommand())
-    .addCommand(studyCommand())
     .addCommand(recordCommand())
+    .addCommand(studyCommand())
     .addHelpText(
       'after',
       '\nWith no command, mcp-db-bench runs `run`. Every command that takes a database reads --db from MCP_DB_BENCH_DB when it is not given.\n' +

@@ -40,7 +40,7 @@ export function studyCommand(): Command {
     .addOption(scaleOption('dataset scale'))
     .addOption(seedOption())
     .addOption(
-      new Option('--out <dir>', 'where the result files and findings go; rerun with it to resume').default('study'),
+      new Option('-o, --out <dir>', 'where the result files and findings go; rerun with it to resume').default('study'),
     )
     .addOption(
       new Option('--duration <time>', 'measured time per step')
