@@ -10,6 +10,7 @@ import { runCommand } from './commands/run.js';
 import { seedCommand } from './commands/seed.js';
 import { serveCommand } from './commands/serve.js';
 import { soakCommand } from './commands/soak.js';
+import { studyCommand } from './commands/study.js';
 import { commandNames, EXIT, redactAll, unknownCommand } from './errors.js';
 import { examples, parseDbUrl } from './options.js';
 import { VERSION } from './version.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
     .addCommand(floorCommand())
     .addCommand(soakCommand())
     .addCommand(recordCommand())
+    .addCommand(studyCommand())
     .addHelpText(
       'after',
       '\nWith no command, mcp-db-bench runs `run`. Every command that takes a database reads --db from MCP_DB_BENCH_DB when it is not given.\n' +

@@ -81,7 +81,7 @@ describe('usage errors exit 2 and say what was meant', () => {
 
   it('an unknown command is not an argument of run: it lists the commands', async () => {
     expect(failure(await run(['frobnicate']), 2)).toBe(
-      "mcp-db-bench: unknown command 'frobnicate' (commands: run, report, compare, merge, seed, index, serve, doctor, floor, soak, record); see mcp-db-bench --help",
+      "mcp-db-bench: unknown command 'frobnicate' (commands: run, report, compare, merge, seed, index, serve, doctor, floor, soak, record, study); see mcp-db-bench --help",
     );
   });
 
@@ -183,16 +183,25 @@ describe('runtime failures exit 1 and name their target', () => {
 });
 
 describe('help', () => {
-  it.each(['run', 'report', 'compare', 'merge', 'seed', 'index', 'serve', 'doctor', 'floor', 'soak', 'record'])(
-    '%s --help ends with examples',
-    async (command) => {
-      const r = await run([command, '--help']);
-      expect(r.code).toBe(0);
-      expect(r.stdout).toMatch(/\nExamples:\n( {2}\$ .*mcp-db-bench.*\n)+\n?$/);
-      if (command !== 'run')
-        expect(r.stdout).toMatch(new RegExp(`\\$ (MCP_DB_BENCH_DB=\\S+ )?mcp-db-bench ${command}`));
-    },
-  );
+  it.each([
+    'run',
+    'report',
+    'compare',
+    'merge',
+    'seed',
+    'index',
+    'serve',
+    'doctor',
+    'floor',
+    'soak',
+    'record',
+    'study',
+  ])('%s --help ends with examples', async (command) => {
+    const r = await run([command, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\nExamples:\n( {2}\$ .*mcp-db-bench.*\n)+\n?$/);
+    if (command !== 'run') expect(r.stdout).toMatch(new RegExp(`\\$ (MCP_DB_BENCH_DB=\\S+ )?mcp-db-bench ${command}`));
+  });
 
   it.each(['run', 'report', 'compare', 'merge', 'floor', 'soak', 'record'])(
     '%s names its output file -o, --out',

@@ -311,7 +311,7 @@ export const resultFile = z.object({
     rate: z.number().nullable(),
     /** `run --server-cpus` / `--client-cpus`: the CPUs the servers the run started and the load generator were pinned to */
     cpus: z.object({ server: z.string().nullable(), client: z.string().nullable() }).optional(),
-    /** floor and soak: the command line that measured the file, URLs redacted (absent from run's files) */
+    /** floor, soak and each segment of a study: the command line that measured the file, URLs redacted (absent from run's own files) */
     command: z.string().optional(),
     /** floor and soak: the worker processes of the servers they started */
     workers: z.number().int().optional(),

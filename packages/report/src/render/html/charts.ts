@@ -23,6 +23,8 @@ export interface SeriesSpec {
   bars?: boolean;
   /** a stepped line (agent counts) */
   stepped?: boolean;
+  /** per x: an interval around the value (a ratio's), drawn as a whisker; null: none */
+  intervals?: ([number, number] | null)[];
 }
 
 export interface ChartSpec {

@@ -139,6 +139,43 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
       }
       ctx.restore();
     };
+    // whiskers: a series' intervals, through the middle of its bar (or its point), clipped to the plot
+    const drawIntervals = (u: UPlotChart) => {
+      const ctx = u.ctx;
+      const bottom = u.bbox.top + u.bbox.height;
+      const y = (v: number, scale: string) => {
+        const p = u.valToPos(v, scale, true);
+        return Number.isFinite(p) ? Math.min(Math.max(p, u.bbox.top), bottom) : bottom;
+      };
+      ctx.save();
+      ctx.strokeStyle = '#24292f';
+      ctx.lineWidth = devicePixelRatio;
+      for (const s of spec.series) {
+        const w = groupWidth / barSeries.length;
+        const offset = s.bars ? -groupWidth / 2 + (barSeries.indexOf(s) + 0.45) * w : 0;
+        const cap = 3 * devicePixelRatio;
+        (s.intervals ?? []).forEach((iv, i) => {
+          if (!iv) return;
+          const x = Math.round(u.valToPos(spec.data[0]![i]! + offset, 'x', true));
+          const [lo, hi] = [y(iv[0], s.scale), y(iv[1], s.scale)];
+          ctx.beginPath();
+          for (const [x0, y0, x1, y1] of [
+            [x, lo, x, hi],
+            [x - cap, lo, x + cap, lo],
+            [x - cap, hi, x + cap, hi],
+          ] as const) {
+            ctx.moveTo(x0, y0);
+            ctx.lineTo(x1, y1);
+          }
+          ctx.stroke();
+        });
+      }
+      ctx.restore();
+    };
+    const draw = [
+      ...(markers.length ? [drawMarkers] : []),
+      ...(spec.series.some((s) => s.intervals) ? [drawIntervals] : []),
+    ];
     const width = Math.max(320, Math.min(760, el.clientWidth || 640));
     new uPlot(
       {
@@ -149,7 +186,7 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
         axes,
         series,
         legend: { live: true },
-        hooks: markers.length ? { draw: [drawMarkers] } : {},
+        hooks: draw.length ? { draw } : {},
       },
       spec.data,
       el,
@@ -169,6 +206,7 @@ interface UPlotChart {
     fillText(text: string, x: number, y: number): void;
     strokeStyle: string;
     fillStyle: string;
+    lineWidth: number;
     font: string;
   };
   bbox: { top: number; height: number };

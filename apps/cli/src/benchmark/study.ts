@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ResultFile } from '@mcp-db-bench/contract';
+import { redactUrl } from '@mcp-db-bench/engines';
+import { readResultFile } from '@mcp-db-bench/report';
+
+/**
+ * The study's design, as data: `mcp-db-bench study` runs it and docs/study.md shows it. Each
+ * segment is one `mcp-db-bench run` over every database given, with its own result file, so an
+ * interrupted study resumes at the first segment without a finished file. Workloads and agent
+ * counts are per segment: change them here.
+ */
+export const STUDY = {
+  /** compared in every segment, alternated within each iteration (docs/study.md) */
+  indexes: ['baseline', 'optimized'],
+  /** 5: the fewest that give a ratio an interval of 90% or more (93.75%) */
+  iterations: 5,
+  durationMs: 2000,
+  warmupMs: 500,
+  segments: [
+    { name: 'session-init', workloads: ['session-init'], agents: [1] },
+    { name: 'point-read', workloads: ['point-read'], agents: [1, 10, 50] },
+    { name: 'filtered', workloads: ['filtered'], agents: [1, 10, 50] },
+    { name: 'analytical', workloads: ['analytical'], agents: [1, 10, 50] },
+    { name: 'transfer', workloads: ['transfer'], agents: [1, 10] },
+  ],
+} as const;
+
+export type StudySegment = (typeof STUDY.segments)[number];
+
+export interface StudySettings {
+  dbs: string[];
+  scale: number;
+  seed: number;
+  out: string;
+  durationMs: number;
+  warmupMs: number;
+  iterations: number;
+}
+
+/** The `run` arguments of one segment: the command that reproduces its result file. */
+export function segmentArgs(segment: StudySegment, s: StudySettings): string[] {
+  return [
+    'run',
+    ...s.dbs.flatMap((db) => ['--db', db]),
+    '--scale',
+    String(s.scale),
+    '--seed',
+    String(s.seed),
+    '--workloads',
+    segment.workloads.join(','),
+    '--agents',
+    segment.agents.join(','),
+    '--indexes',
+    STUDY.indexes.join(','),
+    '--iterations',
+    String(s.iterations),
+    '--duration',
+    `${s.durationMs}ms`,
+    '--warmup',
+    `${s.warmupMs}ms`,
+    '--out',
+    segmentFile(segment, s.out),
+  ];
+}
+
+export const segmentFile = (segment: StudySegment, out: string) => join(out, `${segment.name}.json`);
+
+/**
+ * A segment's file as a rerun finds it: `done` (complete, of these settings: skipped), `partial`
+ * or absent (run again), or `other` (a study of other settings, which a rerun must not overwrite).
+ */
+export function segmentState(
+  segment: StudySegment,
+  s: StudySettings,
+): { state: 'done'; result: ResultFile } | { state: 'todo' } | { state: 'other'; why: string } {
+  const file = segmentFile(segment, s.out);
+  if (!existsSync(file)) return { state: 'todo' };
+  let result: ResultFile;
+  try {
+    result = readResultFile(file);
+  } catch {
+    return { state: 'todo' }; // cut short while written
+  }
+  if (result.partial) return { state: 'todo' };
+  const c = result.config;
+  const differs = [
+    c.scale !== s.scale && `scale ${c.scale}`,
+    c.seed !== s.seed && `seed ${c.seed}`,
+    c.targets.map((t) => t.url).join(' ') !== s.dbs.map(redactUrl).join(' ') &&
+      `databases ${c.targets.map((t) => t.url).join(', ')}`,
+    c.iterations !== s.iterations && `${c.iterations} iterations`,
+    c.durationMs !== s.durationMs && `${c.durationMs} ms steps`,
+  ].filter(Boolean);
+  return differs.length ? { state: 'other', why: differs.join(', ') } : { state: 'done', result };
+}

@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { chromium } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { STUDY } from '../src/benchmark/study.js';
+import { BIN, type CliRun, runCli } from './support/cli.js';
+
+/**
+ * `mcp-db-bench study` on a real SQLite database, short: interrupted (SIGINT) in its third
+ * segment, then run again with the same --out, it finishes without measuring the first two
+ * again; its findings page, in Chromium at 1000 px, has no label over another or cut off.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+const inCi = /^(true|1)$/i.test(process.env.CI ?? '');
+if (!haveChromium && inCi) throw new Error(`CI needs Chromium at ${CHROMIUM} for the findings page's screenshot test`);
+
+const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-study-'));
+const out = join(dir, 'study');
+const ARGS = [
+  'study',
+  '--scale',
+  '0.002',
+  '--iterations',
+  '2',
+  '--duration',
+  '200ms',
+  '--warmup',
+  '100ms',
+  '--out',
+  out,
+];
+const names = STUDY.segments.map((s) => s.name);
+const file = (name: string) => join(out, `${name}.json`);
+const read = (name: string): ResultFile => resultFile.parse(JSON.parse(readFileSync(file(name), 'utf8')));
+
+/** The study started, SIGINT sent once its third segment has measured a step. */
+function interrupted(): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...ARGS], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => {
+      stderr += c;
+      const third = stderr.indexOf(`study 3/${names.length} ${names[2]}:`);
+      if (!sent && third >= 0 && / calls\/s/.test(stderr.slice(third))) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    });
+    child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr }));
+  });
+}
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('mcp-db-bench study', () => {
+  let first: CliRun;
+  let second: CliRun;
+  let finishedBefore: Record<string, number>;
+
+  it('stops on SIGINT with the segments it finished kept, and the one it was in marked partial', async () => {
+    first = await interrupted();
+    expect(first.code, first.stderr).toBe(130);
+    for (const name of names.slice(0, 2)) expect(read(name).partial).toBeUndefined();
+    expect(read(names[2]!).partial).toBe(true);
+    for (const name of names.slice(3)) expect(existsSync(file(name))).toBe(false);
+    expect(first.stderr).toContain('study interrupted: rerun the same command to finish it');
+    // the findings of what it finished are written already
+    expect(readFileSync(join(out, 'findings.md'), 'utf8')).toContain('The index effect per database');
+    finishedBefore = Object.fromEntries(names.slice(0, 2).map((n) => [n, statSync(file(n)).mtimeMs]));
+  }, 300_000);
+
+  it('resumes: a rerun with the same --out measures only what is left', async () => {
+    second = await runCli(ARGS, { cwd: dir, timeoutMs: 400_000 });
+    expect(second.code, second.stderr).toBe(0);
+    for (const name of names.slice(0, 2)) {
+      expect(second.stderr).toContain(`${name}: finished before, kept`);
+      expect(statSync(file(name)).mtimeMs).toBe(finishedBefore[name]);
+    }
+    // the two kept segments ran no step this time: every step line is of the other three's workloads
+    const stepLines = second.stderr.split('\n').filter((l) => / × \d+: \d+ calls\/s/.test(l));
+    expect(stepLines.length).toBeGreaterThan(0);
+    const kept = STUDY.segments.slice(0, 2).flatMap((s) => s.workloads);
+    expect(stepLines.filter((l) => kept.some((w) => l.includes(` ${w} × `)))).toEqual([]);
+    for (const [i, segment] of STUDY.segments.entries()) {
+      const r = read(segment.name);
+      expect(r.partial).toBeUndefined();
+      expect(r.config.workloads).toEqual(segment.workloads);
+      expect(r.config.agents).toEqual(segment.agents);
+      expect(r.config.indexes).toEqual(STUDY.indexes);
+      // every step of the design, once per iteration and index profile
+      expect(r.steps.length).toBe(segment.workloads.length * segment.agents.length * 2 * 2);
+      expect(r.config.command).toContain(`--workloads ${segment.workloads.join(',')}`);
+      if (i >= 2) expect(second.stderr).toContain(`study ${i + 1}/${names.length} ${segment.name}: `);
+    }
+    const md = readFileSync(join(out, 'findings.md'), 'utf8');
+    for (const title of [
+      'The index effect per database',
+      'Concurrency scaling per database',
+      'Where the time goes',
+      'Session start per database',
+      'Transfers per engine',
+    ])
+      expect(md).toContain(`### ${title}`);
+    expect(md).toContain(`mcp-db-bench run --db sqlite:${join(out, 'study.db')} --scale 0.002`);
+  }, 420_000);
+
+  it('refuses to mix a study of other settings into the same --out', async () => {
+    const other = await runCli([...ARGS.filter((a) => a !== '0.002' && a !== '--scale'), '--scale', '0.003'], {
+      cwd: dir,
+      timeoutMs: 60_000,
+    });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('is a study of other settings (scale 0.002)');
+  }, 60_000);
+
+  it.skipIf(!haveChromium)(
+    'draws the findings page at 1000 px with no label over another or cut off',
+    async () => {
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+      try {
+        const context = await browser.newContext({ offline: true, viewport: { width: 1000, height: 900 } });
+        const page = await context.newPage();
+        const problems: string[] = [];
+        page.on('pageerror', (e) => problems.push(e.message));
+        page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+        await page.goto(pathToFileURL(join(out, 'findings.html')).href, { waitUntil: 'load' });
+        const layout = (await page.evaluate(`(() => {
+        const labels = [...document.querySelectorAll('h1, h2, nav a, p, li, th, td, pre, .u-title, .u-legend .u-label, div.chart canvas')]
+          .filter((el) => el.getClientRects().length > 0)
+          .map((el) => ({ el, r: el.getBoundingClientRect() }));
+        const name = (el) => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : '') + ' "' + (el.textContent || '').trim().slice(0, 30) + '"';
+        const overlaps = [];
+        for (let i = 0; i < labels.length; i++)
+          for (let j = i + 1; j < labels.length; j++) {
+            const a = labels[i], b = labels[j];
+            if (a.el.contains(b.el) || b.el.contains(a.el)) continue;
+            const x = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+            const y = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+            if (x > 1 && y > 1) overlaps.push(name(a.el) + ' over ' + name(b.el));
+          }
+        const outside = labels.filter(({ r }) => r.left < 0 || r.right > window.innerWidth + 0.5).map(({ el }) => name(el));
+        const clipped = [...document.querySelectorAll('.numbers, pre')].filter((el) => el.scrollWidth > el.clientWidth + 1).map(name);
+        return { overlaps, outside, clipped, charts: document.querySelectorAll('div.chart canvas').length, pageWidth: document.documentElement.scrollWidth };
+      })()`)) as { overlaps: string[]; outside: string[]; clipped: string[]; charts: number; pageWidth: number };
+        const png = join(dir, 'findings-1000.png');
+        writeFileSync(png, await page.screenshot({ fullPage: true }));
+        expect(problems).toEqual([]);
+        expect(layout.charts).toBe(5);
+        expect(layout.overlaps).toEqual([]);
+        expect(layout.outside).toEqual([]);
+        expect(layout.clipped).toEqual([]);
+        expect(layout.pageWidth).toBeLessThanOrEqual(1000);
+        expect(statSync(png).size).toBeGreaterThan(10_000);
+      } finally {
+        await browser.close();
+      }
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,61 @@
+import type { ResultFile } from '@mcp-db-bench/contract';
+import { esc, htmlDocument, table } from '../render/html/page.js';
+import { type Section, toMarkdown } from '../render/table.js';
+import { type Finding, studyFindings } from './findings.js';
+
+const TITLE = 'mcp-db-bench study: findings';
+
+const cellText = (c: Finding['rows'][number][number]) => (typeof c === 'string' ? c : c.text);
+
+/** What the study ran: scale, iterations, steps, and the databases as each file found them. */
+function facts(files: readonly ResultFile[]): string[] {
+  const f = files[0];
+  if (!f) return ['No finished result file yet.'];
+  const versions = [
+    ...new Set(
+      files.flatMap((r) => r.config.targets.map((t) => `${t.label}: ${t.database?.version ?? 'version unknown'}`)),
+    ),
+  ];
+  return [
+    `Scale ${f.config.scale ?? 'unknown'}, seed ${f.config.seed}, ${f.config.iterations} iteration(s) of ` +
+      `${f.config.durationMs / 1000} s steps after ${f.config.warmupMs / 1000} s warm-up, indexes ` +
+      `${f.config.indexes.join(' and ')} alternated.`,
+    `Machine: ${f.environment.cpus} × ${f.environment.cpuModel}, ${f.environment.platform}, Node.js ${f.environment.node}; ` +
+      `load average at the start ${f.environment.loadAverage.map((x) => x.toFixed(1)).join(', ')}.`,
+    ...versions,
+    ...(files.some((r) => r.partial) ? ['Some result files are partial: the study was interrupted.'] : []),
+  ];
+}
+
+/** The findings page: one self-contained HTML file (uPlot inlined), a chart and a table per finding. */
+export function findingsHtml(files: readonly ResultFile[]): string {
+  const findings = studyFindings(files);
+  const nav = findings.map((f) => `<a href="#${f.id}">${esc(f.title)}</a>`).join('');
+  const about = `<section id="about"><ul class="notes">${facts(files)
+    .map((l) => `<li>${esc(l)}</li>`)
+    .join('')}</ul></section>`;
+  const sections = findings.map(
+    (f) =>
+      `<section id="${f.id}"><h2>${esc(f.title)}</h2><p class="note">${esc(f.note)}</p>` +
+      `<div class="block"><div class="chart" data-chart="${f.chart.id}"></div>` +
+      `<div class="numbers">${table({ head: f.head, rows: f.rows.map((cells) => ({ cells })) })}</div></div>` +
+      `<p class="note">Reproduce:</p>${f.commands.map((c) => `<pre class="command"><code>${esc(c)}</code></pre>`).join('')}</section>`,
+  );
+  return htmlDocument(
+    TITLE,
+    `<header><h1>${TITLE}</h1><nav>${nav}</nav></header>\n${about}\n${sections.join('\n')}\n` +
+      '<style>nav a{display:inline-block;white-space:nowrap}pre.command{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:6px 8px;border-radius:6px;font-size:12px;max-width:1000px}</style>',
+    findings.map((f) => f.chart),
+  );
+}
+
+/** The same findings as Markdown: each table, then the commands that reproduce it. */
+export function findingsMarkdown(files: readonly ResultFile[]): string {
+  const parts = studyFindings(files).map((f) => {
+    const section: Section = { title: f.title, note: f.note, head: f.head, rows: f.rows.map((r) => r.map(cellText)) };
+    return `${toMarkdown([section])}\nReproduce:\n\n${f.commands.map((c) => `\`\`\`sh\n${c}\n\`\`\``).join('\n\n')}\n`;
+  });
+  return `# ${TITLE}\n\n${facts(files)
+    .map((l) => `- ${l}`)
+    .join('\n')}\n\n${parts.join('\n')}`;
+}
