@@ -12,12 +12,12 @@ const widest = (text: string) => Math.max(...lines(text).map((l) => l.length));
 describe('the default report', () => {
   // 80 and 120: terminals; undefined: a file or a pipe, kept to 100 columns
   for (const width of [80, 120, undefined]) {
-    it(`fits ${width ?? 'a pipe'}: no line wider, a screen or two long`, () => {
+    it(`fits ${width ?? 'a pipe'}: no line wider, a screen long`, () => {
       const text = renderRuns([{ label: 'run', result }], 'table', width);
       expect(widest(text)).toBeLessThanOrEqual(width ?? 100);
-      expect(lines(text).length).toBeLessThanOrEqual(60);
+      expect(lines(text).length).toBeLessThanOrEqual(width === 80 ? 75 : 40);
       // the summary's numbers and the verdicts are there
-      expect(text).toMatch(/Summary \(optimized indexes\)/);
+      expect(text).toMatch(/Summary \(optimized indexes/);
       expect(text).toMatch(/index speed-up on sqlite/);
       expect(text).toMatch(/answers agree|answered/);
     });

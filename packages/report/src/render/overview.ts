@@ -1,5 +1,6 @@
 import { type Comparison, formatRatio, type ResultFile, ratioInterval } from '@mcp-db-bench/contract';
 import { merge, summary } from '../histogram.js';
+import { FLOOR_LABEL } from './floor.js';
 import { int, roundLabel } from './numbers.js';
 import { type Group, groupSteps, medianThroughput } from './report.js';
 import { type Section, toTerminal, wrap } from './table.js';
@@ -69,6 +70,9 @@ function summaryTable(groups: readonly Group[], result: ResultFile, width: numbe
   const shown = groups.filter((g) => g.indexes === profile || g.indexes === null);
   if (!shown.length) return undefined;
   const agents = [...new Set(shown.map((g) => g.agents))].sort((a, b) => a - b);
+  // the era every target of our server shares (` 2025 session`) said once, in the title
+  const era = commonEra(shown.map((g) => g.target).filter((t) => t !== FLOOR_LABEL));
+  const name = (target: string) => (era && target.endsWith(era) ? target.slice(0, -era.length) : target);
   const rounds = [...new Set(shown.map((g) => `${g.workload}\u0000${g.target}`))];
   const find = (round: string, n: number) =>
     shown.find((g) => `${g.workload}\u0000${g.target}` === round && g.agents === n);
@@ -76,7 +80,7 @@ function summaryTable(groups: readonly Group[], result: ResultFile, width: numbe
     const h = summary(merge(g.steps.map((s) => s.all.histogram)));
     return { rate: int(medianThroughput(g).median), p50: ms(h.p50), p99: ms(h.p99) };
   };
-  const title = `Summary${profile ? ` (${profile} indexes)` : ''}: calls/s, p50 and p99 ms`;
+  const title = `Summary${profile ? ` (${profile} indexes${era ? `,${era}` : ''})` : era ? ` (${era.trim()})` : ''}: calls/s, p50 and p99 ms`;
   const wide: Section = {
     title,
     head: ['workload', 'target', ...agents.map((n) => `${agentsName(n)}\ncalls/s  p50 / p99`)],
@@ -84,7 +88,7 @@ function summaryTable(groups: readonly Group[], result: ResultFile, width: numbe
       const [workload, target] = round.split('\u0000') as [string, string];
       return [
         workload,
-        target,
+        name(target),
         ...agents.map((n) => {
           const g = find(round, n);
           if (!g) return '–';
@@ -103,30 +107,39 @@ function summaryTable(groups: readonly Group[], result: ResultFile, width: numbe
         const g = find(round, n);
         if (!g) return [];
         const x = numbers(g);
-        return [[workload, target, String(n), x.rate, x.p50, x.p99]];
+        return [[workload, name(target), String(n), x.rate, x.p50, x.p99]];
       });
     }),
   };
   const fits = (text: string) => text.split('\n').every((line) => line.length <= width);
-  const first = toTerminal([wide], width);
-  return fits(first) ? first : toTerminal([tall], width);
+  // the first layout whose table fits whole; a block per row only when neither does
+  const whole = [wide, tall].map((section) => toTerminal([section], undefined, width)).find(fits);
+  return whole ?? toTerminal([tall], width);
+}
+
+/** The last words of a label (` 2025 session`, ` 2026`) that every target with more than one word ends in. */
+function commonEra(targets: readonly string[]): string | undefined {
+  const eras = targets.filter((t) => t.includes(' ')).map((t) => t.slice(t.indexOf(' ')));
+  const [first] = eras;
+  return first && eras.every((e) => e === first) ? first : undefined;
 }
 
 /** The run's verdicts, a line each: index speed-up, answer agreement, failures and warnings. */
 function verdictLines(groups: readonly Group[], result: ResultFile): string[] {
-  const warnings = result.warnings.length;
+  const warnings = result.warnings;
   const skipped = result.skipped?.length ?? 0;
+  // the first few warnings in full: each says what to do; the rest behind --full
+  const shown = warnings.slice(0, 3);
   return [
     ...speedupLines(groups, result),
     ...agreementLines(result),
     ...result.steps
       .filter((s) => s.verification?.ok === false)
       .map((s) => `write verification FAILED: ${roundLabel(s)} ${s.workload} × ${s.agents}`),
-    warnings
-      ? `${warnings} warning${warnings === 1 ? '' : 's'}${skipped ? `, ${skipped} workload(s) skipped` : ''} (--full shows them)`
-      : skipped
-        ? `${skipped} workload(s) skipped (--full says why)`
-        : 'no warnings',
+    warnings.length ? `${warnings.length} warning${warnings.length === 1 ? '' : 's'}:` : 'no warnings',
+    ...shown.map((w) => `warning: ${w}`),
+    ...(warnings.length > shown.length ? [`… ${warnings.length - shown.length} more (--full shows them)`] : []),
+    ...(skipped ? [`${skipped} workload(s) skipped (--full says why)`] : []),
     '--full: every table (latency percentiles, scaling, sessions, tokens, load generator check)',
   ];
 }

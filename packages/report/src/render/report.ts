@@ -1,6 +1,6 @@
 import { type Comparison, formatRatio, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
 import { merge, summary } from '../histogram.js';
-import { floorSections } from './floor.js';
+import { FLOOR_LABEL, floorSections } from './floor.js';
 import { callsPerSecond, median, REFUSED, roundLabel } from './numbers.js';
 import { replayLine, replaySections } from './replay.js';
 import { soakSections } from './soak.js';
@@ -426,7 +426,9 @@ export interface ServerComparison {
 
 /** Engines (or other servers) side by side, when a run measured several; undefined when it measured one. */
 export function serverComparison(groups: readonly Group[], result: ResultFile): ServerComparison | undefined {
-  const targets = result.config.targets.map((t) => t.label);
+  // the bare echo floor answers echo alone: it is the load generator's check, not a server compared
+  const compared = result.config.targets.filter((t) => t.label !== FLOOR_LABEL);
+  const targets = compared.map((t) => t.label);
   if (targets.length < 2) return undefined;
   const profile = result.config.indexes.at(-1) ?? null;
   const keys = [...new Set(groups.map((g) => `${g.workload}\u0000${g.agents}`))];
@@ -453,7 +455,13 @@ export function serverComparison(groups: readonly Group[], result: ResultFile): 
     });
     return { workload, agents: Number(agents), cells };
   });
-  return { what: result.config.targets.every((t) => t.engine) ? 'Engines' : 'Servers', profile, targets, rows };
+  return {
+    what: compared.every((t) => t.engine) ? 'Engines' : 'Servers',
+    profile,
+    targets,
+    // a workload none of them ran (the floor's http-echo) is no row
+    rows: rows.filter((r) => r.cells.some((x) => x !== undefined)),
+  };
 }
 
 const groupHistogram = (g: Group) => merge(g.steps.map((s) => s.all.histogram));
