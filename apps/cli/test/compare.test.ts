@@ -344,7 +344,7 @@ describe('mcp-db-bench compare on real runs', () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/▼ slower/);
     expect(r.stderr).toMatch(
-      /regression: sqlite 2025 session \(optimized\) point-read × 1: calls\/s \d+\.\d% slower \(more than 10%\)/,
+      /regression: sqlite 2025 session \(optimized\) point-read × 1: calls\/s \d+\.\d% slower \(limit 10%\)/,
     );
     const json = JSON.parse(
       (await cli(['compare', file('a'), file('slow'), '--noise', '50', '--format', 'json'])).stdout,

@@ -292,11 +292,13 @@ describe('Ctrl-C', () => {
   }, 120_000);
 });
 
-describe('Ctrl-C with --out', () => {
-  it('writes the steps finished so far as a result file marked partial, which report reads', async () => {
+describe('Ctrl-C', () => {
+  it('writes every file asked for from the steps finished, marked partial, and prints their report', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-partial-'));
     try {
-      const out = join(dir, 'partial.json');
+      const [out, html, junit, prom] = ['partial.json', 'partial.html', 'partial.xml', 'partial.prom'].map((f) =>
+        join(dir, f),
+      ) as [string, string, string, string];
       const args = [
         'run',
         '--scale',
@@ -310,13 +312,31 @@ describe('Ctrl-C with --out', () => {
       ];
       const child = spawn(
         process.execPath,
-        [BIN, ...args, '--duration', '500ms', '--warmup', '100ms', '--iterations', '20', '--out', out],
-        {
-          cwd: dir,
-          stdio: ['ignore', 'ignore', 'pipe'],
-        },
+        [
+          BIN,
+          ...args,
+          '--duration',
+          '500ms',
+          '--warmup',
+          '100ms',
+          '--iterations',
+          '20',
+          '--out',
+          out,
+          '--html',
+          html,
+          '--junit',
+          junit,
+          '--prometheus',
+          prom,
+        ],
+        { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stderr = '';
+      let stdout = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        stdout += chunk;
+      });
       // the first measured step's line, then the signal
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no step within 60 s: ${stderr}`)), 60_000);
@@ -332,10 +352,20 @@ describe('Ctrl-C with --out', () => {
       child.kill('SIGINT');
       const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
       expect(code, stderr).toBe(130);
-      expect(stderr).toMatch(/\d+ finished step\(s\) written to .*partial\.json, marked partial/);
+      expect(stderr).toMatch(
+        /\d+ finished step\(s\) written to .*partial\.json, .*partial\.html, .*partial\.xml, .*partial\.prom, marked partial/,
+      );
       const file = JSON.parse(readFileSync(out, 'utf8')) as { partial?: boolean; steps: unknown[] };
       expect(file.partial).toBe(true);
       expect(file.steps.length).toBeGreaterThanOrEqual(1);
+      expect(readFileSync(html, 'utf8')).toMatch(
+        /partial: the run was interrupted; these are the \d+ step\(s\) it finished/,
+      );
+      expect(readFileSync(junit, 'utf8')).toMatch(/<property name="partial" value="true/);
+      expect(readFileSync(prom, 'utf8')).toMatch(/^mcp_db_bench_run_partial 1$/m);
+      // the report of the steps finished, on stdout
+      expect(stdout).toMatch(/^partial: the run was interrupted; these are the \d+ step\(s\) it finished$/m);
+      expect(stdout).toMatch(/Summary \(optimized indexes/);
       const report = await runCli(['report', out], { timeoutMs: 30_000 });
       expect(report.code, report.stderr).toBe(0);
       expect(report.stdout).toMatch(/^partial: the run was interrupted; these are the \d+ step\(s\) it finished$/m);

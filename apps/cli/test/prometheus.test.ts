@@ -48,6 +48,7 @@ describe.skipIf(!haveVenv)('prometheusText', () => {
       ['mcp_db_bench_errors_by_kind', 'counter'],
       ['mcp_db_bench_measured_seconds', 'gauge'],
       ['mcp_db_bench_latency_seconds', 'summary'],
+      ['mcp_db_bench_run_partial', 'gauge'],
     ]);
     expect(families.every((f) => f.documentation.length > 0)).toBe(true);
     expect(value(families, 'mcp_db_bench_run_finished_timestamp_seconds', {})).toBe(1767225660);

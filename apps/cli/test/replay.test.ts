@@ -194,6 +194,7 @@ describe('run --replay', () => {
     const out = await runCli(
       [
         'run',
+        '--full',
         '--replay',
         trace,
         '--db',
@@ -566,6 +567,7 @@ describe('run --replay when the server ends sessions', () => {
         ['run', '--replay', trace, '--target', idle.endpoint, '--agents', '1,2', '--duration', '4s'].concat([
           '--warmup',
           '1ms',
+          '--full',
           '--out',
           out,
         ]),

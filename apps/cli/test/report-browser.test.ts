@@ -317,6 +317,78 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     );
   }, 60_000);
 
+  /**
+   * A page at 1000 px: every chart's category names (where the page's script says it drew them)
+   * side by side without overlapping and inside the viewport, nothing wider than the viewport;
+   * the page as a PNG (the screenshots of docs/reports.md, set SCREENSHOTS=docs/images to keep them).
+   */
+  async function layoutAt1000(file: string, png: string, keep: string[]) {
+    const context = await browser.newContext({ offline: true, viewport: { width: 1000, height: 900 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    const layout = (await page.evaluate(`(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      charts: [...document.querySelectorAll('div.chart[data-chart]')].map((el) => ({
+        id: el.dataset.chart,
+        right: el.getBoundingClientRect().right,
+        labels: el.dataset.xLabels ? JSON.parse(el.dataset.xLabels) : [],
+      })),
+    }))()`)) as { scrollWidth: number; charts: { id: string; right: number; labels: [number, number][] }[] };
+    // the PNG shows the charts of category names alone: the page whole is megabytes
+    await page.evaluate(
+      `document.querySelectorAll('section[id]').forEach((s) => { if (!${JSON.stringify(keep)}.includes(s.id)) s.style.display = 'none'; })`,
+    );
+    await page.screenshot({ path: join(process.env.SCREENSHOTS ?? dir, png), fullPage: true });
+    await context.close();
+    expect(problems).toEqual([]);
+    expect(layout.scrollWidth).toBeLessThanOrEqual(1000);
+    for (const chart of layout.charts) {
+      expect(chart.right, chart.id).toBeLessThanOrEqual(1000);
+      const boxes = [...chart.labels].sort((a, b) => a[0] - b[0]);
+      for (const [i, box] of boxes.entries()) {
+        expect(box[0], `${chart.id}: label ${i} starts left of the page`).toBeGreaterThanOrEqual(0);
+        expect(box[1], `${chart.id}: label ${i} passes the right edge`).toBeLessThanOrEqual(1000);
+        if (i > 0)
+          expect(box[0], `${chart.id}: label ${i} overlaps the one before`).toBeGreaterThanOrEqual(boxes[i - 1]![1]);
+      }
+    }
+    return layout;
+  }
+
+  it('two databases and a compare page at 1000 px: no category name overlaps another or is cut', async () => {
+    const fixture = join(import.meta.dirname, '../../../fixtures/results/two-databases.json');
+    const made = await runCli(['report', fixture, '--format', 'html', '-o', join(dir, 'two.html')], {
+      timeoutMs: 30_000,
+    });
+    expect(made.code, made.stderr).toBe(0);
+    const two = await layoutAt1000(join(dir, 'two.html'), 'report-two-databases.png', [
+      'servers',
+      'indexes',
+      'decomposition',
+    ]);
+    // the charts with category names were checked: where the time goes, the index and engine bars
+    expect(two.charts.filter((c) => c.labels.length > 0).map((c) => c.id)).toEqual(
+      expect.arrayContaining(['decomposition', expect.stringMatching(/^indexes/), expect.stringMatching(/^servers/)]),
+    );
+    const html = readFileSync(join(dir, 'two.html'), 'utf8');
+    // one name with the terminal, and the echo floor is no engine compared
+    expect(html).toMatch(/Engines compared/);
+    expect(html).not.toMatch(/Servers compared/);
+    const servers = html.slice(
+      html.indexOf('<section id="servers">'),
+      html.indexOf('</section>', html.indexOf('<section id="servers">')),
+    );
+    expect(servers).toMatch(/<td>point-read<\/td>/);
+    expect(servers).not.toMatch(/http-echo/);
+    const compared = await runCli(['compare', fixture, fixture, '--format', 'html', '-o', join(dir, 'same.html')], {
+      timeoutMs: 30_000,
+    });
+    expect(compared.code, compared.stderr).toBe(0);
+    await layoutAt1000(join(dir, 'same.html'), 'compare-two-databases.png', ['summary', 'changes']);
+  }, 60_000);
+
   it('run --stages: the timeline draws each interval’s agents beside calls/s and p99', async () => {
     const { drawn, problems, requests } = await open('staged.html');
     expect(problems).toEqual([]);

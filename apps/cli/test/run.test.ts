@@ -53,6 +53,7 @@ describe('what a run records about itself', () => {
         '1',
         '--check-calls',
         '0',
+        '--full',
         '--out',
         file,
       ]),
@@ -179,6 +180,7 @@ describe('mcp-db-bench run', () => {
       '100ms',
       '--iterations',
       '3',
+      '--full',
       '--out',
       out,
     ]);
@@ -259,6 +261,7 @@ describe('mcp-db-bench run', () => {
         '300ms',
         '--warmup',
         '100ms',
+        '--full',
         '--out',
         file,
       ]);
@@ -301,6 +304,7 @@ describe('mcp-db-bench run', () => {
       '300ms',
       '--warmup',
       '100ms',
+      '--full',
       '--out',
       file,
     ]);

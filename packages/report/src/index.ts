@@ -40,7 +40,8 @@ export {
 } from './render/compare.js';
 export { FLOOR_LABEL, floorBefore, floorSections } from './render/floor.js';
 export { htmlReport, type Run } from './render/html/index.js';
-export { callsPerSecond, median, roundLabel } from './render/numbers.js';
+export { callsPerSecond, int, median, roundLabel } from './render/numbers.js';
+export { overview, PIPE_COLUMNS } from './render/overview.js';
 export { prometheusText } from './render/prometheus.js';
 export { replayLine } from './render/replay.js';
 export { reportHeader, reportSections } from './render/report.js';

@@ -48,6 +48,8 @@ export interface RunFlags {
   barrierFile?: string;
   runId?: string;
   html?: string;
+  /** every table on stdout, not the summary */
+  full?: boolean;
   threshold: Threshold[];
   junit?: string;
   /** the run in the Prometheus text exposition format */

@@ -17,7 +17,7 @@ import {
 } from '@mcp-db-bench/agent';
 import { type DatabaseFacts, type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
-import { FLOOR_LABEL, writeResultFile } from '@mcp-db-bench/report';
+import { FLOOR_LABEL } from '@mcp-db-bench/report';
 import { request } from 'undici';
 import { networkReason, UsageError } from '../errors.js';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
@@ -36,7 +36,12 @@ import { traceSplitOf } from './trace-split.js';
 
 type TargetEntry = ResultFile['config']['targets'][number];
 
-export async function measure(config: RunConfig, peers: readonly PeerTarget[]): Promise<ResultFile> {
+/** `keep`: what to do with the steps finished when a signal interrupts the run (its result, marked partial). */
+export async function measure(
+  config: RunConfig,
+  peers: readonly PeerTarget[],
+  keep: (partial: ResultFile) => void,
+): Promise<ResultFile> {
   for (const url of config.target ?? []) await checkReachable(url);
   const temporary = !config.target && !config.targetCmd;
   try {
@@ -53,16 +58,23 @@ export async function measure(config: RunConfig, peers: readonly PeerTarget[]): 
         targets.startAt = config.barrierFile ? await barrier(config.barrierFile, shard!, logLine) : config.startAt!;
         return announceStart(targets.startAt, shard!, logLine);
       };
-      // Steps finished so far: an interrupted run with --out keeps them, marked partial.
+      // Steps finished so far: an interrupted run keeps them, marked partial, in every file asked for.
       const partial = new PlanResultBuilder();
-      const show = progress();
-      const keepPartial = config.out
-        ? onInterrupt(() => {
-            const file = fileConfig(config, serving, targets);
-            writeResultFile(config.out!, { ...resultOf(file, partial.result()), partial: true });
-            logLine(`${partial.steps.length} finished step(s) written to ${config.out}, marked partial`);
-          })
-        : () => {};
+      // every target, index round, workload, agent count and iteration is a step; a skip takes a workload's off
+      const loads = config.loadStages?.kind === 'agents' ? 1 : config.agents.length;
+      const perWorkload = Math.max(config.indexes.length, 1) * loads * config.iterations;
+      // the bare echo floor measures echo alone, once per agent count and iteration
+      const floors = targets.plan.filter((t) => t.label === FLOOR_LABEL).length;
+      const show = progress(undefined, undefined, undefined, {
+        steps:
+          (targets.plan.length - floors) * config.workloads.length * perWorkload +
+          floors * loads * config.iterations * config.workloads.filter((w) => w === 'echo').length,
+        perWorkload,
+      });
+      const keepPartial = onInterrupt(() => {
+        const file = fileConfig(config, serving, targets);
+        keep({ ...resultOf(file, partial.result()), partial: true });
+      });
       const measured = await runPlan(
         {
           targets: targets.plan,

@@ -30,7 +30,6 @@ import {
 import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { rowCounts } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
-import { writeResultFile } from '@mcp-db-bench/report';
 import { UsageError } from '../errors.js';
 import { logLine, progress } from '../render/progress.js';
 import { KeySpace, shapeFiller } from '../replay/fill.js';
@@ -65,6 +64,7 @@ export function readTrace(file: string): Trace {
 export async function measureReplay(
   config: RunConfig & { replay: string },
   peers: readonly PeerTarget[],
+  keep: (partial: ResultFile) => void,
 ): Promise<ResultFile> {
   const trace = readTrace(config.replay);
   const requests = trace.sessions.reduce((n, s) => n + s.requests.length, 0);
@@ -176,12 +176,7 @@ export async function measureReplay(
     });
     const partial = new PlanResultBuilder();
     const show = progress();
-    const keepPartial = config.out
-      ? onInterrupt(() => {
-          writeResultFile(config.out!, { ...resultOf(configOf(), partial.result()), partial: true });
-          logLine(`${partial.steps.length} finished step(s) written to ${config.out}, marked partial`);
-        })
-      : () => {};
+    const keepPartial = onInterrupt(() => keep({ ...resultOf(configOf(), partial.result()), partial: true }));
     const measured = await runPlan(
       {
         targets: plan,

@@ -99,7 +99,7 @@ export function compareCommand(): Command {
       const slower = regressions(comparison, flags.failOnRegression);
       for (const { row, change } of slower) {
         logLine(
-          `regression: ${row.target} ${row.workload} × ${row.agents}: ${change.metric} ${change.slowerPct.toFixed(1)}% slower (more than ${flags.failOnRegression}%)`,
+          `regression: ${row.target} ${row.workload} × ${row.agents}: ${change.metric} ${change.slowerPct.toFixed(1)}% slower (limit ${flags.failOnRegression}%)`,
         );
       }
       if (slower.length) process.exitCode = 1;

@@ -8,6 +8,7 @@ import { stdoutColumns } from '../render/progress.js';
 
 interface ReportFlags {
   format: ReportFormat;
+  full?: boolean;
   label: string[];
   out?: string;
   /** the old spelling of --out */
@@ -33,12 +34,14 @@ export function reportCommand(): Command {
         .argParser(collect(String))
         .default([], "each file's name"),
     )
+    .option('--full', 'table: every table instead of the summary that fits the terminal (markdown is always full)')
     .addOption(outOption('write to this file instead of stdout'))
     .addOption(outputAlias())
     .addHelpText(
       'after',
       examples(
         'mcp-db-bench report result.json',
+        'mcp-db-bench report result.json --full',
         'mcp-db-bench report result.json --format markdown > RESULTS.md',
         'mcp-db-bench report result.json --format html -o report.html',
         'mcp-db-bench report main.json branch.json --label main --label branch --format html -o report.html',
@@ -55,7 +58,7 @@ export function reportCommand(): Command {
       const out = flags.out ?? flags.output;
       checkOutputPath('--out', out);
       const runs = readRuns(files, flags.label);
-      const text = renderRuns(runs, flags.format, out ? undefined : stdoutColumns());
+      const text = renderRuns(runs, flags.format, out ? undefined : stdoutColumns(), flags.full);
       if (out) writeFileSync(out, text);
       else process.stdout.write(text);
     });

@@ -8,11 +8,8 @@ import {
   junitXml,
   parseThreshold,
   prometheusText,
-  reportHeader,
-  reportSections,
+  renderRuns,
   ThresholdSyntaxError,
-  toMarkdown,
-  toTerminal,
   writeResultFile,
 } from '@mcp-db-bench/report';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -20,6 +17,7 @@ import {
   COMPARISON_ITERATIONS,
   COMPARISON_STEP_MS,
   RATE_STAGES_POOL,
+  type RunConfig,
   type RunFlags,
   runConfig,
 } from '../benchmark/config.js';
@@ -225,6 +223,7 @@ export function runCommand(): Command {
         .default(1, '1x')
         .argParser(parseThink),
     )
+    .option('--full', 'on stdout, every table of the report instead of the summary that fits the terminal')
     .option('--html <file>', 'also write the HTML report here (the page report --format html makes)')
     .addOption(
       new Option(
@@ -287,29 +286,42 @@ export function runCommand(): Command {
       const config = runConfig(flags, command);
       const targets = peers.read({ sqlTool: config.sqlTool, sqlArg: config.sqlArg, service: config.service });
       if (config.clientCpus) pinSelf(config.clientCpus);
+      // an interrupt (Ctrl-C) writes what was asked for, from the steps finished, and prints their report
+      const keep = (partial: ResultFile) => {
+        endProgress();
+        deliver(partial, config);
+      };
       const result = config.replay
-        ? await measureReplay({ ...config, replay: config.replay }, targets)
-        : await measure(config, targets);
+        ? await measureReplay({ ...config, replay: config.replay }, targets, keep)
+        : await measure(config, targets, keep);
       endProgress();
       const delayed = testDelayWarning(config);
       if (delayed) result.warnings.push(delayed);
       if (failures(result).length) process.exitCode = 1;
-      if (config.out) writeResultFile(config.out, result);
-      if (config.html) writeFileSync(config.html, htmlReport([{ label: 'run', result }]));
-      const verdicts = checkThresholds(result, config.threshold);
-      for (const verdict of verdicts) logLine(verdict.line);
-      if (verdicts.some((v) => !v.ok)) process.exitCode = 1;
-      if (config.junit) writeFileSync(config.junit, junitXml(result, verdicts));
-      if (config.prometheus) writeFileSync(config.prometheus, prometheusText(result));
-      const sections = reportSections(result);
-      const text =
-        config.format === 'json'
-          ? `${JSON.stringify(result, null, 2)}\n`
-          : config.format === 'markdown'
-            ? `${reportHeader(result)}\n\n${toMarkdown(sections)}`
-            : `${reportHeader(result, stdoutColumns())}\n\n${toTerminal(sections, stdoutColumns())}`;
-      process.stdout.write(text);
+      if (!deliver(result, config)) process.exitCode = 1;
     });
+}
+
+/**
+ * Every file the run was asked for (--out, --html, --junit, --prometheus), then the report on
+ * stdout: the default summary, or every table with --full. False when a threshold failed.
+ */
+function deliver(result: ResultFile, config: RunConfig): boolean {
+  if (config.out) writeResultFile(config.out, result);
+  if (config.html) writeFileSync(config.html, htmlReport([{ label: 'run', result }]));
+  const verdicts = checkThresholds(result, config.threshold);
+  for (const verdict of verdicts) logLine(verdict.line);
+  if (config.junit) writeFileSync(config.junit, junitXml(result, verdicts));
+  if (config.prometheus) writeFileSync(config.prometheus, prometheusText(result));
+  const written = [config.out, config.html, config.junit, config.prometheus].filter(Boolean);
+  if (result.partial && written.length)
+    logLine(`${result.steps.length} finished step(s) written to ${written.join(', ')}, marked partial`);
+  process.stdout.write(
+    config.format === 'json'
+      ? `${JSON.stringify(result, null, 2)}\n`
+      : renderRuns([{ label: 'run', result }], config.format, stdoutColumns(), config.full),
+  );
+  return verdicts.every((v) => v.ok);
 }
 
 /** Failed write verifications and disagreeing answers, each said on stderr: the run exits 1. */

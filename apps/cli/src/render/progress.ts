@@ -1,12 +1,12 @@
 import type { RunEvent, StepKey, WriteVerification } from '@mcp-db-bench/agent';
 import type { StepResult } from '@mcp-db-bench/contract';
-import { callsPerSecond, errorTotal, roundLabel } from '@mcp-db-bench/report';
+import { callsPerSecond, errorTotal, int, roundLabel } from '@mcp-db-bench/report';
 
 export function stepLine(step: StepResult): string {
   const errors = errorTotal(step);
   return (
-    `${roundLabel(step)} ${step.workload} × ${step.agents}: ${Math.round(callsPerSecond(step))} calls/s` +
-    `${step.server ? `, server CPU ${Math.round(step.server.cpuPerCallUs)} µs/call` : ''}` +
+    `${roundLabel(step)} ${step.workload} × ${step.agents}: ${int(callsPerSecond(step))} calls/s` +
+    `${step.server ? `, server CPU ${int(step.server.cpuPerCallUs)} µs/call` : ''}` +
     `${errors ? `, ${errors} errors (${Object.keys(step.errors).join(', ')})` : ''}`
   );
 }
@@ -70,23 +70,50 @@ export function progressOf(event: RunEvent, current?: StepStart): { lines: strin
 }
 
 /**
+ * The whole run so far: steps done of the steps planned, and the time left at the pace of the
+ * steps done (they include warm-up, session starts and the rest the plan does between them).
+ */
+export function overallLine(done: number, planned: number, elapsedMs: number): string {
+  const left = done > 0 ? (elapsedMs / done) * Math.max(planned - done, 0) : undefined;
+  const time =
+    left === undefined
+      ? ''
+      : left < 90_000
+        ? `, ~${Math.round(left / 1000)} s left`
+        : `, ~${Math.round(left / 60_000)} min left`;
+  return `step ${Math.min(done, planned)} of ${planned}${time}`;
+}
+
+/**
  * Progress on stderr: on a terminal, what runs now shows on a live line until a result replaces
  * it. The live line is cut to the terminal's `columns`: a line that wraps leaves its first row
- * behind when `\r` redraws it.
+ * behind when `\r` redraws it. With `planned` (the steps the plan will measure; a skipped
+ * workload takes its steps off), each step's line and the live line say how far the run is.
  */
 export function progress(
   write: (text: string) => void = (text) => process.stderr.write(text),
   tty = process.stderr.isTTY === true,
   columns = () => process.stderr.columns,
+  planned?: { steps: number; perWorkload: number; now?: () => number },
 ) {
   let current: StepStart | undefined;
+  const now = planned?.now ?? Date.now;
+  const started = now();
+  let done = 0;
+  let total = planned?.steps ?? 0;
+  const overall = () => (planned ? ` · ${overallLine(done, total, now() - started)}` : '');
   return (event: RunEvent): void => {
     if (event.type === 'step-start') current = event;
+    if (event.type === 'step-end') done++;
+    if (event.type === 'skipped') total -= planned?.perWorkload ?? 0;
     const p = progressOf(event, current);
     if (p === undefined) return;
     if ('live' in p) {
-      if (tty) write(`\r\x1b[K${fit(`${p.live} …`, columns())}`);
-    } else for (const line of p.lines) write(tty ? `\r\x1b[K${line}\n` : `${line}\n`);
+      if (tty) write(`\r\x1b[K${fit(`${p.live}${overall()} …`, columns())}`);
+    } else {
+      const lines = event.type === 'step-end' ? [...p.lines.slice(0, -1), `${p.lines.at(-1)}${overall()}`] : p.lines;
+      for (const line of lines) write(tty ? `\r\x1b[K${line}\n` : `${line}\n`);
+    }
   };
 }
 

@@ -26,8 +26,12 @@ export function junitXml(result: ResultFile, verdicts: readonly Verdict[]): stri
       out,
     );
   });
+  // an interrupted run's steps are the ones it finished: said in each suite's properties
+  const properties = result.partial
+    ? '    <properties><property name="partial" value="true: the run was interrupted"/></properties>\n'
+    : '';
   const suite = (name: string, cases: readonly { xml: string; failed: boolean; seconds: number }[]) =>
-    `  <testsuite name="${name}" tests="${cases.length}" failures="${cases.filter((c) => c.failed).length}" errors="0" time="${cases.reduce((t, c) => t + c.seconds, 0).toFixed(3)}">\n${cases.map((c) => c.xml).join('')}  </testsuite>\n`;
+    `  <testsuite name="${name}" tests="${cases.length}" failures="${cases.filter((c) => c.failed).length}" errors="0" time="${cases.reduce((t, c) => t + c.seconds, 0).toFixed(3)}">\n${properties}${cases.map((c) => c.xml).join('')}  </testsuite>\n`;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="mcp-db-bench">\n${suite('mcp-db-bench thresholds', thresholds)}${suite('mcp-db-bench steps', steps)}</testsuites>\n`;
 }
 

@@ -30,7 +30,9 @@ export function prometheusText(result: ResultFile): string {
       'connection each time, warm on one, full describing every table',
   );
 
+  const partial = family('run_partial', 'gauge', '1: the run was interrupted, these are the steps it finished');
   sample(finished, {}, Date.parse(result.finishedAt) / 1000);
+  sample(partial, {}, result.partial ? 1 : 0);
   for (const g of groupSteps(result.steps)) {
     const labels = { target: g.target, indexes: g.indexes ?? '', workload: g.workload, agents: String(g.agents) };
     const failed = new Map<string, number>();

@@ -1,7 +1,7 @@
 import { type Comparison, formatRatio, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
 import { merge, summary } from '../histogram.js';
 import { commitsSection } from './commits.js';
-import { floorSections } from './floor.js';
+import { FLOOR_LABEL, floorSections } from './floor.js';
 import { callsPerSecond, median, REFUSED, roundLabel } from './numbers.js';
 import { operationsSection } from './operations.js';
 import { overrunSection } from './overrun.js';
@@ -433,7 +433,9 @@ export interface ServerComparison {
 
 /** Engines (or other servers) side by side, when a run measured several; undefined when it measured one. */
 export function serverComparison(groups: readonly Group[], result: ResultFile): ServerComparison | undefined {
-  const targets = result.config.targets.map((t) => t.label);
+  // the bare echo floor answers echo alone: it is the load generator's check, not a server compared
+  const compared = result.config.targets.filter((t) => t.label !== FLOOR_LABEL);
+  const targets = compared.map((t) => t.label);
   if (targets.length < 2) return undefined;
   const profile = result.config.indexes.at(-1) ?? null;
   const keys = [...new Set(groups.map((g) => `${g.workload}\u0000${g.agents}`))];
@@ -460,7 +462,13 @@ export function serverComparison(groups: readonly Group[], result: ResultFile): 
     });
     return { workload, agents: Number(agents), cells };
   });
-  return { what: result.config.targets.every((t) => t.engine) ? 'Engines' : 'Servers', profile, targets, rows };
+  return {
+    what: compared.every((t) => t.engine) ? 'Engines' : 'Servers',
+    profile,
+    targets,
+    // a workload none of them ran (the floor's http-echo) is no row
+    rows: rows.filter((r) => r.cells.some((x) => x !== undefined)),
+  };
 }
 
 const groupHistogram = (g: Group) => merge(g.steps.map((s) => s.all.histogram));
@@ -532,26 +540,34 @@ function serverCpuSection(groups: readonly Group[], result: ResultFile): Section
   };
 }
 
-/** Is the harness the bottleneck? MCP echo against the bare node:http floor, and client CPU. */
+/**
+ * Is the harness the bottleneck? MCP echo against the bare node:http floor, and client CPU: a row
+ * per server and agent count, the median of its iterations (merged as every table merges them).
+ */
 function loadGeneratorSection(result: ResultFile): Section {
-  const floor = result.steps.filter((s) => s.workload === 'http-echo');
-  const rows = result.steps
-    .filter((s) => s.workload === 'echo' || s.workload === 'http-echo')
-    .map((s) => {
-      const f = floor.find((x) => x.agents === s.agents);
-      const share = f ? throughput(s) / throughput(f) : Number.NaN;
-      return [
-        s.workload === 'echo' ? `MCP echo (${s.target})` : 'bare node:http echo',
-        String(s.agents),
-        rate(throughput(s)),
-        Number.isNaN(share) ? '–' : pct(share),
-        Math.round(s.client.cpuPerCallUs).toLocaleString('en-US'),
-        pct(s.client.cpuUtilization),
-        s.client.eventLoopDelayP99Ms.toFixed(1),
-      ];
-    });
+  const groups = groupSteps(result.steps).filter((g) => g.workload === 'echo' || g.workload === 'http-echo');
+  const floor = groups.filter((g) => g.workload === 'http-echo');
+  const med = (g: Group, f: (s: StepResult) => number) => median(g.steps.map(f));
+  const iterations = Math.max(0, ...groups.map((g) => g.steps.length));
+  const rows = groups.map((g) => {
+    const f = floor.find((x) => x.agents === g.agents);
+    const share = f ? medianThroughput(g).median / medianThroughput(f).median : Number.NaN;
+    return [
+      g.workload === 'echo' ? `MCP echo (${label(g)})` : 'bare node:http echo',
+      String(g.agents),
+      rate(medianThroughput(g).median),
+      Number.isNaN(share) ? '–' : pct(share),
+      Math.round(med(g, (s) => s.client.cpuPerCallUs)).toLocaleString('en-US'),
+      pct(med(g, (s) => s.client.cpuUtilization)),
+      med(g, (s) => s.client.eventLoopDelayP99Ms).toFixed(1),
+    ];
+  });
   return {
     title: 'Load generator check: echo through MCP versus a bare node:http JSON echo, same client stack',
+    note:
+      `${iterations > 1 ? `each row the median of ${iterations} iterations; ` : ''}` +
+      'MCP echo and the bare floor are measured one after the other, not in the same slice: ' +
+      'a share near or over 100% means the machine drifted between them, not that MCP is faster than bare HTTP',
     head: ['server', 'agents', 'calls/s', 'of bare floor', 'client CPU µs/call', 'client CPU', 'event-loop p99 ms'],
     rows,
   };

@@ -10,10 +10,16 @@ export interface Section {
 
 /**
  * Sections as boxed tables; with `width` (a terminal's columns), a table wider than that is laid
- * out narrow instead: one block per row, a line per column, and the title and note wrapped. Files
- * and pipes get no width, so their tables stay whole for tools that read them.
+ * out narrow instead: one block per row, a line per column. Titles and notes are wrapped to
+ * `textWidth` (by default `width`): a file or a pipe keeps its tables whole for tools that read
+ * them, and its headings to a readable width.
  */
-export function toTerminal(sections: readonly Section[], width?: number): string {
+export function toTerminal(sections: readonly Section[], width?: number, textWidth = width): string {
+  const text = (s: Section) =>
+    [s.title, s.note ?? '']
+      .filter(Boolean)
+      .map((t) => (textWidth ? wrap(t, textWidth) : t))
+      .join('\n');
   return sections
     .map((s) => {
       const t = new Table({
@@ -24,11 +30,7 @@ export function toTerminal(sections: readonly Section[], width?: number): string
       for (const r of s.rows) t.push(r);
       const table = t.toString();
       const fits = width === undefined || table.split('\n').every((line) => line.length <= width);
-      if (fits) return `${s.title}\n${s.note ? `${s.note}\n` : ''}${table}\n`;
-      return `${[s.title, s.note ?? '']
-        .filter(Boolean)
-        .map((text) => wrap(text, width!))
-        .join('\n')}\n${narrow(s, width!)}\n`;
+      return `${text(s)}\n${fits ? table : narrow(s, width!)}\n`;
     })
     .join('\n');
 }

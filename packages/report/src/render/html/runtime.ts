@@ -52,14 +52,25 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
         ? { distr: 3, log: a.log, ...(barSeries.length ? { range: decades } : {}) }
         : { range: fromZero };
     const ticks = spec.x.ticks;
+    const width = Math.max(320, Math.min(760, el.clientWidth || 640));
+    // about 6.5 px a character at the axis font; 80 px go to the value axis
+    const longest = Math.max(0, ...(ticks ?? []).map((t) => t.label.length));
+    const room = (width - 80) / Math.max(ticks?.length ?? 1, 1);
+    const upright = ticks !== undefined && longest * 6.5 + 8 > room;
+    // upright names take 16 px each: where categories are denser, every k-th is named (the table has them all)
+    const every = upright ? Math.ceil(16 / room) : 1;
+    const named = ticks?.filter((_, i) => i % every === 0);
+    // the chart grows by its upright names, so its plot keeps its height
+    const labelSize = upright ? Math.ceil(longest * 6.5 + 24) : 0;
     const axes: object[] = [
       {
         label: spec.x.label,
-        // many category names slanted, so they do not run into each other
-        ...(barSeries.length && spec.data[0]!.length > 6 ? { rotate: -30, size: 110, gap: 4 } : {}),
+        // category names that would run into each other stand upright, ending at their tick:
+        // nothing overlaps and nothing passes the chart's right edge
+        ...(upright ? { rotate: 90, size: labelSize, gap: 4 } : {}),
         ...(ticks
           ? {
-              splits: () => ticks.map((t) => t.value),
+              splits: () => named!.map((t) => t.value),
               filter: (_u: unknown, splits: number[]) => splits,
               values: (_u: unknown, splits: number[]) =>
                 splits.map((v) => ticks.find((t) => t.value === v)?.label ?? ''),
@@ -92,8 +103,13 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
           value: (_u: unknown, v: number | null) => fmt(v),
         };
         if (s.bars) {
-          const slot = barSeries.indexOf(s);
-          const w = groupWidth / barSeries.length;
+          // each bar takes a slot among the bars that have a value at its x: a group of one is centred
+          const me = spec.series.indexOf(s) + 1;
+          const mine = barSeries.map((b) => spec.series.indexOf(b) + 1);
+          const slots = (u: { data: (number | null)[][] }, i: number) => {
+            const present = mine.filter((k) => u.data[k]![i] !== null && u.data[k]![i] !== undefined);
+            return { slot: Math.max(present.indexOf(me), 0), w: groupWidth / Math.max(present.length, 1) };
+          };
           return {
             ...common,
             width: 1,
@@ -103,9 +119,16 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
               disp: {
                 x0: {
                   unit: 1,
-                  values: (u: { data: number[][] }) => u.data[0]!.map((x) => x - groupWidth / 2 + slot * w),
+                  values: (u: { data: (number | null)[][] }) =>
+                    u.data[0]!.map((x, i) => {
+                      const { slot, w } = slots(u, i);
+                      return x! - groupWidth / 2 + slot * w;
+                    }),
                 },
-                size: { unit: 1, values: (u: { data: number[][] }) => u.data[0]!.map(() => w * 0.9) },
+                size: {
+                  unit: 1,
+                  values: (u: { data: (number | null)[][] }) => u.data[0]!.map((_, i) => slots(u, i).w * 0.9),
+                },
               },
             }),
           };
@@ -176,17 +199,32 @@ export function drawCharts(uPlot: UPlotStatic, specs: readonly ChartSpec[], doc:
       ...(markers.length ? [drawMarkers] : []),
       ...(spec.series.some((s) => s.intervals) ? [drawIntervals] : []),
     ];
-    const width = Math.max(320, Math.min(760, el.clientWidth || 640));
+    // where each category name stands on the page, left to right edge (data-x-labels): the
+    // browser test checks that none overlaps another or passes the page's right edge
+    const placeLabels = (u: UPlotChart) => {
+      if (!ticks) return;
+      const left = u.over.getBoundingClientRect().left;
+      u.ctx.save();
+      u.ctx.font = '12px system-ui, -apple-system, sans-serif';
+      el.dataset.xLabels = JSON.stringify(
+        named!.map((t) => {
+          const x = left + u.valToPos(t.value, 'x', false);
+          const half = upright ? 7 : u.ctx.measureText(t.label).width / 2;
+          return [x - half, x + half];
+        }),
+      );
+      u.ctx.restore();
+    };
     new uPlot(
       {
         title: spec.title,
         width,
-        height: 300,
+        height: 300 + labelSize,
         scales,
         axes,
         series,
         legend: { live: true },
-        hooks: draw.length ? { draw } : {},
+        hooks: { ...(draw.length ? { draw } : {}), ready: [placeLabels] },
       },
       spec.data,
       el,
@@ -204,12 +242,14 @@ interface UPlotChart {
     lineTo(x: number, y: number): void;
     stroke(): void;
     fillText(text: string, x: number, y: number): void;
+    measureText(text: string): { width: number };
     strokeStyle: string;
     fillStyle: string;
     lineWidth: number;
     font: string;
   };
   bbox: { top: number; height: number };
+  over: { getBoundingClientRect(): { left: number } };
   valToPos(value: number, scale: string, canvasPixels: boolean): number;
 }
 interface UPlotStatic {
@@ -217,6 +257,6 @@ interface UPlotStatic {
   paths: { bars?: (options: object) => unknown; stepped?: (options: object) => unknown };
 }
 interface Doc {
-  querySelector(selector: string): { clientWidth: number } | null;
+  querySelector(selector: string): { clientWidth: number; dataset: Record<string, string | undefined> } | null;
 }
 declare const devicePixelRatio: number;

@@ -9,9 +9,11 @@ import type { Block, ReportSection } from '../types.js';
  * terminal's "Servers compared" (`serverComparison`).
  */
 export function serversSection(ctx: Context): ReportSection | undefined {
+  let what: 'Engines' | 'Servers' | undefined;
   const blocks = ctx.groups.flatMap((groups, run): Block[] => {
     const c = serverComparison(groups, ctx.runs[run]!.result);
     if (!c) return [];
+    what = what && what !== c.what ? 'Servers' : c.what;
     const categories = c.rows.map((r) => `${r.workload} × ${r.agents}`);
     return [
       {
@@ -44,7 +46,8 @@ export function serversSection(ctx: Context): ReportSection | undefined {
   if (!blocks.length) return undefined;
   return {
     id: 'servers',
-    title: 'Servers compared',
+    // the terminal's name for the same table
+    title: `${what ?? 'Servers'} compared`,
     note:
       'Each server (or engine) of a run on the same workloads and agent counts: calls/s (the median of iterations) ' +
       'and p50 of the last index profile measured. Each server keeps its colour on every chart.',

@@ -57,7 +57,10 @@ export function runSummary(run: Run): RunSummary {
         value: measuredMs / 1000,
       },
     ],
-    warnings: r.warnings,
+    warnings: [
+      ...(r.partial ? [`partial: the run was interrupted; these are the ${r.steps.length} step(s) it finished`] : []),
+      ...r.warnings,
+    ],
     notes: skippedLines(r.skipped ?? []),
   };
 }
