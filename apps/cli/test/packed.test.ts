@@ -192,6 +192,7 @@ describe('the packed packages, installed with npm outside the workspace', () => 
       '1',
       '--iterations',
       '1',
+      '--full',
     ];
     args.push('--workloads', 'point-read', '--indexes', 'baseline', '--html', 'report.html');
     const { stdout, stderr } = await sh('npx', args, { cwd: app, env, timeoutMs: 180_000 });
