@@ -31,6 +31,7 @@ describe('run --server-cpus / --client-cpus', () => {
       const client = availableParallelism() > 1 ? '1' : '0';
       const args = [
         'run',
+        '--full',
         '--db',
         db,
         '--server-cpus',
@@ -58,7 +59,7 @@ describe('run --server-cpus / --client-cpus', () => {
         expect(step.calls, step.workload).toBeGreaterThan(0);
         expect(step.server?.cpuPerCallUs, step.workload).toBeGreaterThan(0);
       }
-      expect(r.stderr).toMatch(/point-read × 1: \d+ calls\/s, server CPU \d+ µs\/call/);
+      expect(r.stderr).toMatch(/point-read × 1: [\d,]+ calls\/s, server CPU [\d,]+ µs\/call/);
     },
     150_000,
   );

@@ -85,7 +85,7 @@ describe('mcp-db-bench study', () => {
       expect(statSync(file(name)).mtimeMs).toBe(finishedBefore[name]);
     }
     // the two kept segments ran no step this time: every step line is of the other three's workloads
-    const stepLines = second.stderr.split('\n').filter((l) => / × \d+: \d+ calls\/s/.test(l));
+    const stepLines = second.stderr.split('\n').filter((l) => / × \d+: [\d,.]+ calls\/s/.test(l));
     expect(stepLines.length).toBeGreaterThan(0);
     const kept = STUDY.segments.slice(0, 2).flatMap((s) => s.workloads);
     expect(stepLines.filter((l) => kept.some((w) => l.includes(` ${w} × `)))).toEqual([]);

@@ -16,6 +16,7 @@ describe('run --trace-split', () => {
     const html = join(dir, 'split.html');
     const r = await run([
       'run',
+      '--full',
       '--trace-split',
       '--scale',
       '0.002',

@@ -25,6 +25,7 @@ describe("a study's units", () => {
     const out = join(dir, 'units.json');
     const r = await run([
       'run',
+      '--full',
       '--db',
       `sqlite:${join(dir, 'units.db')}`,
       ...common,
@@ -63,7 +64,7 @@ describe("a study's units", () => {
     expect(ops('analytical-table')).toEqual(['aggregate:table']);
     // 75/25 over a few hundred calls: both kinds
     expect(ops('analytical')).toEqual(['aggregate:entity', 'aggregate:table']);
-    expect(r.stdout).toContain('agents 1; point-read 1, 3');
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain('agents 1; point-read 1, 3');
     expect(r.stdout).toMatch(/│\s+point-read │\s+1: [\d,.]+ \(100%\) · 3: [\d,.]+ \(\d+%\) │/);
     expect(r.stdout).toContain('Operations: each kind of call within a workload');
     expect(r.stdout).toMatch(/│\s+analytical │\s+1 │ aggregate:entity │\s+[\d,.]+ │\s+\d+% │\s+\d+% │/);
@@ -80,6 +81,7 @@ describe("a study's units", () => {
       const out = join(dir, `handshake-${target.engine}.json`);
       const r = await run([
         'run',
+        '--full',
         '--db',
         url,
         ...common,
@@ -119,6 +121,7 @@ describe("a study's units", () => {
       const out = join(dir, `transfer-${target.engine}.json`);
       const r = await run([
         'run',
+        '--full',
         '--db',
         url,
         ...common,

@@ -43,6 +43,7 @@ describe('write workloads', () => {
     const out = join(dir, 'short.json');
     const r = await run([
       'run',
+      '--full',
       '--db',
       `sqlite:${join(dir, 'short.db')}`,
       '--scale',
@@ -168,6 +169,7 @@ describe('write workloads', () => {
       const out = join(dir, `integrity-${target.engine}.json`);
       const r = await run([
         'run',
+        '--full',
         '--db',
         url,
         '--scale',
