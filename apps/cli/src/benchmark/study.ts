@@ -18,7 +18,8 @@ export const STUDY = {
   durationMs: 2000,
   warmupMs: 500,
   segments: [
-    { name: 'session-init', workloads: ['session-init'], agents: [1] },
+    // a session's start with discovery, and the handshake alone (no database: run once per iteration)
+    { name: 'session-init', workloads: ['session-init', 'handshake'], agents: [1] },
     { name: 'point-read', workloads: ['point-read'], agents: [1, 10, 50] },
     { name: 'filtered', workloads: ['filtered'], agents: [1, 10, 50] },
     // per-entity aggregates (about 1 ms) apart from whole-table groupings (seconds at scale 1)

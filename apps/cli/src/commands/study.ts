@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { WORKLOADS } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { findingsHtml, findingsMarkdown, readResultFile, writeResultFile } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
@@ -107,8 +108,12 @@ export function studyCommand(): Command {
     });
 }
 
+/** Workloads without a database (the handshake) run under the first index profile only. */
 const stepCount = (segment: StudySegment, s: StudySettings) =>
-  s.dbs.length * segment.workloads.length * segment.agents.length * STUDY.indexes.length * s.iterations;
+  s.dbs.length *
+  segment.agents.length *
+  s.iterations *
+  segment.workloads.reduce((n, name) => n + (WORKLOADS[name]!.database ? STUDY.indexes.length : 1), 0);
 
 const minutes = (segment: StudySegment, s: StudySettings) =>
   `${Math.max(1, Math.round((stepCount(segment, s) * (s.durationMs + s.warmupMs)) / 60_000))} min`;
