@@ -227,6 +227,8 @@ async function planTargets(
       tools: [TOOL_NAMES.echo],
       servesOnly: true,
       fileAs: 'http-echo',
+      // echo and the floor take 4 turns each within every step: a drift of the machine lands on both
+      turns: 4,
       ...cpuOf(floor.pid),
     });
   }
