@@ -39,7 +39,7 @@ export function findingsHtml(files: readonly ResultFile[], earlier?: readonly Re
     (f) =>
       `<section id="${f.id}"><h2>${esc(f.title)}</h2><p class="note">${esc(f.note)}</p>` +
       `<div class="block">${f.chart ? `<div class="chart" data-chart="${f.chart.id}"></div>` : ''}` +
-      `<div class="numbers">${table({ head: f.head, rows: f.rows.map((cells) => ({ cells })) })}</div></div>` +
+      `<div class="numbers wide">${table({ head: f.head, rows: f.rows.map((cells) => ({ cells })) })}</div></div>` +
       `<p class="note">Reproduce:</p>${f.commands.map((c) => `<pre class="command"><code>${esc(c)}</code></pre>`).join('')}</section>`,
   );
   return htmlDocument(
