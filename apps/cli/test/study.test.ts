@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { WORKLOADS } from '@mcp-db-bench/agent';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { WORKLOADS } from '@mcp-db-bench/loadgen';
 import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STUDY } from '../src/benchmark/study.js';

@@ -3,6 +3,9 @@
  * lifecycle), the other servers named by --target and --target-cmd, and the echo floor when a
  * workload needs no more; one plan over them all, and its result file.
  */
+
+import { type DatabaseFacts, type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { redactUrl } from '@mcp-db-bench/engines';
 import {
   createClient,
   PEERS,
@@ -14,9 +17,7 @@ import {
   stagesDuration,
   type Target,
   WORKLOADS,
-} from '@mcp-db-bench/agent';
-import { type DatabaseFacts, type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
-import { redactUrl } from '@mcp-db-bench/engines';
+} from '@mcp-db-bench/loadgen';
 import { FLOOR_LABEL } from '@mcp-db-bench/report';
 import { request } from 'undici';
 import { networkReason, UsageError } from '../errors.js';

@@ -7,6 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { rowCounts } from '@mcp-db-bench/dataset';
+import { redactUrl } from '@mcp-db-bench/engines';
 import {
   checkReplayable,
   createClient,
@@ -26,10 +29,7 @@ import {
   type Trace,
   type Transport,
   type Workload,
-} from '@mcp-db-bench/agent';
-import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
-import { rowCounts } from '@mcp-db-bench/dataset';
-import { redactUrl } from '@mcp-db-bench/engines';
+} from '@mcp-db-bench/loadgen';
 import { UsageError } from '../errors.js';
 import { logLine, progress } from '../render/progress.js';
 import { KeySpace, shapeFiller } from '../replay/fill.js';

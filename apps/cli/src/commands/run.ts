@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { DEFAULT_WORKLOADS, PEERS, WORKLOADS, type WriteVerification } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { IndexSet } from '@mcp-db-bench/dataset';
+import { DEFAULT_WORKLOADS, PEERS, WORKLOADS, type WriteVerification } from '@mcp-db-bench/loadgen';
 import {
   checkThresholds,
   htmlReport,

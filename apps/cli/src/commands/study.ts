@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WORKLOADS } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
+import { WORKLOADS } from '@mcp-db-bench/loadgen';
 import { findingsHtml, findingsMarkdown, readResultFile, writeResultFile } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
 import {

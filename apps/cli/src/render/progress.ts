@@ -1,5 +1,5 @@
-import type { RunEvent, StepKey, WriteVerification } from '@mcp-db-bench/agent';
 import type { StepResult } from '@mcp-db-bench/contract';
+import type { RunEvent, StepKey, WriteVerification } from '@mcp-db-bench/loadgen';
 import { callsPerSecond, errorTotal, int, roundLabel } from '@mcp-db-bench/report';
 
 export function stepLine(step: StepResult): string {
