@@ -20,25 +20,6 @@ import { pinSelf } from '../serving/cpus.js';
 import { type PeerTarget, trackTargets } from '../serving/targets.js';
 import { testDelayWarning } from '../warnings.js';
 
-/** The run's phases: the flags checked into a configuration, the targets, the measuring, the outputs. */
-export function runCommand(): Command {
-  const command = new Command('run');
-  const peers = trackTargets(command);
-  command.description(
-    'seed (if needed), serve and benchmark: the default command; with no options, all on embedded SQLite',
-  );
-  for (const option of runOptions()) command.addOption(option);
-  return command
-    .allowExcessArguments()
-    .addHelpText('after', EXAMPLES)
-    .action(async (flags: RunFlags, command: Command) => {
-      const config = runConfig(flags, command);
-      const targets = peers.read({ sqlTool: config.sqlTool, sqlArg: config.sqlArg, service: config.service });
-      if (config.clientCpus) pinSelf(config.clientCpus);
-      conclude(await measureRun(config, targets), config);
-    });
-}
-
 const EXAMPLES = examples(
   'mcp-db-bench run --agents 1,8 --duration 5s',
   'mcp-db-bench run --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench --indexes optimized ' +
@@ -60,9 +41,30 @@ const EXAMPLES = examples(
     '--agents 64 --rate 8000 --out shard-0.json',
 );
 
-/** The steps measured, the workloads' or a trace's: an interrupt (Ctrl-C) still delivers the finished ones. */
+/** The run's phases: the flags checked into a configuration, the targets, the measuring, the outputs. */
+export function runCommand(): Command {
+  const command = new Command('run');
+  const peers = trackTargets(command);
+  command.description(
+    'seed (if needed), serve and benchmark: the default command; with no options, all on embedded SQLite',
+  );
+  for (const option of runOptions()) command.addOption(option);
+  return command
+    .allowExcessArguments()
+    .addHelpText('after', EXAMPLES)
+    .action(async (flags: RunFlags, command: Command) => {
+      const config = runConfig(flags, command);
+      const targets = peers.read({ sqlTool: config.sqlTool, sqlArg: config.sqlArg, service: config.service });
+      if (config.clientCpus) pinSelf(config.clientCpus);
+      conclude(await measureRun(config, targets), config);
+    });
+}
+
+/**
+ * The steps measured, the workloads' or a trace's. An interrupt (Ctrl-C) still writes what was
+ * asked for, from the steps finished, and prints their report.
+ */
 async function measureRun(config: RunConfig, targets: readonly PeerTarget[]): Promise<ResultFile> {
-  // an interrupt writes what was asked for, from the steps finished, and prints their report
   const keep = (partial: ResultFile) => {
     endProgress();
     deliver(partial, config);
