@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { buildCli } from '../src/cli.js';
+import { buildCli } from '../src/options.js';
 import { ConfigError, loadConfig } from '../src/config/load.js';
 import { configJsonSchema, configSchema } from '../src/config/schema.js';
 import { customTools } from '../src/tools/custom.js';
