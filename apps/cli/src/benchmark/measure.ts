@@ -4,6 +4,7 @@
  * workload needs no more; one plan over them all, and its result file.
  */
 import {
+  cpuUnder,
   createClient,
   PEERS,
   PeerClient,
@@ -23,7 +24,7 @@ import { networkReason, UsageError } from '../errors.js';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
 import { logLine, progress } from '../render/progress.js';
 import { resultOf } from '../results.js';
-import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
+import { pinnedCommand } from '../serving/cpus.js';
 import type { Database } from '../serving/database.js';
 import { indexesAfter, readFacts, recordedScale } from '../serving/facts.js';
 import { onInterrupt } from '../serving/interrupt.js';

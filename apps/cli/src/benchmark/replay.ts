@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
   checkReplayable,
+  cpuUnder,
   createClient,
   createHttpTransport,
   createStdioTransport,
@@ -34,7 +35,7 @@ import { UsageError } from '../errors.js';
 import { logLine, progress } from '../render/progress.js';
 import { KeySpace, shapeFiller } from '../replay/fill.js';
 import { resultOf } from '../results.js';
-import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
+import { pinnedCommand } from '../serving/cpus.js';
 import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';
 import type { PeerTarget } from '../serving/targets.js';
