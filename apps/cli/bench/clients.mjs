@@ -19,7 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startServer } from '../../../packages/server/bench/support.mjs';
+import { startServerProcess } from '@mcp-db-bench/server';
 import { scriptOptions } from './options.mjs';
 import { writeBenchResult } from './result-file.mjs';
 
@@ -93,7 +93,7 @@ async function serve() {
   const db = `sqlite:${join(dir, 'bench.db')}`;
   log('seeding 26,100 rows (scale 0.01, optimized indexes)');
   await run(process.execPath, [
-    join(ROOT, 'apps/cli/dist/bin.js'),
+    here('../bin/mcp-db-bench.js'),
     'seed',
     '--db',
     db,
@@ -102,7 +102,8 @@ async function serve() {
     '--indexes',
     'optimized',
   ]);
-  const { endpoint, stop } = await startServer(db);
+  // one server process (--workers 1), as the server's own bench scripts start it
+  const { endpoint, stop } = await startServerProcess(['--url', db, '--http', '--port', '0', '--workers', '1']);
   return { url: endpoint, stop };
 }
 

@@ -2,7 +2,7 @@
 // database, the same independent Go client (go-client/, net/http, one connection per agent) on
 // every server, the servers alternated cell by cell (ours, Faucet, DBHub, ours...) so drift on a
 // shared machine hits all alike.
-//   ours     packages/server/dist/bin.js --http, no other option (whatever its defaults are)
+//   ours     the server's bin (mcp-db-server) --http, no other option (whatever its defaults are)
 //   faucet   `faucet mcp --transport http` where FAUCET_BIN names a binary built from its source
 //            (github.com/faucetdb/faucet: go build ./cmd/faucet); its reads through faucet_query
 //   recorded ours behind `mcp-db-bench record` (a proxy writing every call to a trace); its CPU
@@ -33,15 +33,14 @@ import { createServer } from 'node:net';
 import { loadavg, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseReady } from '@mcp-db-bench/server';
-import { cpuUnder } from '../dist/serving/cpus.js';
+import { cpuUnder } from '@mcp-db-bench/loadgen';
+import { parseReady, SERVER_BIN } from '@mcp-db-bench/server';
 import { scriptOptions } from './options.mjs';
 import { writeBenchResult } from './result-file.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
-const ROOT = here('../../../');
-const SERVER_BIN = join(ROOT, 'packages/server/dist/bin.js');
-const CLI_BIN = join(ROOT, 'apps/cli/dist/bin.js');
+// the CLI's own bin, as users run it (it runs the build)
+const CLI_BIN = here('../bin/mcp-db-bench.js');
 // DBHub as the workspace locks it (apps/cli's devDependency), not the newest from npm
 const require = createRequire(import.meta.url);
 const DBHUB = require('@bytebase/dbhub/package.json');
@@ -390,7 +389,7 @@ const SERVERS = {
 
 // ---- server CPU from /proc ----
 
-/** CPU µs of `root` and every descendant (ended children included): the CLI's own reading of /proc. */
+/** CPU µs of `root` and every descendant (ended children included): the run's own reading of /proc. */
 const treeCpuUs = (root) => (platform() === 'linux' ? cpuUnder(root) : Number.NaN);
 
 // ---- the client ----

@@ -7,6 +7,7 @@
 import { type DatabaseFacts, type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import {
+  cpuUnder,
   createClient,
   PEERS,
   PeerClient,
@@ -24,7 +25,7 @@ import { networkReason, UsageError } from '../errors.js';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
 import { logLine, progress } from '../render/progress.js';
 import { resultOf } from '../results.js';
-import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
+import { pinnedCommand } from '../serving/cpus.js';
 import type { Database } from '../serving/database.js';
 import { indexesAfter, readFacts, recordedScale } from '../serving/facts.js';
 import { onInterrupt } from '../serving/interrupt.js';

@@ -9,6 +9,7 @@ import { rowCounts } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
 import {
   checkReplayable,
+  cpuUnder,
   createClient,
   createHttpTransport,
   createStdioTransport,
@@ -25,7 +26,7 @@ import {
 import { UsageError } from '../errors.js';
 import { logLine } from '../render/progress.js';
 import { KeySpace, shapeFiller } from '../replay/fill.js';
-import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
+import { pinnedCommand } from '../serving/cpus.js';
 import type { Database } from '../serving/database.js';
 import type { Serving } from '../serving/lifecycle.js';
 import type { PeerTarget } from '../serving/targets.js';

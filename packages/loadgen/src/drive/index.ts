@@ -1,6 +1,7 @@
 export { type Clock, FakeClock, realClock } from './clock.js';
 export { type MeasureCallsOptions, type MeasuredCalls, measureCalls } from './measure-calls.js';
 export { type ClientProbe, nullProbe, type ProbeReading, processProbe } from './probe.js';
+export { cpuUnder } from './process-cpu.js';
 export {
   type AgentLoop,
   DEFAULT_LATE_TOLERANCE_MS,

@@ -9,7 +9,8 @@ import type { DescribeTableOutput } from '@mcp-db-bench/contract';
 import type { McpClient, ToolInfo } from '../clients/client.js';
 import { DIALECTS, type SqlDialect } from './dialects/index.js';
 import type { PeerOptions, PeerProfile, Translation } from './profile.js';
-import { portableType, type Rows, type RunSql, sqlTools } from './sql.js';
+import { type Rows, type RunSql, sqlTools } from './sql.js';
+import { portableType } from './sql-catalog.js';
 
 interface DbhubAnswer<T> {
   success?: boolean;

@@ -14,7 +14,8 @@ export {
   type RawSink,
   toolError,
 } from './profile.js';
-export { filterSql, portableType } from './sql.js';
+export { portableType } from './sql-catalog.js';
+export { filterSql } from './sql-clauses.js';
 
 /** Every profile by name; adding a server is its file and a line here. */
 export const PEERS: Readonly<Record<string, PeerProfile>> = {

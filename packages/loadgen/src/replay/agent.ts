@@ -1,15 +1,7 @@
 import type { TraceRequest } from '@mcp-db-bench/contract';
-import { McpCallError, sessionEnded } from '../clients/client.js';
 import type { Transport } from '../clients/transport.js';
-import {
-  type ClientInfo,
-  DEFAULT_CLIENT_INFO,
-  LEGACY_REVISION,
-  modernMeta,
-  resultOf,
-  toToolCallResult,
-} from '../clients/wire.js';
-import type { AgentLoop, OpOutcome } from '../drive/run-step.js';
+import type { AgentLoop } from '../drive/run-step.js';
+import { ReplayConnection } from './connection.js';
 import type { RecordedSession, Trace } from './trace.js';
 
 export interface ReplayAgentOptions {
@@ -45,113 +37,21 @@ export const scaledThink = (recordedMs: number, factor: number): number => Math.
  * or none: session-less, in the modern era), until the step ends.
  */
 export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
-  const { trace } = options;
-  const sessions = trace.sessions;
-  let pass = 0;
-  let session = sessionOf(0);
-  /** the transport of the session under way: the era's own where there are two */
-  let transport = transportOf(session);
-  let position = 0;
-  let nextId = 1;
-  /** the revision initialize agreed on in this pass; none: the session is the modern era's (no handshake) */
-  let negotiated: string | undefined;
-  /** sessions the server ended under this agent, started again (AgentLoop.reinitialized) */
-  let restarts = 0;
-
-  function sessionOf(k: number): RecordedSession {
-    return sessions[(options.index + k * options.agents) % sessions.length]!;
-  }
-
-  function transportOf(s: RecordedSession): Transport<unknown> {
-    return options.modernTransport && sessionEra(s) === 'modern' ? options.modernTransport : options.transport;
-  }
-
-  function params(request: TraceRequest, from: RecordedSession): Record<string, unknown> {
-    const clientInfo: ClientInfo = from.client ?? DEFAULT_CLIENT_INFO;
-    if (request.method === 'initialize')
-      return { protocolVersion: from.protocolVersion ?? LEGACY_REVISION, capabilities: {}, clientInfo };
-    const out: Record<string, unknown> =
-      request.method === 'tools/call' ? { name: request.tool, arguments: options.fill(request) ?? {} } : {};
-    if (negotiated === undefined) out._meta = modernMeta(clientInfo);
-    return out;
-  }
-
-  /** One request as recorded; an McpCallError (the transport's, or the server's JSON-RPC error) propagates. */
-  async function exchange(
-    request: TraceRequest,
-    from: RecordedSession,
-    sent = params(request, from),
-  ): Promise<OpOutcome> {
-    const op = request.tool ?? request.method;
-    const era = request.method === 'initialize' || negotiated !== undefined ? 'legacy' : 'modern';
-    const route = transport.route(era, request.method, request.tool);
-    if (request.durationMs === undefined) {
-      // a notification: no id, no answer
-      await transport.notify(JSON.stringify({ jsonrpc: '2.0', method: request.method, params: sent }), route);
-      return { op, ok: true };
-    }
-    const id = nextId++;
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: request.method, params: sent });
-    const result = resultOf(await transport.request(body, id, route));
-    if (request.method === 'initialize') {
-      negotiated = typeof result.protocolVersion === 'string' ? result.protocolVersion : LEGACY_REVISION;
-      transport.negotiated(negotiated);
-    }
-    if (request.method === 'tools/call') {
-      const answer = toToolCallResult(result);
-      if (answer.isError) return { op, ok: false, errorKind: `tool:${toolErrorCode(answer.data)}` };
-    }
-    return { op, ok: true };
-  }
-
-  /**
-   * A request as recorded. When the server has ended the session (404 to a request naming it),
-   * the session starts again as the spec asks (initialize and notifications/initialized, as the
-   * recorded one began) and the request is sent once more: a restart, counted, not an error.
-   */
-  async function send(request: TraceRequest, from: RecordedSession): Promise<OpOutcome> {
-    const op = request.tool ?? request.method;
-    // filled once: the retry sends the same arguments (a shaped write's row is taken once)
-    const sent = params(request, from);
-    try {
-      try {
-        return await exchange(request, from, sent);
-      } catch (error) {
-        if (!sessionEnded(error)) throw error;
-      }
-      restarts++;
-      await exchange(INITIALIZE, from);
-      await exchange(INITIALIZED, from);
-      if (request.method === INITIALIZED.method) return { op, ok: true };
-      // a 404 ends only a 2025-era session, which the restart begins again: the same params hold
-      return await exchange(request, from, sent);
-    } catch (error) {
-      if (error instanceof McpCallError) return { op, ok: false, errorKind: error.kind };
-      throw error;
-    }
-  }
-
+  const cursor = new SessionCursor(options.trace.sessions, options.index, options.agents);
+  /** the transport of a session: the era's own where there are two */
+  const transportOf = (s: RecordedSession): Transport<unknown> =>
+    options.modernTransport && sessionEra(s) === 'modern' ? options.modernTransport : options.transport;
+  const connection = new ReplayConnection(transportOf(cursor.session), options.fill);
   return {
-    pause: () => scaledThink(session.requests[position]!.thinkMs, options.think),
+    pause: () => scaledThink(cursor.peek().thinkMs, options.think),
     async next() {
-      if (position === 0) {
-        // a new pass starts a new session: the last one is ended off the calls' path
-        transport = transportOf(session);
-        transport.begin();
-        negotiated = undefined;
-      }
-      const from = session;
-      const request = from.requests[position]!;
-      position++;
-      if (position === session.requests.length) {
-        pass++;
-        session = sessionOf(pass);
-        position = 0;
-      }
-      return send(request, from);
+      const { request, from, begins } = cursor.next();
+      // a new pass starts a new session: the last one is ended off the calls' path
+      if (begins) connection.begin(transportOf(from));
+      return connection.send(request, from);
     },
     get reinitialized() {
-      return restarts;
+      return connection.restarts;
     },
     close: async () => {
       await options.transport.close();
@@ -160,27 +60,52 @@ export function startReplayAgent(options: ReplayAgentOptions): AgentLoop {
   };
 }
 
+/** Where one agent is in its share of the trace's sessions (round robin), request by request. */
+class SessionCursor {
+  readonly #sessions: readonly RecordedSession[];
+  readonly #index: number;
+  readonly #agents: number;
+  #pass = 0;
+  #position = 0;
+  #session: RecordedSession;
+
+  constructor(sessions: readonly RecordedSession[], index: number, agents: number) {
+    this.#sessions = sessions;
+    this.#index = index;
+    this.#agents = agents;
+    this.#session = this.#sessionOf(0);
+  }
+
+  /** the session under way */
+  get session(): RecordedSession {
+    return this.#session;
+  }
+
+  /** The request `next()` gives. */
+  peek(): TraceRequest {
+    return this.#session.requests[this.#position]!;
+  }
+
+  /** The next request, its session, and whether it begins that session; past a session's last, the agent's next one. */
+  next(): { request: TraceRequest; from: RecordedSession; begins: boolean } {
+    const begins = this.#position === 0;
+    const from = this.#session;
+    const request = from.requests[this.#position]!;
+    this.#position++;
+    if (this.#position === from.requests.length) {
+      this.#pass++;
+      this.#session = this.#sessionOf(this.#pass);
+      this.#position = 0;
+    }
+    return { request, from, begins };
+  }
+
+  #sessionOf(k: number): RecordedSession {
+    return this.#sessions[(this.#index + k * this.#agents) % this.#sessions.length]!;
+  }
+}
+
 /** A recorded session's era: 2025 when it began with `initialize`, else 2026 (session-less). */
 export function sessionEra(session: RecordedSession): 'legacy' | 'modern' {
   return session.requests[0]?.method === 'initialize' ? 'legacy' : 'modern';
-}
-
-/** The handshake a restarted session sends: its params are the recorded session's (see `params`). */
-const handshake = (method: string): TraceRequest => ({
-  type: 'request',
-  session: '',
-  at: 0,
-  method,
-  thinkMs: 0,
-  bytes: { request: 0, response: 0 },
-});
-const INITIALIZE: TraceRequest = { ...handshake('initialize'), durationMs: 0 };
-/** a notification: no duration */
-const INITIALIZED: TraceRequest = handshake('notifications/initialized');
-
-/** A tool error's code: ours answers {"error":{"code":...}}, other servers a bare {"code":...} (as the recorder reads it). */
-function toolErrorCode(data: unknown): string {
-  const body = data as { code?: unknown; error?: { code?: unknown } } | undefined;
-  const code = body?.error?.code ?? body?.code;
-  return typeof code === 'string' ? code : 'error';
 }

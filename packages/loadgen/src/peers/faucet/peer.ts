@@ -1,7 +1,7 @@
 /** The peer: Faucet's tools on one service, discovery kept per session, refusals in our shape. */
 import type { McpClient, ToolCallResult } from '../../clients/client.js';
 import { toolError } from '../profile.js';
-import { portableType } from '../sql.js';
+import { portableType } from '../sql-catalog.js';
 import { NUMERIC } from './filter.js';
 import type { FaucetTableSchema, FaucetTableSummary, Known, Row } from './shapes.js';
 

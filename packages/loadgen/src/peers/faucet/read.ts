@@ -7,7 +7,7 @@ import {
   type GetInput,
   type QueryInput,
 } from '@mcp-db-bench/contract';
-import { portableType } from '../sql.js';
+import { portableType } from '../sql-catalog.js';
 import { faucetName, render } from './filter.js';
 import { type FaucetPeer, refuse } from './peer.js';
 import { CURSOR, DEFAULT_LIMIT, type Known, type Row } from './shapes.js';
