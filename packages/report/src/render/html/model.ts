@@ -1,9 +1,12 @@
 import { type ChartSpec, dropEmptySeries } from './charts.js';
 import { context } from './context.js';
 import { agreementSection } from './sections/agreement.js';
+import { commitsSection } from './sections/commits.js';
 import { decompositionSection } from './sections/decomposition.js';
 import { errorSection } from './sections/errors.js';
 import { indexSection } from './sections/indexes.js';
+import { operationsSection } from './sections/operations.js';
+import { overrunSection } from './sections/overrun.js';
 import { replaySection } from './sections/replay.js';
 import { scalingSection } from './sections/scaling.js';
 import { serversSection } from './sections/servers.js';
@@ -27,6 +30,9 @@ export function reportModel(runs: readonly Run[]): ReportModel {
     spectrumSection(ctx),
     scalingSection(ctx),
     serversSection(ctx),
+    operationsSection(ctx),
+    overrunSection(ctx),
+    commitsSection(ctx),
     agreementSection(ctx),
     timelineSection(ctx),
     indexSection(ctx),
