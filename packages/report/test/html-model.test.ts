@@ -393,6 +393,33 @@ describe('the report model and page', () => {
     expect(plain.sections.some((s) => ['operations', 'overrun', 'commits'].includes(s.id))).toBe(false);
   });
 
+  it('names a replay’s rows by its trace, as the terminal report does', () => {
+    const replay = {
+      trace: 'db.jsonl',
+      recordedTarget: 'ours',
+      values: 'keep',
+      sessions: 1,
+      requests: 5,
+      think: 0,
+    } as const;
+    const operations = { initialize: stats([1000]), 'tools/call list_tables': stats([2000, 2000]) };
+    const file = result(
+      [step({ workload: 'replay', agents: 1, calls: 3, target: 'target', indexes: null, operations })],
+      {
+        config: { ...result([]).config, targets: [{ label: 'target', engine: null, url: null }], replay },
+      },
+    );
+    const model = reportModel([{ label: 'a', result: file }]);
+    const replayed = model.sections.find((s) => s.id === 'replay')!;
+    expect(replayed.blocks[0]!.table.rows.map((r) => r.cells[0])).toEqual(['db.jsonl × 1', 'db.jsonl × 1']);
+    const firsts = model.sections.flatMap((s) =>
+      s.blocks.flatMap((b) => [b.table.head[0], ...b.table.rows.map((r) => r.cells[0])]),
+    );
+    expect(firsts).not.toContain('target');
+    expect(firsts.some((c) => typeof c === 'string' && c.startsWith('db.jsonl'))).toBe(true);
+    expect(model.sections.find((s) => s.id === 'operations')!.blocks[0]!.table.head[0]).toBe('trace');
+  });
+
   it('says there were no errors, without an empty chart, when no call failed', () => {
     const model = reportModel([{ label: 'a', result: result([step({ workload: 'echo', agents: 1, calls: 10 })]) }]);
     const errors = model.sections.find((s) => s.id === 'errors')!;

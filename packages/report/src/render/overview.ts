@@ -3,6 +3,7 @@ import { merge, summary } from '../histogram.js';
 import { FLOOR_LABEL } from './floor.js';
 import { int, roundLabel } from './numbers.js';
 import { type Group, groupSteps, medianThroughput } from './report.js';
+import { byTrace, rowsNamedBy } from './replay.js';
 import { type Section, toTerminal, wrap } from './table.js';
 import { disagreementLines } from './tokens.js';
 
@@ -17,7 +18,8 @@ const agentsName = (n: number) => `${n} agent${n === 1 ? '' : 's'}`;
  * and agent count, and the verdicts (index speed-up with its interval, agreement, warnings).
  * Every line keeps to `width` (a terminal's columns; a pipe's PIPE_COLUMNS); `--full` has the rest.
  */
-export function overview(result: ResultFile, width = PIPE_COLUMNS): string {
+export function overview(file: ResultFile, width = PIPE_COLUMNS): string {
+  const result = byTrace(file);
   const groups = groupSteps(result.steps);
   const table = summaryTable(groups, result, width);
   return [
@@ -83,7 +85,7 @@ function summaryTable(groups: readonly Group[], result: ResultFile, width: numbe
   const title = `Summary${profile ? ` (${profile} indexes${era ? `,${era}` : ''})` : era ? ` (${era.trim()})` : ''}: calls/s, p50 and p99 ms`;
   const wide: Section = {
     title,
-    head: ['workload', 'target', ...agents.map((n) => `${agentsName(n)}\ncalls/s  p50 / p99`)],
+    head: ['workload', rowsNamedBy(result), ...agents.map((n) => `${agentsName(n)}\ncalls/s  p50 / p99`)],
     rows: rounds.map((round) => {
       const [workload, target] = round.split('\u0000') as [string, string];
       return [
@@ -100,7 +102,7 @@ function summaryTable(groups: readonly Group[], result: ResultFile, width: numbe
   };
   const tall: Section = {
     title,
-    head: ['workload', 'target', 'agents', 'calls/s', 'p50', 'p99'],
+    head: ['workload', rowsNamedBy(result), 'agents', 'calls/s', 'p50', 'p99'],
     rows: rounds.flatMap((round) => {
       const [workload, target] = round.split('\u0000') as [string, string];
       return agents.flatMap((n) => {

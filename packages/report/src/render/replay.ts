@@ -15,6 +15,40 @@ export function replaySections(result: ResultFile): Section[] {
   return [methodSection(steps), timeSection(steps, replay.think)];
 }
 
+/** The label `run --target URL` gives a server it names no other way. */
+const UNNAMED = 'target';
+
+/**
+ * A replay's rows named by the trace it replayed (`db.jsonl`, or `db.jsonl on sqlite` where the run
+ * named the server): every report renders this view of a result; other results are as they are.
+ */
+export function byTrace(result: ResultFile): ResultFile {
+  const replay = result.config.replay;
+  if (!replay) return result;
+  const name = (target: string) => (target === UNNAMED ? replay.trace : `${replay.trace} on ${target}`);
+  const each = <T extends { target: string }>(list: readonly T[] | undefined) =>
+    list?.map((x) => ({ ...x, target: name(x.target) }));
+  return {
+    ...result,
+    config: { ...result.config, targets: result.config.targets.map((t) => ({ ...t, label: name(t.label) })) },
+    steps: each(result.steps)!,
+    sessionInit: each(result.sessionInit)!,
+    decomposition: each(result.decomposition)!,
+    skipped: each(result.skipped),
+    tokens: each(result.tokens),
+    memory: each(result.memory),
+    agreement: result.agreement?.map((a) => ({ ...a, target: name(a.target), reference: name(a.reference) })),
+    comparisons: result.comparisons?.map((c) => ({
+      ...c,
+      base: { ...c.base, target: name(c.base.target) },
+      other: { ...c.other, target: name(c.other.target) },
+    })),
+  };
+}
+
+/** What a table's rows are named by: the server measured, or in a replay the trace (byTrace). */
+export const rowsNamedBy = (result: ResultFile) => (result.config.replay ? 'trace' : 'target');
+
 /** The line the report header gives a replay. */
 export function replayLine(replay: NonNullable<ResultFile['config']['replay']>): string {
   return (

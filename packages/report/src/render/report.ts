@@ -5,7 +5,7 @@ import { FLOOR_LABEL, floorSections } from './floor.js';
 import { callsPerSecond, median, REFUSED, roundLabel } from './numbers.js';
 import { operationsSection } from './operations.js';
 import { overrunSection } from './overrun.js';
-import { replayLine, replaySections } from './replay.js';
+import { byTrace, replayLine, replaySections, rowsNamedBy } from './replay.js';
 import { soakSections } from './soak.js';
 import { formatStages, stageSections } from './stages.js';
 import { type Section, wrap } from './table.js';
@@ -27,8 +27,10 @@ const label = roundLabel;
  * one step are combined by merging histograms (percentiles are never averaged) and by the
  * median of throughputs, with the spread shown.
  */
-export function reportSections(result: ResultFile): Section[] {
+export function reportSections(file: ResultFile): Section[] {
+  const result = byTrace(file);
   const groups = groupSteps(result.steps);
+  const named = rowsNamedBy(result);
   return [
     sessionInitSection(result),
     latencySection(groups),
@@ -52,11 +54,14 @@ export function reportSections(result: ResultFile): Section[] {
     // floor's and soak's own tables, from the files they write
     ...floorSections(result),
     ...soakSections(result),
-  ].filter((s): s is Section => s !== undefined && s.rows.length > 0);
+  ]
+    .filter((s): s is Section => s !== undefined && s.rows.length > 0)
+    .map((s) => (s.head[0] === 'target' ? { ...s, head: [named, ...s.head.slice(1)] } : s));
 }
 
 /** The lines above the tables: what ran, where and how; with `width` (a terminal's columns), wrapped to it. */
-export function reportHeader(result: ResultFile, width?: number): string {
+export function reportHeader(file: ResultFile, width?: number): string {
+  const result = byTrace(file);
   const e = result.environment;
   const c = result.config;
   const lines = [
