@@ -2,8 +2,8 @@ import { type Comparison, formatRatio, type ResultFile, ratioInterval } from '@m
 import { merge, summary } from '../histogram.js';
 import { FLOOR_LABEL } from './floor.js';
 import { int, roundLabel } from './numbers.js';
-import { type Group, groupSteps, medianThroughput } from './report.js';
 import { byTrace, rowsNamedBy } from './replay.js';
+import { type Group, groupSteps, medianThroughput } from './report.js';
 import { type Section, toTerminal, wrap } from './table.js';
 import { disagreementLines } from './tokens.js';
 
@@ -11,7 +11,7 @@ import { disagreementLines } from './tokens.js';
 export const PIPE_COLUMNS = 100;
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
-const agentsName = (n: number) => `${n} agent${n === 1 ? '' : 's'}`;
+const agentsName = (n: number) => `${int(n)} agent${n === 1 ? '' : 's'}`;
 
 /**
  * The report a run prints by default: what ran, one table of calls/s, p50 and p99 per workload
@@ -52,9 +52,9 @@ function overviewHeader(result: ResultFile, width: number): string {
   ];
   const lines = [
     `mcp-db-bench ${result.tool.version} · ${result.startedAt} · ${e.cpus} CPUs, Node ${e.node}`,
-    `${c.workloads.length} workloads · agents ${c.agents.join(', ')} · ${c.durationMs / 1000} s per step × ${c.iterations} iteration(s) · indexes ${c.indexes.join(', ') || 'as found'}${databases.length ? ` · ${databases.join(', ')}` : ''}`,
+    `${c.workloads.length} workloads · agents ${c.agents.map(int).join(', ')} · ${c.durationMs / 1000} s per step × ${int(c.iterations)} iteration(s) · indexes ${c.indexes.join(', ') || 'as found'}${databases.length ? ` · ${databases.join(', ')}` : ''}`,
     ...(result.partial
-      ? [`partial: the run was interrupted; these are the ${result.steps.length} step(s) it finished`]
+      ? [`partial: the run was interrupted; these are the ${int(result.steps.length)} step(s) it finished`]
       : []),
   ];
   return wrap(lines.join('\n'), width);
@@ -109,7 +109,7 @@ function summaryTable(groups: readonly Group[], result: ResultFile, width: numbe
         const g = find(round, n);
         if (!g) return [];
         const x = numbers(g);
-        return [[workload, name(target), String(n), x.rate, x.p50, x.p99]];
+        return [[workload, name(target), int(n), x.rate, x.p50, x.p99]];
       });
     }),
   };

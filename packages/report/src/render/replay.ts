@@ -1,6 +1,6 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { merge, summary } from '../histogram.js';
-import { roundLabel } from './numbers.js';
+import { int, rate, roundLabel } from './numbers.js';
 import type { Section } from './table.js';
 
 /**
@@ -52,15 +52,16 @@ export const rowsNamedBy = (result: ResultFile) => (result.config.replay ? 'trac
 /** The line the report header gives a replay. */
 export function replayLine(replay: NonNullable<ResultFile['config']['replay']>): string {
   return (
-    `replayed ${replay.trace}: ${replay.sessions} session(s), ${replay.requests} requests recorded against ` +
+    `replayed ${replay.trace}: ${int(replay.sessions)} session(s), ${int(replay.requests)} requests recorded against ` +
     `${replay.recordedTarget} (values ${replay.values}), think time × ${replay.think}` +
-    (replay.streams ? `; ${replay.streams} GET stream(s) not replayed` : '')
+    (replay.streams ? `; ${int(replay.streams)} GET stream(s) not replayed` : '')
   );
 }
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '–');
-const name = (s: StepResult) => `${roundLabel(s)} × ${s.agents}${s.iteration > 1 ? ` (iteration ${s.iteration})` : ''}`;
+const name = (s: StepResult) =>
+  `${roundLabel(s)} × ${int(s.agents)}${s.iteration > 1 ? ` (iteration ${int(s.iteration)})` : ''}`;
 
 function methodSection(steps: readonly StepResult[]): Section {
   return {
@@ -72,8 +73,8 @@ function methodSection(steps: readonly StepResult[]): Section {
         return [
           name(s),
           op,
-          String(stats.count),
-          (stats.count / (s.durationMs / 1000)).toFixed(1),
+          int(stats.count),
+          rate(stats.count / (s.durationMs / 1000)),
           ms(h.p50),
           ms(h.p95),
           ms(h.p99),

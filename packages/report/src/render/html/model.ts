@@ -1,5 +1,5 @@
-import { type ChartSpec, dropEmptySeries } from './charts.js';
 import { byTrace, rowsNamedBy } from '../replay.js';
+import { type ChartSpec, dropEmptySeries } from './charts.js';
 import { context } from './context.js';
 import { agreementSection } from './sections/agreement.js';
 import { commitsSection } from './sections/commits.js';
