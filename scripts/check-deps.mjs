@@ -49,7 +49,7 @@ const LAYERS = {
   '@mcp-db-bench/engines': ['@mcp-db-bench/contract'],
   '@mcp-db-bench/dataset': ['@mcp-db-bench/contract', '@mcp-db-bench/engines'],
   '@mcp-db-bench/server': ['@mcp-db-bench/contract', '@mcp-db-bench/engines'],
-  '@mcp-db-bench/agent': ['@mcp-db-bench/contract', '@mcp-db-bench/report'],
+  '@mcp-db-bench/loadgen': ['@mcp-db-bench/contract', '@mcp-db-bench/report'],
   '@mcp-db-bench/testing': ['@mcp-db-bench/engines'],
 };
 

@@ -7,7 +7,7 @@
 //     [--sql-tool execute_sql --sql-arg sql]
 //
 // Prints one JSON object with the fields the Go client prints; clients.mjs runs all of them.
-import { createClient, Random } from '@mcp-db-bench/agent';
+import { createClient, Random } from '@mcp-db-bench/loadgen';
 import { scriptOptions } from './options.mjs';
 import { runLengths } from './result-file.mjs';
 

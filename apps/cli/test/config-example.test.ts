@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { createClient, type McpClient } from '@mcp-db-bench/agent';
 import { MARKER_TABLE } from '@mcp-db-bench/dataset';
 import { engineForUrl } from '@mcp-db-bench/engines';
+import { createClient, type McpClient } from '@mcp-db-bench/loadgen';
 import { SERVER_BIN } from '@mcp-db-bench/server';
 import { engineOf, freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { sql } from 'kysely';

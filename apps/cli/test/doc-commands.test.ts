@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildCli } from '../../../packages/server/src/cli.js';
+import { buildCli } from '../../../packages/server/src/options.js';
 import { buildProgram, parseCli } from '../src/program.js';
 import { type DocCommand, docCommands, invocation, shellCommands } from './support/doc-commands.js';
 

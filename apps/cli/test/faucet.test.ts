@@ -9,8 +9,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, type McpClient, PEERS, PeerClient, type WriteVerification } from '@mcp-db-bench/agent';
 import { resultFile } from '@mcp-db-bench/contract';
+import { createClient, type McpClient, PEERS, PeerClient, type WriteVerification } from '@mcp-db-bench/loadgen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { type ScriptedFaucetOptions, startScriptedFaucet } from './support/faucet-server.js';

@@ -28,7 +28,7 @@ const PACKAGES = [
   'packages/engines',
   'packages/server',
   'packages/report',
-  'packages/agent',
+  'packages/loadgen',
   'packages/dataset',
   'apps/cli',
 ];

@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Random, type ResultFile, resultFile } from '@mcp-db-bench/contract';
 import {
   checkTargets,
   createClient,
@@ -15,8 +16,7 @@ import {
   type PeerProfile,
   SimAgent,
   WORKLOADS,
-} from '@mcp-db-bench/agent';
-import { Random, type ResultFile, resultFile } from '@mcp-db-bench/contract';
+} from '@mcp-db-bench/loadgen';
 import { freshDatabase } from '@mcp-db-bench/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';

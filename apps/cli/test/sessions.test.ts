@@ -3,8 +3,8 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, runStep, startAgent, WORKLOADS } from '@mcp-db-bench/agent';
 import { seed } from '@mcp-db-bench/dataset';
+import { createClient, runStep, startAgent, WORKLOADS } from '@mcp-db-bench/loadgen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, startServer } from '../src/serving/server-process.js';
 

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunEvent, StepKey } from '@mcp-db-bench/agent';
 import { resultFile } from '@mcp-db-bench/contract';
+import type { RunEvent, StepKey } from '@mcp-db-bench/loadgen';
 import { formatStages, MAX_STAGE_ROWS, stageSections } from '@mcp-db-bench/report';
 import { InvalidArgumentError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';

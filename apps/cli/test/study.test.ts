@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
+import { WORKLOADS } from '@mcp-db-bench/loadgen';
 import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STUDY } from '../src/benchmark/study.js';
@@ -95,8 +96,10 @@ describe('mcp-db-bench study', () => {
       expect(r.config.workloads).toEqual(segment.workloads);
       expect(r.config.agents).toEqual(segment.agents);
       expect(r.config.indexes).toEqual(STUDY.indexes);
-      // every step of the design, once per iteration and index profile
-      expect(r.steps.length).toBe(segment.workloads.length * segment.agents.length * 2 * 2);
+      // every step of the design, once per iteration and index profile (the handshake, with no
+      // database, under the first profile only)
+      const perIteration = segment.workloads.reduce((n, w) => n + (WORKLOADS[w]!.database ? 2 : 1), 0);
+      expect(r.steps.length).toBe(perIteration * segment.agents.length * 2);
       expect(r.config.command).toContain(`--workloads ${segment.workloads.join(',')}`);
       if (i >= 2) expect(second.stderr).toContain(`study ${i + 1}/${names.length} ${segment.name}: `);
     }
@@ -111,6 +114,20 @@ describe('mcp-db-bench study', () => {
       expect(md).toContain(`### ${title}`);
     expect(md).toContain(`mcp-db-bench run --db sqlite:${join(out, 'study.db')} --scale 0.002`);
   }, 420_000);
+
+  it('checks a rerun against an earlier study with --against, and refuses a folder without one', async () => {
+    const again = await runCli([...ARGS, '--against', out], { cwd: dir, timeoutMs: 120_000 });
+    expect(again.code, again.stderr).toBe(0);
+    const md = readFileSync(join(out, 'findings.md'), 'utf8');
+    expect(md).toContain('### Against the earlier run');
+    // the same files against themselves: every ratio inside its own interval
+    const [, inside, total] = md.match(/(\d+) of (\d+) ratios of this run fall inside/) ?? [];
+    expect(Number(total)).toBeGreaterThan(0);
+    expect(inside).toBe(total);
+    const none = await runCli([...ARGS, '--against', join(dir, 'nowhere')], { cwd: dir, timeoutMs: 60_000 });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no study result file there (session-init.json');
+  }, 240_000);
 
   it('refuses to mix a study of other settings into the same --out', async () => {
     const other = await runCli([...ARGS.filter((a) => a !== '0.002' && a !== '--scale'), '--scale', '0.003'], {

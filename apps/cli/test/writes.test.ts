@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WriteVerification } from '@mcp-db-bench/agent';
 import { resultFile } from '@mcp-db-bench/contract';
 import { engineForUrl } from '@mcp-db-bench/engines';
+import type { WriteVerification } from '@mcp-db-bench/loadgen';
 import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -8,7 +8,15 @@ export { addUp, combineSlices, errorTotal, mergeOperations, mergeStats, stepName
 export { comparisons } from './comparisons.js';
 export { environment } from './environment.js';
 export { readResultFile, readRuns, writeResultFile } from './files.js';
-export { type Finding, findingsHtml, findingsMarkdown, shares, studyFindings } from './findings/index.js';
+export {
+  type Claim,
+  type Finding,
+  findingsHtml,
+  findingsMarkdown,
+  shares,
+  studyClaims,
+  studyFindings,
+} from './findings/index.js';
 export { junitXml } from './gates/junit.js';
 export { checkThresholds, parseThreshold, type Threshold, ThresholdSyntaxError } from './gates/thresholds.js';
 export {

@@ -1,15 +1,14 @@
 import type { Comparison, ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { describe, expect, it } from 'vitest';
-import {
-  concurrencyScaling,
-  indexEffect,
-  sessionStart,
-  shares,
-  studyFindings,
-  timeShares,
-  transfers,
-} from '../src/findings/findings.js';
+import { concurrencyScaling } from '../src/findings/concurrency.js';
+import { enginesCompared } from '../src/findings/engines.js';
+import { studyFindings } from '../src/findings/findings.js';
+import { indexEffect } from '../src/findings/index-effect.js';
 import { findingsHtml, findingsMarkdown } from '../src/findings/page.js';
+import { rerunAgreement, studyClaims } from '../src/findings/rerun.js';
+import { sessionStart } from '../src/findings/sessions.js';
+import { shares, timeShares } from '../src/findings/time.js';
+import { transfers } from '../src/findings/transfers.js';
 import { result, stats, step } from '../src/testing.js';
 
 /** The findings are pure: hand-made study result files in, known ratios, shares and commands out. */
@@ -46,8 +45,12 @@ function reads(): ResultFile {
               iteration,
               workload: 'point-read',
               agents,
-              // optimized twice as fast; 10 agents three times 1 agent, give or take the iteration
-              calls: (indexes === 'optimized' ? 200 : 100) * (agents === 10 ? 3 : 1) + iteration,
+              // sqlite: optimized twice as fast; postgres: optimized 10 faster or slower by turns (no
+              // difference); 10 agents three times 1 agent, give or take the iteration
+              calls:
+                (indexes === 'optimized' && target === 'sqlite' ? 200 : 100) * (agents === 10 ? 3 : 1) +
+                iteration +
+                (indexes === 'optimized' && target === 'postgres' ? (iteration % 2 ? 10 : -10) : 0),
             }),
           );
   return result(steps, {
@@ -94,7 +97,11 @@ function transferFile(): ResultFile {
         workload: 'transfer',
         agents: 1,
         calls: target === 'sqlite' ? 300 : 600,
-        errors: target === 'postgres' ? { deadlock: 1 } : {},
+        errors: target === 'postgres' ? { conflict: 3, deadlock: 1 } : {},
+        // postgres's step counts its commits: 500 of its 600 calls committed (the headline)
+        ...(target === 'postgres'
+          ? { commits: { op: 'transfer:commit', committed: 500, conflicts: 3, failed: 1 } }
+          : {}),
         verification: {
           marker: 'm',
           ok: target === 'sqlite',
@@ -136,16 +143,72 @@ function transferFile(): ResultFile {
 describe('the study findings', () => {
   it('gives the index effect with its interval, and "no difference measured" where it crosses 1.0', () => {
     const f = indexEffect([reads()])!;
+    // sqlite (200 + i) / (100 + i), i = 1..5: 1.99 .. 1.95; postgres 111/101, 92/102, 113/103, 94/104, 115/105
     expect(f.rows.map((r) => [text(r[0]), text(r[3]), text(r[4]), text(r[5])])).toEqual([
-      ['sqlite', '103', '203', '2.05x [1.90–2.20]'],
-      ['postgres', '103', '203', '~ (0.90–1.20)'],
+      ['sqlite', '103', '203', '1.97x [1.95–1.99]'],
+      ['postgres', '103', '111', '~ (0.90–1.10)'],
     ]);
-    expect(f.chart.axes[0]!.log).toBe(10);
-    expect(f.chart.series.map((s) => s.label)).toEqual(['sqlite × 1', 'postgres × 1']);
-    expect(new Set(f.chart.series.map((s) => s.color)).size).toBe(2);
-    expect(f.chart.data).toEqual([[0], [2.05], [1]]);
-    expect(f.chart.series[0]!.intervals).toEqual([[1.9, 2.2]]);
+    expect(f.chart!.axes[0]!.log).toBe(10);
+    expect(f.chart!.series.map((s) => s.label)).toEqual(['sqlite × 1', 'postgres × 1']);
+    expect(new Set(f.chart!.series.map((s) => s.color)).size).toBe(2);
+    expect(f.chart!.data[0]).toEqual([0]);
+    expect(f.chart!.data[1]![0]).toBeCloseTo(203 / 103, 6);
+    expect(f.chart!.data[2]![0]).toBeCloseTo(115 / 105, 6);
+    expect(f.chart!.series[0]!.intervals![0]![0]).toBeCloseTo(205 / 105, 6);
     expect(f.commands).toEqual(['mcp-db-bench run --workloads point-read --agents 1,10']);
+  });
+
+  it('compares every database with every other, paired per iteration', () => {
+    const three = reads();
+    three.config.targets = [...TARGETS, { label: 'mysql', engine: 'mysql', url: 'mysql://x' }];
+    // mysql: half of postgres's calls in odd iterations, the same in even ones
+    three.steps.push(
+      ...three.steps
+        .filter((s) => s.target === 'postgres')
+        .map((s) => ({ ...s, target: 'mysql', calls: s.iteration % 2 ? s.calls / 2 : s.calls })),
+    );
+    const f = enginesCompared([three])!;
+    expect(f.head).toEqual(['workload', 'agents', 'postgres / sqlite', 'mysql / sqlite', 'mysql / postgres']);
+    const one = f.rows.find((r) => r[0] === 'point-read' && r[1] === '1')!.map(text);
+    // optimized: postgres (100 + i ± 10) over sqlite (200 + i): about 0.5 in every iteration
+    expect(one[2]).toMatch(/^0\.5\dx \[0\.4\d–0\.5\d\]$/);
+    // mysql over postgres: 0.5, 1, 0.5, 1, 0.5: the interval reaches 1, so no difference measured
+    expect(one[4]).toBe('~ (0.50–1.00)');
+    expect(f.chart!.axes[0]!.log).toBe(10);
+    expect(new Set(f.chart!.series.map((s) => s.color)).size).toBe(f.chart!.series.length);
+    // the pair between the second and the third: what a file pairing each with the first cannot say
+    expect(studyClaims([three]).map((c) => c.what)).toContain('mysql / postgres point-read × 10');
+  });
+
+  it('checks a rerun against the earlier run: inside, outside and flipped', () => {
+    const earlier = reads();
+    const again = reads();
+    // the rerun: sqlite's optimized steps at 10 agents now as slow as baseline ones
+    for (const s of again.steps)
+      if (s.target === 'sqlite' && s.indexes === 'optimized' && s.agents === 10) s.calls = 300 + s.iteration;
+    const f = rerunAgreement([earlier], [again])!;
+    const rows = f.rows.map((r) => r.map(text));
+    const verdicts = rows.map((r) => r[5]);
+    expect(verdicts.indexOf('inside')).toBeGreaterThan(0);
+    expect(verdicts.slice(0, verdicts.indexOf('inside')).every((v) => v !== 'inside')).toBe(true);
+    // 10 agents over 1: (600 + i) / (200 + i) before, (300 + i) / (200 + i) now
+    const sqlite10 = rows.find((r) => r[0] === 'concurrency scaling' && r[1] === 'sqlite point-read × 10')!;
+    expect(sqlite10[2]).toBe('2.97x [2.95–2.99]');
+    expect(sqlite10[5]).toBe('outside');
+    expect(rows.find((r) => r[1] === 'postgres point-read × 1' && r[0] === 'index speed-up')![5]).toBe('inside');
+    expect(f.note).toMatch(/^\d+ of \d+ ratios of this run fall inside/);
+    expect(f.chart).toBeUndefined();
+    // a claimed speed-up that turns into a claimed slow-down: flipped
+    const flipped = reads();
+    for (const s of flipped.steps)
+      if (s.target === 'sqlite' && s.indexes === 'optimized' && s.agents === 1) s.calls = 50 + s.iteration;
+    const fl = rerunAgreement([earlier], [flipped])!;
+    expect(
+      text(fl.rows.find((r) => text(r[1]) === 'sqlite point-read × 1' && text(r[0]) === 'index speed-up')![5]),
+    ).toBe('flipped');
+    // the same run against itself: everything inside
+    const self = rerunAgreement([earlier], [earlier])!;
+    expect(self.rows.every((r) => text(r[5]) === 'inside')).toBe(true);
   });
 
   it('scales concurrency against the fewest agents, paired per iteration', () => {
@@ -155,8 +218,8 @@ describe('the study findings', () => {
     // (600 + i) / (200 + i) per iteration, i = 1..5: 2.99, 2.98, 2.97, 2.96, 2.95
     expect(sqlite[1]!.slice(2, 4)).toEqual(['10', '603']);
     expect(sqlite[1]![4]).toBe('2.97x [2.95–2.99]');
-    expect(f.chart.x.log).toBe(2);
-    expect(f.chart.data[0]).toEqual([1, 10]);
+    expect(f.chart!.x.log).toBe(2);
+    expect(f.chart!.data[0]).toEqual([1, 10]);
   });
 
   it('splits the time into shares that add to 100%', () => {
@@ -181,14 +244,19 @@ describe('the study findings', () => {
       ['sqlite', '3.00', '1.00'],
       ['postgres', '4.00', '2.00'],
     ]);
+    expect(f.head.at(-1)).toBe('handshakes/s');
   });
 
-  it('gives transfers per engine with their verification and the ratio to the first', () => {
+  it('gives committed transfers per engine with conflicts, verification and restore', () => {
     const f = transfers([transferFile()])!;
+    expect(f.head).toEqual(['database', 'agents', 'committed/s', 'conflicts', 'failed', 'verified', 'restored']);
     expect(f.rows.map((r) => r.map(text))).toEqual([
-      ['sqlite', '1', '300', '0', 'yes', '1 (reference)'],
-      ['postgres', '1', '600', '5', 'NO', '2.00x [2.00–2.00]'],
+      ['sqlite', '1', '300', '0', '0', 'yes', 'yes'],
+      ['postgres', '1', '500', '15', '5', 'NO', 'yes'],
     ]);
+    // engine against engine in the workload's unit: 500 committed/s over 300 calls/s
+    const e = enginesCompared([transferFile()])!;
+    expect(text(e.rows[0]![2])).toBe('1.67x [1.67–1.67]');
   });
 
   it('makes a self-contained page and Markdown with every finding and its commands', () => {
@@ -196,17 +264,22 @@ describe('the study findings', () => {
     expect(studyFindings(files).map((f) => f.id)).toEqual([
       'index-effect',
       'concurrency',
+      'engines',
       'time',
       'sessions',
       'transfers',
     ]);
     const html = findingsHtml(files);
     expect(html).not.toMatch(/<script src=|<link /);
-    for (const id of ['index-effect', 'concurrency', 'time', 'sessions', 'transfers'])
+    for (const id of ['index-effect', 'concurrency', 'engines', 'time', 'sessions', 'transfers'])
       expect(html).toContain(`data-chart="${id}"`);
     expect(html).toContain('<code>mcp-db-bench run --workloads transfer</code>');
     const md = findingsMarkdown(files);
-    expect(md).toContain('| sqlite | point-read | 1 | 103 | 203 | 2.05x [1.90–2.20] |');
+    expect(md).toContain('| sqlite | point-read | 1 | 103 | 203 | 1.97x [1.95–1.99] |');
+    // with an earlier run: the rerun's table, and no chart for it
+    const rerun = findingsHtml(files, files);
+    expect(rerun).toContain('<section id="rerun">');
+    expect(rerun).not.toContain('data-chart="rerun"');
     expect(md).toContain('```sh\nmcp-db-bench run --workloads transfer\n```');
     expect(findingsMarkdown([])).toContain('No finished result file yet.');
   });

@@ -4,9 +4,10 @@
  * and what the flags imply (the agents of --rate-stages, no index rounds for a shard, the
  * environment's database yielding to a target) is in the new configuration, the flags untouched.
  */
-import { WORKLOADS } from '@mcp-db-bench/agent';
+
 import type { LoadStage, LoadStages } from '@mcp-db-bench/contract';
 import type { IndexSet } from '@mcp-db-bench/dataset';
+import { WORKLOADS } from '@mcp-db-bench/loadgen';
 import type { Threshold } from '@mcp-db-bench/report';
 import type { Command } from 'commander';
 import { UsageError, unknownCommand } from '../errors.js';

@@ -3,6 +3,9 @@
  * lifecycle), the other servers named by --target and --target-cmd, and the echo floor when a
  * workload needs no more; one plan over them all, and its result file.
  */
+
+import { type DatabaseFacts, type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { redactUrl } from '@mcp-db-bench/engines';
 import {
   createClient,
   PEERS,
@@ -14,9 +17,7 @@ import {
   stagesDuration,
   type Target,
   WORKLOADS,
-} from '@mcp-db-bench/agent';
-import { type DatabaseFacts, type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
-import { redactUrl } from '@mcp-db-bench/engines';
+} from '@mcp-db-bench/loadgen';
 import { FLOOR_LABEL } from '@mcp-db-bench/report';
 import { request } from 'undici';
 import { networkReason, UsageError } from '../errors.js';
@@ -60,15 +61,19 @@ export async function measure(
       };
       // Steps finished so far: an interrupted run keeps them, marked partial, in every file asked for.
       const partial = new PlanResultBuilder();
-      // every target, index round, workload, agent count and iteration is a step; a skip takes a workload's off
-      const loads = config.loadStages?.kind === 'agents' ? 1 : config.agents.length;
-      const perWorkload = Math.max(config.indexes.length, 1) * loads * config.iterations;
+      // every target, index round, workload, agent count and iteration is a step; a skip takes a
+      // workload's off; a workload without a database runs under the first index profile only
+      const loads = (w: string) =>
+        config.loadStages?.kind === 'agents' ? 1 : (config.workloadAgents?.[w] ?? config.agents).length;
+      const perWorkload = (w: string) =>
+        (WORKLOADS[w]!.database ? Math.max(config.indexes.length, 1) : 1) * loads(w) * config.iterations;
       // the bare echo floor measures echo alone, once per agent count and iteration
       const floors = targets.plan.filter((t) => t.label === FLOOR_LABEL).length;
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
       const show = progress(undefined, undefined, undefined, {
         steps:
-          (targets.plan.length - floors) * config.workloads.length * perWorkload +
-          floors * loads * config.iterations * config.workloads.filter((w) => w === 'echo').length,
+          (targets.plan.length - floors) * sum(config.workloads.map(perWorkload)) +
+          floors * sum(config.workloads.filter((w) => w === 'echo').map((w) => loads(w) * config.iterations)),
         perWorkload,
       });
       const keepPartial = onInterrupt(() => {
@@ -223,6 +228,8 @@ async function planTargets(
       tools: [TOOL_NAMES.echo],
       servesOnly: true,
       fileAs: 'http-echo',
+      // echo and the floor take 4 turns each within every step: a drift of the machine lands on both
+      turns: 4,
       ...cpuOf(floor.pid),
     });
   }

@@ -1,44 +1,28 @@
 /**
- * `run --replay TRACE`: recorded sessions as the workload. Our server on each --db (seeded as a
- * run seeds it), or each --target (HTTP) and --target-cmd (stdio, a process per agent, as a run
- * starts them); every one checked first to offer the tools the trace calls.
- * One `replay` step per agent count (and index round on our databases), each agent replaying
- * sessions round robin with the recorded think times scaled by --think.
+ * `run --replay TRACE`: recorded sessions as the workload, against the targets of
+ * `replay-targets.ts`. One `replay` step per agent count (and index round on our databases).
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import type { ResultFile } from '@mcp-db-bench/contract';
 import {
-  checkReplayable,
-  createClient,
-  createHttpTransport,
-  createStdioTransport,
-  DEFAULT_CLIENT_INFO,
-  type McpClient,
-  modernMeta,
   PlanResultBuilder,
   type PlanTarget,
   parseTrace,
   ReplayError,
   runPlan,
   sessionEra,
-  startReplayAgent,
-  type Target,
   type Trace,
-  type Transport,
   type Workload,
-} from '@mcp-db-bench/agent';
-import { type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
-import { rowCounts } from '@mcp-db-bench/dataset';
-import { redactUrl } from '@mcp-db-bench/engines';
+} from '@mcp-db-bench/loadgen';
 import { UsageError } from '../errors.js';
 import { logLine, progress } from '../render/progress.js';
-import { KeySpace, shapeFiller } from '../replay/fill.js';
 import { resultOf } from '../results.js';
-import { cpuUnder, pinnedCommand } from '../serving/cpus.js';
 import { onInterrupt } from '../serving/interrupt.js';
 import { withServing } from '../serving/lifecycle.js';
 import type { PeerTarget } from '../serving/targets.js';
 import type { RunConfig } from './config.js';
+import { replayTargets } from './replay-targets.js';
 
 /** The workload name replay steps are filed under. */
 export const REPLAY_WORKLOAD = 'replay';
@@ -67,244 +51,114 @@ export async function measureReplay(
   keep: (partial: ResultFile) => void,
 ): Promise<ResultFile> {
   const trace = readTrace(config.replay);
-  const requests = trace.sessions.reduce((n, s) => n + s.requests.length, 0);
+  announce(trace, config);
+  return withServing({ db: config.db, temporary: !config.target && !config.targetCmd }, async (serving) => {
+    // the agents share out the sessions by the step's agent count, which the runner says in its step-start event
+    let currentAgents = config.agents[0]!;
+    const { targets, plan } = await replayTargets(serving, peers, {
+      trace,
+      config,
+      bothEras: new Set(trace.sessions.map(sessionEra)).size === 2,
+      agents: () => currentAgents,
+    });
+    const configOf = () => replayRunConfig(config, trace, targets, serving.databases.length > 0);
+    return runReplay(config, plan, configOf, keep, (agents) => {
+      currentAgents = agents;
+    });
+  });
+}
+
+/** What is about to be replayed, and what of the trace is not. */
+function announce(trace: Trace, config: RunConfig & { replay: string }): void {
   logLine(
-    `replaying ${trace.sessions.length} session(s), ${requests} requests, recorded against ${trace.header.target} ` +
-      `(values ${trace.header.values}), think time × ${config.think}`,
+    `replaying ${trace.sessions.length} session(s), ${requestCount(trace)} requests, recorded against ` +
+      `${trace.header.target} (values ${trace.header.values}), think time × ${config.think}`,
   );
   if (trace.streams > 0)
     logLine(`${trace.streams} GET stream(s) the recorded hosts opened are not replayed (counted in the result file)`);
-  const workload: Workload = {
+}
+
+const requestCount = (trace: Trace) => trace.sessions.reduce((n, s) => n + s.requests.length, 0);
+
+/** The plan run, with progress shown and the finished steps kept on an interrupt; `onStep` hears each step's agents. */
+async function runReplay(
+  config: RunConfig & { replay: string },
+  plan: PlanTarget[],
+  configOf: () => ResultFile['config'],
+  keep: (partial: ResultFile) => void,
+  onStep: (agents: number) => void,
+): Promise<ResultFile> {
+  const partial = new PlanResultBuilder();
+  const show = progress();
+  const keepPartial = onInterrupt(() => keep({ ...resultOf(configOf(), partial.result()), partial: true }));
+  const measured = await runPlan(
+    {
+      targets: plan,
+      indexes: config.indexes,
+      workloads: [replayWorkload(config.replay)],
+      agents: config.agents,
+      iterations: config.iterations,
+      warmupMs: config.warmup,
+      durationMs: config.duration,
+      seed: config.seed,
+    },
+    {
+      on: (event) => {
+        if (event.type === 'step-start') onStep(event.step.agents);
+        partial.add(event);
+        show(event);
+      },
+    },
+  );
+  keepPartial();
+  return resultOf(configOf(), measured);
+}
+
+/** The workload the replay steps are filed under; its agents drive themselves. */
+function replayWorkload(file: string): Workload {
+  return {
     name: REPLAY_WORKLOAD,
-    description: `the sessions of ${basename(config.replay)}`,
+    description: `the sessions of ${basename(file)}`,
     database: true,
     requires: [],
     next() {
       throw new Error('a replay step is driven by its agents');
     },
   };
-  return withServing({ db: config.db, temporary: !config.target && !config.targetCmd }, async (serving) => {
-    const bothEras = new Set(trace.sessions.map(sessionEra)).size === 2;
-    const targets: ResultFile['config']['targets'] = [];
-    const plan: PlanTarget[] = [];
-    // the agents share out the sessions by the step's agent count, which the runner says in its step-start event
-    let currentAgents = config.agents[0]!;
-    const add = async (
-      label: string,
-      target: Target,
-      entry: Omit<ResultFile['config']['targets'][number], 'label'>,
-      owned: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'> = {},
-    ) => {
-      const floors = await checkTarget(trace, target, config.token, label);
-      // above the target's highest id, or the dataset's when the target cannot say
-      const counts = rowCounts(config.scale);
-      const keys = new KeySpace((table) => Math.max(floors.get(table) ?? 0, counts[table] ?? 0));
-      // several --target: target, target-2, ...
-      for (let n = 2; targets.some((t) => t.label === label); n++) label = `${label.replace(/-\d+$/, '')}-${n}`;
-      targets.push({ label, ...entry });
-      plan.push({
-        label,
-        ...owned,
-        agent: async (index) =>
-          startReplayAgent({
-            trace,
-            transport: await transportFor(target, config.token),
-            // a stdio process stays in the era its first session chose: 2026-era sessions get one of their own
-            ...(target.kind === 'stdio' && bothEras
-              ? { modernTransport: await transportFor(target, config.token, 'modern') }
-              : {}),
-            index,
-            agents: currentAgents,
-            think: config.think,
-            fill: fillFor(trace, config, index, keys),
-          }),
-      });
-    };
-    for (const db of serving.databases) {
-      const owned = await serving.prepare(db, {
-        scale: config.scale,
-        seed: config.seed,
-        indexes: config.indexes[0] ?? 'optimized',
-      });
-      const writes = trace.sessions.some((s) => s.requests.some((r) => r.tool && WRITE_TOOLS.has(r.tool)));
-      const server = await serving.server(db, { args: writes ? ['--allow-writes'] : [], cpus: config.serverCpus });
-      logLine(`${db.engine.name}: our MCP server at ${server.endpoint}`);
-      const cpu = config.serverCpus ? { serverCpuUs: () => cpuUnder(server.child.pid!) } : {};
-      await add(
-        db.engine.name,
-        { kind: 'http', url: server.endpoint },
-        { engine: db.engine.name, url: redactUrl(db.url) },
-        { ...owned, ...cpu },
-      );
-    }
-    for (const peer of peers) {
-      const target = pinnedTarget(peer.target, config.serverCpus);
-      // a stdio target's processes are this run's children (each agent's, closed after its step)
-      const cpu =
-        target.kind === 'stdio' && config.serverCpus
-          ? { serverCpuUs: () => cpuUnder(process.pid, { withRoot: false }) }
-          : {};
-      await add('target', target, { engine: null, url: peer.url && redactUrl(peer.url) }, cpu);
-    }
-
-    const configOf = (): ResultFile['config'] => ({
-      targets,
-      workloads: [REPLAY_WORKLOAD],
-      agents: config.agents,
-      durationMs: config.duration,
-      warmupMs: config.warmup,
-      iterations: config.iterations,
-      protocol: 'as recorded',
-      client: 'replay',
-      scale: serving.databases.length ? config.scale : null,
-      seed: config.seed,
-      indexes: serving.databases.length ? config.indexes : [],
-      rate: null,
-      stages: null,
-      replay: {
-        trace: basename(config.replay),
-        recordedTarget: trace.header.target,
-        values: trace.header.values,
-        sessions: trace.sessions.length,
-        requests,
-        think: config.think,
-        ...(trace.streams > 0 ? { streams: trace.streams } : {}),
-      },
-      ...(config.serverCpus || config.clientCpus
-        ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
-        : {}),
-    });
-    const partial = new PlanResultBuilder();
-    const show = progress();
-    const keepPartial = onInterrupt(() => keep({ ...resultOf(configOf(), partial.result()), partial: true }));
-    const measured = await runPlan(
-      {
-        targets: plan,
-        indexes: config.indexes,
-        workloads: [workload],
-        agents: config.agents,
-        iterations: config.iterations,
-        warmupMs: config.warmup,
-        durationMs: config.duration,
-        seed: config.seed,
-      },
-      {
-        on: (event) => {
-          if (event.type === 'step-start') currentAgents = event.step.agents;
-          partial.add(event);
-          show(event);
-        },
-      },
-    );
-    keepPartial();
-    return resultOf(configOf(), measured);
-  });
 }
 
-/** The tools that change data: a trace that calls one needs our server started with --allow-writes. */
-const WRITE_TOOLS: ReadonlySet<string> = new Set([
-  TOOL_NAMES.insert,
-  TOOL_NAMES.update,
-  TOOL_NAMES.delete,
-  TOOL_NAMES.transact,
-]);
-
-/** What a tools/call sends: the arguments as kept, filled from the dataset when shaped, none when dropped. */
-function fillFor(trace: Trace, config: RunConfig, agent: number, keys: KeySpace) {
-  if (trace.header.values === 'keep') return (request: { arguments?: unknown }) => request.arguments;
-  if (trace.header.values === 'drop') return () => ({});
-  const filler = shapeFiller({ scale: config.scale, seed: config.seed, agent, keys });
-  return filler.fill;
-}
-
-/**
- * An agent's own connection, or its own server process: started and answering a `ping` before the
- * step, so a process's start is never timed as a replayed call (as a run opens its stdio clients first).
- * The ping speaks `era`, which a stdio process keeps from its first message on.
- */
-async function transportFor(
-  target: Target,
-  token: string | undefined,
-  era: 'legacy' | 'modern' = 'legacy',
-): Promise<Transport<unknown>> {
-  if (target.kind === 'http')
-    return createHttpTransport({ url: target.url, protocol: 'legacy', token, timeoutMs: 30_000 });
-  const transport = createStdioTransport({ ...target, protocol: era, timeoutMs: 30_000 });
-  transport.begin();
-  // id 0: the agent numbers its requests from 1; any answer, an error too, says the server reads its stdin
-  const params = era === 'modern' ? { _meta: modernMeta(DEFAULT_CLIENT_INFO) } : undefined;
-  try {
-    await transport.request(
-      JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping', params }),
-      0,
-      transport.route(era, 'ping'),
-    );
-  } catch (error) {
-    await transport.close();
-    throw error;
-  }
-  return transport;
-}
-
-/** A stdio target's server processes run on the server CPUs. */
-function pinnedTarget(target: Target, cpus: string | undefined): Target {
-  if (target.kind !== 'stdio' || cpus === undefined) return target;
-  const [command, args] = pinnedCommand(target.command, target.args, cpus);
-  return { ...target, command, args };
-}
-
-/** A target as the result file and errors name it: its URL, or its command. */
-const nameOf = (target: Target) => (target.kind === 'http' ? redactUrl(target.url) : target.command);
-
-/**
- * The target offers every tool the trace calls (and can do without dropped arguments), or a usage
- * error says what is missing. Answers the highest id of each table a shaped trace inserts into,
- * where the target can say (its `aggregate` tool): replayed inserts take the keys above it.
- */
-async function checkTarget(
+/** The result file's configuration: our databases' scale and index rounds only when there are some. */
+function replayRunConfig(
+  config: RunConfig & { replay: string },
   trace: Trace,
-  target: Target,
-  token: string | undefined,
-  label: string,
-): Promise<Map<string, number>> {
-  const client = createClient(target, { client: 'lean', protocol: 'auto', token, timeoutMs: 30_000 });
-  try {
-    await client.open();
-    const tools = await client.listTools();
-    checkReplayable(trace, tools, `${label} (${nameOf(target)})`);
-    const floors = new Map<string, number>();
-    if (trace.header.values !== 'shape' || !tools.some((t) => t.name === TOOL_NAMES.aggregate)) return floors;
-    for (const table of insertedTables(trace)) floors.set(table, await highestId(client, table));
-    return floors;
-  } catch (error) {
-    if (error instanceof ReplayError) throw new UsageError(error.message);
-    throw new Error(`cannot list the tools of ${nameOf(target)}: ${(error as Error).message}`);
-  } finally {
-    await client.close();
-  }
-}
-
-/** The tables the trace's inserts (alone or as transact steps) name. */
-function insertedTables(trace: Trace): Set<string> {
-  const tables = new Set<string>();
-  const visit = (op: unknown, args: unknown) => {
-    const { table, steps } = (args ?? {}) as { table?: unknown; steps?: unknown };
-    if (op === TOOL_NAMES.insert && typeof table === 'string') tables.add(table);
-    if (Array.isArray(steps)) for (const step of steps) visit((step as { op?: unknown })?.op, step);
+  targets: ResultFile['config']['targets'],
+  ownDatabases: boolean,
+): ResultFile['config'] {
+  return {
+    targets,
+    workloads: [REPLAY_WORKLOAD],
+    agents: config.agents,
+    durationMs: config.duration,
+    warmupMs: config.warmup,
+    iterations: config.iterations,
+    protocol: 'as recorded',
+    client: 'replay',
+    scale: ownDatabases ? config.scale : null,
+    seed: config.seed,
+    indexes: ownDatabases ? config.indexes : [],
+    rate: null,
+    stages: null,
+    replay: {
+      trace: basename(config.replay),
+      recordedTarget: trace.header.target,
+      values: trace.header.values,
+      sessions: trace.sessions.length,
+      requests: requestCount(trace),
+      think: config.think,
+      ...(trace.streams > 0 ? { streams: trace.streams } : {}),
+    },
+    ...(config.serverCpus || config.clientCpus
+      ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
+      : {}),
   };
-  for (const s of trace.sessions) for (const r of s.requests) visit(r.tool, r.arguments);
-  return tables;
-}
-
-/** A table's highest id at the target; 0 when it has no rows or cannot say. */
-async function highestId(client: McpClient, table: string): Promise<number> {
-  const answer = await client
-    .callTool(TOOL_NAMES.aggregate, { table, aggregates: [{ fn: 'max', column: 'id', as: 'top' }] })
-    .catch(() => undefined);
-  if (!answer || answer.isError) return 0;
-  const rows = (answer.data as { rows?: unknown[] } | undefined)?.rows;
-  const first = rows?.[0] as unknown[] | Record<string, unknown> | undefined;
-  const top = Array.isArray(first) ? first[0] : first?.top;
-  const n = Number(top);
-  return Number.isFinite(n) ? n : 0;
 }

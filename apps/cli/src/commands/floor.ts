@@ -1,6 +1,6 @@
-import { createClient, type PlanTarget, runPlan, WORKLOADS } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
+import { createClient, type PlanTarget, runPlan, WORKLOADS } from '@mcp-db-bench/loadgen';
 import {
   callsPerSecond,
   FLOOR_LABEL,

@@ -1,6 +1,6 @@
-import { createClient, runPlan, WORKLOADS } from '@mcp-db-bench/agent';
 import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type ServerMemory } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
+import { createClient, runPlan, WORKLOADS } from '@mcp-db-bench/loadgen';
 import { errorTotal, soakReport, toMarkdown, toTerminal, writeResultFile } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
 import { eraLabel, type ProtocolChoice } from '../labels.js';

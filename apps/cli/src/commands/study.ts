@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WORKLOADS } from '@mcp-db-bench/agent';
 import type { ResultFile } from '@mcp-db-bench/contract';
+import { WORKLOADS } from '@mcp-db-bench/loadgen';
 import { findingsHtml, findingsMarkdown, readResultFile, writeResultFile } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
 import {
@@ -27,6 +27,7 @@ interface StudyFlags {
   duration: number;
   warmup: number;
   iterations: number;
+  against?: string;
 }
 
 const design = STUDY.segments.map((s) => `${s.workloads.join(',')} at ${s.agents.join(',')} agent(s)`).join('; ');
@@ -58,11 +59,18 @@ export function studyCommand(): Command {
         .default(STUDY.iterations)
         .argParser(parsePositiveInt('iterations')),
     )
+    .addOption(
+      new Option(
+        '--against <dir>',
+        "an earlier study's --out: the findings say which ratios of this run fall inside its intervals",
+      ),
+    )
     .addHelpText(
       'after',
       examples(
         'mcp-db-bench study --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench_study --out study',
         'mcp-db-bench study --scale 0.01 --duration 1s --out study-small',
+        'mcp-db-bench study --scale 0.01 --duration 1s --out study-again --against study-small',
       ),
     )
     .action(async (flags: StudyFlags) => {
@@ -76,6 +84,7 @@ export function studyCommand(): Command {
         warmupMs: flags.warmup,
         iterations: flags.iterations,
       };
+      const earlier = flags.against === undefined ? undefined : earlierStudy(flags.against);
       const states = STUDY.segments.map((segment) => ({ segment, ...segmentState(segment, settings) }));
       const other = states.find((s) => s.state === 'other');
       if (other?.state === 'other')
@@ -98,14 +107,27 @@ export function studyCommand(): Command {
         if (result) done.push(result);
         if (interrupted) break;
       }
-      writeFileSync(join(flags.out, 'findings.html'), findingsHtml(done));
-      writeFileSync(join(flags.out, 'findings.md'), findingsMarkdown(done));
+      writeFileSync(join(flags.out, 'findings.html'), findingsHtml(done, earlier));
+      writeFileSync(join(flags.out, 'findings.md'), findingsMarkdown(done, earlier));
       logLine(
         `${interrupted ? 'study interrupted: rerun the same command to finish it; ' : ''}findings of ` +
           `${done.length}/${states.length} segments: ${join(flags.out, 'findings.html')}, ${join(flags.out, 'findings.md')}`,
       );
       if (interrupted) process.exitCode = interrupted === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;
     });
+}
+
+/** The finished segments of an earlier study, read before this one measures anything. */
+function earlierStudy(dir: string): ResultFile[] {
+  const files = STUDY.segments.map((segment) => segmentFile(segment, dir)).filter((file) => existsSync(file));
+  if (!files.length)
+    throw new UsageError(
+      `--against ${dir}: no study result file there (${STUDY.segments.map((s) => `${s.name}.json`).join(', ')})`,
+    );
+  return files.flatMap((file) => {
+    const result = readResultFile(file);
+    return result.partial ? [] : [result];
+  });
 }
 
 /** Workloads without a database (the handshake) run under the first index profile only. */

@@ -1,4 +1,4 @@
-import { WORKLOADS } from '@mcp-db-bench/agent';
+import { WORKLOADS } from '@mcp-db-bench/loadgen';
 import { InvalidArgumentError } from 'commander';
 import type { ProtocolChoice } from '../labels.js';
 import { parsePositiveInt } from './durations.js';

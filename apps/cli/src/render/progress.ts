@@ -1,5 +1,5 @@
-import type { RunEvent, StepKey, WriteVerification } from '@mcp-db-bench/agent';
 import type { StepResult } from '@mcp-db-bench/contract';
+import type { RunEvent, StepKey, WriteVerification } from '@mcp-db-bench/loadgen';
 import { callsPerSecond, errorTotal, int, roundLabel } from '@mcp-db-bench/report';
 
 export function stepLine(step: StepResult): string {
@@ -94,7 +94,7 @@ export function progress(
   write: (text: string) => void = (text) => process.stderr.write(text),
   tty = process.stderr.isTTY === true,
   columns = () => process.stderr.columns,
-  planned?: { steps: number; perWorkload: number; now?: () => number },
+  planned?: { steps: number; perWorkload: (workload: string) => number; now?: () => number },
 ) {
   let current: StepStart | undefined;
   const now = planned?.now ?? Date.now;
@@ -105,7 +105,7 @@ export function progress(
   return (event: RunEvent): void => {
     if (event.type === 'step-start') current = event;
     if (event.type === 'step-end') done++;
-    if (event.type === 'skipped') total -= planned?.perWorkload ?? 0;
+    if (event.type === 'skipped') total -= planned?.perWorkload(event.workload) ?? 0;
     const p = progressOf(event, current);
     if (p === undefined) return;
     if ('live' in p) {

@@ -1,6 +1,6 @@
-import type { PlanTarget, RawDriver } from '@mcp-db-bench/agent';
 import { applyIndexSet, type IndexSet } from '@mcp-db-bench/dataset';
 import type { Engine } from '@mcp-db-bench/engines';
+import type { PlanTarget, RawDriver } from '@mcp-db-bench/loadgen';
 import { sql } from 'kysely';
 
 /** A database of the plan: its URL and its engine, resolved once (serving/lifecycle.ts). */

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { AgentLoop } from '@mcp-db-bench/agent';
+import type { AgentLoop } from '@mcp-db-bench/loadgen';
 import { Client } from 'undici';
 import { pinnedCommand } from './cpus.js';
 import { trackChild } from './interrupt.js';

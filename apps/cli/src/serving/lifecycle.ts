@@ -5,9 +5,9 @@
  * plan; and their cleanup, on success, on an error and on Ctrl-C alike.
  */
 import { join } from 'node:path';
-import type { PlanTarget } from '@mcp-db-bench/agent';
 import type { IndexSet } from '@mcp-db-bench/dataset';
 import { engineForUrl } from '@mcp-db-bench/engines';
+import type { PlanTarget } from '@mcp-db-bench/loadgen';
 import { logLine } from '../render/progress.js';
 import { type Database, ownedDatabase, rawDriver, workersFor } from './database.js';
 import { type HttpFloor, startHttpFloor } from './http-floor.js';

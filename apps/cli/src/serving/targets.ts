@@ -3,7 +3,7 @@
  * each followed by its own `--profile NAME[:ENGINE]` (pairs by position: a profile applies to
  * the target before it; a target without one is our own server's, `ours`).
  */
-import { PEERS, type PeerOption, type PeerOptions, type PeerProfile, type Target } from '@mcp-db-bench/agent';
+import { PEERS, type PeerOption, type PeerOptions, type PeerProfile, type Target } from '@mcp-db-bench/loadgen';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 

@@ -1,7 +1,8 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { esc, htmlDocument, table } from '../render/html/page.js';
 import { type Section, toMarkdown } from '../render/table.js';
-import { type Finding, studyFindings } from './findings.js';
+import type { Finding } from './common.js';
+import { studyFindings } from './findings.js';
 
 const TITLE = 'mcp-db-bench study: findings';
 
@@ -28,8 +29,8 @@ function facts(files: readonly ResultFile[]): string[] {
 }
 
 /** The findings page: one self-contained HTML file (uPlot inlined), a chart and a table per finding. */
-export function findingsHtml(files: readonly ResultFile[]): string {
-  const findings = studyFindings(files);
+export function findingsHtml(files: readonly ResultFile[], earlier?: readonly ResultFile[]): string {
+  const findings = studyFindings(files, earlier);
   const nav = findings.map((f) => `<a href="#${f.id}">${esc(f.title)}</a>`).join('');
   const about = `<section id="about"><ul class="notes">${facts(files)
     .map((l) => `<li>${esc(l)}</li>`)
@@ -37,21 +38,21 @@ export function findingsHtml(files: readonly ResultFile[]): string {
   const sections = findings.map(
     (f) =>
       `<section id="${f.id}"><h2>${esc(f.title)}</h2><p class="note">${esc(f.note)}</p>` +
-      `<div class="block"><div class="chart" data-chart="${f.chart.id}"></div>` +
-      `<div class="numbers">${table({ head: f.head, rows: f.rows.map((cells) => ({ cells })) })}</div></div>` +
+      `<div class="block">${f.chart ? `<div class="chart" data-chart="${f.chart.id}"></div>` : ''}` +
+      `<div class="numbers wide">${table({ head: f.head, rows: f.rows.map((cells) => ({ cells })) })}</div></div>` +
       `<p class="note">Reproduce:</p>${f.commands.map((c) => `<pre class="command"><code>${esc(c)}</code></pre>`).join('')}</section>`,
   );
   return htmlDocument(
     TITLE,
     `<header><h1>${TITLE}</h1><nav>${nav}</nav></header>\n${about}\n${sections.join('\n')}\n` +
       '<style>nav a{display:inline-block;white-space:nowrap}pre.command{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:6px 8px;border-radius:6px;font-size:12px;max-width:1000px}</style>',
-    findings.map((f) => f.chart),
+    findings.flatMap((f) => (f.chart ? [f.chart] : [])),
   );
 }
 
 /** The same findings as Markdown: each table, then the commands that reproduce it. */
-export function findingsMarkdown(files: readonly ResultFile[]): string {
-  const parts = studyFindings(files).map((f) => {
+export function findingsMarkdown(files: readonly ResultFile[], earlier?: readonly ResultFile[]): string {
+  const parts = studyFindings(files, earlier).map((f) => {
     const section: Section = { title: f.title, note: f.note, head: f.head, rows: f.rows.map((r) => r.map(cellText)) };
     return `${toMarkdown([section])}\nReproduce:\n\n${f.commands.map((c) => `\`\`\`sh\n${c}\n\`\`\``).join('\n\n')}\n`;
   });

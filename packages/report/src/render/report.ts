@@ -546,31 +546,44 @@ function serverCpuSection(groups: readonly Group[], result: ResultFile): Section
 /**
  * Is the harness the bottleneck? MCP echo against the bare node:http floor, and client CPU: a row
  * per server and agent count, the median of its iterations (merged as every table merges them).
+ * Echo's share of the floor is paired per iteration: the two took turns within each step.
  */
 function loadGeneratorSection(result: ResultFile): Section {
   const groups = groupSteps(result.steps).filter((g) => g.workload === 'echo' || g.workload === 'http-echo');
   const floor = groups.filter((g) => g.workload === 'http-echo');
   const med = (g: Group, f: (s: StepResult) => number) => median(g.steps.map(f));
   const iterations = Math.max(0, ...groups.map((g) => g.steps.length));
-  const rows = groups.map((g) => {
-    const f = floor.find((x) => x.agents === g.agents);
-    const share = f ? medianThroughput(g).median / medianThroughput(f).median : Number.NaN;
-    return [
-      g.workload === 'echo' ? `MCP echo (${label(g)})` : 'bare node:http echo',
-      int(g.agents),
-      rate(medianThroughput(g).median),
-      Number.isNaN(share) ? '–' : pct(share),
-      int(med(g, (s) => s.client.cpuPerCallUs)),
-      pct(med(g, (s) => s.client.cpuUtilization)),
-      med(g, (s) => s.client.eventLoopDelayP99Ms).toFixed(1),
-    ];
-  });
+  const share = (g: Group, f: Group | undefined): string => {
+    if (!f || g === f) return '–';
+    const r = ratioInterval(
+      g.steps.flatMap((s) => {
+        const bare = f.steps.find((x) => x.iteration === s.iteration);
+        return bare && callsPerSecond(bare) > 0 ? [callsPerSecond(s) / callsPerSecond(bare)] : [];
+      }),
+    );
+    if (!r) return '–';
+    return r.n > 1 ? `${pct(r.median)} [${pct(r.low)}–${pct(r.high)}]` : pct(r.median);
+  };
+  const rows = groups.map((g) => [
+    g.workload === 'echo' ? `MCP echo (${label(g)})` : 'bare node:http echo',
+    int(g.agents),
+    rate(medianThroughput(g).median),
+    g.workload === 'http-echo'
+      ? '100%'
+      : share(
+          g,
+          floor.find((x) => x.agents === g.agents),
+        ),
+    int(med(g, (s) => s.client.cpuPerCallUs)),
+    pct(med(g, (s) => s.client.cpuUtilization)),
+    med(g, (s) => s.client.eventLoopDelayP99Ms).toFixed(1),
+  ]);
   return {
     title: 'Load generator check: echo through MCP versus a bare node:http JSON echo, same client stack',
     note:
       `${iterations > 1 ? `each row the median of ${iterations} iterations; ` : ''}` +
-      'MCP echo and the bare floor are measured one after the other, not in the same slice: ' +
-      'a share near or over 100% means the machine drifted between them, not that MCP is faster than bare HTTP',
+      'MCP echo and the bare floor take turns within each step, so drift lands on both; "of bare floor" is their ' +
+      'ratio paired per iteration, median [range]',
     head: ['server', 'agents', 'calls/s', 'of bare floor', 'client CPU µs/call', 'client CPU', 'event-loop p99 ms'],
     rows,
   };

@@ -49,104 +49,139 @@ export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTimi
     | undefined;
   if (!node) return;
   server.removeListener('connection', node);
-  // Connections still read here, and whether a call is in flight on each.
-  const open = new Map<Socket, { busy: boolean }>();
+  const door: Door = { server, toNode: (socket) => node.call(server, socket), answer, timing, open: new Map() };
   server.on('connection', (socket: Socket) => {
     // A connection past the limit was answered 503 by the guard: Node drops its requests.
-    if (socket.writableEnded) return void node.call(server, socket);
-    const state = { busy: false };
-    open.set(socket, state);
-    let pending: Buffer | undefined;
-    // when the last answer went (none yet: -Infinity), and whether this client's request came
-    // promptly after the one before
-    let answeredAt = Number.NEGATIVE_INFINITY;
-    let prompt = false;
-
-    const handOver = () => {
-      open.delete(socket);
-      socket.off('data', onData).off('end', onEnd).off('error', onError).off('timeout', onTimeout);
-      socket.setTimeout(0);
-      socket.pause();
-      if (pending) socket.unshift(pending);
-      node.call(server, socket);
-      socket.resume();
-    };
-    const resume = () => {
-      state.busy = false;
-      if (socket.isPaused()) socket.resume();
-      next();
-    };
-    const next = () => {
-      while (pending && !state.busy) {
-        // A client that does not read its answers: nothing more is read or answered until they
-        // drain, as Node's server does (else its pipelined calls would pile answers up in memory).
-        if (socket.writableNeedDrain) {
-          state.busy = true;
-          socket.once('drain', resume);
-          return;
-        }
-        const request = readRequest(pending, socket);
-        if (request === undefined) return handOver();
-        const reply = answer(request);
-        if (reply === undefined) return handOver();
-        const rest = request.body.byteOffset + request.body.length - pending.byteOffset;
-        pending = rest === pending.length ? undefined : pending.subarray(rest);
-        if (typeof reply === 'string') send(reply);
-        else {
-          state.busy = true;
-          socket.setTimeout(0);
-          timing.busyPoll.started(prompt);
-          reply
-            .then(send, () => socket.destroy())
-            .finally(() => {
-              timing.busyPoll.ended();
-              resume();
-            });
-        }
-      }
-    };
-    const send = (response: string) => {
-      if (socket.writableEnded) return;
-      socket.write(response);
-      answeredAt = performance.now();
-      if (prompt) timing.busyPoll.answered();
-      // Node's keep-alive timer, and its second of slack past the advertised timeout.
-      socket.setTimeout(timing.keepAliveMs + 1_000);
-    };
-    const onData = (chunk: Buffer) => {
-      prompt = timing.busyPoll.prompt(performance.now() - answeredAt);
-      pending = pending ? Buffer.concat([pending, chunk]) : chunk;
-      if (!state.busy) return next();
-      // A client that pipelines: what it sent behind the call in flight (or behind answers it has
-      // not read) waits in the kernel.
-      if (pending.length > FRONT_MAX_REQUEST_BYTES) socket.pause();
-    };
-    // As Node's server does, no half-open connections: a client that ends its side has left, and
-    // the connection's close stops the call it leaves behind (SocketCall).
-    const onEnd = () => socket.end();
-    const onError = () => socket.destroy();
-    // Before its first request: Node's headers timeout, answered as the server answers it (408);
-    // after one: Node's keep-alive timeout, closed quietly.
-    const onTimeout = () => {
-      if (answeredAt > Number.NEGATIVE_INFINITY) return void socket.destroy();
-      const late = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
-      if (!server.emit('clientError', late, socket)) socket.destroy();
-    };
-    socket.on('data', onData).on('end', onEnd).on('error', onError).on('timeout', onTimeout);
-    socket.once('close', () => open.delete(socket));
-    socket.setTimeout(timing.headersTimeoutMs);
+    if (socket.writableEnded) return void door.toNode(socket);
+    new FrontConnection(socket, door);
   });
+  closeWithServer(server, door.open);
+}
 
-  // Node's close() ends its idle connections through these; the front door's are ended with them.
+/** What every connection read by the front door shares. */
+interface Door {
+  server: Server;
+  /** hands a connection to Node's HTTP server for good */
+  toNode: (socket: Socket) => void;
+  answer: FrontAnswer;
+  timing: FrontTiming;
+  /** the connections still read here */
+  open: Map<Socket, FrontConnection>;
+}
+
+/** Node's close() ends its idle connections through these; the front door's are ended with them. */
+function closeWithServer(server: Server, open: ReadonlyMap<Socket, FrontConnection>): void {
   const closeIdle = server.closeIdleConnections.bind(server);
   const closeAll = server.closeAllConnections.bind(server);
   server.closeIdleConnections = () => {
-    for (const [socket, state] of open) if (!state.busy) socket.destroy();
+    for (const [socket, connection] of open) if (!connection.busy) socket.destroy();
     closeIdle();
   };
   server.closeAllConnections = () => {
     for (const socket of open.keys()) socket.destroy();
     closeAll();
+  };
+}
+
+/** One connection, read here until a request that Node's server must take (then handed over). */
+class FrontConnection {
+  /** whether a call is in flight, or answers wait for the client to read them */
+  busy = false;
+  private pending: Buffer | undefined;
+  /** when the last answer went (none yet: -Infinity) */
+  private answeredAt = Number.NEGATIVE_INFINITY;
+  /** whether this client's request came promptly after the one before */
+  private prompt = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly door: Door,
+  ) {
+    door.open.set(socket, this);
+    socket.on('data', this.onData).on('end', this.onEnd).on('error', this.onError).on('timeout', this.onTimeout);
+    socket.once('close', () => door.open.delete(socket));
+    socket.setTimeout(door.timing.headersTimeoutMs);
+  }
+
+  private handOver(): void {
+    const { socket } = this;
+    this.door.open.delete(socket);
+    socket.off('data', this.onData).off('end', this.onEnd).off('error', this.onError).off('timeout', this.onTimeout);
+    socket.setTimeout(0);
+    socket.pause();
+    if (this.pending) socket.unshift(this.pending);
+    this.door.toNode(socket);
+    socket.resume();
+  }
+
+  private readonly resume = () => {
+    this.busy = false;
+    if (this.socket.isPaused()) this.socket.resume();
+    this.next();
+  };
+
+  /** Answers the whole requests pending, in order, while none is in flight. */
+  private next() {
+    const { socket, door } = this;
+    while (this.pending && !this.busy) {
+      // A client that does not read its answers: nothing more is read or answered until they
+      // drain, as Node's server does (else its pipelined calls would pile answers up in memory).
+      if (socket.writableNeedDrain) {
+        this.busy = true;
+        socket.once('drain', this.resume);
+        return;
+      }
+      const request = readRequest(this.pending, socket);
+      if (request === undefined) return this.handOver();
+      const reply = door.answer(request);
+      if (reply === undefined) return this.handOver();
+      const rest = request.body.byteOffset + request.body.length - this.pending.byteOffset;
+      this.pending = rest === this.pending.length ? undefined : this.pending.subarray(rest);
+      if (typeof reply === 'string') this.send(reply);
+      else {
+        this.busy = true;
+        socket.setTimeout(0);
+        door.timing.busyPoll.started(this.prompt);
+        reply
+          .then(this.send, () => socket.destroy())
+          .finally(() => {
+            door.timing.busyPoll.ended();
+            this.resume();
+          });
+      }
+    }
+  }
+
+  private readonly send = (response: string) => {
+    const { socket, door } = this;
+    if (socket.writableEnded) return;
+    socket.write(response);
+    this.answeredAt = performance.now();
+    if (this.prompt) door.timing.busyPoll.answered();
+    // Node's keep-alive timer, and its second of slack past the advertised timeout.
+    socket.setTimeout(door.timing.keepAliveMs + 1_000);
+  };
+
+  private readonly onData = (chunk: Buffer) => {
+    this.prompt = this.door.timing.busyPoll.prompt(performance.now() - this.answeredAt);
+    this.pending = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    if (!this.busy) return this.next();
+    // A client that pipelines: what it sent behind the call in flight (or behind answers it has
+    // not read) waits in the kernel.
+    if (this.pending.length > FRONT_MAX_REQUEST_BYTES) this.socket.pause();
+  };
+
+  // As Node's server does, no half-open connections: a client that ends its side has left, and
+  // the connection's close stops the call it leaves behind (SocketCall).
+  private readonly onEnd = () => this.socket.end();
+  private readonly onError = () => this.socket.destroy();
+
+  // Before its first request: Node's headers timeout, answered as the server answers it (408);
+  // after one: Node's keep-alive timeout, closed quietly.
+  private readonly onTimeout = () => {
+    if (this.answeredAt > Number.NEGATIVE_INFINITY) return void this.socket.destroy();
+    const late = Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+    if (!this.door.server.emit('clientError', late, this.socket)) this.socket.destroy();
   };
 }
 

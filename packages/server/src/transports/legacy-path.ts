@@ -1,7 +1,7 @@
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, isInitializeRequest } from '@modelcontextprotocol/server';
 import { type DirectTools, type Head, isId, isObject, SocketCall, toolResult } from './fast-path.js';
 
-/** Answers the SDK gave once, at start-up, for the 2025 era (see `askLegacy` in http.ts). */
+/** Answers the SDK gave once, at start-up, for the 2025 era (see `askLegacy` in hot-paths.ts). */
 export interface LegacyReplies {
   /** requested revision → the SDK's `initialize` result; `fallback` for a revision it does not serve */
   initialize: ReadonlyMap<string, unknown>;

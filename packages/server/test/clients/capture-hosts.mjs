@@ -26,7 +26,7 @@ import { startServerProcess } from '../../dist/transports/ready.js';
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const BIN = join(ROOT, 'packages/server/dist/bin.js');
 const PYTHON = join(ROOT, '.tools/py/bin/python');
-const AGENT = join(ROOT, 'packages/agent/dist/index.js');
+const AGENT = join(ROOT, 'packages/loadgen/dist/index.js');
 const require = createRequire(import.meta.url);
 const run = promisify(execFile);
 
@@ -451,7 +451,7 @@ async function inspector(url) {
 /** d. This repo's lean client (undici, hand-built bodies) in 2025 mode. */
 async function leanClient(url) {
   const { createClient } = await import(AGENT);
-  const version = JSON.parse(readFileSync(join(ROOT, 'packages/agent/package.json'), 'utf8')).version;
+  const version = JSON.parse(readFileSync(join(ROOT, 'packages/loadgen/package.json'), 'utf8')).version;
   return record('mcp-db-bench-lean', version, async (steps) => {
     const client = createClient({ kind: 'http', url }, { client: 'lean', protocol: 'legacy' });
     await step(steps, 'connect', () => client.open());

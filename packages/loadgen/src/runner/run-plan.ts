@@ -302,7 +302,8 @@ interface StepSpec {
 /** One step on every target that serves it, in the order given: in turns (slices) when asked, then one result each. */
 async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promise<void> {
   const { plan } = run;
-  const slices = plan.slices ?? 1;
+  // a staged step is one load curve: it is never cut into turns
+  const slices = plan.stages ? 1 : Math.max(plan.slices ?? 1, ...targets.map((t) => t.plan.turns ?? 1));
   const turns = targets.map((): StepMeasurement[] => []);
   const done: { at: number; result: PlanResult['steps'][number] }[] = [];
   for (let slice = 0; slice < slices; slice++) {

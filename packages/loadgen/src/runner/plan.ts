@@ -50,6 +50,11 @@ export interface PlanTarget {
    * it by unreported, since no one asked for them there.
    */
   servesOnly?: boolean;
+  /**
+   * Takes each step it is in, with the targets beside it, in this many turns (as `slices` does
+   * for every step): the floor, so that MCP echo and it share the same stretch of time.
+   */
+  turns?: number;
 }
 
 export interface BenchPlan {

@@ -1,7 +1,7 @@
 /**
  * What a profile that writes SQL needs to know about one engine: quoting, literals and the
  * catalog queries that discover tables, columns and foreign keys. One file per engine here; the
- * profile names it (`--profile dbhub:sqlite`). The agent package does not depend on the
+ * profile names it (`--profile dbhub:sqlite`). The loadgen package does not depend on the
  * server's engines: these are the few facts a client needs, written for the peer's SQL tool.
  */
 export interface SqlDialect {

@@ -1,0 +1,121 @@
+import { type RatioInterval, type ResultFile, ratioInterval } from '@mcp-db-bench/contract';
+import { shade } from '../render/html/colors.js';
+import type { Cell } from '../render/html/types.js';
+import {
+  type Claim,
+  colorOf,
+  commandsOf,
+  type Finding,
+  lastIndexes,
+  medianRate,
+  pairedRatios,
+  rateCell,
+  rateRange,
+  ratioCell,
+  targetsOf,
+} from './common.js';
+
+interface Point {
+  target: string;
+  workload: string;
+  agents: number;
+  rate: number;
+  range: [number, number] | null;
+  /** against the fewest agents; none for the fewest themselves */
+  ratio?: RatioInterval;
+  reference: boolean;
+}
+
+/** The files that scale agents: more than one count, and not the session segment. */
+const scaled = (files: readonly ResultFile[]) =>
+  files.filter((f) => f.config.agents.length > 1 && !f.config.workloads.includes('session-init'));
+
+/** Per database and workload: the rate at each agent count (last index profile), and its ratio to the fewest, paired per iteration. */
+function scalingPoints(files: readonly ResultFile[]): Point[] {
+  return scaled(files).flatMap((f) =>
+    f.config.workloads.flatMap((workload) =>
+      f.config.targets.flatMap((t) => {
+        const at = (agents: number) =>
+          f.steps.filter(
+            (s) =>
+              s.target === t.label && s.workload === workload && s.indexes === lastIndexes(f) && s.agents === agents,
+          );
+        const first = Math.min(...f.config.agents);
+        return f.config.agents.flatMap((agents): Point[] => {
+          const here = medianRate(at(agents));
+          if (here === undefined) return [];
+          const reference = agents === first;
+          return [
+            {
+              target: t.label,
+              workload,
+              agents,
+              rate: here,
+              range: rateRange(at(agents)),
+              ratio: reference ? undefined : ratioInterval(pairedRatios(at(first), at(agents))),
+              reference,
+            },
+          ];
+        });
+      }),
+    ),
+  );
+}
+
+export const scalingClaims = (files: readonly ResultFile[]): Claim[] =>
+  scalingPoints(files).flatMap((p) =>
+    p.ratio
+      ? [{ finding: 'concurrency scaling', what: `${p.target} ${p.workload} × ${p.agents}`, ratio: p.ratio }]
+      : [],
+  );
+
+/**
+ * Concurrency scaling: per database and workload, the rate at each agent count (optimized
+ * indexes), and its ratio to the fewest agents paired per iteration (the steps of one iteration
+ * ran close in time).
+ */
+export function concurrencyScaling(files: readonly ResultFile[]): Finding | undefined {
+  const points = scalingPoints(files);
+  if (!points.length) return undefined;
+  const used = scaled(files);
+  const targets = targetsOf(used);
+  const workloads = [...new Set(points.map((p) => p.workload))];
+  const agentsAll = [...new Set(points.map((p) => p.agents))].sort((a, b) => a - b);
+  const lines = [...new Set(points.map((p) => `${p.target}\u0000${p.workload}`))].map((key) => {
+    const [target, workload] = key.split('\u0000') as [string, string];
+    const mine = points.filter((p) => p.target === target && p.workload === workload);
+    const at = (a: number) => mine.find((p) => p.agents === a);
+    return {
+      label: `${target} ${workload}`,
+      color: shade(colorOf(targets, target), workloads.indexOf(workload), workloads.length),
+      values: agentsAll.map((a) => at(a)?.rate ?? null),
+      ranges: agentsAll.map((a) => at(a)?.range ?? null),
+    };
+  });
+  const rows: Cell[][] = points.map((p) => [
+    p.target,
+    p.workload,
+    String(p.agents),
+    rateCell(p.rate),
+    p.reference ? '1 (reference)' : ratioCell(p.ratio),
+  ]);
+  return {
+    id: 'concurrency',
+    title: 'Concurrency scaling per database',
+    note:
+      'Calls/s (transfers: committed/s) at each agent count (optimized indexes, median of the iterations) and the ' +
+      'ratio to the fewest agents, paired per iteration with its interval. In the chart each database has its ' +
+      `colour, each workload a shade of it, palest first (${workloads.join(', ')}); whiskers span the iterations.`,
+    head: ['database', 'workload', 'agents', 'per s', 'against the fewest agents'],
+    rows,
+    chart: {
+      id: 'concurrency',
+      title: 'Calls/s by agents',
+      x: { label: 'agents', log: 2 },
+      axes: [{ scale: 'y', label: 'per s', log: 10 }],
+      series: lines.map((l) => ({ label: l.label, scale: 'y', color: l.color, intervals: l.ranges })),
+      data: [agentsAll, ...lines.map((l) => l.values)],
+    },
+    commands: commandsOf(used),
+  };
+}

@@ -1,0 +1,121 @@
+import { type RatioInterval, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
+import { shade } from '../render/html/colors.js';
+import type { Cell } from '../render/html/types.js';
+import {
+  barChart,
+  type Claim,
+  colorOf,
+  commandsOf,
+  type Finding,
+  lastIndexes,
+  pairedRatios,
+  ratioCell,
+  targetsOf,
+  whisker,
+} from './common.js';
+
+interface Pair {
+  base: string;
+  other: string;
+}
+
+interface PairRatio extends Pair {
+  workload: string;
+  agents: number;
+  ratio?: RatioInterval;
+}
+
+/** Every pair of databases, each later one against each earlier one (three give three pairs). */
+const pairsOf = (labels: readonly string[]): Pair[] =>
+  labels.flatMap((base, i) => labels.slice(i + 1).map((other) => ({ base, other })));
+
+/** How a pair reads in a header: the engines' names where they tell the databases apart. */
+function pairName(pair: Pair, targets: readonly { label: string; engine: string }[]): string {
+  const engines = new Set(targets.map((t) => t.engine));
+  const name = (label: string) =>
+    engines.size === targets.length ? targets.find((t) => t.label === label)!.engine : label;
+  return `${name(pair.other)} / ${name(pair.base)}`;
+}
+
+/**
+ * Every database against every other, per workload and agent count, under the file's last index
+ * profile (or the one a workload without a database ran under), paired per iteration: the
+ * runner alternates the databases within each iteration, so each pair ran close in time.
+ */
+function pairRatios(files: readonly ResultFile[]): PairRatio[] {
+  return files.flatMap((f) => {
+    const pairs = pairsOf(f.config.targets.map((t) => t.label));
+    const cells = [...new Set(f.steps.map((s) => `${s.workload}\u0000${s.agents}`))];
+    return cells.flatMap((cell) => {
+      const [workload, agents] = cell.split('\u0000') as [string, string];
+      const mine = f.steps.filter((s) => s.workload === workload && s.agents === Number(agents));
+      const profile = [lastIndexes(f), ...f.config.indexes, null].find((p) => mine.some((s) => s.indexes === p));
+      const of = (target: string): StepResult[] => mine.filter((s) => s.target === target && s.indexes === profile);
+      return pairs.map((p) => ({
+        ...p,
+        workload,
+        agents: Number(agents),
+        ratio: ratioInterval(pairedRatios(of(p.base), of(p.other))),
+      }));
+    });
+  });
+}
+
+export const engineClaims = (files: readonly ResultFile[]): Claim[] =>
+  pairRatios(files).flatMap((r) =>
+    r.ratio
+      ? [{ finding: 'engines compared', what: `${r.other} / ${r.base} ${r.workload} × ${r.agents}`, ratio: r.ratio }]
+      : [],
+  );
+
+export function enginesCompared(files: readonly ResultFile[]): Finding | undefined {
+  const ratios = pairRatios(files);
+  const targets = targetsOf(files);
+  const pairs = pairsOf(targets.map((t) => t.label));
+  if (!pairs.length || !ratios.some((r) => r.ratio)) return undefined;
+  const keyOf = (p: Pair) => `${p.other}\u0000${p.base}`;
+  const cells = [...new Set(ratios.map((r) => `${r.workload}\u0000${r.agents}`))];
+  const find = (workload: string, agents: number, p: Pair) =>
+    ratios.find((r) => r.workload === workload && r.agents === agents && keyOf(r) === keyOf(p))?.ratio;
+  const rows: Cell[][] = cells.map((cell) => {
+    const [workload, agents] = cell.split('\u0000') as [string, string];
+    return [workload, agents, ...pairs.map((p) => ratioCell(find(workload, Number(agents), p)))];
+  });
+  const workloads = [...new Set(ratios.map((r) => r.workload))];
+  const agentCounts = [...new Set(ratios.map((r) => r.agents))].sort((a, b) => a - b);
+  // a bar per pair and agent count, grouped by workload: a colour per pair, paler for fewer agents
+  const pairKeys = pairs.map((p) => ({ label: keyOf(p) }));
+  const bars = pairs.flatMap((p) =>
+    agentCounts.map((agents, i) => ({
+      label: `${pairName(p, targets)} × ${agents}`,
+      color: shade(colorOf(pairKeys, keyOf(p)), i, agentCounts.length),
+      at: (workload: string) => find(workload, agents, p),
+    })),
+  );
+  return {
+    id: 'engines',
+    title: 'Engines compared',
+    note:
+      'Each database against each other one: calls/s (transfers: committed/s) over calls/s, paired per iteration ' +
+      '(the databases alternate within each iteration), median and interval; above 1 the first-named is faster. ' +
+      'Optimized indexes (the handshake, which reads no table, under the first profile). "~ (low–high)": no ' +
+      'difference measured. The chart: medians on a log axis with their intervals.',
+    head: ['workload', 'agents', ...pairs.map((p) => pairName(p, targets))],
+    rows,
+    chart: barChart(
+      'engines',
+      'Engine against engine (calls/s ratio, median)',
+      workloads,
+      { label: 'ratio ×', log: 10 },
+      bars
+        .filter((b) => workloads.some((w) => b.at(w)))
+        .map((b) => ({
+          label: b.label,
+          color: b.color,
+          values: workloads.map((w) => b.at(w)?.median ?? null),
+          intervals: workloads.map((w) => whisker(b.at(w))),
+        })),
+    ),
+    commands: commandsOf(files.filter((f) => f.config.targets.length > 1)),
+  };
+}

@@ -1,0 +1,82 @@
+import type { ResultFile } from '@mcp-db-bench/contract';
+import { summarize } from '../histogram.js';
+import { MEANING } from '../render/html/colors.js';
+import type { Cell } from '../render/html/types.js';
+import { barChart, commandsOf, type Finding, ms, msText } from './common.js';
+
+/**
+ * Where the time goes: the decomposition's p50s (the statement through the driver alone, the
+ * echo tool: MCP and HTTP alone, the whole call) as shares that add to 100%. The database's share
+ * is raw / whole, the protocol's echo / whole, the server's own work the rest; when raw and echo
+ * together exceed the whole call (they overlap in it), both are scaled to it and the rest is 0.
+ */
+export function shares(raw: number, echo: number, full: number): { database: number; protocol: number; rest: number } {
+  const whole = Math.max(full, raw + echo);
+  if (whole <= 0) return { database: 0, protocol: 0, rest: 0 };
+  const database = raw / whole;
+  const protocol = echo / whole;
+  return { database, protocol, rest: 1 - database - protocol };
+}
+
+export function timeShares(files: readonly ResultFile[]): Finding | undefined {
+  const seen = new Set<string>();
+  const parts: { target: string; operation: string; raw: number; echo: number; full: number; file: ResultFile }[] = [];
+  for (const f of files)
+    for (const d of f.decomposition) {
+      const key = `${d.target} ${d.operation}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const p50 = (h: string) => ms(summarize(h).p50);
+      parts.push({
+        target: d.target,
+        operation: d.operation,
+        raw: p50(d.raw.histogram),
+        echo: p50(d.echo.histogram),
+        full: p50(d.full.histogram),
+        file: f,
+      });
+    }
+  if (!parts.length) return undefined;
+  const pct = (x: number) => ({ text: `${Math.round(x * 100)}%`, value: x });
+  const rows = parts.map((p) => {
+    const s = shares(p.raw, p.echo, p.full);
+    return [
+      p.target,
+      p.operation,
+      { text: msText(p.full), value: p.full },
+      { text: msText(p.raw), value: p.raw },
+      { text: msText(p.echo), value: p.echo },
+      pct(s.database),
+      pct(s.protocol),
+      pct(s.rest),
+    ] satisfies Cell[];
+  });
+  const categories = parts.map((p) => `${p.target.split(' ')[0]} ${p.operation}`);
+  const of = (k: 'database' | 'protocol' | 'rest') => parts.map((p) => shares(p.raw, p.echo, p.full)[k] * 100);
+  return {
+    id: 'time',
+    title: 'Where the time goes: protocol against database',
+    note:
+      'p50 of one call end to end, of the same statement through the database driver alone (database), and of the ' +
+      "echo tool (MCP and HTTP, no database: protocol). Shares of the whole: database and protocol, the server's own " +
+      'work the rest; they add to 100% (when database and protocol together exceed the whole, both are scaled to it). ' +
+      'Timed once, in the last iteration: no interval.',
+    head: [
+      'database',
+      'operation',
+      'call p50 ms',
+      'database p50 ms',
+      'protocol p50 ms',
+      'database',
+      'protocol',
+      'rest',
+    ],
+    rows,
+    chart: barChart('time', 'Share of a call (%)', categories, { label: '% of the call' }, [
+      { label: 'database', color: MEANING.raw, values: of('database') },
+      { label: 'protocol', color: MEANING.echo, values: of('protocol') },
+      { label: 'rest (server)', color: MEANING.full, values: of('rest') },
+    ]),
+    commands: commandsOf([...new Set(parts.map((p) => p.file))]),
+  };
+}
