@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
 import { merge, roundLabel, summary } from '@mcp-db-bench/report';
+import { result as resultOf, stats, step } from '@mcp-db-bench/report/testing';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
@@ -387,6 +388,40 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     });
     expect(compared.code, compared.stderr).toBe(0);
     await layoutAt1000(join(dir, 'same.html'), 'compare-two-databases.png', ['summary', 'changes']);
+  }, 60_000);
+
+  it('operations, overrun and transactions at 1000 px: the terminal’s tables, each whole in its box', async () => {
+    // a mix of two operations whose slow one outlasted its step, and a transfer step with its commits
+    const mix = step({
+      workload: 'mixed',
+      agents: 4,
+      calls: 1500,
+      operations: { get: stats(Array(1200).fill(1000)), aggregate: stats(Array(300).fill(20_000)) },
+      overrun: { calls: 2, lastEndedAfterMs: 3200 },
+    });
+    const transfer = step({
+      workload: 'transfer',
+      agents: 8,
+      calls: 9000,
+      commits: { op: 'transfer:commit', committed: 2400, conflicts: 100, failed: 0 },
+    });
+    writeFileSync(join(dir, 'ops.json'), JSON.stringify(resultOf([mix, transfer])));
+    const made = await runCli(['report', 'ops.json', '--format', 'html', '-o', 'ops.html'], {
+      cwd: dir,
+      timeoutMs: 30_000,
+    });
+    expect(made.code, made.stderr).toBe(0);
+    const { drawn, problems } = await open('ops.html', 1000);
+    expect(problems).toEqual([]);
+    expect(drawn.sections).toEqual(expect.arrayContaining(['operations', 'overrun', 'commits']));
+    for (const box of drawn.boxes)
+      expect(box.scrollWidth, `a table of ${box.section} is wider than its box`).toBeLessThanOrEqual(
+        box.clientWidth + 1,
+      );
+    // agents, iteration, calls running at its end
+    expect(drawn.values.overrun).toEqual([4, 1, 2]);
+    // agents, committed/s, committed, conflicts, conflict rate, other failures, calls/s
+    expect(drawn.values.commits).toEqual([8, 2400, 2400, 100, 4, 0, 9000]);
   }, 60_000);
 
   it('run --stages: the timeline draws each interval’s agents beside calls/s and p99', async () => {

@@ -135,7 +135,7 @@ describe('staged runs of the CLI (SQLite)', () => {
       '### sqlite 2025 session (optimized) point-read through agent stages 1s:1,1s:4,1s:4,1s:1',
     );
     expect(md.stdout).toMatch(
-      /\| at \| agents \| calls\/s \| p50 ms \| p99 ms \| errors \|\n.*\n\| 0 s \| 0\.5 \| \d+ \| [\d.]+ \| [\d.]+ \| 0 \|\n\| 1 s \| 2\.5 \|.*\n\| 2 s \| 4 \|.*\n\| 3 s \| 2\.5 \|/,
+      /\| at \| agents \| calls\/s \| p50 ms \| p99 ms \| errors \|\n.*\n\| 0 s \| 0\.5 \| [\d,]+ \| [\d.]+ \| [\d.]+ \| 0 \|\n\| 1 s \| 2\.5 \|.*\n\| 2 s \| 4 \|.*\n\| 3 s \| 2\.5 \|/,
     );
   }, 60_000);
 
@@ -151,7 +151,9 @@ describe('staged runs of the CLI (SQLite)', () => {
     expect(first!.slice(0, 3)).toEqual([
       '0–3 s',
       '2.3',
-      String(Math.round((step.intervals[0]!.calls + step.intervals[1]!.calls + step.intervals[2]!.calls) / 3)),
+      Math.round((step.intervals[0]!.calls + step.intervals[1]!.calls + step.intervals[2]!.calls) / 3).toLocaleString(
+        'en-US',
+      ),
     ]);
     // the last group is two seconds: its rate is over those two
     expect(section!.rows.at(-1)!.slice(0, 2)).toEqual(['78–80 s', '3.3']);

@@ -300,6 +300,126 @@ describe('the report model and page', () => {
     expect(plain.sections.some((s) => s.id === 'sessions')).toBe(false);
   });
 
+  it('shows each operation, overrun steps and committed transfers with the terminal report’s rows', () => {
+    // a mix of two operations whose slow one outlasted the step, and a transfer step with its commits
+    const mix = step({
+      workload: 'mixed',
+      agents: 4,
+      calls: 1500,
+      durationMs: 1000,
+      operations: { get: stats(Array(1200).fill(1000)), aggregate: stats(Array(300).fill(20_000)) },
+      overrun: { calls: 2, lastEndedAfterMs: 3200 },
+    });
+    const transfer = step({
+      workload: 'transfer',
+      agents: 8,
+      calls: 9000,
+      commits: { op: 'transfer:commit', committed: 2400, conflicts: 100, failed: 0 },
+    });
+    const file = result([mix, transfer]);
+    const terminal = reportSections(file);
+    const model = reportModel([{ label: 'a', result: file }]);
+    const html = htmlReport([{ label: 'a', result: file }]);
+    for (const [id, title] of [
+      ['operations', 'Operations'],
+      ['overrun', 'Overrun'],
+      ['commits', 'Transactions'],
+    ] as const) {
+      const shared = terminal.find((s) => s.title.startsWith(title))!;
+      const section = model.sections.find((s) => s.id === id)!;
+      expect(section.title).toBe(shared.title);
+      expect(section.blocks[0]!.table.head).toEqual(shared.head);
+      // the same text in every cell, numbers with their value
+      expect(
+        section.blocks[0]!.table.rows.map((r) => r.cells.map((c) => (typeof c === 'string' ? c : c.text))),
+      ).toEqual(shared.rows);
+      expect(html).toContain(`<section id="${id}">`);
+    }
+    const rows = (id: string) => model.sections.find((s) => s.id === id)!.blocks[0]!.table.rows.map((r) => r.cells);
+    expect(rows('operations')).toEqual([
+      [
+        'sqlite (optimized)',
+        'mixed',
+        { text: '4', value: 4 },
+        'aggregate',
+        { text: '300', value: 300 },
+        { text: '20%', value: 20 },
+        expect.objectContaining({ text: '83%' }),
+        expect.objectContaining({ text: '20.0' }),
+        expect.objectContaining({ text: '20.0' }),
+      ],
+      [
+        '',
+        '',
+        '',
+        'get',
+        { text: '1,200', value: 1200 },
+        { text: '80%', value: 80 },
+        expect.objectContaining({ text: '17%' }),
+        expect.objectContaining({ text: '1.00' }),
+        expect.objectContaining({ text: '1.00' }),
+      ],
+    ]);
+    expect(rows('overrun')).toEqual([
+      [
+        'sqlite (optimized)',
+        'mixed',
+        { text: '4', value: 4 },
+        { text: '1', value: 1 },
+        { text: '2', value: 2 },
+        'last call ended 3.2 s after the step',
+      ],
+    ]);
+    expect(rows('commits')[0]!.slice(3, 7)).toEqual([
+      { text: '2,400', value: 2400 },
+      { text: '2,400', value: 2400 },
+      { text: '100', value: 100 },
+      { text: '4.0%', value: 4 },
+    ]);
+    // several runs on one page: each row named by its run, a row's continuation left blank
+    const both = reportModel([
+      { label: 'a', result: file },
+      { label: 'b', result: file },
+    ]);
+    const operations = both.sections.find((s) => s.id === 'operations')!;
+    expect(operations.blocks.map((b) => b.table.rows.map((r) => r.cells[0]))).toEqual([
+      ['a: sqlite (optimized)', ''],
+      ['b: sqlite (optimized)', ''],
+    ]);
+    // a run without them has none of these sections
+    const plain = reportModel([
+      { label: 'a', result: result([step({ workload: 'point-read', agents: 1, calls: 10 })]) },
+    ]);
+    expect(plain.sections.some((s) => ['operations', 'overrun', 'commits'].includes(s.id))).toBe(false);
+  });
+
+  it('names a replay’s rows by its trace, as the terminal report does', () => {
+    const replay = {
+      trace: 'db.jsonl',
+      recordedTarget: 'ours',
+      values: 'keep',
+      sessions: 1,
+      requests: 5,
+      think: 0,
+    } as const;
+    const operations = { initialize: stats([1000]), 'tools/call list_tables': stats([2000, 2000]) };
+    const file = result(
+      [step({ workload: 'replay', agents: 1, calls: 3, target: 'target', indexes: null, operations })],
+      {
+        config: { ...result([]).config, targets: [{ label: 'target', engine: null, url: null }], replay },
+      },
+    );
+    const model = reportModel([{ label: 'a', result: file }]);
+    const replayed = model.sections.find((s) => s.id === 'replay')!;
+    expect(replayed.blocks[0]!.table.rows.map((r) => r.cells[0])).toEqual(['db.jsonl × 1', 'db.jsonl × 1']);
+    const firsts = model.sections.flatMap((s) =>
+      s.blocks.flatMap((b) => [b.table.head[0], ...b.table.rows.map((r) => r.cells[0])]),
+    );
+    expect(firsts).not.toContain('target');
+    expect(firsts.some((c) => typeof c === 'string' && c.startsWith('db.jsonl'))).toBe(true);
+    expect(model.sections.find((s) => s.id === 'operations')!.blocks[0]!.table.head[0]).toBe('trace');
+  });
+
   it('says there were no errors, without an empty chart, when no call failed', () => {
     const model = reportModel([{ label: 'a', result: result([step({ workload: 'echo', agents: 1, calls: 10 })]) }]);
     const errors = model.sections.find((s) => s.id === 'errors')!;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { overview } from '../src/render/overview.js';
 import { knee, reportHeader, reportSections } from '../src/render/report.js';
 import { toMarkdown, toTerminal, wrap } from '../src/render/table.js';
-import { result, step } from '../src/testing.js';
+import { result, stats, step } from '../src/testing.js';
 
 /** Report rendering is pure: a hand-made result file in, known numbers out. */
 describe('the report', () => {
@@ -24,6 +25,52 @@ describe('the report', () => {
       '1.00',
       '100',
     ]);
+  });
+
+  it('names a replay’s rows by its trace, and the server after it where the run named one', () => {
+    const replay = {
+      trace: 'db.jsonl',
+      recordedTarget: 'ours',
+      values: 'keep',
+      sessions: 1,
+      requests: 5,
+      think: 0,
+    } as const;
+    const operations = { initialize: stats([1000]), 'tools/call list_tables': stats([2000, 2000]) };
+    const file = result(
+      [
+        step({ workload: 'replay', agents: 1, calls: 3, target: 'target', indexes: null, operations }),
+        step({ workload: 'replay', agents: 1, calls: 3, target: 'sqlite', indexes: 'optimized', operations }),
+      ],
+      {
+        config: {
+          ...result([]).config,
+          targets: [
+            { label: 'sqlite', engine: 'sqlite', url: 'sqlite:x' },
+            { label: 'target', engine: null, url: 'http://127.0.0.1:1/mcp' },
+          ],
+          workloads: ['replay'],
+          replay,
+        },
+      },
+    );
+    const sections = reportSections(file);
+    const latency = sections.find((s) => s.title.startsWith('Latency'))!;
+    expect(latency.head[0]).toBe('trace');
+    expect(latency.rows.map((r) => r[0])).toEqual(['db.jsonl', 'db.jsonl on sqlite (optimized)']);
+    const methods = sections.find((s) => s.title.startsWith('Replay: latency'))!;
+    expect(new Set(methods.rows.map((r) => r[0]))).toEqual(
+      new Set(['db.jsonl × 1', 'db.jsonl on sqlite (optimized) × 1']),
+    );
+    // no row anywhere is named by the bare word the run gave the unnamed server
+    for (const s of sections) for (const row of s.rows) expect(row[0]).not.toMatch(/^target\b/);
+    const summary = overview(file, 200);
+    expect(summary).toMatch(/replay\s+│?\s*db\.jsonl\s/);
+    expect(summary).not.toMatch(/│ target /);
+    // a run that is not a replay keeps its targets' names
+    const plain = reportSections(result([step({ workload: 'point-read', agents: 1, calls: 3, target: 'target' })]));
+    expect(plain[0]!.head[0]).toBe('target');
+    expect(plain[0]!.rows[0]![0]).toBe('target (optimized)');
   });
 
   it('marks a step whose last call ended well after it, not the tail every closed loop has', () => {

@@ -1,9 +1,6 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
-import { roundLabel } from './numbers.js';
+import { int, rate, roundLabel } from './numbers.js';
 import type { Section } from './table.js';
-
-const rate = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
-const count = (n: number) => n.toLocaleString('en-US');
 
 /**
  * A transfer is several calls (lookups, then one `transact`): its headline is the transactions
@@ -27,12 +24,12 @@ export function commitsSection(result: ResultFile): Section {
     return [
       roundLabel(first),
       first.workload,
-      String(first.agents),
+      int(first.agents),
       seconds > 0 ? rate(committed / seconds) : '–',
-      count(committed),
-      count(conflicts),
+      int(committed),
+      int(conflicts),
       tried > 0 ? `${((conflicts / tried) * 100).toFixed(1)}%` : '–',
-      count(add((c) => c.failed)),
+      int(add((c) => c.failed)),
       seconds > 0 ? rate(calls / seconds) : '–',
     ];
   });

@@ -5,7 +5,7 @@ import { MEANING } from './html/colors.js';
 import { esc, htmlDocument, table as htmlTable } from './html/page.js';
 import { loadStages } from './html/sections/summary.js';
 import type { Cell, Table } from './html/types.js';
-import { callsPerSecond, roundLabel } from './numbers.js';
+import { callsPerSecond, int, roundLabel } from './numbers.js';
 import { type Group, groupSteps, medianThroughput } from './report.js';
 import type { Section } from './table.js';
 
@@ -216,23 +216,23 @@ function warningFacts(r: ResultFile): Record<string, string> {
   const delays = [...new Set(r.warnings.flatMap((w) => DELAYED.exec(w)?.[1] ?? []))];
   const other = r.warnings.filter((w) => !w.includes(BUSY) && !DELAYED.test(w)).length;
   return {
-    'load generator busy': busy ? `in ${busy} of ${r.steps.length} steps` : 'no',
+    'load generator busy': busy ? `in ${int(busy)} of ${int(r.steps.length)} steps` : 'no',
     'test delay': delays.length ? `${delays.join(', ')} ms a call (a test run)` : 'none',
-    'other warnings': String(other),
+    'other warnings': int(other),
   };
 }
 
 function differences(base: ResultFile, next: ResultFile): string[] {
   const facts = (r: ResultFile): Record<string, string> => ({
     'dataset scale': String(r.config.scale),
-    agents: r.config.agents.join(', '),
+    agents: r.config.agents.map(int).join(', '),
     'load stages': loadStages(r) ?? 'none',
     'step duration': `${r.config.durationMs / 1000} s`,
     'warm-up': `${r.config.warmupMs / 1000} s`,
-    iterations: String(r.config.iterations),
+    iterations: int(r.config.iterations),
     client: r.config.client,
     protocol: r.config.protocol,
-    'open-loop rate': String(r.config.rate ?? 'closed loop'),
+    'open-loop rate': r.config.rate === null ? 'closed loop' : int(r.config.rate),
     targets: r.config.targets.map((t) => t.label).join(', '),
     CPU: `${r.environment.cpuModel} × ${r.environment.cpus}`,
     Node: r.environment.node,
@@ -278,8 +278,8 @@ export function headline(c: Comparison): string {
   const slower = marked.filter((x) => (x.slowerPct ?? 0) > 0).length;
   const fromZero = all.filter((x) => x.changePct === null).length;
   return (
-    `${marked.length} of ${all.length} changes beyond noise (${slower} slower, ${marked.length - slower} faster). ` +
-    (fromZero ? `${fromZero} from a base of 0 have no percentage and are not judged. ` : '') +
+    `${int(marked.length)} of ${int(all.length)} changes beyond noise (${int(slower)} slower, ${int(marked.length - slower)} faster). ` +
+    (fromZero ? `${int(fromZero)} from a base of 0 have no percentage and are not judged. ` : '') +
     `Noise rule: marked when |change| > ${c.noisePct}% and the per-iteration ranges do not overlap (iterations: base ${c.iterations.base}, new ${c.iterations.next}); ~ = within noise.`
   );
 }
@@ -289,7 +289,7 @@ export function compareSections(c: Comparison, markdown = false): Section[] {
   const rows = c.rows.map((r) => [
     r.target,
     r.workload,
-    String(r.agents),
+    int(r.agents),
     ...(r.only
       ? [`only in ${r.only}`, '', '']
       : METRICS.map((m) =>
@@ -387,7 +387,7 @@ export function compareHtml(c: Comparison, files: { base: string; next: string }
         r.only ? '' : String(++n),
         r.target,
         r.workload,
-        String(r.agents),
+        int(r.agents),
         ...(r.only
           ? [`only in ${r.only}`, '', '']
           : METRICS.map((m) => changeCell(r.changes.find((x) => x.metric === m)))),

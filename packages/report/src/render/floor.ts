@@ -55,7 +55,7 @@ function pairedSection(result: ResultFile, paired: readonly Pair[]): Section {
     return [
       target,
       workload,
-      String(agents),
+      int(agents),
       spread(
         g.map((p) => rate(p.ours)),
         int,

@@ -24,7 +24,11 @@ export const roundLabel = (s: { target: string; indexes: string | null }) =>
 export const callsPerSecond = (m: { calls: number; durationMs: number }) =>
   m.durationMs > 0 ? m.calls / (m.durationMs / 1000) : 0;
 
+/** A count (or a rate shown whole): rounded, its thousands grouped as en-US writes them (12,345). */
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** Calls per second: whole and grouped from 100 (1,234), one decimal below (12.5). */
+export const rate = (n: number) => (n >= 100 ? int(n) : n.toFixed(1));
 
 /** HTTP 503: the server turned a caller away (a full session table refuses `initialize` with it). */
 export const REFUSED = 'http_503';

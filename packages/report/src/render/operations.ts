@@ -1,11 +1,10 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { merge, summary } from '../histogram.js';
-import { roundLabel } from './numbers.js';
+import { int, rate, roundLabel } from './numbers.js';
 import type { Section } from './table.js';
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
-const rate = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 
 /**
  * Each operation of a workload that has several, per step (its iterations merged): its calls/s,
@@ -30,7 +29,7 @@ export function operationsSection(result: ResultFile): Section {
       rows.push([
         i === 0 ? roundLabel(first) : '',
         i === 0 ? first.workload : '',
-        i === 0 ? String(first.agents) : '',
+        i === 0 ? int(first.agents) : '',
         s.op,
         seconds > 0 ? rate(s.count / seconds) : '–',
         calls > 0 ? pct(s.count / calls) : '–',

@@ -1,5 +1,5 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
-import { roundLabel } from './numbers.js';
+import { int, roundLabel } from './numbers.js';
 import type { Section } from './table.js';
 
 /** "850 ms" or "3.2 s". */
@@ -35,9 +35,9 @@ export function overrunSection(result: ResultFile): Section {
             [
               roundLabel(s),
               s.workload,
-              String(s.agents),
-              String(s.iteration),
-              String(s.overrun.calls),
+              int(s.agents),
+              int(s.iteration),
+              int(s.overrun.calls),
               `last call ended ${after(s.overrun.lastEndedAfterMs)} after the step`,
             ],
           ]

@@ -2,6 +2,7 @@ import { type Comparison, formatRatio, type ResultFile, ratioInterval } from '@m
 import { merge, summary } from '../histogram.js';
 import { FLOOR_LABEL } from './floor.js';
 import { int, roundLabel } from './numbers.js';
+import { byTrace, rowsNamedBy } from './replay.js';
 import { type Group, groupSteps, medianThroughput } from './report.js';
 import { type Section, toTerminal, wrap } from './table.js';
 import { disagreementLines } from './tokens.js';
@@ -10,14 +11,15 @@ import { disagreementLines } from './tokens.js';
 export const PIPE_COLUMNS = 100;
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
-const agentsName = (n: number) => `${n} agent${n === 1 ? '' : 's'}`;
+const agentsName = (n: number) => `${int(n)} agent${n === 1 ? '' : 's'}`;
 
 /**
  * The report a run prints by default: what ran, one table of calls/s, p50 and p99 per workload
  * and agent count, and the verdicts (index speed-up with its interval, agreement, warnings).
  * Every line keeps to `width` (a terminal's columns; a pipe's PIPE_COLUMNS); `--full` has the rest.
  */
-export function overview(result: ResultFile, width = PIPE_COLUMNS): string {
+export function overview(file: ResultFile, width = PIPE_COLUMNS): string {
+  const result = byTrace(file);
   const groups = groupSteps(result.steps);
   const table = summaryTable(groups, result, width);
   return [
@@ -50,9 +52,9 @@ function overviewHeader(result: ResultFile, width: number): string {
   ];
   const lines = [
     `mcp-db-bench ${result.tool.version} · ${result.startedAt} · ${e.cpus} CPUs, Node ${e.node}`,
-    `${c.workloads.length} workloads · agents ${c.agents.join(', ')} · ${c.durationMs / 1000} s per step × ${c.iterations} iteration(s) · indexes ${c.indexes.join(', ') || 'as found'}${databases.length ? ` · ${databases.join(', ')}` : ''}`,
+    `${c.workloads.length} workloads · agents ${c.agents.map(int).join(', ')} · ${c.durationMs / 1000} s per step × ${int(c.iterations)} iteration(s) · indexes ${c.indexes.join(', ') || 'as found'}${databases.length ? ` · ${databases.join(', ')}` : ''}`,
     ...(result.partial
-      ? [`partial: the run was interrupted; these are the ${result.steps.length} step(s) it finished`]
+      ? [`partial: the run was interrupted; these are the ${int(result.steps.length)} step(s) it finished`]
       : []),
   ];
   return wrap(lines.join('\n'), width);
@@ -83,7 +85,7 @@ function summaryTable(groups: readonly Group[], result: ResultFile, width: numbe
   const title = `Summary${profile ? ` (${profile} indexes${era ? `,${era}` : ''})` : era ? ` (${era.trim()})` : ''}: calls/s, p50 and p99 ms`;
   const wide: Section = {
     title,
-    head: ['workload', 'target', ...agents.map((n) => `${agentsName(n)}\ncalls/s  p50 / p99`)],
+    head: ['workload', rowsNamedBy(result), ...agents.map((n) => `${agentsName(n)}\ncalls/s  p50 / p99`)],
     rows: rounds.map((round) => {
       const [workload, target] = round.split('\u0000') as [string, string];
       return [
@@ -100,14 +102,14 @@ function summaryTable(groups: readonly Group[], result: ResultFile, width: numbe
   };
   const tall: Section = {
     title,
-    head: ['workload', 'target', 'agents', 'calls/s', 'p50', 'p99'],
+    head: ['workload', rowsNamedBy(result), 'agents', 'calls/s', 'p50', 'p99'],
     rows: rounds.flatMap((round) => {
       const [workload, target] = round.split('\u0000') as [string, string];
       return agents.flatMap((n) => {
         const g = find(round, n);
         if (!g) return [];
         const x = numbers(g);
-        return [[workload, name(target), String(n), x.rate, x.p50, x.p99]];
+        return [[workload, name(target), int(n), x.rate, x.p50, x.p99]];
       });
     }),
   };

@@ -1,6 +1,6 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { merge, summary } from '../histogram.js';
-import { roundLabel } from './numbers.js';
+import { int, rate, roundLabel } from './numbers.js';
 import type { Section } from './table.js';
 
 /**
@@ -15,18 +15,53 @@ export function replaySections(result: ResultFile): Section[] {
   return [methodSection(steps), timeSection(steps, replay.think)];
 }
 
+/** The label `run --target URL` gives a server it names no other way. */
+const UNNAMED = 'target';
+
+/**
+ * A replay's rows named by the trace it replayed (`db.jsonl`, or `db.jsonl on sqlite` where the run
+ * named the server): every report renders this view of a result; other results are as they are.
+ */
+export function byTrace(result: ResultFile): ResultFile {
+  const replay = result.config.replay;
+  if (!replay) return result;
+  const name = (target: string) => (target === UNNAMED ? replay.trace : `${replay.trace} on ${target}`);
+  const each = <T extends { target: string }>(list: readonly T[] | undefined) =>
+    list?.map((x) => ({ ...x, target: name(x.target) }));
+  return {
+    ...result,
+    config: { ...result.config, targets: result.config.targets.map((t) => ({ ...t, label: name(t.label) })) },
+    steps: each(result.steps)!,
+    sessionInit: each(result.sessionInit)!,
+    decomposition: each(result.decomposition)!,
+    skipped: each(result.skipped),
+    tokens: each(result.tokens),
+    memory: each(result.memory),
+    agreement: result.agreement?.map((a) => ({ ...a, target: name(a.target), reference: name(a.reference) })),
+    comparisons: result.comparisons?.map((c) => ({
+      ...c,
+      base: { ...c.base, target: name(c.base.target) },
+      other: { ...c.other, target: name(c.other.target) },
+    })),
+  };
+}
+
+/** What a table's rows are named by: the server measured, or in a replay the trace (byTrace). */
+export const rowsNamedBy = (result: ResultFile) => (result.config.replay ? 'trace' : 'target');
+
 /** The line the report header gives a replay. */
 export function replayLine(replay: NonNullable<ResultFile['config']['replay']>): string {
   return (
-    `replayed ${replay.trace}: ${replay.sessions} session(s), ${replay.requests} requests recorded against ` +
+    `replayed ${replay.trace}: ${int(replay.sessions)} session(s), ${int(replay.requests)} requests recorded against ` +
     `${replay.recordedTarget} (values ${replay.values}), think time × ${replay.think}` +
-    (replay.streams ? `; ${replay.streams} GET stream(s) not replayed` : '')
+    (replay.streams ? `; ${int(replay.streams)} GET stream(s) not replayed` : '')
   );
 }
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '–');
-const name = (s: StepResult) => `${roundLabel(s)} × ${s.agents}${s.iteration > 1 ? ` (iteration ${s.iteration})` : ''}`;
+const name = (s: StepResult) =>
+  `${roundLabel(s)} × ${int(s.agents)}${s.iteration > 1 ? ` (iteration ${int(s.iteration)})` : ''}`;
 
 function methodSection(steps: readonly StepResult[]): Section {
   return {
@@ -38,8 +73,8 @@ function methodSection(steps: readonly StepResult[]): Section {
         return [
           name(s),
           op,
-          String(stats.count),
-          (stats.count / (s.durationMs / 1000)).toFixed(1),
+          int(stats.count),
+          rate(stats.count / (s.durationMs / 1000)),
           ms(h.p50),
           ms(h.p95),
           ms(h.p99),

@@ -2,10 +2,10 @@ import { type Comparison, formatRatio, type ResultFile, ratioInterval, type Step
 import { merge, summary } from '../histogram.js';
 import { commitsSection } from './commits.js';
 import { FLOOR_LABEL, floorSections } from './floor.js';
-import { callsPerSecond, median, REFUSED, roundLabel } from './numbers.js';
+import { callsPerSecond, int, median, REFUSED, rate, roundLabel } from './numbers.js';
 import { operationsSection } from './operations.js';
 import { overrunSection } from './overrun.js';
-import { replayLine, replaySections } from './replay.js';
+import { byTrace, replayLine, replaySections, rowsNamedBy } from './replay.js';
 import { soakSections } from './soak.js';
 import { formatStages, stageSections } from './stages.js';
 import { type Section, wrap } from './table.js';
@@ -14,7 +14,6 @@ import { traceSplitSection } from './trace-split.js';
 import { verificationSection } from './verification.js';
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
-const rate = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 /** Successful calls per second: goodput. Failed calls are counted separately, never timed. */
 const throughput = callsPerSecond;
@@ -27,8 +26,10 @@ const label = roundLabel;
  * one step are combined by merging histograms (percentiles are never averaged) and by the
  * median of throughputs, with the spread shown.
  */
-export function reportSections(result: ResultFile): Section[] {
+export function reportSections(file: ResultFile): Section[] {
+  const result = byTrace(file);
   const groups = groupSteps(result.steps);
+  const named = rowsNamedBy(result);
   return [
     sessionInitSection(result),
     latencySection(groups),
@@ -52,17 +53,20 @@ export function reportSections(result: ResultFile): Section[] {
     // floor's and soak's own tables, from the files they write
     ...floorSections(result),
     ...soakSections(result),
-  ].filter((s): s is Section => s !== undefined && s.rows.length > 0);
+  ]
+    .filter((s): s is Section => s !== undefined && s.rows.length > 0)
+    .map((s) => (s.head[0] === 'target' ? { ...s, head: [named, ...s.head.slice(1)] } : s));
 }
 
 /** The lines above the tables: what ran, where and how; with `width` (a terminal's columns), wrapped to it. */
-export function reportHeader(result: ResultFile, width?: number): string {
+export function reportHeader(file: ResultFile, width?: number): string {
+  const result = byTrace(file);
   const e = result.environment;
   const c = result.config;
   const lines = [
     `mcp-db-bench ${result.tool.version} · ${result.startedAt}`,
-    `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
-    `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${c.iterations} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
+    `${e.cpuModel} × ${e.cpus}, ${int(e.memoryMb)} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
+    `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${int(c.iterations)} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
     ...databaseLines(c),
     ...(c.cpus
       ? [`servers the run started on CPUs ${c.cpus.server ?? 'any'} · load generator on CPUs ${c.cpus.client ?? 'any'}`]
@@ -70,7 +74,7 @@ export function reportHeader(result: ResultFile, width?: number): string {
     ...(c.shard ? [shardLine(c.shard)] : []),
     ...(c.replay ? [replayLine(c.replay)] : []),
     ...(result.partial
-      ? [`partial: the run was interrupted; these are the ${result.steps.length} step(s) it finished`]
+      ? [`partial: the run was interrupted; these are the ${int(result.steps.length)} step(s) it finished`]
       : []),
     ...result.warnings.map((w) => `warning: ${w}`),
     ...disagreementLines(result),
@@ -119,9 +123,9 @@ function shardLine(shard: NonNullable<ResultFile['config']['shard']>): string {
 function loadLine(c: ResultFile['config']): string {
   if (c.stages?.kind === 'agents') return `agent stages ${formatStages(c.stages.stages)}`;
   if (c.stages?.kind === 'rate')
-    return `rate stages ${formatStages(c.stages.stages)} (calls/s), ${c.agents.join(', ')} agents`;
-  const own = Object.entries(c.workloadAgents ?? {}).map(([w, counts]) => `; ${w} ${counts.join(', ')}`);
-  return `agents ${c.agents.join(', ')}${own.join('')}`;
+    return `rate stages ${formatStages(c.stages.stages)} (calls/s), ${c.agents.map(int).join(', ')} agents`;
+  const own = Object.entries(c.workloadAgents ?? {}).map(([w, counts]) => `; ${w} ${counts.map(int).join(', ')}`);
+  return `agents ${c.agents.map(int).join(', ')}${own.join('')}`;
 }
 
 /** One line per target: the workloads it could not serve (each one's reason is in the result file); never errors. */
@@ -188,7 +192,7 @@ function sessionInitSection(result: ResultFile): Section {
       const cold = summary(merge([s.cold.histogram]));
       const warm = summary(merge([s.warm.histogram]));
       const full =
-        s.full && `${ms(summary(merge([s.full.histogram])).p50)}${s.allTables ? ` (${s.allTables} tables)` : ''}`;
+        s.full && `${ms(summary(merge([s.full.histogram])).p50)}${s.allTables ? ` (${int(s.allTables)} tables)` : ''}`;
       return [
         label(s),
         s.taskTables?.join(', ') ?? 'all',
@@ -227,7 +231,7 @@ function latencySection(groups: readonly Group[]): Section {
       return [
         label(g),
         g.workload,
-        String(g.agents),
+        int(g.agents),
         rate(goodput.median),
         // one iteration has no spread to show
         g.steps.length > 1 ? pct(goodput.spread) : '–',
@@ -236,7 +240,7 @@ function latencySection(groups: readonly Group[]): Section {
         ms(h.p95),
         ms(h.p99),
         ms(h.p999),
-        String(errors),
+        int(errors),
       ];
     }),
   };
@@ -290,11 +294,11 @@ function sessionSection(groups: readonly Group[]): Section {
     rows: sessionRows(groups).map((r) => [
       label(r.group),
       r.group.workload,
-      String(r.group.agents),
+      int(r.group.agents),
       rate(r.operationsPerSecond),
-      String(r.refused),
-      r.reinitialized === null ? '–' : String(r.reinitialized),
-      String(r.otherErrors),
+      int(r.refused),
+      r.reinitialized === null ? '–' : int(r.reinitialized),
+      int(r.otherErrors),
     ]),
   };
 }
@@ -317,7 +321,7 @@ function scalingSection(groups: readonly Group[]): Section {
     const agents = sorted.map((g) => g.agents);
     const x = sorted.map((g) => medianThroughput(g).median);
     const eff = efficiency(agents, x);
-    const cells = sorted.map((g, i) => `${g.agents}: ${rate(x[i]!)} (${pct(eff[i]!)})`);
+    const cells = sorted.map((g, i) => `${int(g.agents)}: ${rate(x[i]!)} (${pct(eff[i]!)})`);
     rows.push([label(sorted[0]!), sorted[0]!.workload, cells.join(' · '), knee(agents, x)]);
   }
   return {
@@ -333,7 +337,7 @@ function scalingSection(groups: readonly Group[]): Section {
  */
 export function knee(agents: readonly number[], throughputs: readonly number[]): string {
   const i = kneeIndex(throughputs);
-  const n = (k: number) => `${k} agent${k === 1 ? '' : 's'}`;
+  const n = (k: number) => `${int(k)} agent${k === 1 ? '' : 's'}`;
   if (i === undefined) return `none up to ${n(agents.at(-1)!)}`;
   return i === 0 ? `none: no gain past ${n(agents[0]!)}` : n(agents[i]!);
 }
@@ -371,7 +375,7 @@ function speedupSection(groups: readonly Group[], result: ResultFile): Section[]
     rows.push([
       opt.target,
       opt.workload,
-      String(opt.agents),
+      int(opt.agents),
       rate(medianThroughput(base).median),
       rate(medianThroughput(opt).median),
       paired?.throughput ?? `${speed.toFixed(1)}×`,
@@ -478,7 +482,7 @@ function comparisonSection(groups: readonly Group[], result: ResultFile): Sectio
   if (!c) return [];
   const rows = c.rows.map((r) => [
     r.workload,
-    String(r.agents),
+    int(r.agents),
     ...r.cells.map((x) =>
       x ? `${rate(x.rate)} /s, p50 ${x.p50Ms.toFixed(x.p50Ms < 10 ? 2 : 1)}${x.ratio ? `, ${x.ratio}` : ''}` : '–',
     ),
@@ -522,16 +526,15 @@ function decompositionSection(result: ResultFile): Section[] {
 
 /** `run --server-cpus`: what each server the run started spent per call, beside what the load generator did. */
 function serverCpuSection(groups: readonly Group[], result: ResultFile): Section {
-  const us = (x: number) => Math.round(x).toLocaleString('en-US');
   const rows = groups
     .filter((g) => g.steps.every((s) => s.server))
     .map((g) => [
       label(g),
       g.workload,
-      String(g.agents),
+      int(g.agents),
       rate(medianThroughput(g).median),
-      us(median(g.steps.map((s) => s.server!.cpuPerCallUs))),
-      us(median(g.steps.map((s) => s.client.cpuPerCallUs))),
+      int(median(g.steps.map((s) => s.server!.cpuPerCallUs))),
+      int(median(g.steps.map((s) => s.client.cpuPerCallUs))),
     ]);
   return {
     title: `Server CPU per call (user + system of the server's processes over each measured window, from /proc; servers on CPUs ${result.config.cpus?.server ?? 'any'})`,
@@ -563,7 +566,7 @@ function loadGeneratorSection(result: ResultFile): Section {
   };
   const rows = groups.map((g) => [
     g.workload === 'echo' ? `MCP echo (${label(g)})` : 'bare node:http echo',
-    String(g.agents),
+    int(g.agents),
     rate(medianThroughput(g).median),
     g.workload === 'http-echo'
       ? '100%'
@@ -571,7 +574,7 @@ function loadGeneratorSection(result: ResultFile): Section {
           g,
           floor.find((x) => x.agents === g.agents),
         ),
-    Math.round(med(g, (s) => s.client.cpuPerCallUs)).toLocaleString('en-US'),
+    int(med(g, (s) => s.client.cpuPerCallUs)),
     pct(med(g, (s) => s.client.cpuUtilization)),
     med(g, (s) => s.client.eventLoopDelayP99Ms).toFixed(1),
   ]);

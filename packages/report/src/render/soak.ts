@@ -1,7 +1,7 @@
 import type { ResultFile, ServerMemory } from '@mcp-db-bench/contract';
 import { errorTotal } from '../combine.js';
 import { summarize } from '../histogram.js';
-import { callsPerSecond, median, REFUSED } from './numbers.js';
+import { callsPerSecond, int, median, REFUSED } from './numbers.js';
 import type { Section } from './table.js';
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
@@ -52,11 +52,11 @@ export function soakSections(result: ResultFile): Section[] {
         ],
         rows: [
           [
-            step.calls.toLocaleString('en-US'),
-            callsPerSecond(step).toFixed(0),
-            String(errorTotal(step)),
-            String(step.errors[REFUSED] ?? 0),
-            String(step.reinitialized ?? 0),
+            int(step.calls),
+            int(callsPerSecond(step)),
+            int(errorTotal(step)),
+            int(step.errors[REFUSED] ?? 0),
+            int(step.reinitialized ?? 0),
             (latency.p50 / 1000).toFixed(2),
             (latency.p99 / 1000).toFixed(2),
             mb(g.start),

@@ -1,6 +1,6 @@
 import type { LoadStage, ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { merge, summary } from '../histogram.js';
-import { roundLabel } from './numbers.js';
+import { int, roundLabel } from './numbers.js';
 import type { Section } from './table.js';
 
 /** At most this many rows per staged step: longer runs group their seconds. */
@@ -15,7 +15,7 @@ const formatDuration = (ms: number) =>
   ms > 0 && ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
-const one = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+const one = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 
 /**
  * A staged step over time: per second (or per group of seconds on a long run), the agents
@@ -46,12 +46,12 @@ function stageRows(step: StepResult, rate: boolean): string[][] {
     rows.push([
       group > 1 ? `${from / 1000}–${from / 1000 + slice.length} s` : `${from / 1000} s`,
       rate
-        ? String(Math.round(slice.reduce((n, x) => n + (x.rate ?? 0), 0) / seconds))
+        ? int(slice.reduce((n, x) => n + (x.rate ?? 0), 0) / seconds)
         : one(Math.round(mean((x) => x.agents ?? 0) * 10) / 10),
-      String(Math.round(seconds > 0 ? calls / seconds : 0)),
+      int(seconds > 0 ? calls / seconds : 0),
       latency.count ? ms(latency.p50) : '-',
       latency.count ? ms(latency.p99) : '-',
-      String(slice.reduce((n, x) => n + x.errors, 0)),
+      int(slice.reduce((n, x) => n + x.errors, 0)),
     ]);
   }
   return rows;

@@ -117,8 +117,8 @@ export function agreementSection(result: ResultFile): Section {
       a.workload,
       a.reference,
       a.target,
-      String(a.calls),
-      String(a.mismatches),
+      count(a.calls),
+      count(a.mismatches),
       a.verdict,
       a.firstDifference,
     ]),
@@ -131,6 +131,6 @@ export function disagreementLines(result: ResultFile): string[] {
     .filter((a) => a.mismatches > 0)
     .map(
       (a) =>
-        `warning: ${a.target} answered ${a.mismatches} of ${a.calls} ${a.workload} calls differently from ${a.reference}`,
+        `warning: ${a.target} answered ${count(a.mismatches)} of ${count(a.calls)} ${a.workload} calls differently from ${a.reference}`,
     );
 }

@@ -1,4 +1,4 @@
-import { median, roundLabel } from './numbers.js';
+import { int, median, roundLabel } from './numbers.js';
 import type { Group } from './report.js';
 import type { Section } from './table.js';
 
@@ -17,8 +17,8 @@ export function traceSplitSection(groups: readonly Group[]): Section {
       return [
         roundLabel(g),
         g.workload,
-        String(g.agents),
-        String(splits.reduce((n, s) => n + s.calls, 0)),
+        int(g.agents),
+        int(splits.reduce((n, s) => n + s.calls, 0)),
         ms(at((s) => s.p50.clientUs)),
         ms(at((s) => s.p50.serverUs)),
         ms(at((s) => s.p50.databaseUs)),

@@ -1,7 +1,8 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
+import { int, roundLabel } from './numbers.js';
 import type { Section } from './table.js';
 
-const count = (n: number) => n.toLocaleString('en-US');
+const count = int;
 
 /**
  * Write steps against what was read back afterwards; steps of read workloads have no
@@ -30,9 +31,9 @@ export function verificationSection(result: ResultFile): Section {
       'verdict',
     ],
     rows: steps.map(({ s, v }) => [
-      s.indexes ? `${s.target} (${s.indexes})` : s.target,
+      roundLabel(s),
       s.workload,
-      String(s.agents),
+      int(s.agents),
       count(v.acknowledged.insert),
       count(v.acknowledged.update),
       count(v.acknowledged.delete),

@@ -1,5 +1,6 @@
 import type { StepResult } from '@mcp-db-bench/contract';
 import { merge } from '../../histogram.js';
+import { rate } from '../numbers.js';
 import { type Group, groupSteps } from '../report.js';
 import { seriesColor } from './colors.js';
 import type { Cell, Run } from './types.js';
@@ -40,7 +41,7 @@ export const subjectsOf = (runs: readonly Run[]) =>
 
 const msText = (v: number | null) =>
   v === null ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
-export const rateText = (n: number) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1));
+export const rateText = rate;
 export const pctText = (x: number) => `${Math.round(x * 100)}%`;
 export const num = (value: number | null, text: (v: number | null) => string = msText): Cell =>
   value === null ? '–' : { text: text(value), value };

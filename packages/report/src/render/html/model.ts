@@ -1,9 +1,13 @@
+import { byTrace, rowsNamedBy } from '../replay.js';
 import { type ChartSpec, dropEmptySeries } from './charts.js';
 import { context } from './context.js';
 import { agreementSection } from './sections/agreement.js';
+import { commitsSection } from './sections/commits.js';
 import { decompositionSection } from './sections/decomposition.js';
 import { errorSection } from './sections/errors.js';
 import { indexSection } from './sections/indexes.js';
+import { operationsSection } from './sections/operations.js';
+import { overrunSection } from './sections/overrun.js';
 import { replaySection } from './sections/replay.js';
 import { scalingSection } from './sections/scaling.js';
 import { serversSection } from './sections/servers.js';
@@ -21,12 +25,16 @@ import type { ReportModel, ReportSection, Run } from './types.js';
  * the result files alone by pure functions, one file per section under sections/. page.ts only
  * turns this into markup.
  */
-export function reportModel(runs: readonly Run[]): ReportModel {
+export function reportModel(files: readonly Run[]): ReportModel {
+  const runs = files.map((r) => ({ ...r, result: byTrace(r.result) }));
   const ctx = context(runs);
   const sections = [
     spectrumSection(ctx),
     scalingSection(ctx),
     serversSection(ctx),
+    operationsSection(ctx),
+    overrunSection(ctx),
+    commitsSection(ctx),
     agreementSection(ctx),
     timelineSection(ctx),
     indexSection(ctx),
@@ -40,8 +48,17 @@ export function reportModel(runs: readonly Run[]): ReportModel {
   ]
     .filter((s): s is ReportSection => s !== undefined && s.blocks.length > 0)
     .map((s) => ({ ...s, blocks: s.blocks.map((b) => (b.chart ? { ...b, chart: dropEmptySeries(b.chart) } : b)) }));
-  return { runs: runs.map(runSummary), sections: uniqueChartIds(sections) };
+  const named = runs.every((r) => rowsNamedBy(r.result) === 'trace') ? 'trace' : 'target';
+  return { runs: runs.map(runSummary), sections: uniqueChartIds(sections.map((s) => namedBy(s, named))) };
 }
+
+/** A section's tables with their first column named for what their rows are (a replay's: its trace). */
+const namedBy = (s: ReportSection, named: string): ReportSection => ({
+  ...s,
+  blocks: s.blocks.map((b) =>
+    b.table.head[0] === 'target' ? { ...b, table: { ...b.table, head: [named, ...b.table.head.slice(1)] } } : b,
+  ),
+});
 
 /**
  * Chart ids are slugs of free text (run labels, target rounds), and slugs of different texts can

@@ -1,6 +1,6 @@
 import { uplotAssets } from './assets.js';
 import type { ChartSpec } from './charts.js';
-import { drawCharts } from './runtime.js';
+import { runtimeScript } from './runtime.js';
 import type { Block, Cell, ReportModel, ReportSection, RunSummary, Table } from './types.js';
 
 /**
@@ -38,7 +38,7 @@ export function htmlDocument(title: string, body: string, charts: readonly Chart
 ${body}
 <script>${uplot.script}</script>
 <script type="application/json" id="chart-specs">${json(charts)}</script>
-<script>(${drawCharts.toString()})(uPlot, JSON.parse(document.getElementById('chart-specs').textContent), document);</script>
+<script>${runtimeScript()}</script>
 </body>
 </html>
 `;

@@ -1,4 +1,4 @@
-import { roundLabel } from '../../numbers.js';
+import { int, roundLabel } from '../../numbers.js';
 import { MEANING } from '../colors.js';
 import type { Context } from '../context.js';
 import type { ReportSection, Table } from '../types.js';
@@ -34,7 +34,7 @@ export function errorSection(ctx: Context): ReportSection {
           cells: [
             ctx.name(run, roundLabel(g)),
             g.workload,
-            String(g.agents),
+            int(g.agents),
             ...counts.map((c) => ({ text: c.toLocaleString('en-US'), value: c })),
           ],
         });

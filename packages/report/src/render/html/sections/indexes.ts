@@ -1,3 +1,4 @@
+import { int } from '../../numbers.js';
 import { type Group, medianThroughput } from '../../report.js';
 import { slug } from '../charts.js';
 import { MEANING } from '../colors.js';
@@ -36,7 +37,7 @@ export function indexSection(ctx: Context): ReportSection | undefined {
     const pairs = indexPairs(groups);
     if (!pairs.length) return [];
     const targets = [...new Set(pairs.map((p) => p.target))];
-    const categories = pairs.map((p) => `${p.workload} × ${p.agents}${targets.length > 1 ? ` ${p.target}` : ''}`);
+    const categories = pairs.map((p) => `${p.workload} × ${int(p.agents)}${targets.length > 1 ? ` ${p.target}` : ''}`);
     // with one target the meaning's colours; with several, each target's own, its baseline paler
     const color = (target: string, indexes: 'baseline' | 'optimized') =>
       targets.length > 1 ? ctx.colorOf(run, { target, indexes }) : MEANING[indexes];
@@ -70,7 +71,7 @@ export function indexSection(ctx: Context): ReportSection | undefined {
             cells: [
               p.target,
               p.workload,
-              String(p.agents),
+              int(p.agents),
               rateCell(p.baseline),
               rateCell(p.optimized),
               { text: `${p.speedup.toFixed(1)}×`, value: p.speedup },

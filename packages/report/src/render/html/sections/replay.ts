@@ -1,26 +1,16 @@
 import { replaySections } from '../../replay.js';
 import type { Context } from '../context.js';
-import type { Block, Cell, ReportSection } from '../types.js';
+import type { Block, ReportSection } from '../types.js';
+import { sharedBlock } from './shared.js';
 
 /**
  * `run --replay`: the terminal report's two replay tables (latency per method and tool, and where
  * the session time went), per run. Numbers carry their value for sorting.
  */
 export function replaySection(ctx: Context): ReportSection | undefined {
-  const blocks: Block[] = [];
-  ctx.runs.forEach((run, i) => {
-    for (const section of replaySections(run.result)) {
-      if (section.rows.length === 0) continue;
-      blocks.push({
-        table: {
-          head: section.head,
-          rows: section.rows.map(([step = '', ...rest]) => ({
-            cells: [ctx.name(i, step), ...rest.map(cell)],
-          })),
-        },
-      });
-    }
-  });
+  const blocks: Block[] = ctx.runs.flatMap((run, i) =>
+    replaySections(run.result).flatMap((section) => (section.rows.length ? [sharedBlock(ctx, i, section)] : [])),
+  );
   if (blocks.length === 0) return undefined;
   return {
     id: 'replay',
@@ -32,8 +22,3 @@ export function replaySection(ctx: Context): ReportSection | undefined {
     blocks,
   };
 }
-
-const cell = (text: string): Cell => {
-  const n = Number(text.replace(/%$/, '').replaceAll(',', ''));
-  return /^[\d,.]+%?$/.test(text) && Number.isFinite(n) ? { text, value: n } : text;
-};

@@ -1,5 +1,5 @@
 import { summary } from '../../../histogram.js';
-import { roundLabel } from '../../numbers.js';
+import { int, roundLabel } from '../../numbers.js';
 import { efficiency, type Group, kneeIndex, medianThroughput, scalingSeries } from '../../report.js';
 import { type SeriesSpec, slug } from '../charts.js';
 import { type Context, groupHistogram, num, pctText, rateCell } from '../context.js';
@@ -57,11 +57,15 @@ export function scalingSection(ctx: Context): ReportSection {
       line.agents.map((a, i) => ({
         cells: [
           label,
-          String(a),
+          int(a),
           rateCell(line.throughput[i]!),
           { text: pctText(line.efficiency[i]!), value: line.efficiency[i]! },
           num(line.p99Ms[i]!),
-          i === 0 ? (line.knee === undefined ? `none up to ${line.agents.at(-1)}` : `${line.knee} agents`) : '',
+          i === 0
+            ? line.knee === undefined
+              ? `none up to ${int(line.agents.at(-1)!)}`
+              : `${int(line.knee)} agents`
+            : '',
         ],
       })),
     );
@@ -69,7 +73,7 @@ export function scalingSection(ctx: Context): ReportSection {
       chart: {
         id: slug('scaling', workload),
         title: `${workload}: calls/s (solid) and p99 (dashed) by agents`,
-        x: { label: 'agents', log: 2, ticks: agents.map((a) => ({ value: a, label: String(a) })) },
+        x: { label: 'agents', log: 2, ticks: agents.map((a) => ({ value: a, label: int(a) })) },
         axes: [
           { scale: 'rate', label: 'calls/s, higher is better' },
           { scale: 'ms', label: 'p99 ms, lower is better', log: 10, side: 'right' },

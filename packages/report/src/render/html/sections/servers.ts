@@ -1,3 +1,4 @@
+import { int } from '../../numbers.js';
 import { serverComparison } from '../../report.js';
 import { slug } from '../charts.js';
 import { type Context, num, rateCell } from '../context.js';
@@ -14,7 +15,7 @@ export function serversSection(ctx: Context): ReportSection | undefined {
     const c = serverComparison(groups, ctx.runs[run]!.result);
     if (!c) return [];
     what = what && what !== c.what ? 'Servers' : c.what;
-    const categories = c.rows.map((r) => `${r.workload} × ${r.agents}`);
+    const categories = c.rows.map((r) => `${r.workload} × ${int(r.agents)}`);
     return [
       {
         chart: {
@@ -35,7 +36,7 @@ export function serversSection(ctx: Context): ReportSection | undefined {
           rows: c.rows.map((r) => ({
             cells: [
               r.workload,
-              String(r.agents),
+              int(r.agents),
               ...r.cells.flatMap((x) => (x ? [rateCell(x.rate), num(x.p50Ms)] : ['not measured', 'not measured'])),
             ],
           })),

@@ -1,5 +1,5 @@
 import { decode } from '../../../histogram.js';
-import { roundLabel } from '../../numbers.js';
+import { int, roundLabel } from '../../numbers.js';
 import type { SeriesSpec } from '../charts.js';
 import { shade } from '../colors.js';
 import { type Context, num } from '../context.js';
@@ -30,7 +30,7 @@ export function sessionInitSection(ctx: Context): ReportSection | undefined {
           cells: [
             name,
             kind,
-            { text: String(h.totalCount), value: h.totalCount },
+            { text: int(h.totalCount), value: h.totalCount },
             num(p.p50),
             num(p.p90),
             num(p.p99),

@@ -1,4 +1,4 @@
-import { roundLabel } from '../../numbers.js';
+import { int, roundLabel } from '../../numbers.js';
 import { SESSION_HEAD, sessionRows } from '../../report.js';
 import { type Context, rateCell } from '../context.js';
 import type { Cell, ReportSection, Table } from '../types.js';
@@ -16,7 +16,7 @@ export function sessionsSection(ctx: Context): ReportSection | undefined {
       cells: [
         ctx.name(run, roundLabel(r.group)),
         r.group.workload,
-        String(r.group.agents),
+        int(r.group.agents),
         rateCell(r.operationsPerSecond),
         countCell(r.refused),
         r.reinitialized === null ? 'not counted' : countCell(r.reinitialized),

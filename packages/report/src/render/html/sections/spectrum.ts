@@ -1,4 +1,4 @@
-import { roundLabel } from '../../numbers.js';
+import { int, roundLabel } from '../../numbers.js';
 import { type SeriesSpec, slug } from '../charts.js';
 import { shade } from '../colors.js';
 import { type Context, groupHistogram, num } from '../context.js';
@@ -14,7 +14,7 @@ export function spectrumSection(ctx: Context): ReportSection {
       const mine = groups.filter((x) => x.workload === workload);
       for (const g of mine) {
         const h = groupHistogram(g);
-        const label = ctx.name(run, `${roundLabel(g)} × ${g.agents}`);
+        const label = ctx.name(run, `${roundLabel(g)} × ${int(g.agents)}`);
         // the round's colour, paler for fewer agents
         const counts = [...new Set(mine.filter((x) => roundLabel(x) === roundLabel(g)).map((x) => x.agents))].sort(
           (a, b) => a - b,

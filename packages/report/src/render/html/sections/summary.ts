@@ -1,4 +1,5 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
+import { int } from '../../numbers.js';
 import { skippedLines } from '../../report.js';
 import { formatStages } from '../../stages.js';
 import { errorCount } from '../context.js';
@@ -28,26 +29,26 @@ export function runSummary(run: Run): RunSummary {
         key: 'environment',
         label: 'environment',
         text:
-          `${e.cpuModel} × ${e.cpus}, ${e.memoryMb} MB, Node ${e.node}, ${e.platform}/${e.arch}, load ` +
+          `${e.cpuModel} × ${e.cpus}, ${int(e.memoryMb)} MB, Node ${e.node}, ${e.platform}/${e.arch}, load ` +
           `${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
       },
       { key: 'workloads', label: 'workloads', text: c.workloads.join(', ') },
-      { key: 'agents', label: 'agents', text: c.agents.join(', ') },
+      { key: 'agents', label: 'agents', text: c.agents.map(int).join(', ') },
       ...(stages ? [{ key: 'stages', label: 'load stages', text: stages }] : []),
       {
         key: 'configuration',
         label: 'configuration',
         text: [
           `${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up`,
-          `${c.iterations} iteration(s)`,
+          `${int(c.iterations)} iteration(s)`,
           `${c.client} client, ${c.protocol} protocol`,
-          c.rate ? `open loop at ${c.rate} calls/s` : 'closed loop',
+          c.rate ? `open loop at ${int(c.rate)} calls/s` : 'closed loop',
           ...(c.scale !== null ? [`scale ${c.scale}`] : []),
           ...(c.indexes.length ? [`indexes ${c.indexes.join(', ')}`] : []),
           `seed ${c.seed}`,
         ].join(' · '),
       },
-      { key: 'steps', label: 'steps measured', text: String(r.steps.length), value: r.steps.length },
+      { key: 'steps', label: 'steps measured', text: int(r.steps.length), value: r.steps.length },
       { key: 'calls', label: 'successful calls', text: calls.toLocaleString('en-US'), value: calls },
       { key: 'errors', label: 'failed calls', text: errors.toLocaleString('en-US'), value: errors },
       {

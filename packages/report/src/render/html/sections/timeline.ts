@@ -1,6 +1,6 @@
 import type { StepResult } from '@mcp-db-bench/contract';
 import { decode, summary } from '../../../histogram.js';
-import { callsPerSecond, roundLabel } from '../../numbers.js';
+import { callsPerSecond, int, roundLabel } from '../../numbers.js';
 import { type SeriesSpec, slug } from '../charts.js';
 import { MEANING, shade } from '../colors.js';
 import { type Context, errorCount, num, rateCell, rateText } from '../context.js';
@@ -25,7 +25,7 @@ export function timeline(steps: readonly StepResult[]): {
   const markers: { x: number; label: string }[] = [];
   let offsetMs = 0;
   for (const s of steps) {
-    markers.push({ x: offsetMs / 1000, label: `${s.workload} × ${s.agents}` });
+    markers.push({ x: offsetMs / 1000, label: `${s.workload} × ${int(s.agents)}` });
     const rates = intervalRates(s);
     s.intervals.forEach((interval, i) => {
       const { startMs, lengthMs, rate } = rates[i]!;
@@ -103,12 +103,12 @@ export function timelineSection(ctx: Context): ReportSection {
           return {
             cells: [
               ctx.name(r, s.workload),
-              String(s.agents),
-              String(s.iteration),
+              int(s.agents),
+              int(s.iteration),
               rateCell(callsPerSecond(s)),
               rates.length ? `${rateText(Math.min(...rates))}–${rateText(Math.max(...rates))}` : '–',
               num(summary(decode(s.all.histogram)).p99 / 1000),
-              String(errorCount(s)),
+              int(errorCount(s)),
             ],
           };
         }),
