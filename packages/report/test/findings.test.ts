@@ -180,6 +180,21 @@ describe('the study findings', () => {
     expect(studyClaims([three]).map((c) => c.what)).toContain('mysql / postgres point-read × 10');
   });
 
+  it('claims no ratio from steps whose calls outlast them, and says so', () => {
+    const slow = reads();
+    // sqlite's optimized steps at 1 agent: the last call ended 1.5 s after a 1 s step
+    for (const s of slow.steps)
+      if (s.target === 'sqlite' && s.indexes === 'optimized' && s.agents === 1)
+        s.overrun = { calls: 1, lastEndedAfterMs: 1500 };
+    const row = indexEffect([slow])!.rows.find((r) => r[0] === 'sqlite')!.map(text);
+    expect(row[4]).toBe('203 (overran)');
+    expect(row[5]).toBe('overran');
+    expect(studyClaims([slow]).some((c) => c.what === 'sqlite point-read × 1')).toBe(false);
+    // a call that ended a little after its step still gives a ratio
+    for (const s of slow.steps) if (s.overrun) s.overrun = { calls: 1, lastEndedAfterMs: 300 };
+    expect(text(indexEffect([slow])!.rows[0]![5])).toBe('1.97x [1.95–1.99]');
+  });
+
   it('checks a rerun against the earlier run: inside, outside and flipped', () => {
     const earlier = reads();
     const again = reads();

@@ -1,4 +1,10 @@
-import { formatRatio, type RatioInterval, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
+import {
+  formatRatio,
+  type RatioInterval,
+  type ResultFile,
+  ratioInterval,
+  type StepResult,
+} from '@mcp-db-bench/contract';
 import type { ChartSpec, SeriesSpec } from '../render/html/charts.js';
 import { seriesColor } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
@@ -77,12 +83,35 @@ export function rateRange(steps: readonly StepResult[]): [number, number] | null
   return rates.length > 1 ? [Math.min(...rates), Math.max(...rates)] : null;
 }
 
-/** Per iteration both measured: other's rate over base's. The sides of one iteration ran close in time. */
+/**
+ * A step whose calls outlast it by more than half its length measured how many calls happened to
+ * end in its window, not a rate (a whole-table grouping of seconds in a 2 s step): it gives no ratio.
+ */
+export const overran = (s: StepResult) => (s.overrun?.lastEndedAfterMs ?? 0) > s.durationMs / 2;
+
+/**
+ * Per iteration both measured: other's rate over base's (the sides of one iteration ran close in
+ * time); an iteration where either side made no call or overran is left out.
+ */
 export function pairedRatios(base: readonly StepResult[], other: readonly StepResult[]): number[] {
   return base.flatMap((b) => {
     const o = other.find((s) => s.iteration === b.iteration);
-    return o && unitRate(b) > 0 ? [unitRate(o) / unitRate(b)] : [];
+    return o && unitRate(b) > 0 && unitRate(o) > 0 && !overran(b) && !overran(o) ? [unitRate(o) / unitRate(b)] : [];
   });
+}
+
+/** A paired ratio as a cell: "overran" when every pair was left out for it. */
+export function pairCell(base: readonly StepResult[], other: readonly StepResult[]): Cell {
+  const r = ratioInterval(pairedRatios(base, other));
+  if (r) return ratioCell(r);
+  return [...base, ...other].some(overran) ? { text: 'overran', tone: 'noise' } : '–';
+}
+
+/** A median rate as a cell, "(overran)" behind it when most of its steps overran. */
+export function stepsRateCell(steps: readonly StepResult[]): Cell {
+  const x = medianRate(steps);
+  if (x === undefined) return '–';
+  return { text: `${rate(x)}${steps.filter(overran).length * 2 > steps.length ? ' (overran)' : ''}`, value: x };
 }
 
 /** The index profile a file's cross-database figures use: its last (the optimized one in the study). */

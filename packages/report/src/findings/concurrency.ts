@@ -1,4 +1,4 @@
-import { type RatioInterval, type ResultFile, ratioInterval } from '@mcp-db-bench/contract';
+import { type RatioInterval, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
 import { shade } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
 import {
@@ -8,10 +8,10 @@ import {
   type Finding,
   lastIndexes,
   medianRate,
+  pairCell,
   pairedRatios,
-  rateCell,
   rateRange,
-  ratioCell,
+  stepsRateCell,
   targetsOf,
 } from './common.js';
 
@@ -20,6 +20,8 @@ interface Point {
   workload: string;
   agents: number;
   rate: number;
+  steps: StepResult[];
+  first: StepResult[];
   range: [number, number] | null;
   /** against the fewest agents; none for the fewest themselves */
   ratio?: RatioInterval;
@@ -51,6 +53,8 @@ function scalingPoints(files: readonly ResultFile[]): Point[] {
               workload,
               agents,
               rate: here,
+              steps: at(agents),
+              first: at(first),
               range: rateRange(at(agents)),
               ratio: reference ? undefined : ratioInterval(pairedRatios(at(first), at(agents))),
               reference,
@@ -96,8 +100,8 @@ export function concurrencyScaling(files: readonly ResultFile[]): Finding | unde
     p.target,
     p.workload,
     String(p.agents),
-    rateCell(p.rate),
-    p.reference ? '1 (reference)' : ratioCell(p.ratio),
+    stepsRateCell(p.steps),
+    p.reference ? '1 (reference)' : pairCell(p.first, p.steps),
   ]);
   return {
     id: 'concurrency',

@@ -8,8 +8,8 @@ import {
   commandsOf,
   type Finding,
   lastIndexes,
+  pairCell,
   pairedRatios,
-  ratioCell,
   targetsOf,
   whisker,
 } from './common.js';
@@ -22,6 +22,8 @@ interface Pair {
 interface PairRatio extends Pair {
   workload: string;
   agents: number;
+  baseSteps: StepResult[];
+  otherSteps: StepResult[];
   ratio?: RatioInterval;
 }
 
@@ -55,6 +57,8 @@ function pairRatios(files: readonly ResultFile[]): PairRatio[] {
         ...p,
         workload,
         agents: Number(agents),
+        baseSteps: of(p.base),
+        otherSteps: of(p.other),
         ratio: ratioInterval(pairedRatios(of(p.base), of(p.other))),
       }));
     });
@@ -75,11 +79,19 @@ export function enginesCompared(files: readonly ResultFile[]): Finding | undefin
   if (!pairs.length || !ratios.some((r) => r.ratio)) return undefined;
   const keyOf = (p: Pair) => `${p.other}\u0000${p.base}`;
   const cells = [...new Set(ratios.map((r) => `${r.workload}\u0000${r.agents}`))];
-  const find = (workload: string, agents: number, p: Pair) =>
-    ratios.find((r) => r.workload === workload && r.agents === agents && keyOf(r) === keyOf(p))?.ratio;
+  const pairOf = (workload: string, agents: number, p: Pair) =>
+    ratios.find((r) => r.workload === workload && r.agents === agents && keyOf(r) === keyOf(p));
+  const find = (workload: string, agents: number, p: Pair) => pairOf(workload, agents, p)?.ratio;
   const rows: Cell[][] = cells.map((cell) => {
     const [workload, agents] = cell.split('\u0000') as [string, string];
-    return [workload, agents, ...pairs.map((p) => ratioCell(find(workload, Number(agents), p)))];
+    return [
+      workload,
+      agents,
+      ...pairs.map((p) => {
+        const r = pairOf(workload, Number(agents), p);
+        return r ? pairCell(r.baseSteps, r.otherSteps) : '–';
+      }),
+    ];
   });
   const workloads = [...new Set(ratios.map((r) => r.workload))];
   const agentCounts = [...new Set(ratios.map((r) => r.agents))].sort((a, b) => a - b);

@@ -1,4 +1,4 @@
-import { type RatioInterval, type ResultFile, ratioInterval } from '@mcp-db-bench/contract';
+import { type RatioInterval, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
 import { shade } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
 import {
@@ -7,10 +7,9 @@ import {
   colorOf,
   commandsOf,
   type Finding,
-  medianRate,
+  pairCell,
   pairedRatios,
-  rateCell,
-  ratioCell,
+  stepsRateCell,
   targetsOf,
   whisker,
 } from './common.js';
@@ -19,8 +18,8 @@ interface IndexRatio {
   target: string;
   workload: string;
   agents: number;
-  base?: number;
-  other?: number;
+  base: StepResult[];
+  other: StepResult[];
   ratio?: RatioInterval;
 }
 
@@ -40,8 +39,8 @@ function indexRatios(files: readonly ResultFile[]): IndexRatio[] {
           target: c.base.target,
           workload: c.workload,
           agents: c.agents,
-          base: medianRate(base),
-          other: medianRate(other),
+          base,
+          other,
           // in the workload's unit (committed transfers, not their calls), paired as `comparisons` pairs
           ratio: ratioInterval(pairedRatios(base, other)),
         };
@@ -63,9 +62,9 @@ export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
     r.target,
     r.workload,
     String(r.agents),
-    rateCell(r.base),
-    rateCell(r.other),
-    ratioCell(r.ratio),
+    stepsRateCell(r.base),
+    stepsRateCell(r.other),
+    pairCell(r.base, r.other),
   ]);
   // a bar per database and agent count, grouped by workload: few enough groups for level labels
   const categories = [...new Set(ratios.map((r) => r.workload))];

@@ -1,7 +1,7 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { esc, htmlDocument, table } from '../render/html/page.js';
 import { type Section, toMarkdown } from '../render/table.js';
-import type { Finding } from './common.js';
+import { type Finding, overran } from './common.js';
 import { studyFindings } from './findings.js';
 
 const TITLE = 'mcp-db-bench study: findings';
@@ -24,6 +24,12 @@ function facts(files: readonly ResultFile[]): string[] {
     `Machine: ${f.environment.cpus} × ${f.environment.cpuModel}, ${f.environment.platform}, Node.js ${f.environment.node}; ` +
       `load average at the start ${f.environment.loadAverage.map((x) => x.toFixed(1)).join(', ')}.`,
     ...versions,
+    ...(files.some((r) => r.steps.some(overran))
+      ? [
+          'Some steps overran: their calls ended more than half a step after it, so they counted the calls that ' +
+            'happened to end in it. Their rates read "(overran)" and give no ratio; longer steps (--duration) measure them.',
+        ]
+      : []),
     ...(files.some((r) => r.partial) ? ['Some result files are partial: the study was interrupted.'] : []),
   ];
 }
