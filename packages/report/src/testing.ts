@@ -64,3 +64,15 @@ export const result = (steps: StepResult[], partial: Partial<ResultFile> = {}): 
   warnings: [],
   ...partial,
 });
+
+/** A replay's header as a run of `db.jsonl` records it, and a replayed session's operations. */
+export const REPLAY = {
+  trace: 'db.jsonl',
+  recordedTarget: 'ours',
+  values: 'keep',
+  sessions: 1,
+  requests: 5,
+  think: 0,
+} as const;
+
+export const replayOperations = () => ({ initialize: stats([1000]), 'tools/call list_tables': stats([2000, 2000]) });

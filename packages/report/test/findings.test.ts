@@ -186,7 +186,9 @@ describe('the study findings', () => {
     for (const s of slow.steps)
       if (s.target === 'sqlite' && s.indexes === 'optimized' && s.agents === 1)
         s.overrun = { calls: 1, lastEndedAfterMs: 1500 };
-    const row = indexEffect([slow])!.rows.find((r) => r[0] === 'sqlite')!.map(text);
+    const row = indexEffect([slow])!
+      .rows.find((r) => r[0] === 'sqlite')!
+      .map(text);
     expect(row[4]).toBe('203 (overran)');
     expect(row[5]).toBe('overran');
     expect(studyClaims([slow]).some((c) => c.what === 'sqlite point-read × 1')).toBe(false);

@@ -12,7 +12,7 @@ import { timeline } from '../src/render/html/sections/timeline.js';
 import { tokenRecords } from '../src/render/html/sections/tokens.js';
 import { groupSteps, reportSections } from '../src/render/report.js';
 import { toMarkdown } from '../src/render/table.js';
-import { result, stats, step } from '../src/testing.js';
+import { REPLAY, replayOperations, result, stats, step } from '../src/testing.js';
 
 /** The HTML report's model is pure: hand-made result files in, known chart data and numbers out. */
 
@@ -394,15 +394,8 @@ describe('the report model and page', () => {
   });
 
   it('names a replay’s rows by its trace, as the terminal report does', () => {
-    const replay = {
-      trace: 'db.jsonl',
-      recordedTarget: 'ours',
-      values: 'keep',
-      sessions: 1,
-      requests: 5,
-      think: 0,
-    } as const;
-    const operations = { initialize: stats([1000]), 'tools/call list_tables': stats([2000, 2000]) };
+    const replay = REPLAY;
+    const operations = replayOperations();
     const file = result(
       [step({ workload: 'replay', agents: 1, calls: 3, target: 'target', indexes: null, operations })],
       {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { overview } from '../src/render/overview.js';
 import { knee, reportHeader, reportSections } from '../src/render/report.js';
 import { toMarkdown, toTerminal, wrap } from '../src/render/table.js';
-import { result, stats, step } from '../src/testing.js';
+import { REPLAY, replayOperations, result, step } from '../src/testing.js';
 
 /** Report rendering is pure: a hand-made result file in, known numbers out. */
 describe('the report', () => {
@@ -28,15 +28,8 @@ describe('the report', () => {
   });
 
   it('names a replay’s rows by its trace, and the server after it where the run named one', () => {
-    const replay = {
-      trace: 'db.jsonl',
-      recordedTarget: 'ours',
-      values: 'keep',
-      sessions: 1,
-      requests: 5,
-      think: 0,
-    } as const;
-    const operations = { initialize: stats([1000]), 'tools/call list_tables': stats([2000, 2000]) };
+    const replay = REPLAY;
+    const operations = replayOperations();
     const file = result(
       [
         step({ workload: 'replay', agents: 1, calls: 3, target: 'target', indexes: null, operations }),
