@@ -22,7 +22,9 @@ function facts(files: readonly ResultFile[]): string[] {
       `${f.config.durationMs / 1000} s steps after ${f.config.warmupMs / 1000} s warm-up, indexes ` +
       `${f.config.indexes.join(' and ')} alternated.`,
     `Machine: ${f.environment.cpus} × ${f.environment.cpuModel}, ${f.environment.platform}, Node.js ${f.environment.node}; ` +
-      `load average at the start ${f.environment.loadAverage.map((x) => x.toFixed(1)).join(', ')}.`,
+      `load average (1 min) as each result file began: ${files
+        .map((r) => `${r.config.workloads.join(', ')} ${r.environment.loadAverage[0]?.toFixed(1) ?? '?'}`)
+        .join('; ')}. On a shared machine the load is part of the conditions: it does not slow every engine alike.`,
     ...versions,
     ...(files.some((r) => r.steps.some(overran))
       ? [

@@ -5,12 +5,12 @@ import { scalingClaims } from './concurrency.js';
 import { engineClaims } from './engines.js';
 import { indexClaims } from './index-effect.js';
 
-/** Every ratio the study's findings claim, each named so that another run's same claim can be found. */
-export const studyClaims = (files: readonly ResultFile[]): Claim[] => [
-  ...indexClaims(files),
-  ...scalingClaims(files),
-  ...engineClaims(files),
-];
+/**
+ * Every ratio the study's findings claim with an interval (two iterations or more: one gives a
+ * bare ratio, no claim), each named so that another run's same claim can be found.
+ */
+export const studyClaims = (files: readonly ResultFile[]): Claim[] =>
+  [...indexClaims(files), ...scalingClaims(files), ...engineClaims(files)].filter((c) => c.ratio.n > 1);
 
 type Verdict = 'inside' | 'outside' | 'flipped';
 
