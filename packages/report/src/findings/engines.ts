@@ -65,12 +65,14 @@ function pairRatios(files: readonly ResultFile[]): PairRatio[] {
   });
 }
 
-export const engineClaims = (files: readonly ResultFile[]): Claim[] =>
-  pairRatios(files).flatMap((r) =>
+export function engineClaims(files: readonly ResultFile[]): Claim[] {
+  const targets = targetsOf(files);
+  return pairRatios(files).flatMap((r) =>
     r.ratio
-      ? [{ finding: 'engines compared', what: `${r.other} / ${r.base} ${r.workload} × ${r.agents}`, ratio: r.ratio }]
+      ? [{ finding: 'engines compared', what: `${pairName(r, targets)} ${r.workload} × ${r.agents}`, ratio: r.ratio }]
       : [],
   );
+}
 
 export function enginesCompared(files: readonly ResultFile[]): Finding | undefined {
   const ratios = pairRatios(files);
