@@ -189,6 +189,11 @@ export const decompositionResult = z.object({
   echo: operationStats,
   /** the tool call end to end */
   full: operationStats,
+  /**
+   * The three timed in rounds that take turns (echo, driver, tool call), each round's p50 µs: a
+   * share per round, so the shares get an interval. Absent in files written before.
+   */
+  rounds: z.array(z.object({ raw: z.number(), echo: z.number(), full: z.number() })).optional(),
 });
 
 /** `soak`: the memory of a server's processes (its workers included), sampled while the agents ran. */

@@ -253,6 +253,20 @@ describe('the study findings', () => {
     expect(shares(300, 300, 400)).toEqual({ database: 0.5, protocol: 0.5, rest: 0 });
     const f = timeShares([reads()])!;
     expect(f.rows[0]!.slice(5).map(text)).toEqual(['25%', '50%', '25%']);
+    // with the rounds the decomposition now keeps: the range of each share over them
+    const rounded = reads();
+    rounded.decomposition[0]!.rounds = [
+      { raw: 100, echo: 200, full: 400 },
+      { raw: 80, echo: 200, full: 400 },
+      { raw: 120, echo: 180, full: 400 },
+      { raw: 100, echo: 220, full: 400 },
+      { raw: 100, echo: 200, full: 400 },
+    ];
+    expect(timeShares([rounded])!.rows[0]!.slice(5).map(text)).toEqual([
+      '25% [20%–30%]',
+      '50% [45%–55%]',
+      '25% [20%–30%]',
+    ]);
   });
 
   it('gives session start per database', () => {

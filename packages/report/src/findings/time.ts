@@ -1,4 +1,4 @@
-import type { ResultFile } from '@mcp-db-bench/contract';
+import { medianInterval, type ResultFile } from '@mcp-db-bench/contract';
 import { summarize } from '../histogram.js';
 import { MEANING } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
@@ -20,7 +20,15 @@ export function shares(raw: number, echo: number, full: number): { database: num
 
 export function timeShares(files: readonly ResultFile[]): Finding | undefined {
   const seen = new Set<string>();
-  const parts: { target: string; operation: string; raw: number; echo: number; full: number; file: ResultFile }[] = [];
+  const parts: {
+    target: string;
+    operation: string;
+    raw: number;
+    echo: number;
+    full: number;
+    rounds: { raw: number; echo: number; full: number }[];
+    file: ResultFile;
+  }[] = [];
   for (const f of files)
     for (const d of f.decomposition) {
       const key = `${d.target} ${d.operation}`;
@@ -33,11 +41,17 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
         raw: p50(d.raw.histogram),
         echo: p50(d.echo.histogram),
         full: p50(d.full.histogram),
+        rounds: d.rounds ?? [],
         file: f,
       });
     }
   if (!parts.length) return undefined;
-  const pct = (x: number) => ({ text: `${Math.round(x * 100)}%`, value: x });
+  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  // the share of the whole run's p50s (the three add to 100%), with the range of the rounds' shares when recorded
+  const share = (p: (typeof parts)[number], k: 'database' | 'protocol' | 'rest', whole: number): Cell => {
+    const i = medianInterval(p.rounds.map((r) => shares(r.raw, r.echo, r.full)[k]));
+    return { text: i && i.n > 1 ? `${pct(whole)} [${pct(i.low)}–${pct(i.high)}]` : pct(whole), value: whole };
+  };
   const rows = parts.map((p) => {
     const s = shares(p.raw, p.echo, p.full);
     return [
@@ -46,9 +60,9 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
       { text: msText(p.full), value: p.full },
       { text: msText(p.raw), value: p.raw },
       { text: msText(p.echo), value: p.echo },
-      pct(s.database),
-      pct(s.protocol),
-      pct(s.rest),
+      share(p, 'database', s.database),
+      share(p, 'protocol', s.protocol),
+      share(p, 'rest', s.rest),
     ] satisfies Cell[];
   });
   const categories = parts.map((p) => `${p.target.split(' ')[0]} ${p.operation}`);
@@ -60,7 +74,8 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
       'p50 of one call end to end, of the same statement through the database driver alone (database), and of the ' +
       "echo tool (MCP and HTTP, no database: protocol). Shares of the whole: database and protocol, the server's own " +
       'work the rest; they add to 100% (when database and protocol together exceed the whole, both are scaled to it). ' +
-      'Timed once, in the last iteration: no interval.',
+      "Timed in the last iteration, in 5 rounds that take turns; in brackets the range of the rounds' shares (none in " +
+      'a file written before rounds were kept).',
     head: [
       'database',
       'operation',
