@@ -1,14 +1,8 @@
-import {
-  formatRatio,
-  type RatioInterval,
-  type ResultFile,
-  ratioInterval,
-  type StepResult,
-} from '@mcp-db-bench/contract';
+import { formatRatio, type RatioInterval, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import type { ChartSpec, SeriesSpec } from '../render/html/charts.js';
 import { seriesColor } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
-import { callsPerSecond, median } from '../render/numbers.js';
+import { callsPerSecond, int, median } from '../render/numbers.js';
 
 /**
  * One finding of the study, a pure function of its result files: a table whose ratios carry
@@ -35,7 +29,8 @@ export interface Claim {
 
 export const ms = (us: number) => us / 1000;
 export const msText = (x: number) => (x >= 10 ? x.toFixed(1) : x.toFixed(2));
-export const rate = (x: number) => Math.round(x).toLocaleString('en-US');
+/** A rate as the reports print counts: whole and grouped. */
+export const rate = int;
 
 /** A ratio as a cell: its text ("no difference measured" when the interval crosses 1), its median as the value. */
 export function ratioCell(r: RatioInterval | undefined): Cell {
@@ -100,9 +95,12 @@ export function pairedRatios(base: readonly StepResult[], other: readonly StepRe
   });
 }
 
-/** A paired ratio as a cell: "overran" when every pair was left out for it. */
-export function pairCell(base: readonly StepResult[], other: readonly StepResult[]): Cell {
-  const r = ratioInterval(pairedRatios(base, other));
+/** A paired ratio as a cell (`r` from `pairedRatios` of these steps): "overran" when every pair was left out for it. */
+export function pairCell(
+  r: RatioInterval | undefined,
+  base: readonly StepResult[],
+  other: readonly StepResult[],
+): Cell {
   if (r) return ratioCell(r);
   return [...base, ...other].some(overran) ? { text: 'overran', tone: 'noise' } : '–';
 }

@@ -101,7 +101,7 @@ export function concurrencyScaling(files: readonly ResultFile[]): Finding | unde
     p.workload,
     String(p.agents),
     stepsRateCell(p.steps),
-    p.reference ? '1 (reference)' : pairCell(p.first, p.steps),
+    p.reference ? '1 (reference)' : pairCell(p.ratio, p.first, p.steps),
   ]);
   return {
     id: 'concurrency',

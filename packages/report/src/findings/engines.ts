@@ -91,7 +91,7 @@ export function enginesCompared(files: readonly ResultFile[]): Finding | undefin
       agents,
       ...pairs.map((p) => {
         const r = pairOf(workload, Number(agents), p);
-        return r ? pairCell(r.baseSteps, r.otherSteps) : '–';
+        return r ? pairCell(r.ratio, r.baseSteps, r.otherSteps) : '–';
       }),
     ];
   });

@@ -64,7 +64,7 @@ export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
     String(r.agents),
     stepsRateCell(r.base),
     stepsRateCell(r.other),
-    pairCell(r.base, r.other),
+    pairCell(r.ratio, r.base, r.other),
   ]);
   // a bar per database and agent count, grouped by workload: few enough groups for level labels
   const categories = [...new Set(ratios.map((r) => r.workload))];
