@@ -56,10 +56,16 @@ export function engineOf(target: LiveTarget): Engine {
   return ENGINES.find((e) => e.name === target.engine) ?? engineForUrl(target.baseUrl);
 }
 
-/** Creates (or re-creates) an empty database named `name` and returns its URL. */
+/**
+ * Creates (or re-creates) an empty database named `name` and returns its URL. `TEST_DB_SUFFIX`
+ * (letters, digits, `_`) is appended to the name, so two checkouts can run the suites against
+ * one database server at once without dropping each other's databases.
+ */
 export async function freshDatabase(target: LiveTarget, name: string): Promise<string> {
   const engine = engineOf(target);
   const databases = testDatabasesOf(engine);
   if (!databases) throw new Error(`${engine.title} has no test databases`);
-  return databases.fresh(target.baseUrl, name);
+  const suffix = process.env.TEST_DB_SUFFIX ?? '';
+  if (!/^\w*$/.test(suffix)) throw new Error(`TEST_DB_SUFFIX: letters, digits and _ only, not ${suffix}`);
+  return databases.fresh(target.baseUrl, name + suffix);
 }

@@ -20,5 +20,6 @@ export function liveUrl(engine: Engine): string | undefined {
 export async function freshDatabase(engine: Engine, baseUrl: string, name: string): Promise<string> {
   const databases = testDatabasesOf(engine);
   if (!databases) throw new Error(`${engine.title} has no test databases`);
-  return databases.fresh(baseUrl, name);
+  // as the testing package's freshDatabase: two checkouts against one server keep apart
+  return databases.fresh(baseUrl, name + (process.env.TEST_DB_SUFFIX ?? ''));
 }
