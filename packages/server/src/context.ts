@@ -93,6 +93,13 @@ async function openSql(
 ): Promise<SqlConnections | undefined> {
   if (!options.sql || !engine.connectSql) return undefined;
   const { poolSize, waitMs, role } = options.sql;
-  const { db, close } = await engine.connectSql(options.url, { ...shared, poolSize, poolWaitMs: waitMs, role }, main);
+  const { db, close } = await engine
+    .connectSql(options.url, { ...shared, poolSize, poolWaitMs: waitMs, role }, main)
+    .catch((error: unknown) => {
+      // A role the login may not take, or an engine that has none, fails here: say which option asked for it.
+      if (role === undefined) throw error;
+      const message = (engine.mapError(error) ?? (error as Error))?.message ?? String(error);
+      throw new Error(`--sql-role ${role}: ${message}`, { cause: error });
+    });
   return { db, poolSize, waitMs, close };
 }
