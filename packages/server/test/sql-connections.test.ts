@@ -380,3 +380,44 @@ describe.each(liveTargets().filter((t) => t.engine === 'sqlite'))('$engine: runa
     }
   }, 60_000);
 });
+
+describe.each(liveTargets().filter((t) => t.engine === 'pglite'))(
+  '$engine: one connection, cleared after each sql call',
+  (target) => {
+    let dbUrl = '';
+    let mcp: HttpServer;
+    let client: Client;
+
+    beforeAll(async () => {
+      dbUrl = await freshDatabase(target, 'bench_sql_connections');
+      await loadShop(dbUrl);
+      await direct(dbUrl, async (db) => {
+        await sql`create function leave_state() returns integer language plpgsql volatile as $$
+        begin
+          execute 'prepare leftover as select 42';
+          perform pg_advisory_lock(4242);
+          return 1;
+        end $$`.execute(db);
+      });
+      mcp = await startHttpServer(dbUrl, ['--sql']);
+      client = await connectClient('http', 'modern', { dbUrl, endpoint: mcp.endpoint });
+    }, 60_000);
+    afterAll(async () => {
+      await client?.close();
+      await mcp?.stop();
+    });
+
+    it('what a call leaves (a prepared statement, a lock) is gone for the next, and the server stays read-only', async () => {
+      expect(await sqlRows(client, 'select leave_state() as s')).toEqual([{ s: 1 }]);
+      const [seen] = await sqlRows(
+        client,
+        `select (select count(*) from pg_prepared_statements) as prepared,
+        (select count(*) from pg_locks where locktype = 'advisory') as locks,
+        current_setting('default_transaction_read_only') as read_only`,
+      );
+      expect(seen).toEqual({ prepared: '0', locks: '0', read_only: 'on' });
+      const got = await callJson(client, 'get', { table: 'customers', key: 1 });
+      expect(got.isError, JSON.stringify(got.data)).toBe(false);
+    }, 30_000);
+  },
+);
