@@ -138,7 +138,7 @@ function toolOptions(): Option[] {
     ),
     new Option(
       '--sql',
-      'register the sql tool: one caller-written SELECT with :named parameters, run read-only; what reaches files, locks or other sessions is refused',
+      'register the sql tool: one caller-written SELECT with :named parameters, run read-only on connections of its own; what reaches files, locks or other sessions is refused, and so is a start on a login that reaches the database host',
     ).env('MCP_DB_SQL'),
     new Option('--statement-timeout <ms>', 'the database cancels a statement running longer than this (0: no limit)')
       .env('MCP_DB_STATEMENT_TIMEOUT')
