@@ -96,11 +96,16 @@ describe.each(serverTargets('postgres'))('$engine: the sql tool has sessions of 
     });
     const readers = clients.slice(0, 8);
     const attackers = clients.slice(8);
-    const deadline = performance.now() + 4_000;
+    // 4 s, and on a loaded machine until 500 answers and 20 attacks are in (at most 40 s)
+    const started = performance.now();
     let answers = 0;
+    const outcomes: string[] = [];
+    const going = () =>
+      performance.now() - started < 40_000 &&
+      (performance.now() - started < 4_000 || answers < 500 || outcomes.length < 20);
     const differ: string[] = [];
     const read = async (client: Client, offset: number) => {
-      for (let i = offset; performance.now() < deadline; i++) {
+      for (let i = offset; going(); i++) {
         const key = (i % expected.size) + 1;
         const out = await callJson(client, 'get', { table: 'customers', key });
         const row = (out.data as { row?: { id: number; name: string } }).row;
@@ -108,16 +113,16 @@ describe.each(serverTargets('postgres'))('$engine: the sql tool has sessions of 
         if (out.isError || row?.name !== expected.get(key)) differ.push(`${key}: ${JSON.stringify(out.data)}`);
       }
     };
-    const outcomes: string[] = [];
     const attack = async (client: Client) => {
-      while (performance.now() < deadline) {
+      while (going()) {
         const out = await callJson(client, 'sql', { sql: 'select replace_statements() as n' });
         outcomes.push(out.isError ? `refused: ${errorOf(out)?.message}` : 'ran');
       }
     };
     await Promise.all([...readers.map((c, i) => read(c, i * 3)), ...attackers.map(attack)]);
-    expect(differ.slice(0, 5)).toEqual([]);
-    expect(answers).toBeGreaterThan(100);
+    expect(differ.length, differ.slice(0, 5).join('\n')).toBe(0);
+    expect(answers).toBeGreaterThanOrEqual(500);
+    expect(outcomes.length).toBeGreaterThanOrEqual(20);
     // Until the guard refuses functions no one allowed, the attack runs, in the sql tool's own sessions.
     const refused = outcomes.filter((o) => o !== 'ran');
     expect(
