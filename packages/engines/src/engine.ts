@@ -38,6 +38,25 @@ export interface ConnectOptions {
   maxResponseBytes?: number;
 }
 
+/** How the sql tool's own connections are opened (Engine.connectSql): always read-only. */
+export interface SqlConnectOptions {
+  /** most connections of its own */
+  poolSize: number;
+  /** longest a call waits for one of them: past it, the wait fails with a PoolWaitExceeded error */
+  poolWaitMs: number;
+  /** the engine cancels a statement that runs longer than this; 0 or absent: no limit */
+  statementTimeoutMs?: number;
+  /** told of every statement and wait, as ConnectOptions.observer */
+  observer?: StatementObserver;
+  /** as ConnectOptions.maxResponseBytes */
+  maxResponseBytes?: number;
+  /**
+   * A role the sessions take after login, narrower than the login (PostgreSQL's `SET ROLE`); an
+   * engine whose roles cannot narrow a login refuses it (ToolError, invalid_argument).
+   */
+  role?: string;
+}
+
 /** What `settings` reads: a version string and the settings by their engine's own names, values as the engine shows them. */
 export interface EngineSettings {
   version: string;
@@ -177,11 +196,30 @@ export interface Engine<F extends string = SqlFamily> {
   readonly sqlGuard?: (db: AnyDb, text: string) => Promise<void> | void;
 
   /**
+   * Opens the `sql` tool's own connections: a bounded pool that no other tool uses, read-only,
+   * each session reset after every call, so nothing a caller's statement does to its session
+   * (prepared statements, settings, locks, a terminated backend) reaches another call's answer.
+   * `main` is the connection the other tools use: an engine with a single connection (PGlite, a
+   * SQLite memory database) shares it, and resets it after each statement instead. Every engine
+   * with `readOnlyStatement` has one; the server runs the sql tool's statements with
+   * `readOnlyStatement` on the connection this returns.
+   */
+  readonly connectSql?: (url: string, options: SqlConnectOptions, main: Connection) => Promise<Connection>;
+
+  /**
    * Reads, at start-up, the connecting user's rights beyond what the server needs (FILE, SUPER,
-   * superuser, sysadmin, the server-file roles ...), for a warning. Absent where users have no
-   * rights to speak of (an embedded engine).
+   * superuser, sysadmin, the server-file roles ...): a warning, and with `--sql` a refusal to
+   * start. Asked of the sql tool's connections, it reads the rights of the role they take (see
+   * SqlConnectOptions.role). Absent where users have no rights to speak of (an embedded engine).
    */
   readonly excessRights?: (db: AnyDb) => Promise<ExcessRights | undefined>;
+
+  /**
+   * The statements an administrator runs to create a login with only the rights this server
+   * needs on the database `db` is connected to (read, or read and write): shown when a login with
+   * excess rights is refused. `login` names the login to create; its password is a placeholder.
+   */
+  readonly leastPrivilege?: (db: AnyDb, options: { login: string; writes: boolean }) => Promise<string[]>;
 
   /**
    * The server's version and the settings that decide a benchmark's result (buffer pool, cache,

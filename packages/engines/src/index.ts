@@ -64,7 +64,9 @@ export type {
   EngineSettings,
   ExcessRights,
   ShortReads,
+  SqlConnectOptions,
   SqlFamily,
 } from './engine.js';
+export { PoolWaitExceeded } from './pool-wait.js';
 export { insertStatement } from './returning.js';
 export { SchemaChangedError } from './schema-changed.js';

@@ -11,7 +11,7 @@ import { startTelemetry, type Telemetry, TelemetryUnavailableError } from './tel
 import { prometheusAddress, prometheusRequested } from './telemetry/prometheus.js';
 import { TEST_DELAY_ENV, withTestDelay } from './test-delay.js';
 import { checkCustomTools, customTools } from './tools/custom.js';
-import { type ToolDefinition, ToolSelectionError, toolsFor } from './tools/index.js';
+import { SQL_TOOLS, type ToolDefinition, ToolSelectionError, toolsFor } from './tools/index.js';
 import { assertSafeBind } from './transports/access.js';
 import { isWorker, reportListening, workerSessions } from './transports/cluster.js';
 import { startHttp } from './transports/http.js';
@@ -31,7 +31,7 @@ export async function main(argv = process.argv): Promise<void> {
   const options = program.opts<CliOptions>();
   const { urls, selected } = checkOptions(program, options, givenUrls(program, options, config), config);
   const telemetry = await startTelemetryOrRefuse(program);
-  const databases = await openServed(program, options, urls, telemetry, config);
+  const databases = await openServed(program, options, { urls, selected }, telemetry, config);
   const tools = withTestDelay(selected, options.testDelayMs);
   const factory = createServerFactory(databases.served, tools);
   await announce(options, databases, telemetry);
@@ -53,6 +53,7 @@ function parseArguments(argv: string[]): Command {
     ['echo', 'MCP_DB_ECHO'],
     ['allowWrites', 'MCP_DB_ALLOW_WRITES'],
     ['sql', 'MCP_DB_SQL'],
+    ['sqlPrivilegedLogin', 'MCP_DB_SQL_PRIVILEGED_LOGIN'],
   ] as const;
   for (const [flag, variable] of flags) {
     if (program.getOptionValueSource(flag) === 'env' && /^(0|false|no|off)?$/i.test(process.env[variable] ?? '')) {
@@ -157,10 +158,12 @@ async function startTelemetryOrRefuse(program: Command): Promise<Telemetry> {
 async function openServed(
   program: Command,
   options: CliOptions,
-  urls: DatabaseUrl[],
+  { urls, selected }: { urls: DatabaseUrl[]; selected: readonly ToolDefinition[] },
   telemetry: Telemetry,
   config: LoadedConfig | undefined,
 ): Promise<Databases> {
+  // The sql tool's own connections are opened only where it is served (--sql, and not left out by --tools).
+  const sql = SQL_TOOLS.some((tool) => selected.includes(tool));
   const databases = await openDatabases(urls, {
     telemetry,
     poolSize: options.poolSize,
@@ -168,8 +171,15 @@ async function openServed(
     limits: { maxRows: options.maxRows, defaultRows: options.defaultRows, maxResponseBytes: options.maxResponseBytes },
     allowWrites: options.allowWrites,
     statementTimeoutMs: options.statementTimeout,
+    sql: sql ? { poolSize: options.sqlPoolSize, waitMs: options.sqlWaitTimeout, role: options.sqlRole } : undefined,
   });
-  const refusal = databases.refusal({ workers: options.http ? options.workers : 1, sql: options.sql });
+  const refusal = await databases.refusal({
+    workers: options.http ? options.workers : 1,
+    sql,
+    sqlPrivilegedLogin: options.sqlPrivilegedLogin,
+    sqlRole: options.sqlRole,
+    allowWrites: options.allowWrites,
+  });
   if (refusal) {
     await databases.close();
     program.error(`error: ${refusal}`);

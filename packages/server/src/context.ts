@@ -1,8 +1,23 @@
-import { engineForUrl } from '@mcp-db-bench/engines';
+import { type Connection, type Engine, engineForUrl, type SqlConnectOptions } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { SchemaCache } from './catalog/cache.js';
 import type { Telemetry } from './telemetry/index.js';
-import type { Limits, ToolContext } from './tools/tool.js';
+import type { Limits, SqlConnections, ToolContext } from './tools/tool.js';
+
+/** The sql tool's own connections (Engine.connectSql), opened only when it is served. */
+export interface SqlOptions {
+  /** most connections of its own */
+  poolSize: number;
+  /** longest a sql call waits for one of them */
+  waitMs: number;
+  /** a role its sessions take, narrower than the login (PostgreSQL) */
+  role?: string;
+}
+
+/** --sql-pool-size: a few, so that slow statements wait for each other and never for the other tools. */
+export const DEFAULT_SQL_POOL_SIZE = 3;
+/** --sql-wait-timeout: a sql call that finds every one of its connections busy this long is told so. */
+export const DEFAULT_SQL_WAIT_MS = 5_000;
 
 export interface DatabaseOptions {
   url: string;
@@ -16,6 +31,8 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number;
   /** where tool calls and statements are reported; absent: nowhere */
   telemetry?: Telemetry;
+  /** open the sql tool's own connections (with --sql); absent: none */
+  sql?: SqlOptions;
 }
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
@@ -34,23 +51,55 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseCo
   const engine = engineForUrl(options.url);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   limits.defaultRows = Math.min(limits.defaultRows, limits.maxRows);
-  const { db, shortReads, close } = await engine.connect(options.url, {
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const observer = options.telemetry?.observer(engine);
+  const main = await engine.connect(options.url, {
     poolSize: options.poolSize ?? 10,
     readOnly: !options.allowWrites,
-    statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
-    observer: options.telemetry?.observer(engine),
+    statementTimeoutMs,
+    observer,
     // the engine stops an answer that could not make a result within the limit while it reads it
     maxResponseBytes: limits.maxResponseBytes,
   });
+  const { db, shortReads } = main;
   const schema = new SchemaCache(engine, db, (options.schemaTtl ?? 60) * 1000);
+  let sqlConnections: SqlConnections | undefined;
   try {
     await schema.get();
+    sqlConnections = await openSql(engine, options, main, {
+      statementTimeoutMs,
+      observer,
+      maxResponseBytes: limits.maxResponseBytes,
+    });
   } catch (error) {
-    await close().catch(() => {});
+    await main.close().catch(() => {});
     throw engine.mapError(error) ?? error;
   }
   const ping = async () => {
     await sql`select 1`.execute(db);
   };
-  return { engine, db, shortReads, schema, limits, ping, close, telemetry: options.telemetry };
+  const close = async () => {
+    await Promise.allSettled([sqlConnections?.close(), main.close()]);
+  };
+  return { engine, db, shortReads, sql: sqlConnections, schema, limits, ping, close, telemetry: options.telemetry };
+}
+
+/** The sql tool's own connections, when it is served on an engine that has it. */
+async function openSql(
+  engine: Engine,
+  options: DatabaseOptions,
+  main: Connection,
+  shared: Omit<SqlConnectOptions, 'poolSize' | 'poolWaitMs' | 'role'>,
+): Promise<SqlConnections | undefined> {
+  if (!options.sql || !engine.connectSql) return undefined;
+  const { poolSize, waitMs, role } = options.sql;
+  const { db, close } = await engine
+    .connectSql(options.url, { ...shared, poolSize, poolWaitMs: waitMs, role }, main)
+    .catch((error: unknown) => {
+      // A role the login may not take, or an engine that has none, fails here: say which option asked for it.
+      if (role === undefined) throw error;
+      const message = (engine.mapError(error) ?? (error as Error))?.message ?? String(error);
+      throw new Error(`--sql-role ${role}: ${message}`, { cause: error });
+    });
+  return { db, poolSize, waitMs, close };
 }

@@ -1,7 +1,7 @@
 import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { ENGINE_TITLES, URL_FORMS } from '@mcp-db-bench/engines';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_STATEMENT_TIMEOUT_MS } from './context.js';
+import { DEFAULT_SQL_POOL_SIZE, DEFAULT_SQL_WAIT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from './context.js';
 import { collect } from './database-urls.js';
 import { TEST_DELAY_ENV } from './test-delay.js';
 import type { WorkersOption } from './transports/cluster.js';
@@ -17,6 +17,7 @@ export function buildCli(): Command {
     transportOptions,
     answerOptions,
     toolOptions,
+    sqlOptions,
     poolOptions,
     sessionOptions,
     limitOptions,
@@ -45,6 +46,10 @@ export interface CliOptions {
   echo?: boolean;
   allowWrites?: boolean;
   sql?: boolean;
+  sqlPoolSize: number;
+  sqlWaitTimeout: number;
+  sqlPrivilegedLogin?: boolean;
+  sqlRole?: string;
   tools?: string;
   statementTimeout: number;
   maxSessions: number;
@@ -133,7 +138,7 @@ function toolOptions(): Option[] {
     ),
     new Option(
       '--sql',
-      'register the sql tool: one caller-written SELECT with :named parameters, run read-only; what reaches files, locks or other sessions is refused',
+      'register the sql tool: one caller-written SELECT with :named parameters, run read-only on connections of its own; what reaches files, locks or other sessions is refused, and so is a start on a login that reaches the database host',
     ).env('MCP_DB_SQL'),
     new Option('--statement-timeout <ms>', 'the database cancels a statement running longer than this (0: no limit)')
       .env('MCP_DB_STATEMENT_TIMEOUT')
@@ -146,6 +151,31 @@ function toolOptions(): Option[] {
     new Option('--echo', 'also register an echo tool that skips the database (to measure protocol overhead)').env(
       'MCP_DB_ECHO',
     ),
+  ];
+}
+
+/** The sql tool's own connections, and the logins it accepts. */
+function sqlOptions(): Option[] {
+  return [
+    new Option('--sql-pool-size <n>', "most connections of the sql tool's own (no other tool uses them)")
+      .env('MCP_DB_SQL_POOL_SIZE')
+      .default(DEFAULT_SQL_POOL_SIZE)
+      .argParser(positiveInt('sql-pool-size')),
+    new Option(
+      '--sql-wait-timeout <ms>',
+      "a sql call that finds every one of the sql tool's connections busy this long fails (limit_exceeded)",
+    )
+      .env('MCP_DB_SQL_WAIT_TIMEOUT')
+      .default(DEFAULT_SQL_WAIT_MS)
+      .argParser(positiveInt('sql-wait-timeout')),
+    new Option(
+      '--sql-privileged-login',
+      'serve sql even on a login that reaches the database host (superuser, FILE, SUPER ...); without it --sql refuses to start there',
+    ).env('MCP_DB_SQL_PRIVILEGED_LOGIN'),
+    new Option(
+      '--sql-role <name>',
+      "PostgreSQL: the sql tool's sessions take this role (SET ROLE), narrower than the login; its rights are the ones checked",
+    ).env('MCP_DB_SQL_ROLE'),
   ];
 }
 

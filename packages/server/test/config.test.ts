@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ConfigError, loadConfig } from '../src/config/load.js';
-import { configJsonSchema, configSchema } from '../src/config/schema.js';
+import { configJsonSchema, configSchema, sqlConfigSchema } from '../src/config/schema.js';
 import { buildCli } from '../src/options.js';
 import { customTools } from '../src/tools/custom.js';
 import { startServerProcess } from '../src/transports/ready.js';
@@ -65,7 +65,11 @@ describe('loading a config file', () => {
       .options.map((o) => o.attributeName())
       .filter((name) => !['config', 'version', 'testDelayMs', 'db', 'stdio'].includes(name))
       .map((name) => (name === 'tools' ? 'selectTools' : name));
-    const keys = Object.keys(configSchema.shape);
+    // the sql tool's own settings (--sql-pool-size ...) are keys of the `sql:` map (sql.poolSize ...)
+    const keys = [
+      ...Object.keys(configSchema.shape),
+      ...Object.keys(sqlConfigSchema.shape).map((k) => `sql${k[0]!.toUpperCase()}${k.slice(1)}`),
+    ];
     expect(keys.filter((k) => !['databases', 'tools'].includes(k)).sort()).toEqual(flags.sort());
   });
 

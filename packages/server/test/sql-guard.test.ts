@@ -209,8 +209,18 @@ describe.each(privilegedTargets())('$engine as a privileged user', (target) => {
       await direct(async (db) => {
         for (const ddl of probe.lockingFunction) await sql.raw(ddl).execute(db);
       });
-    // One pooled connection, so every call shows whether that connection survived.
-    mcp = await startHttpServer(dbUrl, ['--sql', '--pool-size', '1', '--statement-timeout', '5000']);
+    // One pooled connection for the sql tool (and one for the others), so every call shows whether
+    // that connection survived; a privileged login on purpose, which --sql refuses unless told.
+    mcp = await startHttpServer(dbUrl, [
+      '--sql',
+      '--sql-privileged-login',
+      '--pool-size',
+      '1',
+      '--sql-pool-size',
+      '1',
+      '--statement-timeout',
+      '5000',
+    ]);
     client = await connectClient('http', 'modern', { dbUrl, endpoint: mcp.endpoint });
   }, 60_000);
   afterAll(async () => {

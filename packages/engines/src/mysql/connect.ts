@@ -11,7 +11,7 @@ import {
 } from 'kysely';
 import { answerBudget } from '../answer-bytes.js';
 import { cancellableDialect, ownCancel, Statements } from '../calls.js';
-import type { Connection, ConnectOptions } from '../engine.js';
+import type { Connection, ConnectOptions, SqlConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { meterAnswers } from './answer-meter.js';
@@ -104,6 +104,19 @@ export async function connect(
     driver: pool,
     close: statements.closing(db),
   };
+}
+
+/**
+ * The sql tool's own pool: sessions like the other tools', always read-only, opened when a call
+ * needs one; readOnlyStatement resets each after its call (COM_RESET_CONNECTION, read-only.ts).
+ */
+export function connectSql(url: string, { role, ...options }: SqlConnectOptions): Promise<Connection> {
+  if (role !== undefined)
+    throw new ToolError(
+      'invalid_argument',
+      "a role for the sql tool's sessions is for PostgreSQL: MySQL's and MariaDB's roles add rights to a login, they cannot narrow it",
+    );
+  return connect(url, { ...options, readOnly: true });
 }
 
 /**

@@ -1,12 +1,12 @@
 import { defineEngine } from '../define.js';
 import { explainStatement } from '../explain.js';
 import { bulk } from './bulk.js';
-import { checkUrl, compileOnlyDialect, connect } from './connect.js';
+import { checkUrl, compileOnlyDialect, connect, connectSql } from './connect.js';
 import { mapError } from './errors.js';
 import { insertReturningKeys } from './insert.js';
 import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
-import { excessRights } from './rights.js';
+import { excessRights, leastPrivilege } from './rights.js';
 import { settings } from './settings.js';
 import { sqlGuard } from './sql-guard.js';
 import { encodeParam } from './types.js';
@@ -27,6 +27,8 @@ export const mysql = defineEngine({
   readOnlyStatement,
   sqlGuard,
   excessRights,
+  leastPrivilege,
+  connectSql,
   insertReturningKeys,
   bulk,
 });

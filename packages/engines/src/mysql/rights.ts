@@ -17,3 +17,26 @@ export async function excessRights(db: AnyDb): Promise<ExcessRights | undefined>
   if (!rows.length) return undefined;
   return { user: rows[0]!.user, rights: EXCESS.filter((p) => rows.some((r) => r.privilege === p)) };
 }
+
+/** The placeholder the statements carry for the new login's password. */
+export const PASSWORD_PLACEHOLDER = 'choose-a-password';
+
+/** A name quoted as a string literal in account names (`'user'@'host'`). */
+const quoted = (text: string) => `'${text.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+
+/**
+ * An account, on the host pattern of the connecting one, that can read (and with `writes`,
+ * change) the rows of the database the server serves, and nothing else: no FILE, no SUPER.
+ */
+export async function leastPrivilege(db: AnyDb, { login, writes }: { login: string; writes: boolean }) {
+  const { rows } = await sql<{ database: string; account: string }>`
+    select database() as \`database\`, current_user() as account`.execute(db);
+  const { database, account } = rows[0]!;
+  const host = account.slice(account.lastIndexOf('@') + 1);
+  const user = `${quoted(login)}@${quoted(host)}`;
+  const rights = writes ? 'SELECT, INSERT, UPDATE, DELETE' : 'SELECT';
+  return [
+    `CREATE USER ${user} IDENTIFIED BY '${PASSWORD_PLACEHOLDER}';`,
+    `GRANT ${rights} ON \`${database.replaceAll('`', '``')}\`.* TO ${user};`,
+  ];
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ToolError } from '@mcp-db-bench/contract';
 import { Kysely, PGliteDialect } from 'kysely';
 import { observedDialect } from '../calls.js';
-import type { Connection, ConnectOptions } from '../engine.js';
+import type { Connection, ConnectOptions, SqlConnectOptions } from '../engine.js';
 import { loadDriver } from '../load-driver.js';
 import { TEXT_PARSERS } from '../postgres/connect.js';
 import { lockDataDir } from './lock.js';
@@ -65,4 +65,30 @@ export async function connect(url: string, options: ConnectOptions): Promise<Con
       release();
     },
   };
+}
+
+/**
+ * What DISCARD ALL clears, but the settings: the server's own (read-only) were made with SET on
+ * the one connection, which RESET ALL would undo, and every setting a caller's statement makes is
+ * undone by its rollback anyway. Run after each caller's statement (index.ts).
+ */
+export const RESET = [
+  'close all',
+  'deallocate all',
+  'unlisten *',
+  'select pg_advisory_unlock_all()',
+  'discard plans',
+  'discard sequences',
+  'discard temp',
+];
+
+/**
+ * The sql tool on PGlite shares the one connection (a second instance could not open the same
+ * data directory): its calls take turns with every other call, as they all do here, and the
+ * connection is cleared after each of its statements (RESET). No role: one user, in this process.
+ */
+export async function connectSql(_url: string, options: SqlConnectOptions, main: Connection): Promise<Connection> {
+  if (options.role !== undefined)
+    throw new ToolError('invalid_argument', "a role for the sql tool's sessions is for PostgreSQL, not PGlite");
+  return { db: main.db, driver: main.driver, close: async () => {} };
 }

@@ -3,7 +3,7 @@ import { defineEngine } from '../define.js';
 import { postgres } from '../postgres/index.js';
 import { readOnlyRunner } from '../postgres/read-only.js';
 import { bulk } from './bulk.js';
-import { connect } from './connect.js';
+import { connect, connectSql, RESET } from './connect.js';
 
 /**
  * PostgreSQL compiled to WebAssembly, embedded: PostgreSQL's SQL, types, introspection and
@@ -19,9 +19,10 @@ export const pglite = defineEngine({
   urlForms: ['pglite:DIRECTORY', 'pglite::memory:'],
   drivers: ['@electric-sql/pglite'],
   connect,
-  // One connection, which no other session shares: a lock left on it shuts nobody out (and PGlite's
-  // query takes one statement, so the unlock could not ride with the rollback).
-  readOnlyStatement: readOnlyRunner(sql.raw('rollback')),
+  connectSql,
+  // One connection, shared by every tool: what a caller's statement leaves on it is cleared after
+  // the rollback, a statement at a time (PGlite's query takes one).
+  readOnlyStatement: readOnlyRunner(sql.raw('rollback'), ...RESET.map((statement) => sql.raw(statement))),
   // One user, in this process: no rights to narrow.
   excessRights: undefined,
   bulk,

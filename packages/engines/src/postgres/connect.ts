@@ -18,7 +18,7 @@ import { PostgresDirectReads } from './direct-reads.js';
 import { PreparedStatements, statementCacheSize } from './prepared.js';
 import { checkSession, sessionSettings, startupOptions } from './session.js';
 
-type Pg = typeof import('pg').default;
+export type Pg = typeof import('pg').default;
 
 /**
  * Types whose exact text pg would turn into a lossy JS value (int8/numeric as Number,
@@ -54,6 +54,13 @@ export const TEXT_PARSERS: Readonly<Record<number, (value: string) => string>> =
   [MONEY_OID]: (value) => value.replace(/[$,]/g, ''),
 };
 
+/** pg's `types` option: our text parsers first, then the driver's own. */
+export function textTypes(pg: Pg): { getTypeParser: Pg['types']['getTypeParser'] } {
+  const getTypeParser = (oid: number, format?: 'text' | 'binary') =>
+    TEXT_PARSERS[oid] ?? pg.types.getTypeParser(oid, format);
+  return { getTypeParser: getTypeParser as Pg['types']['getTypeParser'] };
+}
+
 export async function connect(
   url: string,
   {
@@ -71,8 +78,6 @@ export async function connect(
   // pg's value mapping for a Bind: on the driver's default export, not in its types
   const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils;
   const prepared = new PreparedStatements(size, pg.Query, prepareValue);
-  const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
-    TEXT_PARSERS[oid] ?? pg.types.getTypeParser(oid, format)) as Pg['types']['getTypeParser'];
   // The read tools' lane (direct-reads.ts) is one of the poolSize connections, once the pool keeps two.
   const lane = poolSize >= 3;
   // Every connection, pooled or the lane, counts the rows it reads (answer-meter.ts).
@@ -83,7 +88,7 @@ export async function connect(
     connectionTimeoutMillis: poolWaitMs,
     application_name: 'mcp-db-server',
     options: startupOptions(settings),
-    types: { getTypeParser },
+    types: textTypes(pg),
   };
   const pool = new pg.Pool({
     ...config,

@@ -5,8 +5,9 @@ import { compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
 import { introspect } from './introspect.js';
 import { readOnlyStatement } from './read-only.js';
-import { excessRights } from './rights.js';
+import { excessRights, leastPrivilege } from './rights.js';
 import { settings } from './settings.js';
+import { connectSql } from './sql-connections.js';
 import { sqlGuard } from './sql-guard.js';
 import { encodeParam } from './types.js';
 
@@ -29,5 +30,7 @@ export const postgres = defineEngine({
   readOnlyStatement,
   sqlGuard,
   excessRights,
+  leastPrivilege,
+  connectSql,
   bulk,
 });

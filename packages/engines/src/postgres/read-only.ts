@@ -11,12 +11,13 @@ import type { AnyDb } from '../engine.js';
 const END_AND_UNLOCK = sql.raw('rollback; select pg_catalog.pg_advisory_unlock_all()');
 
 /**
- * A caller's statement inside `begin read only` ... `rollback`, on one connection, ended by `end`.
+ * A caller's statement inside `begin read only` ... `rollback`, on one connection, ended by the
+ * statements `end`, in turn.
  * Wrapping it as a subquery makes anything but a query a syntax error, and the limit parameter
  * makes pg use the extended protocol, which refuses a second statement hidden after a `;`. Even
  * settings the statement changes are undone by the rollback.
  */
-export function readOnlyRunner(end: RawBuilder<unknown>) {
+export function readOnlyRunner(...end: RawBuilder<unknown>[]) {
   return (db: AnyDb, statement: RawBuilder<unknown>, maxRows: number): Promise<Record<string, unknown>[]> =>
     db.connection().execute(async (conn) => {
       await sql`begin read only`.execute(conn);
@@ -31,7 +32,9 @@ export function readOnlyRunner(end: RawBuilder<unknown>) {
       } finally {
         // As no call's: a client leaving now must not cancel the cleanup of a pooled connection. When
         // the statement failed, its error is the call's, even if the connection it broke cannot roll back.
-        await outsideCalls(() => end.execute(conn)).catch((error: unknown) => {
+        await outsideCalls(async () => {
+          for (const statement of end) await statement.execute(conn);
+        }).catch((error: unknown) => {
           if (!failed) throw error;
         });
       }

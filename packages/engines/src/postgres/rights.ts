@@ -21,3 +21,27 @@ export async function excessRights(db: AnyDb): Promise<ExcessRights | undefined>
   const rights = row.superuser === true ? ['superuser'] : HOST_ROLES.filter((role) => row[role] === true);
   return rights.length ? { user: String(row.user), rights } : undefined;
 }
+
+/** The placeholder the statements carry for the new login's password. */
+export const PASSWORD_PLACEHOLDER = 'choose-a-password';
+
+/**
+ * A login that can read (and with `writes`, change) the tables of the schema the server serves
+ * (current_schema(), as introspect.ts reads it), and nothing else: no superuser, no server-file
+ * role. Tables created later need the same GRANT again (or ALTER DEFAULT PRIVILEGES by their owner).
+ */
+export async function leastPrivilege(db: AnyDb, { login, writes }: { login: string; writes: boolean }) {
+  const { rows } = await sql<{ database: string; schema: string; login: string }>`
+    select quote_ident(current_database()) as database, quote_ident(current_schema()) as schema,
+      quote_ident(${login}) as login`.execute(db);
+  const { database, schema, login: role } = rows[0]!;
+  const rights = writes ? 'SELECT, INSERT, UPDATE, DELETE' : 'SELECT';
+  return [
+    `CREATE ROLE ${role} LOGIN PASSWORD '${PASSWORD_PLACEHOLDER}';`,
+    `GRANT CONNECT ON DATABASE ${database} TO ${role};`,
+    `GRANT USAGE ON SCHEMA ${schema} TO ${role};`,
+    `GRANT ${rights} ON ALL TABLES IN SCHEMA ${schema} TO ${role};`,
+    // identity and serial columns draw from sequences
+    ...(writes ? [`GRANT USAGE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${role};`] : []),
+  ];
+}

@@ -3,7 +3,7 @@ import { defineEngine } from '../define.js';
 import { explainStatement } from '../explain.js';
 import { insertReturning } from '../returning.js';
 import { bulk } from './bulk.js';
-import { connect } from './connect.js';
+import { connect, connectSql } from './connect.js';
 import { sqliteDialect } from './dialect.js';
 import { mapError } from './errors.js';
 import { introspect } from './introspect.js';
@@ -18,6 +18,7 @@ export const sqlite = defineEngine({
   urlForms: ['sqlite:PATH', 'sqlite::memory:'],
   drivers: ['better-sqlite3'],
   connect,
+  connectSql,
   compileOnlyDialect: () => sqliteDialect(() => new DummyDriver()),
   introspect,
   settings,

@@ -1,12 +1,12 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { AnyDb } from '../engine.js';
-import type { SqlProcess } from './sql-process.js';
 
-const processes = new WeakMap<AnyDb, SqlProcess>();
+/** Where a database's caller-written SQL runs: its pool of read-only processes (sql-process.ts). */
+const readers = new WeakMap<AnyDb, AnyDb>();
 
-/** Gives a database file's caller-written SQL its own killable, read-only process. */
-export function useSqlProcess(db: AnyDb, process: SqlProcess): void {
-  processes.set(db, process);
+/** Gives `db`'s caller-written SQL the killable, read-only processes of `reader` (which may be `db` itself). */
+export function useReader(db: AnyDb, reader: AnyDb): void {
+  readers.set(db, reader);
 }
 
 /**
@@ -16,11 +16,8 @@ export function useSqlProcess(db: AnyDb, process: SqlProcess): void {
  */
 export async function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) {
   const capped = sql<Record<string, unknown>>`select * from (${statement}) limit ${maxRows}`;
-  const process = processes.get(db);
-  if (process) {
-    const { sql: text, parameters } = capped.compile(db);
-    return process.run(text, parameters);
-  }
+  const reader = readers.get(db);
+  if (reader) return (await capped.execute(reader)).rows;
   return db.connection().execute(async (conn) => {
     await sql`pragma query_only = on`.execute(conn);
     try {

@@ -11,6 +11,7 @@ import {
 import { abandoned, type Statements } from '../calls.js';
 import { poolWaitExceeded } from '../pool-wait.js';
 import { sqliteDialect } from './dialect.js';
+import { SqlProcess } from './sql-process.js';
 import type { Reply, WorkerOptions } from './worker.js';
 
 // Under the test runner this module is TypeScript, and Node strips the worker's types itself.
@@ -19,6 +20,11 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './
 export interface WorkerPoolOptions extends WorkerOptions {
   /** connections (threads) at most */
   size: number;
+  /**
+   * Each connection a child process instead of a thread, opened when a call needs one: for
+   * caller-written SQL, which only ending its process stops (sql-process.ts).
+   */
+  processes?: boolean;
   /** a statement still running after this is abandoned and its thread ended; 0 = never */
   statementTimeoutMs: number;
   /** how long a call waits for a free connection before it fails */
@@ -139,13 +145,16 @@ class WorkerConnection implements DatabaseConnection {
   }
 }
 
+/** A connection of the pool: a thread, or a process (WorkerPoolOptions.processes). */
+type Pooled = WorkerConnection | SqlProcess;
+
 /** A bounded pool of worker connections; callers queue for one, for a bounded time. */
 export class SqliteWorkerDriver implements Driver {
-  readonly #idle: WorkerConnection[] = [];
-  readonly #all = new Set<WorkerConnection>();
+  readonly #idle: Pooled[] = [];
+  readonly #all = new Set<Pooled>();
   #destroyed = false;
   readonly #waiting: {
-    resolve(c: WorkerConnection): void;
+    resolve(c: Pooled): void;
     reject(e: Error): void;
     timer: NodeJS.Timeout;
     refused: () => boolean;
@@ -157,7 +166,7 @@ export class SqliteWorkerDriver implements Driver {
   ) {}
 
   async init(): Promise<void> {
-    this.#idle.push(await this.#open());
+    if (!this.options.processes) this.#idle.push(await this.#open());
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -172,7 +181,7 @@ export class SqliteWorkerDriver implements Driver {
     return connection;
   }
 
-  async #acquire(): Promise<WorkerConnection> {
+  async #acquire(): Promise<Pooled> {
     let idle = this.#idle.pop();
     while (idle?.broken) {
       this.#all.delete(idle);
@@ -202,12 +211,13 @@ export class SqliteWorkerDriver implements Driver {
       clearTimeout(gone.timer);
       gone.reject(abandoned());
     }
-    const next = connection as WorkerConnection;
+    const next = connection as Pooled;
     if (next.broken) {
       this.#all.delete(next);
       // A thread ended by a timeout or a client leaving is replaced now, in the background: the
-      // caller's answer does not wait for it, and the next call finds a thread ready.
-      if (!this.#destroyed) void this.#replace();
+      // caller's answer does not wait for it, and the next call finds a thread ready. A process
+      // is replaced only for a call that waits: the next one opens its own.
+      if (!this.#destroyed && (!this.options.processes || this.#waiting.length)) void this.#replace();
       return;
     }
     const waiter = this.#waiting.shift();
@@ -243,7 +253,7 @@ export class SqliteWorkerDriver implements Driver {
   }
 
   async #replace(): Promise<void> {
-    let connection: WorkerConnection;
+    let connection: Pooled;
     try {
       connection = await this.#open();
     } catch (error) {
@@ -256,8 +266,11 @@ export class SqliteWorkerDriver implements Driver {
     await this.releaseConnection(connection);
   }
 
-  async #open(): Promise<WorkerConnection> {
-    const connection = new WorkerConnection(this.options, this.options.statementTimeoutMs, this.statements);
+  async #open(): Promise<Pooled> {
+    const { processes, statementTimeoutMs } = this.options;
+    const connection = processes
+      ? new SqlProcess(this.options, statementTimeoutMs, this.statements)
+      : new WorkerConnection(this.options, statementTimeoutMs, this.statements);
     this.#all.add(connection);
     try {
       await connection.ready;

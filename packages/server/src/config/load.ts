@@ -66,10 +66,17 @@ function describe(p: Problem): string {
 
 /** The file's values as commander's option names, and its one database. */
 function toOptions(config: ServerConfig): Omit<LoadedConfig, 'line'> {
-  const { url, databases, tools, selectTools, ...rest } = config;
-  const options: Record<string, unknown> = { ...rest };
+  const { url, databases, tools, selectTools, sql, ...rest } = config;
+  const options: Record<string, unknown> = { ...rest, ...sqlOptions(sql) };
   if (selectTools !== undefined) options.tools = Array.isArray(selectTools) ? selectTools.join(',') : selectTools;
   return { options, urls: databaseValues(url, databases), tools: tools ?? {} };
+}
+
+/** `sql: true`, or `sql:` as a map of its settings (`sql.poolSize` is --sql-pool-size's sqlPoolSize). */
+function sqlOptions(sql: ServerConfig['sql']): Record<string, unknown> {
+  if (sql === undefined || typeof sql === 'boolean') return sql === undefined ? {} : { sql };
+  const settings = Object.entries(sql).map(([key, value]) => [`sql${key[0]!.toUpperCase()}${key.slice(1)}`, value]);
+  return { sql: true, ...Object.fromEntries(settings) };
 }
 
 /**

@@ -100,6 +100,23 @@ const customToolSchema = z
 export type CustomToolConfig = z.output<typeof customToolSchema>;
 export type ParameterConfig = z.output<typeof parameterSchema>;
 
+/** `sql:` as a map: the sql tool is served, with these settings of its own (each also a flag, --sql-NAME). */
+export const sqlConfigSchema = z.strictObject({
+  poolSize: positive.optional().describe("most connections of the sql tool's own (--sql-pool-size; 3)"),
+  waitTimeout: positive
+    .optional()
+    .describe("ms a sql call waits for one of the sql tool's connections (--sql-wait-timeout; 5000)"),
+  privilegedLogin: z
+    .boolean()
+    .optional()
+    .describe('serve sql even on a login that reaches the database host (--sql-privileged-login)'),
+  role: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("PostgreSQL: a role the sql tool's sessions take, narrower than the login (--sql-role)"),
+});
+
 const RESERVED = new Set<string>([...TOOL_SPECS.map((s) => s.name), ...TOOL_SET_NAMES]);
 
 export const configSchema = z
@@ -136,7 +153,10 @@ export const configSchema = z
       .boolean()
       .optional()
       .describe('register insert, update, delete, transact and writing custom tools (--allow-writes)'),
-    sql: z.boolean().optional().describe('register the read-only sql tool (--sql)'),
+    sql: z
+      .union([z.boolean(), sqlConfigSchema])
+      .optional()
+      .describe('register the read-only sql tool (--sql): true, or a map of its settings'),
     statementTimeout: nonNegative
       .optional()
       .describe('ms before the database cancels a statement, 0: no limit (--statement-timeout; 30000)'),

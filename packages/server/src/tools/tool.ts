@@ -15,12 +15,22 @@ export interface Limits {
   maxResponseBytes: number;
 }
 
+/** The sql tool's own connections (Engine.connectSql), and their limits, which its errors name. */
+export interface SqlConnections {
+  db: AnyDb;
+  poolSize: number;
+  waitMs: number;
+  close(): Promise<void>;
+}
+
 /** What a tool needs to answer: the engine's facts, the pool and the cached schema. */
 export interface ToolContext {
   engine: Engine;
   db: AnyDb;
   /** the engine's cheaper path for short single-table reads, if it has one (see Connection) */
   shortReads?: ShortReads;
+  /** the sql tool's own connections: present only where it is served (--sql) */
+  sql?: SqlConnections;
   schema: SchemaCache;
   limits: Limits;
   /** where tool calls are reported (absent or disabled: nowhere) */
