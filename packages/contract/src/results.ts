@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { machineRecord, stepInterference } from './interference.js';
 import { TRACE_VALUES } from './trace.js';
 
 /**
@@ -178,6 +179,8 @@ export const stepResult = z.object({
    * step's sessions per second and refusals. Absent in files written before it was recorded.
    */
   sessions: z.boolean().optional(),
+  /** what else used the machine's CPU during the measured window (Linux; absent where not measured and in older files) */
+  interference: stepInterference.optional(),
 });
 
 export const decompositionResult = z.object({
@@ -387,6 +390,8 @@ export const resultFile = z.object({
   memory: z.array(serverMemory).optional(),
   /** the sides a run compared, paired per iteration (absent in files written before) */
   comparisons: z.array(comparison).optional(),
+  /** the machine during the run: CPUs, load average, whether the steps' interference was measured */
+  machine: machineRecord.optional(),
 });
 
 export type WriteVerification = z.infer<typeof writeVerification>;
@@ -422,6 +427,7 @@ export type StepMeasurement = Pick<
   | 'commits'
   | 'startedAt'
   | 'sessionTime'
+  | 'interference'
 >;
 
 /** A workload the runner did not run on a target, and why. */
