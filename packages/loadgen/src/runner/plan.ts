@@ -5,6 +5,7 @@
  */
 import type { LoadStages } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
+import type { MachineWindow } from '../drive/machine.js';
 import type { AgentLoop } from '../drive/run-step.js';
 import type { Workload } from '../workloads/workload.js';
 
@@ -104,6 +105,8 @@ export interface BenchPlan {
   check?: { calls: number };
   /** one of several processes that run this plan together (`run --shard`) */
   shard?: ShardPlan;
+  /** what else used the machine during each step (`MachineProbe.window`): the steps' `interference` */
+  machine?: () => MachineWindow | undefined;
 }
 
 /**

@@ -342,6 +342,7 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
               clock: run.clock,
               probe: run.probe,
               serverCpuUs: target.plan.serverCpuUs,
+              machine: plan.machine,
               makeAgent: agent
                 ? (n) => agent(global(n))
                 : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),
