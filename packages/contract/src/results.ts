@@ -367,6 +367,20 @@ export const resultFile = z.object({
       full: operationStats.optional(),
       taskTables: z.array(z.string()).optional(),
       allTables: z.number().int().optional(),
+      /** the pass it was measured in: the first, on a server just started (absent in older files) */
+      iteration: z.number().int().optional(),
+      /**
+       * The same measured again in the last pass, on a server that has served the whole run: the
+       * first measurement runs 1.5-2x slower (code paths not yet compiled). Absent with one pass.
+       */
+      later: z
+        .object({
+          iteration: z.number().int(),
+          cold: operationStats,
+          warm: operationStats,
+          full: operationStats.optional(),
+        })
+        .optional(),
     }),
   ),
   /** the run was interrupted (Ctrl-C): these are the steps it finished before */

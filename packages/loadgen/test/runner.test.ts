@@ -231,6 +231,21 @@ describe('runPlan', () => {
       e.type === 'session-init' || e.type === 'decomposition' || e.type === 'step-end' ? [e.type] : [],
     );
     expect(order.at(-1)).toBe('decomposition');
+    // one pass: no later measurement to set beside the first
+    expect(result.sessionInit.map((s) => [s.iteration, s.later])).toEqual(Array(4).fill([1, undefined]));
+  });
+
+  it('times session starts again in the last pass, beside the first measurement of each target and profile', async () => {
+    const { clock, plan } = setup();
+    const { result } = await drive(clock, { ...plan, agents: [1], iterations: 3, sessionInit: true });
+    expect(
+      result.sessionInit.map((s) => `${s.target} ${s.indexes} #${s.iteration} then #${s.later?.iteration}`),
+    ).toEqual(['A baseline #1 then #3', 'B baseline #1 then #3', 'A optimized #1 then #3', 'B optimized #1 then #3']);
+    expect(result.sessionInit[0]!.later).toMatchObject({
+      cold: { count: 20 },
+      warm: { count: 50 },
+      full: { count: 20 },
+    });
   });
 
   it('repeats the whole plan per iteration when asked, and each step back to back otherwise', async () => {
