@@ -309,6 +309,8 @@ export const resultFile = z.object({
     /** `run --workload-agents`: a workload's own agent counts, by name (the others stepped through `agents`) */
     workloadAgents: z.record(z.string(), z.array(z.number().int())).optional(),
     durationMs: z.number(),
+    /** `run --duration-at`: a step's measured time by its agent count, instead of `durationMs` */
+    durationAt: z.record(z.string(), z.number()).optional(),
     warmupMs: z.number(),
     iterations: z.number().int(),
     protocol: z.string(),

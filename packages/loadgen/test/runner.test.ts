@@ -248,6 +248,21 @@ describe('runPlan', () => {
     });
   });
 
+  it('measures each step for its agent count’s own duration when given one', async () => {
+    const { clock, plan } = setup();
+    const { result } = await drive(clock, {
+      ...plan,
+      targets: plan.targets.slice(0, 1),
+      workloads: [WORKLOADS['point-read']!],
+      indexes: [],
+      slices: 1,
+      agents: [1, 2],
+      durationMs: 100,
+      durationAt: { 2: 300 },
+    });
+    expect(result.steps.map((s) => `${s.agents}: ${s.durationMs} ms`)).toEqual(['1: 100 ms', '2: 300 ms']);
+  });
+
   it('repeats the whole plan per iteration when asked, and each step back to back otherwise', async () => {
     const { clock, plan } = setup();
     const small = {

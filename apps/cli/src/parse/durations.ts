@@ -13,6 +13,22 @@ export function parseDuration(value: string): number {
   return n;
 }
 
+/**
+ * `--duration-at 10=20s,50=90s`: a step's measured time at these agent counts instead of
+ * --duration (calls of seconds need longer steps the more agents share the machine).
+ */
+export function parseDurationAt(value: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of value.split(',')) {
+    const at = item.indexOf('=');
+    if (at < 1) throw new InvalidArgumentError(`expected AGENTS=TIME, e.g. 10=20s,50=90s; got ${item}`);
+    const agents = parsePositiveInt('agents')(item.slice(0, at).trim());
+    if (String(agents) in out) throw new InvalidArgumentError(`${agents} agents are given a duration twice`);
+    out[agents] = parseDuration(item.slice(at + 1));
+  }
+  return out;
+}
+
 export function parseList<T>(parse: (item: string) => T) {
   return (value: string): T[] => value.split(',').map((s) => parse(s.trim()));
 }

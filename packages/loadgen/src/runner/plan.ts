@@ -77,6 +77,8 @@ export interface BenchPlan {
   repeat?: 'step' | 'plan';
   warmupMs: number;
   durationMs: number;
+  /** a step's measured time by its agent count, instead of `durationMs` (not with stages or shards) */
+  durationAt?: Readonly<Record<number, number>>;
   /** open loop: calls per second across the agents; closed loop when undefined */
   rate?: number;
   /**

@@ -156,6 +156,7 @@ function validate(plan: BenchPlan): void {
     if (writes) throw new RangeError(`the ${writes.name} workload writes: it cannot run sharded`);
     if (plan.stages) throw new RangeError('a staged plan cannot run sharded');
     if (slices > 1) throw new RangeError('a sharded plan cannot be sliced');
+    if (plan.durationAt) throw new RangeError("a sharded plan's steps begin a duration apart: they take no durationAt");
   }
 }
 
@@ -325,7 +326,7 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
         iteration: spec.iteration,
       };
       const stages = plan.stages?.stages;
-      const durationMs = stages ? stagesDuration(stages) : plan.durationMs / slices;
+      const durationMs = stages ? stagesDuration(stages) : (plan.durationAt?.[spec.agents] ?? plan.durationMs) / slices;
       run.emit({ type: 'step-start', step: key, slice, slices, durationMs });
       // Write steps: accounts are read before (unmeasured) and everything is read back after.
       const client = target.plan.client;
