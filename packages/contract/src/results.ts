@@ -321,6 +321,11 @@ export const resultFile = z.object({
     rate: z.number().nullable(),
     /** `run --server-cpus` / `--client-cpus`: the CPUs the servers the run started and the load generator were pinned to */
     cpus: z.object({ server: z.string().nullable(), client: z.string().nullable() }).optional(),
+    /**
+     * `study --budget`: iterations added after the planned ones (`iterations`), in batches of
+     * `batch`, until the ratios settled or the budget ran out; the steps run to `iterations` here.
+     */
+    extended: z.object({ iterations: z.number().int(), batch: z.number().int() }).optional(),
     /** floor, soak and each segment of a study: the command line that measured the file, URLs redacted (absent from run's own files) */
     command: z.string().optional(),
     /** floor and soak: the worker processes of the servers they started */

@@ -13,6 +13,15 @@ export function parseDuration(value: string): number {
   return n;
 }
 
+/** A longer time, such as a whole study's (`90m`, `3h`): seconds, minutes or hours, up to a week. */
+export function parseLongDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('expected a time such as 90m, 3h or 600s');
+  const n = Number(m[1]) * (m[2] === 'h' ? 3_600_000 : m[2] === 'm' ? 60_000 : 1000);
+  if (n <= 0 || n > 7 * 24 * 3_600_000) throw new InvalidArgumentError('a time must be above 0 and at most a week');
+  return n;
+}
+
 /**
  * `--duration-at 10=20s,50=90s`: a step's measured time at these agent counts instead of
  * --duration (calls of seconds need longer steps the more agents share the machine).
