@@ -464,6 +464,22 @@ describe('combineSlices', () => {
     expect(c.client.cpuPerCallUs).toBeCloseTo((10 * one.calls + 30 * three.calls) / (one.calls + three.calls));
     expect(c.client.cpuUtilization).toBeCloseTo(0.3);
     expect(c.client.eventLoopDelayP99Ms).toBe(4);
+    // the machine's interference, weighted by the capacity each slice measured it over; none unless every slice has it
+    const busy = (otherCpuShare: number, capacityMs: number) => ({
+      interference: { otherCpuShare, stealShare: 0, ownCpuShare: 0.25, capacityMs },
+    });
+    expect(
+      combineSlices([
+        { ...one, ...busy(0.1, 1000) },
+        { ...three, ...busy(0.4, 3000) },
+      ]).interference,
+    ).toEqual({
+      otherCpuShare: 0.325,
+      stealShare: 0,
+      ownCpuShare: 0.25,
+      capacityMs: 4000,
+    });
+    expect(combineSlices([{ ...one, ...busy(0.1, 1000) }, three]).interference).toBeUndefined();
     // re-initializations add up; a slice from an older file that lacks the count adds nothing, and none at all stays unknown
     expect(
       combineSlices([

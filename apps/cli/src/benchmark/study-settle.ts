@@ -110,7 +110,7 @@ export function extendResult(base: ResultFile, extra: ResultFile, batch: number)
   return {
     ...base,
     finishedAt: extra.finishedAt,
-    config: { ...base.config, extended: { iterations: offset + extra.config.iterations, batch } },
+    config: { ...base.config, extended: { iterations: Math.max(...steps.map((s) => s.iteration)), batch } },
     steps,
     warnings: [...base.warnings, ...extra.warnings.filter((w) => !base.warnings.includes(w))],
     comparisons: comparisons(steps, {
