@@ -1,6 +1,6 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { comparisons } from '@mcp-db-bench/report';
-import { result, step } from '@mcp-db-bench/report/testing';
+import { result, stats, step } from '@mcp-db-bench/report/testing';
 import { describe, expect, it } from 'vitest';
 import { STUDY, type StudySettings } from '../src/benchmark/study.js';
 import { estimateText, guessedOverheads, learnedOverheads, segmentEstimate } from '../src/benchmark/study-estimate.js';
@@ -11,7 +11,7 @@ import {
   settlementText,
   studyDesign,
 } from '../src/benchmark/study-settle.js';
-import { sizingArgs, stepDurations } from '../src/benchmark/study-sizing.js';
+import { callMsOf, sizingArgs, stepDurations } from '../src/benchmark/study-sizing.js';
 
 const settings: StudySettings = {
   dbs: ['sqlite:a.db', 'postgres://u:p@127.0.0.1/b'],
@@ -32,8 +32,10 @@ describe('steps sized to the work', () => {
       10: 40_000, // a call of 20 s ends within half of it
       50: STUDY.maxStepMs, // 200 s wanted: capped, its ratios will say they overran
     });
-    // calls of milliseconds keep the design's steps
+    // calls of milliseconds keep the design's steps, however short
     expect(stepDurations(5, [1, 10, 50], { cpus: 2, baseMs: 2000 })).toEqual({ 1: 2000, 10: 2000, 50: 2000 });
+    // ... unless 50 agents' calls (5 ms × 25 = 125 ms each) would outlast half of them
+    expect(stepDurations(5, [1, 50], { cpus: 2, baseMs: 200 })).toEqual({ 1: 200, 50: 300 });
   });
 
   it('times one call alone on the slower side before the sized segment', () => {
@@ -46,10 +48,45 @@ describe('steps sized to the work', () => {
       '2',
     ]);
     expect([flag('--duration'), flag('--check-calls'), flag('--out')]).toEqual([
-      '1ms',
+      '100ms',
       '0',
       'out/analytical-table.sizing.json',
     ]);
+  });
+});
+
+describe('one call timed alone', () => {
+  it('reads its length from the calls measured, or from how long the one begun in the warm-up ran past the step', () => {
+    const config = { ...result([]).config, warmupMs: 1 };
+    const quick = (target: string, iteration: number, extra: Partial<StepResult>) =>
+      step({ workload: 'analytical-table', agents: 1, calls: 0, durationMs: 100, target, iteration, ...extra });
+    const file = result(
+      [
+        // PostgreSQL: calls of 2 ms filled the step, the second iteration's faster (warm)
+        step({
+          workload: 'analytical-table',
+          agents: 1,
+          calls: 40,
+          target: 'pg',
+          iteration: 1,
+          all: stats(Array(40).fill(3000)),
+        }),
+        step({
+          workload: 'analytical-table',
+          agents: 1,
+          calls: 50,
+          target: 'pg',
+          iteration: 2,
+          all: stats(Array(50).fill(2000)),
+        }),
+        // SQLite: one call of about 4 s, begun in the 1 ms warm-up, ran 3,899 ms past the 100 ms step
+        quick('sqlite', 1, { overrun: { calls: 1, lastEndedAfterMs: 4899 } }),
+        quick('sqlite', 2, { overrun: { calls: 1, lastEndedAfterMs: 3899 } }),
+      ],
+      { config },
+    );
+    expect(callMsOf(file)).toBeCloseTo(4000, 0);
+    expect(callMsOf(result([quick('sqlite', 1, {})], { config }))).toBeUndefined();
   });
 });
 

@@ -71,7 +71,7 @@ export function learnedOverheads(file: ResultFile, guess: Overheads): Overheads 
   return { startMs: guess.startMs, reindexMs };
 }
 
-const minutes = (ms: number) => `${Math.max(ms > 0 ? 1 : 0, Math.round(ms / 60_000))} min`;
+const minutes = (ms: number) => (ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
 
 export const total = (e: Estimate) => e.stepsMs + e.overrunMs + e.otherMs;
 

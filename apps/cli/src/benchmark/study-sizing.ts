@@ -16,6 +16,8 @@ import { CLAIM_RULES, type ResultFile } from '@mcp-db-bench/contract';
 import { summarize } from '@mcp-db-bench/report';
 import { STUDY, type StudySegment, type StudySettings, segmentArgs } from './study.js';
 
+const SIZING_STEP_MS = 100;
+
 /** One call alone, ms, when the quick measurement found none: the slowest whole-table grouping at scale 1, scaled. */
 export const fallbackCallMs = (scale: number) => Math.max(1, 8000 * scale);
 
@@ -40,13 +42,17 @@ export function stepDurations(
   const out: Record<string, number> = {};
   for (const n of agents) {
     const perCall = callMs * Math.max(1, n / cpus);
-    const needed = Math.max(baseMs, 2 * perCall, (minCalls * callMs) / Math.min(n, cpus));
-    out[n] = Math.min(maxMs, Math.ceil(needed / 1000) * 1000);
+    const needed = Math.max(2 * perCall, (minCalls * callMs) / Math.min(n, cpus));
+    out[n] = needed <= baseMs ? baseMs : Math.min(maxMs, Math.ceil(needed / 100) * 100);
   }
   return out;
 }
 
-/** The quick measurement's `run`: the segment's workloads at 1 agent on baseline indexes, 2 iterations of one call. */
+/**
+ * The quick measurement's `run`: the segment's workloads at 1 agent on baseline indexes, 2
+ * iterations of 100 ms steps after 1 ms of warm-up: calls of milliseconds fill the steps, a call
+ * of seconds starts in the warm-up and its length is read from how long it ran past the step.
+ */
 export function sizingArgs(segment: StudySegment, s: StudySettings, out: string): string[] {
   const args = segmentArgs(segment, s, { iterations: 2, out });
   const set = (flag: string, value: string) => {
@@ -54,7 +60,7 @@ export function sizingArgs(segment: StudySegment, s: StudySettings, out: string)
   };
   set('--agents', '1');
   set('--indexes', STUDY.indexes[0]);
-  set('--duration', '1ms');
+  set('--duration', `${SIZING_STEP_MS}ms`);
   set('--warmup', '1ms');
   return [...args, '--check-calls', '0'];
 }
@@ -62,13 +68,18 @@ export function sizingArgs(segment: StudySegment, s: StudySettings, out: string)
 /**
  * One call alone, ms, from the quick measurement's file: per database the faster of its two
  * iterations (the first may read from disk; the study's steps are warmed up), the slowest database.
+ * A step's calls' p50; a step with none measured held one call begun at its warm-up's start and
+ * ended past the step: its length is the warm-up, the step and the run past its end.
  */
 export function callMsOf(file: ResultFile): number | undefined {
   const byTarget = new Map<string, number>();
   for (const step of file.steps) {
-    if (step.all.count === 0) continue;
-    const p50 = summarize(step.all.histogram).p50 / 1000;
-    byTarget.set(step.target, Math.min(byTarget.get(step.target) ?? Number.POSITIVE_INFINITY, p50));
+    const ms =
+      step.all.count > 0
+        ? summarize(step.all.histogram).p50 / 1000
+        : step.overrun && file.config.warmupMs + step.durationMs + step.overrun.lastEndedAfterMs;
+    if (!ms) continue;
+    byTarget.set(step.target, Math.min(byTarget.get(step.target) ?? Number.POSITIVE_INFINITY, ms));
   }
   return byTarget.size ? Math.max(...byTarget.values()) : undefined;
 }
