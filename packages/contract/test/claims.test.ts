@@ -157,7 +157,7 @@ describe('false claims across a study', () => {
     expect(before / studies).toBeLessThan(8.5);
     expect(after).toBeLessThanOrEqual(2);
     expect(studiesWithOne / studies).toBeLessThanOrEqual(CLAIM_RULES.alpha);
-  });
+  }, 120_000);
 
   /**
    * The worst case for the rules: every true ratio exactly at the band's edge (1.1), tight
@@ -174,7 +174,7 @@ describe('false claims across a study', () => {
     }
     const expected = studies * CLAIM_RULES.alpha;
     expect(withClaim).toBeLessThanOrEqual(expected + 3 * Math.sqrt(expected * (1 - CLAIM_RULES.alpha)));
-  });
+  }, 120_000);
 
   it('still claims real effects of the size a study reports on 5 iterations', () => {
     const rng = new Random(7);
@@ -200,7 +200,7 @@ describe('false claims across a study', () => {
     }
     const expected = studies * CLAIM_RULES.alpha;
     expect(withClaim).toBeLessThanOrEqual(expected + 3 * Math.sqrt(expected * (1 - CLAIM_RULES.alpha)));
-  });
+  }, 120_000);
 });
 
 describe('more iterations until a ratio settles', () => {
