@@ -18,8 +18,12 @@ export interface Overheads {
   reindexMs: number;
 }
 
-/** Before any segment is measured: index creation grows with the rows (about 30 s a set at scale 1, a guess). */
-export const guessedOverheads = (scale: number): Overheads => ({ startMs: 10_000, reindexMs: 1000 + 30_000 * scale });
+/**
+ * Before any segment is measured: index creation grows with the rows. About 18 s a change at scale
+ * 1: the published scale-1 studies spent about 30 of their 45 minutes besides their 15 minutes of
+ * steps, over 90 changes of index set and 15 runs.
+ */
+export const guessedOverheads = (scale: number): Overheads => ({ startMs: 10_000, reindexMs: 1000 + 17_000 * scale });
 
 export interface Estimate {
   stepsMs: number;
