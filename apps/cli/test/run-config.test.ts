@@ -108,6 +108,23 @@ describe('run: flags checked into a new configuration', () => {
     );
   });
 
+  it("--duration-at: a step's own time by its agent count; counts the run does not step through are refused", async () => {
+    const { config } = await configOf(['--agents', '1,10,50', '--duration-at', '10=20s,50=1.5m']);
+    expect(config.durationAt).toEqual({ 10: 20_000, 50: 90_000 });
+    await expect(configOf(['--agents', '1,10', '--duration-at', '50=90s'])).rejects.toThrow(
+      "--duration-at names 50 agents, not among the run's agent counts (1, 10)",
+    );
+    await expect(configOf(['--stages', '1s:2', '--duration-at', '2=3s'])).rejects.toThrow(
+      '--duration-at cannot be used with stages',
+    );
+    for (const [value, message] of [
+      ['10', 'expected AGENTS=TIME, e.g. 10=20s,50=90s; got 10'],
+      ['10=20', 'a duration needs its unit'],
+      ['10=1s,10=2s', '10 agents are given a duration twice'],
+    ])
+      await expect(configOf(['--duration-at', value!])).rejects.toThrow(message);
+  });
+
   it('--replay: the trace sets the calls and the protocol, --think scales its pauses', async () => {
     const { config } = await configOf(['--replay', 't.jsonl', '--think', '0.5x', '--agents', '1,10,50']);
     expect(config).toMatchObject({ replay: 't.jsonl', think: 0.5, agents: [1, 10, 50] });

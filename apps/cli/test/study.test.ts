@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
@@ -113,6 +113,24 @@ describe('mcp-db-bench study', () => {
     ])
       expect(md).toContain(`### ${title}`);
     expect(md).toContain(`mcp-db-bench run --db sqlite:${join(out, 'study.db')} --scale 0.002`);
+    // whole-table groupings: one call timed alone first, the steps sized from it (here: the design's)
+    expect(second.stderr).toMatch(/analytical-table: a call takes [\d.]+ s alone; steps of 1 agent\(s\) [\d.]+ s, /);
+    expect(second.stderr).not.toContain('not measured: taken from the design');
+    const table = read('analytical-table');
+    const sized = table.config.durationAt!;
+    expect(Object.keys(sized)).toEqual(['1', '10', '50']);
+    for (const ms of Object.values(sized)) expect(ms).toBeGreaterThanOrEqual(200);
+    expect(table.config.command).toContain(`--duration-at 1=${sized[1]}ms,10=${sized[10]}ms,50=${sized[50]}ms`);
+    expect(existsSync(join(out, 'analytical-table.sizing.json'))).toBe(true);
+    // session start on the server just started, and again in the last pass
+    const init = read('session-init').sessionInit[0]!;
+    expect([init.iteration, init.later?.iteration]).toEqual([1, 2]);
+    if (platform() === 'linux') {
+      expect(read('point-read').steps.every((s) => s.interference !== undefined)).toBe(true);
+      expect(read('point-read').machine?.interference.measured).toBe(true);
+    }
+    expect(second.stderr).toMatch(/^study: 4 segment\(s\) to measure, about \d+ min \(steps/m);
+    expect(second.stderr).toMatch(/ratios decided against the ±10% band \(a claim, or no difference\): \d+ of \d+/);
   }, 420_000);
 
   it('checks a rerun against an earlier study with --against, and refuses a folder without one', async () => {
@@ -128,6 +146,20 @@ describe('mcp-db-bench study', () => {
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no study result file there (session-init.json');
   }, 240_000);
+
+  it('fails when it measured nothing: the error once, no findings page, exit 1', async () => {
+    const nowhere = join(dir, 'unreachable');
+    const failed = await runCli(['study', '--db', 'postgres://bench:bench@127.0.0.1:1/none', '--out', nowhere], {
+      cwd: dir,
+      timeoutMs: 120_000,
+    });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.match(/Cannot reach the PostgreSQL server/g)).toHaveLength(1);
+    expect(failed.stderr).toContain('study 1/6 session-init: measured nothing (mcp-db-bench run exited 1');
+    expect(failed.stderr).toContain('mcp-db-bench: the study measured nothing, so it wrote no findings');
+    expect(existsSync(join(nowhere, 'findings.html'))).toBe(false);
+    expect(existsSync(join(nowhere, 'findings.md'))).toBe(false);
+  }, 120_000);
 
   it('refuses to mix a study of other settings into the same --out', async () => {
     const other = await runCli([...ARGS.filter((a) => a !== '0.002' && a !== '--scale'), '--scale', '0.003'], {
@@ -182,4 +214,27 @@ describe('mcp-db-bench study', () => {
     },
     120_000,
   );
+
+  it('--budget: adds iterations to segments with undecided ratios while time is left, merged into their files', async () => {
+    const copy = join(dir, 'budget');
+    cpSync(out, copy, { recursive: true });
+    const args = ARGS.map((a) => (a === out ? copy : a));
+    const budget = await runCli([...args, '--db', `sqlite:${join(out, 'study.db')}`, '--budget', '100s'], {
+      cwd: dir,
+      timeoutMs: 300_000,
+    });
+    expect(budget.code, budget.stderr).toBe(0);
+    expect(budget.stderr).toMatch(/study --budget: [\w-]+: \d+ ratio\(s\) undecided, 2 more iterations/);
+    const extended = names
+      .map((name) => resultFile.parse(JSON.parse(readFileSync(join(copy, `${name}.json`), 'utf8'))))
+      .filter((r) => r.config.extended);
+    expect(extended.length).toBeGreaterThan(0);
+    for (const r of extended) {
+      expect(r.config.iterations).toBe(2);
+      expect(r.config.extended!.batch).toBe(2);
+      expect(Math.max(...r.steps.map((s) => s.iteration))).toBe(r.config.extended!.iterations);
+      expect(r.comparisons!.some((c) => c.iterations.includes(r.config.extended!.iterations))).toBe(true);
+    }
+    expect(budget.stderr).toMatch(/ratios decided against the ±10% band .*: \d+ of \d+/);
+  }, 300_000);
 });

@@ -1,5 +1,7 @@
+export * from './claims.js';
 export * from './errors.js';
 export * from './filter/index.js';
+export * from './interference.js';
 export * from './interval.js';
 export * from './protocol.js';
 export * from './random.js';

@@ -5,6 +5,8 @@
  * 1 - 2·P(B ≤ k-1), B ~ Binomial(n, 1/2), whatever the values' distribution. Pure: no I/O.
  */
 
+import { binomialCdf } from './stats.js';
+
 /** The confidence an interval aims for; with few values it is the widest (min to max) instead. */
 export const CONFIDENCE = 0.95;
 
@@ -29,19 +31,15 @@ export interface RatioInterval extends Interval {
   differs: boolean;
 }
 
-/** P(B ≤ j), B ~ Binomial(n, 1/2), in log space so large n neither underflows nor overflows. */
-function binomialCdf(n: number, j: number): number {
-  let lnChoose = 0;
-  let sum = 0;
-  for (let i = 0; i <= j; i++) {
-    if (i > 0) lnChoose += Math.log(n - i + 1) - Math.log(i);
-    sum += Math.exp(lnChoose - n * Math.LN2);
-  }
-  return Math.min(sum, 1);
-}
-
 /** The confidence of [x(k), x(n+1-k)] (1-based ranks). */
 export const coverage = (n: number, k: number): number => Math.max(0, 1 - 2 * binomialCdf(n, k - 1));
+
+/** The rank k of the narrowest interval [x(k), x(n+1-k)] of n values that reaches `confidence` (1: min to max). */
+export function intervalRank(n: number, confidence = CONFIDENCE): number {
+  let k = 1;
+  while (k + 1 <= Math.ceil(n / 2) && coverage(n, k + 1) >= confidence) k++;
+  return k;
+}
 
 /**
  * The median of `values` and the narrowest order-statistic interval around it that reaches
@@ -54,8 +52,7 @@ export function medianInterval(values: readonly number[], confidence = CONFIDENC
   if (n === 0) return undefined;
   const mid = Math.floor(n / 2);
   const median = n % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
-  let k = 1;
-  while (k + 1 <= Math.ceil(n / 2) && coverage(n, k + 1) >= confidence) k++;
+  const k = intervalRank(n, confidence);
   return { median, low: xs[k - 1]!, high: xs[n - k]!, confidence: coverage(n, k), n };
 }
 
@@ -66,15 +63,16 @@ export function ratioInterval(ratios: readonly number[], confidence = CONFIDENCE
   return { ...i, differs: i.confidence >= MIN_CONFIDENCE && (i.low > 1 || i.high < 1) };
 }
 
-const figure = (x: number) => x.toFixed(x >= 100 ? 0 : x >= 10 ? 1 : 2);
-
 /**
- * How a ratio reads: `1.32x [1.10–1.58]` when measured to differ from 1, `~ (0.91–1.12)` ("no
- * difference measured") when the interval crosses 1 or is too unsure, and the bare ratio with
- * its single iteration said when there is no interval.
+ * A ratio's figure: 2 decimals below 10, 1 below 100, none above; more where fewer would put it
+ * on or across one of `edges` (1, and the band's edges) it does not reach: 0.997, not 1.00,
+ * since a bound of 1.00 reads as touching 1 while 0.997 lies below it.
  */
-export function formatRatio(r: RatioInterval): string {
-  if (r.n < 2) return `${figure(r.median)}x (1 iteration)`;
-  const range = `${figure(r.low)}–${figure(r.high)}`;
-  return r.differs ? `${figure(r.median)}x [${range}]` : `~ (${range})`;
+export function ratioFigure(x: number, edges: readonly number[] = [1]): string {
+  if (!Number.isFinite(x)) return String(x);
+  let digits = x >= 100 ? 0 : x >= 10 ? 1 : 2;
+  const misleads = (text: string) =>
+    edges.some((e) => Math.sign(Number(text) - e) !== Math.sign(x - e) && Math.abs(x - e) > 1e-12);
+  while (digits < 6 && misleads(x.toFixed(digits))) digits++;
+  return x.toFixed(digits);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { machineRecord, stepInterference } from './interference.js';
 import { TRACE_VALUES } from './trace.js';
 
 /**
@@ -178,6 +179,8 @@ export const stepResult = z.object({
    * step's sessions per second and refusals. Absent in files written before it was recorded.
    */
   sessions: z.boolean().optional(),
+  /** what else used the machine's CPU during the measured window (Linux; absent where not measured and in older files) */
+  interference: stepInterference.optional(),
 });
 
 export const decompositionResult = z.object({
@@ -306,6 +309,8 @@ export const resultFile = z.object({
     /** `run --workload-agents`: a workload's own agent counts, by name (the others stepped through `agents`) */
     workloadAgents: z.record(z.string(), z.array(z.number().int())).optional(),
     durationMs: z.number(),
+    /** `run --duration-at`: a step's measured time by its agent count, instead of `durationMs` */
+    durationAt: z.record(z.string(), z.number()).optional(),
     warmupMs: z.number(),
     iterations: z.number().int(),
     protocol: z.string(),
@@ -316,6 +321,11 @@ export const resultFile = z.object({
     rate: z.number().nullable(),
     /** `run --server-cpus` / `--client-cpus`: the CPUs the servers the run started and the load generator were pinned to */
     cpus: z.object({ server: z.string().nullable(), client: z.string().nullable() }).optional(),
+    /**
+     * `study --budget`: iterations added after the planned ones (`iterations`), in batches of
+     * `batch`, until the ratios settled or the budget ran out; the steps run to `iterations` here.
+     */
+    extended: z.object({ iterations: z.number().int(), batch: z.number().int() }).optional(),
     /** floor, soak and each segment of a study: the command line that measured the file, URLs redacted (absent from run's own files) */
     command: z.string().optional(),
     /** floor and soak: the worker processes of the servers they started */
@@ -364,6 +374,20 @@ export const resultFile = z.object({
       full: operationStats.optional(),
       taskTables: z.array(z.string()).optional(),
       allTables: z.number().int().optional(),
+      /** the pass it was measured in: the first, on a server just started (absent in older files) */
+      iteration: z.number().int().optional(),
+      /**
+       * The same measured again in the last pass, on a server that has served the whole run: the
+       * first measurement runs 1.5-2x slower (code paths not yet compiled). Absent with one pass.
+       */
+      later: z
+        .object({
+          iteration: z.number().int(),
+          cold: operationStats,
+          warm: operationStats,
+          full: operationStats.optional(),
+        })
+        .optional(),
     }),
   ),
   /** the run was interrupted (Ctrl-C): these are the steps it finished before */
@@ -387,6 +411,8 @@ export const resultFile = z.object({
   memory: z.array(serverMemory).optional(),
   /** the sides a run compared, paired per iteration (absent in files written before) */
   comparisons: z.array(comparison).optional(),
+  /** the machine during the run: CPUs, load average, whether the steps' interference was measured */
+  machine: machineRecord.optional(),
 });
 
 export type WriteVerification = z.infer<typeof writeVerification>;
@@ -422,6 +448,7 @@ export type StepMeasurement = Pick<
   | 'commits'
   | 'startedAt'
   | 'sessionTime'
+  | 'interference'
 >;
 
 /** A workload the runner did not run on a target, and why. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { coverage, formatRatio, medianInterval, ratioInterval } from '../src/interval.js';
+import { formatRatio } from '../src/claims.js';
+import { coverage, medianInterval, ratioInterval } from '../src/interval.js';
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 

@@ -114,6 +114,12 @@ export interface Engine<F extends string = SqlFamily> {
   readonly schemes: readonly string[];
   /** how its URLs are written, for help and error messages: `postgres://USER:PASS@HOST:5432/DB` */
   readonly urlForms: readonly string[];
+  /**
+   * A server reached over TCP: the port it listens on when a URL names none (how a run finds the
+   * database's process on this machine, to count its CPU as the run's own). None: the database
+   * runs inside our server's process (SQLite, PGlite).
+   */
+  readonly port?: number;
   /** its OpenTelemetry `db.system.name` (semantic conventions): `postgresql`; the engine's name by default */
   readonly dbSystem: string;
   /** npm packages the engine loads lazily (optional peer dependencies); named in the error when one is missing */

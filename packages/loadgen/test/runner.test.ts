@@ -231,6 +231,36 @@ describe('runPlan', () => {
       e.type === 'session-init' || e.type === 'decomposition' || e.type === 'step-end' ? [e.type] : [],
     );
     expect(order.at(-1)).toBe('decomposition');
+    // one pass: no later measurement to set beside the first
+    expect(result.sessionInit.map((s) => [s.iteration, s.later])).toEqual(Array(4).fill([1, undefined]));
+  });
+
+  it('times session starts again in the last pass, beside the first measurement of each target and profile', async () => {
+    const { clock, plan } = setup();
+    const { result } = await drive(clock, { ...plan, agents: [1], iterations: 3, sessionInit: true });
+    expect(
+      result.sessionInit.map((s) => `${s.target} ${s.indexes} #${s.iteration} then #${s.later?.iteration}`),
+    ).toEqual(['A baseline #1 then #3', 'B baseline #1 then #3', 'A optimized #1 then #3', 'B optimized #1 then #3']);
+    expect(result.sessionInit[0]!.later).toMatchObject({
+      cold: { count: 20 },
+      warm: { count: 50 },
+      full: { count: 20 },
+    });
+  });
+
+  it('measures each step for its agent count’s own duration when given one', async () => {
+    const { clock, plan } = setup();
+    const { result } = await drive(clock, {
+      ...plan,
+      targets: plan.targets.slice(0, 1),
+      workloads: [WORKLOADS['point-read']!],
+      indexes: [],
+      slices: 1,
+      agents: [1, 2],
+      durationMs: 100,
+      durationAt: { 2: 300 },
+    });
+    expect(result.steps.map((s) => `${s.agents}: ${s.durationMs} ms`)).toEqual(['1: 100 ms', '2: 300 ms']);
   });
 
   it('repeats the whole plan per iteration when asked, and each step back to back otherwise', async () => {
@@ -434,6 +464,22 @@ describe('combineSlices', () => {
     expect(c.client.cpuPerCallUs).toBeCloseTo((10 * one.calls + 30 * three.calls) / (one.calls + three.calls));
     expect(c.client.cpuUtilization).toBeCloseTo(0.3);
     expect(c.client.eventLoopDelayP99Ms).toBe(4);
+    // the machine's interference, weighted by the capacity each slice measured it over; none unless every slice has it
+    const busy = (otherCpuShare: number, capacityMs: number) => ({
+      interference: { otherCpuShare, stealShare: 0, ownCpuShare: 0.25, capacityMs },
+    });
+    expect(
+      combineSlices([
+        { ...one, ...busy(0.1, 1000) },
+        { ...three, ...busy(0.4, 3000) },
+      ]).interference,
+    ).toEqual({
+      otherCpuShare: 0.325,
+      stealShare: 0,
+      ownCpuShare: 0.25,
+      capacityMs: 4000,
+    });
+    expect(combineSlices([{ ...one, ...busy(0.1, 1000) }, three]).interference).toBeUndefined();
     // re-initializations add up; a slice from an older file that lacks the count adds nothing, and none at all stays unknown
     expect(
       combineSlices([

@@ -49,6 +49,7 @@ export function combineSlices(slices: readonly StepMeasurement[]): StepMeasureme
     startedAt: first.startedAt,
     ...overrunOf(slices),
     ...commitsOf(slices),
+    ...interferenceOf(slices),
     ...(first.sessionTime && {
       sessionTime: {
         thinkMs: sum(slices.map((s) => s.sessionTime?.thinkMs ?? 0)),
@@ -82,6 +83,25 @@ export function overrunOf(parts: readonly Pick<StepMeasurement, 'overrun'>[]): P
     overrun: {
       calls: sum(over.map((o) => o.calls)),
       lastEndedAfterMs: Math.max(...over.map((o) => o.lastEndedAfterMs)),
+    },
+  };
+}
+
+/** The slices' interference as one window: each share weighted by the capacity it was measured over; none unless every slice has it. */
+export function interferenceOf(
+  parts: readonly Pick<StepMeasurement, 'interference'>[],
+): Pick<StepMeasurement, 'interference'> {
+  if (!parts.every((p) => p.interference)) return {};
+  const all = parts.map((p) => p.interference!);
+  const capacityMs = sum(all.map((i) => i.capacityMs));
+  const share = (key: 'otherCpuShare' | 'stealShare' | 'ownCpuShare') =>
+    capacityMs > 0 ? Math.round((sum(all.map((i) => i[key] * i.capacityMs)) / capacityMs) * 1e4) / 1e4 : 0;
+  return {
+    interference: {
+      otherCpuShare: share('otherCpuShare'),
+      stealShare: share('stealShare'),
+      ownCpuShare: share('ownCpuShare'),
+      capacityMs,
     },
   };
 }

@@ -34,6 +34,8 @@ export interface RunFlags {
   /** --workload-agents: a workload's own agent counts, by name */
   workloadAgents?: Record<string, number[]>;
   duration: number;
+  /** --duration-at: a step's measured time by its agent count, instead of `duration` */
+  durationAt?: Record<string, number>;
   warmup: number;
   iterations: number;
   indexes: IndexSet[];
@@ -100,6 +102,7 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   if (config.token && !config.target && typed('token'))
     throw new UsageError('--token needs --target: it is the bearer token sent to that HTTP server');
   checkWorkloadAgents(config);
+  checkDurationAt(config);
   replayConfig(config, typed);
   const staged = stagesConfig(config, typed);
   const sharded = shardConfig(staged, typed);
@@ -259,6 +262,22 @@ function stagesConfig(config: RunFlags, typed: (name: string) => boolean): RunFl
 }
 
 /** --workload-agents names workloads the run runs, on a load --agents would set. */
+/** --duration-at names agent counts the run steps through, on steps of a fixed length. */
+function checkDurationAt(config: RunFlags): void {
+  if (!config.durationAt) return;
+  const other = [
+    (config.stages || config.rateStages) && 'stages (their own times)',
+    config.shard && '--shard (its steps begin at agreed instants, a --duration apart)',
+  ].filter(Boolean);
+  if (other.length) throw new UsageError(`--duration-at cannot be used with ${other.join(' or ')}`);
+  const counts = new Set([...config.agents, ...Object.values(config.workloadAgents ?? {}).flat()]);
+  const absent = Object.keys(config.durationAt).filter((n) => !counts.has(Number(n)));
+  if (absent.length)
+    throw new UsageError(
+      `--duration-at names ${absent.join(', ')} agents, not among the run's agent counts (${[...counts].join(', ')})`,
+    );
+}
+
 function checkWorkloadAgents(config: RunFlags): void {
   const named = Object.keys(config.workloadAgents ?? {});
   if (named.length === 0) return;

@@ -19,7 +19,7 @@ import {
   scaleOption,
   seedOption,
 } from '../options.js';
-import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.js';
+import { parseDuration, parseDurationAt, parseList, parsePositiveInt } from '../parse/durations.js';
 import { parseStages } from '../parse/stages.js';
 import {
   collect,
@@ -111,6 +111,11 @@ function stepOptions(): Option[] {
     new Option('--duration <time>', 'measured time per step (1s in a comparison run without --iterations)')
       .default(2000, '2s')
       .argParser(parseDuration),
+    new Option(
+      '--duration-at <agents=time,...>',
+      'measured time per step at these agent counts instead of --duration, e.g. 10=20s,50=90s (calls that take ' +
+        'seconds need longer steps the more agents share the machine)',
+    ).argParser(parseDurationAt),
     new Option('--warmup <time>', 'unmeasured warm-up before each step').default(500, '500ms').argParser(parseDuration),
     new Option(
       '--iterations <n>',

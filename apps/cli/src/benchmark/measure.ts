@@ -34,6 +34,7 @@ import { announceStart, barrier, requireDataset, runIdOf } from '../serving/shar
 import { type SpanReceiver, startSpanReceiver } from '../serving/span-receiver.js';
 import type { PeerTarget } from '../serving/targets.js';
 import type { RunConfig } from './config.js';
+import { runMachine } from './machine.js';
 import { traceSplitOf } from './trace-split.js';
 
 type TargetEntry = ResultFile['config']['targets'][number];
@@ -55,6 +56,7 @@ export async function measure(
         serving.onCleanup(receiver.close);
       }
       const targets = await planTargets(config, peers, serving, receiver);
+      const machine = runMachine(serving.databases, config.target);
       const { shard } = config;
       const start = async () => {
         targets.startAt = config.barrierFile ? await barrier(config.barrierFile, shard!, logLine) : config.startAt!;
@@ -79,7 +81,7 @@ export async function measure(
       });
       const keepPartial = onInterrupt(() => {
         const file = fileConfig(config, serving, targets);
-        keep({ ...resultOf(file, partial.result()), partial: true });
+        keep({ ...resultOf(file, partial.result()), machine: machine.record(), partial: true });
       });
       const measured = await runPlan(
         {
@@ -91,6 +93,7 @@ export async function measure(
           iterations: config.iterations,
           warmupMs: config.warmup,
           durationMs: config.duration,
+          durationAt: config.durationAt,
           rate: config.rate,
           stages: config.loadStages,
           seed: config.seed,
@@ -101,6 +104,7 @@ export async function measure(
           decomposition: true,
           shard: shard && { ...shard, start },
           check: config.checkCalls > 0 ? { calls: config.checkCalls } : undefined,
+          machine: machine.window,
         },
         {
           on: (event) => {
@@ -119,7 +123,7 @@ export async function measure(
           if (split) step.traceSplit = split;
         }
       }
-      return resultOf(fileConfig(config, serving, targets), measured);
+      return { ...resultOf(fileConfig(config, serving, targets), measured), machine: machine.record() };
     });
   } catch (error) {
     // the target went away during the run: say which server it was
@@ -252,6 +256,7 @@ function fileConfig(
     agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : config.agents,
     ...(config.workloadAgents ? { workloadAgents: config.workloadAgents } : {}),
     durationMs: stages ? stagesDuration(stages.stages) : config.duration,
+    ...(config.durationAt ? { durationAt: config.durationAt } : {}),
     warmupMs: config.warmup,
     iterations: config.iterations,
     protocol: config.protocol.join(','),

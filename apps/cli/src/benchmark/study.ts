@@ -17,18 +17,27 @@ export const STUDY = {
   iterations: 5,
   durationMs: 2000,
   warmupMs: 500,
+  /** a sized segment's longest step: past it, calls at many agents overrun and their ratios are withheld */
+  maxStepMs: 180_000,
+  /** study --budget: iterations added to an unsettled segment at a time (2 keep the sides' order balanced) */
+  batch: 2,
   segments: [
     // a session's start with discovery, and the handshake alone (no database: run once per iteration)
     { name: 'session-init', workloads: ['session-init', 'handshake'], agents: [1] },
     { name: 'point-read', workloads: ['point-read'], agents: [1, 10, 50] },
     { name: 'filtered', workloads: ['filtered'], agents: [1, 10, 50] },
-    // per-entity aggregates (about 1 ms) apart from whole-table groupings (seconds at scale 1)
-    { name: 'analytical', workloads: ['analytical-entity', 'analytical-table'], agents: [1, 10, 50] },
+    // per-entity aggregates: about 1 ms a call
+    { name: 'analytical', workloads: ['analytical-entity'], agents: [1, 10, 50] },
+    // whole-table groupings take seconds at scale 1: steps sized to hold them (study-sizing.ts)
+    { name: 'analytical-table', workloads: ['analytical-table'], agents: [1, 10, 50], sized: true },
     { name: 'transfer', workloads: ['transfer'], agents: [1, 10] },
   ],
 } as const;
 
 export type StudySegment = (typeof STUDY.segments)[number];
+
+/** A segment whose steps are sized to its calls (`sized: true`): its steps' duration by agent count. */
+export const isSized = (segment: StudySegment) => 'sized' in segment && segment.sized;
 
 export interface StudySettings {
   dbs: string[];
@@ -40,8 +49,17 @@ export interface StudySettings {
   iterations: number;
 }
 
+/** What a segment's run takes beyond the design: its steps' sizes, and (--budget) more iterations into another file. */
+export interface SegmentRun {
+  /** milliseconds by agent count (`run --duration-at`) */
+  durationAt?: Readonly<Record<string, number>>;
+  iterations?: number;
+  out?: string;
+}
+
 /** The `run` arguments of one segment: the command that reproduces its result file. */
-export function segmentArgs(segment: StudySegment, s: StudySettings): string[] {
+export function segmentArgs(segment: StudySegment, s: StudySettings, more: SegmentRun = {}): string[] {
+  const sizes = Object.entries(more.durationAt ?? {});
   return [
     'run',
     ...s.dbs.flatMap((db) => ['--db', db]),
@@ -56,13 +74,14 @@ export function segmentArgs(segment: StudySegment, s: StudySettings): string[] {
     '--indexes',
     STUDY.indexes.join(','),
     '--iterations',
-    String(s.iterations),
+    String(more.iterations ?? s.iterations),
     '--duration',
     `${s.durationMs}ms`,
+    ...(sizes.length ? ['--duration-at', sizes.map(([agents, ms]) => `${agents}=${ms}ms`).join(',')] : []),
     '--warmup',
     `${s.warmupMs}ms`,
     '--out',
-    segmentFile(segment, s.out),
+    more.out ?? segmentFile(segment, s.out),
   ];
 }
 
@@ -93,6 +112,7 @@ export function segmentState(
       `databases ${c.targets.map((t) => t.url).join(', ')}`,
     c.iterations !== s.iterations && `${c.iterations} iterations`,
     c.durationMs !== s.durationMs && `${c.durationMs} ms steps`,
+    c.workloads.join(',') !== segment.workloads.join(',') && `workloads ${c.workloads.join(', ')}`,
   ].filter(Boolean);
   return differs.length ? { state: 'other', why: differs.join(', ') } : { state: 'done', result };
 }

@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { WORKLOADS } from '@mcp-db-bench/loadgen';
 import { findingsHtml, findingsMarkdown, readResultFile, writeResultFile } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
 import {
+  isSized,
+  type SegmentRun,
   STUDY,
   type StudySegment,
   type StudySettings,
@@ -13,9 +16,20 @@ import {
   segmentFile,
   segmentState,
 } from '../benchmark/study.js';
+import {
+  estimateText,
+  guessedOverheads,
+  learnedOverheads,
+  type Overheads,
+  segmentEstimate,
+  sum,
+  total,
+} from '../benchmark/study-estimate.js';
+import { extendResult, settlement, settlementText, studyDesign } from '../benchmark/study-settle.js';
+import { callMsOf, fallbackCallMs, type Sizing, sizingArgs, stepDurations } from '../benchmark/study-sizing.js';
 import { EXIT, redactAll, UsageError } from '../errors.js';
 import { dbListOption, examples, scaleOption, seedOption } from '../options.js';
-import { parseDuration, parsePositiveInt } from '../parse/durations.js';
+import { parseDuration, parseLongDuration, parsePositiveInt } from '../parse/durations.js';
 import { logLine } from '../render/progress.js';
 import { trackChild } from '../serving/interrupt.js';
 
@@ -27,6 +41,7 @@ interface StudyFlags {
   duration: number;
   warmup: number;
   iterations: number;
+  budget?: number;
   against?: string;
 }
 
@@ -45,7 +60,7 @@ export function studyCommand(): Command {
       new Option('-o, --out <dir>', 'where the result files and findings go; rerun with it to resume').default('study'),
     )
     .addOption(
-      new Option('--duration <time>', 'measured time per step')
+      new Option('--duration <time>', 'measured time per step (whole-table groupings: sized to their calls)')
         .default(STUDY.durationMs, `${STUDY.durationMs / 1000}s`)
         .argParser(parseDuration),
     )
@@ -61,6 +76,13 @@ export function studyCommand(): Command {
     )
     .addOption(
       new Option(
+        '--budget <time>',
+        `the whole study's time, e.g. 90m or 3h: once every segment ran, segments with undecided ratios get ` +
+          `${STUDY.batch} more iterations at a time until every ratio is decided or the time is spent`,
+      ).argParser(parseLongDuration),
+    )
+    .addOption(
+      new Option(
         '--against <dir>',
         "an earlier study's --out: the findings say which ratios of this run fall inside its intervals",
       ),
@@ -71,50 +93,69 @@ export function studyCommand(): Command {
         'mcp-db-bench study --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench_study --out study',
         'mcp-db-bench study --scale 0.01 --duration 1s --out study-small',
         'mcp-db-bench study --scale 0.01 --duration 1s --out study-again --against study-small',
+        'mcp-db-bench study --scale 1 --budget 3h --out study-long',
       ),
     )
-    .action(async (flags: StudyFlags) => {
-      mkdirSync(flags.out, { recursive: true });
-      const settings: StudySettings = {
-        dbs: flags.db?.length ? flags.db : [`sqlite:${join(flags.out, 'study.db')}`],
-        scale: flags.scale,
-        seed: flags.seed,
-        out: flags.out,
-        durationMs: flags.duration,
-        warmupMs: flags.warmup,
-        iterations: flags.iterations,
-      };
-      const earlier = flags.against === undefined ? undefined : earlierStudy(flags.against);
-      const states = STUDY.segments.map((segment) => ({ segment, ...segmentState(segment, settings) }));
-      const other = states.find((s) => s.state === 'other');
-      if (other?.state === 'other')
-        throw new UsageError(
-          `${segmentFile(other.segment, flags.out)} is a study of other settings (${other.why}): give another --out, ` +
-            'or the same settings to resume it',
-        );
-      const done: ResultFile[] = [];
-      let interrupted: NodeJS.Signals | undefined;
-      for (const [i, s] of states.entries()) {
-        const name = `study ${i + 1}/${states.length} ${s.segment.name}`;
-        if (s.state === 'done') {
-          logLine(`${name}: finished before, kept (${segmentFile(s.segment, flags.out)})`);
-          done.push(s.result);
-          continue;
-        }
-        logLine(`${name}: ${stepCount(s.segment, settings)} steps, ${minutes(s.segment, settings)} of them`);
-        interrupted = await runSegment(s.segment, settings);
-        const result = finished(s.segment, settings);
-        if (result) done.push(result);
-        if (interrupted) break;
-      }
-      writeFileSync(join(flags.out, 'findings.html'), findingsHtml(done, earlier));
-      writeFileSync(join(flags.out, 'findings.md'), findingsMarkdown(done, earlier));
-      logLine(
-        `${interrupted ? 'study interrupted: rerun the same command to finish it; ' : ''}findings of ` +
-          `${done.length}/${states.length} segments: ${join(flags.out, 'findings.html')}, ${join(flags.out, 'findings.md')}`,
-      );
-      if (interrupted) process.exitCode = interrupted === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;
-    });
+    .action(study);
+}
+
+interface Study {
+  settings: StudySettings;
+  /** when this invocation began, for --budget */
+  began: number;
+  cpus: number;
+  overheads: Overheads;
+  /** the sized segments' step durations, by name */
+  sizes: Map<string, Sizing>;
+  /** the finished segments, in the design's order */
+  done: Map<string, ResultFile>;
+  interrupted?: NodeJS.Signals;
+  /** a segment that measured nothing, and why */
+  failed?: string;
+}
+
+async function study(flags: StudyFlags): Promise<void> {
+  mkdirSync(flags.out, { recursive: true });
+  const settings: StudySettings = {
+    dbs: flags.db?.length ? flags.db : [`sqlite:${join(flags.out, 'study.db')}`],
+    scale: flags.scale,
+    seed: flags.seed,
+    out: flags.out,
+    durationMs: flags.duration,
+    warmupMs: flags.warmup,
+    iterations: flags.iterations,
+  };
+  const earlier = flags.against === undefined ? undefined : earlierStudy(flags.against);
+  const states = STUDY.segments.map((segment) => ({ segment, ...segmentState(segment, settings) }));
+  const other = states.find((s) => s.state === 'other');
+  if (other?.state === 'other')
+    throw new UsageError(
+      `${segmentFile(other.segment, flags.out)} is a study of other settings (${other.why}): give another --out, ` +
+        'or the same settings to resume it',
+    );
+  const run: Study = {
+    settings,
+    began: Date.now(),
+    cpus: availableParallelism(),
+    overheads: guessedOverheads(settings.scale),
+    sizes: new Map(),
+    done: new Map(),
+  };
+  for (const s of states) if (s.state === 'done') run.done.set(s.segment.name, s.result);
+  for (const s of states) if (s.state === 'done' && isSized(s.segment)) recallSizing(run, s.segment, s.result);
+  const todo = states.filter((s) => s.state !== 'done').map((s) => s.segment);
+  if (todo.length) logLine(`study: ${todo.length} segment(s) to measure, ${estimateText(remaining(run, todo))}`);
+  for (const [i, segment] of STUDY.segments.entries()) {
+    const name = `study ${i + 1}/${STUDY.segments.length} ${segment.name}`;
+    if (!todo.includes(segment)) {
+      logLine(`${name}: finished before, kept (${segmentFile(segment, flags.out)})`);
+      continue;
+    }
+    await measureSegment(run, segment, name);
+    if (run.interrupted || run.failed) break;
+  }
+  if (flags.budget !== undefined && !run.interrupted && !run.failed) await extend(run, flags.budget);
+  report(run, flags.budget, earlier);
 }
 
 /** The finished segments of an earlier study, read before this one measures anything. */
@@ -130,25 +171,127 @@ function earlierStudy(dir: string): ResultFile[] {
   });
 }
 
-/** Workloads without a database (the handshake) run under the first index profile only. */
+/** The time the segments still to measure take, with what the study has learned so far. */
+const remaining = (run: Study, segments: readonly StudySegment[]) =>
+  sum(
+    segments.map((segment) =>
+      segmentEstimate(segment, run.settings, {
+        sizing: run.sizes.get(segment.name) ?? guessedSizing(run, segment),
+        overheads: run.overheads,
+        cpus: run.cpus,
+      }),
+    ),
+  );
+
+/** A sized segment before its quick measurement: the slowest call its workload is known for, by scale. */
+const guessedSizing = (run: Study, segment: StudySegment): Sizing | undefined =>
+  isSized(segment) ? sizingFor(run, segment, fallbackCallMs(run.settings.scale)) : undefined;
+
+const sizingFor = (run: Study, segment: StudySegment, callMs: number): Sizing => ({
+  callMs,
+  durationAt: stepDurations(callMs, segment.agents, { cpus: run.cpus, baseMs: run.settings.durationMs }),
+});
+
+/** A sized segment measured before: its steps as its file says, its call's time as its sizing file does. */
+function recallSizing(run: Study, segment: StudySegment, file: ResultFile): void {
+  const durationAt = file.config.durationAt;
+  if (!durationAt) return;
+  let callMs = 0;
+  try {
+    callMs = callMsOf(readResultFile(sizingFile(run, segment))) ?? 0;
+  } catch {
+    // no sizing file: the estimate counts no calls past their steps' end
+  }
+  run.sizes.set(segment.name, { callMs, durationAt });
+}
+
+const sizingFile = (run: Study, segment: StudySegment) => join(run.settings.out, `${segment.name}.sizing.json`);
+
+/** One segment: sized first where the design says so, then its run; what it measured, or why nothing. */
+async function measureSegment(run: Study, segment: StudySegment, name: string): Promise<void> {
+  const s = run.settings;
+  const more: SegmentRun = {};
+  if (isSized(segment)) {
+    const sizing = await size(run, segment, name);
+    if (!sizing) return;
+    more.durationAt = sizing.durationAt;
+  }
+  const estimate = segmentEstimate(segment, s, {
+    sizing: run.sizes.get(segment.name),
+    overheads: run.overheads,
+    cpus: run.cpus,
+  });
+  logLine(`${name}: ${stepCount(segment, s)} steps, ${estimateText(estimate)}`);
+  const outcome = await runChild(segmentArgs(segment, s, more));
+  if (outcome.signal) run.interrupted = outcome.signal;
+  const result = finished(segment, s, more);
+  if (result) {
+    run.done.set(segment.name, result);
+    run.overheads = learnedOverheads(result, guessedOverheads(s.scale));
+    return;
+  }
+  if (!outcome.signal) {
+    run.failed = `${segment.name} measured nothing`;
+    logLine(
+      `${name}: measured nothing (mcp-db-bench run exited ${outcome.code}, its message above); the segments after ` +
+        'it use the same databases: the study stops here',
+    );
+  }
+}
+
+/**
+ * A sized segment's steps: its calls measured alone first (a quick run, its file kept in --out
+ * as `<segment>.sizing.json`, so a rerun sizes alike), each agent count's duration from them.
+ */
+async function size(run: Study, segment: StudySegment, name: string): Promise<Sizing | undefined> {
+  const file = sizingFile(run, segment);
+  if (!existsSync(file)) {
+    logLine(`${name}: timing one call alone on each database, to size its steps`);
+    const outcome = await runChild(sizingArgs(segment, run.settings, file));
+    if (outcome.signal) {
+      run.interrupted = outcome.signal;
+      return undefined;
+    }
+    if (outcome.code !== 0 && outcome.code !== 1) {
+      run.failed = `${segment.name} could not be sized`;
+      logLine(
+        `${name}: timing a call failed (mcp-db-bench run exited ${outcome.code}, its message above): the study stops here`,
+      );
+      return undefined;
+    }
+  }
+  let callMs: number | undefined;
+  try {
+    callMs = callMsOf(readResultFile(file));
+  } catch {
+    callMs = undefined;
+  }
+  const sizing = sizingFor(run, segment, callMs ?? fallbackCallMs(run.settings.scale));
+  run.sizes.set(segment.name, sizing);
+  const steps = Object.entries(sizing.durationAt).map(([n, ms]) => `${n} agent(s) ${ms / 1000} s`);
+  logLine(
+    `${name}: a call takes ${(sizing.callMs / 1000).toFixed(2)} s alone${callMs === undefined ? ' (not measured: taken from the design)' : ''}; ` +
+      `steps of ${steps.join(', ')}`,
+  );
+  return sizing;
+}
+
+/** Workloads without a database (the handshake) run under the first index set only. */
 const stepCount = (segment: StudySegment, s: StudySettings) =>
   s.dbs.length *
   segment.agents.length *
   s.iterations *
   segment.workloads.reduce((n, name) => n + (WORKLOADS[name]!.database ? STUDY.indexes.length : 1), 0);
 
-const minutes = (segment: StudySegment, s: StudySettings) =>
-  `${Math.max(1, Math.round((stepCount(segment, s) * (s.durationMs + s.warmupMs)) / 60_000))} min`;
-
 /**
- * One segment as `mcp-db-bench run` in a process of its own, its progress on our stderr. The
- * child is detached so that a Ctrl-C reaches it once, from us: it then writes its finished steps
- * marked partial, which a rerun measures again.
+ * One `mcp-db-bench run` in a process of its own, its progress on our stderr. The child is
+ * detached so that a Ctrl-C reaches it once, from us: it then writes its finished steps marked
+ * partial, which a rerun measures again.
  */
-function runSegment(segment: StudySegment, s: StudySettings): Promise<NodeJS.Signals | undefined> {
+function runChild(args: readonly string[]): Promise<{ code: number; signal?: NodeJS.Signals }> {
   const bin = process.argv[1]!;
   const child = trackChild(
-    spawn(process.execPath, [...process.execArgv, bin, ...segmentArgs(segment, s)], {
+    spawn(process.execPath, [...process.execArgv, bin, ...args], {
       stdio: ['ignore', 'ignore', 'inherit'],
       detached: true,
     }),
@@ -164,16 +307,13 @@ function runSegment(segment: StudySegment, s: StudySettings): Promise<NodeJS.Sig
     child.once('error', reject);
     child.once('exit', (code) => {
       for (const [sig, handler] of handlers) process.off(sig, handler);
-      if (signal) return resolve(signal);
-      // 0, or 1 for a failure the file records (a write verification, answers that disagree)
-      if (code === 0 || code === 1) return resolve(undefined);
-      reject(new Error(`${segment.name}: mcp-db-bench run exited ${code}; its messages are above`));
+      resolve({ code: code ?? 1, ...(signal ? { signal } : {}) });
     });
   });
 }
 
 /** The segment's file if complete, with the command that measured it written in (URLs redacted). */
-function finished(segment: StudySegment, s: StudySettings): ResultFile | undefined {
+function finished(segment: StudySegment, s: StudySettings, more: SegmentRun): ResultFile | undefined {
   const file = segmentFile(segment, s.out);
   let result: ResultFile;
   try {
@@ -182,10 +322,97 @@ function finished(segment: StudySegment, s: StudySettings): ResultFile | undefin
     return undefined;
   }
   if (result.partial) return undefined;
-  const command = redactAll(['mcp-db-bench', ...segmentArgs(segment, s)].map(quote).join(' '));
+  const command = redactAll(['mcp-db-bench', ...segmentArgs(segment, s, more)].map(quote).join(' '));
   const kept = { ...result, config: { ...result.config, command } };
   writeResultFile(file, kept);
   return kept;
 }
 
 const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`);
+
+/**
+ * --budget: while time is left, the segment with the most undecided ratios gets `STUDY.batch`
+ * more iterations (a run of its own, merged into its file), until every ratio is decided.
+ */
+async function extend(run: Study, budgetMs: number): Promise<void> {
+  const s = run.settings;
+  const design = studyDesign(s.iterations, STUDY.batch);
+  for (;;) {
+    const files = STUDY.segments.flatMap((segment) => {
+      const file = run.done.get(segment.name);
+      return file ? [{ name: segment.name, file, segment }] : [];
+    });
+    const open = settlement(files, design)
+      .map((r, i) => ({ ...r, segment: files[i]!.segment, file: files[i]!.file }))
+      .filter((r) => r.unsettled > 0)
+      .sort((a, b) => b.unsettled - a.unsettled);
+    if (!open.length) {
+      logLine('study --budget: every ratio is decided');
+      return;
+    }
+    const left = budgetMs - (Date.now() - run.began);
+    const next = open.find(
+      (r) =>
+        total(
+          segmentEstimate(r.segment, s, {
+            sizing: run.sizes.get(r.segment.name),
+            overheads: run.overheads,
+            iterations: STUDY.batch,
+            cpus: run.cpus,
+          }),
+        ) <= left,
+    );
+    if (!next) {
+      logLine(`study --budget: ${Math.max(0, Math.round(left / 60_000))} min left, too little for more iterations`);
+      return;
+    }
+    const extra = join(s.out, `${next.segment.name}.more.json`);
+    const sizing = run.sizes.get(next.segment.name);
+    logLine(
+      `study --budget: ${next.segment.name}: ${next.unsettled} ratio(s) undecided, ${STUDY.batch} more iterations`,
+    );
+    const outcome = await runChild(
+      segmentArgs(next.segment, s, { iterations: STUDY.batch, out: extra, durationAt: sizing?.durationAt }),
+    );
+    if (outcome.signal) run.interrupted = outcome.signal;
+    const more = existsSync(extra) ? readResultFile(extra) : undefined;
+    rmSync(extra, { force: true });
+    if (!more || more.partial || outcome.signal) return;
+    const merged = extendResult(next.file, more, STUDY.batch);
+    writeResultFile(segmentFile(next.segment, s.out), merged);
+    run.done.set(next.segment.name, merged);
+  }
+}
+
+/** The findings of what was measured, and how the study ended: its exit status says whether it measured everything. */
+function report(run: Study, budgetMs: number | undefined, earlier: ResultFile[] | undefined): void {
+  const { out } = run.settings;
+  const files = STUDY.segments.flatMap((s) => {
+    const f = run.done.get(s.name);
+    return f ? [{ name: s.name, file: f }] : [];
+  });
+  const missing = STUDY.segments.filter((s) => !run.done.has(s.name)).map((s) => s.name);
+  if (!files.length) {
+    if (run.interrupted) {
+      logLine('study interrupted before any segment finished: rerun the same command to measure it');
+      process.exitCode = run.interrupted === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;
+      return;
+    }
+    throw new Error('the study measured nothing, so it wrote no findings');
+  }
+  const results = files.map((f) => f.file);
+  writeFileSync(join(out, 'findings.html'), findingsHtml(results, earlier));
+  writeFileSync(join(out, 'findings.md'), findingsMarkdown(results, earlier));
+  logLine(
+    settlementText(
+      settlement(files, studyDesign(run.settings.iterations, budgetMs === undefined ? undefined : STUDY.batch)),
+    ),
+  );
+  logLine(
+    `${run.interrupted ? 'study interrupted: rerun the same command to finish it; ' : ''}findings of ` +
+      `${files.length}/${STUDY.segments.length} segments${missing.length ? ` (missing: ${missing.join(', ')})` : ''}: ` +
+      `${join(out, 'findings.html')}, ${join(out, 'findings.md')}`,
+  );
+  if (run.interrupted) process.exitCode = run.interrupted === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;
+  else if (missing.length) process.exitCode = EXIT.failure;
+}

@@ -14,6 +14,7 @@ export const mssql = defineEngine({
   title: 'SQL Server',
   schemes: ['mssql', 'sqlserver'],
   urlForms: ['mssql://USER:PASS@HOST:1433/DB (or sqlserver://)'],
+  port: 1433,
   drivers: ['tedious', 'tarn'],
   connect,
   compileOnlyDialect,

@@ -15,6 +15,7 @@ export const mysql = defineEngine({
   name: 'mysql',
   title: 'MySQL',
   urlForms: ['mysql://USER:PASS@HOST:3306/DB'],
+  port: 3306,
   drivers: ['mysql2'],
   checkUrl,
   connect,

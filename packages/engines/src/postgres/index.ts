@@ -19,6 +19,7 @@ export const postgres = defineEngine({
   urlForms: [
     'postgres://USER:PASS@HOST:5432/DB (or postgresql://; add ?statement_cache_size=0 behind PgBouncer before 1.21)',
   ],
+  port: 5432,
   drivers: ['pg', 'pg-copy-streams'],
   connect,
   compileOnlyDialect,

@@ -1,4 +1,15 @@
 export { type Clock, FakeClock, realClock } from './clock.js';
+export {
+  type CpuSnapshot,
+  cpuSnapshot,
+  findServers,
+  interferenceBetween,
+  localPort,
+  type MachineProbe,
+  type MachineWindow,
+  machineProbe,
+  type OwnSpec,
+} from './machine.js';
 export { type MeasureCallsOptions, type MeasuredCalls, measureCalls } from './measure-calls.js';
 export { type ClientProbe, nullProbe, type ProbeReading, processProbe } from './probe.js';
 export { cpuUnder } from './process-cpu.js';

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 let clockTicks: number | undefined;
 
 /** Clock ticks per second, asked of getconf once, when first needed: importing the package runs nothing. */
-function ticksPerSecond(): number {
+export function ticksPerSecond(): number {
   if (clockTicks === undefined) {
     try {
       clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
@@ -20,13 +20,14 @@ function ticksPerSecond(): number {
   return clockTicks;
 }
 
-interface Proc {
+export interface Proc {
   ppid: number;
   /** utime + stime, and cutime + cstime (what its ended children used), in clock ticks */
   ticks: number;
 }
 
-function processes(): Map<number, Proc> {
+/** Every process of the machine (as this user may see them), by pid. */
+export function processes(): Map<number, Proc> {
   const out = new Map<number, Proc>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -62,4 +63,21 @@ export function cpuUnder(root: number, { withRoot = true, skip = [] as readonly 
   let used = 0;
   for (const [pid, p] of procs) if (counted(pid)) used += p.ticks;
   return (used * 1e6) / ticksPerSecond();
+}
+
+/** The clock ticks of every process under any of `roots` (themselves included), each counted once. */
+export function treeTicks(procs: ReadonlyMap<number, Proc>, roots: readonly number[]): number {
+  const memo = new Map<number, boolean>();
+  const under = (pid: number): boolean => {
+    const known = memo.get(pid);
+    if (known !== undefined) return known;
+    memo.set(pid, false); // a cycle (pid reuse mid-read) ends here
+    const parent = procs.get(pid)?.ppid ?? 0;
+    const answer = roots.includes(pid) || (parent > 0 && under(parent));
+    memo.set(pid, answer);
+    return answer;
+  };
+  let used = 0;
+  for (const [pid, p] of procs) if (under(pid)) used += p.ticks;
+  return used;
 }

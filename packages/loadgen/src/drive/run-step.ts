@@ -9,6 +9,7 @@ import type { StepMeasurement, StepResult } from '@mcp-db-bench/contract';
 import { errorTotal } from '@mcp-db-bench/report';
 import { INTERVAL_MS, StepRecorder } from '../metrics/recorder.js';
 import { type Clock, realClock } from './clock.js';
+import type { MachineWindow } from './machine.js';
 import { type ClientProbe, processProbe } from './probe.js';
 import {
   type AgentChange,
@@ -61,6 +62,8 @@ export interface RunStepOptions {
   probe?: ClientProbe;
   /** the CPU the server's processes have used so far, µs: read when the window opens and closes (`server` in the result) */
   serverCpuUs?: () => number;
+  /** what else used the machine: a window opened with the measured window, its answer the step's `interference` */
+  machine?: () => MachineWindow | undefined;
   /** open loop: a call starting more than this after its intended time is late (default 1 ms) */
   lateToleranceMs?: number;
   /** open loop: intended calls that may wait for a free agent before more are dropped (default agents * 4) */
@@ -178,10 +181,12 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
 
     let probeStartedAt = start;
     let serverFrom: number | undefined;
+    let machine: MachineWindow | undefined;
     const startProbe = () => {
       probeStartedAt = clock.now();
       probe.start();
       serverFrom = options.serverCpuUs?.();
+      machine = options.machine?.();
     };
     const probing = options.warmupMs > 0 ? clock.sleep(options.warmupMs).then(startProbe) : startProbe();
 
@@ -203,6 +208,7 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
     const wallMs = clock.now() - probeStartedAt;
     const reading = probe.stop();
     const serverUs = serverFrom === undefined ? undefined : options.serverCpuUs!() - serverFrom;
+    const interference = machine?.stop();
     options.signal?.removeEventListener('abort', onAbort);
 
     // the configured figure unless aborted: `end - start` of two clock readings is not exact
@@ -229,6 +235,7 @@ export async function runStep(options: RunStepOptions): Promise<StepMeasurement>
       startedAt,
       ...overrunOf(window),
       ...(window.commits ? { commits: window.commits } : {}),
+      ...(interference ? { interference } : {}),
     };
   } finally {
     // closing is not measured, and a failing close must not cost the step its results

@@ -42,7 +42,8 @@ export type RunEvent =
   /** a step's measurement on one target, its slices combined, verified when it wrote */
   | { type: 'step-end'; step: StepResult }
   | ({ type: 'skipped' } & Skipped)
-  | { type: 'session-init'; iteration: number; result: ResultFile['sessionInit'][number] }
+  /** `later`: measured again in the last pass, beside the first pass's measurement of the same target and profile */
+  | { type: 'session-init'; iteration: number; result: ResultFile['sessionInit'][number]; later?: boolean }
   | { type: 'decomposition'; iteration: number; target: string; results: DecompositionResult[] }
   /** a warning the result file keeps: a busy load generator, a late shard, a failed check */
   | { type: 'warning'; line: string }

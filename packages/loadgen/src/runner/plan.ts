@@ -5,6 +5,7 @@
  */
 import type { LoadStages } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
+import type { MachineWindow } from '../drive/machine.js';
 import type { AgentLoop } from '../drive/run-step.js';
 import type { Workload } from '../workloads/workload.js';
 
@@ -76,6 +77,8 @@ export interface BenchPlan {
   repeat?: 'step' | 'plan';
   warmupMs: number;
   durationMs: number;
+  /** a step's measured time by its agent count, instead of `durationMs` (not with stages or shards) */
+  durationAt?: Readonly<Record<number, number>>;
   /** open loop: calls per second across the agents; closed loop when undefined */
   rate?: number;
   /**
@@ -104,6 +107,8 @@ export interface BenchPlan {
   check?: { calls: number };
   /** one of several processes that run this plan together (`run --shard`) */
   shard?: ShardPlan;
+  /** what else used the machine during each step (`MachineProbe.window`): the steps' `interference` */
+  machine?: () => MachineWindow | undefined;
 }
 
 /**

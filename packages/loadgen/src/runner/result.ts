@@ -22,7 +22,7 @@ export class PlanResultBuilder {
     const r = this.#result;
     if (event.type === 'plan-start') r.startedAt = event.startedAt;
     else if (event.type === 'step-end') r.steps.push(event.step);
-    else if (event.type === 'session-init') r.sessionInit.push(event.result);
+    else if (event.type === 'session-init') this.#sessionInit(event);
     else if (event.type === 'decomposition') r.decomposition.push(...event.results);
     else if (event.type === 'skipped')
       r.skipped.push({ target: event.target, workload: event.workload, reason: event.reason });
@@ -32,6 +32,14 @@ export class PlanResultBuilder {
       if (event.agreement.length) r.agreement = event.agreement;
     } else if (event.type === 'comparisons') r.comparisons = event.comparisons;
     else if (event.type === 'plan-end') r.finishedAt = event.result.finishedAt;
+  }
+
+  /** A later measurement goes beside the first of the same target and profile. */
+  #sessionInit(event: Extract<RunEvent, { type: 'session-init' }>): void {
+    const { cold, warm, full, target, indexes } = event.result;
+    const first = event.later && this.#result.sessionInit.find((s) => s.target === target && s.indexes === indexes);
+    if (first) first.later = { iteration: event.iteration, cold, warm, ...(full ? { full } : {}) };
+    else this.#result.sessionInit.push(event.result);
   }
 
   /** What the events so far measured; an unfinished plan's `finishedAt` is now. */

@@ -88,8 +88,11 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
       // targets that cannot re-index, and workloads without a database, run under the first profile only
       const leading = profile === rounds[0];
       const present = run.targets.filter((t) => leading || t.plan.reindex);
-      if (plan.sessionInit && (p === 0 || plan.repeat === 'plan'))
-        for (const target of present) await sessionInit(run, target, profile, pass);
+      // session start on a server just started, and again in the last pass on one that served the run
+      const first = p === 0 || plan.repeat === 'plan';
+      const later = !first && turn === 0;
+      if (plan.sessionInit && (first || later))
+        for (const target of present) await sessionInit(run, target, profile, pass, later);
       for (const workload of plan.workloads) {
         const targets = present.filter((t) => (leading || workload.database) && serves(run, t, workload));
         if (targets.length === 0) continue;
@@ -153,6 +156,7 @@ function validate(plan: BenchPlan): void {
     if (writes) throw new RangeError(`the ${writes.name} workload writes: it cannot run sharded`);
     if (plan.stages) throw new RangeError('a staged plan cannot run sharded');
     if (slices > 1) throw new RangeError('a sharded plan cannot be sliced');
+    if (plan.durationAt) throw new RangeError("a sharded plan's steps begin a duration apart: they take no durationAt");
   }
 }
 
@@ -275,13 +279,19 @@ async function reindex(run: Run, profile: string): Promise<void> {
 
 const indexesOf = (target: Target, profile: string | null) => (target.plan.reindex ? profile : null);
 
-async function sessionInit(run: Run, target: Target, profile: string | null, iteration: number): Promise<void> {
+async function sessionInit(
+  run: Run,
+  target: Target,
+  profile: string | null,
+  iteration: number,
+  later: boolean,
+): Promise<void> {
   const client = target.plan.client;
   if (!client) return;
   const indexes = indexesOf(target, profile);
   run.emit({ type: 'activity', line: `${target.plan.label}${indexes ? ` (${indexes})` : ''}: session init` });
-  const result = { target: target.plan.label, indexes, ...(await measureSessionInit(client, run.clock)) };
-  run.emit({ type: 'session-init', iteration, result });
+  const result = { target: target.plan.label, indexes, iteration, ...(await measureSessionInit(client, run.clock)) };
+  run.emit({ type: 'session-init', iteration, result, ...(later ? { later } : {}) });
 }
 
 async function decomposition(run: Run, target: Target, iteration: number): Promise<void> {
@@ -316,7 +326,7 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
         iteration: spec.iteration,
       };
       const stages = plan.stages?.stages;
-      const durationMs = stages ? stagesDuration(stages) : plan.durationMs / slices;
+      const durationMs = stages ? stagesDuration(stages) : (plan.durationAt?.[spec.agents] ?? plan.durationMs) / slices;
       run.emit({ type: 'step-start', step: key, slice, slices, durationMs });
       // Write steps: accounts are read before (unmeasured) and everything is read back after.
       const client = target.plan.client;
@@ -342,6 +352,7 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
               clock: run.clock,
               probe: run.probe,
               serverCpuUs: target.plan.serverCpuUs,
+              machine: plan.machine,
               makeAgent: agent
                 ? (n) => agent(global(n))
                 : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),

@@ -1,0 +1,191 @@
+import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { comparisons } from '@mcp-db-bench/report';
+import { result, stats, step } from '@mcp-db-bench/report/testing';
+import { describe, expect, it } from 'vitest';
+import { STUDY, type StudySettings } from '../src/benchmark/study.js';
+import { estimateText, guessedOverheads, learnedOverheads, segmentEstimate } from '../src/benchmark/study-estimate.js';
+import {
+  comparisonPairs,
+  extendResult,
+  settlement,
+  settlementText,
+  studyDesign,
+} from '../src/benchmark/study-settle.js';
+import { callMsOf, sizingArgs, stepDurations } from '../src/benchmark/study-sizing.js';
+
+const settings: StudySettings = {
+  dbs: ['sqlite:a.db', 'postgres://u:p@127.0.0.1/b'],
+  scale: 1,
+  seed: 42,
+  out: 'out',
+  durationMs: 2000,
+  warmupMs: 500,
+  iterations: 5,
+};
+const segment = (name: string) => STUDY.segments.find((s) => s.name === name)!;
+
+describe('steps sized to the work', () => {
+  it('gives calls of seconds steps that hold 10 of them and end within half a step, up to the cap', () => {
+    // 4 s alone; on 2 cores, 10 agents wait 20 s a call, 50 agents 100 s
+    expect(stepDurations(4000, [1, 10, 50], { cpus: 2, baseMs: 2000 })).toEqual({
+      1: 40_000, // 10 calls one after another
+      10: 40_000, // a call of 20 s ends within half of it
+      50: STUDY.maxStepMs, // 200 s wanted: capped, its ratios will say they overran
+    });
+    // calls of milliseconds keep the design's steps, however short
+    expect(stepDurations(5, [1, 10, 50], { cpus: 2, baseMs: 2000 })).toEqual({ 1: 2000, 10: 2000, 50: 2000 });
+    // ... unless 50 agents' calls (5 ms × 25 = 125 ms each) would outlast half of them
+    expect(stepDurations(5, [1, 50], { cpus: 2, baseMs: 200 })).toEqual({ 1: 200, 50: 300 });
+  });
+
+  it('times one call alone on the slower side before the sized segment', () => {
+    const args = sizingArgs(segment('analytical-table'), settings, 'out/analytical-table.sizing.json');
+    const flag = (name: string) => args[args.indexOf(name) + 1];
+    expect([flag('--workloads'), flag('--agents'), flag('--indexes'), flag('--iterations')]).toEqual([
+      'analytical-table',
+      '1',
+      'baseline',
+      '2',
+    ]);
+    expect([flag('--duration'), flag('--check-calls'), flag('--out')]).toEqual([
+      '100ms',
+      '0',
+      'out/analytical-table.sizing.json',
+    ]);
+  });
+});
+
+describe('one call timed alone', () => {
+  it('reads its length from the calls measured, or from how long the one begun in the warm-up ran past the step', () => {
+    const config = { ...result([]).config, warmupMs: 1 };
+    const quick = (target: string, iteration: number, extra: Partial<StepResult>) =>
+      step({ workload: 'analytical-table', agents: 1, calls: 0, durationMs: 100, target, iteration, ...extra });
+    const file = result(
+      [
+        // PostgreSQL: calls of 2 ms filled the step, the second iteration's faster (warm)
+        step({
+          workload: 'analytical-table',
+          agents: 1,
+          calls: 40,
+          target: 'pg',
+          iteration: 1,
+          all: stats(Array(40).fill(3000)),
+        }),
+        step({
+          workload: 'analytical-table',
+          agents: 1,
+          calls: 50,
+          target: 'pg',
+          iteration: 2,
+          all: stats(Array(50).fill(2000)),
+        }),
+        // SQLite: one call of about 4 s, begun in the 1 ms warm-up, ran 3,899 ms past the 100 ms step
+        quick('sqlite', 1, { overrun: { calls: 1, lastEndedAfterMs: 4899 } }),
+        quick('sqlite', 2, { overrun: { calls: 1, lastEndedAfterMs: 3899 } }),
+      ],
+      { config },
+    );
+    expect(callMsOf(file)).toBeCloseTo(4000, 0);
+    expect(callMsOf(result([quick('sqlite', 1, {})], { config }))).toBeUndefined();
+  });
+});
+
+describe("the study's time", () => {
+  it('counts steps, the calls that run past them, and re-indexing', () => {
+    const overheads = { startMs: 10_000, reindexMs: 30_000 };
+    const plain = segmentEstimate(segment('point-read'), settings, { overheads, cpus: 2 });
+    // 2 databases × 3 agent counts × 5 iterations × 2 index sets, 2.5 s each
+    expect(plain.stepsMs).toBe(60 * 2500);
+    expect(plain.overrunMs).toBe(0);
+    // each database: its start, and 6 re-indexings (iterations + 1)
+    expect(plain.otherMs).toBe(2 * (10_000 + 6 * 30_000));
+    const sizing = { callMs: 4000, durationAt: stepDurations(4000, [1, 10, 50], { cpus: 2, baseMs: 2000 }) };
+    const sized = segmentEstimate(segment('analytical-table'), settings, { sizing, overheads, cpus: 2 });
+    expect(sized.stepsMs).toBe(20 * (500 + 40_000) + 20 * (500 + 40_000) + 20 * (500 + STUDY.maxStepMs));
+    expect(sized.overrunMs).toBe(20 * 4000 + 20 * 20_000 + 20 * 100_000);
+    expect(estimateText(sized)).toMatch(/^about \d+ min \(steps \d+ min, calls past their steps' end \d+ min, /);
+  });
+
+  it('learns what re-indexing costs from a segment measured', () => {
+    const steps = [1, 2].flatMap((iteration) =>
+      ['baseline', 'optimized'].map((indexes) =>
+        step({ workload: 'point-read', agents: 1, calls: 100, iteration, indexes }),
+      ),
+    );
+    // 4 steps of 1 s; the run took 64 s: 60 s besides, one database, 3 re-indexings after a 10 s start
+    const file = result(steps, {
+      startedAt: '2026-01-01T00:00:00Z',
+      finishedAt: '2026-01-01T00:01:04Z',
+      config: { ...result([]).config, iterations: 2 },
+    });
+    const learned = learnedOverheads(file, guessedOverheads(1));
+    expect(learned.startMs).toBe(10_000);
+    expect(learned.reindexMs).toBeCloseTo(50_000 / 3, 6);
+  });
+});
+
+/** Baseline and optimized on one database, `iterations` of them, optimized `ratio(i)` times as many calls. */
+function indexStudy(iterations: number, ratio: (i: number) => number, extra: Partial<StepResult> = {}): ResultFile {
+  const steps = Array.from({ length: iterations }, (_, i) => [
+    step({ workload: 'point-read', agents: 1, calls: 1000, iteration: i + 1, indexes: 'baseline', ...extra }),
+    step({
+      workload: 'point-read',
+      agents: 1,
+      calls: Math.round(1000 * ratio(i + 1)),
+      iteration: i + 1,
+      indexes: 'optimized',
+      ...extra,
+    }),
+  ]).flat();
+  const file = result(steps, { config: { ...result([]).config, agents: [1], iterations: 5 } });
+  return { ...file, comparisons: comparisons(steps, { targets: ['sqlite'], indexes: ['baseline', 'optimized'] }) };
+}
+
+describe('more iterations until the ratios settle', () => {
+  it('pairs each iteration, withholding the pairs the rules leave out, with their reason', () => {
+    const busy = { interference: { otherCpuShare: 0.7, stealShare: 0, ownCpuShare: 0.2, capacityMs: 2000 } };
+    const file = indexStudy(5, () => 2, busy);
+    const pairs = comparisonPairs(file, file.comparisons![0]!);
+    expect(pairs).toHaveLength(5);
+    expect(pairs[0]).toEqual({
+      iteration: 1,
+      withheld: 'the machine was busy: 70% of its CPU went to other processes during these steps',
+    });
+    const few = indexStudy(5, () => 0.005);
+    expect(comparisonPairs(few, few.comparisons![0]!)[0]!.withheld).toBe(
+      'too few calls for a rate (5 in a step, fewer than 10)',
+    );
+  });
+
+  it('tells a decided segment from one whose ratios cross the band, and extends a file with more iterations', () => {
+    const clear = indexStudy(5, () => 2);
+    const edge = indexStudy(5, (i) => [1.05, 1.15, 1.12, 1.08, 1.13][i - 1]!);
+    const design = studyDesign(5, STUDY.batch);
+    const first = settlement(
+      [
+        { name: 'point-read', file: clear },
+        { name: 'filtered', file: edge },
+      ],
+      design,
+    );
+    expect(first.map((s) => [s.name, s.unsettled])).toEqual([
+      ['point-read', 0],
+      ['filtered', 1],
+    ]);
+    expect(settlementText(first)).toBe(
+      'ratios decided against the ±10% band (a claim, or no difference): 1 of 2 (after 5 iterations: 1); 1 undecided (filtered 1)',
+    );
+    // two more iterations inside the band are not enough to settle it: it stays undecided on 7
+    const more = extendResult(
+      edge,
+      indexStudy(2, () => 1.01),
+      STUDY.batch,
+    );
+    expect(more.steps.map((s) => s.iteration)).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7]);
+    expect(more.config.extended).toEqual({ iterations: 7, batch: 2 });
+    expect(more.config.iterations).toBe(5);
+    expect(more.comparisons![0]!.iterations).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    const again = settlement([{ name: 'filtered', file: more }], design);
+    expect(again[0]!.ratios[0]!.iterations).toBe(7);
+  });
+});
