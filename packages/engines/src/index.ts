@@ -68,3 +68,4 @@ export type {
 } from './engine.js';
 export { insertStatement } from './returning.js';
 export { SchemaChangedError } from './schema-changed.js';
+export { DEFAULT_SQL_POLICY, type SqlPolicy } from './sql-guard.js';

@@ -1,4 +1,4 @@
-import { engineForUrl } from '@mcp-db-bench/engines';
+import { engineForUrl, type SqlPolicy } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { SchemaCache } from './catalog/cache.js';
 import type { Telemetry } from './telemetry/index.js';
@@ -16,6 +16,8 @@ export interface DatabaseOptions {
   statementTimeoutMs?: number;
   /** where tool calls and statements are reported; absent: nowhere */
   telemetry?: Telemetry;
+  /** what the sql tool allows beyond its guard's judgement (--sql-allow-function); absent: nothing */
+  sqlPolicy?: SqlPolicy;
 }
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
@@ -52,5 +54,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseCo
   const ping = async () => {
     await sql`select 1`.execute(db);
   };
-  return { engine, db, shortReads, schema, limits, ping, close, telemetry: options.telemetry };
+  return {
+    engine,
+    db,
+    shortReads,
+    schema,
+    limits,
+    ping,
+    close,
+    telemetry: options.telemetry,
+    sqlPolicy: options.sqlPolicy,
+  };
 }

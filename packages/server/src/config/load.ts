@@ -66,8 +66,11 @@ function describe(p: Problem): string {
 
 /** The file's values as commander's option names, and its one database. */
 function toOptions(config: ServerConfig): Omit<LoadedConfig, 'line'> {
-  const { url, databases, tools, selectTools, ...rest } = config;
+  const { url, databases, tools, selectTools, sql, ...rest } = config;
   const options: Record<string, unknown> = { ...rest };
+  // `sql: {allowFunctions: [...]}` registers the tool with its settings
+  if (sql !== undefined) options.sql = sql !== false;
+  if (typeof sql === 'object' && sql.allowFunctions) options.sqlAllowFunction = sql.allowFunctions;
   if (selectTools !== undefined) options.tools = Array.isArray(selectTools) ? selectTools.join(',') : selectTools;
   return { options, urls: databaseValues(url, databases), tools: tools ?? {} };
 }

@@ -136,7 +136,20 @@ export const configSchema = z
       .boolean()
       .optional()
       .describe('register insert, update, delete, transact and writing custom tools (--allow-writes)'),
-    sql: z.boolean().optional().describe('register the read-only sql tool (--sql)'),
+    sql: z
+      .union([
+        z.boolean(),
+        z.strictObject({
+          allowFunctions: z
+            .array(z.string().regex(/^[^\s",]+$/, 'a function name, as PostgreSQL spells it'))
+            .optional()
+            .describe(
+              'functions statements may call although the sql tool refuses them, on your responsibility (--sql-allow-function)',
+            ),
+        }),
+      ])
+      .optional()
+      .describe('register the read-only sql tool (--sql): true, or its settings (which register it too)'),
     statementTimeout: nonNegative
       .optional()
       .describe('ms before the database cancels a statement, 0: no limit (--statement-timeout; 30000)'),
