@@ -77,7 +77,8 @@ const OPERATORS = sql<OperatorRow>`with ${MEMBER}
 
 /**
  * Types whose values are made by a function not PostgreSQL's own: its input or typmod function, a
- * range's canonical or subdiff function, a cast from a built-in type, a domain's check or default,
+ * range's canonical or subdiff function, a cast from a built-in type, a domain's check or default
+ * (the functions and operators they use),
  * and the same of the types it is made of (an array's element, a domain's base, a composite's
  * columns, a range's subtype): `'(…)'::t` runs the input function of each of t's columns.
  */
@@ -85,6 +86,11 @@ const TYPES = sql<TypeReach>`with recursive ${MEMBER},
   foreign_fn(oid) as (
     select p.oid from pg_catalog.pg_proc p
     where p.pronamespace <> 'pg_catalog'::regnamespace or p.oid in (select oid from member)),
+  uses(classid, objid, f) as (
+    select d.classid, d.objid, d.refobjid from pg_catalog.pg_depend d
+    where d.refclassid = 'pg_catalog.pg_proc'::regclass and d.classid in ('pg_catalog.pg_constraint'::regclass, 'pg_catalog.pg_type'::regclass)
+    union all select d.classid, d.objid, o.oprcode from pg_catalog.pg_depend d join pg_catalog.pg_operator o on o.oid = d.refobjid
+    where d.refclassid = 'pg_catalog.pg_operator'::regclass and d.classid in ('pg_catalog.pg_constraint'::regclass, 'pg_catalog.pg_type'::regclass)),
   reaches(t, f) as (
     select oid, typinput from pg_catalog.pg_type
     union all select oid, typmodin from pg_catalog.pg_type where typmodin <> 0
@@ -92,12 +98,10 @@ const TYPES = sql<TypeReach>`with recursive ${MEMBER},
     union all select rngtypid, rngsubdiff from pg_catalog.pg_range where rngsubdiff <> 0
     union all select c.casttarget, c.castfunc from pg_catalog.pg_cast c join pg_catalog.pg_type s on s.oid = c.castsource
       where c.castfunc <> 0 and s.typnamespace = 'pg_catalog'::regnamespace
-    union all select c.contypid, d.refobjid from pg_catalog.pg_constraint c join pg_catalog.pg_depend d
-      on d.classid = 'pg_catalog.pg_constraint'::regclass and d.objid = c.oid and d.refclassid = 'pg_catalog.pg_proc'::regclass
-      where c.contypid <> 0
-    union all select t.oid, d.refobjid from pg_catalog.pg_type t join pg_catalog.pg_depend d
-      on d.classid = 'pg_catalog.pg_type'::regclass and d.objid = t.oid and d.refclassid = 'pg_catalog.pg_proc'::regclass
-      where t.typtype = 'd'),
+    union all select c.contypid, u.f from pg_catalog.pg_constraint c
+      join uses u on u.classid = 'pg_catalog.pg_constraint'::regclass and u.objid = c.oid where c.contypid <> 0
+    union all select t.oid, u.f from pg_catalog.pg_type t
+      join uses u on u.classid = 'pg_catalog.pg_type'::regclass and u.objid = t.oid where t.typtype = 'd'),
   part(t, u) as (
     select oid, typelem from pg_catalog.pg_type where typelem <> 0
     union all select oid, typbasetype from pg_catalog.pg_type where typtype = 'd'

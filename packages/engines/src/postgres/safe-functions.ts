@@ -11,8 +11,8 @@
  * lo_*), acts on other sessions or the server (pg_terminate_backend, pg_cancel_backend,
  * pg_reload_conf, set_config, replication and backup control), takes locks (pg_advisory_*),
  * writes despite a read-only transaction (gin_clean_pending_list, brin_summarize_*), takes a
- * transaction id (txid_current, pg_current_xact_id), reads or moves session state another call
- * left (currval, lastval, nextval, setval, setseed, pg_notify), or waits (pg_sleep). The support
+ * transaction id (txid_current, pg_current_xact_id), or reads or moves session state another call
+ * left (currval, lastval, nextval, setval, setseed, pg_notify). The support
  * functions behind types, operators, indexes and aggregates (int4pl, hashtext, numeric_avg ...)
  * are not listed either: a statement reaches them through an operator, a cast or an aggregate,
  * which the guard checks in their own right, and never needs to call them by name.
@@ -98,7 +98,7 @@ export const SAFE_FUNCTIONS = {
   ],
   // a type's name called as a function converts to it: `date(ts)`, `int4(x)`, `text(x)`
   conversions: [
-    'bit', 'bool', 'bpchar', 'char', 'cidr', 'date', 'float4', 'float8', 'inet', 'int2', 'int4', 'int8', 'interval',
+    'bit', 'bool', 'bpchar', 'char', 'cidr', 'date', 'float4', 'float8', 'int2', 'int4', 'int8', 'interval',
     'macaddr', 'macaddr8', 'money', 'name', 'numeric', 'oid', 'regclass', 'text', 'time', 'timestamp',
     'timestamptz', 'timetz', 'varbit', 'varchar', 'xid', 'xml',
   ],
@@ -157,6 +157,8 @@ export const SAFE_FUNCTIONS = {
     'pg_column_size', 'pg_database_size', 'pg_indexes_size', 'pg_relation_size', 'pg_size_bytes', 'pg_size_pretty',
     'pg_table_size', 'pg_total_relation_size',
   ],
+  // waits: the statement timeout ends it as it ends any slow query (which needs no pg_sleep to be slow)
+  waiting: ['pg_sleep', 'pg_sleep_for', 'pg_sleep_until'],
   // the methods of `TABLESAMPLE`
   sampling: ['bernoulli', 'system'],
 } as const satisfies Record<string, readonly string[]>;
