@@ -6,10 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The built engine: its parser thread runs dist/postgres/parse-worker.js, which plain Node loads.
 import { postgres } from '../dist/postgres/index.js';
 import type { AnyDb } from '../src/engine.js';
-import { DEFAULT_SQL_POLICY, type SqlPolicy } from '../src/sql-guard.js';
 import { mariadb } from '../src/mariadb/index.js';
 import { lex } from '../src/mysql/sql-guard.js';
-import type { Token } from '../src/sql-guard.js';
+import { DEFAULT_SQL_POLICY, type SqlPolicy, type Token } from '../src/sql-guard.js';
 import { freshDatabase, liveUrl } from './support/databases.js';
 import { type Case, MARIADB, POSTGRES, statements } from './support/statements.js';
 

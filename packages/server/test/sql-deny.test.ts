@@ -1,9 +1,15 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { engineForUrl } from '@mcp-db-bench/engines';
 import { freshDatabase, liveTargets, privilegedTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
+import { loadConfig } from '../src/config/load.js';
+import { buildCli } from '../src/options.js';
+import { BIN, callJson, connectClient, type HttpServer, startHttpServer } from './support/mcp.js';
 import { loadShop } from './support/shop.js';
 
 /**
@@ -134,6 +140,53 @@ function attacks(dbUrl: string): Attack[] {
     },
   ];
 }
+
+describe('--sql-allow-function and sql.allowFunctions', () => {
+  const parse = (...args: string[]) =>
+    buildCli()
+      .exitOverride()
+      .configureOutput({ writeErr: () => {} })
+      .parse(['node', 'x', ...args])
+      .opts();
+
+  it('collects names, repeated or separated by commas, and refuses what is not a name', () => {
+    expect(parse('--sql-allow-function', 'crosstab, Similarity', '--sql-allow-function', 'x').sqlAllowFunction).toEqual(
+      ['crosstab', 'Similarity', 'x'],
+    );
+    expect(() => parse('--sql-allow-function', 'a b')).toThrow(/a function name, as PostgreSQL spells it/);
+  });
+
+  it('in a config file: sql: {allowFunctions} registers the tool with them; true and false as before', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-db-sql-allow-'));
+    const file = (text: string) => {
+      const path = join(dir, `c${Math.random()}.yaml`);
+      writeFileSync(path, text);
+      return path;
+    };
+    const options = (text: string) => loadConfig(file(`url: sqlite:a.db\n${text}`), {}).options;
+    expect(options('sql:\n  allowFunctions: [crosstab, similarity]\n')).toMatchObject({
+      sql: true,
+      sqlAllowFunction: ['crosstab', 'similarity'],
+    });
+    expect(options('sql: true\n')).toEqual({ sql: true });
+    expect(options('sql: false\n')).toEqual({ sql: false });
+    expect(() => options('sql:\n  allowFunction: [x]\n')).toThrow(/sql\.allowFunction: unknown key/);
+  });
+
+  it('without --sql it is a usage error', async () => {
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [BIN, '--url', 'sqlite::memory:', '--sql-allow-function', 'crosstab'],
+        { env: { PATH: process.env.PATH ?? '' } },
+        (_e, _out, err) => resolve({ code: child.exitCode, stderr: err }),
+      );
+      child.stdin?.end();
+    });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--sql-allow-function \(sql\.allowFunctions\) applies to the sql tool: add --sql/);
+  });
+});
 
 describe.runIf(target && admin)('PostgreSQL: the sql tool refuses what extensions and SQL in a string reach', () => {
   let dbUrl = '';

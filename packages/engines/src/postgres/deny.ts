@@ -1,5 +1,5 @@
 import type { SqlPolicy } from '../sql-guard.js';
-import { type GuardCatalog, isBuiltIn, type Origin, type OperatorRow } from './guard-catalog.js';
+import { type GuardCatalog, isBuiltIn, type OperatorRow, type Origin } from './guard-catalog.js';
 import type { NameRef, Parsed } from './parse.js';
 import { KNOWN_SAFE } from './safe-functions.js';
 

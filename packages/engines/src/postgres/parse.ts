@@ -108,9 +108,11 @@ class Collector {
         return;
       }
       case 'FuncCall':
-        return this.#call(value.funcname, value.args);
+        this.#call(value.funcname, value.args);
+        return;
       case 'RangeTableSample':
-        return this.#call(value.method, value.args);
+        this.#call(value.method, value.args);
+        return;
       case 'A_Expr': {
         const prefix = value.lexpr === undefined;
         for (const op of exprOperators(value)) this.#add(this.operators, key, { ...op, prefix });
