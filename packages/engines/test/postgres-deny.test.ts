@@ -201,6 +201,7 @@ const REFUSED: [string, RegExp][] = [
   ],
   ["select public.initcap('x')", /initcap is a function of the schema public/],
   ["select initcap('x')", /initcap is a function of the schema public/],
+  ['select tools.upper(1)', /upper is a function of the schema tools/],
   [
     'select 1 === 1',
     /^sql: the operator === calls same_int, a function of the schema public .* --sql-allow-function same_int/,
@@ -250,6 +251,8 @@ const PASSES = [
   "select pg_sleep(0), current_setting('TimeZone'), pg_backend_pid() > 0",
   // qualified, the built-in is meant, whatever the database defines of that name
   "select pg_catalog.initcap('x')",
+  // a schema off the search path is reached only when written
+  "select upper('x')",
 ];
 
 describe.runIf(PG_URL && ADMIN_URL)('deny by default, as the least-privilege role', () => {
@@ -278,6 +281,8 @@ describe.runIf(PG_URL && ADMIN_URL)('deny by default, as the least-privilege rol
       create index t_idx on t using gin (j);
       create function shout(text) returns text language sql immutable as $$ select upper($1) $$;
       create function initcap(int) returns int language sql immutable as $$ select $1 $$;
+      create schema tools;
+      create function tools.upper(int) returns int language sql immutable as $$ select $1 $$;
       create function same_int(int, int) returns boolean language sql as 'select $1 = $2';
       create operator === (leftarg = int, rightarg = int, function = same_int);
       create function is_even(int) returns boolean language sql immutable as 'select $1 % 2 = 0';

@@ -7,8 +7,9 @@ import { KNOWN_SAFE } from './safe-functions.js';
  * Deny by default: which function a parsed statement reaches that nobody allowed. A function is
  * allowed when the operator names it (SqlPolicy.allowFunctions, as written, on their
  * responsibility), or when it is on the list of known-safe built-ins (safe-functions.ts) and no
- * extension or other schema has a function of that name too (an extension may overload a
- * built-in's name). Each check answers the refusal's message, or undefined.
+ * function that name reaches (on the session's search path, or in the schema written) is an
+ * extension's or outside pg_catalog: an extension may overload a built-in's name. Each check
+ * answers the refusal's message, or undefined.
  */
 
 const ON_THE_LIST = 'not on the list of functions known to be safe (docs/safety.md, "Deny by default")';
@@ -26,15 +27,19 @@ function originOf(o: Origin): string {
     : `a function of the schema ${o.schema} (not one of PostgreSQL's own)`;
 }
 
-const inSchema = <T>(rows: readonly T[] | undefined, schema: string | undefined, schemaOf: (row: T) => string) =>
-  (rows ?? []).filter((r) => schema === undefined || schemaOf(r) === schema);
+/** The rows a name reaches: in its schema when written, else on the session's search path. */
+const reached = <T extends { onPath: boolean }>(
+  rows: readonly T[] | undefined,
+  schema: string | undefined,
+  schemaOf: (row: T) => string,
+) => (rows ?? []).filter((r) => (schema === undefined ? r.onPath : schemaOf(r) === schema));
 
 /** Why calling `name` (in `schema`, when written) is refused, or undefined. */
 export function functionDenial(
   ref: NameRef,
   catalog: GuardCatalog,
   policy: SqlPolicy,
-  rows = inSchema(catalog.functions.get(ref.name), ref.schema, (f) => f.schema),
+  rows = reached(catalog.functions.get(ref.name), ref.schema, (f) => f.schema),
 ): string | undefined {
   const lower = ref.name.toLowerCase();
   if (policy.allowFunctions.has(lower)) return undefined;
@@ -52,19 +57,19 @@ export function functionDenial(
 
 /** Why making a value of type `ref` (a cast, a typed literal) is refused: it runs code not PostgreSQL's own. */
 export function typeDenial(ref: NameRef, catalog: GuardCatalog, policy: SqlPolicy): string | undefined {
-  const reached = inSchema(catalog.typesByName.get(ref.name), ref.schema, (t) => t.typeSchema).filter(
+  const making = reached(catalog.typesByName.get(ref.name), ref.schema, (t) => t.typeSchema).filter(
     (t) => !policy.allowFunctions.has(t.function.toLowerCase()),
   );
-  if (!reached.length) return undefined;
-  const names = [...new Set(reached.map((t) => t.function))];
-  return `a value of the type ${ref.name} is made by ${names.join(', ')}, ${originOf(reached[0]!)}, which is not allowed; ${allowHint(names)}`;
+  if (!making.length) return undefined;
+  const names = [...new Set(making.map((t) => t.function))];
+  return `a value of the type ${ref.name} is made by ${names.join(', ')}, ${originOf(making[0]!)}, which is not allowed; ${allowHint(names)}`;
 }
 
 /** Whether a value of this type can only come from the database's rows: making one from text or a cast is refused. */
 function sealed(type: number, catalog: GuardCatalog, policy: SqlPolicy): boolean {
-  const reached = catalog.typesByOid.get(type);
-  if (!reached?.length || reached[0]!.implicit) return false;
-  return reached.some((t) => !policy.allowFunctions.has(t.function.toLowerCase()));
+  const making = catalog.typesByOid.get(type);
+  if (!making?.length || making[0]!.implicit) return false;
+  return making.some((t) => !policy.allowFunctions.has(t.function.toLowerCase()));
 }
 
 /**
@@ -80,7 +85,7 @@ export function operatorDenial(
   catalog: GuardCatalog,
   policy: SqlPolicy,
 ): string | undefined {
-  const rows = inSchema(catalog.operators.get(op.name), op.schema, (o) => o.operatorSchema).filter(
+  const rows = reached(catalog.operators.get(op.name), op.schema, (o) => o.operatorSchema).filter(
     (o) => (o.left === 0) === op.prefix,
   );
   const allowed = (o: OperatorRow) => isBuiltIn(o) || policy.allowFunctions.has(o.function.toLowerCase());
@@ -97,7 +102,7 @@ export function operatorDenial(
 
 /** Why `x.f` is refused: f(x), a function of a row, is one not allowed. */
 export function fieldDenial(field: string, catalog: GuardCatalog, policy: SqlPolicy): string | undefined {
-  const rows = (catalog.functions.get(field) ?? []).filter((f) => f.rowArg);
+  const rows = reached(catalog.functions.get(field), undefined, (f) => f.schema).filter((f) => f.rowArg);
   if (!rows.length) return undefined;
   const why = functionDenial({ name: field }, catalog, policy, rows);
   return why && `x.${field} calls ${field}(x) where x is a row without a column ${field}: ${why}`;

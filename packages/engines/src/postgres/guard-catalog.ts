@@ -13,15 +13,20 @@ export interface Origin {
   extension: string | null;
 }
 
+/** What a name written without a schema can reach: the session's search path (pg_catalog included). */
+interface OnPath {
+  onPath: boolean;
+}
+
 /** The functions of one name in one schema from one origin. */
-export interface FunctionRow extends Origin {
+export interface FunctionRow extends Origin, OnPath {
   name: string;
   /** one of them takes a row as its one argument, so `x.name` calls it on the row x */
   rowArg: boolean;
 }
 
 /** An operator, with the function it calls and where that comes from. */
-export interface OperatorRow extends Origin {
+export interface OperatorRow extends Origin, OnPath {
   name: string;
   /** the operator's own schema (`OPERATOR(schema.name)`) */
   operatorSchema: string;
@@ -32,7 +37,7 @@ export interface OperatorRow extends Origin {
 }
 
 /** A function not PostgreSQL's own that making a value of a type from text or by a cast runs. */
-export interface TypeReach extends Origin {
+export interface TypeReach extends Origin, OnPath {
   type: number;
   typeName: string;
   typeSchema: string;
@@ -63,14 +68,16 @@ const MEMBER = sql`member(oid, extname) as (
 
 const FUNCTIONS = sql<FunctionRow>`with ${MEMBER}
   select p.proname as name, n.nspname as schema, m.extname as extension,
+    n.nspname = any (pg_catalog.current_schemas(true)) as "onPath",
     bool_or(p.pronargs >= 1 and p.pronargs - p.pronargdefaults <= 1 and t.typtype in ('c', 'p', 'd')) as "rowArg"
   from pg_catalog.pg_proc p join pg_catalog.pg_namespace n on n.oid = p.pronamespace
   left join member m on m.oid = p.oid left join pg_catalog.pg_type t on t.oid = p.proargtypes[0]
-  group by 1, 2, 3`;
+  group by 1, 2, 3, 4`;
 
 const OPERATORS = sql<OperatorRow>`with ${MEMBER}
   select o.oprname as name, n.nspname as "operatorSchema", p.proname as function, pn.nspname as schema,
-    m.extname as extension, o.oprleft::int as left, o.oprright::int as right
+    m.extname as extension, o.oprleft::int as left, o.oprright::int as right,
+    n.nspname = any (pg_catalog.current_schemas(true)) as "onPath"
   from pg_catalog.pg_operator o join pg_catalog.pg_namespace n on n.oid = o.oprnamespace
   join pg_catalog.pg_proc p on p.oid = o.oprcode join pg_catalog.pg_namespace pn on pn.oid = p.pronamespace
   left join member m on m.oid = p.oid`;
@@ -113,7 +120,7 @@ const TYPES = sql<TypeReach>`with recursive ${MEMBER},
     select r.t, r.f from reaches r where r.f in (select oid from foreign_fn)
     union select p.t, b.f from part p join bad b on b.t = p.u)
   select t.oid::int as type, t.typname as "typeName", tn.nspname as "typeSchema", p.proname as function,
-    pn.nspname as schema, m.extname as extension,
+    pn.nspname as schema, m.extname as extension, tn.nspname = any (pg_catalog.current_schemas(true)) as "onPath",
     exists (select from pg_catalog.pg_cast c join pg_catalog.pg_type s on s.oid = c.castsource
             where c.casttarget = t.oid and c.castcontext = 'i' and s.typnamespace = 'pg_catalog'::regnamespace) as implicit
   from bad b join pg_catalog.pg_type t on t.oid = b.t join pg_catalog.pg_namespace tn on tn.oid = t.typnamespace
