@@ -249,6 +249,10 @@ const PASSES = [
   'select t.name, t.n, (t).id from t',
   "select md5(name), encode(sha256(name::bytea), 'hex'), gen_random_uuid() is not null, to_tsvector('english', name) @@ to_tsquery('a') from t",
   "select pg_sleep(0), current_setting('TimeZone'), pg_backend_pid() > 0",
+  "select date_trunc('week', created)::date, count(distinct name), round(avg(n)::numeric, 2), coalesce(sum(n), 0), grouping(name) from t group by rollup (1, name) having count(*) > 0",
+  "select name, e.k, o.i from t left join lateral jsonb_object_keys(t.j) as e(k) on true, unnest(array['x', 'y']) with ordinality as o(v, i) where name ilike any (array['a%', 'b%'])",
+  "select extract(epoch from created)::bigint, created::date, cast(created as date) - 1, now() - interval '7 days' < created, d::date from t, generate_series(date '2024-01-01', date '2024-01-03', interval '1 day') d",
+  "select regexp_replace(name, '[0-9]+', '#'), array_length(string_to_array(name, '-'), 1), to_char(n, 'FM999.00'), to_number('12.5', '99.9'), md5(name) <> '' from t group by cube (name, n)",
   // qualified, the built-in is meant, whatever the database defines of that name
   "select pg_catalog.initcap('x')",
   // a schema off the search path is reached only when written
