@@ -3,6 +3,7 @@ import type { CompiledQuery, Dialect, Kysely, QueryResult, RawBuilder, SelectQue
 import type { StatementObserver } from './calls.js';
 import type { RawCatalog, Table } from './catalog.js';
 import type { SqlFamily } from './families.js';
+import type { SqlPolicy } from './sql-guard.js';
 
 export type { SqlFamily } from './families.js';
 
@@ -197,9 +198,11 @@ export interface Engine<F extends string = SqlFamily> {
    * placeholders) that a read-only transaction would still let reach outside the database (files,
    * programs, other servers), act on other sessions, or leave state on a pooled connection after
    * the call (locks, variables): throws a ToolError (`invalid_argument`) that names what it refused
-   * and why. Every engine with `readOnlyStatement` has one; the sql tool calls it first.
+   * and why. `policy` is what the operator allows beyond the guard's own judgement (functions by
+   * name); a guard that has no use for it ignores it. Every engine with `readOnlyStatement` has
+   * one; the sql tool calls it first.
    */
-  readonly sqlGuard?: (db: AnyDb, text: string) => Promise<void> | void;
+  readonly sqlGuard?: (db: AnyDb, text: string, policy: SqlPolicy) => Promise<void> | void;
 
   /**
    * Opens the `sql` tool's own connections: a bounded pool that no other tool uses, read-only,

@@ -70,3 +70,4 @@ export type {
 export { PoolWaitExceeded } from './pool-wait.js';
 export { insertStatement } from './returning.js';
 export { SchemaChangedError } from './schema-changed.js';
+export { DEFAULT_SQL_POLICY, type SqlPolicy } from './sql-guard.js';

@@ -6,6 +6,18 @@ import { ToolError } from '@mcp-db-bench/contract';
  * its folder (`<engine>/sql-guard.ts`); this file knows no engine.
  */
 
+/**
+ * What the operator allows beyond a guard's own judgement, on their responsibility. Names are
+ * lower-case and compared without regard to case.
+ */
+export interface SqlPolicy {
+  /** functions a statement may call although the guard would refuse them */
+  readonly allowFunctions: ReadonlySet<string>;
+}
+
+/** Nothing allowed beyond the guard's own judgement. */
+export const DEFAULT_SQL_POLICY: SqlPolicy = { allowFunctions: new Set() };
+
 /** The error every guard throws: what was refused, and why. */
 export function refuse(what: string, why: string): never {
   throw new ToolError('invalid_argument', `sql: ${what} is not allowed: ${why}; the sql tool only reads rows`);

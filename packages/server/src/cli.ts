@@ -1,4 +1,4 @@
-import { engineForUrl } from '@mcp-db-bench/engines';
+import { engineForUrl, type SqlPolicy } from '@mcp-db-bench/engines';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import type { Command } from 'commander';
 import { applyConfig } from './config/apply.js';
@@ -112,6 +112,8 @@ function checkOptions(
       'error: --session-key (MCP_DB_SESSION_KEY) must be at least 32 characters: it is shared by every server behind one load balancer, so make a real secret (openssl rand -hex 32)',
     );
   }
+  if (options.sqlAllowFunction?.length && !options.sql)
+    program.error('error: --sql-allow-function (sql.allowFunctions) applies to the sql tool: add --sql');
   let urls: DatabaseUrl[];
   try {
     if (options.http) assertSafeBind(options);
@@ -172,6 +174,7 @@ async function openServed(
     allowWrites: options.allowWrites,
     statementTimeoutMs: options.statementTimeout,
     sql: sql ? { poolSize: options.sqlPoolSize, waitMs: options.sqlWaitTimeout, role: options.sqlRole } : undefined,
+    sqlPolicy: sqlPolicy(options),
   });
   const refusal = await databases.refusal({
     workers: options.http ? options.workers : 1,
@@ -196,9 +199,18 @@ async function openServed(
   return databases;
 }
 
+/** What the operator allows the sql tool beyond its guard's judgement. */
+function sqlPolicy(options: CliOptions): SqlPolicy {
+  return { allowFunctions: new Set((options.sqlAllowFunction ?? []).map((n) => n.toLowerCase())) };
+}
+
 /** The start-up lines on stderr: the databases, where Prometheus scrapes, a test delay. */
 async function announce(options: CliOptions, databases: Databases, telemetry: Telemetry): Promise<void> {
   for (const line of await databases.describe(options)) log(line);
+  if (options.sql && options.sqlAllowFunction?.length)
+    log(
+      `sql: statements may also call ${[...sqlPolicy(options).allowFunctions].join(', ')} (--sql-allow-function): what they do is the operator's responsibility`,
+    );
   if (telemetry.enabled && prometheusRequested(process.env)) {
     const { host, port } = prometheusAddress(process.env);
     log(`metrics for Prometheus on http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics`);

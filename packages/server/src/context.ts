@@ -1,4 +1,10 @@
-import { type Connection, type Engine, engineForUrl, type SqlConnectOptions } from '@mcp-db-bench/engines';
+import {
+  type Connection,
+  type Engine,
+  engineForUrl,
+  type SqlConnectOptions,
+  type SqlPolicy,
+} from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
 import { SchemaCache } from './catalog/cache.js';
 import type { Telemetry } from './telemetry/index.js';
@@ -33,6 +39,8 @@ export interface DatabaseOptions {
   telemetry?: Telemetry;
   /** open the sql tool's own connections (with --sql); absent: none */
   sql?: SqlOptions;
+  /** what the sql tool allows beyond its guard's judgement (--sql-allow-function); absent: nothing */
+  sqlPolicy?: SqlPolicy;
 }
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
@@ -81,7 +89,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseCo
   const close = async () => {
     await Promise.allSettled([sqlConnections?.close(), main.close()]);
   };
-  return { engine, db, shortReads, sql: sqlConnections, schema, limits, ping, close, telemetry: options.telemetry };
+  return {
+    engine,
+    db,
+    shortReads,
+    sql: sqlConnections,
+    schema,
+    limits,
+    ping,
+    close,
+    telemetry: options.telemetry,
+    sqlPolicy: options.sqlPolicy,
+  };
 }
 
 /** The sql tool's own connections, when it is served on an engine that has it. */

@@ -50,6 +50,7 @@ export interface CliOptions {
   sqlWaitTimeout: number;
   sqlPrivilegedLogin?: boolean;
   sqlRole?: string;
+  sqlAllowFunction?: string[];
   tools?: string;
   statementTimeout: number;
   maxSessions: number;
@@ -140,6 +141,12 @@ function toolOptions(): Option[] {
       '--sql',
       'register the sql tool: one caller-written SELECT with :named parameters, run read-only on connections of its own; what reaches files, locks or other sessions is refused, and so is a start on a login that reaches the database host',
     ).env('MCP_DB_SQL'),
+    new Option(
+      '--sql-allow-function <name>',
+      "with --sql: let statements call this function, which the sql tool refuses (an extension's, the database's own, or a PostgreSQL built-in not known to be safe; docs/safety.md); repeat, or separate names by commas; what it does is then your responsibility",
+    )
+      .env('MCP_DB_SQL_ALLOW_FUNCTIONS')
+      .argParser(functionNames),
     new Option('--statement-timeout <ms>', 'the database cancels a statement running longer than this (0: no limit)')
       .env('MCP_DB_STATEMENT_TIMEOUT')
       .default(DEFAULT_STATEMENT_TIMEOUT_MS)
@@ -308,6 +315,15 @@ const HELP_AFTER =
   'OTEL_METRICS_EXPORTER=prometheus serves the metrics for scraping on 127.0.0.1:9464/metrics (OTEL_EXPORTER_PROMETHEUS_HOST,\n' +
   '_PORT; under --workers N, worker i on PORT+i). The other OTEL_* variables apply. Needs @opentelemetry/api and\n' +
   '@opentelemetry/sdk-node installed beside the server.\n';
+
+/** Names given to --sql-allow-function, each appended to those before (several in one value by commas). */
+const functionNames = (value: string, previous: string[] | undefined): string[] => {
+  const names = value.split(',').map((n) => n.trim());
+  const bad = names.find((n) => !/^[^\s"]+$/.test(n));
+  if (bad !== undefined)
+    throw new InvalidArgumentError(`a function name, as PostgreSQL spells it (no spaces or quotes): not "${bad}"`);
+  return [...(previous ?? []), ...names];
+};
 
 const positiveInt = (name: string) => (value: string) => {
   const n = Number(value);

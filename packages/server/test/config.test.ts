@@ -65,10 +65,13 @@ describe('loading a config file', () => {
       .options.map((o) => o.attributeName())
       .filter((name) => !['config', 'version', 'testDelayMs', 'db', 'stdio'].includes(name))
       .map((name) => (name === 'tools' ? 'selectTools' : name));
-    // the sql tool's own settings (--sql-pool-size ...) are keys of the `sql:` map (sql.poolSize ...)
+    // the sql tool's own settings (--sql-pool-size ...) are keys of the `sql:` map (sql.poolSize ...),
+    // and --sql-allow-function's list is sql.allowFunctions
     const keys = [
       ...Object.keys(configSchema.shape),
-      ...Object.keys(sqlConfigSchema.shape).map((k) => `sql${k[0]!.toUpperCase()}${k.slice(1)}`),
+      ...Object.keys(sqlConfigSchema.shape).map((k) =>
+        k === 'allowFunctions' ? 'sqlAllowFunction' : `sql${k[0]!.toUpperCase()}${k.slice(1)}`,
+      ),
     ];
     expect(keys.filter((k) => !['databases', 'tools'].includes(k)).sort()).toEqual(flags.sort());
   });

@@ -73,7 +73,17 @@ describe.each(serverTargets('postgres'))('$engine: the sql tool has sessions of 
           return 40;
         end $$`.execute(db);
     });
-    mcp = await startHttpServer(dbUrl, ['--sql', '--pool-size', '4', '--sql-pool-size', '2']);
+    // replace_statements is the database's own function, which the guard refuses until it is allowed:
+    // allowed here, so the attack runs and the isolation is what stops it.
+    mcp = await startHttpServer(dbUrl, [
+      '--sql',
+      '--sql-allow-function',
+      'replace_statements',
+      '--pool-size',
+      '4',
+      '--sql-pool-size',
+      '2',
+    ]);
     for (let i = 0; i < 10; i++) clients.push(await connectClient('http', 'modern', { dbUrl, endpoint: mcp.endpoint }));
   }, 60_000);
   afterAll(async () => {
@@ -123,12 +133,9 @@ describe.each(serverTargets('postgres'))('$engine: the sql tool has sessions of 
     expect(differ.length, differ.slice(0, 5).join('\n')).toBe(0);
     expect(answers).toBeGreaterThanOrEqual(500);
     expect(outcomes.length).toBeGreaterThanOrEqual(20);
-    // Until the guard refuses functions no one allowed, the attack runs, in the sql tool's own sessions.
+    // Allowed, the attack runs every time, in the sql tool's own sessions.
     const refused = outcomes.filter((o) => o !== 'ran');
-    expect(
-      refused.every((o) => /replace_statements/i.test(o)),
-      refused[0],
-    ).toBe(true);
+    expect(refused, refused[0]).toEqual([]);
     console.log(
       `sql-connections: ${answers} get answers, 0 differ, while ${outcomes.length} sql calls tried to replace mcp_N (${outcomes.length - refused.length} ran)`,
     );
@@ -404,7 +411,7 @@ describe.each(liveTargets().filter((t) => t.engine === 'pglite'))(
           return 1;
         end $$`.execute(db);
       });
-      mcp = await startHttpServer(dbUrl, ['--sql']);
+      mcp = await startHttpServer(dbUrl, ['--sql', '--sql-allow-function', 'leave_state']);
       client = await connectClient('http', 'modern', { dbUrl, endpoint: mcp.endpoint });
     }, 60_000);
     afterAll(async () => {

@@ -4,7 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolError } from '@mcp-db-bench/contract';
-import { type AnyDb, ENGINES, engineForUrl, mssql, mysql, type SqlFamily, sqlite } from '@mcp-db-bench/engines';
+import {
+  type AnyDb,
+  DEFAULT_SQL_POLICY,
+  ENGINES,
+  engineForUrl,
+  mssql,
+  mysql,
+  type SqlFamily,
+  type SqlPolicy,
+  sqlite,
+} from '@mcp-db-bench/engines';
 import { testDatabasesOf, testFactsOf } from '@mcp-db-bench/engines/testing';
 import { freshDatabase, type LiveTarget, liveTargets, privilegedTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
@@ -37,9 +47,9 @@ const SQL_TEXTS = (JSON.parse(readFileSync(CORPUS_FILE, 'utf8')) as { sqlTexts: 
 
 describe('guards, without a database', () => {
   const db = undefined as unknown as AnyDb;
-  const refused = (guard: (db: AnyDb, text: string) => unknown, text: string) => {
+  const refused = (guard: (db: AnyDb, text: string, policy: SqlPolicy) => unknown, text: string) => {
     try {
-      guard(db, text);
+      guard(db, text, DEFAULT_SQL_POLICY);
     } catch (error) {
       expect(error, text).toBeInstanceOf(ToolError);
       expect((error as ToolError).code).toBe('invalid_argument');
@@ -211,9 +221,12 @@ describe.each(privilegedTargets())('$engine as a privileged user', (target) => {
       });
     // One pooled connection for the sql tool (and one for the others), so every call shows whether
     // that connection survived; a privileged login on purpose, which --sql refuses unless told.
+    // take_lock is the database's own function, which PostgreSQL's guard refuses until it is allowed.
     mcp = await startHttpServer(dbUrl, [
       '--sql',
       '--sql-privileged-login',
+      '--sql-allow-function',
+      'take_lock',
       '--pool-size',
       '1',
       '--sql-pool-size',

@@ -73,7 +73,9 @@ describe.each(targets)('$engine: no state outlives a sql call', (target) => {
     } finally {
       await close();
     }
-    mcp = await startHttpServer(dbUrl, ['--sql', '--pool-size', String(POOL)]);
+    // the database's own functions, which PostgreSQL's guard refuses until they are allowed
+    const allow = ['--sql-allow-function', 'leave_state,peek_state'];
+    mcp = await startHttpServer(dbUrl, ['--sql', ...allow, '--pool-size', String(POOL)]);
     client = await connectClient('http', 'modern', { dbUrl, endpoint: mcp.endpoint });
   }, 60_000);
   afterAll(async () => {

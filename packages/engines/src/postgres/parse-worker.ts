@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import { loadModule, parseSync } from 'libpg-query';
-import { type Parsed, summarize } from './parse.js';
+import { type Parsed, summarize, unparsed } from './parse.js';
 
 /** The parser thread (see ParserThread): a statement in, its summary out. */
 await loadModule();
@@ -9,7 +9,7 @@ parentPort!.on('message', ({ id, text }: { id: number; text: string }) => {
   try {
     parsed = summarize(parseSync(text));
   } catch (error) {
-    parsed = { error: error instanceof Error ? error.message : String(error), kinds: [], writes: [], names: [] };
+    parsed = unparsed(error instanceof Error ? error.message : String(error));
   }
   parentPort!.postMessage({ id, parsed });
 });

@@ -1,5 +1,11 @@
 import { Worker } from 'node:worker_threads';
 
+/** A name as written, without its catalog: `pg_catalog.lower` is { schema: 'pg_catalog', name: 'lower' }. */
+export interface NameRef {
+  schema?: string;
+  name: string;
+}
+
 /** What the guard needs from PostgreSQL's parse of a statement (the tree itself stays in the parser's thread). */
 export interface Parsed {
   /** the parser's error, when the text does not parse */
@@ -9,24 +15,149 @@ export interface Parsed {
   /** nodes inside that write or create: a data-modifying CTE's `DeleteStmt`, `intoClause` */
   writes: string[];
   /**
-   * every name in the statements: each part of every name (String nodes), since PostgreSQL also
-   * reads `x.f` and `(x).f` as f(x) when x is a row, and each relation read (RangeVar), since
-   * views such as pg_hba_file_rules show what a privileged function reads
+   * every name in the statements: each part of every name (String nodes) and each relation read
+   * (RangeVar), for the names PostgreSQL keeps from PUBLIC, refused wherever they appear
    */
   names: string[];
+  /**
+   * the functions called by name: plain calls, aggregates and window functions, table functions in
+   * FROM and ROWS FROM, what SQL syntax stands for (EXTRACT is pg_catalog.extract), TABLESAMPLE
+   * methods; `args`: how many arguments (a call of a type's name with one is a cast)
+   */
+  calls: (NameRef & { args: number })[];
+  /**
+   * the operators: of expressions (those BETWEEN, IN, LIKE, NULLIF, IS DISTINCT FROM stand for too),
+   * of subquery comparisons, of ORDER BY ... USING. `prefix`: it has no left operand (`-x`).
+   */
+  operators: (NameRef & { prefix: boolean })[];
+  /** the types named: casts, typed literals (`date '...'`), column definitions */
+  types: NameRef[];
+  /** the last name of `x.f` and `(x).f`: PostgreSQL reads them as f(x) when x is a row without a column f */
+  fields: string[];
+  /** the relations read */
+  relations: NameRef[];
 }
 
 const WRITES = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt', 'intoClause']);
 
+type Node = Record<string, unknown>;
+const stringOf = (node: unknown): string | undefined => (node as { String?: { sval?: string } })?.String?.sval;
+
+/** `[catalog.][schema.]name`, from a list of String nodes. */
+function nameRef(list: unknown): NameRef | undefined {
+  const parts = Array.isArray(list) ? list.map(stringOf) : [];
+  const name = parts.at(-1);
+  if (name === undefined || parts.includes(undefined)) return undefined;
+  const schema = parts.length >= 2 ? parts.at(-2) : undefined;
+  return schema === undefined ? { name } : { schema, name };
+}
+
+/** The operators an A_Expr applies: BETWEEN is two comparisons, the rest name theirs. */
+function exprOperators(expr: { kind?: string; name?: unknown }): NameRef[] {
+  switch (expr.kind) {
+    case 'AEXPR_BETWEEN':
+    case 'AEXPR_BETWEEN_SYM':
+      return [{ name: '>=' }, { name: '<=' }];
+    case 'AEXPR_NOT_BETWEEN':
+    case 'AEXPR_NOT_BETWEEN_SYM':
+      return [{ name: '<' }, { name: '>' }];
+    default: {
+      const ref = nameRef(expr.name);
+      return ref ? [ref] : [];
+    }
+  }
+}
+
+const SUBLINK_OPERATORS = new Set(['ANY_SUBLINK', 'ALL_SUBLINK', 'ROWCOMPARE_SUBLINK']);
+
+/** Collects, per node kind, what the guard checks; entries are kept once. */
+class Collector {
+  readonly writes: string[] = [];
+  readonly names = new Set<string>();
+  readonly #seen = new Set<string>();
+  readonly calls: Parsed['calls'] = [];
+  readonly operators: Parsed['operators'] = [];
+  readonly types: NameRef[] = [];
+  readonly fields: string[] = [];
+  readonly relations: NameRef[] = [];
+
+  #add<T>(list: T[], kind: string, item: T | undefined): void {
+    if (item === undefined) return;
+    const key = `${kind}\0${JSON.stringify(item)}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    list.push(item);
+  }
+
+  /** One node, by its kind (`key`); its children are walked after. */
+  visit(key: string, value: Node): void {
+    if (WRITES.has(key)) this.writes.push(key);
+    switch (key) {
+      case 'String':
+        if (typeof value.sval === 'string') this.names.add(value.sval);
+        return;
+      case 'RangeVar': {
+        if (typeof value.relname !== 'string') return;
+        const name = value.relname;
+        this.names.add(name);
+        this.#add(
+          this.relations,
+          key,
+          typeof value.schemaname === 'string' ? { schema: value.schemaname, name } : { name },
+        );
+        return;
+      }
+      case 'FuncCall':
+        this.#call(value.funcname, value.args);
+        return;
+      case 'RangeTableSample':
+        this.#call(value.method, value.args);
+        return;
+      case 'A_Expr': {
+        const prefix = value.lexpr === undefined;
+        for (const op of exprOperators(value)) this.#add(this.operators, key, { ...op, prefix });
+        return;
+      }
+      case 'SubLink':
+        if (SUBLINK_OPERATORS.has(String(value.subLinkType)))
+          this.#add(this.operators, key, { ...(nameRef(value.operName) ?? { name: '=' }), prefix: false });
+        return;
+      case 'SortBy': {
+        const ref = nameRef(value.useOp);
+        if (ref) this.#add(this.operators, key, { ...ref, prefix: false });
+        return;
+      }
+      case 'typeName':
+      case 'TypeName':
+        this.#add(this.types, 'type', nameRef(value.names));
+        return;
+      case 'ColumnRef': {
+        const fields = Array.isArray(value.fields) ? value.fields : [];
+        if (fields.length >= 2) this.#add(this.fields, key, stringOf(fields.at(-1)));
+        return;
+      }
+      case 'A_Indirection':
+        for (const item of Array.isArray(value.indirection) ? value.indirection : [])
+          this.#add(this.fields, 'ColumnRef', stringOf(item));
+        return;
+    }
+  }
+
+  #call(names: unknown, args: unknown): void {
+    const ref = nameRef(names);
+    if (ref) this.#add(this.calls, 'call', { ...ref, args: Array.isArray(args) ? args.length : 0 });
+  }
+}
+
+/** What a text that does not parse leaves: the parser's error. */
+export function unparsed(error: string): Parsed {
+  return { error, kinds: [], writes: [], names: [], calls: [], operators: [], types: [], fields: [], relations: [] };
+}
+
 /** Reduces libpg-query's parse tree to what the guard reads. */
 export function summarize(tree: { stmts?: { stmt?: Record<string, unknown> }[] }): Parsed {
   const statements = tree.stmts ?? [];
-  const out: Parsed = {
-    kinds: statements.map((s) => Object.keys(s.stmt ?? {})[0] ?? 'nothing'),
-    writes: [],
-    names: [],
-  };
-  const names = new Set<string>();
+  const collect = new Collector();
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) {
       for (const item of node) walk(item);
@@ -34,20 +165,21 @@ export function summarize(tree: { stmts?: { stmt?: Record<string, unknown> }[] }
     }
     if (node === null || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
-      if (WRITES.has(key)) out.writes.push(key);
-      const name =
-        key === 'String'
-          ? (value as { sval?: string }).sval
-          : key === 'RangeVar'
-            ? (value as { relname?: string }).relname
-            : undefined;
-      if (name !== undefined) names.add(name);
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) collect.visit(key, value as Node);
       walk(value);
     }
   };
   for (const s of statements) walk(s.stmt);
-  out.names = [...names];
-  return out;
+  return {
+    kinds: statements.map((s) => Object.keys(s.stmt ?? {})[0] ?? 'nothing'),
+    writes: collect.writes,
+    names: [...collect.names],
+    calls: collect.calls,
+    operators: collect.operators,
+    types: collect.types,
+    fields: collect.fields,
+    relations: collect.relations,
+  };
 }
 
 const WORKER_URL = new URL(
@@ -59,7 +191,7 @@ const WORKER_URL = new URL(
  * PostgreSQL's parser (libpg-query, compiled to WebAssembly) on a thread of its own: a statement
  * of the sql tool's largest size takes it a tenth of a second or more, which must not stall the
  * event loop every other caller shares. Started on first use; a thread that dies is replaced by
- * the next call. It does not keep the process alive.
+ * the next call. It keeps the process alive only while a parse is pending.
  */
 export class ParserThread {
   #worker?: Worker;
@@ -70,6 +202,8 @@ export class ParserThread {
     const worker = this.#start();
     const id = ++this.#next;
     return new Promise<Parsed>((resolve, reject) => {
+      // Held while a parse is pending, so a process with nothing else to do waits for its answer.
+      if (this.#pending.size === 0) worker.ref();
       this.#pending.set(id, { resolve, reject });
       worker.postMessage({ id, text });
     });
@@ -78,10 +212,10 @@ export class ParserThread {
   #start(): Worker {
     if (this.#worker) return this.#worker;
     const worker = new Worker(WORKER_URL);
-    worker.unref();
     worker.on('message', ({ id, parsed }: { id: number; parsed: Parsed }) => {
       this.#pending.get(id)?.resolve(parsed);
       this.#pending.delete(id);
+      if (this.#pending.size === 0) worker.unref();
     });
     const fail = (error: Error) => {
       if (this.#worker === worker) this.#worker = undefined;

@@ -75,7 +75,10 @@ function toOptions(config: ServerConfig): Omit<LoadedConfig, 'line'> {
 /** `sql: true`, or `sql:` as a map of its settings (`sql.poolSize` is --sql-pool-size's sqlPoolSize). */
 function sqlOptions(sql: ServerConfig['sql']): Record<string, unknown> {
   if (sql === undefined || typeof sql === 'boolean') return sql === undefined ? {} : { sql };
-  const settings = Object.entries(sql).map(([key, value]) => [`sql${key[0]!.toUpperCase()}${key.slice(1)}`, value]);
+  // each key is its flag's name after `sql` (`poolSize`: --sql-pool-size), but for the list of --sql-allow-function
+  const flag = (key: string) =>
+    key === 'allowFunctions' ? 'sqlAllowFunction' : `sql${key[0]!.toUpperCase()}${key.slice(1)}`;
+  const settings = Object.entries(sql).map(([key, value]) => [flag(key), value]);
   return { sql: true, ...Object.fromEntries(settings) };
 }
 

@@ -115,6 +115,12 @@ export const sqlConfigSchema = z.strictObject({
     .min(1)
     .optional()
     .describe("PostgreSQL: a role the sql tool's sessions take, narrower than the login (--sql-role)"),
+  allowFunctions: z
+    .array(z.string().regex(/^[^\s",]+$/, 'a function name, as the database spells it'))
+    .optional()
+    .describe(
+      'functions statements may call although the sql tool refuses them, on your responsibility (--sql-allow-function)',
+    ),
 });
 
 const RESERVED = new Set<string>([...TOOL_SPECS.map((s) => s.name), ...TOOL_SET_NAMES]);

@@ -1,6 +1,6 @@
 import type { PortableType } from '@mcp-db-bench/contract';
 import { type Scalar, sqlSpec, ToolError } from '@mcp-db-bench/contract';
-import { type Engine, PoolWaitExceeded } from '@mcp-db-bench/engines';
+import { DEFAULT_SQL_POLICY, type Engine, PoolWaitExceeded } from '@mcp-db-bench/engines';
 import { requireQuery, splitNamedParameters } from '../query/named-params.js';
 import { bindNamed, looseRows } from '../query/raw.js';
 import { effectiveLimit } from '../query/select.js';
@@ -33,7 +33,7 @@ export const sqlTool = defineTool(sqlSpec, {
     const values = names.map((n) => bindLoose(ctx.engine, params[n]!));
     const statement = bindNamed(split, values);
     // Before it runs: what a read-only transaction still lets reach outside the database or past the call.
-    await guard(ctx.db, statement.compile(ctx.db).sql);
+    await guard(ctx.db, statement.compile(ctx.db).sql, ctx.sqlPolicy ?? DEFAULT_SQL_POLICY);
     const limit = effectiveLimit(args.limit, ctx.limits);
     // On connections of its own: nothing it does to a session reaches another tool's answer.
     const rows = await run(own.db, statement, limit + 1).catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import type { ToolSpec } from '@mcp-db-bench/contract';
-import type { AnyDb, Engine, ShortReads } from '@mcp-db-bench/engines';
+import type { AnyDb, Engine, ShortReads, SqlPolicy } from '@mcp-db-bench/engines';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { SchemaCache } from '../catalog/cache.js';
@@ -35,6 +35,8 @@ export interface ToolContext {
   limits: Limits;
   /** where tool calls are reported (absent or disabled: nowhere) */
   telemetry?: Telemetry;
+  /** what the sql tool allows beyond its guard's judgement (absent: nothing) */
+  sqlPolicy?: SqlPolicy;
 }
 
 /** One MCP tool: its contract (name and schemas, from the contract package) and how the server presents and answers it. */
