@@ -14,12 +14,12 @@
 // GO_LOAD is the Go load client built from apps/cli/bench/go-client (`go build -o go-load .`).
 // Without --db it seeds a SQLite file with 6,000 orders. It prints each round and the median.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SERVER_BIN, seed, startServer } from './support.mjs';
+import { cpuSeconds, SERVER_BIN, seed, startServer } from './support.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -98,12 +98,6 @@ const all = [
 const only = opts.only?.split(',');
 const variants = all.filter((v) => (only ? only.includes(v.name) : !v.extra) || v.bin !== SERVER_BIN);
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
-
-/** The process's CPU time so far, in seconds (Linux: /proc, in clock ticks of 1/100 s). */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 function load(endpoint, pid) {
   return new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 // Shared by the stand-alone bench scripts: a seeded SQLite file, the built server as its own
 // process, and a minimal JSON-RPC client for either protocol era.
+import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { startServerProcess } from '../dist/transports/ready.js';
 
@@ -92,4 +93,10 @@ export function keys(n, state = 42) {
     state = (state * 1103515245 + 12345) % 2147483648;
     return (state % n) + 1;
   };
+}
+
+/** A process's CPU time so far, in seconds (Linux: /proc, in clock ticks of 1/100 s). */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
