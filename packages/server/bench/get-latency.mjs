@@ -53,14 +53,13 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const cpuUs = ((cpuSeconds(pid) - cpuBefore) * 1e6) / calls;
   samples.sort();
-  const at = (q) => samples[Math.min(calls - 1, Math.floor(q * calls))].toFixed(3);
+  /** @param {number} q */
+  const at = (q) => (samples[Math.min(calls - 1, Math.floor(q * calls))] ?? Number.NaN).toFixed(3);
   console.log(
     `get on SQLite (${rows} rows) over HTTP, ${opts.era} era, 1 client, ${calls} calls after ${warmup} warm-up`,
   );
   console.log(`  throughput  ${(calls / seconds).toFixed(0)} calls/s`);
-  console.log(
-    `  latency ms  p50 ${at(0.5)}  p90 ${at(0.9)}  p99 ${at(0.99)}  p99.9 ${at(0.999)}  max ${samples[calls - 1].toFixed(3)}`,
-  );
+  console.log(`  latency ms  p50 ${at(0.5)}  p90 ${at(0.9)}  p99 ${at(0.99)}  p99.9 ${at(0.999)}  max ${at(1)}`);
   console.log(`  server CPU  ${cpuUs.toFixed(0)} µs a call`);
   console.log(`  tools/list  ${list.result.tools.length} tools, ${toolsBytes} bytes of JSON`);
 } finally {
