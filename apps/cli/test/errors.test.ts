@@ -244,6 +244,52 @@ describe('help counts the rows and tables seed makes', () => {
 });
 
 describe('Ctrl-C', () => {
+  it('in the first index round of a default run: the summary shows the steps it finished', async () => {
+    // both index rounds, as the default runs them: Ctrl-C after the first step, which is baseline's
+    // (the passes take turns and the last runs in plan order: with an odd count the first does too)
+    const args = [
+      'run',
+      '--scale',
+      '0.001',
+      '--agents',
+      '1',
+      '--workloads',
+      'point-read',
+      '--indexes',
+      'baseline,optimized',
+    ];
+    const child = spawn(
+      process.execPath,
+      [BIN, ...args, '--duration', '500ms', '--warmup', '100ms', '--iterations', '21'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no step within 60 s: ${stderr}`)), 60_000);
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk;
+        if (/\(baseline\) point-read × 1: [\d,]+ calls\/s/.test(stderr)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`run ended early: ${stderr}`)));
+    });
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code, stderr).toBe(130);
+    expect(stdout).toMatch(/^partial: the run was interrupted; these are the \d+ step\(s\) it finished$/m);
+    expect(stderr).not.toMatch(/\(optimized\) point-read × 1: /);
+    expect(stdout).toMatch(/Summary \(baseline indexes/);
+    expect(stdout).toMatch(/│ point-read │/);
+  }, 120_000);
+
   it('stops the server run started, removes its temporary database and exits 130', async () => {
     const tmp = mkdtempSync(join(dir, 'sigint-'));
     const child = spawn(
