@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rowCounts, TABLES } from '@mcp-db-bench/dataset';
@@ -77,6 +77,52 @@ describe('usage errors exit 2 and say what was meant', () => {
     expect(failure(await run([...args, '-o', 'nowhere/out.txt']), 2)).toBe(
       `mcp-db-bench: --out nowhere/out.txt: there is no directory ${join(dir, 'nowhere')}`,
     );
+  });
+
+  describe('an output that cannot be written, before any work: every command that writes a file', () => {
+    // Root passes the permission bits: there, a file system that makes no files (sysfs) stands in.
+    const locked = process.getuid?.() === 0 ? '/sys' : join(dir, 'locked');
+    if (locked !== '/sys') {
+      mkdirSync(locked, { recursive: true });
+      chmodSync(locked, 0o555);
+    }
+    const file = join(locked, 'out.file');
+    it.each([
+      ['run', '--out'],
+      ['run', '--html'],
+      ['run', '--junit'],
+      ['run', '--prometheus'],
+      ['run --replay trace.jsonl', '--out'],
+      ['floor', '--out'],
+      ['soak', '--out'],
+      ['record --target http://127.0.0.1:9/mcp', '--out'],
+      ['report r.json', '--out'],
+      ['compare a.json b.json', '--out'],
+      ['merge a.json b.json', '--out'],
+    ])('%s %s', async (command, flag) => {
+      const line = failure(await run([...command.split(' '), flag, file]), 2);
+      expect(line).toMatch(new RegExp(`^mcp-db-bench: ${flag} ${file}: cannot write in ${locked} \\(E[A-Z]+\\)$`));
+    });
+
+    it('study --out, a directory', async () => {
+      const line = failure(await run(['study', '--out', join(locked, 'study')]), 2);
+      expect(line).toMatch(
+        new RegExp(`^mcp-db-bench: --out ${locked}/study: cannot make this directory \\(E[A-Z]+\\)$`),
+      );
+    });
+
+    it('a file that exists and cannot be written', async () => {
+      if (locked === '/sys') {
+        const line = failure(await run(['floor', '--out', '/sys/kernel/notes']), 2);
+        expect(line).toMatch(/^mcp-db-bench: --out \/sys\/kernel\/notes: cannot write this file \(E[A-Z]+\)$/);
+      } else {
+        const readOnly = join(dir, 'read-only.json');
+        writeFileSync(readOnly, '');
+        chmodSync(readOnly, 0o444);
+        const line = failure(await run(['floor', '--out', readOnly]), 2);
+        expect(line).toMatch(/cannot write this file \(EACCES\)$/);
+      }
+    });
   });
 
   it('an unknown command is not an argument of run: it lists the commands', async () => {

@@ -122,7 +122,9 @@ describe('mcp-db-bench doctor', () => {
     expect((await run(['seed', '--db', db, '--scale', '0.001'])).code).toBe(0);
     const r = await run(['doctor', '--db', db, '--db', 'foo://x']);
     // The minimum the bins enforce, not only its major version.
-    expect(r.stdout).toMatch(new RegExp(`^ok {3}Node [\\d.]+ \\(needs ${MIN_NODE.replaceAll('.', '\\.')} or newer\\)$`, 'm'));
+    expect(r.stdout).toMatch(
+      new RegExp(`^ok {3}Node [\\d.]+ \\(needs ${MIN_NODE.replaceAll('.', '\\.')} or newer\\)$`, 'm'),
+    );
     // @electric-sql/pglite's exports leave out its package.json: its version is read from beside its entry point.
     for (const pkg of ['pg', 'mysql2', 'tedious', 'better-sqlite3', '@electric-sql/pglite'])
       expect(r.stdout).toMatch(new RegExp(`^ok .* driver ${pkg} \\d`, 'm'));

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { WORKLOADS } from '@mcp-db-bench/loadgen';
@@ -14,7 +14,7 @@ import {
   segmentState,
 } from '../benchmark/study.js';
 import { EXIT, redactAll, UsageError } from '../errors.js';
-import { dbListOption, examples, scaleOption, seedOption } from '../options.js';
+import { checkOutputDir, dbListOption, examples, scaleOption, seedOption } from '../options.js';
 import { parseDuration, parsePositiveInt } from '../parse/durations.js';
 import { logLine } from '../render/progress.js';
 import { trackChild } from '../serving/interrupt.js';
@@ -74,7 +74,7 @@ export function studyCommand(): Command {
       ),
     )
     .action(async (flags: StudyFlags) => {
-      mkdirSync(flags.out, { recursive: true });
+      checkOutputDir('--out', flags.out);
       const settings: StudySettings = {
         dbs: flags.db?.length ? flags.db : [`sqlite:${join(flags.out, 'study.db')}`],
         scale: flags.scale,
