@@ -138,8 +138,11 @@ function bindArguments(split: NamedStatement, tool: CustomToolConfig, args: Reco
 /**
  * Has each database served compile each custom tool's statement (its engine's `explain`, the
  * parameters at their defaults or null), so that a mistake in one (a missing column) stops the
- * server at start rather than failing every call: a ConfigError naming the file, the line of
- * the statement, the tool, the database and the database's own message.
+ * server at start rather than failing every call; and a read-only tool's run read-only, as its
+ * calls run it, for no row (a statement that writes is no query, and the engine's read-only path
+ * refuses it: a syntax error inside its subquery, or its read-only transaction's error). A
+ * ConfigError names the file, the line of the statement, the tool, the database and the
+ * database's own message.
  */
 export async function checkCustomTools(
   file: string,
@@ -152,19 +155,40 @@ export async function checkCustomTools(
   for (const [name, tool] of Object.entries(tools)) {
     for (const [database, { engine, db }] of databases) {
       const text = statementText(tool, engine);
-      if (text === undefined || !engine.explain) continue;
-      try {
-        await engine.explain(db, bindArguments(splitNamedParameters(text), tool, {}, engine));
-      } catch (error) {
-        const key = typeof tool.sql === 'string' ? [] : [tool.sql[engine.name as never] ? engine.name : engine.family];
-        const on = several ? `database ${database} (${engine.title})` : engine.title;
-        problems.push(
-          `${file}:${line(['tools', name, 'sql', ...key])}: tools.${name}.sql: ${on} refuses the statement: ${(error as Error).message}`,
-        );
-      }
+      if (text === undefined) continue;
+      const problem = await statementProblem(tool, engine, db, text);
+      if (problem === undefined) continue;
+      const key = typeof tool.sql === 'string' ? [] : [tool.sql[engine.name as never] ? engine.name : engine.family];
+      const on = several ? `database ${database} (${engine.title})` : engine.title;
+      problems.push(`${file}:${line(['tools', name, 'sql', ...key])}: tools.${name}.sql: ${on} ${problem}`);
     }
   }
   if (problems.length) throw new ConfigError(problems.join('\n'));
+}
+
+/** What the database says of a tool's statement at start, or undefined when it takes it (see checkCustomTools). */
+async function statementProblem(
+  tool: CustomToolConfig,
+  engine: Engine,
+  db: AnyDb,
+  text: string,
+): Promise<string | undefined> {
+  const statement = () => bindArguments(splitNamedParameters(text), tool, {}, engine);
+  try {
+    await engine.explain?.(db, statement());
+  } catch (error) {
+    return `refuses the statement: ${(error as Error).message}`;
+  }
+  if (tool.readOnly === false || !engine.readOnlyStatement) return undefined;
+  try {
+    await engine.readOnlyStatement(db, statement(), 0);
+    return undefined;
+  } catch (error) {
+    return (
+      `cannot run the statement read-only: ${(error as Error).message}. A read-only tool runs one query ` +
+      '(SELECT, or WITH ... SELECT); a statement that writes needs readOnly: false, and the server --allow-writes'
+    );
+  }
 }
 
 function argument(spec: ParameterConfig): z.ZodType {
