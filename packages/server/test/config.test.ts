@@ -386,6 +386,24 @@ describe.each(targets)('custom tools on $engine', (target) => {
     expect(JSON.stringify(bad.data)).toContain('status');
   });
 
+  it("renders a table's columns as the structured tools do: the same values on every engine", async () => {
+    const paid = await callJson(client!, 'orders_by_status', { status: 'paid' });
+    const rows = paid.data.rows as { id: number }[];
+    expect(rows.length).toBeGreaterThan(1);
+    const ids = rows.map((r) => r.id);
+    const query = await callJson(client!, 'query', {
+      table: 'orders',
+      columns: ['id', 'customer_id', 'total', 'placed_at'],
+      filter: `id in (${ids.join(', ')})`,
+      limit: ids.length,
+    });
+    expect(query.isError, JSON.stringify(query.data)).toBe(false);
+    const byId = new Map((query.data.rows as { id: number }[]).map((r) => [r.id, r]));
+    // a decimal with its scale as a string, a timestamp in ISO-8601 UTC: what `query` answers
+    expect(rows).toEqual(ids.map((id) => byId.get(id)));
+    expect(typeof (rows[0] as unknown as { total: unknown }).total).toBe('string');
+  });
+
   it.skipIf(target.engine !== 'sqlite' || !existsSync(PYTHON))(
     'answers the Python MCP client as it answers ours',
     async () => {

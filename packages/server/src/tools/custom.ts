@@ -2,12 +2,14 @@ import { type PortableType, sqlOutput, ToolError } from '@mcp-db-bench/contract'
 import type { AnyDb, Engine } from '@mcp-db-bench/engines';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { Catalog } from '../catalog/types.js';
 import { ConfigError } from '../config/load.js';
 import type { CustomToolConfig, ParameterConfig, ParameterType } from '../config/schema.js';
 import { type NamedStatement, splitNamedParameters } from '../query/named-params.js';
 import { bindNamed, looseRows } from '../query/raw.js';
+import { resultTypes } from '../query/result-types.js';
 import { inTransaction } from '../write/transaction.js';
-import { READ_ONLY, type ToolDefinition } from './tool.js';
+import { READ_ONLY, type ToolContext, type ToolDefinition } from './tool.js';
 
 /** What a parameter binds as. */
 const BINDS: Record<ParameterType, PortableType> = {
@@ -96,7 +98,8 @@ function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<str
         const statement = bind(args, ctx.engine);
         const result = await inTransaction(ctx, (scope) => statement.execute(scope.db));
         const rows = (result.rows ?? []) as Record<string, unknown>[];
-        return { ...looseRows(rows, ctx.limits.maxRows), rowsAffected: Number(result.numAffectedRows ?? 0) };
+        const types = await columnTypes(ctx, texts.get(ctx.engine.name) ?? '');
+        return { ...looseRows(rows, ctx.limits.maxRows, types), rowsAffected: Number(result.numAffectedRows ?? 0) };
       },
     };
   }
@@ -111,9 +114,25 @@ function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<str
       const statement = bind(args, ctx.engine);
       // As many rows as the server allows: the statement's author chose its own limit.
       const limit = ctx.limits.maxRows;
-      return looseRows(await run(ctx.db, statement, limit + 1), limit);
+      const rows = await run(ctx.db, statement, limit + 1);
+      return looseRows(rows, limit, await columnTypes(ctx, texts.get(ctx.engine.name) ?? ''));
     },
   };
+}
+
+/**
+ * The portable types of the statement's result columns the catalog knows (resultTypes), kept
+ * per catalog: the same answer on every engine for a table's columns (a decimal with its scale,
+ * a timestamp in ISO-8601 UTC), as the structured tools give them.
+ */
+const typesByCatalog = new WeakMap<Catalog, Map<string, ReturnType<typeof resultTypes>>>();
+async function columnTypes(ctx: ToolContext, text: string) {
+  const catalog = await ctx.schema.get();
+  let known = typesByCatalog.get(catalog);
+  if (!known) typesByCatalog.set(catalog, (known = new Map()));
+  let types = known.get(text);
+  if (!types) known.set(text, (types = resultTypes(text, catalog)));
+  return types;
 }
 
 /** The tool's statement for `engine`: the one text, or the engine's own, or its family's. */
