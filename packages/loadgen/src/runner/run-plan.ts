@@ -9,7 +9,7 @@ import type { McpClient } from '../clients/client.js';
 import { type Clock, realClock } from '../drive/clock.js';
 import type { ClientProbe } from '../drive/probe.js';
 import { runStep, type StepMeasurement } from '../drive/run-step.js';
-import { peakTarget, stagesDuration } from '../drive/stages.js';
+import { stagesDuration } from '../drive/stages.js';
 import { startAgent } from '../loop.js';
 import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';

@@ -128,10 +128,10 @@ function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<str
 const typesByCatalog = new WeakMap<Catalog, Map<string, ReturnType<typeof resultTypes>>>();
 async function columnTypes(ctx: ToolContext, text: string) {
   const catalog = await ctx.schema.get();
-  let known = typesByCatalog.get(catalog);
-  if (!known) typesByCatalog.set(catalog, (known = new Map()));
-  let types = known.get(text);
-  if (!types) known.set(text, (types = resultTypes(text, catalog)));
+  const known = typesByCatalog.get(catalog) ?? new Map<string, ReturnType<typeof resultTypes>>();
+  typesByCatalog.set(catalog, known);
+  const types = known.get(text) ?? resultTypes(text, catalog);
+  known.set(text, types);
   return types;
 }
 
