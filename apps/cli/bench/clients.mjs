@@ -19,12 +19,13 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { median } from '@mcp-db-bench/contract';
 import { startServerProcess } from '@mcp-db-bench/server';
 import { scriptOptions } from './options.mjs';
 import { writeBenchResult } from './result-file.mjs';
 
 const run = promisify(execFile);
-const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const here = (/** @type {string} */ path) => fileURLToPath(new URL(path, import.meta.url));
 const ROOT = here('../../../');
 const HELP = `usage: node apps/cli/bench/clients.mjs [options]
 
@@ -59,13 +60,22 @@ const o = scriptOptions('clients.mjs', HELP, {
   'sql-arg': { type: 'string' },
   out: { type: 'string' },
 });
-const log = (line) => process.stderr.write(`${line}\n`);
+const log = (/** @type {string} */ line) => process.stderr.write(`${line}\n`);
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-clients-'));
 
-/** How to run each client: a command line, given the load's flags. */
+/**
+ * How to run each client: a command line (and its environment), given the load's flags.
+ * @typedef {(flags: string[]) => [string, string[], NodeJS.ProcessEnv?]} Command
+ */
+
+/** @returns {Record<string, Command>} */
 function commands() {
+  /** @type {Record<string, Command>} */
   const out = {};
-  const node = (client) => (flags) => [process.execPath, [here('node-client.mjs'), '--client', client, ...flags]];
+  const node = (/** @type {string} */ client) => /** @type {Command} */ (flags) => [
+    process.execPath,
+    [here('node-client.mjs'), '--client', client, ...flags],
+  ];
   out.lean = node('lean');
   out.sdk = node('sdk');
   // only what the run asked for is built or looked for
@@ -73,11 +83,12 @@ function commands() {
   if (wanted.has('go') || wanted.has('go1')) {
     try {
       execFileSync('go', ['build', '-o', join(dir, 'go-load'), '.'], { cwd: here('go-client'), stdio: 'pipe' });
-      const goFlags = (flags) => flags.map((f) => (f.startsWith('--') ? f.slice(1) : f));
+      const goFlags = (/** @type {string[]} */ flags) => flags.map((f) => (f.startsWith('--') ? f.slice(1) : f));
       out.go = (flags) => [join(dir, 'go-load'), goFlags(flags)];
       // Go's runtime on one thread: on 2 shared cores it spends about half the CPU per call.
       out.go1 = (flags) => [join(dir, 'go-load'), goFlags(flags), { ...process.env, GOMAXPROCS: '1' }];
-    } catch (error) {
+    } catch (caught) {
+      const error = /** @type {Error & { stderr?: Buffer }} */ (caught);
       log(`go client skipped: ${error.stderr?.toString().trim() || error.message}`);
     }
   }
@@ -107,15 +118,12 @@ async function serve() {
   return { url: endpoint, stop };
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
 const startedAt = new Date().toISOString();
 const server = await serve();
 const clients = commands();
-const chosen = o.clients.split(',').filter((c) => clients[c]);
+/** @type {string[]} */
+const chosen = o.clients.split(',').filter((/** @type {string} */ c) => clients[c]);
+/** @type {{ name: string, workload: string, agents: number, round: number, callsPerSec: number, p50Ms: number, clientCpuUsPerCall: number, errors: Record<string, number>, latencyUs?: [number, number][], durationSec: number }[]} */
 const results = [];
 try {
   for (const workload of o.workloads.split(',')) {
@@ -135,7 +143,7 @@ try {
             o.warmup,
           ];
           for (const flag of ['sql-tool', 'sql-arg']) if (o[flag]) flags.push(`--${flag}`, o[flag]);
-          const [command, args, env] = clients[name](flags);
+          const [command, args, env] = /** @type {Command} */ (clients[name])(flags);
           try {
             const { stdout } = await run(command, args, { env, maxBuffer: 16 * 2 ** 20, timeout: 300_000 });
             const r = JSON.parse(stdout);
@@ -143,7 +151,8 @@ try {
             log(
               `${workload} × ${agents} #${round} ${name}: ${Math.round(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, client CPU ${Math.round(r.clientCpuUsPerCall)} µs/call${Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : ''}`,
             );
-          } catch (error) {
+          } catch (caught) {
+            const error = /** @type {Error & { stderr?: Buffer }} */ (caught);
             log(`${workload} × ${agents} ${name} failed: ${error.stderr?.toString().trim() || error.message}`);
           }
         }
@@ -197,7 +206,7 @@ if (o.out) {
     client: chosen.join(','),
     warmupSec: Number(/^([\d.]+)/.exec(o.warmup)?.[1]) / (o.warmup.endsWith('ms') ? 1000 : 1),
     targets: [...new Set(exact.map((r) => r.name))].map((label) => ({ label, url: o.url ?? null })),
-    cells: exact.map((r) => ({ ...r, target: r.name })),
+    cells: exact.map((r) => ({ ...r, target: r.name, latencyUs: r.latencyUs ?? [] })),
     warnings: left.map((name) => `${name}: no exact latencies, left out of this file`),
   });
 }

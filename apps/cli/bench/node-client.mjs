@@ -45,7 +45,8 @@ if (!o.url) {
   process.stderr.write('node-client.mjs: --url is required (--help for usage)\n');
   process.exit(2);
 }
-const seconds = (text) => Number(/^([\d.]+)(ms|s)$/.exec(text)?.[1]) / (text.endsWith('ms') ? 1000 : 1);
+const seconds = (/** @type {string} */ text) =>
+  Number(/^([\d.]+)(ms|s)$/.exec(text)?.[1]) / (text.endsWith('ms') ? 1000 : 1);
 const agents = Number(o.agents);
 const orders = Number(o.orders);
 const customers = Number(o.customers);
@@ -56,11 +57,15 @@ const open = async () => {
   return { client, protocolVersion };
 };
 
-const checked = (result) => {
+const checked = (/** @type {{ isError?: boolean }} */ result) => {
   if (result.isError) throw Object.assign(new Error('tool error'), { kind: 'tool_error' });
 };
 
-/** One operation of the workload on an agent's session (a whole session for `session`). */
+/**
+ * One operation of the workload on an agent's session (a whole session for `session`).
+ * @typedef {(c: import('@mcp-db-bench/loadgen').McpClient, pick: (n: number) => number) => Promise<void>} Operation
+ * @type {Record<string, Operation>}
+ */
 const OPERATIONS = {
   get: (c, pick) => c.callTool('get', { table: 'orders', key: pick(orders) }).then(checked),
   'query-point': (c, pick) =>
@@ -82,11 +87,11 @@ const OPERATIONS = {
   session: async (c) => {
     await c.open();
     await c.listTools();
-    for (const [name, args] of [
+    for (const [name, args] of /** @type {[string, Record<string, unknown>][]} */ ([
       ['list_tables', {}],
       ['describe_table', { table: 'orders' }],
       ['describe_table', { table: 'customers' }],
-    ]) {
+    ])) {
       checked(await c.callTool(name, args));
     }
   },
@@ -101,13 +106,16 @@ let sessions;
 try {
   sessions = await Promise.all(Array.from({ length: agents }, open));
 } catch (error) {
-  process.stderr.write(`initialize failed against ${o.url}: ${error.message}\n`);
+  process.stderr.write(`initialize failed against ${o.url}: ${/** @type {Error} */ (error).message}\n`);
   process.exit(1);
 }
+/** @type {number[]} */
 const samples = [];
+/** @type {Record<string, number>} */
 const errors = {};
 const warmupEnds = performance.now() + seconds(o.warmup) * 1000;
 const ends = warmupEnds + seconds(o.duration) * 1000;
+/** @type {NodeJS.CpuUsage | undefined} */
 let cpuStart;
 let windowStart = 0;
 let windowEnd = 0;
@@ -120,7 +128,7 @@ await Promise.all(
   sessions.map(async ({ client }, i) => {
     // One seeded stream per agent; a key in 1..n.
     const random = new Random(Number(o.seed) * 1000 + i);
-    const pick = (n) => random.int(1, n);
+    const pick = (/** @type {number} */ n) => random.int(1, n);
     for (;;) {
       const start = performance.now();
       if (start >= ends) return;
@@ -132,7 +140,7 @@ await Promise.all(
           windowEnd = Math.max(windowEnd, end);
         }
       } catch (error) {
-        const kind = error.kind ?? 'error';
+        const kind = /** @type {{ kind?: string }} */ (error).kind ?? 'error';
         if (start >= warmupEnds) errors[kind] = (errors[kind] ?? 0) + 1;
       }
     }
@@ -142,17 +150,17 @@ const cpu = process.cpuUsage(cpuStart);
 await Promise.all(sessions.map(({ client }) => client.close()));
 
 samples.sort((a, b) => a - b);
-const at = (q) => samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)] ?? 0;
+const at = (/** @type {number} */ q) => samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)] ?? 0;
 const durationSec = (windowEnd - windowStart) / 1000;
 const cpuSec = (cpu.user + cpu.system) / 1e6;
-const round = (n, d = 3) => Number(n.toFixed(d));
+const round = (/** @type {number} */ n, d = 3) => Number(n.toFixed(d));
 process.stdout.write(
   `${JSON.stringify({
     client: o.client === 'sdk' ? 'typescript-sdk' : 'mcp-db-bench-lean',
     node: process.version,
     workload: o.workload,
     agents,
-    protocolVersion: sessions[0].protocolVersion,
+    protocolVersion: sessions[0]?.protocolVersion,
     durationSec: round(durationSec),
     calls: samples.length,
     callsPerSec: round(samples.length / durationSec, 1),

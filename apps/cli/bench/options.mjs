@@ -15,7 +15,7 @@ export function scriptOptions(script, help, options) {
   try {
     ({ values } = parseArgs({ options: { ...options, help: { type: 'boolean', short: 'h', default: false } } }));
   } catch (error) {
-    process.stderr.write(`${script}: ${error.message} (--help for usage)\n`);
+    process.stderr.write(`${script}: ${/** @type {Error} */ (error).message} (--help for usage)\n`);
     process.exit(2);
   }
   if (values.help) {

@@ -33,12 +33,13 @@ import { createServer } from 'node:net';
 import { loadavg, platform, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median as middle } from '@mcp-db-bench/contract';
 import { cpuUnder } from '@mcp-db-bench/loadgen';
 import { parseReady, SERVER_BIN } from '@mcp-db-bench/server';
 import { scriptOptions } from './options.mjs';
 import { writeBenchResult } from './result-file.mjs';
 
-const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const here = (/** @type {string} */ path) => fileURLToPath(new URL(path, import.meta.url));
 // the CLI's own bin, as users run it (it runs the build)
 const CLI_BIN = here('../bin/mcp-db-bench.js');
 // DBHub as the workspace locks it (apps/cli's devDependency), not the newest from npm
@@ -87,13 +88,17 @@ const o = scriptOptions('peers.mjs', HELP, {
   client: { type: 'string', default: 'go' },
   out: { type: 'string' },
 });
-const log = (line) => process.stderr.write(`${line}\n`);
+const log = (/** @type {string} */ line) => process.stderr.write(`${line}\n`);
+/** @type {(why: string) => never} */
 const usage = (why) => {
   log(`peers.mjs: ${why} (--help for usage)`);
   process.exit(2);
 };
 
-/** What each workload is called in the table. */
+/**
+ * What each workload is called in the table.
+ * @type {Record<string, { label: string }>}
+ */
 const WORKLOADS = {
   get: { label: '`get` by key' },
   'query-point': { label: '`query` `id = N`, limit 1' },
@@ -103,6 +108,7 @@ const WORKLOADS = {
   churn: { label: 'session churn: 3 reads, never ended' },
 };
 
+/** @type {string[]} */
 const workloads = o.workloads.split(',');
 for (const w of workloads) if (!WORKLOADS[w]) usage(`unknown workload ${w}: ${Object.keys(WORKLOADS).join(', ')}`);
 /** The reads wrk makes (wrk/reads.lua): no session churn or discovery, which wrk cannot express. */
@@ -115,13 +121,14 @@ if (o.client === 'wrk') {
   if (spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error)
     usage('--client wrk needs wrk on PATH (Debian: apt-get install wrk)');
 }
+/** @type {number[]} */
 const agentCounts = o.agents.split(',').map(Number);
 if (agentCounts.some((n) => !Number.isInteger(n) || n < 1)) usage(`--agents takes whole numbers: ${o.agents}`);
 const rounds = Number(o.rounds);
 if (!Number.isInteger(rounds) || rounds < 1) usage(`--rounds takes a whole number: ${o.rounds}`);
 if (!o.db.length) usage('give at least one --db (sqlite:FILE, postgres://..., mysql://...) holding the dataset');
 const pinned = checkPinning();
-const seconds = (text) => {
+const seconds = (/** @type {string} */ text) => {
   const m = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(text);
   if (!m) usage(`durations look like 5s or 500ms: ${text}`);
   return Number(m[1]) / (m[2] === 'ms' ? 1000 : 1);
@@ -144,9 +151,9 @@ function checkPinning() {
   for (const list of [server, client])
     if (list !== undefined && !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(list))
       usage(`a CPU list looks like 0 or 0,2 or 0-3: ${list}`);
-  const count = (list) =>
+  const count = (/** @type {string} */ list) =>
     list.split(',').reduce((n, part) => {
-      const [a, b = a] = part.split('-').map(Number);
+      const [a = 0, b = a] = part.split('-').map(Number);
       return n + b - a + 1;
     }, 0);
   return { server, client, serverCount: server && count(server) };
@@ -154,10 +161,12 @@ function checkPinning() {
 
 // ---- processes: every one started here is in its own group, stopped whatever happens ----
 
+/** @type {Set<import('node:child_process').ChildProcess>} */
 const started = new Set();
 /** temporary directories, removed at exit however it comes */
+/** @type {Set<string>} */
 const dirs = new Set();
-const tempDir = (prefix) => {
+const tempDir = (/** @type {string} */ prefix) => {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   dirs.add(dir);
   return dir;
@@ -183,7 +192,7 @@ function launch(command, args, { env = process.env, cpus } = {}) {
     );
   started.add(child);
   child.output = '';
-  const keep = (chunk) => {
+  const keep = (/** @type {Buffer} */ chunk) => {
     child.output = (child.output + chunk).slice(-4000);
   };
   child.stdout.on('data', keep);
@@ -192,13 +201,18 @@ function launch(command, args, { env = process.env, cpus } = {}) {
   return child;
 }
 
-/** The whole group: our server's workers, the record proxy's server. */
+/**
+ * The whole group: our server's workers, the record proxy's server.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {NodeJS.Signals} signal
+ */
 const signalGroup = (child, signal) => {
   try {
-    process.kill(-child.pid, signal);
+    process.kill(-(child.pid ?? 0), signal);
   } catch {}
 };
 
+/** @param {import('node:child_process').ChildProcess} child */
 async function stopProcess(child) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
@@ -208,7 +222,7 @@ async function stopProcess(child) {
   clearTimeout(timer);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+for (const signal of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
   process.on(signal, () => {
     log(`${signal}: stopping ${started.size} process(es)`);
     for (const child of started) signalGroup(child, 'SIGTERM');
@@ -228,7 +242,13 @@ async function freePort() {
   return port;
 }
 
-/** Resolves once the endpoint answers `initialize` with 2xx; rejects if the process ends or time runs out. */
+/**
+ * Resolves once the endpoint answers `initialize` with 2xx; rejects if the process ends or time runs out.
+ * @param {string} url
+ * @param {Child} child
+ * @param {number} timeoutMs
+ * @param {string} what
+ */
 async function answering(url, child, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   const body = JSON.stringify({
@@ -259,23 +279,26 @@ async function answering(url, child, timeoutMs, what) {
 
 // ---- the databases, as each server wants to be told about them (keyed by SQL family) ----
 
+/** @type {(url: string, key: string, value: string) => string} */
 const withParam = (url, key, value) => {
   const u = new URL(url);
   if (!u.searchParams.has(key)) u.searchParams.set(key, value);
   return u.toString();
 };
 
+/**
+ * How each server is told about a database of one family.
+ * @typedef {{ match: (url: string) => boolean, faucet: (url: string) => { driver: string, dsn: string }, dbhub: (url: string) => string }} Family
+ */
+
+const sqliteFile = (/** @type {string} */ url) => resolve(url.slice('sqlite:'.length).replace(/^\/\//, ''));
+/** @type {Record<string, Family>} */
 const FAMILIES = {
   sqlite: {
     match: (url) => url.startsWith('sqlite:'),
-    file: (url) => resolve(url.slice('sqlite:'.length).replace(/^\/\//, '')),
-    faucet(url) {
-      return { driver: 'sqlite', dsn: this.file(url) };
-    },
+    faucet: (url) => ({ driver: 'sqlite', dsn: sqliteFile(url) }),
     // DBHub wants an absolute path (a relative one opened another, empty file: docs/profiles.md)
-    dbhub(url) {
-      return `sqlite://${this.file(url)}`;
-    },
+    dbhub: (url) => `sqlite://${sqliteFile(url)}`,
   },
   postgres: {
     match: (url) => /^postgres(ql)?:\/\//.test(url),
@@ -285,7 +308,7 @@ const FAMILIES = {
   mysql: {
     match: (url) => /^(mysql|mariadb):\/\//.test(url),
     // Go's MySQL driver reads user:password@tcp(host:port)/database
-    faucet(url) {
+    faucet: (url) => {
       const u = new URL(url);
       const auth = `${decodeURIComponent(u.username)}${u.password ? `:${decodeURIComponent(u.password)}` : ''}`;
       return { driver: 'mysql', dsn: `${auth}@tcp(${u.hostname}:${u.port || 3306})${u.pathname}` };
@@ -294,12 +317,26 @@ const FAMILIES = {
   },
 };
 
+/** @type {(url: string) => [string, Family]} */
 const familyOf = (url) =>
   Object.entries(FAMILIES).find(([, f]) => f.match(url)) ?? usage(`no server here reads ${url.split(':')[0]} URLs`);
 
 // ---- the servers ----
 
-/** How to start each server on one database, and how the Go client reaches its tools. */
+/**
+ * A process started here, its output's tail kept.
+ * @typedef {import('node:child_process').ChildProcessByStdio<null, import('node:stream').Readable, import('node:stream').Readable> & { output: string }} Child
+ * @typedef {{ url: string, family: Family, familyName: string, orders: number, customers: number }} Db
+ * @typedef {{ child: Child, url: string }} Running
+ * @typedef {{ title: string, tools: string[], cannot?: Set<string>, missing: () => string | undefined, start: (db: Db) => Promise<Running> }} Server
+ * @typedef {{ calls: number, callsPerSec: number, p50Ms: number, errors: Record<string, number>, serverCpuUsPerCall: number, latencyUs?: [number, number][], durationSec?: number }} Measured
+ * @typedef {Measured & { server: string, workload: string, agents: number, round: number }} Result
+ */
+
+/**
+ * How to start each server on one database, and how the Go client reaches its tools.
+ * @type {Record<string, Server>}
+ */
 const SERVERS = {
   ours: {
     title: 'ours',
@@ -316,7 +353,7 @@ const SERVERS = {
           throw new Error(`our server did not start: ${child.output.trim()}`);
         await new Promise((r) => setTimeout(r, 100));
       }
-      return { child, url: parseReady(child.output) };
+      return { child, url: parseReady(child.output) ?? '' };
     },
   },
   faucet: {
@@ -325,6 +362,7 @@ const SERVERS = {
     missing: () =>
       process.env.FAUCET_BIN ? undefined : 'FAUCET_BIN is not set (build it: go build ./cmd/faucet in its source)',
     async start(db) {
+      const faucet = process.env.FAUCET_BIN ?? '';
       // its configuration (the service named main) lives in a data directory of its own
       const dataDir = tempDir('peers-faucet-');
       const { driver, dsn } = db.family.faucet(db.url);
@@ -333,17 +371,15 @@ const SERVERS = {
         FAUCET_TELEMETRY: '0',
         ...(pinned?.server ? { GOMAXPROCS: String(pinned.serverCount) } : {}),
       };
-      execFileSync(
-        process.env.FAUCET_BIN,
-        ['--data-dir', dataDir, 'db', 'add', '--name', 'main', '--driver', driver, '--dsn', dsn],
-        { env, stdio: 'pipe' },
-      );
+      execFileSync(faucet, ['--data-dir', dataDir, 'db', 'add', '--name', 'main', '--driver', driver, '--dsn', dsn], {
+        env,
+        stdio: 'pipe',
+      });
       const port = await freePort();
-      const child = launch(
-        process.env.FAUCET_BIN,
-        ['--data-dir', dataDir, 'mcp', '--transport', 'http', '--port', String(port)],
-        { env, cpus: pinned?.server },
-      );
+      const child = launch(faucet, ['--data-dir', dataDir, 'mcp', '--transport', 'http', '--port', String(port)], {
+        env,
+        cpus: pinned?.server,
+      });
       const url = `http://127.0.0.1:${port}/mcp`;
       await answering(url, child, 30_000, 'Faucet');
       return { child, url };
@@ -355,7 +391,7 @@ const SERVERS = {
     tools: ['-tools', 'ours'],
     missing: () => undefined,
     async start(db) {
-      const server = await SERVERS.ours.start(db);
+      const server = await /** @type {Server} */ (SERVERS.ours).start(db);
       const port = await freePort();
       const trace = join(tempDir('peers-record-'), 'trace.jsonl');
       const child = launch(
@@ -390,14 +426,24 @@ const SERVERS = {
 // ---- server CPU from /proc ----
 
 /** CPU µs of `root` and every descendant (ended children included): the run's own reading of /proc. */
-const treeCpuUs = (root) => (platform() === 'linux' ? cpuUnder(root) : Number.NaN);
+const treeCpuUs = (/** @type {number | undefined} */ root) =>
+  platform() === 'linux' && root !== undefined ? cpuUnder(root) : Number.NaN;
 
 // ---- the client ----
 
 const work = tempDir('peers-');
 const GO_LOAD = join(work, 'go-load');
 
-/** One cell: the Go client against one server; server CPU read over its measured window. */
+/**
+ * One cell: the Go client against one server; server CPU read over its measured window.
+ * @param {Server} server
+ * @param {Running} running
+ * @param {Db} db
+ * @param {string} workload
+ * @param {number} agents
+ * @param {{ duration?: string, warmup?: string }} [times]
+ * @returns {Promise<Measured>}
+ */
 async function goLoad(server, running, db, workload, agents, { duration = o.duration, warmup = o.warmup } = {}) {
   const args = [
     '-url',
@@ -454,10 +500,10 @@ function runClient(cmd, argv, { env = process.env, timeoutMs, onStderr } = {}) {
     let stdout = '';
     let stderr = '';
     const timer = timeoutMs && setTimeout(() => child.kill('SIGTERM'), timeoutMs);
-    child.stdout.on('data', (c) => {
+    child.stdout.on('data', (/** @type {Buffer} */ c) => {
       stdout += c;
     });
-    child.stderr.on('data', (c) => {
+    child.stderr.on('data', (/** @type {Buffer} */ c) => {
       stderr += c;
       onStderr?.(stderr);
     });
@@ -471,7 +517,13 @@ function runClient(cmd, argv, { env = process.env, timeoutMs, onStderr } = {}) {
 
 const WRK_SCRIPT = here('wrk/reads.lua');
 
-/** wrk on `url` for `secs` whole seconds (at least one) on the client CPUs; resolves with its report. */
+/**
+ * wrk on `url` for `secs` whole seconds (at least one) on the client CPUs; resolves with its report.
+ * @param {string} url
+ * @param {Record<string, string>} env
+ * @param {number} connections
+ * @param {number} secs
+ */
 async function runWrk(url, env, connections, secs) {
   const args = ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(secs))}s`, '--latency', '-s', WRK_SCRIPT, url];
   const { code, stdout, stderr } = await runClient(...onCpus(pinned?.client, 'wrk', args), {
@@ -481,10 +533,14 @@ async function runWrk(url, env, connections, secs) {
   return stdout;
 }
 
-/** The numbers of wrk's text report (`--latency`), in go-load's fields. */
+/**
+ * The numbers of wrk's text report (`--latency`), in go-load's fields.
+ * @param {string} text
+ */
 function wrkReport(text) {
-  const number = (re) => Number(re.exec(text)?.[1] ?? Number.NaN);
+  const number = (/** @type {RegExp} */ re) => Number(re.exec(text)?.[1] ?? Number.NaN);
   const p50 = /^\s+50%\s+([\d.]+)(us|ms|s)\s*$/m.exec(text);
+  /** @type {Record<string, number>} */
   const errors = {};
   const http = number(/Non-2xx or 3xx responses: (\d+)/);
   if (http > 0) errors.http = http;
@@ -494,7 +550,7 @@ function wrkReport(text) {
   return {
     calls: number(/(\d+) requests in/),
     callsPerSec: number(/Requests\/sec:\s+([\d.]+)/),
-    p50Ms: p50 ? Number(p50[1]) * { us: 0.001, ms: 1, s: 1000 }[p50[2]] : Number.NaN,
+    p50Ms: p50 ? Number(p50[1]) * (p50[2] === 'us' ? 0.001 : p50[2] === 's' ? 1000 : 1) : Number.NaN,
     errors,
   };
 }
@@ -502,13 +558,20 @@ function wrkReport(text) {
 /**
  * One cell through wrk: a session opened for it, a warm-up that reads every answer (a server that
  * answers a read without rows fails the cell), then the measured run, server CPU read around it.
+ * @param {Server} server
+ * @param {Running} running
+ * @param {Db} db
+ * @param {string} workload
+ * @param {number} agents
+ * @param {{ duration?: string, warmup?: string }} [times]
+ * @returns {Promise<Measured>}
  */
 async function wrkLoad(server, running, db, workload, agents, { duration = o.duration, warmup = o.warmup } = {}) {
   const session = await openSession(running.url);
   const env = {
     SESSION: session.headers['mcp-session-id'] ?? '',
-    PROTOCOL_VERSION: session.headers['mcp-protocol-version'],
-    TOOLS: server.tools[server.tools.indexOf('-tools') + 1],
+    PROTOCOL_VERSION: session.headers['mcp-protocol-version'] ?? '',
+    TOOLS: server.tools[server.tools.indexOf('-tools') + 1] ?? '',
     WORKLOAD: workload,
     ORDERS: String(db.orders),
     CUSTOMERS: String(db.customers),
@@ -529,9 +592,17 @@ async function wrkLoad(server, running, db, workload, agents, { duration = o.dur
 
 const drive = o.client === 'wrk' ? wrkLoad : goLoad;
 
-/** A 2025-era session on `url` (initialize, then initialized): its headers, a call on it, its end. */
+/**
+ * A 2025-era session on `url` (initialize, then initialized): its headers, a call on it, its end.
+ * @param {string} url
+ */
 async function openSession(url) {
   const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  /**
+   * @param {object} body
+   * @param {Record<string, string>} [extra]
+   * @returns {Promise<{ res: Response, msg: any }>}
+   */
   const post = async (body, extra = {}) => {
     const res = await fetch(url, { method: 'POST', headers: { ...base, ...extra }, body: JSON.stringify(body) });
     const text = await res.text();
@@ -551,23 +622,27 @@ async function openSession(url) {
     method: 'initialize',
     params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'peers', version: '0' } },
   });
+  /** @type {Record<string, string>} */
   const headers = { 'mcp-protocol-version': init.msg.result.protocolVersion };
   const sid = init.res.headers.get('mcp-session-id');
   if (sid) headers['mcp-session-id'] = sid;
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
   return {
     headers,
-    call: (body) => post(body, headers),
+    call: (/** @type {object} */ body) => post(body, headers),
     end: async () => {
       if (sid) await fetch(url, { method: 'DELETE', headers }).catch(() => {});
     },
   };
 }
 
-/** The dataset's key ranges, from our server (ids are dense from 1). */
+/**
+ * The dataset's key ranges, from our server (ids are dense from 1).
+ * @param {string} url
+ */
 async function keyRanges(url) {
   const session = await openSession(url);
-  const last = async (table) => {
+  const last = async (/** @type {string} */ table) => {
     const { msg } = await session.call({
       jsonrpc: '2.0',
       id: 2,
@@ -586,17 +661,17 @@ async function keyRanges(url) {
 
 // ---- the run ----
 
-const median = (xs) => {
-  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
-  if (!s.length) return Number.NaN;
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const n0 = (x) => (Number.isNaN(x) ? '–' : Math.round(x).toLocaleString('en-US'));
-const ratio = (a, b) => (a > 0 && b > 0 ? `${(a / b).toFixed(2)}x` : '–');
+/** The median of the values measured (NaN: none). */
+const median = (/** @type {number[]} */ xs) => middle(xs.filter((x) => !Number.isNaN(x)));
+const n0 = (/** @type {number} */ x) => (Number.isNaN(x) ? '–' : Math.round(x).toLocaleString('en-US'));
+const ratio = (/** @type {number} */ a, /** @type {number} */ b) => (a > 0 && b > 0 ? `${(a / b).toFixed(2)}x` : '–');
 
+/** @param {string} dbUrl */
 async function measure(dbUrl) {
   const [familyName, family] = familyOf(dbUrl);
-  const db = { url: dbUrl, family, familyName };
+  /** @type {Db} */
+  const db = { url: dbUrl, family, familyName, orders: 0, customers: 0 };
+  /** @type {(Server & { name: string })[]} */
   const servers = [];
   for (const name of o.servers.split(',')) {
     const server = SERVERS[name] ?? usage(`unknown server ${name}: ${Object.keys(SERVERS).join(', ')}`);
@@ -604,15 +679,23 @@ async function measure(dbUrl) {
     if (missing) log(`${server.title} skipped: ${missing}`);
     else servers.push({ name, ...server });
   }
+  /** @type {Map<string, Running>} */
   const running = new Map();
-  const start = async (server) => {
+  const start = async (/** @type {Server & { name: string }} */ server) => {
     const handle = await server.start(db);
     running.set(server.name, handle);
     log(
       `${server.title} on ${familyName}: ${handle.url} (pid ${handle.child.pid}${pinned?.server ? `, CPUs ${pinned.server}` : ''})`,
     );
   };
+  /** @type {Result[]} */
   const results = [];
+  /** @type {(name: string) => Running} */
+  const runningOf = (name) => {
+    const handle = running.get(name);
+    if (!handle) throw new Error(`${name} is not running`);
+    return handle;
+  };
   try {
     for (const server of [...servers]) {
       try {
@@ -620,12 +703,12 @@ async function measure(dbUrl) {
       } catch (error) {
         // a peer we do not build: without it the others still run, unless --dbhub insists
         if (server.name !== 'dbhub' || o.dbhub) throw error;
-        log(`DBHub skipped: ${error.message}`);
+        log(`DBHub skipped: ${/** @type {Error} */ (error).message}`);
         servers.splice(servers.indexOf(server), 1);
       }
     }
     if (!running.has('ours')) throw new Error("our server is needed to read the dataset's key ranges");
-    Object.assign(db, await keyRanges(running.get('ours').url));
+    Object.assign(db, await keyRanges(runningOf('ours').url));
     log(`${familyName}: orders 1..${db.orders}, customers 1..${db.customers}`);
     // a fresh Node.js process compiles its hot paths in its first seconds (tens of thousands of
     // calls: its first 1-agent cell ran 10% slower than its later ones): each server gets the
@@ -633,21 +716,23 @@ async function measure(dbUrl) {
     for (const server of servers)
       for (const workload of prewarmed)
         if (!server.cannot?.has(workload))
-          await drive(server, running.get(server.name), db, workload, 2, { duration: o.prewarm, warmup: '0s' });
+          await drive(server, runningOf(server.name), db, workload, 2, { duration: o.prewarm, warmup: '0s' });
     for (const workload of workloads) {
       for (const agents of agentCounts) {
         for (let round = 1; round <= rounds; round++) {
           for (const server of servers) {
             if (server.cannot?.has(workload)) continue;
             try {
-              const r = await drive(server, running.get(server.name), db, workload, agents);
+              const r = await drive(server, runningOf(server.name), db, workload, agents);
               results.push({ server: server.name, workload, agents, round, ...r });
               const errors = Object.keys(r.errors).length ? `, errors ${JSON.stringify(r.errors)}` : '';
               log(
                 `${familyName} ${workload} × ${agents} #${round} ${server.title}: ${n0(r.callsPerSec)}/s, p50 ${r.p50Ms} ms, server CPU ${n0(r.serverCpuUsPerCall)} µs/call${errors}`,
               );
             } catch (error) {
-              log(`${familyName} ${workload} × ${agents} #${round} ${server.title} failed: ${error.message}`);
+              log(
+                `${familyName} ${workload} × ${agents} #${round} ${server.title} failed: ${/** @type {Error} */ (error).message}`,
+              );
             }
           }
         }
@@ -660,12 +745,19 @@ async function measure(dbUrl) {
   return { db, servers, results };
 }
 
+/** @param {Awaited<ReturnType<typeof measure>>} measured */
 function tables({ db, servers, results }) {
+  /** @type {(server: string, workload: string, agents: number) => Result[]} */
   const cell = (server, workload, agents) =>
     results.filter((r) => r.server === server && r.workload === workload && r.agents === agents);
+  /** @typedef {(rs: Result[]) => number} Of */
+  /** @type {Of} */
   const rate = (rs) => median(rs.map((r) => r.callsPerSec));
+  /** @type {Of} */
   const cpu = (rs) => median(rs.map((r) => r.serverCpuUsPerCall));
+  /** @type {Of} */
   const p50 = (rs) => median(rs.map((r) => r.p50Ms));
+  /** @type {(rs: Result[], workload: string) => string} */
   const rateText = (rs, workload) => {
     if (!rs.length) return '–';
     const refused = median(rs.map((r) => r.errors.refused ?? 0));
@@ -679,15 +771,16 @@ function tables({ db, servers, results }) {
     return `${n0(rate(rs))}${notes.length ? `, ${notes.join(', ')}` : ''}`;
   };
   const hasFaucet = servers.some((s) => s.name === 'faucet');
-  const head = (unit) =>
+  const head = (/** @type {string} */ unit) =>
     `| workload | agents | ${servers.map((s) => `${s.title} ${unit}`).join(' | ')}${hasFaucet ? ' | ours / Faucet |' : ' |'}`;
   const rule = `| --- | ---: |${servers.map(() => ' ---: |').join('')}${hasFaucet ? ' ---: |' : ''}`;
+  /** @type {(value: Of, text: (rs: Result[], workload: string) => string) => string[]} */
   const rows = (value, text) =>
     workloads.flatMap((w) =>
       agentCounts.map((a) => {
         const cols = servers.map((s) => text(cell(s.name, w, a), w));
         const r = hasFaucet ? ` ${ratio(value(cell('ours', w, a)), value(cell('faucet', w, a)))} |` : '';
-        return `| ${WORKLOADS[w].label} | ${a} | ${cols.join(' | ')} |${r}`;
+        return `| ${WORKLOADS[w]?.label} | ${a} | ${cols.join(' | ')} |${r}`;
       }),
     );
   const pin = pinned ? `, servers on CPUs ${pinned.server ?? 'any'}, client on CPUs ${pinned.client ?? 'any'}` : '';
@@ -715,6 +808,7 @@ function tables({ db, servers, results }) {
 let out = '';
 const startedAt = new Date().toISOString();
 /** every database's cells, for --out: each server on each database is a target */
+/** @type {(Result & { target: string })[]} */
 const cells = [];
 if (o.client === 'go') {
   log('building the Go client');
@@ -727,12 +821,12 @@ try {
   for (const url of o.db) {
     const measured = await measure(url);
     out += `${tables(measured)}\n\n`;
-    const title = (name) =>
+    const title = (/** @type {string} */ name) =>
       `${measured.servers.find((s) => s.name === name)?.title ?? name} on ${measured.db.familyName}`;
     cells.push(...measured.results.map((r) => ({ ...r, target: title(r.server) })));
   }
 } catch (error) {
-  log(`peers.mjs: ${error.message}`);
+  log(`peers.mjs: ${/** @type {Error} */ (error).message}`);
   process.exit(1);
 }
 const command = `node apps/cli/bench/peers.mjs ${process.argv.slice(2).join(' ')}`.trim();
@@ -743,7 +837,7 @@ process.stdout.write(
 );
 if (o.out) {
   // wrk prints percentiles, not every latency: its cells cannot make exact histograms
-  const exact = cells.filter((c) => c.latencyUs);
+  const exact = /** @type {import('./result-file.mjs').Cell[]} */ (cells.filter((c) => c.latencyUs));
   writeBenchResult(o.out, {
     command,
     startedAt,

@@ -1,5 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { INDEX_SETS, type IndexSet, MAX_SCALE, rowCounts, TABLES } from '@mcp-db-bench/dataset';
 import { engineForGivenUrl, URL_FORMS } from '@mcp-db-bench/engines';
 import type { ReportFormat } from '@mcp-db-bench/report';
@@ -134,7 +134,44 @@ export function checkOutputPath(flag: string, path: string | undefined): void {
   const dir = dirname(resolve(path));
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new UsageError(`${flag} ${path}: there is no directory ${dir}`);
-  if (existsSync(path) && statSync(path).isDirectory())
-    throw new UsageError(`${flag} ${path} is a directory: name a file`);
+  const exists = existsSync(path);
+  if (exists && statSync(path).isDirectory()) throw new UsageError(`${flag} ${path} is a directory: name a file`);
+  const why = exists ? cannotOpen(path, 'a') : cannotCreateIn(dir);
+  if (why) throw new UsageError(`${flag} ${path}: cannot write ${exists ? 'this file' : `in ${dir}`} (${why})`);
 }
+
+/** A directory a command will write files in (made if missing), checked the same way before the work. */
+export function checkOutputDir(flag: string, dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new UsageError(`${flag} ${dir}: cannot make this directory (${codeOf(error)})`);
+  }
+  if (!statSync(dir).isDirectory()) throw new UsageError(`${flag} ${dir} is a file: name a directory`);
+  const why = cannotCreateIn(dir);
+  if (why) throw new UsageError(`${flag} ${dir}: cannot write in this directory (${why})`);
+}
+
+/**
+ * Why a new file cannot be made in `dir`, or undefined: one is made and removed, since the
+ * permission bits do not say (root passes them; a read-only or special file system does not).
+ */
+function cannotCreateIn(dir: string): string | undefined {
+  const probe = join(dir, `.mcp-db-bench-${process.pid}-${Date.now()}.tmp`);
+  const why = cannotOpen(probe, 'wx');
+  if (why === undefined) rmSync(probe, { force: true });
+  return why;
+}
+
+/** Why `path` cannot be opened with `flags` (nothing is written), or undefined. */
+function cannotOpen(path: string, flags: string): string | undefined {
+  try {
+    closeSync(openSync(path, flags));
+    return undefined;
+  } catch (error) {
+    return codeOf(error);
+  }
+}
+
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 export const outputAlias = () => new Option('--output <file>').hideHelp();

@@ -1,4 +1,4 @@
-import { TEST_DELAY_ENV } from '@mcp-db-bench/server';
+import { TEST_DELAY_ENV } from '@mcp-db-bench/server/testing';
 
 /** Warnings a result file carries about how it was measured, whichever command measured it. */
 

@@ -50,3 +50,18 @@ describe.each(PACKAGES)('%s: the %s bin', (dir, name) => {
     }
   });
 });
+
+describe("the root package.json's scripts", () => {
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+
+  it.each(PACKAGES)(
+    '%s: `pnpm %s` runs the bin, which says to build first before a build (not a stack trace)',
+    (dir, name) => {
+      expect(root.scripts[name]).toBe(`node ${dir}/bin/${name}.js`);
+    },
+  );
+
+  it('`pnpm start` ends by running the bin, after its build', () => {
+    expect(root.scripts.start).toMatch(/turbo run build .*&& node apps\/cli\/bin\/mcp-db-bench\.js$/);
+  });
+});

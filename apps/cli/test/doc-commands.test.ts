@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseThreshold } from '@mcp-db-bench/report';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildCli } from '../../../packages/server/src/options.js';
@@ -246,5 +247,27 @@ describe('the shell-words splitter', () => {
         env: {},
       },
     ]);
+  });
+});
+
+describe("docs/reports.md's thresholds example", () => {
+  const example = found.find((c) => c.file === 'docs/reports.md' && c.args.includes('--threshold'));
+  /** Every value of `flag` in the example's arguments. */
+  const values = (flag: string) => example!.args.flatMap((arg, i, args) => (arg === flag ? [args[i + 1]!] : []));
+
+  it('judges one index round, so the baseline round cannot fail it', () => {
+    expect(example, 'the example is in docs/reports.md').toBeDefined();
+    expect(values('--indexes')).toEqual(['optimized']);
+  });
+
+  it('names only workloads and agent counts it runs: a threshold that names no step exits 1', () => {
+    const workloads = values('--workloads').flatMap((v) => v.split(','));
+    const agents = values('--agents').flatMap((v) => v.split(',').map(Number));
+    const thresholds = values('--threshold').map((text) => parseThreshold(text, workloads));
+    expect(thresholds.length).toBeGreaterThan(1);
+    for (const t of thresholds) {
+      if (t.workload !== undefined) expect(workloads, t.text).toContain(t.workload);
+      if (t.agents !== undefined) expect(agents, t.text).toContain(t.agents);
+    }
   });
 });

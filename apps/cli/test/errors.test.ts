@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rowCounts, TABLES } from '@mcp-db-bench/dataset';
@@ -77,6 +77,52 @@ describe('usage errors exit 2 and say what was meant', () => {
     expect(failure(await run([...args, '-o', 'nowhere/out.txt']), 2)).toBe(
       `mcp-db-bench: --out nowhere/out.txt: there is no directory ${join(dir, 'nowhere')}`,
     );
+  });
+
+  describe('an output that cannot be written, before any work: every command that writes a file', () => {
+    // Root passes the permission bits: there, a file system that makes no files (sysfs) stands in.
+    const locked = process.getuid?.() === 0 ? '/sys' : join(dir, 'locked');
+    if (locked !== '/sys') {
+      mkdirSync(locked, { recursive: true });
+      chmodSync(locked, 0o555);
+    }
+    const file = join(locked, 'out.file');
+    it.each([
+      ['run', '--out'],
+      ['run', '--html'],
+      ['run', '--junit'],
+      ['run', '--prometheus'],
+      ['run --replay trace.jsonl', '--out'],
+      ['floor', '--out'],
+      ['soak', '--out'],
+      ['record --target http://127.0.0.1:9/mcp', '--out'],
+      ['report r.json', '--out'],
+      ['compare a.json b.json', '--out'],
+      ['merge a.json b.json', '--out'],
+    ])('%s %s', async (command, flag) => {
+      const line = failure(await run([...command.split(' '), flag, file]), 2);
+      expect(line).toMatch(new RegExp(`^mcp-db-bench: ${flag} ${file}: cannot write in ${locked} \\(E[A-Z]+\\)$`));
+    });
+
+    it('study --out, a directory', async () => {
+      const line = failure(await run(['study', '--out', join(locked, 'study')]), 2);
+      expect(line).toMatch(
+        new RegExp(`^mcp-db-bench: --out ${locked}/study: cannot make this directory \\(E[A-Z]+\\)$`),
+      );
+    });
+
+    it('a file that exists and cannot be written', async () => {
+      if (locked === '/sys') {
+        const line = failure(await run(['floor', '--out', '/sys/kernel/notes']), 2);
+        expect(line).toMatch(/^mcp-db-bench: --out \/sys\/kernel\/notes: cannot write this file \(E[A-Z]+\)$/);
+      } else {
+        const readOnly = join(dir, 'read-only.json');
+        writeFileSync(readOnly, '');
+        chmodSync(readOnly, 0o444);
+        const line = failure(await run(['floor', '--out', readOnly]), 2);
+        expect(line).toMatch(/cannot write this file \(EACCES\)$/);
+      }
+    });
   });
 
   it('an unknown command is not an argument of run: it lists the commands', async () => {
@@ -244,6 +290,52 @@ describe('help counts the rows and tables seed makes', () => {
 });
 
 describe('Ctrl-C', () => {
+  it('in the first index round of a default run: the summary shows the steps it finished', async () => {
+    // both index rounds, as the default runs them: Ctrl-C after the first step, which is baseline's
+    // (the passes take turns and the last runs in plan order: with an odd count the first does too)
+    const args = [
+      'run',
+      '--scale',
+      '0.001',
+      '--agents',
+      '1',
+      '--workloads',
+      'point-read',
+      '--indexes',
+      'baseline,optimized',
+    ];
+    const child = spawn(
+      process.execPath,
+      [BIN, ...args, '--duration', '500ms', '--warmup', '100ms', '--iterations', '21'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no step within 60 s: ${stderr}`)), 60_000);
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk;
+        if (/\(baseline\) point-read × 1: [\d,]+ calls\/s/.test(stderr)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', () => reject(new Error(`run ended early: ${stderr}`)));
+    });
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect(code, stderr).toBe(130);
+    expect(stdout).toMatch(/^partial: the run was interrupted; these are the \d+ step\(s\) it finished$/m);
+    expect(stderr).not.toMatch(/\(optimized\) point-read × 1: /);
+    expect(stdout).toMatch(/Summary \(baseline indexes/);
+    expect(stdout).toMatch(/│ point-read │/);
+  }, 120_000);
+
   it('stops the server run started, removes its temporary database and exits 130', async () => {
     const tmp = mkdtempSync(join(dir, 'sigint-'));
     const child = spawn(

@@ -27,8 +27,17 @@ if (!haveChromium) {
   );
 }
 
+interface Box {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
 interface Drawn {
   charts: number;
+  /** per timeline chart: its plot area and where the step markers' labels went (CSS pixels of its canvas) */
+  markerLabels: { plot: Box; labels: Box[] }[];
   /** per chart: its id and how many pixels of its canvas have a series' colour (axes and grid are grey) */
   painted: { id: string; pixels: number }[];
   summary: Record<string, number>;
@@ -210,7 +219,8 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
       const entries = [...document.querySelectorAll('.u-legend .u-series')].filter((el) => el.offsetParent !== null).map((el) => el.textContent);
       const sections = [...document.querySelectorAll('section[id]')].map((el) => el.id);
       const values = Object.fromEntries(sections.map((id) => [id, [...document.querySelectorAll('#' + id + ' td[data-value]')].map((td) => Number(td.dataset.value))]));
-      return { charts: painted.length, painted, summary, p99, legends, timelines, headline, specs, boxes, entries, sections, values };
+      const markerLabels = [...document.querySelectorAll('#timeline [data-marker-labels]')].map((el) => JSON.parse(el.dataset.markerLabels));
+      return { charts: painted.length, painted, summary, p99, legends, timelines, headline, specs, boxes, entries, sections, values, markerLabels };
     })()`)) as Drawn;
     await context.close();
     return { drawn, problems, requests };
@@ -422,6 +432,21 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     expect(drawn.values.overrun).toEqual([4, 1, 2]);
     // agents, committed/s, committed, conflicts, conflict rate, other failures, calls/s
     expect(drawn.values.commits).toEqual([8, 2400, 2400, 100, 4, 0, 9000]);
+  }, 60_000);
+
+  it('the timeline’s step labels stay inside the plot, clear of the axes’ values, at 1000 px', async () => {
+    const { drawn, problems } = await open('staged.html', 1000);
+    expect(problems).toEqual([]);
+    expect(drawn.markerLabels.length).toBeGreaterThan(0);
+    for (const { plot, labels } of drawn.markerLabels) {
+      expect(labels.length).toBeGreaterThan(0);
+      for (const label of labels) {
+        // the left and right axes' values sit beside the plot; their top values centred on its top edge (12 px)
+        expect(label.left).toBeGreaterThanOrEqual(plot.left);
+        expect(label.left + label.width).toBeLessThanOrEqual(plot.left + plot.width);
+        expect(label.top).toBeGreaterThanOrEqual(plot.top + 6);
+      }
+    }
   }, 60_000);
 
   it('run --stages: the timeline draws each interval’s agents beside calls/s and p99', async () => {

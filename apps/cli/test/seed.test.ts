@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MIN_NODE } from '@mcp-db-bench/server/node-version';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type CliRun, runCli } from './support/cli.js';
 
@@ -120,7 +121,10 @@ describe('mcp-db-bench doctor', () => {
     const db = `sqlite:${join(dir, 'doctor.db')}`;
     expect((await run(['seed', '--db', db, '--scale', '0.001'])).code).toBe(0);
     const r = await run(['doctor', '--db', db, '--db', 'foo://x']);
-    expect(r.stdout).toMatch(/^ok {3}Node \d+/m);
+    // The minimum the bins enforce, not only its major version.
+    expect(r.stdout).toMatch(
+      new RegExp(`^ok {3}Node [\\d.]+ \\(needs ${MIN_NODE.replaceAll('.', '\\.')} or newer\\)$`, 'm'),
+    );
     // @electric-sql/pglite's exports leave out its package.json: its version is read from beside its entry point.
     for (const pkg of ['pg', 'mysql2', 'tedious', 'better-sqlite3', '@electric-sql/pglite'])
       expect(r.stdout).toMatch(new RegExp(`^ok .* driver ${pkg} \\d`, 'm'));

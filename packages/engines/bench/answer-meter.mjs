@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // What counting an answer's bytes while it is read (src/answer-bytes.ts) costs a point read on
-// PostgreSQL, two ways (run `pnpm build` first: this reads dist/):
+// PostgreSQL, two ways (run `pnpm build` first: this imports the built package):
 //
 //   node bench/answer-meter.mjs [--chunks 2000000]
 //       the meter alone (RowBytes, the protocol's framing) on the chunk a point read receives,
@@ -14,8 +14,9 @@
 //       the cores. The database is one `mcp-db-bench seed` made (its orders table).
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import { median } from '@mcp-db-bench/contract';
+import { RowBytes } from '@mcp-db-bench/engines/testing';
 import { sql } from 'kysely';
-import { RowBytes } from '../dist/postgres/answer-meter.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -27,9 +28,12 @@ const { values: opts } = parseArgs({
     inflight: { type: 'string', default: '1,10' },
   },
 });
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** A message: its type, then its length (counting itself) and body. */
+/**
+ * A message: its type, then its length (counting itself) and body.
+ * @param {string} type
+ * @param {Buffer} body
+ */
 function message(type, body) {
   const header = Buffer.alloc(5);
   header.write(type, 0, 'latin1');
@@ -40,8 +44,9 @@ function message(type, body) {
 /** What a named statement's point read receives: BindComplete, one DataRow of 8 fields, CommandComplete, ReadyForQuery. */
 function pointReadChunk() {
   const fields = ['42817', '1201', '2024-03-01 10:00:00+00', 'shipped', '123.45', '3', 'card', 'note'];
-  const parts = [Buffer.alloc(2)];
-  parts[0].writeUInt16BE(fields.length);
+  const count = Buffer.alloc(2);
+  count.writeUInt16BE(fields.length);
+  const parts = [count];
   for (const f of fields) {
     const len = Buffer.alloc(4);
     len.writeInt32BE(Buffer.byteLength(f));
@@ -65,7 +70,7 @@ function micro() {
   const onMessage = () => {
     messages++;
   };
-  const time = (work) => {
+  const time = (/** @type {() => void} */ work) => {
     const start = process.hrtime.bigint();
     for (let i = 0; i < n; i++) work();
     return Number(process.hrtime.bigint() - start) / n;
@@ -85,7 +90,7 @@ function micro() {
 }
 
 async function endToEnd() {
-  const after = await import('../dist/index.js');
+  const after = await import('@mcp-db-bench/engines');
   const before = opts.before ? await import(opts.before) : after;
   const metered = { maxResponseBytes: 1024 * 1024 };
   const sides = {
@@ -93,14 +98,23 @@ async function endToEnd() {
     after: { engines: after, options: metered },
   };
   const reads = Number(opts.reads);
-  const table = { name: 'orders' };
+  // The lane reads only the table's name.
+  const table = /** @type {import('@mcp-db-bench/engines').Table} */ (/** @type {unknown} */ ({ name: 'orders' }));
+  /**
+   * @param {{ engines: typeof after, options: { maxResponseBytes?: number } }} side
+   * @param {number} inflight
+   */
   const cpuPerRead = async (side, inflight) => {
-    const conn = await side.engines.engineForUrl(opts.url).connect(opts.url, { poolSize: 10, ...side.options });
+    const url = opts.url ?? '';
+    const conn = await side.engines.engineForUrl(url).connect(url, { poolSize: 10, ...side.options });
+    const lane = conn.shortReads;
+    if (!lane) throw new Error(`${url} has no pipelined lane: this measures PostgreSQL's`);
     try {
-      const { count } = (await sql`select count(*)::int as count from orders`.execute(conn.db)).rows[0];
-      const read = (i) =>
-        conn.shortReads.execute(sql`select * from orders where id = ${(i % count) + 1}`.compile(conn.db), table);
-      const run = async (n) => {
+      const counted = await sql`select count(*)::int as count from orders`.execute(conn.db);
+      const { count } = /** @type {{ count: number }} */ (counted.rows[0]);
+      const read = (/** @type {number} */ i) =>
+        lane.execute(sql`select * from orders where id = ${(i % count) + 1}`.compile(conn.db), table, undefined);
+      const run = async (/** @type {number} */ n) => {
         let next = 0;
         await Promise.all(
           Array.from({ length: inflight }, async () => {
@@ -119,12 +133,14 @@ async function endToEnd() {
   };
   const label = opts.before ? 'before (--before)' : 'no limit (this build)';
   for (const inflight of opts.inflight.split(',').map(Number)) {
+    /** @type {{ before: number[], after: number[] }} */
     const samples = { before: [], after: [] };
     for (let r = 0; r < Number(opts.rounds); r++) {
-      for (const name of r % 2 === 0 ? ['before', 'after'] : ['after', 'before'])
-        samples[name].push(await cpuPerRead(sides[name], inflight));
+      /** @type {('before' | 'after')[]} */
+      const order = r % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+      for (const name of order) samples[name].push(await cpuPerRead(sides[name], inflight));
     }
-    const ratios = samples.after.map((a, i) => a / samples.before[i]);
+    const ratios = samples.after.map((a, i) => a / (samples.before[i] ?? Number.NaN));
     console.log(
       `${inflight} in flight, ${reads} reads x ${opts.rounds} rounds: CPU per read, ${label} ` +
         `${median(samples.before).toFixed(1)} µs, metered ${median(samples.after).toFixed(1)} µs; ` +

@@ -9,6 +9,7 @@ import type { RunEvent } from '../src/runner/events.js';
 import type { BenchPlan, PlanTarget } from '../src/runner/plan.js';
 import { PlanResultBuilder } from '../src/runner/result.js';
 import { runPlan } from '../src/runner/run-plan.js';
+import { plannedSteps } from '../src/runner/steps.js';
 import { WORKLOADS } from '../src/workloads/index.js';
 
 /** Every call takes this long on the fake clock. */
@@ -539,5 +540,34 @@ describe('server CPU per call', () => {
     expect(pinned!.calls).toBe(1000 / CALL_MS);
     expect(pinned!.server).toEqual({ cpuPerCallUs: (1000 * 500) / pinned!.calls });
     expect(remote!.server).toBeUndefined();
+  });
+});
+
+describe('plannedSteps: the steps progress counts are the steps runPlan measures', () => {
+  /** What progress shows at the end: the planned steps less those of the skips, against the steps that ended. */
+  async function counted(clock: FakeClock, plan: BenchPlan) {
+    const { events } = await drive(clock, plan);
+    const planned = plannedSteps(plan);
+    const skipped = events.flatMap((e) => (e.type === 'skipped' ? [planned.of(e.target, e.workload)] : []));
+    return {
+      planned: planned.steps - skipped.reduce((a, b) => a + b, 0),
+      ended: events.filter((e) => e.type === 'step-end').length,
+    };
+  }
+
+  it('on our databases: every index round for a database workload, the first only for echo, skips taken off', async () => {
+    const { clock, plan } = setup();
+    const { planned, ended } = await counted(clock, plan);
+    expect(ended).toBeGreaterThan(0);
+    expect(planned).toBe(ended);
+  });
+
+  it('on a --target server, which is never re-indexed: one round, though the plan names two index sets', async () => {
+    const { clock, plan } = setup();
+    const target = { ...plan.targets[0]!, reindex: undefined };
+    const remote: BenchPlan = { ...plan, targets: [target], workloads: [WORKLOADS['point-read']!], slices: 1 };
+    const { planned, ended } = await counted(clock, remote);
+    expect(ended).toBe(2); // one round × 2 agent counts × 1 iteration
+    expect(planned).toBe(ended);
   });
 });

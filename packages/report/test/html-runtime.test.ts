@@ -80,8 +80,9 @@ describe('bar charts', () => {
         lineWidth: 1,
         font: '',
       },
-      bbox: { top: 0, height: 300 },
+      bbox: { left: 0, top: 0, width: 400, height: 300 },
       over: { getBoundingClientRect: () => ({ left: 0 }) },
+      root: { dataset: {} },
       valToPos: (v, scale) => (scale === 'x' ? v * 100 : 300 - v * 50),
     };
     for (const draw of options.hooks.draw) draw(u);

@@ -14,12 +14,13 @@
 // GO_LOAD is the Go load client built from apps/cli/bench/go-client (`go build -o go-load .`).
 // Without --db it seeds a SQLite file with 6,000 orders. It prints each round and the median.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { SERVER_BIN, seed, startServer } from './support.mjs';
+import { median } from '@mcp-db-bench/contract';
+import { cpuSeconds, SERVER_BIN, seed, startServer } from './support.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -37,12 +38,13 @@ const { values: opts } = parseArgs({
   },
 });
 if (!opts.load) throw new Error('--load GO_LOAD is required: build it from apps/cli/bench/go-client');
+const goLoad = opts.load;
 
 // The sink: what a collector does with OTLP/HTTP, minus the work of keeping it.
 let exports = 0;
 let exportBytes = 0;
 const sink = createServer((req, res) => {
-  req.on('data', (chunk) => {
+  req.on('data', (/** @type {Buffer} */ chunk) => {
     exportBytes += chunk.length;
   });
   req.on('end', () => {
@@ -60,7 +62,10 @@ if (!url) {
   url = `sqlite:${join(dir, 'bench.db')}`;
 }
 
+/** @typedef {{ name: string, bin: string, env: Record<string, string>, extra?: boolean, silent?: boolean }} Variant */
+
 const on = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_METRIC_EXPORT_INTERVAL: '5000' };
+/** @type {Variant[]} */
 const all = [
   { name: 'off', bin: SERVER_BIN, env: {} },
   { name: 'on', bin: SERVER_BIN, env: on },
@@ -99,12 +104,16 @@ const only = opts.only?.split(',');
 const variants = all.filter((v) => (only ? only.includes(v.name) : !v.extra) || v.bin !== SERVER_BIN);
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
 
-/** The process's CPU time so far, in seconds (Linux: /proc, in clock ticks of 1/100 s). */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+/**
+ * What go-load reports of a run, and the server's CPU over its measured window.
+ * @typedef {{ callsPerSec: number, durationSec: number, p50Ms: number, errors: Record<string, number>, serverCpu: number }} Report
+ */
 
+/**
+ * @param {string} endpoint
+ * @param {number | undefined} pid
+ * @returns {Promise<Report>}
+ */
 function load(endpoint, pid) {
   return new Promise((resolve, reject) => {
     const args = [
@@ -119,20 +128,21 @@ function load(endpoint, pid) {
       '-warmup',
       opts.warmup,
     ];
-    const child = spawn(opts.load, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(goLoad, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (chunk) => {
+    child.stdout.on('data', (/** @type {Buffer} */ chunk) => {
       out += chunk;
     });
     // The server's CPU over go-load's measured window alone: a fresh process compiles its hot paths
     // (the SDK's too) in its first seconds, which a long-running server has long paid for.
+    /** @type {{ from?: number, to?: number }} */
     const window = {};
-    child.stderr.on('data', (chunk) => {
+    child.stderr.on('data', (/** @type {Buffer} */ chunk) => {
       const text = String(chunk);
       if (text.includes('window open')) window.from = cpuSeconds(pid);
       if (text.includes('window closed')) window.to = cpuSeconds(pid);
     });
-    child.once('exit', (code) => {
+    child.once('exit', (/** @type {number | null} */ code) => {
       const line = out.trim().split('\n').pop();
       if (code !== 0 || !line?.startsWith('{')) return reject(new Error(`go-load exited with ${code}: ${out}`));
       if (window.from === undefined || window.to === undefined) return reject(new Error('go-load said no window'));
@@ -141,12 +151,12 @@ function load(endpoint, pid) {
   });
 }
 
-const results = new Map(variants.map((v) => [v.name, []]));
-const cpu = new Map(variants.map((v) => [v.name, []]));
+const results = new Map(variants.map((v) => [v.name, /** @type {number[]} */ ([])]));
+const cpu = new Map(variants.map((v) => [v.name, /** @type {number[]} */ ([])]));
 try {
   for (let round = 0; round < Number(opts.rounds); round++) {
     // Each round in another order, so no variant always runs first (or last) on a warmer machine.
-    const order = variants.map((_, i) => variants[(i + round) % variants.length]);
+    const order = variants.map((_, i) => /** @type {Variant} */ (variants[(i + round) % variants.length]));
     const line = [];
     for (const variant of order) {
       const before = exports;
@@ -156,10 +166,10 @@ try {
       try {
         const report = await load(server.endpoint, server.child.pid);
         const perCall = (report.serverCpu / (report.callsPerSec * report.durationSec)) * 1e6;
-        cpu.get(variant.name).push(perCall);
+        cpu.get(variant.name)?.push(perCall);
         const errors = Object.values(report.errors).reduce((a, b) => a + b, 0);
         if (errors) throw new Error(`${variant.name}: ${errors} errors: ${JSON.stringify(report.errors)}`);
-        results.get(variant.name).push(report.callsPerSec);
+        results.get(variant.name)?.push(report.callsPerSec);
         line.push(
           `${variant.name} ${report.callsPerSec.toFixed(0)} calls/s (p50 ${report.p50Ms} ms, ${perCall.toFixed(0)} µs CPU/call)`,
         );
@@ -171,15 +181,15 @@ try {
     }
     console.log(`round ${round + 1}: ${line.join(', ')}`);
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const reference = results.has('off') ? 'off' : variants[0].name;
-  const base = median(results.get(reference));
-  const baseCpu = median(cpu.get(reference));
+  const reference = results.has('off') ? 'off' : (variants[0]?.name ?? '');
+  const base = median(results.get(reference) ?? []);
+  const baseCpu = median(cpu.get(reference) ?? []);
   console.log(`${opts.workload}, ${opts.agents} agents, ${opts.duration} per round, ${opts.rounds} rounds; medians:`);
   for (const [name, xs] of results) {
     const m = median(xs);
-    const c = median(cpu.get(name));
-    const vs = (x, b) => `${x >= b ? '+' : ''}${((x / b - 1) * 100).toFixed(1)}%`;
+    const c = median(cpu.get(name) ?? []);
+    const vs = (/** @type {number} */ x, /** @type {number} */ b) =>
+      `${x >= b ? '+' : ''}${((x / b - 1) * 100).toFixed(1)}%`;
     console.log(
       `  ${name.padEnd(8)} ${m.toFixed(0).padStart(6)} calls/s (${vs(m, base)})  ` +
         `${c.toFixed(0).padStart(5)} µs server CPU per call (${vs(c, baseCpu)})`,

@@ -27,30 +27,39 @@ const CATEGORIES = [
   ['span end, batch processor', (_, entry) => entry === 'end'],
 ];
 
+/** @import { CallFrame, Profile } from './support.mjs' */
+
+/** @type {Map<string, number>} */
 const totals = new Map();
 let busy = 0;
 let otel = 0;
 for (const file of process.argv.slice(2)) {
+  /** @type {Profile} */
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  /** @type {Map<number, number>} */
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
+    /** @type {CallFrame[]} */
     const stack = [];
-    for (let at = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at).callFrame);
-    if (stack[0].functionName === '(idle)' || stack.some((f) => LOADING.test(f.url))) return;
+    for (let at = /** @type {number | undefined} */ (id); at !== undefined; at = parent.get(at)) {
+      const node = byId.get(at);
+      if (node) stack.push(node.callFrame);
+    }
+    if (stack[0]?.functionName === '(idle)' || stack.some((f) => LOADING.test(f.url))) return;
     busy += dt;
     const outward = stack.reverse();
     const first = outward.findIndex((f) => OTEL.test(f.url));
     if (first < 0 || outward.slice(first + 1).some((f) => OURS.test(f.url))) return;
     otel += dt;
     const inside = outward.slice(first);
-    const has = (re) => inside.some((f) => re.test(`${f.functionName} ${f.url}`));
-    const name = CATEGORIES.find(([, test]) => test(has, inside[0].functionName))?.[0] ?? 'other';
+    const has = (/** @type {RegExp} */ re) => inside.some((f) => re.test(`${f.functionName} ${f.url}`));
+    const name = CATEGORIES.find(([, test]) => test(has, inside[0]?.functionName ?? ''))?.[0] ?? 'other';
     totals.set(name, (totals.get(name) ?? 0) + dt);
   });
 }
-const pct = (x, of) => `${((x / of) * 100).toFixed(0).padStart(3)}%`;
+const pct = (/** @type {number} */ x, /** @type {number} */ of) => `${((x / of) * 100).toFixed(0).padStart(3)}%`;
 console.log(`the SDK's own frames: ${pct(otel, busy)} of the busy samples; of them:`);
 for (const [name, t] of [...totals].sort((a, b) => b[1] - a[1])) console.log(`  ${pct(t, otel)}  ${name}`);

@@ -10,10 +10,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { lexFilter } from '@mcp-db-bench/contract';
-import { openDatabase } from '../dist/context.js';
-import { planGet } from '../dist/tools/get.js';
-import { planQuery } from '../dist/tools/query.js';
+import { lexFilter, median } from '@mcp-db-bench/contract';
+import { openDatabase } from '@mcp-db-bench/server';
+import { planGet, planQuery } from '@mcp-db-bench/server/testing';
 import { seed } from './support.mjs';
 
 const { values: opts } = parseArgs({
@@ -22,10 +21,14 @@ const { values: opts } = parseArgs({
 const calls = Number(opts.calls);
 const dir = opts.url ? undefined : mkdtempSync(join(tmpdir(), 'mcp-db-bench-'));
 if (dir) seed(join(dir, 'bench.db'), 6000);
-const ctx = await openDatabase({ url: opts.url ?? `sqlite:${join(dir, 'bench.db')}` });
+const ctx = await openDatabase({ url: opts.url ?? `sqlite:${join(dir ?? '', 'bench.db')}` });
 const catalog = await ctx.schema.get();
 
-/** Median of 5 timed runs of `calls` calls, in µs per call. */
+/**
+ * Median of 5 timed runs of `calls` calls, in µs per call.
+ * @param {string} name
+ * @param {(i: number) => unknown} fn
+ */
 function time(name, fn) {
   for (let i = 0; i < calls / 10; i++) fn(i);
   const runs = [];
@@ -34,9 +37,10 @@ function time(name, fn) {
     for (let i = 0; i < calls; i++) fn(i);
     runs.push(Number(process.hrtime.bigint() - start) / calls / 1000);
   }
-  console.log(`${name.padEnd(34)} ${runs.sort((a, b) => a - b)[2].toFixed(2)} µs`);
+  console.log(`${name.padEnd(34)} ${median(runs).toFixed(2)} µs`);
 }
 
+/** @param {import('@mcp-db-bench/contract').QueryInput} args */
 const plan = (args) => planQuery(args, catalog, ctx.engine, ctx.db, ctx.limits);
 console.log(`${ctx.engine.name}: per call, median of 5 runs of ${calls.toLocaleString('en-US')}`);
 time('lexFilter `id = N`', (i) => lexFilter(`id = ${1 + (i % 6000)}`));

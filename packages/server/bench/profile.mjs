@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { client, keys, seed, startServer } from './support.mjs';
 
+/** @import { CallFrame, Profile } from './support.mjs' */
+
 const { values: opts } = parseArgs({
   options: {
     rows: { type: 'string', default: '25600' },
@@ -48,7 +50,8 @@ try {
   await rpc.open();
   const key = keys(rows);
   const customers = Math.max(1, Math.floor(rows / 10));
-  const call = {
+  /** @type {Record<string, () => Promise<import('./support.mjs').Answer>>} */
+  const byTool = {
     get: () => rpc.request('tools/call', { name: 'get', arguments: { table: 'orders', key: key() } }, 'get'),
     query: () =>
       rpc.request(
@@ -60,7 +63,8 @@ try {
         'query',
       ),
     echo: () => rpc.request('tools/call', { name: 'echo', arguments: { message: 'ping' } }, 'echo'),
-  }[opts.tool];
+  };
+  const call = byTool[opts.tool];
   if (!call) throw new Error(`--tool must be get, query or echo`);
   for (let i = 0; i < warmup; i++) await call();
   // The profile's clock is the monotonic clock hrtime reads: count only the measured window.
@@ -76,6 +80,8 @@ try {
   // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (SQLite's
   // worker threads write their own profiles, which this report leaves out).
   const name = readdirSync(profiles).find((f) => /\.0\.\d+\.cpuprofile$/.test(f));
+  if (!name) throw new Error(`the server wrote no CPU profile of its main thread in ${profiles}`);
+  /** @type {Profile} */
   const profile = JSON.parse(readFileSync(join(profiles, name), 'utf8'));
   if (opts.keep) renameSync(join(profiles, name), join(opts.keep, `${opts.tool}-${opts.era}.cpuprofile`));
   report(profile, calls, calls / seconds, Number(from), Number(to));
@@ -84,16 +90,26 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Self time per function and per layer, in microseconds per call. */
+/**
+ * Self time per function and per layer, in microseconds per call.
+ * @param {Profile} profile
+ * @param {number} totalCalls
+ * @param {number} rate
+ * @param {number} from
+ * @param {number} to
+ */
 function report(profile, totalCalls, rate, from, to) {
   const self = new Map(profile.nodes.map((n) => [n.id, 0]));
   const { samples, timeDeltas } = profile;
   let at = profile.startTime;
   for (let i = 0; i < samples.length; i++) {
     at += timeDeltas[i] ?? 0;
-    if (at >= from && at <= to) self.set(samples[i], self.get(samples[i]) + (timeDeltas[i] ?? 0));
+    const id = samples[i] ?? -1;
+    if (at >= from && at <= to) self.set(id, (self.get(id) ?? 0) + (timeDeltas[i] ?? 0));
   }
+  /** @type {Map<string, number>} */
   const byFunction = new Map();
+  /** @type {Map<string, number>} */
   const byLayer = new Map();
   for (const node of profile.nodes) {
     const us = self.get(node.id);
@@ -106,7 +122,7 @@ function report(profile, totalCalls, rate, from, to) {
     byLayer.set(l, (byLayer.get(l) ?? 0) + us);
   }
   const busy = [...byLayer].filter(([l]) => l !== '(idle)').reduce((a, [, us]) => a + us, 0);
-  const per = (us) => (us / totalCalls).toFixed(1).padStart(7);
+  const per = (/** @type {number} */ us) => (us / totalCalls).toFixed(1).padStart(7);
   console.log(
     `${opts.tool} on ${engine} (${rows} rows), ${opts.era} era, 1 client: ${rate.toFixed(0)} calls/s; server CPU ${per(busy).trim()} µs per call`,
   );
@@ -122,17 +138,20 @@ function report(profile, totalCalls, rate, from, to) {
   }
 }
 
+/** @param {string} url */
 function shortUrl(url) {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(url.replace(/.*\.pnpm\/[^/]+\//, ''));
   if (pkg) return `${pkg[1]}/${pkg[2]}`;
   return url.replace(/^file:\/\/.*\/packages\//, '').replace(/^node:/, 'node:');
 }
 
+/** @param {CallFrame} f */
 function layer(f) {
   const url = f.url;
   if (!url) return f.functionName.startsWith('(') ? f.functionName : 'native (V8 / bindings)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url.replace(/.*\.pnpm\/[^/]+\//, ''));
-  if (pkg) return pkg[1].startsWith('@modelcontextprotocol/') ? `MCP SDK (${pkg[1].split('/')[1]})` : pkg[1];
+  const name = pkg?.[1];
+  if (name) return name.startsWith('@modelcontextprotocol/') ? `MCP SDK (${name.split('/')[1]})` : name;
   if (url.includes('/packages/')) return 'ours (packages/)';
   if (/undici|webstreams/.test(url)) return 'node: web Request/Response (undici, web streams)';
   if (/_http|http|net|internal\/streams/.test(url)) return 'node: http, net and streams';

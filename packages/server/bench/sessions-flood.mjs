@@ -36,7 +36,7 @@ const server = await startServer(`sqlite:${join(dir, 'flood.db')}`, {
   ...(o.bin ? { bin: o.bin } : {}),
 });
 const ends = Date.now() + Number(o.seconds) * 1000;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const initialize = JSON.stringify({
   jsonrpc: '2.0',
@@ -57,6 +57,7 @@ async function flooder() {
 const perConnection = Number(o['per-connection']);
 const connect = async () => {
   let sent = 0;
+  /** @type {typeof fetch} */
   const moving = (url, init) => {
     const headers = new Headers(init?.headers);
     if (perConnection && ++sent % perConnection === 0) headers.set('connection', 'close');
@@ -66,14 +67,20 @@ const connect = async () => {
   await client.connect(new StreamableHTTPClientTransport(new URL(server.endpoint), { fetch: moving }));
   return client;
 };
-/** A client calling every `everyMs`; a 404 is answered by initializing again, as hosts do. */
+/** @typedef {{ calls: number, notFound: number, failed: number }} Tally */
+
+/**
+ * A client calling every `everyMs`; a 404 is answered by initializing again, as hosts do.
+ * @param {number} everyMs
+ * @param {Tally} tally
+ */
 async function caller(everyMs, tally) {
   let client = await connect();
   let n = 0;
   while (Date.now() < ends) {
     const result = await client
       .callTool({ name: 'get', arguments: { table: 'orders', key: (n++ % 1000) + 1 } })
-      .catch((error) => error);
+      .catch((/** @type {Error} */ error) => error);
     if (result instanceof Error) {
       if (/404|Session not found/.test(result.message)) tally.notFound++;
       else {
@@ -98,7 +105,8 @@ await Promise.all([
 ]);
 await server.stop();
 rmSync(dir, { recursive: true, force: true });
-const show = (t) => `${t.calls} calls, ${t.notFound} × 404${t.failed ? `, ${t.failed} failed` : ''}`;
+const show = (/** @type {Tally} */ t) =>
+  `${t.calls} calls, ${t.notFound} × 404${t.failed ? `, ${t.failed} failed` : ''}`;
 console.log(
   `${o.bin ? `${o.bin} ` : ''}${o['server-args'] || '(one process)'}${perConnection ? `, ${perConnection} requests a connection` : ''}: ${opened} sessions opened by ${o.flooders} flooders ` +
     `(${Math.round(opened / Number(o.seconds))}/s); ${clients} clients every 0.2 s: ${show(fast)}; ` +

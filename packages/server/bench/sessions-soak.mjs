@@ -28,13 +28,16 @@ const server = await startServer(`sqlite:${join(dir, 'soak.db')}`, {
   args: o['server-args'].split(' ').filter(Boolean),
 });
 const rssMb = () =>
-  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))[1]) / 1024;
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1]) / 1024;
 
 const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const counts = { opened: 0, refused: 0, failed: 0 };
 const ends = Date.now() + minutes * 60_000;
 
-/** One abandoned session: initialize, initialized, one call, and the id is dropped. */
+/**
+ * One abandoned session: initialize, initialized, one call, and the id is dropped.
+ * @param {number} n
+ */
 async function abandon(n) {
   const init = await fetch(server.endpoint, {
     method: 'POST',
@@ -73,6 +76,7 @@ async function abandon(n) {
   else counts.failed++;
 }
 
+/** @type {({ minute: number, rss: number } & typeof counts)[]} */
 const samples = [];
 const sample = () => {
   samples.push({ minute: samples.length + 1, rss: rssMb(), ...counts });

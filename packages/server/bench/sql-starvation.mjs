@@ -28,7 +28,9 @@ const { values: o } = parseArgs({
 });
 if (!o.url) throw new Error('--url: a PostgreSQL or MySQL/MariaDB database the script may add a table to');
 const engine = engineForUrl(o.url);
-const SLEEP = { postgres: 'select pg_sleep(20) as slept', mysql: 'select sleep(20) as slept' }[engine.family];
+/** @type {Partial<Record<string, string>>} */
+const SLEEPS = { postgres: 'select pg_sleep(20) as slept', mysql: 'select sleep(20) as slept' };
+const SLEEP = SLEEPS[engine.family];
 if (!SLEEP) throw new Error(`${engine.title}: no sleep to run (PostgreSQL, MySQL or MariaDB)`);
 const ROWS = 1000;
 
@@ -48,6 +50,7 @@ const server = await startServer(o.url, {
   args: ['--sql', ...o['server-args'].split(' ').filter(Boolean)],
   ...(o.bin ? { bin: o.bin } : {}),
 });
+/** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const nextKey = keys(ROWS);
 const reader = client(server.endpoint, 'legacy');
@@ -55,8 +58,13 @@ await reader.open();
 const get = () =>
   reader.request('tools/call', { name: 'get', arguments: { table: 'sql_starvation', key: nextKey() } }, 'get');
 
-/** get in a loop for `ms`: each call's latency, and the calls that failed. */
+/**
+ * get in a loop for `ms`: each call's latency, and the calls that failed.
+ * @param {number} ms
+ * @returns {Promise<Side>}
+ */
 async function reads(ms) {
+  /** @type {number[]} */
   const samples = [];
   let failed = 0;
   const ends = performance.now() + ms;
@@ -80,8 +88,12 @@ async function sleepers() {
   return Promise.all(calls);
 }
 
+/** @typedef {{ samples: number[], failed: number }} Side */
+/** @type {Record<'quiet' | 'loaded', Side>} */
 const sides = { quiet: { samples: [], failed: 0 }, loaded: { samples: [], failed: 0 } };
+/** @type {Record<string, number>} */
 const outcomes = {};
+/** @param {'quiet' | 'loaded'} side @param {Side} measured */
 const add = (side, { samples, failed }) => {
   sides[side].samples.push(...samples);
   sides[side].failed += failed;
@@ -89,7 +101,9 @@ const add = (side, { samples, failed }) => {
 try {
   for (let i = 0; i < 200; i++) await get(); // warm-up
   for (let round = 0; round < Number(o.rounds); round++) {
-    for (const side of round % 2 === 0 ? ['quiet', 'loaded'] : ['loaded', 'quiet']) {
+    /** @type {('quiet' | 'loaded')[]} */
+    const order = round % 2 === 0 ? ['quiet', 'loaded'] : ['loaded', 'quiet'];
+    for (const side of order) {
       if (side === 'quiet') {
         add('quiet', await reads(Number(o['phase-ms'])));
         continue;
@@ -104,12 +118,14 @@ try {
   await server.stop();
 }
 
+/** @param {Float64Array} sorted @param {number} q */
 const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+/** @param {'quiet' | 'loaded'} side */
 const line = (side) => {
   const sorted = Float64Array.from(sides[side].samples).sort();
-  const p = (q) => at(sorted, q).toFixed(2);
+  const p = (/** @type {number} */ q) => (at(sorted, q) ?? 0).toFixed(2);
   return {
-    p99: at(sorted, 0.99),
+    p99: at(sorted, 0.99) ?? 0,
     text: `${side}: ${sorted.length} gets, ${sides[side].failed} failed, ms p50 ${p(0.5)} p99 ${p(0.99)} max ${p(1)}`,
   };
 };

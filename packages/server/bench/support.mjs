@@ -1,13 +1,18 @@
 // Shared by the stand-alone bench scripts: a seeded SQLite file, the built server as its own
 // process, and a minimal JSON-RPC client for either protocol era.
+import { readFileSync } from 'node:fs';
+import { SERVER_BIN, startServerProcess } from '@mcp-db-bench/server';
 import Database from 'better-sqlite3';
-import { startServerProcess } from '../dist/transports/ready.js';
 
 export const MODERN = '2026-07-28';
 export const LEGACY = '2025-11-25';
-export const SERVER_BIN = new URL('../dist/bin.js', import.meta.url).pathname;
+export { SERVER_BIN };
 
-/** customers (n/10) and orders (n), orders.customer_id indexed: point reads and FK filters. */
+/**
+ * customers (n/10) and orders (n), orders.customer_id indexed: point reads and FK filters.
+ * @param {string} path
+ * @param {number} n
+ */
 export function seed(path, n) {
   const db = new Database(path);
   db.exec(`create table customers (id integer primary key, name varchar(100) not null);
@@ -31,13 +36,24 @@ export function seed(path, n) {
  * Starts dist/bin.js (or `bin`, e.g. another checkout's build) over HTTP on a free port, with
  * `env` (default: this process's), as one process unless `args` asks for workers: these scripts
  * read one process's memory and profile.
+ * @param {string} dbUrl
+ * @param {{ nodeArgs?: string[], args?: string[], bin?: string, env?: NodeJS.ProcessEnv }} [options]
  */
 export async function startServer(dbUrl, { nodeArgs = [], args = [], bin = SERVER_BIN, env = process.env } = {}) {
   const workers = args.some((a) => a.startsWith('--workers')) ? [] : ['--workers', '1'];
   return startServerProcess(['--url', dbUrl, '--http', '--port', '0', ...workers, ...args], { bin, nodeArgs, env });
 }
 
-/** Minimal JSON-RPC over HTTP for either era, reading JSON or single-event SSE answers. */
+/**
+ * A JSON-RPC answer as these scripts read it: whatever the server sent.
+ * @typedef {{ result?: any, error?: { code: number, message: string } }} Answer
+ */
+
+/**
+ * Minimal JSON-RPC over HTTP for either era, reading JSON or single-event SSE answers.
+ * @param {string} endpoint
+ * @param {string | undefined} era `modern`, or anything else for the 2025 era
+ */
 export function client(endpoint, era) {
   let id = 0;
   const meta = {
@@ -46,7 +62,14 @@ export function client(endpoint, era) {
     'io.modelcontextprotocol/clientCapabilities': {},
   };
   const version = era === 'modern' ? MODERN : LEGACY;
+  /**
+   * @param {object} body
+   * @param {string} method
+   * @param {string} [name]
+   * @returns {Promise<Answer>}
+   */
   async function post(body, method, name) {
+    /** @type {Record<string, string>} */
     const headers = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
@@ -58,10 +81,10 @@ export function client(endpoint, era) {
     if (!text) return {};
     const json =
       text.startsWith('event:') || text.startsWith('data:')
-        ? text
+        ? (text
             .split('\n')
             .find((l) => l.startsWith('data:'))
-            .slice(5)
+            ?.slice(5) ?? '')
         : text;
     return JSON.parse(json);
   }
@@ -79,6 +102,11 @@ export function client(endpoint, era) {
       );
       await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, 'notifications/initialized');
     },
+    /**
+     * @param {string} method
+     * @param {Record<string, unknown>} params
+     * @param {string} [name]
+     */
     request(method, params, name) {
       const p = era === 'modern' ? { ...params, _meta: meta } : params;
       return post({ jsonrpc: '2.0', id: ++id, method, params: p }, method, name);
@@ -86,10 +114,29 @@ export function client(endpoint, era) {
   };
 }
 
-/** A deterministic key stream in 1..n. */
+/**
+ * A deterministic key stream in 1..n.
+ * @param {number} n
+ */
 export function keys(n, state = 42) {
   return () => {
     state = (state * 1103515245 + 12345) % 2147483648;
     return (state % n) + 1;
   };
 }
+
+/**
+ * A process's CPU time so far, in seconds (Linux: /proc, in clock ticks of 1/100 s).
+ * @param {number | undefined} pid
+ */
+export function cpuSeconds(pid) {
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * A V8 CPU profile (`--cpu-prof`), as far as profile.mjs and otel-profile.mjs read it.
+ * @typedef {{ functionName: string, url: string, lineNumber: number }} CallFrame
+ * @typedef {{ id: number, callFrame: CallFrame, children?: number[] }} ProfileNode
+ * @typedef {{ nodes: ProfileNode[], samples: number[], timeDeltas: number[], startTime: number }} Profile
+ */

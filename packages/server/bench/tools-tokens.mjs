@@ -15,9 +15,10 @@ import { client, LEGACY, seed, startServer } from './support.mjs';
 
 const extra = process.argv.slice(2).filter((a) => a !== '--');
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-'));
-const [a, b] = ['shop.db', 'crm.db'].map((name) => join(dir, name));
+const [a, b] = [join(dir, 'shop.db'), join(dir, 'crm.db')];
 seed(a, 100);
 seed(b, 100);
+/** @type {[string, string, string[]][]} */
 const cases = [
   ['one database', `sqlite:${a}`, []],
   ['two databases', `shop=sqlite:${a}`, ['--url', `crm=sqlite:${b}`]],
@@ -28,7 +29,11 @@ try {
     try {
       const tools = (await client(server.endpoint, 'modern').request('tools/list', {})).result.tools;
       const shown = JSON.stringify(
-        tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+        tools.map((/** @type {{ name: string, description: string, inputSchema: unknown }} */ t) => ({
+          name: t.name,
+          description: t.description,
+          inputSchema: t.inputSchema,
+        })),
       );
       const init = await client(server.endpoint, 'legacy').request('initialize', {
         protocolVersion: LEGACY,

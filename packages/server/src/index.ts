@@ -6,7 +6,6 @@ export { type Databases, openDatabases } from './databases.js';
 export { SERVING_NODE_FLAGS } from './heap.js';
 export type { NamedContexts } from './routing.js';
 export { callTool, createServerFactory } from './server.js';
-export { TEST_DELAY_ENV } from './test-delay.js';
 export {
   BENCH_TOOLS,
   type Limits,

@@ -258,10 +258,15 @@ const SNEAKY: Record<string, { sql: string; code: string; atStart?: string }> = 
   mysql: {
     sql: "insert into notes (customer_id, body) values (1, 'sneaky')",
     code: 'read_only',
-    atStart: 'Cannot execute statement in a READ ONLY transaction',
+    atStart: 'refuses the statement: Cannot execute statement in a READ ONLY transaction',
   },
-  // SQLite: the statement runs inside `select * from (...)` in a read-only process; its parser refuses an insert there.
-  sqlite: { sql: "insert into notes (customer_id, body) values (1, 'sneaky')", code: 'database_error' },
+  // SQLite: the statement runs inside `select * from (...)` in a read-only process; its parser refuses an insert
+  // there, which the start-up check finds by running it so, for no row.
+  sqlite: {
+    sql: "insert into notes (customer_id, body) values (1, 'sneaky')",
+    code: 'database_error',
+    atStart: 'cannot run the statement read-only: near "insert": syntax error. A read-only tool runs one query',
+  },
 };
 
 const TIMEOUT_MS = 1000;
@@ -388,6 +393,24 @@ describe.each(targets)('custom tools on $engine', (target) => {
     expect(JSON.stringify(bad.data)).toContain('status');
   });
 
+  it("renders a table's columns as the structured tools do: the same values on every engine", async () => {
+    const paid = await callJson(client!, 'orders_by_status', { status: 'paid' });
+    const rows = paid.data.rows as { id: number }[];
+    expect(rows.length).toBeGreaterThan(1);
+    const ids = rows.map((r) => r.id);
+    const query = await callJson(client!, 'query', {
+      table: 'orders',
+      columns: ['id', 'customer_id', 'total', 'placed_at'],
+      filter: `id in (${ids.join(', ')})`,
+      limit: ids.length,
+    });
+    expect(query.isError, JSON.stringify(query.data)).toBe(false);
+    const byId = new Map((query.data.rows as { id: number }[]).map((r) => [r.id, r]));
+    // a decimal with its scale as a string, a timestamp in ISO-8601 UTC: what `query` answers
+    expect(rows).toEqual(ids.map((id) => byId.get(id)));
+    expect(typeof (rows[0] as unknown as { total: unknown }).total).toBe('string');
+  });
+
   it.skipIf(target.engine !== 'sqlite' || !existsSync(PYTHON))(
     'answers the Python MCP client as it answers ours',
     async () => {
@@ -416,6 +439,33 @@ describe.each(targets)('custom tools on $engine', (target) => {
     90_000,
   );
 
+  it('stops at start (exit 2) on a read-only tool whose statement writes, saying what to do', async () => {
+    const engine = engineForUrl(dbUrl);
+    const file = configFile(
+      stringify({
+        url: dbUrl,
+        tools: {
+          forget: {
+            description: 'Says it reads',
+            sql: 'delete from notes where id = :id',
+            parameters: { id: { type: 'integer' } },
+          },
+        },
+      }),
+    );
+    const run = spawnSync(process.execPath, [BIN, '--config', file], { input: '', encoding: 'utf8', timeout: 30_000 });
+    expect(run.status, run.stderr).toBe(2);
+    const line = run.stderr.split('\n').find((l) => l.startsWith('error: '));
+    expect(line).toMatch(
+      new RegExp(
+        `:5: tools\\.forget\\.sql: ${engine.title} (cannot run the statement read-only|refuses the statement): `,
+      ),
+    );
+    // the operator is told the way out, wherever the database refused it
+    if (line?.includes('read-only:')) expect(line).toContain('needs readOnly: false, and the server --allow-writes');
+    expect(await notes()).toBe(0);
+  });
+
   it('leaves writing to the database: a read-only tool that writes is refused by it, and a slow one cancelled', async () => {
     const engine = engineForUrl(dbUrl);
     const sneaky = SNEAKY[engine.family]!;
@@ -431,9 +481,7 @@ describe.each(targets)('custom tools on $engine', (target) => {
         timeout: 30_000,
       });
       expect(run.status, run.stderr).toBe(2);
-      expect(run.stderr).toContain(
-        `${file}:5: tools.sneaky.sql: ${engine.title} refuses the statement: ${sneaky.atStart}`,
-      );
+      expect(run.stderr).toContain(`${file}:5: tools.sneaky.sql: ${engine.title} ${sneaky.atStart}`);
       expect(await notes()).toBe(0);
     }
     const served = sneaky.atStart ? configFile(stringify({ url: dbUrl, tools: { slow } })) : file;

@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -7,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseContext, openDatabase } from '../src/context.js';
 import { createServerFactory, directTools } from '../src/server.js';
 import { READ_TOOLS } from '../src/tools/index.js';
-import { FRONT_MAX_REQUEST_BYTES, readRequest } from '../src/transports/front.js';
+import { BusyPoll } from '../src/transports/busy-poll.js';
+import {
+  FRONT_MAX_REQUEST_BYTES,
+  type FrontAnswer,
+  frontDoor,
+  frontResponse,
+  readRequest,
+} from '../src/transports/front.js';
 import { startHttp } from '../src/transports/http.js';
 import { type HttpServer, startHttpServer } from './support/mcp.js';
 
@@ -358,7 +366,7 @@ describe('the front door from the first connection on', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("a fresh server's first client is read by the front door, Origin and all; a foreign Host still gets Node's 403", async () => {
+  it("a fresh server's first client is read by the front door, Origin and all; a foreign Host gets its 403 there too", async () => {
     const conn = new Connection(Number(new URL(started.url).port));
     try {
       const origin = 'Origin: http://localhost:5173\r\n';
@@ -372,13 +380,15 @@ describe('the front door from the first connection on', () => {
 
       await conn.write(getItem(session, 3, 1).replace('Host: 127.0.0.1', 'Host: evil.example'));
       expect((await conn.read()).status).toBe(403);
-      expect(nodeRequests).toBe(1);
+      await conn.write(getItem(session, 4, 1));
+      expect(data((await conn.read()).body).result?.structuredContent).toMatchObject({ row: { label: 'one' } });
+      expect(nodeRequests).toBe(0);
     } finally {
       conn.close();
     }
   });
 
-  it('a foreign Origin is refused by Node (403), never remembered as passed', async () => {
+  it('a foreign Origin is refused (403), never remembered as passed', async () => {
     const conn = new Connection(Number(new URL(started.url).port));
     try {
       for (let i = 0; i < 2; i++) {
@@ -387,6 +397,114 @@ describe('the front door from the first connection on', () => {
       }
     } finally {
       conn.close();
+    }
+  });
+});
+
+describe('one admission: the front door and Node’s server answer a request alike', () => {
+  let dir: string;
+  let ctx: DatabaseContext;
+  let started: Awaited<ReturnType<typeof startHttp>>;
+  let port: number;
+  /** requests Node's HTTP server read (the front door's never reach it) */
+  let nodeRequests = 0;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcp-db-front-admit-'));
+    const file = join(dir, 'tiny.db');
+    const db = new Database(file);
+    db.exec(
+      "create table items (id integer primary key, label text not null); insert into items (label) values ('one');",
+    );
+    db.close();
+    ctx = await openDatabase({ url: `sqlite:${file}` });
+    const factory = createServerFactory(ctx, READ_TOOLS);
+    const direct = directTools(ctx, READ_TOOLS);
+    started = await startHttp(factory, { host: '127.0.0.1', port: 0, direct, token: 'sekrit' });
+    started.server.on('request', () => nodeRequests++);
+    port = Number(new URL(started.url).port);
+  });
+  afterAll(async () => {
+    started?.server.closeAllConnections();
+    started?.server.close();
+    await ctx?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const auth = 'Authorization: Bearer sekrit\r\n';
+  const deep = `${'['.repeat(300)}${']'.repeat(300)}`;
+  it.each([
+    ['another path', (r: string) => r.replace('POST /mcp', 'POST /other')],
+    ['a foreign Host', (r: string) => r.replace('Host: 127.0.0.1', 'Host: evil.example')],
+    ['a foreign Origin', (r: string) => r.replace(auth, `${auth}Origin: http://evil.example\r\n`)],
+    ['no token', (r: string) => r.replace(auth, '')],
+    ['a wrong token', (r: string) => r.replace('sekrit', 'wrong')],
+    ['an unknown session', (r: string) => r.replace(auth, `${auth}Mcp-Session-Id: nope\r\n`)],
+    ['DELETE without a session', () => `DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}\r\n`],
+    [
+      'DELETE of an unknown session',
+      () => `DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Mcp-Session-Id: x\r\n\r\n`,
+    ],
+    ['a compressed body', (r: string) => r.replace(auth, `${auth}Content-Encoding: gzip\r\n`)],
+    ['JSON nested too deep', () => post(deep, auth)],
+  ])('%s: the same status, headers and body on both paths', async (_, make) => {
+    const request = make(initialize().replace('Content-Type', `${auth.trimEnd()}\r\nContent-Type`));
+    const front = new Connection(port);
+    const node = new Connection(port);
+    try {
+      const before = nodeRequests;
+      await front.write(request);
+      const fromFront = await front.read();
+      expect(nodeRequests, 'answered by the front door').toBe(before);
+      // `Connection: close` takes a request out of the front door's plain subset: Node reads it.
+      await node.write(request.replace('Host:', 'Connection: close\r\nHost:'));
+      const fromNode = await node.read();
+      expect(nodeRequests, 'answered by Node').toBe(before + 1);
+      expect(fromFront.status).toBeGreaterThanOrEqual(400);
+      const seen = ({ status, headers, body }: typeof fromFront) => ({
+        status,
+        body,
+        type: headers['content-type'],
+        allow: headers.allow,
+        challenge: headers['www-authenticate'],
+      });
+      expect(seen(fromFront)).toEqual(seen(fromNode));
+    } finally {
+      front.close();
+      node.close();
+    }
+  });
+});
+
+describe('frontDoor takes Node’s connection machinery whatever its listener is named', () => {
+  it('reads plain requests itself and hands the rest to Node, on a server whose listener was renamed', async () => {
+    let nodeRequests = 0;
+    const server = createServer((_req, res) => {
+      nodeRequests++;
+      res.end('node');
+    });
+    // As a Node version that names its listener otherwise would have it.
+    const [own] = server.listeners('connection') as ((this: Server, socket: Socket) => void)[];
+    server.removeAllListeners('connection');
+    server.on('connection', function renamed(this: Server, socket: Socket) {
+      own!.call(this, socket);
+    });
+    const answer: FrontAnswer = (request) =>
+      request.url === '/plain' ? frontResponse({ status: 200, headers: {}, body: 'front' }, 5_000) : undefined;
+    frontDoor(server, answer, { headersTimeoutMs: 5_000, keepAliveMs: 5_000, busyPoll: new BusyPoll(0) });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const conn = new Connection((server.address() as AddressInfo).port);
+    try {
+      await conn.write(post('{}').replace('/mcp', '/plain'));
+      expect((await conn.read()).body).toBe('front');
+      expect(nodeRequests).toBe(0);
+      await conn.write(post('{}').replace('/mcp', '/other'));
+      expect((await conn.read()).body).toBe('node');
+      expect(nodeRequests).toBe(1);
+    } finally {
+      conn.close();
+      server.closeAllConnections();
+      server.close();
     }
   });
 });

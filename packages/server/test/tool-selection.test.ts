@@ -54,7 +54,9 @@ describe('selectTools', () => {
     expect(() => selectTools(everything, 'quer')).toThrow(
       /no tool or set named quer \(tools: list_tables, .*; sets: read, minimal, write, all, custom\)/,
     );
-    expect(() => selectTools(toolsFor({}), 'write')).toThrow('selects no tool');
+    expect(() => selectTools(toolsFor({}), 'write')).toThrow(
+      '--tools "write" selects no tool: its tools need --allow-writes',
+    );
   });
 
   it("takes the config file's custom tools by name, as the set custom, and in all", () => {

@@ -14,6 +14,7 @@ import {
   PlanResultBuilder,
   type PlanTarget,
   peakTarget,
+  plannedSteps,
   runPlan,
   stagesDuration,
   type Target,
@@ -64,21 +65,21 @@ export async function measure(
       };
       // Steps finished so far: an interrupted run keeps them, marked partial, in every file asked for.
       const partial = new PlanResultBuilder();
-      // every target, index round, workload, agent count and iteration is a step; a skip takes a
-      // workload's off; a workload without a database runs under the first index profile only
-      const loads = (w: string) =>
-        config.loadStages?.kind === 'agents' ? 1 : (config.workloadAgents?.[w] ?? config.agents).length;
-      const perWorkload = (w: string) =>
-        (WORKLOADS[w]!.database ? Math.max(config.indexes.length, 1) : 1) * loads(w) * config.iterations;
-      // the bare echo floor measures echo alone, once per agent count and iteration
-      const floors = targets.plan.filter((t) => t.label === FLOOR_LABEL).length;
-      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-      const show = progress(undefined, undefined, undefined, {
-        steps:
-          (targets.plan.length - floors) * sum(config.workloads.map(perWorkload)) +
-          floors * sum(config.workloads.filter((w) => w === 'echo').map((w) => loads(w) * config.iterations)),
-        perWorkload,
-      });
+      // The steps the runner will measure, counted by its rules (a --target server is never
+      // re-indexed: one round); a skip takes its steps off; the bare echo floor serves echo alone.
+      const planned = plannedSteps(
+        {
+          targets: targets.plan,
+          indexes: config.indexes,
+          workloads: config.workloads.map((name) => WORKLOADS[name]!),
+          agents: config.agents,
+          workloadAgents: config.workloadAgents,
+          iterations: config.iterations,
+          stages: config.loadStages,
+        },
+        (workload) => workload === 'echo',
+      );
+      const show = progress(undefined, undefined, undefined, planned);
       const keepPartial = onInterrupt(() => {
         const file = fileConfig(config, serving, targets);
         keep({ ...resultOf(file, partial.result()), machine: machine.record(), partial: true });

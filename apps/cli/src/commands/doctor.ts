@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { TABLES } from '@mcp-db-bench/dataset';
 import { ENGINES, engineForUrl, redactUrl } from '@mcp-db-bench/engines';
+import { MIN_NODE, nodeVersionProblem } from '@mcp-db-bench/server/node-version';
 import { Command } from 'commander';
 import { dbListOption, examples } from '../options.js';
 import { serverBin } from '../serving/server-process.js';
@@ -25,8 +26,8 @@ export function doctorCommand(): Command {
         if (!ok) failures++;
         process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${text}\n`);
       };
-      const major = Number(process.versions.node.split('.')[0]);
-      line(major >= 22, `Node ${process.versions.node} (needs 22 or newer)`);
+      const node = process.versions.node;
+      line(nodeVersionProblem('mcp-db-bench', node) === undefined, `Node ${node} (needs ${MIN_NODE} or newer)`);
       const server = createRequire(serverBin());
       line(true, `MCP server ${serverBin()}`);
       // Drivers are optional: a missing one matters only for a database that needs it (checked below).

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { ResultFile } from '@mcp-db-bench/contract';
@@ -28,7 +28,7 @@ import {
 import { extendResult, settlement, settlementText, studyDesign } from '../benchmark/study-settle.js';
 import { callMsOf, fallbackCallMs, type Sizing, sizingArgs, stepDurations } from '../benchmark/study-sizing.js';
 import { EXIT, redactAll, UsageError } from '../errors.js';
-import { dbListOption, examples, scaleOption, seedOption } from '../options.js';
+import { checkOutputDir, dbListOption, examples, scaleOption, seedOption } from '../options.js';
 import { parseDuration, parseLongDuration, parsePositiveInt } from '../parse/durations.js';
 import { logLine } from '../render/progress.js';
 import { trackChild } from '../serving/interrupt.js';
@@ -115,7 +115,7 @@ interface Study {
 }
 
 async function study(flags: StudyFlags): Promise<void> {
-  mkdirSync(flags.out, { recursive: true });
+  checkOutputDir('--out', flags.out);
   const settings: StudySettings = {
     dbs: flags.db?.length ? flags.db : [`sqlite:${join(flags.out, 'study.db')}`],
     scale: flags.scale,

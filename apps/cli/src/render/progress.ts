@@ -1,5 +1,5 @@
 import type { StepResult } from '@mcp-db-bench/contract';
-import type { RunEvent, StepKey, WriteVerification } from '@mcp-db-bench/loadgen';
+import type { PlannedSteps, RunEvent, StepKey, WriteVerification } from '@mcp-db-bench/loadgen';
 import { callsPerSecond, errorTotal, int, roundLabel } from '@mcp-db-bench/report';
 
 export function stepLine(step: StepResult): string {
@@ -87,14 +87,14 @@ export function overallLine(done: number, planned: number, elapsedMs: number): s
 /**
  * Progress on stderr: on a terminal, what runs now shows on a live line until a result replaces
  * it. The live line is cut to the terminal's `columns`: a line that wraps leaves its first row
- * behind when `\r` redraws it. With `planned` (the steps the plan will measure; a skipped
- * workload takes its steps off), each step's line and the live line say how far the run is.
+ * behind when `\r` redraws it. With `planned` (the steps the plan will measure, `plannedSteps`;
+ * a target's skipped workload takes its steps off), each step's line and the live line say how far the run is.
  */
 export function progress(
   write: (text: string) => void = (text) => process.stderr.write(text),
   tty = process.stderr.isTTY === true,
   columns = () => process.stderr.columns,
-  planned?: { steps: number; perWorkload: (workload: string) => number; now?: () => number },
+  planned?: PlannedSteps & { now?: () => number },
 ) {
   let current: StepStart | undefined;
   const now = planned?.now ?? Date.now;
@@ -105,7 +105,7 @@ export function progress(
   return (event: RunEvent): void => {
     if (event.type === 'step-start') current = event;
     if (event.type === 'step-end') done++;
-    if (event.type === 'skipped') total -= planned?.perWorkload(event.workload) ?? 0;
+    if (event.type === 'skipped') total -= planned?.of(event.target, event.workload) ?? 0;
     const p = progressOf(event, current);
     if (p === undefined) return;
     if ('live' in p) {

@@ -13,6 +13,8 @@ import { testing as postgres } from '../postgres/testing.js';
 import { testing as sqlite } from '../sqlite/testing.js';
 import type { EngineTesting, TestDatabases, TestFacts } from './facts.js';
 
+/** PostgreSQL's answer meter, which bench/answer-meter.mjs times on its own */
+export { RowBytes } from '../postgres/answer-meter.js';
 export { recreateOnServer, temporaryPath } from './databases.js';
 export type { EngineTesting, HostProbe, ShopColumnType, TestDatabases, TestFacts } from './facts.js';
 

@@ -9,7 +9,7 @@ import type { McpClient } from '../clients/client.js';
 import { type Clock, realClock } from '../drive/clock.js';
 import type { ClientProbe } from '../drive/probe.js';
 import { runStep, type StepMeasurement } from '../drive/run-step.js';
-import { peakTarget, stagesDuration } from '../drive/stages.js';
+import { stagesDuration } from '../drive/stages.js';
 import { startAgent } from '../loop.js';
 import type { Workload } from '../workloads/workload.js';
 import { openLedger, type WriteLedger } from '../writes/ledger.js';
@@ -21,6 +21,7 @@ import type { RunEvent, StepKey } from './events.js';
 import type { BenchPlan, PlanResult, PlanTarget } from './plan.js';
 import { PlanResultBuilder } from './result.js';
 import { measureSessionInit } from './session-init.js';
+import { indexRounds, stepAgents } from './steps.js';
 
 export interface RunPlanOptions {
   /** default: the real clock */
@@ -71,7 +72,7 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
   for (const target of plan.targets) run.targets.push({ plan: target, tools: await toolsOf(target) });
   if (plan.warmUp) for (const target of run.targets) await warmUp(run, target, plan.warmUp);
 
-  const rounds = plan.indexes.length > 0 && plan.targets.some((t) => t.reindex) ? plan.indexes : [null];
+  const rounds = indexRounds(plan);
   const all = Array.from({ length: plan.iterations }, (_, i) => i + 1);
   // Comparing sides (index profiles, targets): each iteration is a pass over every side, the
   // order rotated from one pass to the next, so a shared machine's drift lands on every side.
@@ -204,12 +205,6 @@ function idleStep(run: Run, mode: StepMeasurement['mode'], startedAt: number): S
     startedAt,
   };
 }
-
-/** A workload's agent counts to step through: the stages' peak when they count agents, else its own list or the plan's. */
-const stepAgents = (plan: BenchPlan, workload: Workload): readonly number[] =>
-  plan.stages?.kind === 'agents'
-    ? [peakTarget(plan.stages.stages)]
-    : (plan.workloadAgents?.[workload.name] ?? plan.agents);
 
 async function toolsOf(target: PlanTarget): Promise<ReadonlySet<string> | undefined> {
   if (target.tools || !target.client) return target.tools && new Set(target.tools);

@@ -60,8 +60,14 @@ function overviewHeader(result: ResultFile, width: number): string {
   return wrap(lines.join('\n'), width);
 }
 
-/** The index profile the summary shows: the last the run measured (null: the indexes as found). */
-const lastProfile = (result: ResultFile) => result.config.indexes.at(-1) ?? null;
+/**
+ * The index profile the summary shows: the last the run measured (null: the indexes as found).
+ * An interrupted run may have finished steps of its first round only: the last with a step.
+ */
+const lastProfile = (result: ResultFile) => {
+  const measured = result.config.indexes.filter((p) => result.steps.some((s) => s.indexes === p));
+  return measured.at(-1) ?? result.config.indexes.at(-1) ?? null;
+};
 
 /**
  * Calls/s, p50 and p99 ms of each workload on each target at each agent count, of the last index

@@ -1,5 +1,5 @@
 import { sql as kyselySql, type RawBuilder } from 'kysely';
-import { decodeValue } from '../output/decode.js';
+import { type DecodeTarget, decodeValue } from '../output/decode.js';
 import type { NamedStatement } from './named-params.js';
 
 /** A statement split at its `:name` parameters (see splitNamedParameters), each bound to its encoded value. */
@@ -11,11 +11,31 @@ export function bindNamed(statement: NamedStatement, values: readonly unknown[])
   );
 }
 
-/** Rows as the driver gives them, at most `limit`, made JSON-safe, with their columns. */
-export function looseRows(raw: readonly Record<string, unknown>[], limit: number) {
+/**
+ * Rows as the driver gives them, at most `limit`, made JSON-safe, with their columns; a column
+ * whose portable type `typeOf` knows is rendered as the structured tools render it.
+ */
+export function looseRows(
+  raw: readonly Record<string, unknown>[],
+  limit: number,
+  typeOf: (column: string) => DecodeTarget | undefined = () => undefined,
+) {
   const columns = raw[0] ? Object.keys(raw[0]) : [];
-  const rows = raw.slice(0, limit).map((r) => Object.fromEntries(columns.map((c) => [c, looseValue(r[c])])));
+  const render = columns.map((c) => {
+    const target = typeOf(c);
+    return target ? (value: unknown) => typedValue(target, value) : looseValue;
+  });
+  const rows = raw.slice(0, limit).map((r) => Object.fromEntries(columns.map((c, i) => [c, render[i]!(r[c])])));
   return { columns, rows, truncated: raw.length > limit };
+}
+
+/** A value of a known type, as the structured tools give it; loosely when it is not what the type says. */
+function typedValue(target: DecodeTarget, raw: unknown) {
+  try {
+    return decodeValue(target, raw);
+  } catch {
+    return looseValue(raw);
+  }
 }
 
 /** Driver values made JSON-safe: big integers as strings, bytes as base64, dates as ISO-8601. */

@@ -2,12 +2,14 @@ import { type PortableType, sqlOutput, ToolError } from '@mcp-db-bench/contract'
 import type { AnyDb, Engine } from '@mcp-db-bench/engines';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { Catalog } from '../catalog/types.js';
 import { ConfigError } from '../config/load.js';
 import type { CustomToolConfig, ParameterConfig, ParameterType } from '../config/schema.js';
 import { type NamedStatement, splitNamedParameters } from '../query/named-params.js';
 import { bindNamed, looseRows } from '../query/raw.js';
+import { resultTypes } from '../query/result-types.js';
 import { inTransaction } from '../write/transaction.js';
-import { READ_ONLY, type ToolDefinition } from './tool.js';
+import { READ_ONLY, type ToolContext, type ToolDefinition } from './tool.js';
 
 /** What a parameter binds as. */
 const BINDS: Record<ParameterType, PortableType> = {
@@ -96,7 +98,8 @@ function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<str
         const statement = bind(args, ctx.engine);
         const result = await inTransaction(ctx, (scope) => statement.execute(scope.db));
         const rows = (result.rows ?? []) as Record<string, unknown>[];
-        return { ...looseRows(rows, ctx.limits.maxRows), rowsAffected: Number(result.numAffectedRows ?? 0) };
+        const types = await columnTypes(ctx, texts.get(ctx.engine.name) ?? '');
+        return { ...looseRows(rows, ctx.limits.maxRows, types), rowsAffected: Number(result.numAffectedRows ?? 0) };
       },
     };
   }
@@ -111,9 +114,25 @@ function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<str
       const statement = bind(args, ctx.engine);
       // As many rows as the server allows: the statement's author chose its own limit.
       const limit = ctx.limits.maxRows;
-      return looseRows(await run(ctx.db, statement, limit + 1), limit);
+      const rows = await run(ctx.db, statement, limit + 1);
+      return looseRows(rows, limit, await columnTypes(ctx, texts.get(ctx.engine.name) ?? ''));
     },
   };
+}
+
+/**
+ * The portable types of the statement's result columns the catalog knows (resultTypes), kept
+ * per catalog: the same answer on every engine for a table's columns (a decimal with its scale,
+ * a timestamp in ISO-8601 UTC), as the structured tools give them.
+ */
+const typesByCatalog = new WeakMap<Catalog, Map<string, ReturnType<typeof resultTypes>>>();
+async function columnTypes(ctx: ToolContext, text: string) {
+  const catalog = await ctx.schema.get();
+  const known = typesByCatalog.get(catalog) ?? new Map<string, ReturnType<typeof resultTypes>>();
+  typesByCatalog.set(catalog, known);
+  const types = known.get(text) ?? resultTypes(text, catalog);
+  known.set(text, types);
+  return types;
 }
 
 /** The tool's statement for `engine`: the one text, or the engine's own, or its family's. */
@@ -138,8 +157,11 @@ function bindArguments(split: NamedStatement, tool: CustomToolConfig, args: Reco
 /**
  * Has each database served compile each custom tool's statement (its engine's `explain`, the
  * parameters at their defaults or null), so that a mistake in one (a missing column) stops the
- * server at start rather than failing every call: a ConfigError naming the file, the line of
- * the statement, the tool, the database and the database's own message.
+ * server at start rather than failing every call; and a read-only tool's run read-only, as its
+ * calls run it, for no row (a statement that writes is no query, and the engine's read-only path
+ * refuses it: a syntax error inside its subquery, or its read-only transaction's error). A
+ * ConfigError names the file, the line of the statement, the tool, the database and the
+ * database's own message.
  */
 export async function checkCustomTools(
   file: string,
@@ -152,19 +174,40 @@ export async function checkCustomTools(
   for (const [name, tool] of Object.entries(tools)) {
     for (const [database, { engine, db }] of databases) {
       const text = statementText(tool, engine);
-      if (text === undefined || !engine.explain) continue;
-      try {
-        await engine.explain(db, bindArguments(splitNamedParameters(text), tool, {}, engine));
-      } catch (error) {
-        const key = typeof tool.sql === 'string' ? [] : [tool.sql[engine.name as never] ? engine.name : engine.family];
-        const on = several ? `database ${database} (${engine.title})` : engine.title;
-        problems.push(
-          `${file}:${line(['tools', name, 'sql', ...key])}: tools.${name}.sql: ${on} refuses the statement: ${(error as Error).message}`,
-        );
-      }
+      if (text === undefined) continue;
+      const problem = await statementProblem(tool, engine, db, text);
+      if (problem === undefined) continue;
+      const key = typeof tool.sql === 'string' ? [] : [tool.sql[engine.name as never] ? engine.name : engine.family];
+      const on = several ? `database ${database} (${engine.title})` : engine.title;
+      problems.push(`${file}:${line(['tools', name, 'sql', ...key])}: tools.${name}.sql: ${on} ${problem}`);
     }
   }
   if (problems.length) throw new ConfigError(problems.join('\n'));
+}
+
+/** What the database says of a tool's statement at start, or undefined when it takes it (see checkCustomTools). */
+async function statementProblem(
+  tool: CustomToolConfig,
+  engine: Engine,
+  db: AnyDb,
+  text: string,
+): Promise<string | undefined> {
+  const statement = () => bindArguments(splitNamedParameters(text), tool, {}, engine);
+  try {
+    await engine.explain?.(db, statement());
+  } catch (error) {
+    return `refuses the statement: ${(error as Error).message}`;
+  }
+  if (tool.readOnly === false || !engine.readOnlyStatement) return undefined;
+  try {
+    await engine.readOnlyStatement(db, statement(), 0);
+    return undefined;
+  } catch (error) {
+    return (
+      `cannot run the statement read-only: ${(error as Error).message}. A read-only tool runs one query ` +
+      '(SELECT, or WITH ... SELECT); a statement that writes needs readOnly: false, and the server --allow-writes'
+    );
+  }
 }
 
 function argument(spec: ParameterConfig): z.ZodType {

@@ -67,6 +67,8 @@ export function selectTools(
   custom: readonly ToolDefinition[] = [],
 ): readonly ToolDefinition[] {
   const wanted = new Set<ToolDefinition>();
+  /** the flags that would register the tools of the sets named that are not registered */
+  const needed = new Set<string>();
   const known = [...TOOL_SETS.all!, ...custom];
   const sets: Record<string, readonly ToolDefinition[]> = { ...TOOL_SETS, all: known, custom };
   for (const name of list
@@ -75,7 +77,10 @@ export function selectTools(
     .filter(Boolean)) {
     const set = sets[name];
     if (set) {
-      for (const tool of set) if (registered.includes(tool)) wanted.add(tool);
+      for (const tool of set) {
+        if (registered.includes(tool)) wanted.add(tool);
+        else if (ENABLED_BY.has(tool.name)) needed.add(ENABLED_BY.get(tool.name)!);
+      }
       continue;
     }
     const tool = known.find((t) => t.name === name);
@@ -87,7 +92,10 @@ export function selectTools(
     if (!registered.includes(tool)) throw new ToolSelectionError(`--tools: ${name} needs ${ENABLED_BY.get(name)}`);
     wanted.add(tool);
   }
-  if (wanted.size === 0) throw new ToolSelectionError(`--tools ${JSON.stringify(list)} selects no tool`);
+  if (wanted.size === 0) {
+    const hint = needed.size ? `: its tools need ${[...needed].join(' or ')}` : '';
+    throw new ToolSelectionError(`--tools ${JSON.stringify(list)} selects no tool${hint}`);
+  }
   return registered.filter((t) => wanted.has(t));
 }
 

@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
 import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import { type Answer, json } from './admission.js';
+import { rpcError } from './limits.js';
 
 /** Who may send requests to an HTTP listener, and where it listens. */
 export interface AccessOptions {
@@ -20,8 +21,8 @@ type Head = Pick<IncomingMessage, 'headers'>;
 export interface Access {
   /** Whether the request passes; when not, its refusal (403 or 401) has been answered. */
   admits(req: IncomingMessage, res: ServerResponse): boolean;
-  /** Whether a request with these headers passes, answering nothing (the server's front door hands refusals on). */
-  passes(req: Head): boolean;
+  /** The refusal a request with these headers gets (403 or 401), or undefined when it passes. */
+  refusal(req: Head): Answer | undefined;
 }
 
 const LOOPBACK = ['localhost', '127.0.0.1', '[::1]', '::1'];
@@ -39,35 +40,39 @@ export function assertSafeBind(options: Pick<AccessOptions, 'host' | 'token'>): 
   }
 }
 
+const UNAUTHORIZED = json(401, { error: 'missing or wrong bearer token' }, { 'WWW-Authenticate': 'Bearer' });
+
 /**
  * The checks the MCP server makes of every request on its endpoint, for any listener that serves
  * what it serves (the server itself, a proxy in front of it): Host and Origin must name loopback,
- * the address listened on or an allowed host (the SDK's validators judge, and answer 403), and
- * with a token the request must carry it (else 401).
+ * the address listened on or an allowed host (the SDK's validators judge; 403 with their
+ * message, as the SDK's own guards answer), and with a token the request must carry it (else 401).
  */
 export function accessCheck(options: AccessOptions): Access {
   const hostnames = [...new Set([...LOOPBACK, options.host, ...(options.allowedHosts ?? [])])];
-  const checkHost = rememberPasses(
-    hostHeaderValidation(hostnames),
-    (host) => validateHostHeader(host, hostnames),
-    'host',
-  );
-  const checkOrigin = rememberPasses(
-    originValidation(hostnames),
-    (origin) => validateOriginHeader(origin, hostnames),
-    'origin',
-  );
+  const host = rememberPasses((value) => validateHostHeader(value, hostnames));
+  const origin = rememberPasses((value) => validateOriginHeader(value, hostnames));
   const authorized: (req: Head) => boolean = options.token ? bearerCheck(options.token) : () => true;
+  const refusal = (req: Head): Answer | undefined => {
+    const wrong = host(req.headers.host) ?? origin(req.headers.origin);
+    if (wrong !== undefined) return json(403, rpcError(-32000, wrong));
+    return authorized(req) ? undefined : UNAUTHORIZED;
+  };
   return {
     admits(req, res) {
-      if (!checkHost(req, res) || !checkOrigin(req, res)) return false;
-      if (authorized(req)) return true;
-      res.setHeader('WWW-Authenticate', 'Bearer');
-      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"missing or wrong bearer token"}');
-      return false;
+      const refused = refusal(req);
+      if (refused) writeAnswer(res, refused);
+      return refused === undefined;
     },
-    passes: (req) => checkHost.passes(req.headers.host) && checkOrigin.passes(req.headers.origin) && authorized(req),
+    refusal,
   };
+}
+
+/** Writes a whole answer on Node's response, with its Content-Length. */
+export function writeAnswer(res: ServerResponse, answer: Answer): void {
+  res
+    .writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) })
+    .end(answer.body);
 }
 
 /** Compares digests so neither the token's length nor its prefix leaks through timing. */
@@ -80,25 +85,20 @@ function bearerCheck(token: string): (req: Head) => boolean {
 }
 
 /**
- * One of the SDK's header checks (it answers 403 itself), with the values that passed remembered:
- * a client sends the same Host and Origin on every request, and the check parses a URL each time.
- * Only passes are kept, and a bounded number; anything else is judged by the SDK again.
+ * One of the SDK's header validators, as the message of its refusal (undefined: the value
+ * passes), with the values that passed remembered: a client sends the same Host and Origin on
+ * every request, and the validator parses a URL each time. Only passes are kept, and a bounded
+ * number; anything else is judged again.
  */
 function rememberPasses(
-  check: (req: IncomingMessage, res: ServerResponse) => boolean,
-  validate: (value: string | undefined) => { ok: boolean },
-  header: 'host' | 'origin',
-) {
+  validate: (value: string | undefined) => { ok: true } | { ok: false; message: string },
+): (value: string | undefined) => string | undefined {
   const passed = new Set<string | undefined>();
-  const remember = (value: string | undefined) => {
+  return (value) => {
+    if (passed.has(value)) return undefined;
+    const verdict = validate(value);
+    if (!verdict.ok) return verdict.message;
     if (passed.size < 64) passed.add(value);
-    return true;
+    return undefined;
   };
-  const judge = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const value = req.headers[header];
-    return passed.has(value) || (check(req, res) && remember(value));
-  };
-  /** Whether `value` passes, judged by the SDK's validator behind the check. */
-  const passes = (value: string | undefined) => passed.has(value) || (validate(value).ok && remember(value));
-  return Object.assign(judge, { passes });
 }

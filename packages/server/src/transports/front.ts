@@ -1,5 +1,6 @@
-import type { IncomingHttpHeaders, Server } from 'node:http';
+import { type IncomingHttpHeaders, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Answer } from './admission.js';
 import type { BusyPoll } from './busy-poll.js';
 
 /**
@@ -36,20 +37,26 @@ export const FRONT_MAX_REQUEST_BYTES = 64 * 1024;
 /**
  * Puts a front door before Node's HTTP server: each new connection is read here while its
  * requests are whole, plain and answered by `answer`; at the first that is not (partial, unusual,
- * an error to answer), the connection is handed to Node's own HTTP machinery for good, its unread
+ * the SDK's to answer), the connection is handed to Node's own HTTP machinery for good, its unread
  * bytes put back, and every limit and answer of the server applies as if Node had read it from
  * the start. A point read through Node's `IncomingMessage` and `ServerResponse` cost about 65 µs
  * of CPU more than this at one agent.
  *
- * Changes nothing when Node's connection listener cannot be found (Node then reads every request).
+ * Node's HTTP server reads a connection through its own `connection` listener: emitting
+ * `connection` with a socket is the documented way to hand it one. The listeners a server has
+ * when it is created are that machinery, whatever they are called: they are taken off here and
+ * called on hand-over, so call this right after `createServer`, before any listener of ours is
+ * added (one prepended later, such as the connection limit's, still runs first). Changes nothing
+ * on a server that has no `connection` listener (Node then reads every request, if anything does).
  */
 export function frontDoor(server: Server, answer: FrontAnswer, timing: FrontTiming): void {
-  const node = server.listeners('connection').find((l) => l.name === 'connectionListener') as
-    | ((this: Server, socket: Socket) => void)
-    | undefined;
-  if (!node) return;
-  server.removeListener('connection', node);
-  const door: Door = { server, toNode: (socket) => node.call(server, socket), answer, timing, open: new Map() };
+  const node = server.listeners('connection') as ((this: Server, socket: Socket) => void)[];
+  if (node.length === 0) return;
+  server.removeAllListeners('connection');
+  const toNode = (socket: Socket) => {
+    for (const listener of node) listener.call(server, socket);
+  };
+  const door: Door = { server, toNode, answer, timing, open: new Map() };
   server.on('connection', (socket: Socket) => {
     // A connection past the limit was answered 503 by the guard: Node drops its requests.
     if (socket.writableEnded) return void door.toNode(socket);
@@ -270,16 +277,10 @@ function httpDate(): string {
   return dateText;
 }
 
-const REASONS: Record<number, string> = { 200: 'OK', 202: 'Accepted', 500: 'Internal Server Error' };
-
 /** One whole response on a kept-alive connection, the headers as Node writes them for `writeHead`. */
-export function frontResponse(
-  status: number,
-  headers: Record<string, string>,
-  body: string,
-  keepAliveMs: number,
-): string {
-  let head = `HTTP/1.1 ${status} ${REASONS[status]}\r\n`;
+export function frontResponse(answer: Answer, keepAliveMs: number): string {
+  let head = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n`;
+  const { headers, body } = answer;
   for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
   return `${head}content-length: ${Buffer.byteLength(body)}\r\nDate: ${httpDate()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(keepAliveMs / 1000)}\r\n\r\n${body}`;
 }

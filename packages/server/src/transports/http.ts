@@ -2,22 +2,22 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { inExchange } from '@mcp-db-bench/engines';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isJsonContentType, type McpServerFactory } from '@modelcontextprotocol/server';
+import { createMcpHandler, type McpServerFactory } from '@modelcontextprotocol/server';
 import { NO_TELEMETRY, type Telemetry } from '../telemetry/index.js';
-import { type Access, accessCheck, assertSafeBind } from './access.js';
-import { batchPath, isBatch } from './batch.js';
-import { MAX_JSON_DEPTH, nestsDeeper, replay } from './body.js';
+import { accessCheck, assertSafeBind, writeAnswer } from './access.js';
+import { Admission, isMcpPath, MCP_PATH } from './admission.js';
+import { batchPath } from './batch.js';
+import { replay } from './body.js';
 import { autoBusyPollUs, BusyPoll } from './busy-poll.js';
 import type { DirectTools } from './fast-path.js';
 import { type FrontAnswer, frontDoor, frontResponse } from './front.js';
-import { type HotCall, hotPaths, replyHeaders } from './hot-paths.js';
+import { hotPaths } from './hot-paths.js';
 import {
   bodyIntake,
   DEFAULT_TRANSPORT_LIMITS,
   guardConnections,
   type Intake,
   refused,
-  rpcError,
   serverTimeouts,
   type TransportLimits,
 } from './limits.js';
@@ -46,7 +46,7 @@ export interface HttpOptions {
   busyPollUs?: number;
 }
 
-export const MCP_PATH = '/mcp';
+export { MCP_PATH };
 /** Readiness: the process serves and its database answers. */
 export const HEALTH_PATH = '/healthz';
 /** Liveness: the process serves (a database outage must not get it restarted). */
@@ -56,11 +56,8 @@ export const HEALTH_TIMEOUT_MS = 2_000;
 
 /** What serves the MCP endpoint: Node's request handler and the front door share it. */
 interface Endpoint {
-  access: Access;
-  sessions: Sessions;
-  /** absent: the SDK answers every request */
-  hot: HotCall | undefined;
-  maxRequestBodySize: number;
+  /** what becomes of each request: one set of rules for Node's server and the front door */
+  admission: Admission;
   intake: Intake;
   batch: (req: IncomingMessage, res: ServerResponse, chunks: Buffer[]) => void;
   telemetry: Telemetry;
@@ -96,18 +93,20 @@ export async function startHttp(
   const batch = batchPath(handler, { limits, budget: intake.budget, maxRequestBodySize, toSdk, onerror });
   const telemetry = options.telemetry ?? NO_TELEMETRY;
   telemetry.sessions(() => sessions.size);
-  const endpoint: Endpoint = { access, sessions, hot, maxRequestBodySize, intake, batch, telemetry, toSdk };
+  const admission = new Admission(access, sessions, maxRequestBodySize, hot, (method) => telemetry.method(method));
+  const endpoint: Endpoint = { admission, intake, batch, telemetry, toSdk };
 
   const server = createServer(serverTimeouts(limits), inTurn(router(endpoint, health)));
   server.keepAliveTimeout = 65_000;
-  guardConnections(server, limits);
   // With telemetry each request is reported from Node's request and response: no front door.
+  // Put first: it takes the connection listeners the server was created with (front.ts).
   if (!telemetry.enabled && hot)
-    frontDoor(server, frontAnswer(endpoint, hot, server), {
+    frontDoor(server, frontAnswer(admission, server), {
       headersTimeoutMs: limits.headersTimeoutMs,
       keepAliveMs: server.keepAliveTimeout,
       busyPoll: new BusyPoll((options.busyPollUs ?? autoBusyPollUs()) / 1000),
     });
+  guardConnections(server, limits);
   const url = await listen(server, options.host, options.port);
   server.once('close', () => {
     sessions.close();
@@ -162,7 +161,7 @@ function inTurn(
   };
 }
 
-/** The probes, then the MCP endpoint (reported to telemetry); anything else is not found. */
+/** The probes, then the MCP endpoint (reported to telemetry); anything else is not found (the admission's 404). */
 function router(
   endpoint: Endpoint,
   health: () => Promise<string | undefined>,
@@ -178,46 +177,19 @@ function router(
         sendJson(res, down ? 503 : 200, down ? { status: 'unavailable', reason: down } : { status: 'ok' }),
       );
     }
-    if (!isMcpPath(req.url)) return sendJson(res, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
-    if (!telemetry.enabled) return serveMcp(endpoint, req, res);
+    // Anything but the endpoint is refused by the admission (404), unreported.
+    if (!telemetry.enabled || !isMcpPath(req.url)) return serveMcp(endpoint, req, res);
     telemetry.request(req, res, () => serveMcp(endpoint, req, res));
   };
 }
 
-/** A request on the MCP endpoint, through Node's server: its session and headers checked, then its body read. */
+/** A request on the MCP endpoint, through Node's server: its head judged, then its body read and judged. */
 function serveMcp(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse) {
-  const { sessions } = endpoint;
-  if (!endpoint.access.admits(req, res)) return;
-  // An unknown header arrives as one string (repeats joined), never an array.
-  const sessionId = req.headers['mcp-session-id'] as string | undefined;
-  if (req.method === 'DELETE') {
-    if (sessionId === undefined)
-      return sendJson(res, 400, rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
-    if (!sessions.end(sessionId)) return sendJson(res, 404, rpcError(-32001, 'Session not found'));
-    return void res.writeHead(200, { 'content-length': 0 }).end();
-  }
-  // POST carries MCP, DELETE ends a session; there is no server-to-client SSE stream (GET).
-  // Refused before the SDK, which turns methods that fetch's Request cannot hold (TRACE) into a 500.
-  if (req.method !== 'POST') {
-    res.setHeader('Allow', 'POST, DELETE');
-    return sendJson(res, 405, rpcError(-32000, 'Method not allowed.'));
-  }
-  // A 2025-era session that ended or expired, or that this server never issued: the client must initialize again.
-  if (sessionId !== undefined && !sessions.use(sessionId))
-    return sendJson(res, 404, rpcError(-32001, 'Session not found'));
-  // A compressed body would be read as if it were plain JSON.
-  const encoding = req.headers['content-encoding'];
-  if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
-    return sendJson(
-      res,
-      415,
-      rpcError(-32000, `Unsupported Media Type: Content-Encoding ${encoding.slice(0, 40)} is not supported`),
-    );
-  }
-  // Declared too large: the SDK refuses it on the headers alone (413).
-  if (Number(req.headers['content-length']) > endpoint.maxRequestBodySize) return void endpoint.toSdk(req, res);
-  // Every other body is read here, under the shared budget and the body timeout: the SDK
-  // would read it too (whatever its type), with neither.
+  const verdict = endpoint.admission.head(req);
+  if (verdict === 'sdk') return void endpoint.toSdk(req, res);
+  if (verdict !== 'read') return writeAnswer(res, verdict);
+  // Every body is read here, under the shared budget and the body timeout: the SDK would read it
+  // too (whatever its type), with neither.
   // The body's events come from the socket, outside the request's telemetry context: bound to it.
   endpoint.intake.read(
     req,
@@ -226,66 +198,30 @@ function serveMcp(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse)
   );
 }
 
-/** A POST's body, read: a batch, a hot path's call, or the SDK's to answer. */
+/** A POST's body, read: answered, a hot path's call, a batch, or the SDK's to answer. */
 function serveBody(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, chunks: Buffer[], complete: boolean) {
-  const { hot, toSdk } = endpoint;
-  // Too large, or not JSON: the SDK reads the bytes again and refuses them (413, 415).
-  if (!complete || !isJsonContentType(req.headers['content-type'] ?? null)) return void toSdk(replay(req, chunks), res);
-  if (nestsDeeper(chunks, MAX_JSON_DEPTH)) {
-    return sendJson(res, 400, rpcError(-32700, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`));
-  }
-  if (isBatch(chunks)) return endpoint.batch(req, res, chunks);
-  if (!hot) return void toSdk(replay(req, chunks), res);
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return void toSdk(replay(req, chunks), res);
-  }
-  endpoint.telemetry.method((body as { method?: unknown } | null)?.method);
-  const answer = hot(req, body);
-  if (answer) {
-    return void answer.then((reply) => {
-      const bytes = Buffer.from(reply.text);
-      res
-        .writeHead(reply.status, { ...replyHeaders(reply, endpoint.sessions), 'content-length': bytes.length })
-        .end(bytes);
-    });
-  }
-  // Declined: the SDK gets the bytes, not our parse, and judges them exactly as it would
-  // alone (handed a parsed 100k-deep body, it answered 500).
-  toSdk(replay(req, chunks), res);
+  const { admission } = endpoint;
+  const verdict = admission.body(req, chunks, complete);
+  if (verdict === 'sdk') return void endpoint.toSdk(replay(req, chunks), res);
+  if (verdict === 'batch') return endpoint.batch(req, res, chunks);
+  if (verdict instanceof Promise) return void verdict.then((reply) => writeAnswer(res, admission.replied(reply)));
+  writeAnswer(res, verdict);
 }
 
 /**
- * The front door's answers: a plain hot-path request, answered whole; undefined for anything
- * else (Node's server answers it, errors included).
+ * The front door's answers: the admission's, written whole; undefined when the request is the
+ * SDK's or the batch path's (Node's server then takes the connection, and judges it the same way).
  */
-function frontAnswer(endpoint: Endpoint, hot: HotCall, server: Server): FrontAnswer {
-  const { access, sessions, maxRequestBodySize } = endpoint;
+function frontAnswer(admission: Admission, server: Server): FrontAnswer {
   return (request) => {
-    const { headers } = request;
-    if (!isMcpPath(request.url) || !access.passes(request)) return;
-    const sessionId = headers['mcp-session-id'] as string | undefined;
-    if (request.method === 'DELETE') {
-      if (sessionId === undefined || !sessions.end(sessionId)) return;
-      return frontResponse(200, {}, '', server.keepAliveTimeout);
-    }
-    if (sessionId !== undefined && !sessions.use(sessionId)) return;
-    const encoding = headers['content-encoding'];
-    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return;
-    if (request.body.length > maxRequestBodySize || !isJsonContentType(headers['content-type'] ?? null)) return;
-    const chunks = [request.body];
-    if (nestsDeeper(chunks, MAX_JSON_DEPTH) || isBatch(chunks)) return;
-    let body: unknown;
-    try {
-      body = JSON.parse(request.body.toString('utf8'));
-    } catch {
-      return;
-    }
-    return hot(request, body)?.then((reply) =>
-      frontResponse(reply.status, replyHeaders(reply, sessions), reply.text, server.keepAliveTimeout),
-    );
+    const verdict = admission.head(request);
+    if (verdict === 'sdk') return;
+    if (verdict !== 'read') return frontResponse(verdict, server.keepAliveTimeout);
+    const answer = admission.body(request, [request.body], true);
+    if (answer === 'sdk' || answer === 'batch') return;
+    if (answer instanceof Promise)
+      return answer.then((reply) => frontResponse(admission.replied(reply), server.keepAliveTimeout));
+    return frontResponse(answer, server.keepAliveTimeout);
   };
 }
 
@@ -330,12 +266,6 @@ function healthCheck(
     });
     return pending;
   };
-}
-
-/** `url` names the endpoint, with or without a query. */
-function isMcpPath(url: string | undefined): boolean {
-  if (url === undefined || !url.startsWith(MCP_PATH)) return false;
-  return url.length === MCP_PATH.length || url[MCP_PATH.length] === '?';
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -200,26 +200,50 @@ export function barLayout(spec: ChartSpec): BarLayout {
   }));
 }
 
-/** Vertical lines with their labels (a label only where it has room after the last one). */
+/**
+ * Vertical lines with their labels (a label only where it has room after the last one). A line
+ * left of the plot (a step begins at 0 s, the x axis at its first interval's middle) is drawn on
+ * its left edge. A label keeps inside the plot and below its top edge, where the axes' top values
+ * sit, centred on it: at the top of a line left of the plot it ran into the left axis's top value.
+ * One that would run past the right edge goes on the line's left. Where each label went is left
+ * on the chart (`data-marker-labels`, CSS pixels), for the browser test.
+ */
 function drawMarkers(u: UPlotChart, spec: ChartSpec): void {
   const ctx = u.ctx;
+  const dpr = devicePixelRatio;
+  const size = 11;
+  // below the band of the axes' top values (uPlot's 12 px font, centred on the plot's top edge)
+  const clear = 9;
+  const pad = 4;
   ctx.save();
   ctx.strokeStyle = '#0003';
   ctx.fillStyle = '#555';
-  ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+  ctx.font = `${size * dpr}px sans-serif`;
+  const right = u.bbox.left + u.bbox.width;
+  const labels: { left: number; top: number; width: number; height: number }[] = [];
   let lastLabel = -Infinity;
   for (const m of spec.markers ?? []) {
-    const x = Math.round(u.valToPos(m.x, 'x', true));
+    const x = Math.max(Math.round(u.valToPos(m.x, 'x', true)), Math.round(u.bbox.left));
     ctx.beginPath();
     ctx.moveTo(x, u.bbox.top);
     ctx.lineTo(x, u.bbox.top + u.bbox.height);
     ctx.stroke();
-    if (x - lastLabel > 90 * devicePixelRatio) {
-      ctx.fillText(m.label, x + 3, u.bbox.top + 12 * devicePixelRatio);
+    const width = ctx.measureText(m.label).width;
+    const left = x + pad * dpr + width <= right ? x + pad * dpr : x - pad * dpr - width;
+    if (x - lastLabel > 90 * dpr && left >= u.bbox.left) {
+      ctx.fillText(m.label, left, u.bbox.top + (clear + size) * dpr);
+      labels.push({ left: left / dpr, top: u.bbox.top / dpr + clear, width: width / dpr, height: size });
       lastLabel = x;
     }
   }
   ctx.restore();
+  const plot = {
+    left: u.bbox.left / dpr,
+    top: u.bbox.top / dpr,
+    width: u.bbox.width / dpr,
+    height: u.bbox.height / dpr,
+  };
+  u.root.dataset.markerLabels = JSON.stringify({ plot, labels });
 }
 
 /** Whiskers: a series' intervals through the middle of its bar (where barLayout put it) or its point, clipped to the plot. */
@@ -301,8 +325,9 @@ export interface UPlotChart {
     lineWidth: number;
     font: string;
   };
-  bbox: { top: number; height: number };
+  bbox: { left: number; top: number; width: number; height: number };
   over: { getBoundingClientRect(): { left: number } };
+  root: { dataset: Record<string, string> };
   valToPos(value: number, scale: string, canvasPixels: boolean): number;
 }
 export interface UPlotStatic {

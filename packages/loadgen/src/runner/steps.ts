@@ -1,0 +1,55 @@
+import { peakTarget } from '../drive/stages.js';
+import type { Workload } from '../workloads/workload.js';
+import type { BenchPlan, PlanTarget } from './plan.js';
+
+/**
+ * The plan's index rounds: its index sets when a target can re-index (a database we own), else
+ * one round under whatever indexes are there (null).
+ */
+export const indexRounds = (plan: Pick<BenchPlan, 'indexes' | 'targets'>): readonly (string | null)[] =>
+  plan.indexes.length > 0 && plan.targets.some((t) => t.reindex) ? plan.indexes : [null];
+
+/** A workload's agent counts to step through: the stages' peak when they count agents, else its own list or the plan's. */
+export const stepAgents = (
+  plan: Pick<BenchPlan, 'stages' | 'workloadAgents' | 'agents'>,
+  workload: Pick<Workload, 'name'>,
+): readonly number[] =>
+  plan.stages?.kind === 'agents'
+    ? [peakTarget(plan.stages.stages)]
+    : (plan.workloadAgents?.[workload.name] ?? plan.agents);
+
+/** The steps a plan measures, counted by the runner's own rules (runPlan), for progress. */
+export interface PlannedSteps {
+  /** every target's steps (a workload it turns out not to serve is still counted: see `of`) */
+  steps: number;
+  /** one target's steps of one workload: what a `skipped` event for them takes off */
+  of(target: string, workload: string): number;
+}
+
+/**
+ * Counts `plan`'s steps as runPlan runs them: for each target and workload, the index rounds
+ * (every round for a workload on a database the target re-indexes, else only the first; a
+ * `--target` server is never re-indexed), times its agent counts, times the iterations. A target
+ * that `servesOnly` what it has runs only the workloads `servedOnly` names.
+ */
+export function plannedSteps(
+  plan: Pick<BenchPlan, 'indexes' | 'targets' | 'workloads' | 'stages' | 'workloadAgents' | 'agents' | 'iterations'>,
+  servedOnly: (workload: string) => boolean = () => false,
+): PlannedSteps {
+  const rounds = indexRounds(plan).length;
+  const count = (target: PlanTarget, workload: Workload): number => {
+    if (target.servesOnly && !servedOnly(workload.name)) return 0;
+    const times = target.reindex && workload.database ? rounds : 1;
+    return times * stepAgents(plan, workload).length * plan.iterations;
+  };
+  let steps = 0;
+  for (const target of plan.targets) for (const workload of plan.workloads) steps += count(target, workload);
+  return {
+    steps,
+    of: (label, name) => {
+      const target = plan.targets.find((t) => t.label === label);
+      const workload = plan.workloads.find((w) => w.name === name);
+      return target && workload ? count(target, workload) : 0;
+    },
+  };
+}
