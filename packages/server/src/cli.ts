@@ -165,7 +165,12 @@ async function openServed(
     telemetry,
     poolSize: options.poolSize,
     schemaTtl: options.schemaTtl,
-    limits: { maxRows: options.maxRows, defaultRows: options.defaultRows, maxResponseBytes: options.maxResponseBytes },
+    limits: {
+      maxRows: options.maxRows,
+      defaultRows: options.defaultRows,
+      maxResponseBytes: options.maxResponseBytes,
+      maxBoundValues: options.maxBoundValues,
+    },
     allowWrites: options.allowWrites,
     statementTimeoutMs: options.statementTimeout,
   });

@@ -1,6 +1,7 @@
 import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { ENGINE_TITLES, URL_FORMS } from '@mcp-db-bench/engines';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_MAX_BOUND_VALUES } from './bound-values.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from './context.js';
 import { collect } from './database-urls.js';
 import { TEST_DELAY_ENV } from './test-delay.js';
@@ -40,6 +41,7 @@ export interface CliOptions {
   maxRows: number;
   maxResponseBytes: number;
   defaultRows: number;
+  maxBoundValues: number;
   poolSize: number;
   schemaTtl: number;
   echo?: boolean;
@@ -104,7 +106,7 @@ function transportOptions(): Option[] {
   ];
 }
 
-/** How much one call answers. */
+/** How much one call answers, and how many values it may bind. */
 function answerOptions(): Option[] {
   return [
     new Option('--max-rows <n>', 'most rows one call returns; larger limits are capped')
@@ -122,6 +124,13 @@ function answerOptions(): Option[] {
       .env('MCP_DB_DEFAULT_ROWS')
       .default(100)
       .argParser(positiveInt('default-rows')),
+    new Option(
+      '--max-bound-values <n>',
+      "most values one call binds (filter values, inserted cells, parameters), refused before any work past it; the engine's own limit per statement applies too",
+    )
+      .env('MCP_DB_MAX_BOUND_VALUES')
+      .default(DEFAULT_MAX_BOUND_VALUES)
+      .argParser(positiveInt('max-bound-values')),
   ];
 }
 

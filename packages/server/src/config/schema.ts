@@ -132,6 +132,9 @@ export const configSchema = z
       .optional()
       .describe('largest tool result in bytes of JSON (--max-response-bytes; 1048576)'),
     defaultRows: positive.optional().describe('rows returned when a call gives no limit (--default-rows; 100)'),
+    maxBoundValues: positive
+      .optional()
+      .describe("most values one call binds; the engine's limit per statement applies too (--max-bound-values; 10000)"),
     allowWrites: z
       .boolean()
       .optional()

@@ -1,4 +1,4 @@
-import { type PortableType, sqlOutput, ToolError } from '@mcp-db-bench/contract';
+import { type PortableType, sqlOutput, ToolError, type ValueTally } from '@mcp-db-bench/contract';
 import type { AnyDb, Engine } from '@mcp-db-bench/engines';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -86,7 +86,14 @@ function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<str
     if (!split) throw new ToolError('invalid_argument', `${name} is not available on ${engine.name}`);
     return bindArguments(split, tool, args, engine);
   };
-  const common = { name, title: tool.title ?? name, description: tool.description, input };
+  const common = {
+    name,
+    title: tool.title ?? name,
+    description: tool.description,
+    input,
+    // each argument binds one value (or none): more arguments than parameters are refused by the schema
+    values: (args: Readonly<Record<string, unknown>>, tally: ValueTally) => tally.record(args),
+  };
   if (tool.readOnly === false) {
     return {
       ...common,
