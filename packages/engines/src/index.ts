@@ -66,5 +66,6 @@ export type {
   ShortReads,
   SqlFamily,
 } from './engine.js';
+export { STANDARD_LEXICON, skipQuoted, type TextLexicon } from './lexicon.js';
 export { insertStatement } from './returning.js';
 export { SchemaChangedError } from './schema-changed.js';

@@ -51,7 +51,7 @@ export function customTools(
         `${at} writes (readOnly: false) and the server is read-only: start it with --allow-writes (allowWrites: true), or leave the tool out`,
       );
     }
-    const texts = new Map<string, string>();
+    const splits = new Map<string, NamedStatement>();
     for (const engine of engines) {
       const text = statementText(tool, engine);
       if (text === undefined) {
@@ -64,9 +64,9 @@ export function customTools(
           `${at}: ${engine.title} has no read-only transaction to run a read-only tool in (readOnly: false for one that writes)`,
         );
       }
-      texts.set(engine.name, text);
+      splits.set(engine.name, splitNamedParameters(text, engine.lexicon));
     }
-    return customTool(name, tool, texts);
+    return customTool(name, tool, splits);
   });
 }
 
@@ -74,10 +74,9 @@ export function customTools(
  * One custom tool: its arguments are its parameters, its answer the statement's rows. Unlike the
  * sql tool's, its text is the operator's and fixed at start (arguments are bound values), so the
  * sql guard does not vet it: the database's read-only mode is what keeps a read-only tool reading.
- * `texts`: its statement for each engine served, by engine name.
+ * `splits`: its statement for each engine served, by engine name, split at its parameters.
  */
-function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<string, string>): ToolDefinition {
-  const splits = new Map([...texts].map(([engine, text]) => [engine, splitNamedParameters(text)]));
+function customTool(name: string, tool: CustomToolConfig, splits: ReadonlyMap<string, NamedStatement>): ToolDefinition {
   const parameters = Object.entries(tool.parameters ?? {});
   const input = z.strictObject(Object.fromEntries(parameters.map(([p, spec]) => [p, argument(spec)])));
   const bind = (args: Record<string, unknown>, engine: Engine) => {
@@ -161,7 +160,7 @@ export async function checkCustomTools(
       const text = statementText(tool, engine);
       if (text === undefined || !engine.explain) continue;
       try {
-        await engine.explain(db, bindArguments(splitNamedParameters(text), tool, {}, engine));
+        await engine.explain(db, bindArguments(splitNamedParameters(text, engine.lexicon), tool, {}, engine));
       } catch (error) {
         const key = typeof tool.sql === 'string' ? [] : [tool.sql[engine.name as never] ? engine.name : engine.family];
         const on = several ? `database ${database} (${engine.title})` : engine.title;
