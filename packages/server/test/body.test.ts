@@ -42,6 +42,37 @@ describe('nestsDeeper', () => {
     expect(nestsDeeper(chunks('["日本語 🎉 [", ["é"]]'), 2)).toBe(false);
     expect(nestsDeeper(chunks('["日本語 🎉 [", [["é"]]]'), 2)).toBe(true);
   });
+
+  it('reads as a byte-by-byte scan does, on any mix of brackets, quotes and backslashes', () => {
+    const byteByByte = (text: string, max: number) => {
+      let depth = 0;
+      let inString = false;
+      let escaped = false;
+      for (const c of text) {
+        if (inString) {
+          if (escaped) escaped = false;
+          else if (c === '\\') escaped = true;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '[' || c === '{') {
+          if (++depth > max) return true;
+        } else if (c === ']' || c === '}') depth--;
+      }
+      return false;
+    };
+    const alphabet = ['[', '{', ']', '}', '"', '\\', 'a', '1', ','];
+    let seed = 53;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let k = 0; k < 20_000; k++) {
+      let text = '';
+      for (let i = next(40); i > 0; i--) text += alphabet[next(alphabet.length)];
+      const max = next(4);
+      expect(nestsDeeper(chunks(text, 1 + next(8)), max), JSON.stringify(text)).toBe(byteByByte(text, max));
+    }
+  });
 });
 
 describe('isBatch', () => {
