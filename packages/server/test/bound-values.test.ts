@@ -104,9 +104,10 @@ describe.each(liveTargets())('$engine: the ceiling on bound values', (target) =>
       ['--config', config],
     ];
     for (const [i, url] of urls.entries()) servers.push(await startHttpServer(url, args[i]));
-    [client, raised, configured] = await Promise.all(
+    const clients = await Promise.all(
       servers.map((s, i) => connectClient('http', 'modern', { dbUrl: urls[i]!, endpoint: s.endpoint })),
     );
+    [client, raised, configured] = clients as [Client, Client, Client];
   }, 120_000);
   afterAll(async () => {
     await Promise.all([client?.close(), raised?.close(), configured?.close()]);
