@@ -1,3 +1,4 @@
+import { Random } from '@mcp-db-bench/contract';
 import { describe, expect, it } from 'vitest';
 import { isBatch } from '../src/transports/batch.js';
 import { nestsDeeper } from '../src/transports/body.js';
@@ -61,11 +62,8 @@ describe('nestsDeeper', () => {
       return false;
     };
     const alphabet = ['[', '{', ']', '}', '"', '\\', 'a', '1', ','];
-    let seed = 53;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const random = new Random(53);
+    const next = (n: number) => random.int(0, n - 1);
     for (let k = 0; k < 20_000; k++) {
       let text = '';
       for (let i = next(40); i > 0; i--) text += alphabet[next(alphabet.length)];

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Random } from '@mcp-db-bench/contract';
 import { ENGINES, engineForUrl } from '@mcp-db-bench/engines';
 import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import type { Client } from '@modelcontextprotocol/client';
@@ -61,11 +62,8 @@ describe('what the ceiling leaves cheap', () => {
       return out;
     };
     const alphabet = ['\\', '%', '_', '!', '[', ']', 'a', 'é', '\ud83d\ude00', '\ud800'];
-    let seed = 53;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const random = new Random(53);
+    const next = (n: number) => random.int(0, n - 1);
     for (let k = 0; k < 20_000; k++) {
       let pattern = '';
       for (let i = next(14); i > 0; i--) pattern += alphabet[next(alphabet.length)];

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Random } from '@mcp-db-bench/contract';
 import { engineForUrl } from '@mcp-db-bench/engines';
 import { freshDatabase, liveTargets } from '@mcp-db-bench/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,16 +73,13 @@ const FRAGMENTS = [
 ];
 const PARAMS = [{}, { x: 1 }, { x: 'a', y: 2 }, { x: null }, { x: true }, { x: 1.5 }, { v: 1 }];
 
-/** The calls: every corpus text, every payload in every template, and `random` texts of fragments (seeded). */
-function calls(random: number): [string, Record<string, unknown>][] {
+/** The calls: every corpus text, every payload in every template, and `generated` texts of fragments (seeded). */
+function calls(generated: number): [string, Record<string, unknown>][] {
   const out: [string, Record<string, unknown>][] = corpus.sqlTexts.map((s) => [s.text, { x: 1 }]);
   for (const p of corpus.payloads) for (const t of TEMPLATES) out.push([t.replace('%P', p.text), { v: 1 }]);
-  let seed = 53;
-  const next = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-  };
-  for (let k = 0; k < random; k++) {
+  const random = new Random(53);
+  const next = (n: number) => random.int(0, n - 1);
+  for (let k = 0; k < generated; k++) {
     let text = 'select ';
     for (let i = 1 + next(8); i > 0; i--) text += FRAGMENTS[next(FRAGMENTS.length)];
     out.push([text, PARAMS[next(PARAMS.length)]!]);
