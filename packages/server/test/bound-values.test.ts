@@ -74,6 +74,24 @@ describe('what the ceiling leaves cheap', () => {
   });
 });
 
+describe('the ceiling through the SDK (stdio, 2025 era)', () => {
+  let client: Client;
+  beforeAll(async () => {
+    const dbUrl = await freshDatabase({ engine: 'sqlite', baseUrl: 'sqlite:' }, 'bench_bounds_stdio');
+    await loadShop(dbUrl);
+    client = await connectClient('stdio', 'legacy', { dbUrl });
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('refuses the 499,000-value filter there too, before the SDK validates it', async () => {
+    const outcome = await callJson(client, 'query', { table: 'orders', filter: flood(499_000) });
+    expect(outcome.data).toMatchObject({ error: { code: 'limit_exceeded' } });
+    expect((await callJson(client, 'get', { table: 'orders', key: 1 })).data).toMatchObject({ found: true });
+  });
+});
+
 describe.each(liveTargets())('$engine: the ceiling on bound values', (target) => {
   let dir = '';
   let dbUrl = '';
