@@ -83,24 +83,26 @@ export class ValueTally {
    * values to pass: the count is exact whenever it is returned.
    */
   over(total: number, statement: number): ValueCount | undefined {
-    const statements = [...this.#pending, this.#current];
-    const bound = (count: (text: string) => number): ValueCount => {
-      let all = this.#total;
-      let most = this.#largest;
-      for (const s of statements) {
-        let values = s.values;
-        for (const text of s.texts) {
-          const n = count(text);
-          values += n;
-          all += n;
-        }
-        most = Math.max(most, values);
-      }
-      return { total: all, statement: most };
-    };
-    if (!passes(bound(mostLiterals), total, statement)) return undefined;
-    const exact = bound(literals);
+    if (!passes(this.#count(mostLiterals), total, statement)) return undefined;
+    const exact = this.#count(literals);
     return passes(exact, total, statement) ? exact : undefined;
+  }
+
+  /** The count, each expression filter counted by `count` (every call goes through here: nothing allocated but the answer). */
+  #count(count: (text: string) => number): ValueCount {
+    let all = this.#total;
+    let most = this.#largest;
+    for (let i = 0; i <= this.#pending.length; i++) {
+      const s = i < this.#pending.length ? this.#pending[i]! : this.#current;
+      let values = s.values;
+      for (const text of s.texts) {
+        const n = count(text);
+        values += n;
+        all += n;
+      }
+      most = Math.max(most, values);
+    }
+    return { total: all, statement: most };
   }
 }
 
