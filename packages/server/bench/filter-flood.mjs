@@ -3,8 +3,9 @@
 // values, a 3.4 MB body) from several clients in a loop, while another client calls `get`. Before
 // the ceiling on bound values each such call held the server's event loop for over a second, and
 // everyone else's calls waited behind it. It prints how long each refusal took, the `get` client's
-// p50 and p99 alone and during the flood, and the server's event-loop delay (measured inside the
-// server by loop-delay.mjs):
+// p50 and p99 alone and during the flood, the server's event-loop delay (measured inside the
+// server by loop-delay.mjs) and, on Linux, the server's CPU time per call (which a busy machine
+// does not stretch as it stretches the round trips):
 //
 //   node bench/filter-flood.mjs [--seconds 10] [--flooders 4] [--rows 25600] [--bin OTHER/dist/bin.js]
 //
@@ -12,7 +13,7 @@
 // dropped after). The server is the built bin, one process (--workers 1), started through the
 // package's public entry; --bin runs another build's instead, to compare (one without the
 // ceiling answers each flood call after a second or more: run it with fewer --seconds).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -143,6 +144,16 @@ const fmt = (times) => {
   return `n ${s.length}, p50 ${pct(s, 0.5).toFixed(1)} ms, p99 ${pct(s, 0.99).toFixed(1)} ms, max ${(s.at(-1) ?? NaN).toFixed(1)} ms`;
 };
 
+/** The CPU time a process has used, in ms (Linux's /proc; NaN elsewhere). */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in ticks of 10 ms
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** The server's event-loop delay lines written since `from` (an offset into its stderr): the worst max and p99. */
 function loopDelay(stderr, from) {
   const lines = [...stderr.slice(from).matchAll(/loop-delay: max ([\d.]+) ms, p99 ([\d.]+) ms/g)];
@@ -184,6 +195,7 @@ async function measure(label, target) {
 
     const phase = async (flooders) => {
       const from = server.stderr().length;
+      const cpu = cpuMs(server.child.pid);
       const end = performance.now() + SECONDS * 1000;
       const until = () => performance.now() > end;
       const [gets, ...floods] = await Promise.all([
@@ -191,14 +203,27 @@ async function measure(label, target) {
         ...Array.from({ length: flooders }, () => floodLoop(endpoint, flood, until)),
       ]);
       await new Promise((resolve) => setTimeout(resolve, 300)); // the last delay line
-      return { gets, refusals: floods.flat(), delay: loopDelay(server.stderr(), from) };
+      const calls = gets.length + floods.flat().length;
+      return {
+        gets,
+        refusals: floods.flat(),
+        delay: loopDelay(server.stderr(), from),
+        cpu: cpuMs(server.child.pid) - cpu,
+        calls,
+      };
     };
     const alone = await phase(0);
     const flooded = await phase(FLOODERS);
     console.log(`${label}: ${(flood.length / 1e6).toFixed(1)} MB bodies of 499,000 values, ${SECONDS} s a phase`);
-    console.log(`  get alone                 ${fmt(alone.gets)}`);
+    console.log(
+      `  get alone                 ${fmt(alone.gets)}; server CPU ${(alone.cpu / alone.calls).toFixed(2)} ms a call`,
+    );
     console.log(`    server event loop       ${alone.delay}`);
-    console.log(`  ${FLOODERS} flooders: refusals     ${fmt(flooded.refusals)}`);
+    // the gets' own share, as measured alone, taken out
+    const perRefusal = (flooded.cpu - (flooded.gets.length * alone.cpu) / alone.calls) / flooded.refusals.length;
+    console.log(
+      `  ${FLOODERS} flooders: refusals     ${fmt(flooded.refusals)}; server CPU ${perRefusal.toFixed(1)} ms a refusal`,
+    );
     console.log(`  ${FLOODERS} flooders: get          ${fmt(flooded.gets)}`);
     console.log(`    server event loop       ${flooded.delay}`);
   } finally {
