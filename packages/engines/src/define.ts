@@ -1,4 +1,5 @@
 import type { Engine } from './engine.js';
+import { STANDARD_LEXICON } from './lexicon.js';
 import { insertReturning } from './returning.js';
 
 /** What most engines share; an engine states only where it differs. */
@@ -9,6 +10,7 @@ type Defaulted =
   | 'limit'
   | 'encodeParam'
   | 'maxParameters'
+  | 'lexicon'
   | 'insertReturningKeys'
   | 'oneProcess'
   | 'cancelsStatements'
@@ -21,7 +23,7 @@ export type EngineDefinition<N extends string = string, F extends string = N> = 
  * One engine, described in full in its own folder: its URLs, drivers, dialect, introspection,
  * types, errors, bulk loader and test databases. Defaults: selected by the scheme `name:`, its
  * own SQL family, `limit n`, values bound as given, 65,535 parameters per statement, and keys
- * read back with `insert ... returning`; open in many processes at once, and able to cancel
+ * read back with `insert ... returning`, standard SQL's quotes and comments; open in many processes at once, and able to cancel
  * a statement.
  */
 export function defineEngine<const N extends string, const F extends string = N>(
@@ -34,6 +36,7 @@ export function defineEngine<const N extends string, const F extends string = N>
     limit: (query, n) => query.limit(n),
     encodeParam: (_, value) => value,
     maxParameters: 65_535,
+    lexicon: STANDARD_LEXICON,
     insertReturningKeys: insertReturning(),
     oneProcess: false,
     cancelsStatements: true,

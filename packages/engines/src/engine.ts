@@ -3,6 +3,7 @@ import type { CompiledQuery, Dialect, Kysely, QueryResult, RawBuilder, SelectQue
 import type { StatementObserver } from './calls.js';
 import type { RawCatalog, Table } from './catalog.js';
 import type { SqlFamily } from './families.js';
+import type { TextLexicon } from './lexicon.js';
 import type { SqlPolicy } from './sql-guard.js';
 
 export type { SqlFamily } from './families.js';
@@ -161,6 +162,12 @@ export interface Engine<F extends string = SqlFamily> {
 
   /** The most bound parameters one statement may carry. */
   readonly maxParameters: number;
+
+  /**
+   * How its SQL text quotes and comments (lexicon.ts): where the server looks for `:name`
+   * parameters in the sql tool's and custom tools' statements. Standard SQL's by default.
+   */
+  readonly lexicon: TextLexicon;
 
   /**
    * Inserts rows (values already encoded, one array per row in `columns` order) and returns

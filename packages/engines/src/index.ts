@@ -67,6 +67,7 @@ export type {
   SqlConnectOptions,
   SqlFamily,
 } from './engine.js';
+export { STANDARD_LEXICON, skipQuoted, type TextLexicon } from './lexicon.js';
 export { PoolWaitExceeded } from './pool-wait.js';
 export { insertStatement } from './returning.js';
 export { SchemaChangedError } from './schema-changed.js';

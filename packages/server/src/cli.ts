@@ -170,7 +170,12 @@ async function openServed(
     telemetry,
     poolSize: options.poolSize,
     schemaTtl: options.schemaTtl,
-    limits: { maxRows: options.maxRows, defaultRows: options.defaultRows, maxResponseBytes: options.maxResponseBytes },
+    limits: {
+      maxRows: options.maxRows,
+      defaultRows: options.defaultRows,
+      maxResponseBytes: options.maxResponseBytes,
+      maxBoundValues: options.maxBoundValues,
+    },
     allowWrites: options.allowWrites,
     statementTimeoutMs: options.statementTimeout,
     sql: sql ? { poolSize: options.sqlPoolSize, waitMs: options.sqlWaitTimeout, role: options.sqlRole } : undefined,

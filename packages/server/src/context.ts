@@ -6,6 +6,7 @@ import {
   type SqlPolicy,
 } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
+import { DEFAULT_MAX_BOUND_VALUES } from './bound-values.js';
 import { SchemaCache } from './catalog/cache.js';
 import type { Telemetry } from './telemetry/index.js';
 import type { Limits, SqlConnections, ToolContext } from './tools/tool.js';
@@ -45,7 +46,12 @@ export interface DatabaseOptions {
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
-export const DEFAULT_LIMITS: Limits = { defaultRows: 100, maxRows: 1000, maxResponseBytes: 1024 * 1024 };
+export const DEFAULT_LIMITS: Limits = {
+  defaultRows: 100,
+  maxRows: 1000,
+  maxResponseBytes: 1024 * 1024,
+  maxBoundValues: DEFAULT_MAX_BOUND_VALUES,
+};
 
 /** A connected database with its cached schema: what every tool call shares. */
 export interface DatabaseContext extends ToolContext {

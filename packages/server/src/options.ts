@@ -1,6 +1,7 @@
 import { HOST_REVISIONS, MODERN_REVISION } from '@mcp-db-bench/contract';
 import { ENGINE_TITLES, URL_FORMS } from '@mcp-db-bench/engines';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_MAX_BOUND_VALUES } from './bound-values.js';
 import { DEFAULT_SQL_POOL_SIZE, DEFAULT_SQL_WAIT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from './context.js';
 import { collect } from './database-urls.js';
 import { TEST_DELAY_ENV } from './test-delay.js';
@@ -41,6 +42,7 @@ export interface CliOptions {
   maxRows: number;
   maxResponseBytes: number;
   defaultRows: number;
+  maxBoundValues: number;
   poolSize: number;
   schemaTtl: number;
   echo?: boolean;
@@ -110,7 +112,7 @@ function transportOptions(): Option[] {
   ];
 }
 
-/** How much one call answers. */
+/** How much one call answers, and how many values it may bind. */
 function answerOptions(): Option[] {
   return [
     new Option('--max-rows <n>', 'most rows one call returns; larger limits are capped')
@@ -128,6 +130,13 @@ function answerOptions(): Option[] {
       .env('MCP_DB_DEFAULT_ROWS')
       .default(100)
       .argParser(positiveInt('default-rows')),
+    new Option(
+      '--max-bound-values <n>',
+      "most values one call binds (filter values, inserted cells, parameters), refused before any work past it; the engine's own limit per statement applies too",
+    )
+      .env('MCP_DB_MAX_BOUND_VALUES')
+      .default(DEFAULT_MAX_BOUND_VALUES)
+      .argParser(positiveInt('max-bound-values')),
   ];
 }
 

@@ -1,6 +1,6 @@
-import { listTablesOutput, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { listTablesOutput, TOOL_NAMES, type ToolError } from '@mcp-db-bench/contract';
 import { z } from 'zod';
-import { InvalidArguments } from './schemas.js';
+import { RefusedArguments } from './schemas.js';
 import type { ToolOutcome } from './server.js';
 import type { ToolContext, ToolDefinition } from './tools/index.js';
 
@@ -11,6 +11,8 @@ export type NamedContexts = ReadonlyMap<string, ToolContext>;
 export interface ServedTool {
   tool: ToolDefinition;
   answer(args: unknown): Promise<ToolOutcome>;
+  /** what is refused before validation, from the arguments as sent (the ceiling on bound values) */
+  refuse(args: unknown): ToolError | undefined;
 }
 
 /** Runs `tool` against one database (server.ts's runTool); `database`: its name, for telemetry. */
@@ -29,26 +31,35 @@ export type RunTool = (
  * schema serves both forms (a `list_databases` tool would cost a tool's tokens in every
  * tools/list and a round trip in every session).
  */
-export function routedTools(contexts: NamedContexts, tools: readonly ToolDefinition[], run: RunTool): ServedTool[] {
+export function routedTools(
+  contexts: NamedContexts,
+  tools: readonly ToolDefinition[],
+  run: RunTool,
+  refuse: (tool: ToolDefinition, args: unknown, ctx: ToolContext) => ToolError | undefined,
+): ServedTool[] {
   const names = [...contexts.keys()] as [string, ...string[]];
   const first = contexts.get(names[0])!;
+  // The database the arguments name (the first when they name none: validation will say so).
+  const named = (args: unknown) => contexts.get((args as { database?: unknown } | null)?.database as string) ?? first;
   const database = z.enum(names, { error: () => `name one of the databases: ${names.join(', ')}` });
   return tools.map((tool): ServedTool => {
-    if (tool.noDatabase) return { tool, answer: (args) => run(tool, args, first) };
+    if (tool.noDatabase) return { tool, answer: (args) => run(tool, args, first), refuse: () => undefined };
     if (tool.name === TOOL_NAMES.listTables) {
       return {
         tool: { ...tool, input: tool.input.extend({ database: database.optional() }), output: GROUPED_TABLES },
         answer: (args) => listGroups(tool, args, contexts, run),
+        refuse: () => undefined,
       };
     }
     return {
       tool: { ...tool, input: tool.input.extend({ database }) },
       answer: (args) => {
         // A mistake in the arguments is answered by the tool's own path (its telemetry, its error shape).
-        if (args instanceof InvalidArguments) return run(tool, args, first);
+        if (args instanceof RefusedArguments) return run(tool, args, first);
         const { database: name, ...rest } = args as { database: string };
         return run(tool, rest, contexts.get(name)!, name);
       },
+      refuse: (args) => refuse(tool, args, named(args)),
     };
   });
 }
@@ -64,7 +75,7 @@ async function listGroups(
   contexts: NamedContexts,
   run: RunTool,
 ): Promise<ToolOutcome> {
-  if (args instanceof InvalidArguments) return run(tool, args, contexts.values().next().value!);
+  if (args instanceof RefusedArguments) return run(tool, args, contexts.values().next().value!);
   const { database: named, ...rest } = args as { database?: string };
   const names = named === undefined ? [...contexts.keys()] : [named];
   const outcomes = await Promise.all(names.map((name) => run(tool, rest, contexts.get(name)!, name)));

@@ -6,12 +6,30 @@ type JsonSchemaOptions = Parameters<Std['jsonSchema']['input']>[0];
 type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] };
 
 /**
- * Arguments that failed the input schema. Validation hands this to the tool handler instead of
- * failing in the SDK, so a bad argument gets the same `{ "error": { code, message } }` result as
- * every other mistake (an agent can parse one shape), with every problem named by its path.
+ * Arguments refused before the tool runs. Validation hands this to the tool handler instead of
+ * failing in the SDK, so a refusal gets the same `{ "error": { code, message } }` result as every
+ * other mistake (an agent can parse one shape), through the tool's own path (its telemetry).
  */
-export class InvalidArguments {
-  constructor(readonly issues: readonly Issue[]) {}
+export abstract class RefusedArguments {
+  abstract toError(): ToolError;
+}
+
+/** Arguments refused before validation, with their error (a call past the ceiling on bound values). */
+export class RefusedEarly extends RefusedArguments {
+  constructor(private readonly error: ToolError) {
+    super();
+  }
+
+  toError(): ToolError {
+    return this.error;
+  }
+}
+
+/** Arguments that failed the input schema, every problem named by its path. */
+export class InvalidArguments extends RefusedArguments {
+  constructor(readonly issues: readonly Issue[]) {
+    super();
+  }
 
   toError(): ToolError {
     const problems = this.issues.slice(0, 10).map((i) => {
@@ -77,6 +95,23 @@ export function adaptSchema<T extends StandardSchemaWithJSON>(schema: T, role: '
   return {
     '~standard': { ...std, validate, jsonSchema: { input: remembered('input'), output: remembered('output') } },
   } as T;
+}
+
+/**
+ * `schema`, whose validation first asks `refuse` about the arguments as sent: a refusal becomes
+ * the arguments the handler gets ({@link RefusedEarly}), before anything that grows with them
+ * (the scan for reserved keys, the schema's own checks) has run.
+ */
+export function refusingFirst<T extends StandardSchemaWithJSON>(
+  schema: T,
+  refuse: (args: unknown) => ToolError | undefined,
+): T {
+  const std = schema['~standard'];
+  const validate: Std['validate'] = (value, options) => {
+    const error = refuse(value);
+    return error ? { value: new RefusedEarly(error) } : std.validate(value, options);
+  };
+  return { '~standard': { ...std, validate } } as T;
 }
 
 /** JSON Schema keywords that bound a value only to protect the server: no agent comes near them. */
@@ -155,14 +190,24 @@ export function reservedKeyPath(value: unknown): string[] | undefined {
     for (let at: Step | undefined = step; at?.parent; at = at.parent) path.unshift(at.key);
     return path;
   };
+  if (typeof value !== 'object' || value === null) return undefined;
   const stack: Step[] = [{ node: value, key: '' }];
-  for (let seen = 0; stack.length > 0 && seen < SCAN_BUDGET; seen++) {
+  // No more is kept to visit than the budget allows: a list of a million objects costs no more than its first ones.
+  let seen = 0;
+  const visit = (node: unknown, key: string, parent: Step) => {
+    if (typeof node === 'object' && node !== null && seen + stack.length < SCAN_BUDGET)
+      stack.push({ node, key, parent });
+  };
+  for (; stack.length > 0 && seen < SCAN_BUDGET; seen++) {
     const step = stack.pop()!;
-    const { node } = step;
-    if (typeof node !== 'object' || node === null) continue;
-    if (!Array.isArray(node) && Object.hasOwn(node, '__proto__')) return [...pathOf(step), '__proto__'];
-    for (const [key, child] of Object.entries(node))
-      if (typeof child === 'object' && child !== null) stack.push({ node: child, key, parent: step });
+    const node = step.node as Record<string, unknown>;
+    // Arrays by index: Object.entries would make a pair and a key string for each of a list's values.
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) visit(node[i], String(i), step);
+    } else {
+      if (Object.hasOwn(node, '__proto__')) return [...pathOf(step), '__proto__'];
+      for (const key in node) visit(node[key], key, step);
+    }
   }
   return undefined;
 }

@@ -6,9 +6,10 @@ import {
   type McpServerFactory,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { boundValuesRefusal } from './bound-values.js';
 import { reuseForCatalog } from './catalog/answers.js';
 import { type NamedContexts, routedTools, type ServedTool } from './routing.js';
-import { adaptedSchemas, InvalidArguments } from './schemas.js';
+import { adaptedSchemas, InvalidArguments, RefusedArguments, refusingFirst } from './schemas.js';
 import type { ToolResult } from './telemetry/index.js';
 import { READ_TOOLS, type ToolContext, type ToolDefinition } from './tools/index.js';
 import { VERSION } from './version.js';
@@ -65,9 +66,18 @@ const BUILT_IN = new Set<string>(TOOL_SPECS.map((s) => s.name));
  * tools, each that touches data with a `database` argument).
  */
 function servedTools(ctx: ToolContext | NamedContexts, tools: readonly ToolDefinition[]): ServedTool[] {
-  if (ctx instanceof Map) return routedTools(ctx, tools, runTool);
+  if (ctx instanceof Map) return routedTools(ctx, tools, runTool, boundValuesRefusal);
   const one = ctx as ToolContext;
-  return tools.map((tool) => ({ tool, answer: (args) => runTool(tool, args, one) }));
+  return tools.map((tool) => ({
+    tool,
+    answer: (args) => runTool(tool, args, one),
+    refuse: (args) => boundValuesRefusal(tool, args, one),
+  }));
+}
+
+/** A served tool's input schema as validation runs it: what it refuses before validating (see `refusingFirst`), then the schema. */
+function inputSchema({ tool, refuse }: ServedTool) {
+  return refusingFirst(adaptedSchemas(tool).input, refuse);
 }
 
 /** One server definition; every transport and both protocol eras are served from it. */
@@ -77,7 +87,9 @@ export function createServerFactory(
 ): McpServerFactory {
   const served = servedTools(ctx, tools);
   const text = instructions(tools, ctx instanceof Map ? databaseList(ctx) : undefined);
-  const schemas = new Map(served.map(({ tool }) => [tool, adaptedSchemas(tool)]));
+  const schemas = new Map(
+    served.map((s) => [s.tool, { input: inputSchema(s), output: adaptedSchemas(s.tool).output }]),
+  );
   return () => {
     const server = new McpServer(
       { name: 'mcp-db-server', title: 'mcp-db-bench database server', version: VERSION },
@@ -146,14 +158,14 @@ function toolResult(outcome: ToolOutcome): ToolResult {
 }
 
 async function runOnce(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
-  if (tool.catalogOnly && !(args instanceof InvalidArguments))
+  if (tool.catalogOnly && !(args instanceof RefusedArguments))
     return reuseForCatalog(await ctx.schema.get(), tool, args, () => answer(tool, args, ctx));
   return answer(tool, args, ctx);
 }
 
 async function answer(tool: ToolDefinition, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
   try {
-    if (args instanceof InvalidArguments) throw args.toError();
+    if (args instanceof RefusedArguments) throw args.toError();
     const data = (await tool.run(args as never, ctx)) as Record<string, unknown>;
     const text = JSON.stringify(data);
     checkSize(text, ctx.limits.maxResponseBytes);
@@ -174,8 +186,9 @@ export function directTools(
   tools: readonly ToolDefinition[] = READ_TOOLS,
 ): Map<string, (args: unknown, call: Call) => Promise<ToolOutcome>> {
   return new Map(
-    servedTools(ctx, tools).map(({ tool, answer }) => {
-      const validate = adaptedSchemas(tool).input['~standard'].validate;
+    servedTools(ctx, tools).map((served) => {
+      const { tool, answer } = served;
+      const validate = inputSchema(served)['~standard'].validate;
       const run = async (args: unknown) => {
         const checked = await validate(args ?? {});
         return answer(checked.issues ? new InvalidArguments(checked.issues) : checked.value);

@@ -1,3 +1,4 @@
+import { Random } from '@mcp-db-bench/contract';
 import { describe, expect, it } from 'vitest';
 import { isBatch } from '../src/transports/batch.js';
 import { nestsDeeper } from '../src/transports/body.js';
@@ -41,6 +42,34 @@ describe('nestsDeeper', () => {
   it('reads multi-byte UTF-8 without miscounting', () => {
     expect(nestsDeeper(chunks('["日本語 🎉 [", ["é"]]'), 2)).toBe(false);
     expect(nestsDeeper(chunks('["日本語 🎉 [", [["é"]]]'), 2)).toBe(true);
+  });
+
+  it('reads as a byte-by-byte scan does, on any mix of brackets, quotes and backslashes', () => {
+    const byteByByte = (text: string, max: number) => {
+      let depth = 0;
+      let inString = false;
+      let escaped = false;
+      for (const c of text) {
+        if (inString) {
+          if (escaped) escaped = false;
+          else if (c === '\\') escaped = true;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '[' || c === '{') {
+          if (++depth > max) return true;
+        } else if (c === ']' || c === '}') depth--;
+      }
+      return false;
+    };
+    const alphabet = ['[', '{', ']', '}', '"', '\\', 'a', '1', ','];
+    const random = new Random(53);
+    const next = (n: number) => random.int(0, n - 1);
+    for (let k = 0; k < 20_000; k++) {
+      let text = '';
+      for (let i = next(40); i > 0; i--) text += alphabet[next(alphabet.length)];
+      const max = next(4);
+      expect(nestsDeeper(chunks(text, 1 + next(8)), max), JSON.stringify(text)).toBe(byteByByte(text, max));
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../src/catalog/build.js';
 import type { Catalog, RawCatalog } from '../src/catalog/types.js';
+import { DEFAULT_LIMITS } from '../src/context.js';
 import { planAggregate } from '../src/tools/aggregate.js';
 import { planGet } from '../src/tools/get.js';
 import { planQuery } from '../src/tools/query.js';
@@ -15,7 +16,7 @@ import { shopCatalog } from './support/shop.js';
  * it pins down that caller text only ever arrives as parameters.
  */
 const catalog = shopCatalog();
-const limits = { defaultRows: 100, maxRows: 1000, maxResponseBytes: 1024 * 1024 };
+const limits = DEFAULT_LIMITS;
 const engine = (name: string) => (ENGINES.find((e) => e.name === name) ?? ENGINES.find((e) => e.family === name))!;
 const compileWith = (name: string) => {
   const e = engine(name);

@@ -4,6 +4,7 @@ import { testDatabasesOf, testFactsOf } from '@mcp-db-bench/engines/testing';
 import { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../src/catalog/build.js';
+import { DEFAULT_LIMITS } from '../src/context.js';
 import { planQuery } from '../src/tools/query.js';
 import { scratch } from './fixtures/scratch/index.js';
 import { loadParityFixture, parityRows } from './support/fixture.js';
@@ -19,7 +20,7 @@ import { loadShop, SHOP, shopCatalog } from './support/shop.js';
 const engines: readonly Engine<string>[] = [...ENGINES, scratch];
 
 const target = (family: string) => engines.find((e) => e.family === family)!;
-const limits = { defaultRows: 100, maxRows: 1000, maxResponseBytes: 1024 * 1024 };
+const limits = DEFAULT_LIMITS;
 
 describe('a scratch SQL family', () => {
   it("is a family of its own beside the registry's, with every test fact a suite asks for", () => {

@@ -1,4 +1,5 @@
 export { f, type Value } from './build.js';
+export { type ValueCount, ValueTally } from './count.js';
 export { normalizeFilterTree, normalizeOperator, parseFilter } from './json.js';
 export {
   convertNumber,

@@ -176,7 +176,7 @@ function normalizeList(input: unknown, path: string, column: string): Exclude<Sc
     throw filterError(`${path}: ${input.length} values; the limit (maxListValues) is ${FILTER_LIMITS.maxListValues}`);
   }
   const hint = `null in an in list never matches; ${nullAdvice(column, false)} (combined with or)`;
-  return input.map((item, i) => normalizeScalar(item, `${path}[${i}]`, hint));
+  return input.map((item, i) => normalizeScalar(item, path, hint, i));
 }
 
 function normalizeRange(input: unknown, path: string, column: string): [Scalar, Scalar] {
@@ -185,33 +185,42 @@ function normalizeRange(input: unknown, path: string, column: string): [Scalar, 
     throw filterError(`${path}: 'between' needs an array of two values [low, high]; got ${got}`);
   }
   const hint = nullHint(column, false);
-  return [normalizeScalar(input[0], `${path}[0]`, hint), normalizeScalar(input[1], `${path}[1]`, hint)];
+  return [normalizeScalar(input[0], path, hint, 0), normalizeScalar(input[1], path, hint, 1)];
 }
 
-/** A string, finite number or boolean; `nullReason` explains why null is refused here. */
-function normalizeScalar(input: unknown, path: string, nullReason: string): Exclude<Scalar, null> {
-  if (input === null) throw filterError(`${path}: ${nullReason}`);
+/** A list's item as errors name it (`filter.value[7]`): made only for an error, as a list may hold a thousand. */
+function itemPath(path: string, index: number | undefined): string {
+  return index === undefined ? path : `${path}[${index}]`;
+}
+
+/**
+ * A string, finite number or boolean; `nullReason` explains why null is refused here. `path`
+ * and `index` (for a list's item) name the value in errors.
+ */
+function normalizeScalar(input: unknown, path: string, nullReason: string, index?: number): Exclude<Scalar, null> {
+  if (input === null) throw filterError(`${itemPath(path, index)}: ${nullReason}`);
   if (typeof input === 'boolean') return input;
   if (typeof input === 'string') {
     if (input.length > FILTER_LIMITS.maxLiteralLength) {
       throw filterError(
-        `${path}: the string is ${input.length} characters long; the limit (maxLiteralLength) is ${FILTER_LIMITS.maxLiteralLength}`,
+        `${itemPath(path, index)}: the string is ${input.length} characters long; the limit (maxLiteralLength) is ${FILTER_LIMITS.maxLiteralLength}`,
       );
     }
-    if (input.includes('\u0000')) throw filterError(`${path}: NUL characters (U+0000) are not allowed in strings`);
+    if (input.includes('\u0000'))
+      throw filterError(`${itemPath(path, index)}: NUL characters (U+0000) are not allowed in strings`);
     return input;
   }
   if (typeof input === 'number') {
-    if (!Number.isFinite(input)) throw filterError(`${path}: numbers must be finite`);
+    if (!Number.isFinite(input)) throw filterError(`${itemPath(path, index)}: numbers must be finite`);
     // A JSON number this large was already rounded when it was parsed: make the client say it exactly.
     if (Number.isInteger(input) && !Number.isSafeInteger(input)) {
       throw filterError(
-        `${path}: the integer ${snippet(String(input))} is beyond ±(2^53-1) and may have lost digits; send it as a string`,
+        `${itemPath(path, index)}: the integer ${snippet(String(input))} is beyond ±(2^53-1) and may have lost digits; send it as a string`,
       );
     }
     return input === 0 ? 0 : input; // -0 becomes 0
   }
-  throw filterError(`${path}: expected a string, number or boolean; got ${typeName(input)}`);
+  throw filterError(`${itemPath(path, index)}: expected a string, number or boolean; got ${typeName(input)}`);
 }
 
 /**

@@ -37,7 +37,12 @@ export const aggregateOutput = z.object({
   truncated: z.boolean(),
 });
 
-export const aggregateSpec = toolSpec({ name: 'aggregate', input: aggregateInput, output: aggregateOutput });
+export const aggregateSpec = toolSpec({
+  name: 'aggregate',
+  input: aggregateInput,
+  output: aggregateOutput,
+  values: (args, tally) => tally.filter(args.filter).filter(args.having),
+});
 
 export type AggregateSpec = z.infer<typeof aggregateSpecSchema>;
 export type AggregateInput = z.infer<typeof aggregateInput>;

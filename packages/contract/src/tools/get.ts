@@ -22,7 +22,12 @@ export const getOutput = z.object({
   row: rowSchema.nullable(),
 });
 
-export const getSpec = toolSpec({ name: 'get', input: getInput, output: getOutput });
+export const getSpec = toolSpec({
+  name: 'get',
+  input: getInput,
+  output: getOutput,
+  values: (args, tally) => (typeof args.key === 'object' && args.key !== null ? tally.record(args.key) : tally.add(1)),
+});
 
 export type GetInput = z.infer<typeof getInput>;
 export type GetOutput = z.infer<typeof getOutput>;

@@ -19,7 +19,12 @@ export const queryOutput = z.object({
   next_cursor: z.string().nullable().describe('Pass as cursor to fetch the next page; null on the last page.'),
 });
 
-export const querySpec = toolSpec({ name: 'query', input: queryInput, output: queryOutput });
+export const querySpec = toolSpec({
+  name: 'query',
+  input: queryInput,
+  output: queryOutput,
+  values: (args, tally) => tally.filter(args.filter),
+});
 
 export type QueryInput = z.infer<typeof queryInput>;
 export type QueryOutput = z.infer<typeof queryOutput>;

@@ -25,7 +25,12 @@ export const sqlOutput = z.object({
   truncated: z.boolean(),
 });
 
-export const sqlSpec = toolSpec({ name: 'sql', input: sqlInput, output: sqlOutput });
+export const sqlSpec = toolSpec({
+  name: 'sql',
+  input: sqlInput,
+  output: sqlOutput,
+  values: (args, tally) => tally.record(args.params),
+});
 
 export type SqlInput = z.infer<typeof sqlInput>;
 export type SqlOutput = z.infer<typeof sqlOutput>;

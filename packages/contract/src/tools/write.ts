@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { rowSchema, scalarSchema } from '../values.js';
 import { filterArg, tableArg } from './common.js';
-import { toolSpec } from './spec.js';
+import { type ToolSpec, toolSpec } from './spec.js';
 
 /** Writes are opt-in (`--allow-writes`); these bound what one call may do. */
 export const WRITE_LIMITS = {
@@ -85,10 +85,47 @@ export const transactOutput = z.object({
   ),
 });
 
-export const insertSpec = toolSpec({ name: 'insert', input: insertInput, output: insertOutput });
-export const updateSpec = toolSpec({ name: 'update', input: updateInput, output: updateOutput });
-export const deleteSpec = toolSpec({ name: 'delete', input: deleteInput, output: deleteOutput });
-export const transactSpec = toolSpec({ name: 'transact', input: transactInput, output: transactOutput });
+/** At most `max + 1` items of `raw` when it is an array: validation refuses more, and counting them would cost. */
+const upTo = (raw: unknown, max: number) => (Array.isArray(raw) ? raw.slice(0, max + 1) : []);
+
+/** The values of one write (a call, or a transact step), counted as `ToolSpec.values` does. */
+const WRITE_VALUES = {
+  insert: (args, tally) => tally.rows(upTo(args.rows, WRITE_LIMITS.maxInsertRows)),
+  update: (args, tally) => tally.record(args.set).filter(args.filter),
+  delete: (args, tally) => tally.filter(args.filter),
+} satisfies Record<string, ToolSpec['values']>;
+
+export const insertSpec = toolSpec({
+  name: 'insert',
+  input: insertInput,
+  output: insertOutput,
+  values: WRITE_VALUES.insert,
+});
+export const updateSpec = toolSpec({
+  name: 'update',
+  input: updateInput,
+  output: updateOutput,
+  values: WRITE_VALUES.update,
+});
+export const deleteSpec = toolSpec({
+  name: 'delete',
+  input: deleteInput,
+  output: deleteOutput,
+  values: WRITE_VALUES.delete,
+});
+export const transactSpec = toolSpec({
+  name: 'transact',
+  input: transactInput,
+  output: transactOutput,
+  // each step is a statement of its own (an insert step, several)
+  values(args, tally) {
+    for (const step of upTo(args.steps, WRITE_LIMITS.maxSteps)) {
+      if (typeof step !== 'object' || step === null) continue;
+      const { op } = step as { op?: unknown };
+      if (op === 'insert' || op === 'update' || op === 'delete') WRITE_VALUES[op](step, tally.statement());
+    }
+  },
+});
 
 export type SetValue = z.infer<typeof setValueSchema>;
 export type InsertInput = z.infer<typeof insertInput>;

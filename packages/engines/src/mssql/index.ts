@@ -4,6 +4,7 @@ import { compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
 import { insertReturningKeys } from './insert.js';
 import { introspect } from './introspect.js';
+import { LEXICON } from './lexicon.js';
 import { excessRights } from './rights.js';
 import { sqlGuard } from './sql-guard.js';
 import { encodeParam } from './types.js';
@@ -25,6 +26,7 @@ export const mssql = defineEngine({
   mapError,
   // no readOnlyStatement (no read-only transaction): --sql is refused, and the guard waits for one
   sqlGuard,
+  lexicon: LEXICON,
   excessRights,
   // 2,100 per request, one of which tedious keeps for itself
   maxParameters: 2_099,

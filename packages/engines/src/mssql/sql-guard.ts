@@ -1,13 +1,6 @@
 import type { AnyDb } from '../engine.js';
-import { type ForbiddenNames, type Lexicon, refuseNames, scan } from '../sql-guard.js';
-
-/** T-SQL's lexical rules: `''` in strings, `[...]` and `"..."` names, block comments that nest. */
-const LEXICON: Lexicon = {
-  strings: { "'": { backslash: false } },
-  identifiers: { '[': ']', '"': '"' },
-  lineComment: (text, i) => (text[i] === '-' && text[i + 1] === '-' ? 2 : 0),
-  nestedComments: true,
-};
+import { type ForbiddenNames, refuseNames, scan } from '../sql-guard.js';
+import { LEXICON } from './lexicon.js';
 
 const FILES = 'it reaches files on the database host';
 const REMOTE = 'it runs a query on another server or reads an external file';

@@ -68,6 +68,15 @@ export function mapError(error: unknown): ToolError | undefined {
   const message = typeof sqlMessage === 'string' ? sqlMessage : error.message;
   const serverError = typeof errno === 'number' && typeof sqlMessage === 'string';
 
+  // mysql2 refuses a result column named like a property of every JavaScript object (`__proto__`),
+  // and ends the connection: the statement's mistake, not the database's absence.
+  const reserved = /^The field name \((.*)\) can't be the same as an object's private property/.exec(error.message);
+  if (reserved)
+    return new ToolError(
+      'invalid_argument',
+      `a result column is named ${reserved[1]}, which the MySQL driver refuses (every JavaScript object has a property of that name); name it otherwise with as`,
+      { cause: error },
+    );
   if (code === 'PROTOCOL_SEQUENCE_TIMEOUT')
     return new ToolError('timeout', `The statement timed out: ${message}`, { cause: error });
   if (!serverError) {

@@ -5,6 +5,7 @@ import { checkUrl, compileOnlyDialect, connect, connectSql } from './connect.js'
 import { mapError } from './errors.js';
 import { insertReturningKeys } from './insert.js';
 import { introspect } from './introspect.js';
+import { LEXICON } from './lexicon.js';
 import { readOnlyStatement } from './read-only.js';
 import { excessRights, leastPrivilege } from './rights.js';
 import { settings } from './settings.js';
@@ -27,6 +28,7 @@ export const mysql = defineEngine({
   explain: explainStatement,
   readOnlyStatement,
   sqlGuard,
+  lexicon: LEXICON,
   excessRights,
   leastPrivilege,
   connectSql,

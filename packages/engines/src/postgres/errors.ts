@@ -66,6 +66,9 @@ export function mapError(error: unknown): ToolError | undefined {
   // 57P01-03 server shutting down or starting
   if (cls === '28') return loginRefused(error, message);
   if (code === '3D000') return missingDatabase(error, message);
+  // protocol_violation, as the server answers a Bind whose values do not fit the statement (more
+  // than 65,535, or another count than it has): an ERROR that leaves the session usable, not a lost one
+  if (code === '08P01') return new ToolError('database_error', message, { cause: error });
   if (cls === '08' || code === '53300' || /^57P0[1-3]$/.test(code)) return unavailable(error, message);
   if (code === '42P01' || code === '42703')
     return new SchemaChangedError(`${message} (the database schema may have changed: refresh the catalog)`, {

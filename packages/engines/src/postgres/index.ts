@@ -4,6 +4,7 @@ import { bulk } from './bulk.js';
 import { compileOnlyDialect, connect } from './connect.js';
 import { mapError } from './errors.js';
 import { introspect } from './introspect.js';
+import { LEXICON } from './lexicon.js';
 import { readOnlyStatement } from './read-only.js';
 import { excessRights, leastPrivilege } from './rights.js';
 import { settings } from './settings.js';
@@ -30,6 +31,7 @@ export const postgres = defineEngine({
   explain: explainStatement,
   readOnlyStatement,
   sqlGuard,
+  lexicon: LEXICON,
   excessRights,
   leastPrivilege,
   connectSql,

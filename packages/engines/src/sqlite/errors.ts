@@ -27,5 +27,12 @@ export function mapError(error: unknown): ToolError | undefined {
     );
   }
   if (code.startsWith('SQLITE_MISMATCH')) return new ToolError('type_mismatch', message);
+  if (code === 'SQLITE_RANGE') {
+    // Only caller-written SQL gets here: a parameter in SQLite's own forms, which the server does not fill.
+    return new ToolError(
+      'invalid_argument',
+      `sql: the statement's parameters do not match the values given (${message}); write each value as a :name parameter, not as ?, ?NNN, @name or $name`,
+    );
+  }
   return new ToolError('database_error', message);
 }

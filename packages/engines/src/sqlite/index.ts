@@ -7,6 +7,7 @@ import { connect, connectSql } from './connect.js';
 import { sqliteDialect } from './dialect.js';
 import { mapError } from './errors.js';
 import { introspect } from './introspect.js';
+import { LEXICON } from './lexicon.js';
 import { readOnlyStatement } from './read-only.js';
 import { settings } from './settings.js';
 import { sqlGuard } from './sql-guard.js';
@@ -37,6 +38,7 @@ export const sqlite = defineEngine({
   explain: explainStatement,
   readOnlyStatement,
   sqlGuard,
+  lexicon: LEXICON,
   // SQLite does not promise that `returning` rows follow the order of the values
   insertReturningKeys: insertReturning(1),
   bulk,

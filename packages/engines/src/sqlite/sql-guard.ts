@@ -1,16 +1,6 @@
 import type { AnyDb } from '../engine.js';
-import { type ForbiddenNames, type Lexicon, refuseNames, scan } from '../sql-guard.js';
-
-/** SQLite's lexical rules: no backslash escapes, `--` comments, block comments that may run to the end. */
-const LEXICON: Lexicon = {
-  strings: { "'": { backslash: false } },
-  identifiers: { '"': '"', '`': '`', '[': ']' },
-  lineComment: (text, i) => (text[i] === '-' && text[i + 1] === '-' ? 2 : 0),
-  // the tokenizer reads a comment to the newline: a carriage return is part of it
-  lineEnd: /\n/,
-  nestedComments: false,
-  openCommentEnds: true,
-};
+import { type ForbiddenNames, refuseNames, scan } from '../sql-guard.js';
+import { LEXICON } from './lexicon.js';
 
 const FILES = 'it reaches files on the host';
 

@@ -39,5 +39,6 @@ export function normalizeDefault(text: string | null): string | null {
 
 /** SQLite stores our timestamps as `YYYY-MM-DD HH:MM:SS[.fff]` text, which sorts correctly. */
 export function timestampToStored(iso: string): string {
-  return iso.replace('T', ' ').replace(/Z$/, '');
+  // no regular expression: a filter may hold thousands
+  return (iso.endsWith('Z') ? iso.slice(0, -1) : iso).replace('T', ' ');
 }

@@ -101,6 +101,18 @@ function rowsWithin(statement: Database.Statement, parameters: unknown[]): unkno
 const bindable = (value: unknown) =>
   value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value) : value;
 
+/**
+ * better-sqlite3 checks a statement and its values itself and throws a RangeError or TypeError
+ * without a code: SQLite's own name for each, so the server can say what went wrong.
+ */
+function driverCode(error: unknown): string | undefined {
+  if (!(error instanceof RangeError || error instanceof TypeError)) return undefined;
+  if (/parameter/i.test(error.message)) return 'SQLITE_RANGE'; // too many, too few, a named one missing
+  if (/too big/i.test(error.message)) return 'SQLITE_TOOBIG';
+  if (/SQL string contains|can only bind/.test(error.message)) return 'SQLITE_MISUSE';
+  return undefined;
+}
+
 // Tell the pool the connection is open, so a statement's time never includes the thread's start.
 send({ ready: true });
 
@@ -116,7 +128,7 @@ channel.on('message', ({ id, sql, parameters: raw }: Request) => {
     }
   } catch (error) {
     const { message, code } = error as { message: string; code?: string };
-    reply = { id, error: { message, code } };
+    reply = { id, error: { message, code: code ?? driverCode(error) } };
   }
   send(reply);
 });

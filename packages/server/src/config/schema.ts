@@ -73,29 +73,40 @@ const customToolSchema = z
       .describe('false: the statement writes; registered only with allowWrites, run in a read-write transaction'),
   })
   .superRefine((tool, ctx) => {
-    const statements: [string[], string][] =
-      typeof tool.sql === 'string'
-        ? [[['sql'], tool.sql]]
-        : Object.entries(tool.sql).map(([engine, text]) => [['sql', engine], text ?? '']);
     const declared = new Set(Object.keys(tool.parameters ?? {}));
     const used = new Set<string>();
-    for (const [path, text] of statements) {
+    // Each engine reads its statement by its own rules (a `[:x]` is a name on SQLite, a parameter on PostgreSQL).
+    const issues = new Map<string, { path: string[]; message: string }>();
+    const issue = (path: string[], message: string) => issues.set(`${path.join('.')} ${message}`, { path, message });
+    for (const { path, text, lexicon } of statementsOf(tool.sql)) {
       let names: string[];
       try {
-        names = splitNamedParameters(text).names;
+        names = splitNamedParameters(text, lexicon).names;
       } catch (error) {
-        ctx.addIssue({ code: 'custom', path, message: (error as Error).message });
+        issue(path, (error as Error).message);
         continue;
       }
       for (const name of names) {
         used.add(name);
-        if (!declared.has(name)) ctx.addIssue({ code: 'custom', path, message: `:${name} is not in parameters` });
+        if (!declared.has(name)) issue(path, `:${name} is not in parameters`);
       }
     }
+    for (const { path, message } of issues.values()) ctx.addIssue({ code: 'custom', path, message });
     for (const name of declared) {
       if (!used.has(name)) ctx.addIssue({ code: 'custom', path: ['parameters', name], message: 'not used in the SQL' });
     }
   });
+
+/** A custom tool's statement as each engine would run it (its own, its family's, or the one for all), with the engine's lexicon. */
+function statementsOf(sql: string | Partial<Record<string, string>>) {
+  return ENGINES.flatMap((engine) => {
+    const key = typeof sql === 'string' ? undefined : sql[engine.name] !== undefined ? engine.name : engine.family;
+    const text = key === undefined ? (sql as string) : (sql as Partial<Record<string, string>>)[key];
+    return text === undefined
+      ? []
+      : [{ path: key === undefined ? ['sql'] : ['sql', key], text, lexicon: engine.lexicon }];
+  });
+}
 
 export type CustomToolConfig = z.output<typeof customToolSchema>;
 export type ParameterConfig = z.output<typeof parameterSchema>;
@@ -155,6 +166,9 @@ export const configSchema = z
       .optional()
       .describe('largest tool result in bytes of JSON (--max-response-bytes; 1048576)'),
     defaultRows: positive.optional().describe('rows returned when a call gives no limit (--default-rows; 100)'),
+    maxBoundValues: positive
+      .optional()
+      .describe("most values one call binds; the engine's limit per statement applies too (--max-bound-values; 10000)"),
     allowWrites: z
       .boolean()
       .optional()

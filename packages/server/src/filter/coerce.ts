@@ -22,11 +22,16 @@ const EXAMPLES: Record<PortableType, string> = {
 /**
  * Checks a caller's value against a column's type and returns its canonical form, so the
  * same literal binds the same way on every engine (and a wrong one fails before any SQL).
+ * `where` names the value in errors (a function: made only for an error, as a filter may hold thousands).
  */
-export function coerceValue(type: PortableType, value: Exclude<Scalar, null>, where: string): Canonical {
+export function coerceValue(
+  type: PortableType,
+  value: Exclude<Scalar, null>,
+  where: string | (() => string),
+): Canonical {
   // Drivers and engines fail on NUL in text in ways of their own (PostgreSQL refuses it outright).
   if (typeof value === 'string' && value.includes('\u0000')) {
-    throw new ToolError('type_mismatch', `${where}: NUL characters (U+0000) are not allowed in values`);
+    throw new ToolError('type_mismatch', `${named(where)}: NUL characters (U+0000) are not allowed in values`);
   }
   const result = COERCE[type](value);
   if (result === undefined) {
@@ -34,17 +39,29 @@ export function coerceValue(type: PortableType, value: Exclude<Scalar, null>, wh
     const article = /^[aeiou]/.test(type) ? 'an' : 'a';
     throw new ToolError(
       'type_mismatch',
-      `${where}: ${shown} does not fit ${article} ${type} column; expected ${EXAMPLES[type]}`,
+      `${named(where)}: ${shown} does not fit ${article} ${type} column; expected ${EXAMPLES[type]}`,
     );
   }
   return result;
 }
+
+const named = (where: string | (() => string)) => (typeof where === 'string' ? where : where());
 
 const INTEGER = /^-?\d{1,40}$/;
 /** No engine has wider integer columns: signed 64-bit, or unsigned 64-bit on MySQL. */
 const INTEGER_MIN = -(2n ** 63n);
 const INTEGER_MAX = 2n ** 64n - 1n;
 const DECIMAL = /^-?\d{1,40}(\.\d{1,40})?$/;
+const UTC_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
+
+/** A UTC_TIMESTAMP as `timestamp` writes it: its fraction without trailing zeros (`.250Z` → `.25Z`, `.000Z` → `Z`). */
+function withoutTrailingZeros(iso: string): string {
+  if (iso.length === 20) return iso; // no fraction
+  let end = iso.length - 1;
+  while (iso[end - 1] === '0') end--;
+  if (iso[end - 1] === '.') end--;
+  return `${iso.slice(0, end)}Z`;
+}
 
 const COERCE: Record<PortableType, (v: Exclude<Scalar, null>) => Canonical | undefined> = {
   integer(v) {
@@ -76,6 +93,8 @@ const COERCE: Record<PortableType, (v: Exclude<Scalar, null>) => Canonical | und
   time: (v) => (typeof v === 'string' && /^\d\d:\d\d(:\d\d(\.\d{1,9})?)?$/.test(v) ? v : undefined),
   timestamp(v) {
     if (typeof v !== 'string') return undefined;
+    // ISO-8601 in UTC (what query returns, what toISOString makes): checked, not parsed again.
+    if (UTC_TIMESTAMP.test(v)) return validDate(v.slice(0, 10)) ? withoutTrailingZeros(v) : undefined;
     const canonical = timestamp(v);
     return typeof canonical === 'string' && canonical.endsWith('Z') && validDate(canonical.slice(0, 10))
       ? canonical
@@ -85,7 +104,14 @@ const COERCE: Record<PortableType, (v: Exclude<Scalar, null>) => Canonical | und
   json: () => undefined,
 };
 
+/** Whether `YYYY-MM-DD` (digits already checked) names a day of the Gregorian calendar: no Date made, a filter may hold thousands. */
 function validDate(ymd: string): boolean {
-  const d = new Date(`${ymd}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(ymd);
+  const year = Number(ymd.slice(0, 4));
+  const month = Number(ymd.slice(5, 7));
+  const day = Number(ymd.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 ? (leap ? 29 : 28) : DAYS_IN_MONTH[month - 1]!);
 }
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -1,4 +1,5 @@
 import { ToolError } from '@mcp-db-bench/contract';
+import { skipQuoted, type TextLexicon } from '@mcp-db-bench/engines';
 
 /** A statement split at its `:name` parameters: text, name, text, name, ..., text. */
 export interface NamedStatement {
@@ -7,32 +8,26 @@ export interface NamedStatement {
 }
 
 /**
- * Finds `:name` parameters in SQL text, skipping string literals, quoted identifiers,
- * comments, PostgreSQL `::` casts and dollar-quoted strings, so that one statement with
- * named parameters means the same on every engine (each engine's own placeholder is made
- * by the query compiler). Also drops one trailing `;`.
+ * Finds `:name` parameters in SQL text where the engine reads code: outside its strings, quoted
+ * names and comments as its own lexical rules have them (`lexicon`, the engine's), and not in a
+ * PostgreSQL `::` cast. So a `:x` the engine reads inside SQLite's `[:x]`, MySQL's `'\':x'` or
+ * PostgreSQL's `$$:x$$` stays text, and each parameter found becomes the engine's own placeholder
+ * (made by the query compiler). Also drops one trailing `;`.
  */
-export function splitNamedParameters(text: string): NamedStatement {
+export function splitNamedParameters(text: string, lexicon: TextLexicon): NamedStatement {
   const texts: string[] = [];
   const names: string[] = [];
   let start = 0;
   let i = 0;
-  const skipTo = (close: string, from: number) => {
-    const end = text.indexOf(close, from);
-    return end === -1 ? text.length : end + close.length;
-  };
   while (i < text.length) {
+    const after = skipQuoted(text, i, lexicon);
+    if (after > i) {
+      i = after;
+      continue;
+    }
     const c = text[i]!;
     const next = text[i + 1];
-    if (c === "'" || c === '"' || c === '`') {
-      // a doubled quote is an escaped quote: skipping to the next quote handles it as two literals
-      i = skipTo(c, i + 1);
-    } else if (c === '-' && next === '-') i = skipTo('\n', i + 2);
-    else if (c === '/' && next === '*') i = skipTo('*/', i + 2);
-    else if (c === '$' && /^\$[A-Za-z_]*\$/.test(text.slice(i))) {
-      const tag = /^\$[A-Za-z_]*\$/.exec(text.slice(i))![0];
-      i = skipTo(tag, i + tag.length);
-    } else if (c === ':' && next === ':') i += 2;
+    if (c === ':' && next === ':') i += 2;
     else if (c === ':' && next !== undefined && /[A-Za-z_]/.test(next)) {
       const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i + 1))![0];
       texts.push(text.slice(start, i));

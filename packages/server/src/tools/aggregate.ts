@@ -9,6 +9,7 @@ import {
 } from '@mcp-db-bench/contract';
 import type { AnyDb, AnySelect, Engine } from '@mcp-db-bench/engines';
 import { type Expression, type RawBuilder, sql } from 'kysely';
+import { checkStatementParameters } from '../bound-values.js';
 import type { Catalog, Table } from '../catalog/types.js';
 import { filterParams, type Operand, type OperandResolver } from '../filter/compile.js';
 import { type DecodeTarget, decodeValue } from '../output/decode.js';
@@ -112,7 +113,7 @@ export function planAggregate(args: AggregateInput, catalog: Catalog, engine: En
   );
 
   return {
-    compiled,
+    compiled: checkStatementParameters(compiled, engine),
     finish(raw: Record<string, unknown>[]): AggregateOutput {
       const page = raw.slice(0, limit);
       return {

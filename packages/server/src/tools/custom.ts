@@ -1,4 +1,4 @@
-import { type PortableType, sqlOutput, ToolError } from '@mcp-db-bench/contract';
+import { type PortableType, sqlOutput, ToolError, type ValueTally } from '@mcp-db-bench/contract';
 import type { AnyDb, Engine } from '@mcp-db-bench/engines';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -53,6 +53,7 @@ export function customTools(
         `${at} writes (readOnly: false) and the server is read-only: start it with --allow-writes (allowWrites: true), or leave the tool out`,
       );
     }
+    const splits = new Map<string, NamedStatement>();
     const texts = new Map<string, string>();
     for (const engine of engines) {
       const text = statementText(tool, engine);
@@ -66,9 +67,10 @@ export function customTools(
           `${at}: ${engine.title} has no read-only transaction to run a read-only tool in (readOnly: false for one that writes)`,
         );
       }
+      splits.set(engine.name, splitNamedParameters(text, engine.lexicon));
       texts.set(engine.name, text);
     }
-    return customTool(name, tool, texts);
+    return customTool(name, tool, splits, texts);
   });
 }
 
@@ -76,10 +78,14 @@ export function customTools(
  * One custom tool: its arguments are its parameters, its answer the statement's rows. Unlike the
  * sql tool's, its text is the operator's and fixed at start (arguments are bound values), so the
  * sql guard does not vet it: the database's read-only mode is what keeps a read-only tool reading.
- * `texts`: its statement for each engine served, by engine name.
+ * `texts`: its statement for each engine served, by engine name; `splits`: the same, split at its parameters.
  */
-function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<string, string>): ToolDefinition {
-  const splits = new Map([...texts].map(([engine, text]) => [engine, splitNamedParameters(text)]));
+function customTool(
+  name: string,
+  tool: CustomToolConfig,
+  splits: ReadonlyMap<string, NamedStatement>,
+  texts: ReadonlyMap<string, string>,
+): ToolDefinition {
   const parameters = Object.entries(tool.parameters ?? {});
   const input = z.strictObject(Object.fromEntries(parameters.map(([p, spec]) => [p, argument(spec)])));
   const bind = (args: Record<string, unknown>, engine: Engine) => {
@@ -88,7 +94,14 @@ function customTool(name: string, tool: CustomToolConfig, texts: ReadonlyMap<str
     if (!split) throw new ToolError('invalid_argument', `${name} is not available on ${engine.name}`);
     return bindArguments(split, tool, args, engine);
   };
-  const common = { name, title: tool.title ?? name, description: tool.description, input };
+  const common = {
+    name,
+    title: tool.title ?? name,
+    description: tool.description,
+    input,
+    // each argument binds one value (or none): more arguments than parameters are refused by the schema
+    values: (args: Readonly<Record<string, unknown>>, tally: ValueTally) => tally.record(args),
+  };
   if (tool.readOnly === false) {
     return {
       ...common,
@@ -192,7 +205,7 @@ async function statementProblem(
   db: AnyDb,
   text: string,
 ): Promise<string | undefined> {
-  const statement = () => bindArguments(splitNamedParameters(text), tool, {}, engine);
+  const statement = () => bindArguments(splitNamedParameters(text, engine.lexicon), tool, {}, engine);
   try {
     await engine.explain?.(db, statement());
   } catch (error) {

@@ -10,6 +10,7 @@ import {
 } from '@mcp-db-bench/contract';
 import type { AnyDb, Comparison, Engine } from '@mcp-db-bench/engines';
 import { CompiledQuery, type SqlBool, sql } from 'kysely';
+import { checkStatementParameters } from '../bound-values.js';
 import { memoPerCatalog } from '../catalog/answers.js';
 import type { Catalog, Column, Table } from '../catalog/types.js';
 import { bindSlot, type FilterSlot, filterParams, filterSlots } from '../filter/compile.js';
@@ -200,7 +201,7 @@ function planInFull(
     },
   );
   return {
-    compiled,
+    compiled: checkStatementParameters(compiled, engine),
     table,
     comparisons: () => (where === null ? undefined : comparisonsOf(where, table)),
     finish: finisher(frame, () => filter),

@@ -23,7 +23,7 @@ export const sqlTool = defineTool(sqlSpec, {
     // A NUL ends the text for a C parser and for the wire protocols: what runs could differ from what was checked.
     if (args.sql.includes('\u0000')) throw new ToolError('invalid_argument', 'sql: the text contains a NUL character');
     requireQuery(args.sql);
-    const split = splitNamedParameters(args.sql);
+    const split = splitNamedParameters(args.sql, ctx.engine.lexicon);
     const { names } = split;
     const params = args.params ?? {};
     // Own keys only: `:constructor` must not bind Object.prototype.constructor.

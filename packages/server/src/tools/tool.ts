@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { SchemaCache } from '../catalog/cache.js';
 import type { Telemetry } from '../telemetry/index.js';
 
-/** Row limits every read tool obeys. */
+/** What one call may ask for and answer: rows, bytes, bound values. */
 export interface Limits {
   /** rows returned when the caller gives no limit */
   defaultRows: number;
@@ -13,6 +13,8 @@ export interface Limits {
   maxRows: number;
   /** the largest tool result, in bytes of JSON; a larger one is refused, not cut */
   maxResponseBytes: number;
+  /** the most values one call binds (see bound-values.ts); the engine's own limit per statement applies too */
+  maxBoundValues: number;
 }
 
 /** The sql tool's own connections (Engine.connectSql), and their limits, which its errors name. */
