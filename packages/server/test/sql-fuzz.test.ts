@@ -95,7 +95,7 @@ describe.each(targets)('$engine: hostile sql never reaches internal_error', (tar
   beforeAll(async () => {
     const url = await freshDatabase(target, 'bench_sql_fuzz');
     await loadShop(url);
-    ctx = await openDatabase({ url, statementTimeoutMs: 5_000 });
+    ctx = await openDatabase({ url, statementTimeoutMs: 5_000, sql: { poolSize: 2, waitMs: 5_000 } });
   }, 60_000);
   afterAll(async () => {
     await ctx?.close();
