@@ -91,6 +91,9 @@ describe('proven short: on the main thread', () => {
     ['query', { table: 'child', filter: 'id > 100 and id <= 200' }],
     ['query', { table: 't' }],
     ['query', { table: 'pair', filter: 'a = 1' }],
+    // without order_by, a range on an index comes in that index's order: no sort
+    ['query', { table: 'child', filter: 'parent_id >= 3', limit: 10 }],
+    ['query', { table: 'child', filter: 'parent_id between 3 and 5', limit: 10 }],
   ])('%s %o', async (tool, args) => {
     expect(await route(tool, args)).toBe('main thread');
   });
@@ -108,7 +111,7 @@ describe('not proven short: on a worker thread', () => {
   it.each<[string, QueryInput]>([
     ['a column without an index (a scan)', { table: 'child', filter: "kind = 'x'" }],
     ['a condition the index does not take', { table: 'child', filter: "parent_id = 3 and kind = 'x'" }],
-    ['a range the index does not take', { table: 'child', filter: 'parent_id >= 3' }],
+    ['a range on an index, sorted by the key', { table: 'child', filter: 'parent_id >= 3', order_by: ['id'] }],
     ['a sort the index does not give', { table: 'child', filter: 'parent_id = 3', order_by: ['n'] }],
     ['a sort of the whole table', { table: 't', order_by: ['v'] }],
     ['or', { table: 'child', filter: 'parent_id = 3 or parent_id = 4' }],
