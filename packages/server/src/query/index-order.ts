@@ -75,7 +75,10 @@ const NOT_NULL_OPS: ReadonlySet<string> = new Set([
 export function filterBounds(filter: FilterNode, table: Table): Bounds {
   const bounds: Bounds = { equal: new Set(), range: new Set(), notNull: new Set() };
   const visit = (node: FilterNode): void => {
-    if ('and' in node) return node.and.forEach(visit);
+    if ('and' in node) {
+      for (const part of node.and) visit(part);
+      return;
+    }
     if ('or' in node || 'not' in node) return;
     const column = columnNamed(table, node.column);
     if (column === undefined) return;
