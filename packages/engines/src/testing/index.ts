@@ -14,7 +14,15 @@ import { testing as sqlite } from '../sqlite/testing.js';
 import type { EngineTesting, TestDatabases, TestFacts } from './facts.js';
 
 export { recreateOnServer, temporaryPath } from './databases.js';
-export type { EngineTesting, HostProbe, ShopColumnType, TestDatabases, TestFacts } from './facts.js';
+export type {
+  EngineTesting,
+  HostProbe,
+  PlanFacts,
+  PlanReading,
+  ShopColumnType,
+  TestDatabases,
+  TestFacts,
+} from './facts.js';
 
 const TESTING = new Map<string, EngineTesting>(Object.entries({ mariadb, mssql, mysql, pglite, postgres, sqlite }));
 
