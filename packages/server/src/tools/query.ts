@@ -35,7 +35,8 @@ import { defineTool, type Limits, READ_ONLY } from './tool.js';
 
 export const query = defineTool(querySpec, {
   title: 'Query rows',
-  description: 'Rows of one table, in primary key order unless sorted. When truncated, pass next_cursor as cursor.',
+  description:
+    'Rows of one table, in the order of the index the filter uses, then the key, unless sorted. When truncated, pass next_cursor as cursor.',
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planQuery(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);
