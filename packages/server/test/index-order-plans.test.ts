@@ -55,12 +55,12 @@ const COLUMNS: [string, 'int' | 'text20' | 'money' | 'ts', PortableType][] = [
 ];
 
 /** Deterministic rows: customers 1..2000, the dataset's mix of statuses, totals to 10,000, five years of orders. */
-function orderRow(i: number): unknown[] {
+function orderRow(i: number): (string | number)[] {
   const placed = Date.UTC(2021, 0, 1) + ((i * 104_729) % (5 * 365 * 86_400)) * 1000;
   return [
     i,
     1 + ((i * 7919) % 2000),
-    STATUSES[(i * 31) % STATUSES.length],
+    STATUSES[(i * 31) % STATUSES.length]!,
     (((i * 7907) % 1_000_000) / 100).toFixed(2),
     new Date(placed).toISOString(),
   ];
@@ -74,7 +74,7 @@ async function loadOrders(engine: Engine, connection: Connection): Promise<void>
   for (let from = 1; from <= ROWS; from += 500) {
     const rows = Array.from({ length: 500 }, (_, k) => orderRow(from + k));
     const values = rows.map((row) =>
-      Object.fromEntries(COLUMNS.map(([name, , type], c) => [name, engine.encodeParam(type, row[c])])),
+      Object.fromEntries(COLUMNS.map(([name, , type], c) => [name, engine.encodeParam(type, row[c]!)])),
     );
     await db.insertInto('orders').values(values).execute();
   }
