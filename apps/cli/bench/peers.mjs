@@ -12,12 +12,13 @@
 //            SELECTs through execute_sql
 //
 //   pnpm build && FAUCET_BIN=path/to/faucet node apps/cli/bench/peers.mjs --db sqlite:shop.db [--db "$PG_URL"]
-//     [--agents 1,10,50] [--workloads query-point,query-fk,top50,churn] (also get, session) [--duration 5s]
+//     [--agents 1,10,50] [--workloads query-point,query-fk,filtered,top50,churn] (also get, session, and
+//     each filtered shape: f-status-total, f-fk, f-status-since, f-fk-between, f-total-between) [--duration 5s]
 //     [--warmup 1s] [--prewarm 3s] [--rounds 2] [--servers ours,faucet,dbhub] [--dbhub]
 //     [--server-cpus 0 --client-cpus 1]: per core (Linux, taskset): every server pinned to the server
 //     CPUs (Go with GOMAXPROCS set to their count), the client and this script to the client CPUs
 //     [--client wrk]: the reads through wrk (a C load generator we did not write; Debian's `wrk`)
-//     instead, one session shared by its connections (query-point, query-fk, top50)
+//     instead, one session shared by its connections (the reads: no session or churn)
 //
 // Each database must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.01).
 // Server CPU is read from /proc (utime + stime of the server process and every descendant, plus
@@ -54,7 +55,9 @@ Each --db must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.
 
   --db URL              sqlite:FILE, postgres://..., mysql://... (repeat for several)
   --agents LIST         agent counts (default 1,10,50)
-  --workloads LIST      query-point, query-fk, top50, churn (default), also get, session
+  --workloads LIST      query-point, query-fk, filtered, top50, churn (default), also get,
+                        session, and each filtered shape alone: f-status-total, f-fk,
+                        f-status-since, f-fk-between, f-total-between
   --servers LIST        ours, faucet, recorded, dbhub (default ours,faucet,dbhub)
   --duration D          measured time per cell (default 5s)
   --warmup D            unrecorded time before each cell (default 1s)
@@ -65,8 +68,8 @@ Each --db must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.
   --server-cpus LIST    per core (Linux): pin every server to these CPUs...
   --client-cpus LIST    ...and the client and this script to these
   --client NAME         go (default: go-client/, a session per agent) or wrk (wrk on PATH,
-                        one connection per agent, one session for all; query-point,
-                        query-fk and top50 only)
+                        one connection per agent, one session for all; the reads only:
+                        no session or churn)
   --out FILE            also write every cell as a result file (mcp-db-bench report / compare open it;
                         a cell is a step, its server the target, its round the iteration)
   -h, --help            this text
@@ -76,7 +79,7 @@ Markdown tables go to stdout, progress to stderr.`;
 const o = scriptOptions('peers.mjs', HELP, {
   db: { type: 'string', multiple: true, default: [] },
   agents: { type: 'string', default: '1,10,50' },
-  workloads: { type: 'string', default: 'query-point,query-fk,top50,churn' },
+  workloads: { type: 'string', default: 'query-point,query-fk,filtered,top50,churn' },
   servers: { type: 'string', default: 'ours,faucet,dbhub' },
   duration: { type: 'string', default: '5s' },
   warmup: { type: 'string', default: '1s' },
@@ -103,6 +106,13 @@ const WORKLOADS = {
   get: { label: '`get` by key' },
   'query-point': { label: '`query` `id = N`, limit 1' },
   'query-fk': { label: '`query` `customer_id = C`, limit 20' },
+  // as Faucet's users write them: a filter string, limit 25, no order (go-client/filtered.go)
+  filtered: { label: 'filtered, 5 shapes, limit 25' },
+  'f-status-total': { label: "`status = 'S' AND total > N`" },
+  'f-fk': { label: '`customer_id = C`, limit 25' },
+  'f-status-since': { label: "`status = 'S' AND placed_at >= 'T'`" },
+  'f-fk-between': { label: '`customer_id BETWEEN C AND C+9`' },
+  'f-total-between': { label: '`total BETWEEN A AND A+500`' },
   top50: { label: 'top-50 by `placed_at desc`' },
   session: { label: 'session: discover, then `DELETE`' },
   churn: { label: 'session churn: 3 reads, never ended' },
@@ -112,7 +122,17 @@ const WORKLOADS = {
 const workloads = o.workloads.split(',');
 for (const w of workloads) if (!WORKLOADS[w]) usage(`unknown workload ${w}: ${Object.keys(WORKLOADS).join(', ')}`);
 /** The reads wrk makes (wrk/reads.lua): no session churn or discovery, which wrk cannot express. */
-const WRK_WORKLOADS = ['query-point', 'query-fk', 'top50'];
+const WRK_WORKLOADS = [
+  'query-point',
+  'query-fk',
+  'top50',
+  'filtered',
+  'f-status-total',
+  'f-fk',
+  'f-status-since',
+  'f-fk-between',
+  'f-total-between',
+];
 if (o.client !== 'go' && o.client !== 'wrk') usage(`--client is go or wrk: ${o.client}`);
 if (o.client === 'wrk') {
   const other = workloads.filter((w) => !WRK_WORKLOADS.includes(w));

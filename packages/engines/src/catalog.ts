@@ -8,7 +8,21 @@ export interface RawCatalog {
   primaryKeys: { table: string; columns: string[] }[];
   foreignKeys: RawForeignKey[];
   /** secondary indexes and unique constraints, without the primary key's own index */
-  indexes: { table: string; name: string; columns: string[]; unique: boolean }[];
+  indexes: RawIndex[];
+}
+
+export interface RawIndex {
+  table: string;
+  name: string;
+  columns: string[];
+  unique: boolean;
+  /**
+   * Whether the index holds every row in ascending order of its columns' whole values, compared
+   * as the columns themselves compare: a plain B-tree, no predicate (partial, filtered), no
+   * descending or prefix part, no collation of its own. Only such an index can hand rows over in
+   * the order `query` gives when it is not told one (see the server's query/index-order.ts).
+   */
+  ordered: boolean;
 }
 
 export interface RawTable {
@@ -60,5 +74,5 @@ export interface Table {
   primaryKey: string[];
   foreignKeys: ForeignKey[];
   referencedBy: ForeignKey[];
-  indexes: { columns: string[]; unique: boolean }[];
+  indexes: { columns: string[]; unique: boolean; ordered: boolean }[];
 }

@@ -48,7 +48,7 @@ export {
   type StatementObserver,
   throwIfAbandoned,
 } from './calls.js';
-export type { Column, ForeignKey, RawCatalog, RawColumn, RawForeignKey, RawTable, Table } from './catalog.js';
+export type { Column, ForeignKey, RawCatalog, RawColumn, RawForeignKey, RawIndex, RawTable, Table } from './catalog.js';
 export { defineEngine, type EngineDefinition } from './define.js';
 export type {
   AnyDb,

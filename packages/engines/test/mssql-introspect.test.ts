@@ -288,13 +288,20 @@ describe.skipIf(!MSSQL_URL)('mssql (live)', () => {
         refColumns: ['code', 'country'],
       },
     ]);
-    expect([...catalog.indexes].sort((a, b) => `${a.table}.${a.name}`.localeCompare(`${b.table}.${b.name}`))).toEqual([
-      { table: `${PREFIX}child`, name: `${PREFIX}child_label_key`, columns: ['label'], unique: true },
-      { table: `${PREFIX}child`, name: `${PREFIX}child_multi`, columns: ['label', 'parent_id'], unique: false },
-      { table: `${PREFIX}child`, name: `${PREFIX}child_parent_idx`, columns: ['parent_id'], unique: false },
-      { table: `${PREFIX}region`, name: `${PREFIX}region_code_country`, columns: ['code', 'country'], unique: true },
-      { table: `${PREFIX}site`, name: `${PREFIX}site_region_idx`, columns: ['region_code', 'country'], unique: false },
-    ]);
+    expect([...catalog.indexes].sort((a, b) => `${a.table}.${a.name}`.localeCompare(`${b.table}.${b.name}`))).toEqual(
+      [
+        { table: `${PREFIX}child`, name: `${PREFIX}child_label_key`, columns: ['label'], unique: true },
+        { table: `${PREFIX}child`, name: `${PREFIX}child_multi`, columns: ['label', 'parent_id'], unique: false },
+        { table: `${PREFIX}child`, name: `${PREFIX}child_parent_idx`, columns: ['parent_id'], unique: false },
+        { table: `${PREFIX}region`, name: `${PREFIX}region_code_country`, columns: ['code', 'country'], unique: true },
+        {
+          table: `${PREFIX}site`,
+          name: `${PREFIX}site_region_idx`,
+          columns: ['region_code', 'country'],
+          unique: false,
+        },
+      ].map((index) => ({ ...index, ordered: true })),
+    );
   });
 
   it('binds encoded parameters exactly', async () => {

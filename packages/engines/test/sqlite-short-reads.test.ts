@@ -7,11 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Column, Table } from '../src/catalog.js';
 import type { AnyDb, Comparison, Connection } from '../src/engine.js';
 import { sqlite } from '../src/sqlite/index.js';
-import { pinIndex, SqliteShortReads } from '../src/sqlite/short-reads.js';
+import { pinIndex, SqliteShortReads, VISIT_BUDGET, withVisitBudget } from '../src/sqlite/short-reads.js';
 
 /**
- * SQLite reads that SQLite's own plan proves short run on the main thread (src/sqlite/short-reads.ts);
- * everything else goes to the worker threads. These tests judge real plans of a real database,
+ * SQLite reads that SQLite's own plan proves short run on the main thread (src/sqlite/short-reads.ts),
+ * and so do other reads of a table while they visit at most a budget of rows; past it, a read
+ * goes to the worker threads. These tests judge real plans of a real database,
  * count what reaches the worker pool, and record what the short-read connection prepares and
  * whether it reads in a transaction. Which of the read tools' statements run where: the server's
  * sqlite-short-reads.test.ts.
@@ -157,9 +158,14 @@ describe('a plan is judged again when the schema changes', () => {
     writer.exec('analyze');
     writer.close();
     await pastSchemaCheck();
-    // Judged on its first call's plan, a scan, a statement stays on the pool (until the schema changes).
-    expect(await route(query('skew', 'g', 1, 20, ['g']))).toBe('worker');
-    expect(await route(query('skew', 'g', 7, 20, ['g']))).toBe('worker');
+    // Judged on its first call's plan, a scan, a statement is not proven short (until the schema
+    // changes): it is counted against the budget of row visits instead, as SQLite plans it for
+    // each value (a scan that stops at 21 rows of g = 1; the index for g = 7).
+    expect(await route(query('skew', 'g', 1, 20, ['g']))).toBe('main thread');
+    expect(await route(query('skew', 'g', 7, 20, ['g']))).toBe('main thread');
+    expect(
+      prepared.filter((text) => text.includes('from "skew" as "t" where mcp_db_bench_visit() and "g" = ?')),
+    ).toHaveLength(1);
     expect(await route(query('child', 'parent_id', 3, 20))).toBe('main thread');
     expect(await route(query('skew', 'g', 7, 20))).toBe('main thread');
     // The same statement with the common value: pinned to the index, it still visits 21 rows.
@@ -197,6 +203,44 @@ describe('pinIndex', () => {
     expect(pinIndex(sql, 'child', 'SCAN t')).toBeUndefined();
     expect(pinIndex(sql, 'orders', 'SEARCH t USING INDEX ix (a=?)')).toBeUndefined();
     expect(pinIndex(`${sql} union all ${sql}`, 'child', 'SEARCH t USING INDEX ix (a=?)')).toBeUndefined();
+  });
+});
+
+describe('the budget of row visits', () => {
+  const read = (sql: string, parameters: unknown[]): Read => ({
+    query: CompiledQuery.raw(sql, parameters),
+    table: tableOf('child'),
+    where: [],
+  });
+
+  it('counts each row a read visits, kept or not, and stops it past the budget', async () => {
+    // n takes each value in 0..999 twice among child's 2,000 rows: a scan for one visits every row
+    const select = 'select "id" as "id" from "child" as "t"';
+    const scan = read(`${select} where "n" = ? order by "id" asc limit ?`, [5, 10]);
+    expect(await route(scan)).toBe('worker');
+    // the statement's next reads go to the pool without being tried here
+    const tried = inTransaction.length;
+    expect(await route(scan)).toBe('worker');
+    expect(inTransaction).toHaveLength(tried);
+    // rows a scan keeps early: the budget is not reached
+    expect(await route(read(`${select} where "kind" = ? limit ?`, ['x', 50]))).toBe('main thread');
+    // an index search visits the entries of its range: parent_id 3 has 40
+    expect(await route(read(`${select} where "n" < ? and "parent_id" = ? limit ?`, [0, 3, 10]))).toBe('main thread');
+    expect(VISIT_BUDGET).toBeLessThan(2000);
+  });
+
+  it('adds its count to the read tools’ statements, and to no other text', () => {
+    const base = 'select "id" as "id" from "child" as "t"';
+    expect(withVisitBudget(`${base} where ("a" = ? or "b" = ?) order by "id" asc limit ?`, 'child')).toBe(
+      `${base} where mcp_db_bench_visit() and ("a" = ? or "b" = ?) order by "id" asc limit ?`,
+    );
+    expect(withVisitBudget(`${base} order by "v" asc limit ?`, 'child')).toBe(
+      `${base} where mcp_db_bench_visit() order by "v" asc limit ?`,
+    );
+    expect(withVisitBudget(base, 'child')).toBe(`${base} where mcp_db_bench_visit()`);
+    expect(withVisitBudget(`${base} where "x" = ?`, 'other')).toBeUndefined();
+    expect(withVisitBudget(`${base} indexed by "ix" where "x" = ?`, 'child')).toBeUndefined();
+    expect(withVisitBudget(`${base} where x = ? union all ${base}`, 'child')).toBeUndefined();
   });
 });
 

@@ -3,10 +3,14 @@
 // at a time, and prints the server's CPU per call by layer and the costliest functions.
 //
 //   node bench/profile.mjs [--rows 25600] [--calls 5000] [--warmup 500] [--era modern|legacy]
-//                          [--tool get|query|echo] [--top 25] [--keep DIR] [--bin PATH] [--url URL]
+//                          [--tool get|query|filtered|echo] [--shape NAME] [--top 25] [--keep DIR]
+//                          [--bin PATH] [--url URL]
 //
 // --url profiles against a database seeded by `mcp-db-bench seed` (its orders and customers
 // tables; give --rows as its orders count) instead of a new SQLite file.
+// --tool filtered sends the peers bench's five filtered shapes (apps/cli/bench/go-client/filtered.go)
+// in turn, limit 25, no order, with values in the seeded dataset's ranges; --shape one of them alone
+// (f-status-total, f-fk, f-status-since, f-fk-between, f-total-between).
 // --bin profiles another build of the server (e.g. a checkout of an earlier commit) for a before/after.
 // --keep writes the .cpuprofile there (open it in Chrome DevTools or speedscope for a flame graph).
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -24,6 +28,7 @@ const { values: opts } = parseArgs({
     warmup: { type: 'string', default: '500' },
     era: { type: 'string', default: 'modern' },
     tool: { type: 'string', default: 'get' },
+    shape: { type: 'string' },
     top: { type: 'string', default: '25' },
     keep: { type: 'string' },
     bin: { type: 'string' },
@@ -49,7 +54,8 @@ try {
   const rpc = client(server.endpoint, opts.era);
   await rpc.open();
   const key = keys(rows);
-  const customers = Math.max(1, Math.floor(rows / 10));
+  const customers = Math.max(1, Math.floor(rows / (opts.url ? 3 : 10)));
+  const filters = filterShapes(key, customers, opts.shape);
   /** @type {Record<string, () => Promise<import('./support.mjs').Answer>>} */
   const byTool = {
     get: () => rpc.request('tools/call', { name: 'get', arguments: { table: 'orders', key: key() } }, 'get'),
@@ -62,10 +68,16 @@ try {
         },
         'query',
       ),
+    filtered: () =>
+      rpc.request(
+        'tools/call',
+        { name: 'query', arguments: { table: 'orders', filter: filters(), limit: 25 } },
+        'query',
+      ),
     echo: () => rpc.request('tools/call', { name: 'echo', arguments: { message: 'ping' } }, 'echo'),
   };
   const call = byTool[opts.tool];
-  if (!call) throw new Error(`--tool must be get, query or echo`);
+  if (!call) throw new Error(`--tool must be get, query, filtered or echo`);
   for (let i = 0; i < warmup; i++) await call();
   // The profile's clock is the monotonic clock hrtime reads: count only the measured window.
   const from = process.hrtime.bigint() / 1000n;
@@ -78,8 +90,12 @@ try {
   const to = process.hrtime.bigint() / 1000n;
   await server.stop();
   // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (SQLite's
-  // worker threads write their own profiles, which this report leaves out).
-  const name = readdirSync(profiles).find((f) => /\.0\.\d+\.cpuprofile$/.test(f));
+  // worker threads write their own profiles, which this report leaves out). The process that
+  // restarts itself in place with its heap flags (heap.ts) leaves a first, short one: the last is the server's.
+  const name = readdirSync(profiles)
+    .filter((f) => /\.0\.\d+\.cpuprofile$/.test(f))
+    .sort()
+    .at(-1);
   if (!name) throw new Error(`the server wrote no CPU profile of its main thread in ${profiles}`);
   /** @type {Profile} */
   const profile = JSON.parse(readFileSync(join(profiles, name), 'utf8'));
@@ -88,6 +104,32 @@ try {
 } finally {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The five filtered shapes of the peers bench, in turn (or `only`), as our query takes them:
+ * values drawn from `key` in the seeded dataset's ranges (statuses, totals, 2021 to 2025).
+ * @param {() => number} key
+ * @param {number} customers
+ * @param {string | undefined} only
+ * @returns {() => string}
+ */
+function filterShapes(key, customers, only) {
+  const statuses = ['pending', 'paid', 'shipped', 'delivered', 'cancelled', 'refunded'];
+  const day = (/** @type {number} */ n) =>
+    new Date(Date.UTC(2021, 0, 1) + (n % (5 * 365 - 30)) * 86_400_000).toISOString().slice(0, 19);
+  /** @type {Record<string, (n: number) => string>} */
+  const shapes = {
+    'f-status-total': (n) => `status = '${statuses[n % 6]}' AND total > ${n % 5000}`,
+    'f-fk': (n) => `customer_id = ${(n % customers) + 1}`,
+    'f-status-since': (n) => `status = '${statuses[n % 6]}' AND placed_at >= '${day(n)}Z'`,
+    'f-fk-between': (n) => `customer_id BETWEEN ${(n % customers) + 1} AND ${(n % customers) + 10}`,
+    'f-total-between': (n) => `total BETWEEN ${n % 5000} AND ${(n % 5000) + 500}`,
+  };
+  if (only !== undefined && !shapes[only]) throw new Error(`--shape is one of ${Object.keys(shapes).join(', ')}`);
+  const list = only ? [shapes[only]] : Object.values(shapes);
+  let turn = 0;
+  return () => (list[turn++ % list.length] ?? String)(key());
 }
 
 /**

@@ -53,7 +53,7 @@ describe('mssql', () => {
     expect(parameters).toEqual([3, '50!%%']);
   });
 
-  it('query: a cursor becomes a keyset predicate, not an offset', () => {
+  it('query: a cursor becomes a keyset predicate behind a bound of the first key, not an offset', () => {
     const first = planQuery(
       { table: 'orders', columns: ['id'], order_by: ['placed_at desc'], limit: 2 },
       catalog,
@@ -75,9 +75,9 @@ describe('mssql', () => {
       limits,
     );
     const { sql, parameters } = next.compiled;
-    expect(sql).toContain('where ("placed_at" < @1 or ("placed_at" = @2 and "id" > @3))');
+    expect(sql).toContain('where ("placed_at" <= @1 and ("placed_at" < @2 or ("placed_at" = @3 and "id" > @4)))');
     expect(parameters).toEqual(
-      ['2023-01-13T00:00:00.008Z', '2023-01-13T00:00:00.008Z', 8].map((p) =>
+      ['2023-01-13T00:00:00.008Z', '2023-01-13T00:00:00.008Z', '2023-01-13T00:00:00.008Z', 8].map((p) =>
         typeof p === 'string' ? e.encodeParam('timestamp', p) : p,
       ),
     );

@@ -172,6 +172,21 @@ describe.each(targets)('$engine', (target) => {
       expect(formatGolden(outcome)).toBe(formatGolden(golden));
     }
   });
+
+  // Whatever the golden files say: a paged read's pages hold the rows of one page as large as
+  // them all, each once, in the same order.
+  it.each(catalog.filter((c) => c.pages && !c.cursor_from))(
+    '$id: every row once, in order, across pages',
+    async (call) => {
+      const paged = mine.get(call.id) as { pages: CallOutcome[] };
+      expect(paged.pages.map((p) => p.isError)).not.toContain(true);
+      const whole = await callJson(client, call.tool, { ...call.args, limit: 1000 });
+      expect(whole.data.truncated).toBe(false);
+      const rows = paged.pages.flatMap((p) => p.data.rows as unknown[]);
+      expect(rows).toEqual(whole.data.rows);
+      expect(paged.pages.length).toBeGreaterThan(1);
+    },
+  );
 });
 
 // Registered only when updating, so a normal run reports no skipped test.

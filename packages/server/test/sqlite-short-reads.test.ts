@@ -13,8 +13,9 @@ import { planGet } from '../src/tools/get.js';
 import { planQuery } from '../src/tools/query.js';
 
 /**
- * SQLite reads that SQLite's own plan proves short run on the main thread; everything else goes
- * to the worker threads. These tests run the read tools' own statements on a served connection,
+ * SQLite reads that SQLite's own plan proves short run on the main thread, and so do the others
+ * of a table while they visit no more rows than a budget; past it, and from views, they go to the
+ * worker threads. These tests run the read tools' own statements on a served connection,
  * judged on real plans of a real database, and tell where each ran by the waits for a pooled
  * connection (the connection's observer: a read on the main thread waits for none). How the
  * engine judges, pins, batches and gives way to locks: the engines' sqlite-short-reads.test.ts.
@@ -91,6 +92,9 @@ describe('proven short: on the main thread', () => {
     ['query', { table: 'child', filter: 'id > 100 and id <= 200' }],
     ['query', { table: 't' }],
     ['query', { table: 'pair', filter: 'a = 1' }],
+    // without order_by, a range on an index comes in that index's order: no sort
+    ['query', { table: 'child', filter: 'parent_id >= 3', limit: 10 }],
+    ['query', { table: 'child', filter: 'parent_id between 3 and 5', limit: 10 }],
   ])('%s %o', async (tool, args) => {
     expect(await route(tool, args)).toBe('main thread');
   });
@@ -104,19 +108,31 @@ describe('proven short: on the main thread', () => {
   });
 });
 
-describe('not proven short: on a worker thread', () => {
+describe('not proven short, within the budget of row visits: on the main thread', () => {
   it.each<[string, QueryInput]>([
-    ['a column without an index (a scan)', { table: 'child', filter: "kind = 'x'" }],
+    ['a column without an index (a scan that stops at the limit)', { table: 'child', filter: "kind = 'x'" }],
     ['a condition the index does not take', { table: 'child', filter: "parent_id = 3 and kind = 'x'" }],
-    ['a range the index does not take', { table: 'child', filter: 'parent_id >= 3' }],
     ['a sort the index does not give', { table: 'child', filter: 'parent_id = 3', order_by: ['n'] }],
     ['a sort of the whole table', { table: 't', order_by: ['v'] }],
     ['or', { table: 'child', filter: 'parent_id = 3 or parent_id = 4' }],
     ['in', { table: 'child', filter: 'parent_id in (3, 4)' }],
     ['not', { table: 'child', filter: 'not (parent_id = 3)' }],
-    ['is null', { table: 'child', filter: 'n is null' }],
-    ['a view, whose own conditions its plan does not show', { table: 'child_x', filter: 'parent_id = 3' }],
     ['one range bound twice', { table: 'child', filter: 'id > 3 and id > 4' }],
+  ])('%s', async (_, args) => {
+    expect(await route('query', args)).toBe('main thread');
+  });
+});
+
+describe('on a worker thread', () => {
+  it.each<[string, QueryInput]>([
+    // 2,000 rows visited for none kept: past the budget (1,000), the pool runs it
+    ['a scan past the budget', { table: 'child', filter: 'n > 5000' }],
+    ['is null, past the budget', { table: 'child', filter: 'n is null' }],
+    ['a sort of more rows than the budget', { table: 'child', order_by: ['n'], limit: 5 }],
+    [
+      'a view, whose own conditions and work its statement does not show',
+      { table: 'child_x', filter: 'parent_id = 3' },
+    ],
   ])('%s', async (_, args) => {
     expect(await route('query', args)).toBe('worker');
   });
@@ -124,7 +140,8 @@ describe('not proven short: on a worker thread', () => {
 
 describe('a plan is judged again when the schema changes', () => {
   it('takes a new index into account', async () => {
-    const args: QueryInput = { table: 'child', filter: "kind = 'y'", limit: 3 };
+    // no row is of kind 'z': without an index every row is visited, past the budget
+    const args: QueryInput = { table: 'child', filter: "kind = 'z'", limit: 3 };
     expect(await route('query', args)).toBe('worker');
     const writer = new Database(file);
     writer.exec('create index ix_child_kind on child (kind)');
@@ -143,6 +160,7 @@ describe('a plan is judged again when the schema changes', () => {
     // Before the schema is looked at again: the pinned statement fails here, the pool answers.
     expect(await route('query', args)).toBe('worker');
     await pastSchemaCheck();
-    expect(await route('query', args)).toBe('worker');
+    // judged again: a scan, which reaches 3 rows of kind 'x' within the budget
+    expect(await route('query', args)).toBe('main thread');
   });
 });

@@ -118,7 +118,7 @@ func parseFlags() config {
 	flag.IntVar(&cfg.agents, "agents", 1, "concurrent agents, each with its own connection")
 	flag.DurationVar(&cfg.duration, "duration", 5*time.Second, "measured window")
 	flag.DurationVar(&cfg.warmup, "warmup", time.Second, "unrecorded warm-up before the measured window")
-	flag.StringVar(&cfg.workload, "workload", "get", "get | query-fk | query-point | top50 | session | churn | sql-get | sql-fk")
+	flag.StringVar(&cfg.workload, "workload", "get", "get | query-fk | query-point | top50 | filtered | f-status-total | f-fk | f-status-since | f-fk-between | f-total-between | session | churn | sql-get | sql-fk")
 	flag.StringVar(&cfg.protocolVersion, "protocol-version", "2025-06-18", "protocol version asked for in initialize")
 	flag.IntVar(&cfg.orders, "orders", 6000, "orders ids 1..N exist (keys for get and query-point)")
 	flag.IntVar(&cfg.customers, "customers", 2000, "customer ids 1..N exist (keys for query-fk)")
@@ -143,9 +143,11 @@ func parseFlags() config {
 		usagef("-orders and -customers must be at least 1")
 	}
 	switch cfg.workload {
-	case "get", "query-fk", "query-point", "top50", "session", "churn", "sql-get", "sql-fk":
+	case "get", "query-fk", "query-point", "top50", "filtered", "session", "churn", "sql-get", "sql-fk":
 	default:
-		usagef("unknown -workload %q: want get, query-fk, query-point, top50, session, churn, sql-get or sql-fk", cfg.workload)
+		if filterShapeNamed(cfg.workload) == nil {
+			usagef("unknown -workload %q: want get, query-fk, query-point, top50, filtered (or one of its shapes: f-status-total, f-fk, f-status-since, f-fk-between, f-total-between), session, churn, sql-get or sql-fk", cfg.workload)
+		}
 	}
 	tools, ok := toolSets[cfg.tools]
 	if !ok {
@@ -250,6 +252,8 @@ func (w *worker) operation() error {
 		return w.call(w.tools.queryFK(w.cfg, 1+w.rng.IntN(w.cfg.customers)))
 	case "top50":
 		return w.call(w.tools.top50(w.cfg))
+	case "filtered":
+		return w.filtered()
 	// get and query-fk with -tools sql, whatever -tools says (kept for older command lines).
 	case "sql-get":
 		return w.call(toolSets["sql"].get(w.cfg, 1+w.rng.IntN(w.cfg.orders)))
@@ -257,8 +261,10 @@ func (w *worker) operation() error {
 		return w.call(toolSets["sql"].queryFK(w.cfg, 1+w.rng.IntN(w.cfg.customers)))
 	case "churn":
 		return w.churn()
-	default:
+	case "session":
 		return w.session()
+	default:
+		return w.filtered()
 	}
 }
 
@@ -275,8 +281,12 @@ type toolSet struct {
 	get, queryPoint func(cfg config, key int) toolCall
 	queryFK         func(cfg config, customer int) toolCall
 	top50           func(cfg config) toolCall
-	listTables      func(cfg config) toolCall
-	describe        func(cfg config, table string) toolCall
+	// a filtered read of orders: the condition as filterShapes write it, limit 25, no order
+	filter func(cfg config, condition string) toolCall
+	// whether filter conditions write timestamps as ISO-8601 (ours) or as dates
+	isoTimestamps bool
+	listTables    func(cfg config) toolCall
+	describe      func(cfg config, table string) toolCall
 }
 
 var toolSets = map[string]toolSet{
@@ -291,8 +301,12 @@ var toolSets = map[string]toolSet{
 		top50: func(config) toolCall {
 			return toolCall{"query", map[string]any{"table": "orders", "order_by": []string{"placed_at desc"}, "limit": 50}}
 		},
-		listTables: func(config) toolCall { return toolCall{"list_tables", map[string]any{}} },
-		describe:   func(_ config, t string) toolCall { return toolCall{"describe_table", map[string]any{"table": t}} },
+		filter: func(_ config, condition string) toolCall {
+			return toolCall{"query", map[string]any{"table": "orders", "filter": condition, "limit": filterLimit}}
+		},
+		isoTimestamps: true,
+		listTables:    func(config) toolCall { return toolCall{"list_tables", map[string]any{}} },
+		describe:      func(_ config, t string) toolCall { return toolCall{"describe_table", map[string]any{"table": t}} },
 	},
 	// Faucet (faucetdb) has no read by key: a point read is faucet_query with its filter, as
 	// the faucet profile sends it. Our query sorts by the primary key when asked for no order,
@@ -305,6 +319,9 @@ var toolSets = map[string]toolSet{
 		},
 		top50: func(cfg config) toolCall {
 			return faucetQuery(cfg, map[string]any{"order": "placed_at desc", "limit": 50})
+		},
+		filter: func(cfg config, condition string) toolCall {
+			return faucetQuery(cfg, map[string]any{"filter": condition, "limit": filterLimit})
 		},
 		listTables: func(cfg config) toolCall {
 			return toolCall{"faucet_list_tables", map[string]any{"service": cfg.service}}
@@ -322,6 +339,9 @@ var toolSets = map[string]toolSet{
 		},
 		top50: func(cfg config) toolCall {
 			return sqlCall(cfg, "SELECT * FROM orders ORDER BY placed_at DESC, id LIMIT 50")
+		},
+		filter: func(cfg config, condition string) toolCall {
+			return sqlCall(cfg, "SELECT * FROM orders WHERE %s LIMIT %d", condition, filterLimit)
 		},
 	},
 }

@@ -37,6 +37,8 @@ interface IndexRow {
   is_unique: boolean;
   has_filter: boolean;
   column_name: string;
+  /** this key part of an unfiltered b-tree (not a memory-optimized hash index), ascending */
+  ordered: boolean;
 }
 
 interface ForeignKeyRow {
@@ -78,7 +80,9 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
     sql<IndexRow>`
       select o.name as table_name, i.name as index_name,
         i.is_primary_key as is_primary_key, i.is_unique as is_unique,
-        i.has_filter as has_filter, c.name as column_name
+        i.has_filter as has_filter, c.name as column_name,
+        cast(case when i.type in (1, 2) and i.has_filter = 0 and ic.is_descending_key = 0
+          then 1 else 0 end as bit) as ordered
       from sys.indexes i
       join sys.objects o on o.object_id = i.object_id
       join sys.index_columns ic on ic.object_id = i.object_id and ic.index_id = i.index_id
@@ -121,6 +125,7 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
         columns: cols,
         // a filtered unique index only guarantees uniqueness among the rows it covers
         unique: first.is_unique && !first.has_filter,
+        ordered: index.every((r) => r.ordered),
       });
   }
 

@@ -31,6 +31,11 @@ interface IndexRow {
   index_name: string;
   non_unique: number | string;
   column_name: string | null;
+  index_type: string;
+  /** the indexed prefix's length, when only a prefix of the value is indexed */
+  sub_part: number | string | null;
+  /** `A` ascending, `D` descending, null not sorted */
+  collation: string | null;
 }
 
 interface ForeignKeyRow {
@@ -75,7 +80,8 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
     // the primary key is the index named PRIMARY; functional key parts have no column name
     sql<IndexRow>`
       select table_name as table_name, index_name as index_name,
-        non_unique as non_unique, column_name as column_name
+        non_unique as non_unique, column_name as column_name,
+        index_type as index_type, sub_part as sub_part, collation as collation
       from information_schema.statistics
       where table_schema = database()
       order by table_name, index_name, seq_in_index`.execute(db),
@@ -122,7 +128,14 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
     const cols = index.map((r) => str(r.column_name));
     const name = str(first.index_name);
     if (name === 'PRIMARY') catalog.primaryKeys.push({ table, columns: cols });
-    else catalog.indexes.push({ table, name, columns: cols, unique: num(first.non_unique) === 0 });
+    else
+      catalog.indexes.push({
+        table,
+        name,
+        columns: cols,
+        unique: num(first.non_unique) === 0,
+        ordered: ordered(index),
+      });
   }
 
   for (const fk of groupBy(foreignKeys.rows, (r) => `${str(r.table_name)}\0${str(r.constraint_name)}`)) {
@@ -135,6 +148,11 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
     });
   }
   return catalog;
+}
+
+/** A B-tree over whole values, every part ascending (no `FULLTEXT`, `SPATIAL`, `HASH`, prefix or descending part). */
+function ordered(parts: readonly IndexRow[]): boolean {
+  return parts.every((p) => str(p.index_type) === 'BTREE' && p.sub_part === null && p.collation === 'A');
 }
 
 function toTable(row: TableRow): RawTable {

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import type { AnyDb } from '../engine.js';
 import { recreateOnServer } from '../testing/databases.js';
-import type { EngineTesting, TestFacts } from '../testing/facts.js';
+import type { EngineTesting, PlanReading, TestFacts } from '../testing/facts.js';
 import { connect } from './connect.js';
 import { paritySchema } from './parity-schema.js';
 
@@ -54,7 +55,23 @@ export const testFacts: TestFacts = {
     ],
     connectionId: 'select connection_id() as id',
   },
+  // InnoDB's secondary index entries end with the primary key
+  plan: { read: readPlan, keyEndsIndex: true },
 };
+
+/** `explain`: access type `ALL` reads the table whole and `index` the whole of an index; `Using filesort` is a sort. */
+async function readPlan(db: AnyDb, query: CompiledQuery): Promise<PlanReading> {
+  const { rows } = await db.executeQuery<Record<string, unknown>>(
+    CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+  );
+  const text = (row: Record<string, unknown>) =>
+    `${String(row.table)}: ${String(row.type)}${row.key ? ` using ${String(row.key)}` : ''}${row.Extra ? ` (${String(row.Extra)})` : ''}`;
+  return {
+    scans: rows.filter((r) => r.type === 'ALL' || r.type === 'index').map((r) => String(r.table)),
+    sorts: rows.filter((r) => /filesort/.test(String(r.Extra ?? ''))).length,
+    text: rows.map(text).join('\n'),
+  };
+}
 
 /** An empty database on a MySQL or MariaDB server, for tests. */
 export const freshDatabase = (baseUrl: string, name: string) =>

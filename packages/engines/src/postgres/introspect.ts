@@ -35,6 +35,8 @@ interface IndexRow {
   is_primary: boolean;
   is_unique: boolean;
   column_name: string | null;
+  /** this key part of a whole-table B-tree, ascending with nulls last, in the column's own collation */
+  ordered: boolean;
 }
 
 interface ForeignKeyRow {
@@ -79,11 +81,14 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
       select c.relname as table_name, i.relname as index_name,
         x.indisprimary as is_primary,
         x.indisunique and x.indpred is null as is_unique,
-        a.attname as column_name
+        a.attname as column_name,
+        am.amname = 'btree' and x.indpred is null and x.indoption[(k.position - 1)::int] = 0
+          and x.indcollation[(k.position - 1)::int] = a.attcollation as ordered
       from pg_catalog.pg_index x
       join pg_catalog.pg_class c on c.oid = x.indrelid
       join pg_catalog.pg_namespace n on n.oid = c.relnamespace
       join pg_catalog.pg_class i on i.oid = x.indexrelid
+      join pg_catalog.pg_am am on am.oid = i.relam
       cross join lateral unnest(x.indkey::int2[]) with ordinality as k(attnum, position)
       left join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum = k.attnum
       where ${IN_SCHEMA} and ${RELATIONS} and x.indisvalid and k.position <= x.indnkeyatts
@@ -125,6 +130,7 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
         name: first.index_name,
         columns: cols,
         unique: first.is_unique,
+        ordered: index.every((r) => r.ordered),
       });
   }
 

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import type { AnyDb } from '../engine.js';
 import { recreateOnServer } from '../testing/databases.js';
-import type { EngineTesting, TestDatabases, TestFacts } from '../testing/facts.js';
+import type { EngineTesting, PlanReading, TestDatabases, TestFacts } from '../testing/facts.js';
 import { connect } from './connect.js';
 import { paritySchema } from './parity-schema.js';
 
@@ -56,7 +57,45 @@ export const testFacts: TestFacts = {
     // near the sql tool's largest statement (20,000 characters), which the parser reads on a thread of its own
     extraHostile: { text: `select 1${', 1'.repeat(6000)}, pg_read_file('/etc/passwd')`, names: 'pg_read_file' },
   },
+  // a B-tree keeps the entries of one key in heap order: a tie-break on the table's key sorts them
+  plan: { read: readPlan, keyEndsIndex: false },
 };
+
+interface PlanNode {
+  'Node Type': string;
+  Alias?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+
+/**
+ * `explain (format json)`: a sequential scan reads its table whole, and so does an index scan
+ * without an index condition (it walks the whole index, for its order); a sort or an incremental
+ * sort is a sort.
+ */
+async function readPlan(db: AnyDb, query: CompiledQuery): Promise<PlanReading> {
+  const { rows } = await db.executeQuery<Record<string, unknown>>(
+    CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]),
+  );
+  const value = Object.values(rows[0]!)[0];
+  const root = (typeof value === 'string' ? JSON.parse(value) : value)[0].Plan as PlanNode;
+  const scans: string[] = [];
+  const lines: string[] = [];
+  let sorts = 0;
+  const visit = (node: PlanNode, depth: number): void => {
+    const type = node['Node Type'];
+    const index = node['Index Name'] ? ` using ${node['Index Name']}` : '';
+    lines.push(
+      `${'  '.repeat(depth)}${type}${node.Alias ? ` on ${node.Alias}` : ''}${index}${node['Index Cond'] ? ` (${node['Index Cond']})` : ''}`,
+    );
+    if (type === 'Seq Scan' || (/^Index (Only )?Scan$/.test(type) && !node['Index Cond'])) scans.push(node.Alias!);
+    if (type === 'Sort' || type === 'Incremental Sort') sorts++;
+    for (const child of node.Plans ?? []) visit(child, depth + 1);
+  };
+  visit(root, 0);
+  return { scans, sorts, text: lines.join('\n') };
+}
 
 /** PostgreSQL's test server: PG_URL (CI needs it), and PG_ADMIN_URL as a superuser. */
 export const testDatabases: TestDatabases = {

@@ -23,10 +23,13 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
     sql<{ tbl: string; id: bigint; seq: bigint; ref: string; from: string; to: string | null }>`
       select m.name as tbl, f.id, f.seq, f."table" as ref, f."from", f."to"
       from (${USER_OBJECTS}) m join pragma_foreign_key_list(m.name) f order by m.name, f.id, f.seq`.execute(db),
-    sql<{ tbl: string; idx: string; uniq: bigint; seqno: bigint; col: string | null }>`
-      select m.name as tbl, il.name as idx, il."unique" as uniq, ii.seqno, ii.name as col
-      from (${USER_OBJECTS}) m join pragma_index_list(m.name) il join pragma_index_info(il.name) ii
-      where il.origin <> 'pk' order by m.name, il.name, ii.seqno`.execute(db),
+    // key columns only (index_xinfo's others are the rowid or key it points at); `plain`: this
+    // part ascending in BINARY order, in an index over every row (not partial)
+    sql<{ tbl: string; idx: string; uniq: bigint; seqno: bigint; col: string | null; plain: bigint }>`
+      select m.name as tbl, il.name as idx, il."unique" as uniq, ii.seqno, ii.name as col,
+        (il.partial = 0 and ii."desc" = 0 and ii.coll = 'BINARY') as plain
+      from (${USER_OBJECTS}) m join pragma_index_list(m.name) il join pragma_index_xinfo(il.name) ii
+      where il.origin <> 'pk' and ii."key" = 1 order by m.name, il.name, ii.seqno`.execute(db),
   ]);
 
   const estimates = await rowEstimates(db);
@@ -91,8 +94,11 @@ export async function introspect(db: AnyDb): Promise<RawCatalog> {
 
   const idx = new Map<string, RawCatalog['indexes'][number]>();
   for (const r of indexColumns.rows) {
-    const entry = idx.get(r.idx) ?? { table: r.tbl, name: r.idx, columns: [], unique: r.uniq === 1n };
+    const entry = idx.get(r.idx) ?? { table: r.tbl, name: r.idx, columns: [], unique: r.uniq === 1n, ordered: true };
     entry.columns.push(r.col ?? '(expression)');
+    // an expression, or a part in another collation than BINARY: the pragmas do not say a
+    // column's own collation, so such an index is taken as not in the order ORDER BY gives
+    entry.ordered &&= r.col !== null && r.plain === 1n;
     idx.set(r.idx, entry);
   }
   raw.indexes = [...idx.values()];

@@ -10,6 +10,26 @@ import { cacheStatements } from './statement-cache.js';
 const SCHEMA_CHECK_MS = 1000;
 
 /**
+ * The rows a read that its plan does not prove short may visit here (each counted by the
+ * statement's own where clause, see `withVisitBudget`) before it stops and a worker thread runs
+ * it instead: about 0.1 ms of SQLite's work, what the hand-off to a thread and back costs.
+ */
+export const VISIT_BUDGET = 1000;
+/** After a read of a statement stops at the budget, its next reads go straight to the pool, this many. */
+const AFTER_OVERRUN = 32;
+/** The function that counts the rows a read visits (see `withVisitBudget`); this connection's own. */
+const VISIT = 'mcp_db_bench_visit';
+/** What the counting function throws at the budget: the read stops, and goes to the pool. */
+const OVER_BUDGET = new Error('past the row budget of a read on the main thread');
+
+/** How a statement is read here: as proven short, or counted against the budget (then `skip` calls go to the pool). */
+interface Verdict {
+  sql: string;
+  budgeted: boolean;
+  skip: number;
+}
+
+/**
  * Short reads on the calling thread. Statements run on worker threads (worker-pool.ts) so that a
  * long one cannot stall the server, but a read that SQLite answers by visiting only the rows it
  * returns costs no more here than rendering its answer does anyway, and running it here skips
@@ -27,8 +47,10 @@ const SCHEMA_CHECK_MS = 1000;
  * they share one start; each still sees every write committed before its call arrived.
  */
 export class SqliteShortReads implements ShortReads {
-  /** per statement text: the statement to run here in its place, or null when it runs on the pool */
-  readonly #verdicts = new Map<string, string | null>();
+  /** per statement text: how to run it here instead, or null when it runs on the pool */
+  readonly #verdicts = new Map<string, Verdict | null>();
+  /** rows the budgeted read running now has visited */
+  #visits = 0;
   readonly #schemaVersion: BetterSqlite3.Statement;
   #verdictsOf = -1;
   #checkedAt = Number.NEGATIVE_INFINITY;
@@ -46,6 +68,10 @@ export class SqliteShortReads implements ShortReads {
     private readonly statements?: Statements,
   ) {
     if (!database.readonly) throw new Error('SQLite short reads need a connection opened read-only');
+    database.function(VISIT, { deterministic: false, directOnly: true }, () => {
+      if (++this.#visits > VISIT_BUDGET) throw OVER_BUDGET;
+      return 1;
+    });
     this.#schemaVersion = database.prepare('pragma schema_version').pluck();
     this.#begin = database.prepare('begin');
     this.#commit = database.prepare('commit');
@@ -63,17 +89,22 @@ export class SqliteShortReads implements ShortReads {
     table: Table,
     where: readonly Comparison[] | undefined,
   ): Promise<QueryResult<R>> {
-    let here: string | null = null;
+    let here: Verdict | null = null;
     try {
-      if (where) here = this.#judge(query, table, where);
+      here = this.#judge(query, table, where);
     } catch {
       // Not judged (the file locked while planning): the pool runs it.
     }
-    const enqueue = (sql: string) => this.#enqueue(sql, query.parameters);
+    if (here?.budgeted && here.skip > 0) {
+      here.skip--;
+      here = null;
+    }
+    const verdict = here;
+    const enqueue = () => this.#enqueue(verdict!, query.parameters);
     const rows =
-      here === null
+      verdict === null
         ? undefined
-        : await (this.statements ? this.statements.observe(here, () => enqueue(here)) : enqueue(here));
+        : await (this.statements ? this.statements.observe(verdict.sql, enqueue) : enqueue());
     // A locked file (SQLITE_BUSY), or anything else: the pool runs the read as written, and its
     // answer, or its error, is the one that counts.
     return rows ? { rows: rows as R[] } : await this.pool.executeQuery<R>(query);
@@ -83,12 +114,12 @@ export class SqliteShortReads implements ShortReads {
     this.database.close();
   }
 
-  /** `sql`'s rows once this turn's reads have run; undefined when it failed here. */
-  #enqueue(sql: string, parameters: readonly unknown[]): Promise<unknown[] | undefined> {
+  /** The verdict's rows once this turn's reads have run; undefined when it failed here (or went past its budget). */
+  #enqueue(verdict: Verdict, parameters: readonly unknown[]): Promise<unknown[] | undefined> {
     return new Promise((resolve) => {
       // setImmediate, not a microtask: the requests read from other sockets in this turn join in.
       if (this.#batch.length === 0) setImmediate(this.#run);
-      this.#batch.push({ sql, parameters, resolve });
+      this.#batch.push({ verdict, parameters, resolve });
     });
   }
 
@@ -96,8 +127,7 @@ export class SqliteShortReads implements ShortReads {
     const batch = this.#batch;
     this.#batch = [];
     const together = batch.length > 1 && this.#try(() => this.#begin.run()) !== undefined;
-    for (const read of batch)
-      read.resolve(this.#try(() => this.database.prepare(read.sql).all(read.parameters as unknown[])));
+    for (const read of batch) read.resolve(this.#read(read));
     if (!together) return;
     // A transaction left open would hold its lock and block every writer.
     if (this.database.inTransaction) this.#try(() => this.#commit.run());
@@ -112,7 +142,18 @@ export class SqliteShortReads implements ShortReads {
     }
   }
 
-  #judge(query: CompiledQuery, table: Table, where: readonly Comparison[]): string | null {
+  /** One read's rows; undefined when it failed here, or went past its budget (then its next reads go to the pool). */
+  #read({ verdict, parameters }: Pending): unknown[] | undefined {
+    this.#visits = 0;
+    try {
+      return this.database.prepare(verdict.sql).all(parameters as unknown[]);
+    } catch (error) {
+      if (error === OVER_BUDGET) verdict.skip = AFTER_OVERRUN;
+      return undefined;
+    }
+  }
+
+  #judge(query: CompiledQuery, table: Table, where: readonly Comparison[] | undefined): Verdict | null {
     // A new or dropped index, or statistics appearing (ANALYZE creating its tables), changes the
     // schema version, and every statement is judged again. Looked at once a second, not per call
     // (it costs a statement): a verdict that is stale for that second is still safe, because a
@@ -140,18 +181,30 @@ export class SqliteShortReads implements ShortReads {
   }
 
   /**
+   * How to read a statement here: proven short, or else counted against the budget of row visits.
+   * A view is read on the pool: its own conditions and work do not show in the statement.
+   */
+  #prove(query: CompiledQuery, table: Table, where: readonly Comparison[] | undefined): Verdict | null {
+    if (table.kind !== 'table') return null;
+    const short = where && this.#proveShort(query, table, where);
+    if (short) return { sql: short, budgeted: false, skip: 0 };
+    const counted = withVisitBudget(query.sql, table.name);
+    return counted === undefined ? null : { sql: counted, budgeted: true, skip: 0 };
+  }
+
+  /**
    * The statement proven short. It is pinned (`indexed by`) to the index its plan uses, so that
    * no later plan can differ: with STAT4 statistics SQLite plans a statement anew for the values
    * bound, and an index may be dropped; the pinned statement's plan must prove it too. A plan
    * that names no index (a search by primary key, a plain scan) cannot be pinned: it is trusted
    * without STAT4, and with it only for a full primary-key lookup, planned alike for every value.
    */
-  #prove(query: CompiledQuery, table: Table, where: readonly Comparison[]): string | null {
+  #proveShort(query: CompiledQuery, table: Table, where: readonly Comparison[]): string | undefined {
     const plan = this.#plan(query.sql, query.parameters);
-    if (!provesShort(plan, table, where)) return null;
+    if (!provesShort(plan, table, where)) return undefined;
     const pinned = pinIndex(query.sql, table.name, plan[0]!);
-    if (pinned === undefined) return !this.#stat4 || isKeyLookup(table, where) ? query.sql : null;
-    return provesShort(this.#plan(pinned, query.parameters), table, where) ? pinned : null;
+    if (pinned === undefined) return !this.#stat4 || isKeyLookup(table, where) ? query.sql : undefined;
+    return provesShort(this.#plan(pinned, query.parameters), table, where) ? pinned : undefined;
   }
 
   #plan(sql: string, parameters: readonly unknown[]): string[] {
@@ -161,11 +214,30 @@ export class SqliteShortReads implements ShortReads {
   }
 }
 
-/** A read proven short, waiting for its turn's transaction. */
+/** A read to run here, waiting for its turn's transaction. */
 interface Pending {
-  sql: string;
+  verdict: Verdict;
   parameters: readonly unknown[];
   resolve: (rows: unknown[] | undefined) => void;
+}
+
+/**
+ * `sql` with every row it visits counted against `VISIT_BUDGET`: the counting function comes
+ * first in its where clause, and, having no column, first among the terms SQLite tests on an
+ * index's entries too, so it counts each entry a search walks, whether the rest of the clause
+ * keeps the row or not, and each row of a scan or of a sort's input. Undefined when the text is
+ * not the one the read tools compile (`from "table" as "t"`, once, then `where` or nothing of it;
+ * see query/select.ts), whose where clause is one term (a comparison, or a group in parentheses).
+ */
+export function withVisitBudget(sql: string, tableName: string): string | undefined {
+  const from = `from ${quoteId(tableName)} as "t"`;
+  const at = sql.indexOf(from);
+  if (at < 0 || sql.indexOf(from, at + 1) >= 0) return undefined;
+  const end = at + from.length;
+  if (sql.startsWith(' where ', end)) return `${sql.slice(0, end)} where ${VISIT}() and ${sql.slice(end + 7)}`;
+  if (/^( order by | limit |$)/.test(sql.slice(end, end + 10)))
+    return `${sql.slice(0, end)} where ${VISIT}()${sql.slice(end)}`;
+  return undefined;
 }
 
 /**

@@ -1,5 +1,7 @@
+import { CompiledQuery } from 'kysely';
+import type { AnyDb } from '../engine.js';
 import { temporaryPath } from '../testing/databases.js';
-import type { EngineTesting, TestFacts } from '../testing/facts.js';
+import type { EngineTesting, PlanReading, TestFacts } from '../testing/facts.js';
 import { paritySchema } from './parity-schema.js';
 
 /** Counts to `n` in a recursive query: SQLite's slow statement, since it has no sleep. */
@@ -30,7 +32,22 @@ export const testFacts: TestFacts = {
     // a read on a worker thread cannot be interrupted (see worker-pool.ts): half a second or so of counting
     view: `create view slow_view as ${counting(500_000)}`,
   },
+  // an index's entries end with the rowid, which an integer primary key is
+  plan: { read: readPlan, keyEndsIndex: true },
 };
+
+/** `explain query plan`: `SCAN t` (of the table or of an index) reads it whole; a temporary B-tree sorts. */
+async function readPlan(db: AnyDb, query: CompiledQuery): Promise<PlanReading> {
+  const { rows } = await db.executeQuery<{ detail: string }>(
+    CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+  );
+  const steps = rows.map((r) => r.detail);
+  return {
+    scans: steps.filter((s) => s.startsWith('SCAN ')).map((s) => s.split(' ')[1]!),
+    sorts: steps.filter((s) => s.includes('TEMP B-TREE')).length,
+    text: steps.join('\n'),
+  };
+}
 
 /** An embedded engine: always tested, each database a new file. */
 export const testing: EngineTesting = {

@@ -1,4 +1,5 @@
-import type { RawBuilder } from 'kysely';
+import type { CompiledQuery, RawBuilder } from 'kysely';
+import type { AnyDb } from '../engine.js';
 
 /**
  * Where the test suites find this engine, and how they make an empty database on it. An
@@ -70,6 +71,32 @@ export interface TestFacts {
   readonly excessRights?: { readonly asks: RegExp; readonly ofAdmin?: readonly string[] };
   /** How the guard tests look at the database host and the session from a direct, privileged connection. */
   readonly hostProbe?: HostProbe;
+  /** How the family's planner reads a statement, for the tests of the order `query` gives (absent: not checked). */
+  readonly plan?: PlanFacts;
+}
+
+/**
+ * A statement's plan, read from the family's own EXPLAIN (its parameters bound): what costs in it.
+ * The server's index-order-plans.test.ts checks with it that the order `query` gives without
+ * `order_by` adds no scan or sort to the statement without an order.
+ */
+export interface PlanFacts {
+  read(db: AnyDb, query: CompiledQuery): Promise<PlanReading>;
+  /**
+   * Whether a secondary index's entries end with the table's key, so an index serves "its columns,
+   * then the key" with no sort (SQLite's tables keyed by an integer rowid, InnoDB). Where they do
+   * not (PostgreSQL: ties in heap order), the rows an index reads that tie on its columns are sorted.
+   */
+  readonly keyEndsIndex: boolean;
+}
+
+export interface PlanReading {
+  /** each table read whole, by the name or alias the statement gives it: a full scan of it or of one of its indexes */
+  readonly scans: readonly string[];
+  /** the sorts the plan makes */
+  readonly sorts: number;
+  /** the plan as the engine printed it, one step a line, for messages */
+  readonly text: string;
 }
 
 /** A server family's view of its host and sessions, for the sql guard's tests. */

@@ -16,7 +16,15 @@ import type { EngineTesting, TestDatabases, TestFacts } from './facts.js';
 /** PostgreSQL's answer meter, which bench/answer-meter.mjs times on its own */
 export { RowBytes } from '../postgres/answer-meter.js';
 export { recreateOnServer, temporaryPath } from './databases.js';
-export type { EngineTesting, HostProbe, ShopColumnType, TestDatabases, TestFacts } from './facts.js';
+export type {
+  EngineTesting,
+  HostProbe,
+  PlanFacts,
+  PlanReading,
+  ShopColumnType,
+  TestDatabases,
+  TestFacts,
+} from './facts.js';
 
 const TESTING = new Map<string, EngineTesting>(Object.entries({ mariadb, mssql, mysql, pglite, postgres, sqlite }));
 

@@ -46,8 +46,10 @@ export function buildCatalog(raw: RawCatalog, exactCounts: ReadonlyMap<string, n
     if (!table) continue;
     // A unique constraint and the index backing it are one fact; report it once.
     const same = table.indexes.find((i) => i.columns.join() === ix.columns.join());
-    if (same) same.unique ||= ix.unique;
-    else table.indexes.push({ columns: ix.columns, unique: ix.unique });
+    if (same) {
+      same.unique ||= ix.unique;
+      same.ordered ||= ix.ordered;
+    } else table.indexes.push({ columns: ix.columns, unique: ix.unique, ordered: ix.ordered });
   }
   for (const table of tables.values()) {
     const order = (a: ForeignKey, b: ForeignKey) => byText(keyOf(a), keyOf(b));

@@ -113,6 +113,8 @@ function trimFraction(s: string): string {
 }
 
 const TIMESTAMP = /^(\d{4,})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?)?\s*(Z|[+-]\d\d(?::?\d\d)?)?$/i;
+/** The form most drivers hand over (whole seconds, no zone): rendered without the general pattern's work. */
+const WHOLE_SECONDS = /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d$/;
 
 /**
  * ISO-8601 in UTC with the fraction kept to the digit (microseconds survive) and trailing
@@ -121,6 +123,8 @@ const TIMESTAMP = /^(\d{4,})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d
  */
 export function timestamp(raw: unknown): PortableValue {
   if (raw instanceof Date) return trimIso(raw.toISOString());
+  if (typeof raw === 'string' && raw.length === 19 && WHOLE_SECONDS.test(raw))
+    return `${raw.slice(0, 10)}T${raw.slice(11)}Z`;
   const s = String(raw).trim();
   const m = TIMESTAMP.exec(s);
   if (!m) return s;

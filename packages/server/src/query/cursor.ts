@@ -70,6 +70,10 @@ export function fingerprint(parts: unknown): string {
  * The rows strictly after `values` in the order given by `keys`, as a filter tree:
  * (k1 after v1) or (k1 = v1 and k2 after v2) or ... with nulls first ascending and last
  * descending, matching `orderTerms`. Returns null when no row can follow.
+ *
+ * With more than one key the `or` comes behind a plain bound of the first key (`k1 >= v1`, or
+ * `<=` descending) where one holds every following row: a bound an index on the order's columns
+ * seeks to, where the `or` alone would make the database read the pages before the cursor again.
  */
 export function keysetAfter(keys: readonly OrderKey[], values: readonly Scalar[]): FilterNode | null {
   const branches: FilterNode[] = [];
@@ -81,7 +85,12 @@ export function keysetAfter(keys: readonly OrderKey[], values: readonly Scalar[]
     equal.push(value === null ? { column: key.name, op: 'is null' } : { column: key.name, op: '=', value });
   });
   if (branches.length === 0) return null;
-  return branches.length === 1 ? branches[0]! : { or: branches };
+  if (branches.length === 1) return branches[0]!;
+  const first = keys[0]!;
+  const value = values[0] ?? null;
+  // nulls sort first ascending (none follow a value) and last descending (they all follow one)
+  if (value === null || (first.direction === 'desc' && first.nullable)) return { or: branches };
+  return { and: [{ column: first.name, op: first.direction === 'asc' ? '>=' : '<=', value }, { or: branches }] };
 }
 
 function afterKey(key: OrderKey, value: Scalar): FilterNode | null {

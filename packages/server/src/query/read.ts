@@ -26,7 +26,10 @@ export async function readRows(
 
 const COMPARISON_OPS: ReadonlySet<string> = new Set(['=', '<', '<=', '>', '>=']);
 
-/** The conditions of a where clause as comparisons of real column names, when it is only comparisons ANDed. */
+/**
+ * The conditions of a where clause as comparisons of real column names, when it is only
+ * comparisons ANDed; `between` is the two it means (`>=` and `<=`, the bounds an index takes).
+ */
 export function comparisonsOf(
   where: FilterNode | undefined,
   table: Table,
@@ -34,7 +37,10 @@ export function comparisonsOf(
 ): Comparison[] | undefined {
   if (where === undefined) return out;
   if ('and' in where) return where.and.every((part) => comparisonsOf(part, table, out)) ? out : undefined;
-  if ('or' in where || 'not' in where || !COMPARISON_OPS.has(where.op)) return undefined;
-  out.push({ column: resolveColumn(table, where.column).name, op: where.op as Comparison['op'] });
+  if ('or' in where || 'not' in where) return undefined;
+  const column = () => resolveColumn(table, where.column).name;
+  if (where.op === 'between') out.push({ column: column(), op: '>=' }, { column: column(), op: '<=' });
+  else if (COMPARISON_OPS.has(where.op)) out.push({ column: column(), op: where.op as Comparison['op'] });
+  else return undefined;
   return out;
 }

@@ -25,7 +25,7 @@ export const describeTable = defineTool(describeTableSpec, {
       primary_key: t.primaryKey,
       foreign_keys: t.foreignKeys,
       referenced_by: t.referencedBy,
-      indexes: t.indexes,
+      indexes: t.indexes.map((i) => ({ columns: i.columns, unique: i.unique })),
     };
   },
 });

@@ -15,6 +15,7 @@ import { memoPerCatalog } from '../catalog/answers.js';
 import type { Catalog, Column, Table } from '../catalog/types.js';
 import { bindSlot, type FilterSlot, filterParams, filterSlots } from '../filter/compile.js';
 import { decodeCursor, encodeCursor, fingerprint, keysetAfter } from '../query/cursor.js';
+import { indexOrder } from '../query/index-order.js';
 import { resolveColumn, resolveColumns, resolveTable } from '../query/names.js';
 import { type OrderKey, orderTerms, parseOrderTerm } from '../query/order.js';
 import { comparisonsOf, readRows } from '../query/read.js';
@@ -35,7 +36,8 @@ import { defineTool, type Limits, READ_ONLY } from './tool.js';
 
 export const query = defineTool(querySpec, {
   title: 'Query rows',
-  description: 'Rows of one table, in primary key order unless sorted. When truncated, pass next_cursor as cursor.',
+  description:
+    'Rows of one table, in the order of the index the filter uses, then the key, unless sorted. When truncated, pass next_cursor as cursor.',
   annotations: READ_ONLY,
   async run(args, ctx) {
     const plan = planQuery(args, await ctx.schema.get(), ctx.engine, ctx.db, ctx.limits);
@@ -81,20 +83,24 @@ export function planQuery(args: QueryInput, catalog: Catalog, engine: Engine, db
   // A template serves an expression filter, or none, without a cursor.
   const lexed = typeof args.filter === 'string' && args.cursor === undefined ? lexQuietly(args.filter) : undefined;
   if (args.cursor !== undefined || (args.filter !== undefined && lexed === undefined)) {
-    return planInFull(args, frameOf(args, catalog, limits), readFilter(args.filter), catalog, engine, db);
+    const { frame, filter } = frameOf(args, catalog, limits, () => readFilter(args.filter));
+    return planInFull(args, frame, filter, catalog, engine, db);
   }
   const literals = lexed?.literals ?? [];
   const limit = effectiveLimit(args.limit, limits);
+  // the template fixes the filter's structure, and with it the order an index gives (see `frameOf`)
   const key = JSON.stringify([engine.name, args.table, args.columns, args.order_by, limit, lexed?.template]);
   let first: QueryPlan | undefined;
   const template = templates(catalog, key, () => {
-    const frame = frameOf(args, catalog, limits);
-    const filter = lexed?.parse();
+    const { frame, filter } = frameOf(args, catalog, limits, () => lexed?.parse());
     first = planInFull(args, frame, filter, catalog, engine, db);
     return templateOf(first, frame, filter, literals, engine);
   });
   if (first) return first;
-  if (template === null) return planInFull(args, frameOf(args, catalog, limits), lexed?.parse(), catalog, engine, db);
+  if (template === null) {
+    const { frame, filter } = frameOf(args, catalog, limits, () => lexed?.parse());
+    return planInFull(args, frame, filter, catalog, engine, db);
+  }
   const params = template.slots.map((slot, i) => bindSlot(slot, literals[i]!, engine));
   return {
     compiled: CompiledQuery.raw(template.sql, withLimit(params, template.frame.limit, engine)),
@@ -113,18 +119,26 @@ function lexQuietly(filter: string): LexedFilter | undefined {
   }
 }
 
-/** `args` resolved against the catalog, with their errors. */
-function frameOf(args: QueryInput, catalog: Catalog, limits: Limits): Frame {
+/**
+ * `args` resolved against the catalog, with their errors, and the filter `filterOf` reads
+ * (read after the table, columns and order, whose errors come first). Without `order_by`, the
+ * rows come in the order of the index that serves the filter (`indexOrder`), then the key.
+ */
+function frameOf(
+  args: QueryInput,
+  catalog: Catalog,
+  limits: Limits,
+  filterOf: () => FilterNode | undefined,
+): { frame: Frame; filter: FilterNode | undefined } {
   const table = resolveTable(catalog, args.table);
   const columns = resolveColumns(table, args.columns);
-  const keys = orderKeys(table.columns, table.primaryKey, args.order_by ?? [], (n, w) => resolveColumn(table, n, w));
-  return {
-    table,
-    columns,
-    keys,
-    keyColumns: keys.map((k) => table.column.get(k.name)!),
-    limit: effectiveLimit(args.limit, limits),
-  };
+  const terms = args.order_by ?? [];
+  const resolve = (name: string, where: string) => resolveColumn(table, name, where);
+  const sorted = terms.length ? orderKeys(table.columns, table.primaryKey, terms, resolve) : undefined;
+  const filter = filterOf();
+  const keys = sorted ?? orderKeys(table.columns, table.primaryKey, [], resolve, indexOrder(table, filter));
+  const keyColumns = keys.map((k) => table.column.get(k.name)!);
+  return { frame: { table, columns, keys, keyColumns, limit: effectiveLimit(args.limit, limits) }, filter };
 }
 
 /**
@@ -232,14 +246,16 @@ function finisher(frame: Frame, filter: () => FilterNode | undefined): QueryPlan
 }
 
 /**
- * The caller's sort keys, then the primary key as a tie-breaker, so every order is total
- * (and a keyset cursor exact). Key-less tables and views fall back to every sortable column.
+ * The caller's sort keys (or, without any, `implicit`), then the primary key as a
+ * tie-breaker, so every order is total (and a keyset cursor exact). Key-less tables and views
+ * fall back to every sortable column.
  */
 export function orderKeys(
   all: readonly Column[],
   primaryKey: readonly string[],
   terms: readonly string[],
   resolve: (name: string, where: string) => Column,
+  implicit: readonly OrderKey[] = [],
 ): OrderKey[] {
   const keys: OrderKey[] = [];
   terms.forEach((term, i) => {
@@ -249,6 +265,7 @@ export function orderKeys(
     if (!keys.some((k) => k.name === column.name))
       keys.push({ name: column.name, direction, nullable: column.nullable });
   });
+  if (terms.length === 0) keys.push(...implicit);
   const tieBreak = primaryKey.length ? primaryKey.map((n) => all.find((c) => c.name === n)!) : all.filter(orderable);
   for (const c of tieBreak) {
     if (!keys.some((k) => k.name === c.name)) keys.push({ name: c.name, direction: 'asc', nullable: c.nullable });

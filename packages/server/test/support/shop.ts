@@ -172,6 +172,14 @@ export function shopCatalog(): Catalog {
     raw.primaryKeys.push({ table: t.name, columns: t.primaryKey });
     for (const r of t.references ?? [])
       raw.foreignKeys.push({ table: t.name, columns: r.columns, refTable: r.table, refColumns: r.to });
+    for (const columns of t.indexes ?? [])
+      raw.indexes.push({
+        table: t.name,
+        name: `ix_${t.name}_${columns.join('_')}`,
+        columns,
+        unique: false,
+        ordered: true,
+      });
   }
   return buildCatalog(raw, new Map());
 }
