@@ -52,7 +52,7 @@ describe('guards, without a database', () => {
     for (const engine of ENGINES) if (engine.readOnlyStatement) expect(engine.sqlGuard, engine.name).toBeDefined();
   });
 
-  it('MySQL: reads the text as MySQL does (backslashes, `-- `, #, version comments, ANSI quotes, driver placeholders)', () => {
+  it('MySQL: reads the text as MySQL does (backslashes, `-- `, #, version comments, ANSI quotes, numbers) and calls only known built-ins', () => {
     const guard = mysql.sqlGuard!;
     for (const ok of [
       "select 'load_file' as t",
@@ -62,7 +62,11 @@ describe('guards, without a database', () => {
       "select 'a\\'load_file'",
       'select /* into outfile */ 1',
       'select ? as v',
+      "select '?', ?",
       'select sleep(0)',
+      // a name that is no call: a column may be called get_lock
+      'select "get_lock"',
+      'select get_lock from t',
     ]) {
       expect(refused(guard, ok), ok).toBeUndefined();
     }
@@ -80,18 +84,22 @@ describe('guards, without a database', () => {
     expect(refused(guard, "select 'x\\', load_file(0) -- '")).toBeUndefined(); // all one string
     expect(refused(guard, "select '\\'', load_file(0) -- '")).toMatch(/LOAD_FILE/);
     expect(refused(guard, 'select `get_lock`(1, 0)')).toMatch(/GET_LOCK is not allowed: named locks/);
-    expect(refused(guard, 'select "get_lock"')).toMatch(/GET_LOCK/);
+    expect(refused(guard, 'select "get_lock"(1, 0)')).toMatch(/GET_LOCK/);
     expect(refused(guard, 'select "a\\"b"')).toMatch(/backslash in double quotes/);
     expect(refused(guard, "select 1 into outfile 'x'")).toMatch(
       /INTO OUTFILE is not allowed: it writes a file on the database host/,
     );
     expect(refused(guard, "select 1 INTO\nDUMPFILE 'x'")).toMatch(/INTO DUMPFILE/);
+    // MariaDB ends a number where its digits end: `1.5into` is 1.5 and INTO
+    expect(refused(guard, "select 1.5into outfile 'x'")).toMatch(/INTO OUTFILE/);
     expect(refused(guard, 'select 1 into @v')).toMatch(/SELECT \.\.\. INTO is not allowed/);
     expect(refused(guard, 'select @v := 1')).toMatch(/:=/);
     expect(refused(guard, 'select 1 /*!50000 + 1 */')).toMatch(/executable comment/);
     expect(refused(guard, 'select 1 /*M!100000 + 1 */')).toMatch(/executable comment/);
-    expect(refused(guard, "select '?', ?")).toMatch(/\?/);
-    expect(refused(guard, 'select ??')).toMatch(/side by side/);
+    expect(refused(guard, 'select /*+ MAX_EXECUTION_TIME(0) */ 1')).toMatch(/optimizer hint/);
+    expect(refused(guard, 'select take_lock()')).toMatch(
+      /the function TAKE_LOCK is not allowed: .*--sql-allow-function take_lock/,
+    );
     expect(refused(guard, "select 'open")).toMatch(/unclosed string/);
     expect(refused(guard, 'select 1 /* open')).toMatch(/unclosed comment/);
   });
@@ -270,6 +278,13 @@ describe.each(privilegedTargets())('$engine as a privileged user', (target) => {
     "releases a lock taken out of the guard's sight, in a function the database defines, when the call ends",
     async () => {
       const out = await callJson(client, 'sql', { sql: 'select take_lock() as locked' });
+      if (family === 'mysql') {
+        // Deny by default: a stored function runs only when the operator names it
+        // (--sql-allow-function); the reset after such a call is proved in mysql-prepared.test.ts.
+        expect(JSON.stringify(out.data)).toMatch(/TAKE_LOCK is not allowed.*--sql-allow-function take_lock/);
+        expect(Number((await direct((db) => probe!.locksHeld().execute(db))).rows[0]?.n)).toBe(0);
+        return;
+      }
       expect(out.isError, JSON.stringify(out.data)).toBe(false);
       expect(Number((out.data as { rows: { locked: unknown }[] }).rows[0]!.locked)).toBe(1);
       expect(Number((await direct((db) => probe!.locksHeld().execute(db))).rows[0]?.n)).toBe(0);
