@@ -147,7 +147,8 @@ describe.runIf(MYSQL_URL)('MariaDB: the guard reads a statement as the server do
       return (server) => into !== -1 || JSON.stringify(server) === JSON.stringify([text.slice(7, first!.end)]);
     if (item.length === 2 && first!.kind === 'number' && second!.kind === 'word')
       return (server) => server === 1064 || into !== -1 || JSON.stringify(server) === JSON.stringify([second!.value]);
-    if (item.length === 1 && first!.kind === 'identifier' && /^[0-9]/.test(first!.value)) return (server) => server === 1054;
+    if (item.length === 1 && first!.kind === 'identifier' && /^[0-9]/.test(first!.value))
+      return (server) => server === 1054;
     return undefined;
   };
 
@@ -172,7 +173,13 @@ describe.runIf(MYSQL_URL)('MariaDB: the guard reads a statement as the server do
     const expected = columnsOf(text, tokens);
     if (expected) checked.columns++;
     if (tokens === undefined && typeof server !== 'number') disagree(t, text, 'unreadable', server);
-    else if (expected && !expected(server)) disagree(t, text, tokens?.map((x) => `${x.kind} ${x.text}`), server);
+    else if (expected && !expected(server))
+      disagree(
+        t,
+        text,
+        tokens?.map((x) => `${x.kind} ${x.text}`),
+        server,
+      );
     if (!markers.length || typeof server === 'number') return;
     checked.markers++;
     const { rows } = await sql.raw<Record<string, unknown>>(`select @m${markers[0]} is not null as v`).execute(conn);
@@ -188,7 +195,9 @@ describe.runIf(MYSQL_URL)('MariaDB: the guard reads a statement as the server do
       for (const c of numbers(SEED + 2, CASES)) await numbersCase(conn, c, t);
     });
     report('MariaDB numbers', t, performance.now() - started);
-    console.log(`  columns predicted in ${checked.columns} cases, a variable the server could set in ${checked.markers}`);
+    console.log(
+      `  columns predicted in ${checked.columns} cases, a variable the server could set in ${checked.markers}`,
+    );
     expect(t.serverRan).toBeGreaterThan(CASES / 20);
     expect(checked.columns).toBeGreaterThan(CASES / 10);
     expect(t.disagreements).toEqual([]);

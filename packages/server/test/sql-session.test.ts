@@ -81,37 +81,54 @@ describe.each(targets)('$engine: no state outlives a sql call', (target) => {
     await mcp?.stop();
   });
 
+  // Deny by default (issue 53): MariaDB's guard refuses the database's own functions until the
+  // operator names them (--sql-allow-function, which the server takes once issue 53's item 2 is
+  // in); meanwhile engines/test/mysql-prepared.test.ts proves the reset under the runner itself.
+  const denied = engine.family === 'mysql';
+  it.runIf(denied)("refuses the database's own functions unless the operator allows them", async () => {
+    const out = await callJson(client, 'sql', { sql: 'select leave_state() as s' });
+    expect(JSON.stringify(out.data)).toMatch(/LEAVE_STATE is not allowed.*--sql-allow-function leave_state/);
+  });
+
   const sqlRows = async (text: string) => {
     const out = await callJson(client, 'sql', { sql: text });
     expect(out.isError, JSON.stringify(out.data)).toBe(false);
     return (out.data as { rows: Record<string, unknown>[] }).rows;
   };
 
-  it(`what one call leaves, no later call sees, on any of ${POOL} connections (20 rounds)`, async () => {
-    const seen: string[] = [];
-    const connections = new Set<string>();
-    for (let round = 0; round < 20; round++) {
-      // Every connection of the pool is left dirty, as far as the calls spread over them...
-      const left = await Promise.all(
-        Array.from({ length: POOL }, () => sqlRows(`select leave_state() as s, ${probe.connectionId} as c`)),
-      );
-      for (const [row] of left) connections.add(String(row!.c));
-      // ... and then looked at, by twice as many calls.
-      const peeks = await Promise.all(
-        Array.from({ length: POOL * 2 }, () => sqlRows(`select peek_state() as p, ${probe.connectionId} as c`)),
-      );
-      for (const [row] of peeks) {
-        seen.push(String(row!.p));
-        connections.add(String(row!.c));
+  it.runIf(!denied)(
+    `what one call leaves, no later call sees, on any of ${POOL} connections (20 rounds)`,
+    async () => {
+      const seen: string[] = [];
+      const connections = new Set<string>();
+      for (let round = 0; round < 20; round++) {
+        // Every connection of the pool is left dirty, as far as the calls spread over them...
+        const left = await Promise.all(
+          Array.from({ length: POOL }, () => sqlRows(`select leave_state() as s, ${probe.connectionId} as c`)),
+        );
+        for (const [row] of left) connections.add(String(row!.c));
+        // ... and then looked at, by twice as many calls.
+        const peeks = await Promise.all(
+          Array.from({ length: POOL * 2 }, () => sqlRows(`select peek_state() as p, ${probe.connectionId} as c`)),
+        );
+        for (const [row] of peeks) {
+          seen.push(String(row!.p));
+          connections.add(String(row!.c));
+        }
       }
-    }
-    expect(connections.size, 'the calls reached several connections').toBeGreaterThan(1);
-    expect(seen.filter((p) => p !== probe.clean)).toEqual([]);
-    expect(seen).toHaveLength(20 * POOL * 2);
-  }, 60_000);
+      expect(connections.size, 'the calls reached several connections').toBeGreaterThan(1);
+      expect(seen.filter((p) => p !== probe.clean)).toEqual([]);
+      expect(seen).toHaveLength(20 * POOL * 2);
+    },
+    60_000,
+  );
 
-  it('the other tools still see the session settings the server made (UTC) after sql calls', async () => {
-    await sqlRows('select leave_state() as s');
-    for (let i = 0; i < POOL * 2; i++) expect(String((await sqlRows(probe.zone))[0]!.z)).toMatch(/^(\+00:00|UTC)$/);
-  }, 30_000);
+  it.runIf(!denied)(
+    'the other tools still see the session settings the server made (UTC) after sql calls',
+    async () => {
+      await sqlRows('select leave_state() as s');
+      for (let i = 0; i < POOL * 2; i++) expect(String((await sqlRows(probe.zone))[0]!.z)).toMatch(/^(\+00:00|UTC)$/);
+    },
+    30_000,
+  );
 });

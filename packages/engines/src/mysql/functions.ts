@@ -46,12 +46,18 @@ export const BUILTINS: Readonly<Record<string, readonly string[]>> = {
     json_merge_preserve json_compact json_detailed json_pretty json_loose json_exists json_overlaps
     json_equals json_normalize`),
   // MariaDB's dynamic columns: values packed in a blob, read and built in the statement
-  dynamicColumns: words('column_create column_get column_add column_delete column_exists column_list column_json column_check'),
+  dynamicColumns: words(
+    'column_create column_get column_add column_delete column_exists column_list column_json column_check',
+  ),
   castAndCharset: words('cast convert charset collation coercibility default'),
-  hashAndCrypto: words('md5 sha sha1 sha2 aes_encrypt aes_decrypt compress uncompress uncompressed_length random_bytes'),
+  hashAndCrypto: words(
+    'md5 sha sha1 sha2 aes_encrypt aes_decrypt compress uncompress uncompressed_length random_bytes',
+  ),
   // the caller's own session and server: nothing another session left
   session: words('database schema user current_user session_user system_user current_role version connection_id'),
-  identifiers: words('uuid uuid_short sys_guid inet_aton inet_ntoa inet6_aton inet6_ntoa is_ipv4 is_ipv6 is_ipv4_compat is_ipv4_mapped'),
+  identifiers: words(
+    'uuid uuid_short sys_guid inet_aton inet_ntoa inet6_aton inet6_ntoa is_ipv4 is_ipv6 is_ipv4_compat is_ipv4_mapped',
+  ),
   spatial: words(`st_area st_asbinary st_aswkb st_astext st_aswkt st_asgeojson st_buffer st_centroid
     st_contains st_convexhull st_crosses st_difference st_dimension st_disjoint st_distance
     st_distance_sphere st_endpoint st_envelope st_equals st_exteriorring st_geomcollfromtext

@@ -36,7 +36,10 @@ function realEnd(text: string, j: number): number {
   let k = j + 1;
   if (text[k] === '+' || text[k] === '-') k++;
   if (!isDigit(text[k]))
-    refuse('a number whose exponent has no digits (1.5e)', 'MariaDB reads the character after it alone and drops the number');
+    refuse(
+      'a number whose exponent has no digits (1.5e)',
+      'MariaDB reads the character after it alone and drops the number',
+    );
   while (isDigit(text[k])) k++;
   return k;
 }
@@ -99,7 +102,8 @@ function token(text: string, i: number, previous: readonly Token[]): { end: numb
     while (j < text.length && AT_NAME.test(text[j]!)) j++;
     return j > i ? { end: j, kind: 'identifier' } : undefined;
   }
-  if (before?.value === '.' && before.kind === 'symbol' && isIdent(c)) return { end: identEnd(text, i), kind: 'identifier' };
+  if (before?.value === '.' && before.kind === 'symbol' && isIdent(c))
+    return { end: identEnd(text, i), kind: 'identifier' };
   // MY_LEX_REAL_OR_POINT's DOT_DOT_SYM (`FOR i IN 1..10`), after which names are read as usual
   if (c === '.' && text[i + 1] === '.') return { end: i + 2, kind: 'symbol' };
   if (c === '.' && isDigit(text[i + 1])) {

@@ -50,7 +50,13 @@ interface Preparing {
 }
 
 /** Prepares `text`, checks the server's count of markers against the values, executes, and closes. */
-function runPrepared(connection: Preparing, text: string, values: readonly unknown[], types: TypedParameter, done: Callback) {
+function runPrepared(
+  connection: Preparing,
+  text: string,
+  values: readonly unknown[],
+  types: TypedParameter,
+  done: Callback,
+) {
   connection.prepare(text, (error, statement) => {
     if (error) return done(error);
     const markers = statement.parameters.length;

@@ -23,7 +23,7 @@ const reset = () => CompiledQuery.raw('/* reset session */', RESET_SESSION as un
  * guard read in it. The guard (sql-guard.ts) has refused version comments, files, locks,
  * assignments and unknown functions before it gets here.
  */
-export function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) {
+export async function readOnlyStatement(db: AnyDb, statement: RawBuilder<unknown>, maxRows: number) {
   const { sql: text, parameters } = statement.compile(db);
   requireMarkers(text, parameters.length);
   return db.connection().execute(async (conn) => {

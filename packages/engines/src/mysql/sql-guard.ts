@@ -49,16 +49,20 @@ function grammar(tokens: readonly Token[], i: number): boolean {
   const name = t.value.toLowerCase();
   if (name === 'against') return is(tokens[i - 1], ')');
   if (name === 'columns') return tokens[i - 1]?.kind === 'string';
-  return name === 'json_table' && tokens.slice(i + 2, close).some((n, j, inner) => is(n, 'columns') && is(inner[j + 1], '('));
+  return (
+    name === 'json_table' && tokens.slice(i + 2, close).some((n, j, inner) => is(n, 'columns') && is(inner[j + 1], '('))
+  );
 }
 
 /** Refuses a call of `name` (`full`: qualified), a built-in on the list written so that it may not be one (`reason`). */
 function refuseCall(shown: string, name: string, full: string, reason: string): never {
   if (REFUSED[name]) refuse(name.toUpperCase(), REFUSED[name]);
   const allow = `to allow it, start the server with --sql-allow-function ${full}`;
-  if (ALLOWED.has(name))
-    refuse(`${shown}(`, `${reason}; write ${name.toUpperCase()}( plainly, or ${allow}`);
-  refuse(`the function ${shown}`, `it is not a built-in known to be safe (a stored function, a UDF or a newer built-in); ${allow}`);
+  if (ALLOWED.has(name)) refuse(`${shown}(`, `${reason}; write ${name.toUpperCase()}( plainly, or ${allow}`);
+  refuse(
+    `the function ${shown}`,
+    `it is not a built-in known to be safe (a stored function, a UDF or a newer built-in); ${allow}`,
+  );
 }
 
 /**
@@ -117,9 +121,15 @@ export function sqlGuard(_db: AnyDb, text: string, policy: SqlPolicy = NO_POLICY
     // MySQL reads `/*+ ... */` after SELECT as hints, and MAX_EXECUTION_TIME or SET_VAR there
     // would lift the statement timeout or change settings; MariaDB 10.11 reads a comment.
     if (t.kind === 'comment' && t.text.startsWith('/*+'))
-      refuse('an optimizer hint (/*+ ... */)', 'MySQL reads it as hints that can lift the time limit or change settings');
+      refuse(
+        'an optimizer hint (/*+ ... */)',
+        'MySQL reads it as hints that can lift the time limit or change settings',
+      );
     if (t.kind === 'word' && t.value.toLowerCase() === 'into') {
-      const target = tokens.slice(i + 1).find((n) => n.kind !== 'comment')?.value.toLowerCase();
+      const target = tokens
+        .slice(i + 1)
+        .find((n) => n.kind !== 'comment')
+        ?.value.toLowerCase();
       if (target === 'outfile' || target === 'dumpfile')
         refuse(`SELECT ... INTO ${target.toUpperCase()}`, 'it writes a file on the database host');
       refuse('SELECT ... INTO', 'it stores the result in variables or a file instead of returning it');
