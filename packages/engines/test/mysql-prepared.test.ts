@@ -102,7 +102,9 @@ describe.runIf(MYSQL_URL)('MariaDB: the sql runner binds values through prepared
     expect(await run(sql`select ${1} as a, ${2} as b`)).toEqual([{ a: 1, b: 2 }]);
     // and where the guard's count is not asked, the server's is
     const unchecked = db.connection().execute((conn) => conn.executeQuery(preparedStatement('select ? as v', [])));
-    await expect(unchecked).rejects.toThrow(/the server reads 1 parameter markers \(\?\) in the statement for 0 values/);
+    await expect(unchecked).rejects.toThrow(
+      /the server reads 1 parameter markers \(\?\) in the statement for 0 values/,
+    );
   });
 
   it('one statement, even when the URL asks mysql2 for several', async () => {
@@ -118,6 +120,20 @@ describe.runIf(MYSQL_URL)('MariaDB: the sql runner binds values through prepared
     }
     const { rows } = await sql<{ n: unknown }>`select count(*) as n from t`.execute(db);
     expect(Number(rows[0]!.n)).toBe(2);
+  });
+
+  it('an answer past the budget closes its connection mid-statement, and the pool goes on', async () => {
+    const small = await mariadb.connect(url, { poolSize: 1, maxResponseBytes: 64 * 1024 });
+    try {
+      await expect(
+        mariadb.readOnlyStatement!(small.db, sql`select repeat(${'x'}, ${1024 * 1024}) as v`, 10),
+      ).rejects.toMatchObject({ code: 'limit_exceeded' });
+      expect(await mariadb.readOnlyStatement!(small.db, sql`select ${'still here'} as v`, 10)).toEqual([
+        { v: 'still here' },
+      ]);
+    } finally {
+      await small.close();
+    }
   });
 
   it('what a function the database defines leaves on the session, no later call sees', async () => {

@@ -70,7 +70,9 @@ function runPrepared(
     statement.execute(
       values.map((v) => typed(v, types)),
       (failed, rows) => {
-        connection.unprepare(text);
+        // a fatal error closed the connection, and the statement with it (a command sent to a
+        // closed connection would be an unhandled error event)
+        if (!(failed as { fatal?: boolean } | null)?.fatal) connection.unprepare(text);
         done(failed, rows);
       },
     );
