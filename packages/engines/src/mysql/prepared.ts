@@ -46,10 +46,16 @@ interface Statement {
 }
 interface Preparing {
   prepare(text: string, callback: (error: Error | null, statement: Statement) => void): void;
-  unprepare(text: string): void;
 }
 
-/** Prepares `text`, checks the server's count of markers against the values, executes, and closes. */
+/**
+ * Prepares `text`, checks the server's count of markers against the values, and executes. The
+ * statement is not closed here: the runner resets the session after every call
+ * (COM_RESET_CONNECTION drops the server's prepared statements, and mysql2 forgets its own), so
+ * nothing of it stays on the connection and the server's count (max_prepared_stmt_count) never
+ * grows with callers' texts; and a close sent to a connection that died meanwhile (a KILL, an
+ * answer past its budget, a server shutting down) would be an unhandled error.
+ */
 function runPrepared(
   connection: Preparing,
   text: string,
@@ -61,20 +67,12 @@ function runPrepared(
     if (error) return done(error);
     const markers = statement.parameters.length;
     if (markers !== values.length) {
-      connection.unprepare(text);
       const message = `sql: the server reads ${markers} parameter markers (?) in the statement for ${values.length} values`;
       return done(new ToolError('invalid_argument', message));
     }
-    // Closed at once: nothing of it stays on the connection, and the server's count of
-    // prepared statements (max_prepared_stmt_count) never grows with callers' texts.
     statement.execute(
       values.map((v) => typed(v, types)),
-      (failed, rows) => {
-        // a fatal error closed the connection, and the statement with it (a command sent to a
-        // closed connection would be an unhandled error event)
-        if (!(failed as { fatal?: boolean } | null)?.fatal) connection.unprepare(text);
-        done(failed, rows);
-      },
+      done,
     );
   });
 }
