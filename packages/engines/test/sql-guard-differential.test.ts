@@ -80,6 +80,15 @@ function mariadbReading(tokens: Token[]): { vars: number[]; lastId?: number } {
   return { vars: vars.sort((a, b) => a - b), lastId };
 }
 
+/**
+ * Gives each marker's variable a value no statement assigns, so an assignment shows even when it
+ * assigns NULL (`@m1 := 1 / ''` divides by zero): `assigned` tells which changed.
+ */
+const UNSET = "'unset'";
+const unset = (markers: readonly number[]) => `set ${markers.map((k) => `@m${k} = ${UNSET}`).join(', ')}`;
+// compared as text: 'unset' = 0 as numbers
+const assigned = (markers: readonly number[]) => markers.map((k) => `not (cast(@m${k} as char) <=> ${UNSET}) as m${k}`);
+
 const MYSQL_URL = liveUrl(mariadb);
 
 describe.runIf(MYSQL_URL)('MariaDB: the guard reads a statement as the server does', () => {
@@ -109,6 +118,7 @@ describe.runIf(MYSQL_URL)('MariaDB: the guard reads a statement as the server do
     try {
       reading = mariadbReading(lex(text));
     } catch {} // the guard found the text unreadable (and refused it)
+    if (markers.length) await sql.raw(unset(markers)).execute(conn);
     let ran = true;
     try {
       await sql.raw(text).execute(conn);
@@ -118,9 +128,8 @@ describe.runIf(MYSQL_URL)('MariaDB: the guard reads a statement as the server do
     // A statement the server refused ran nothing: its parse or name resolution failed before any row.
     if (!ran) return;
     t.serverRan++;
-    const columns = markers.map((k) => `@m${k} is not null as m${k}`);
     const { rows } = await sql
-      .raw<Record<string, unknown>>(`select ${[...columns, 'last_insert_id() as lid'].join(', ')}`)
+      .raw<Record<string, unknown>>(`select ${[...assigned(markers), 'last_insert_id() as lid'].join(', ')}`)
       .execute(conn);
     const row = rows[0]!;
     const vars = markers.filter((k) => Number(row[`m${k}`]) === 1);
@@ -163,6 +172,7 @@ describe.runIf(MYSQL_URL)('MariaDB: the guard reads a statement as the server do
     try {
       tokens = lex(text);
     } catch {} // refused as unreadable (a number whose exponent has no digits)
+    if (markers.length) await sql.raw(unset(markers)).execute(conn);
     let server: unknown;
     try {
       const { rows } = await sql.raw<Record<string, unknown>>(text).execute(conn);
@@ -183,8 +193,8 @@ describe.runIf(MYSQL_URL)('MariaDB: the guard reads a statement as the server do
       );
     if (!markers.length || typeof server === 'number') return;
     checked.markers++;
-    const { rows } = await sql.raw<Record<string, unknown>>(`select @m${markers[0]} is not null as v`).execute(conn);
-    const vars = Number(rows[0]!.v) === 1 ? markers : [];
+    const { rows } = await sql.raw<Record<string, unknown>>(`select ${assigned(markers).join(', ')}`).execute(conn);
+    const vars = markers.filter((k) => Number(rows[0]![`m${k}`]) === 1);
     const reading = tokens ? mariadbReading(tokens).vars : undefined;
     if (reading && !same(reading, vars)) disagree(t, text, reading, vars);
   };

@@ -144,12 +144,16 @@ export const LEXICON: Lexicon = {
 /**
  * The text as the guard reads it (the differential tests compare this reading with the server's).
  * A version comment (`/*! ... *\/`, `/*M! ... *\/`) is code to a server of that version or later and
- * a comment to older ones: no reading fits both, so it is refused here, and so is a control
- * character outside a string or comment.
+ * a comment to older ones: no reading fits both, so it is refused here, and so are a control
+ * character outside a string or comment and a backslash in double quotes (a string, or a name under
+ * ANSI_QUOTES, where a backslash escapes nothing).
  */
 export function lex(text: string): Token[] {
   const tokens = scan(text, LEXICON);
   for (const t of tokens) {
+    // Under ANSI_QUOTES a backslash ends nothing in a quoted name: the two readings would differ.
+    if (t.text.startsWith('"') && t.text.includes('\\'))
+      refuse('a backslash in double quotes', 'ANSI_QUOTES would read the text differently; use single quotes');
     if (t.kind === 'comment' && /^\/\*M?!/.test(t.text))
       refuse('an executable comment (/*! ... */)', 'MySQL runs its text as code');
     // The server reads one as a stray character (a syntax error); nothing needs one, so it never gets that far.

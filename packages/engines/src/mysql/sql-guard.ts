@@ -115,9 +115,6 @@ export function requireMarkers(text: string, bound: number): void {
 export function sqlGuard(_db: AnyDb, text: string, policy: SqlPolicy = NO_POLICY): void {
   const tokens = lex(text);
   for (const [i, t] of tokens.entries()) {
-    // Under ANSI_QUOTES a backslash ends nothing in a quoted name: the two readings would differ.
-    if (t.text.startsWith('"') && t.text.includes('\\'))
-      refuse('a backslash in double quotes', 'ANSI_QUOTES would read the text differently; use single quotes');
     // MySQL reads `/*+ ... */` after SELECT as hints, and MAX_EXECUTION_TIME or SET_VAR there
     // would lift the statement timeout or change settings; MariaDB 10.11 reads a comment.
     if (t.kind === 'comment' && t.text.startsWith('/*+'))
