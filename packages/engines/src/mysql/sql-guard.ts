@@ -1,7 +1,7 @@
 import type { AnyDb } from '../engine.js';
-import { refuse, type SqlPolicy, type Token } from '../sql-guard.js';
+import { refuse, type SqlPolicy, scan, type Token } from '../sql-guard.js';
 import { ALLOWED, NOT_CALLS, REFUSED } from './functions.js';
-import { isIdent, lex } from './lexicon.js';
+import { isIdent, LEXICON, lex } from './lexicon.js';
 
 export { lex };
 
@@ -97,7 +97,10 @@ function refuseCalls(tokens: readonly { token: Token; afterComment: boolean }[],
  * statement (read-only.ts), and a count that differs means the statement is not the one written.
  */
 export function requireMarkers(text: string, bound: number): void {
-  const markers = lex(text).filter((t) => t.kind === 'symbol' && t.value === '?' && !isIdent(text[t.end])).length;
+  // scan, not lex: a custom tool's statement, which no guard reads, may hold what lex refuses
+  const markers = scan(text, LEXICON).filter(
+    (t) => t.kind === 'symbol' && t.value === '?' && !isIdent(text[t.end]),
+  ).length;
   if (markers !== bound)
     refuse(
       `a statement with ${markers} parameter marker${markers === 1 ? '' : 's'} (?) for ${bound} value${bound === 1 ? '' : 's'}`,
