@@ -86,6 +86,25 @@ describe.runIf(MYSQL_URL)('MariaDB: the sql runner binds values through prepared
     expect(await run(sql`select id from t order by id limit ${1}`)).toEqual([{ id: 1 }]);
   });
 
+  it('answers every column type as the text protocol did', async () => {
+    await sql`create table types (i int, bi bigint, ubi bigint unsigned, ti tinyint(1), b bit(1), b8 bit(8),
+      d decimal(12, 2), f float, db double, dt datetime(3), ts timestamp(6) null, da date, tm time(3), y year,
+      vc varchar(10), bl blob, j json, e enum('a', 'b'), u uuid, n int null)`.execute(db);
+    await sql`insert into types values (1, 9007199254740993, 18446744073709551615, 1, b'1', b'10101010', 1234.50,
+      1.5, 2.25, '2024-01-02 03:04:05.678', '2024-01-02 03:04:05.123456', '2024-01-02', '-12:34:56.789', 2024,
+      'x''y', x'00ff', '{"a": [1, 2]}', 'b', '123e4567-e89b-12d3-a456-426614174000', null)`.execute(db);
+    const text = 'select *, count(*) over () as c, avg(d) over () as a, 1.5 as dec1, 2 > 1 as t from types';
+    const { rows } = await sql.raw<Record<string, unknown>>(text).execute(db);
+    expect(await run(sql.raw(text))).toEqual(rows);
+    expect(rows[0]).toMatchObject({
+      bi: '9007199254740993',
+      ti: 1,
+      b: true,
+      d: '1234.50',
+      dt: '2024-01-02 03:04:05.678',
+    });
+  });
+
   it('the ? the guard reads, the ? the server reads and the values bound must agree', async () => {
     const refused = async (statement: RawBuilder<unknown>) => {
       const error = await run(statement).then(
