@@ -74,6 +74,7 @@ describe('the list of built-ins', () => {
     expect(passes('select shop.take_lock()', ['take_lock'])).toBe(true);
     expect(passes('select shop.take_lock()', ['shop.take_lock'])).toBe(true);
     expect(passes('select other.take_lock()', ['shop.take_lock'])).toBe(false);
+    expect(passes('select TAKE_LOCK()', ['Take_Lock'])).toBe(true);
   });
 });
 

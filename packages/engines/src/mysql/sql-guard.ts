@@ -73,6 +73,8 @@ function refuseCall(shown: string, name: string, full: string, reason: string): 
  */
 function refuseCalls(tokens: readonly { token: Token; afterComment: boolean }[], policy: SqlPolicy): void {
   const plain = tokens.map((t) => t.token);
+  // MySQL's function names ignore case, and so does the operator's list
+  const allowed = new Set([...policy.allowFunctions].map((n) => n.toLowerCase()));
   for (const [i, t] of plain.entries()) {
     const next = tokens[i + 1];
     if (!next || !is(next.token, '(')) continue;
@@ -80,7 +82,7 @@ function refuseCalls(tokens: readonly { token: Token; afterComment: boolean }[],
     const name = t.value.toLowerCase();
     const qualified = is(plain[i - 1], '.');
     const full = qualified ? `${plain[i - 2]?.value.toLowerCase()}.${name}` : name;
-    if (policy.allowFunctions.has(full) || policy.allowFunctions.has(name)) continue;
+    if (allowed.has(full) || allowed.has(name)) continue;
     const word = t.kind === 'word' && !qualified;
     // keywords are keywords whatever stands between them and `(`
     if ((word && NOT_CALLS.has(name)) || grammar(plain, i)) continue;
