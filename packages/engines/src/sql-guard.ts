@@ -55,9 +55,17 @@ export interface Lexicon {
   nestedComments: boolean;
   /** an unclosed block comment runs to the end of the text instead of being an error (SQLite) */
   openCommentEnds?: boolean;
+  /** what separates tokens; default: any Unicode space (\s) */
+  space?: RegExp;
+  /**
+   * The engine's own reading of the token at `i` where it is not a space, comment, string or quoted
+   * name (MySQL: where a number ends, names after a qualifier or `@`): its end and kind, or
+   * undefined for the default (a run of letters, digits, `_` and `$` is a word, else one symbol).
+   */
+  token?(text: string, i: number, previous: readonly Token[]): { end: number; kind: TokenKind } | undefined;
 }
 
-export type TokenKind = 'word' | 'identifier' | 'string' | 'comment' | 'symbol';
+export type TokenKind = 'word' | 'identifier' | 'number' | 'string' | 'comment' | 'symbol';
 
 export interface Token {
   kind: TokenKind;
@@ -65,6 +73,8 @@ export interface Token {
   text: string;
   /** a quoted identifier or string without its quotes and escapes; a word as written */
   value: string;
+  /** where it ends in the text: a token that ends where the next begins touches it */
+  end: number;
 }
 
 const WORD = /[\p{L}\p{N}_$]/u;
@@ -81,7 +91,7 @@ export function scan(text: string, lexicon: Lexicon): Token[] {
   while (i < text.length) {
     const c = text[i]!;
     const start = i;
-    if (/\s/.test(c)) {
+    if ((lexicon.space ?? /\s/).test(c)) {
       i++;
       continue;
     }
@@ -91,7 +101,7 @@ export function scan(text: string, lexicon: Lexicon): Token[] {
       i = end === -1 ? text.length : i + line + end + 1;
       if (!lexicon.lineEnd && text.slice(start, i).includes('\r'))
         refuse('a carriage return in a line comment', 'it may end the comment or not');
-      out.push({ kind: 'comment', text: text.slice(start, i), value: '' });
+      out.push({ kind: 'comment', text: text.slice(start, i), value: '', end: i });
       continue;
     }
     if (c === '/' && text[i + 1] === '*') {
@@ -107,7 +117,7 @@ export function scan(text: string, lexicon: Lexicon): Token[] {
         } else i++;
       }
       if (depth > 0 && !lexicon.openCommentEnds) unclosed('comment');
-      out.push({ kind: 'comment', text: text.slice(start, i), value: '' });
+      out.push({ kind: 'comment', text: text.slice(start, i), value: '', end: i });
       continue;
     }
     const string = lexicon.strings[c];
@@ -133,16 +143,23 @@ export function scan(text: string, lexicon: Lexicon): Token[] {
           i++;
         }
       }
-      out.push({ kind: string ? 'string' : 'identifier', text: text.slice(start, i), value });
+      out.push({ kind: string ? 'string' : 'identifier', text: text.slice(start, i), value, end: i });
+      continue;
+    }
+    const own = lexicon.token?.(text, i, out);
+    if (own) {
+      i = own.end;
+      const written = text.slice(start, i);
+      out.push({ kind: own.kind, text: written, value: written, end: i });
       continue;
     }
     if (WORD.test(c)) {
       while (i < text.length && WORD.test(text[i]!)) i++;
-      out.push({ kind: 'word', text: text.slice(start, i), value: text.slice(start, i) });
+      out.push({ kind: 'word', text: text.slice(start, i), value: text.slice(start, i), end: i });
       continue;
     }
     i++;
-    out.push({ kind: 'symbol', text: c, value: c });
+    out.push({ kind: 'symbol', text: c, value: c, end: i });
   }
   return out;
 }

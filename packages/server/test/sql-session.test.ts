@@ -73,7 +73,7 @@ describe.each(targets)('$engine: no state outlives a sql call', (target) => {
     } finally {
       await close();
     }
-    // the database's own functions, which PostgreSQL's guard refuses until they are allowed
+    // the database's own functions, which the guard refuses until they are allowed (deny by default)
     const allow = ['--sql-allow-function', 'leave_state,peek_state'];
     mcp = await startHttpServer(dbUrl, ['--sql', ...allow, '--pool-size', String(POOL)]);
     client = await connectClient('http', 'modern', { dbUrl, endpoint: mcp.endpoint });

@@ -16,6 +16,7 @@ import { loadDriver } from '../load-driver.js';
 import { DEFAULT_POOL_WAIT_MS } from '../pool-wait.js';
 import { meterAnswers } from './answer-meter.js';
 import { boundedWait } from './bounded-pool.js';
+import { preparedStatements } from './prepared.js';
 import { resettableSessions } from './session-reset.js';
 
 type Mysql2 = typeof import('mysql2');
@@ -29,6 +30,8 @@ const FIXED = {
   dateStrings: true, // DATE/DATETIME/TIMESTAMP as their text, never a local-time Date
   timezone: 'Z',
   charset: 'utf8mb4',
+  // one statement per request: `select 1; delete ...` is a syntax error, whatever the URL asks
+  multipleStatements: false,
 } as const;
 
 /** `mariadb://` and friends are the same wire protocol; mysql2 only needs host, user and so on. */
@@ -87,7 +90,7 @@ export async function connect(
   // The same for every connection of the pool (one server, one set of options); a reset applies it again.
   let settings = '';
   const dialect = new MysqlDialect({
-    pool: resettableSessions(boundedWait(pool, poolWaitMs), () => settings),
+    pool: resettableSessions(preparedStatements(boundedWait(pool, poolWaitMs), mysql.TypedParameter), () => settings),
     // KILL QUERY goes from a connection of its own: every pooled one may be busy
     controlConnection: mysql.createConnection,
     onCreateConnection: async (connection) => {
@@ -127,7 +130,10 @@ export function connectSql(url: string, { role, ...options }: SqlConnectOptions)
  */
 export function sessionSettings(mariadb: boolean, readOnly?: boolean, statementTimeoutMs?: number): string[] {
   // mysql2 escapes parameters into the SQL text assuming backslash escapes: keep them on.
-  const settings = ["time_zone = '+00:00'", "sql_mode = replace(@@sql_mode, 'NO_BACKSLASH_ESCAPES', '')"];
+  // IGNORE_SPACE (mysql2 asks for it, a URL's flags can drop it): `count (*)` is the built-in, as
+  // the sql tool's guard reads it (mysql/functions.ts).
+  const mode = "concat(replace(@@sql_mode, 'NO_BACKSLASH_ESCAPES', ''), ',IGNORE_SPACE')";
+  const settings = ["time_zone = '+00:00'", `sql_mode = ${mode}`];
   if (readOnly) settings.push(mariadb ? 'session tx_read_only = 1' : 'session transaction_read_only = 1');
   if (statementTimeoutMs) {
     settings.push(

@@ -1,94 +1,137 @@
 import type { AnyDb } from '../engine.js';
-import { type ForbiddenNames, type Lexicon, refuse, refuseNames, scan, type Token } from '../sql-guard.js';
+import { refuse, type SqlPolicy, scan, type Token } from '../sql-guard.js';
+import { ALLOWED, NOT_CALLS, REFUSED } from './functions.js';
+import { isIdent, LEXICON, lex } from './lexicon.js';
 
-/**
- * MySQL's and MariaDB's lexical rules as the server's sessions have them: backslash escapes in
- * strings (connect.ts keeps NO_BACKSLASH_ESCAPES off), `#` and `-- ` line comments (two dashes
- * and then a space or control character: `1--1` is arithmetic), block comments that do not nest.
- * Double quotes are strings, or identifiers under ANSI_QUOTES: the guard reads them as both.
- */
-const LEXICON: Lexicon = {
-  strings: { "'": { backslash: true }, '"': { backslash: true } },
-  identifiers: { '`': '`' },
-  lineComment: (text, i) => {
-    if (text[i] === '#') return 1;
-    // The server's test is isspace or iscntrl of the next byte (or the end): ASCII space and
-    // control characters, DEL among them; `--\u00a0` is no comment to MySQL, so not to us.
-    if (text[i] !== '-' || text[i + 1] !== '-') return 0;
-    const next = i + 2 < text.length ? text.charCodeAt(i + 2) : 0;
-    return next <= 32 || next === 127 ? 2 : 0;
-  },
-  // sql_lex.cc reads a comment to the newline: a carriage return is part of it
-  lineEnd: /\n/,
-  nestedComments: false,
-};
+export { lex };
 
-/**
- * The text as the guard reads it (the differential tests compare this reading with the server's).
- * A version comment (`/*! ... *\/`, `/*M! ... *\/`) is code to a server of that version or later and
- * a comment to older ones: no reading fits both, so it is refused here, and so is a control
- * character outside a string or comment.
- */
-export function lex(text: string): Token[] {
-  const tokens = scan(text, LEXICON);
-  for (const t of tokens) {
-    if (t.kind === 'comment' && /^\/\*M?!/.test(t.text))
-      refuse('an executable comment (/*! ... */)', 'MySQL runs its text as code');
-    // The server reads one as a stray character (a syntax error); nothing needs one, so it never gets that far.
-    if (t.kind === 'symbol' && (t.value.charCodeAt(0) < 32 || t.value === '\x7f'))
-      refuse('a control character outside a string', 'only spaces, tabs and line breaks separate words');
+const SESSION = 'it leaves a value on a pooled connection that the next caller would see';
+const NO_POLICY: SqlPolicy = { allowFunctions: new Set() };
+
+/** The tokens that are not comments, each with whether a comment stood just before it. */
+function code(tokens: readonly Token[]): { token: Token; afterComment: boolean }[] {
+  const out: { token: Token; afterComment: boolean }[] = [];
+  let comment = false;
+  for (const token of tokens) {
+    if (token.kind === 'comment') comment = true;
+    else {
+      out.push({ token, afterComment: comment });
+      comment = false;
+    }
   }
-  return tokens;
+  return out;
 }
 
-const FILES = 'it reads a file on the database host';
-const LOCKS = 'named locks belong to the connection and outlive the call, which holds a pooled connection';
-const SESSION = 'it leaves a value on a pooled connection that the next caller would see';
+const is = (t: Token | undefined, value: string) =>
+  t !== undefined && (t.kind === 'word' || t.kind === 'symbol') && t.value.toLowerCase() === value;
+
+/** The index of the `)` that closes the `(` at `open`, or the end. */
+function closing(tokens: readonly Token[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < tokens.length; i++) {
+    if (is(tokens[i], '(')) depth++;
+    else if (is(tokens[i], ')') && --depth === 0) return i;
+  }
+  return tokens.length;
+}
 
 /**
- * Functions (and words) that reach outside the database or keep state past the call. MySQL has no
- * parser or catalog to ask, so these are refused wherever they appear as a word or quoted name,
- * outside strings and comments: a column that happens to share a name is refused too.
+ * A name before `(` that the grammar itself takes, not a call: `match (a) against (...)`,
+ * JSON_TABLE (a table function, known by the `columns (` in it) and its `'path' columns (`, and a
+ * CTE's column list (`with t (a, b) as (`, the name quoted or not). Written anywhere else, each is
+ * a syntax error.
  */
-const FORBIDDEN: ForbiddenNames = {
-  exact: {
-    load_file: FILES,
-    get_lock: LOCKS,
-    release_lock: LOCKS,
-    release_all_locks: LOCKS,
-    is_free_lock: LOCKS,
-    is_used_lock: LOCKS,
-    last_insert_id: SESSION,
-    // lib_mysqludf_sys, where installed: run a program on the database host
-    sys_exec: 'it runs a program on the database host',
-    sys_eval: 'it runs a program on the database host',
-  },
-};
+function grammar(tokens: readonly Token[], i: number): boolean {
+  const t = tokens[i]!;
+  const close = closing(tokens, i + 1);
+  if (is(tokens[close + 1], 'as') && is(tokens[close + 2], '(')) return true;
+  if (t.kind !== 'word') return false;
+  const name = t.value.toLowerCase();
+  if (name === 'against') return is(tokens[i - 1], ')');
+  if (name === 'columns') return tokens[i - 1]?.kind === 'string';
+  return (
+    name === 'json_table' && tokens.slice(i + 2, close).some((n, j, inner) => is(n, 'columns') && is(inner[j + 1], '('))
+  );
+}
+
+/** Refuses a call of `name` (`full`: qualified), a built-in on the list written so that it may not be one (`reason`). */
+function refuseCall(shown: string, name: string, full: string, reason: string): never {
+  if (REFUSED[name]) refuse(name.toUpperCase(), REFUSED[name]);
+  const allow = `to allow it, start the server with --sql-allow-function ${full}`;
+  if (ALLOWED.has(name)) refuse(`${shown}(`, `${reason}; write ${name.toUpperCase()}( plainly, or ${allow}`);
+  refuse(
+    `the function ${shown}`,
+    `it is not a built-in known to be safe (a stored function, a UDF or a newer built-in); ${allow}`,
+  );
+}
+
+/**
+ * Refuses every call of a function that is not a built-in on the list (functions.ts), unless the
+ * operator allows its name: a word or name before `(`, however quoted or qualified. A quoted
+ * name, a qualified one and one with a comment before its `(` are how MariaDB calls a stored
+ * function, so only the operator's list allows them.
+ */
+function refuseCalls(tokens: readonly { token: Token; afterComment: boolean }[], policy: SqlPolicy): void {
+  const plain = tokens.map((t) => t.token);
+  // MySQL's function names ignore case, and so does the operator's list
+  const allowed = new Set([...policy.allowFunctions].map((n) => n.toLowerCase()));
+  for (const [i, t] of plain.entries()) {
+    const next = tokens[i + 1];
+    if (!next || !is(next.token, '(')) continue;
+    if (!(t.kind === 'word' || t.kind === 'identifier' || (t.kind === 'string' && t.text.startsWith('"')))) continue;
+    const name = t.value.toLowerCase();
+    const qualified = is(plain[i - 1], '.');
+    const full = qualified ? `${plain[i - 2]?.value.toLowerCase()}.${name}` : name;
+    if (allowed.has(full) || allowed.has(name)) continue;
+    const word = t.kind === 'word' && !qualified;
+    // keywords are keywords whatever stands between them and `(`
+    if ((word && NOT_CALLS.has(name)) || grammar(plain, i)) continue;
+    if (word && !next.afterComment && ALLOWED.has(name)) continue;
+    const shown = word ? name.toUpperCase() : `${qualified ? `${plain[i - 2]?.text}.` : ''}${t.text}`;
+    const how = word ? 'with a comment before its parenthesis' : 'quoted or qualified';
+    refuseCall(shown, name, full, `${how}, MariaDB may call a stored function of that name, not the built-in`);
+  }
+}
+
+/**
+ * The `?` the server reads as parameter markers (MY_LEX_PLACEHOLDER: not followed by a name
+ * character) must be as many as the values bound: each value goes to the server beside the
+ * statement (read-only.ts), and a count that differs means the statement is not the one written.
+ */
+export function requireMarkers(text: string, bound: number): void {
+  // scan, not lex: a custom tool's statement, which no guard reads, may hold what lex refuses
+  const markers = scan(text, LEXICON).filter(
+    (t) => t.kind === 'symbol' && t.value === '?' && !isIdent(text[t.end]),
+  ).length;
+  if (markers !== bound)
+    refuse(
+      `a statement with ${markers} parameter marker${markers === 1 ? '' : 's'} (?) for ${bound} value${bound === 1 ? '' : 's'}`,
+      'write each value as a :name parameter',
+    );
+}
 
 /**
  * Refuses what `start transaction read only` lets through: files read or written on the database
  * host (`LOAD_FILE`, `SELECT ... INTO OUTFILE/DUMPFILE`, which need only the FILE privilege), named
- * locks and user variables that stay on the pooled connection after the rollback, and version
- * comments (`/*! ... *\/`), which the server runs as code.
+ * locks and user variables that stay on the connection, version comments (`/*! ... *\/`), which
+ * the server runs as code, optimizer hints, and every function call that is not a built-in on
+ * the list (functions.ts) or named by the operator (`policy.allowFunctions`).
  */
-export function sqlGuard(_db: AnyDb, text: string): void {
+export function sqlGuard(_db: AnyDb, text: string, policy: SqlPolicy = NO_POLICY): void {
   const tokens = lex(text);
-  // mysql2 puts parameter values into the text itself, at each `?` in turn, wherever it is (a
-  // string, a comment), and reads `??` as a quoted name: either would make the text that runs
-  // differ from the text checked here.
-  const placeholders = tokens.filter((t) => t.kind === 'symbol' && t.value === '?').length;
-  if (placeholders > 0 && (text.includes('??') || text.split('?').length - 1 !== placeholders)) {
-    refuse(
-      'a ? in a string, comment or name, or two parameters side by side',
-      'the driver would put a parameter value there',
-    );
-  }
   for (const [i, t] of tokens.entries()) {
-    // Under ANSI_QUOTES a backslash ends nothing in a quoted name: the two readings would differ.
-    if (t.text.startsWith('"') && t.text.includes('\\'))
-      refuse('a backslash in double quotes', 'ANSI_QUOTES would read the text differently; use single quotes');
+    // MySQL reads `/*+ ... */` after SELECT as hints, and MAX_EXECUTION_TIME or SET_VAR there
+    // would lift the statement timeout or change settings; MariaDB 10.11 reads a comment.
+    if (t.kind === 'comment' && t.text.startsWith('/*+'))
+      refuse(
+        'an optimizer hint (/*+ ... */)',
+        'MySQL reads it as hints that can lift the time limit or change settings',
+      );
     if (t.kind === 'word' && t.value.toLowerCase() === 'into') {
-      const target = tokens[i + 1]?.value.toLowerCase();
+      const target = tokens
+        .slice(i + 1)
+        .find((n) => n.kind !== 'comment')
+        ?.value.toLowerCase();
       if (target === 'outfile' || target === 'dumpfile')
         refuse(`SELECT ... INTO ${target.toUpperCase()}`, 'it writes a file on the database host');
       refuse('SELECT ... INTO', 'it stores the result in variables or a file instead of returning it');
@@ -97,8 +140,5 @@ export function sqlGuard(_db: AnyDb, text: string): void {
       refuse('assigning a user variable (:=)', SESSION);
     }
   }
-  refuseNames(
-    tokens.map((t) => (t.kind === 'string' && t.text.startsWith('"') ? { ...t, kind: 'identifier' } : t)),
-    FORBIDDEN,
-  );
+  refuseCalls(code(tokens), policy);
 }

@@ -79,8 +79,11 @@ export function normalizeDefault(value: string | null, mariadb: boolean): string
 
 const DECIMAL_TEXT = /^-?\d+(?:\.\d+)?$/;
 
-/** Text mysql2 writes into the SQL as it is (`toSqlString`); equal texts make equal parameters. */
-class BareLiteral {
+/**
+ * Text mysql2 writes into the SQL as it is (`toSqlString`); equal texts make equal parameters.
+ * Bound as a DECIMAL where the server binds values itself (prepared.ts).
+ */
+export class BareLiteral {
   constructor(readonly text: string) {}
   toSqlString(): string {
     return this.text;

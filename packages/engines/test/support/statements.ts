@@ -131,8 +131,16 @@ export const MARIADB: Vocabulary = {
     (k) => `select 0 -- \r'\n, @m${k} := ${k} -- '`,
     (k) => `select 0 # \r'\n, @m${k} := ${k} -- '`,
     (k) => `select 0 -- \r'\n, last_insert_id(${k}) -- '`,
-    // DEL after -- starts a comment, as every control character does
-    (k) => `select 0 --\x7f'\n, @m${k} := ${k} -- '`,
+    // DEL after -- starts a comment, as every control character does: each of them, and a space
+    ...[...CONTROLS, ' '].map((c) => (k: number) => `select 0 --${c}'\n, @m${k} := ${k} -- '`),
+    ...[...CONTROLS, ' '].map((c) => (k: number) => `select 0 --${c}@m${k} := ${k}\n, 1`),
+    // a number ends where its digits end, before a keyword (INTO stores the row in the variable)
+    (k) => `select 1.5into @m${k}`,
+    (k) => `select 1e0into @m${k}`,
+    (k) => `select .5into @m${k}`,
+    (k) => `select 0.e1into @m${k}`,
+    // MariaDB 10.11 reads an optimizer hint as a comment
+    (k) => `select /*+ , @m${k} := ${k} */ 0`,
   ],
   spaces: CONTROL_AND_UNICODE_SPACES,
   openers: [
@@ -147,6 +155,8 @@ export const MARIADB: Vocabulary = {
     '/*M!',
     '/*M!100000 ',
     '/*M!999999 ',
+    '/*+',
+    '/*+ ',
   ],
   closers: ['*/', '\n', '\r', '\r\n', '**/'],
   quotes: ["'", '"', '`', "''", '""', '``', '\\', "\\'", '\\"', '\\\\', '\\\n', "\\'\\'"],
@@ -157,7 +167,24 @@ export const MARIADB: Vocabulary = {
     ["N'", "'"],
     ['`', '`'],
   ],
-  items: [', 1', ", 'a'", ', "b"', ", x'41'", ', 1--1', ', 2-- -1', ', 0x41', ', 1#', ', `c`'],
+  items: [
+    ', 1',
+    ", 'a'",
+    ', "b"',
+    ", x'41'",
+    ', 1--1',
+    ', 2-- -1',
+    ', 0x41',
+    ', 1#',
+    ', `c`',
+    ', 0b101',
+    ", b'101'",
+    ', 1.5e3',
+    ', .5',
+    ', 1.',
+    ', 1e5x',
+    ', 1.5abc',
+  ],
   marker: (k, pick) =>
     pick([
       `, @m${k} := ${k}`,
@@ -223,3 +250,104 @@ export const POSTGRES: Vocabulary = {
   marker: (k, pick) =>
     pick([`, mark(${k})`, `,mark(${k})`, `, "mark"(${k})`, `, U&"\\006dark"(${k})`, `, mark /**/ (${k})`]),
 };
+
+/**
+ * MariaDB's number spellings and near misses: integers, decimals with and without digits on either
+ * side of the point, exponents with and without signs, hex and bit literals in both forms, and names
+ * that begin with digits (`1e`, `1ex`, `0x`, `0b12`, `1$`), which sql_lex.cc reads as names.
+ */
+const NUMBERS = [
+  '0',
+  '1',
+  '12',
+  '007',
+  '.5',
+  '1.',
+  '1.5',
+  '1e5',
+  '1E5',
+  '1e+5',
+  '1e-5',
+  '1.e5',
+  '.5e5',
+  '1.5e5',
+  '1.5E-3',
+  '0x1F',
+  '0x1f',
+  '0X1F',
+  '0x',
+  '0xg',
+  '0b101',
+  '0b12',
+  '0B1',
+  '0b',
+  "x'1F'",
+  "X'1f'",
+  "b'101'",
+  '1e',
+  '1ex',
+  '1e+x',
+  '1..2',
+  '1$',
+  '1_2',
+  '1\u00e9',
+  '9223372036854775808',
+  '1.5e',
+  '.5e+',
+];
+
+/** What may touch a number's last digit: nothing, names, keywords, dots, signs, comments, spaces. */
+const AFTER_NUMBER = [
+  '',
+  'into',
+  'x',
+  'abc',
+  'e',
+  'e5',
+  'E',
+  '.',
+  '.5',
+  '.x',
+  '$',
+  '_',
+  '\u00e9',
+  'in',
+  'is',
+  'div',
+  'and',
+  'or',
+  'as',
+  'from',
+  'union',
+  'like',
+  'mod',
+  'xor',
+  'limit',
+  'e+',
+  '+1',
+  '-x',
+  '#',
+  '-- ',
+  '/*x*/',
+  ' ',
+  '\u00a0',
+];
+
+/**
+ * `select <number><what touches it>`, some ending in `into @m<k>` (the row goes into the variable,
+ * which the server shows): where a number ends decides whether INTO is a keyword or part of a name.
+ */
+export function* numbers(seed: number, count: number): Generator<Case> {
+  const r = random(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  for (let n = 0; n < count; n++) {
+    let text = `select ${pick(NUMBERS)}${pick(AFTER_NUMBER)}${r() < 0.3 ? pick(AFTER_NUMBER) : ''}`;
+    const markers: number[] = [];
+    if (r() < 0.4) {
+      const k = (seed % 1000) * 10_000_000 + 5_000_000 + n;
+      markers.push(k);
+      text += `${pick(['', ' ', 'into', ' into'])}${pick(['', ' '])}@m${k}`;
+    }
+    yield { text, markers };
+  }
+}

@@ -10,7 +10,7 @@ export const sqlTool = defineTool(sqlSpec, {
   title: 'Run a read-only SQL query',
   description:
     "Runs one SELECT in the database's own dialect, read-only (the database refuses writes) and rolled back; " +
-    'functions that reach files, locks or other sessions are refused. ' +
+    'only built-in functions known to be safe run (an error names any other). ' +
     'Put values in named parameters such as `where customer_id = :id` with params {"id": 42}. ' +
     'Prefer query, get and aggregate: their output is the same on every engine; this one returns what the driver gives, made JSON-safe.',
   annotations: READ_ONLY,
