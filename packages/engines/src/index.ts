@@ -70,3 +70,5 @@ export type {
 export { PoolWaitExceeded } from './pool-wait.js';
 export { insertStatement } from './returning.js';
 export { SchemaChangedError } from './schema-changed.js';
+/** A SQLite URL's file (or `:memory:`), for another program opening the same database (`run --peer`). */
+export { sqlitePath } from './sqlite/connect.js';

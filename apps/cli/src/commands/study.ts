@@ -16,11 +16,14 @@ import {
 import { EXIT, redactAll, UsageError } from '../errors.js';
 import { dbListOption, examples, scaleOption, seedOption } from '../options.js';
 import { parseDuration, parsePositiveInt } from '../parse/durations.js';
+import { collect } from '../parse/values.js';
 import { logLine } from '../render/progress.js';
 import { trackChild } from '../serving/interrupt.js';
+import { parsePeer } from '../serving/peers/index.js';
 
 interface StudyFlags {
   db?: string[];
+  peer?: string[];
   scale: number;
   seed: number;
   out: string;
@@ -39,6 +42,12 @@ export function studyCommand(): Command {
         'a result file per segment and a findings page (HTML and Markdown) in --out; a rerun resumes',
     )
     .addOption(dbListOption('databases to study, repeat for several (default: a SQLite file in --out)'))
+    .addOption(
+      new Option(
+        '--peer <name[=command]>',
+        "another MCP server started beside ours on each database in every segment (run's --peer); repeatable",
+      ).argParser(collect((value: string) => (parsePeer(value), value))),
+    )
     .addOption(scaleOption('dataset scale'))
     .addOption(seedOption())
     .addOption(
@@ -77,6 +86,7 @@ export function studyCommand(): Command {
       mkdirSync(flags.out, { recursive: true });
       const settings: StudySettings = {
         dbs: flags.db?.length ? flags.db : [`sqlite:${join(flags.out, 'study.db')}`],
+        peers: flags.peer ?? [],
         scale: flags.scale,
         seed: flags.seed,
         out: flags.out,
@@ -133,6 +143,7 @@ function earlierStudy(dir: string): ResultFile[] {
 /** Workloads without a database (the handshake) run under the first index profile only. */
 const stepCount = (segment: StudySegment, s: StudySettings) =>
   s.dbs.length *
+  (1 + s.peers.length) *
   segment.agents.length *
   s.iterations *
   segment.workloads.reduce((n, name) => n + (WORKLOADS[name]!.database ? STUDY.indexes.length : 1), 0);

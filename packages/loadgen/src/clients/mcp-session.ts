@@ -122,6 +122,19 @@ export class Session<R> implements McpClient {
     return toToolCallResult(resultOf(answer));
   }
 
+  async ping(): Promise<void> {
+    const era = this.#requireEra();
+    const ping = () =>
+      this.#request('ping', this.#transport.route(era, 'ping'), era === 'modern' ? this.#modernParams('') : '{}');
+    try {
+      await ping();
+    } catch (error) {
+      if (!sessionEnded(error)) throw error;
+      await this.#reinitialize();
+      await ping();
+    }
+  }
+
   async close(): Promise<void> {
     this.#setEra(undefined);
     await this.#transport.close();

@@ -5,7 +5,10 @@ import type { Clock } from '../drive/clock.js';
 import type { RawDriver } from './plan.js';
 import { timed } from './timed.js';
 
-/** The lookups decomposed: the tool call, and the statement it runs through the driver alone. */
+/**
+ * The lookups decomposed: the tool call (through a peer's profile, the peer's own call), and the
+ * statement it runs through the driver alone.
+ */
 const OPERATIONS = [
   {
     operation: 'get orders by id',
@@ -14,7 +17,7 @@ const OPERATIONS = [
   },
   {
     operation: 'query order_items by order_id',
-    // the tool reads one row past its limit, to say whether the answer was cut
+    // the tool reads one row past its limit, to say whether the answer was cut (the peers' profiles do too)
     raw: (driver: RawDriver, id: number) => driver.select('order_items', 'order_id', id, 21),
     full: (client: McpClient, id: number) =>
       client.callTool(TOOL_NAMES.query, { table: 'order_items', filter: writeFilter(f.eq('order_id', id)), limit: 20 }),
@@ -25,55 +28,98 @@ const OPERATIONS = [
 const ROUNDS = 5;
 const PER_ROUND = 100;
 
+/** A server to decompose: its database's driver, a client, and its protocol floor (the echo tool, or ping). */
+export interface Decomposed {
+  label: string;
+  driver: () => Promise<RawDriver>;
+  client: () => McpClient;
+  floor: 'echo' | 'ping';
+}
+
+interface Opened {
+  spec: Decomposed;
+  driver: RawDriver;
+  client: McpClient;
+  orders: number;
+  random: Random;
+  parts: { raw: string[]; echo: string[]; full: string[] }[];
+}
+
 /**
  * The same lookups three ways, one at a time: through the driver with no MCP, through the echo
- * tool with no database, and as the full tool call. They take turns in rounds, so a drift of the
- * machine lands on all three alike, and each round's p50s give one share of the call.
+ * tool (or MCP ping) with no database, and as the full tool call. They take turns in rounds, and
+ * so do the servers, in an order rotated each round, so a drift of the machine lands on every
+ * part and every server alike; each round's p50s give one share of the call.
  */
-export async function decompose(
-  label: string,
-  openDriver: () => Promise<RawDriver>,
-  factory: () => McpClient,
-  clock?: Clock,
-): Promise<DecompositionResult[]> {
-  const driver = await openDriver();
-  const client = factory();
+export async function decompose(targets: readonly Decomposed[], clock?: Clock): Promise<DecompositionResult[][]> {
+  const opened: Opened[] = [];
+  try {
+    for (const spec of targets) opened.push(await open(spec));
+    for (let round = 0; round < ROUNDS; round++) {
+      const at = round % opened.length;
+      for (const o of [...opened.slice(at), ...opened.slice(0, at)]) await timeRound(o, round, clock);
+    }
+    return opened.map(results);
+  } finally {
+    for (const o of opened) {
+      await o.client.close().catch(() => {});
+      await o.driver.close().catch(() => {});
+    }
+  }
+}
+
+async function open(spec: Decomposed): Promise<Opened> {
+  const driver = await spec.driver();
+  const client = spec.client();
+  const o = { spec, driver, client, orders: 1, random: new Random(7), parts: OPERATIONS.map(() => emptyParts()) };
   try {
     await client.open();
-    const orders = await driver.count('orders');
-    const random = new Random(7);
-    const times = (what: string, round: number, call: () => Promise<unknown>) =>
-      timed(what, { count: PER_ROUND, warmup: round === 0 ? 50 : 10, clock, call });
-    const parts = OPERATIONS.map(() => ({ raw: [] as string[], echo: [] as string[], full: [] as string[] }));
-    for (let round = 0; round < ROUNDS; round++) {
-      const echo = await times('echo', round, () => client.callTool(TOOL_NAMES.echo, { message: 'ping' }));
-      for (const [i, op] of OPERATIONS.entries()) {
-        const raw = await times(`${op.operation} (driver)`, round, () => op.raw(driver, random.int(1, orders)));
-        const full = await times(`${op.operation} (MCP)`, round, () => op.full(client, random.int(1, orders)));
-        parts[i]!.raw.push(raw.histogram);
-        parts[i]!.echo.push(echo.histogram);
-        parts[i]!.full.push(full.histogram);
-      }
-    }
-    const all = (encoded: string[]) => ({ count: ROUNDS * PER_ROUND, histogram: encode(merge(encoded)) });
-    const p50 = (encoded: string) => summarize(encoded).p50;
-    return OPERATIONS.map((op, i) => {
-      const part = parts[i]!;
-      return {
-        target: label,
-        operation: op.operation,
-        raw: all(part.raw),
-        echo: all(part.echo),
-        full: all(part.full),
-        rounds: part.raw.map((_, r) => ({
-          raw: p50(part.raw[r]!),
-          echo: p50(part.echo[r]!),
-          full: p50(part.full[r]!),
-        })),
-      };
-    });
-  } finally {
-    await client.close();
-    await driver.close();
+    o.orders = await driver.count('orders');
+    return o;
+  } catch (error) {
+    await client.close().catch(() => {});
+    await driver.close().catch(() => {});
+    throw error;
   }
+}
+
+const emptyParts = () => ({ raw: [] as string[], echo: [] as string[], full: [] as string[] });
+
+/** One round on one server: its floor, then each operation through the driver and through the server. */
+async function timeRound(o: Opened, round: number, clock: Clock | undefined): Promise<void> {
+  const times = (what: string, call: () => Promise<unknown>) =>
+    timed(what, { count: PER_ROUND, warmup: round === 0 ? 50 : 10, clock, call });
+  const { client, driver, random } = o;
+  const floor =
+    o.spec.floor === 'ping'
+      ? await times('ping', () => client.ping!())
+      : await times('echo', () => client.callTool(TOOL_NAMES.echo, { message: 'ping' }));
+  for (const [i, op] of OPERATIONS.entries()) {
+    const raw = await times(`${op.operation} (driver)`, () => op.raw(driver, random.int(1, o.orders)));
+    const full = await times(`${op.operation} (MCP)`, () => op.full(client, random.int(1, o.orders)));
+    o.parts[i]!.raw.push(raw.histogram);
+    o.parts[i]!.echo.push(floor.histogram);
+    o.parts[i]!.full.push(full.histogram);
+  }
+}
+
+function results(o: Opened): DecompositionResult[] {
+  const all = (encoded: string[]) => ({ count: ROUNDS * PER_ROUND, histogram: encode(merge(encoded)) });
+  const p50 = (encoded: string) => summarize(encoded).p50;
+  return OPERATIONS.map((op, i) => {
+    const part = o.parts[i]!;
+    return {
+      target: o.spec.label,
+      operation: op.operation,
+      raw: all(part.raw),
+      echo: all(part.echo),
+      full: all(part.full),
+      rounds: part.raw.map((_, r) => ({
+        raw: p50(part.raw[r]!),
+        echo: p50(part.echo[r]!),
+        full: p50(part.full[r]!),
+      })),
+      ...(o.spec.floor === 'ping' ? { floor: 'ping' as const } : {}),
+    };
+  });
 }
