@@ -1,6 +1,6 @@
 import { type DecompositionResult, f, Random, TOOL_NAMES, writeFilter } from '@mcp-db-bench/contract';
 import { encode, merge, summarize } from '@mcp-db-bench/report';
-import type { McpClient } from '../clients/client.js';
+import type { McpClient, ToolCallResult } from '../clients/client.js';
 import type { Clock } from '../drive/clock.js';
 import type { RawDriver } from './plan.js';
 import { timed } from './timed.js';
@@ -13,16 +13,28 @@ const OPERATIONS = [
   {
     operation: 'get orders by id',
     raw: (driver: RawDriver, id: number) => driver.select('orders', 'id', id),
-    full: (client: McpClient, id: number) => client.callTool(TOOL_NAMES.get, { table: 'orders', key: id }),
+    full: (client: McpClient, id: number) => answered(client.callTool(TOOL_NAMES.get, { table: 'orders', key: id })),
   },
   {
     operation: 'query order_items by order_id',
     // the tool reads one row past its limit, to say whether the answer was cut (the peers' profiles do too)
     raw: (driver: RawDriver, id: number) => driver.select('order_items', 'order_id', id, 21),
     full: (client: McpClient, id: number) =>
-      client.callTool(TOOL_NAMES.query, { table: 'order_items', filter: writeFilter(f.eq('order_id', id)), limit: 20 }),
+      answered(
+        client.callTool(TOOL_NAMES.query, {
+          table: 'order_items',
+          filter: writeFilter(f.eq('order_id', id)),
+          limit: 20,
+        }),
+      ),
   },
 ];
+
+/** A tool error is a failed call here, never a time (a peer that cannot serve the lookup has no decomposition). */
+async function answered(call: Promise<ToolCallResult>): Promise<void> {
+  const r = await call;
+  if (r.isError) throw new Error(`the tool answered an error: ${JSON.stringify(r.data).slice(0, 200)}`);
+}
 
 /** Rounds of the three timings, 100 calls each: five give each share an interval of 93.75%. */
 const ROUNDS = 5;
@@ -36,8 +48,13 @@ export interface Decomposed {
   floor: 'echo' | 'ping';
 }
 
+/** A server's decomposition, or why it has none (a failed call: the others go on without it). */
+export type Decomposition = { label: string; results: DecompositionResult[] } | { label: string; failed: string };
+
 interface Opened {
   spec: Decomposed;
+  /** why its rounds stopped */
+  failed?: string;
   driver: RawDriver;
   client: McpClient;
   orders: number;
@@ -51,15 +68,24 @@ interface Opened {
  * so do the servers, in an order rotated each round, so a drift of the machine lands on every
  * part and every server alike; each round's p50s give one share of the call.
  */
-export async function decompose(targets: readonly Decomposed[], clock?: Clock): Promise<DecompositionResult[][]> {
+export async function decompose(targets: readonly Decomposed[], clock?: Clock): Promise<Decomposition[]> {
   const opened: Opened[] = [];
   try {
     for (const spec of targets) opened.push(await open(spec));
     for (let round = 0; round < ROUNDS; round++) {
       const at = round % opened.length;
-      for (const o of [...opened.slice(at), ...opened.slice(0, at)]) await timeRound(o, round, clock);
+      for (const o of [...opened.slice(at), ...opened.slice(0, at)]) {
+        if (o.failed) continue;
+        try {
+          await timeRound(o, round, clock);
+        } catch (error) {
+          o.failed = (error as Error).message;
+        }
+      }
     }
-    return opened.map(results);
+    return opened.map((o) =>
+      o.failed ? { label: o.spec.label, failed: o.failed } : { label: o.spec.label, results: results(o) },
+    );
   } finally {
     for (const o of opened) {
       await o.client.close().catch(() => {});
@@ -73,7 +99,9 @@ async function open(spec: Decomposed): Promise<Opened> {
   const client = spec.client();
   const o = { spec, driver, client, orders: 1, random: new Random(7), parts: OPERATIONS.map(() => emptyParts()) };
   try {
+    // as an agent begins: the tools listed (a profile learns what the peer serves from them)
     await client.open();
+    await client.listTools();
     o.orders = await driver.count('orders');
     return o;
   } catch (error) {

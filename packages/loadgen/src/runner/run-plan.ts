@@ -302,9 +302,10 @@ async function decomposition(run: Run, iteration: number): Promise<void> {
   });
   if (targets.length === 0) return;
   run.emit({ type: 'activity', line: `${targets.map((t) => t.label).join(', ')}: where the time goes` });
-  const results = await decompose(targets, run.clock);
-  for (const [i, { label }] of targets.entries())
-    run.emit({ type: 'decomposition', iteration, target: label, results: results[i]! });
+  for (const d of await decompose(targets, run.clock)) {
+    if ('results' in d) run.emit({ type: 'decomposition', iteration, target: d.label, results: d.results });
+    else run.emit({ type: 'warning', line: `no decomposition of ${d.label}: ${d.failed}` });
+  }
 }
 
 interface StepSpec {

@@ -36,7 +36,8 @@ export const dbhub: PeerLauncher = {
       setup: [],
       args: ['--transport', 'http', '--host', '127.0.0.1', '--port', String(port), '--dsn', dsn],
       path: '/mcp',
-      options: {},
+      // the dialect its SQL is written in: the family's (DBHub's own description names it too)
+      options: { engine: family },
     };
   },
 };
