@@ -30,6 +30,8 @@ import { BIN, runCli } from './support/cli.js';
 
 const FAUCET_BIN = process.env.FAUCET_BIN;
 const haveFaucet = Boolean(FAUCET_BIN && existsSync(FAUCET_BIN));
+if (!haveFaucet && /^(true|1)$/i.test(process.env.CI ?? ''))
+  throw new Error('CI needs FAUCET_BIN: .ci/run builds Faucet into .tools/faucet');
 if (!haveFaucet) console.warn('FAUCET_BIN names no faucet binary: the Faucet cases of run --peer are skipped');
 
 /** DBHub as installed for the tests, run with this node: no registry needed. */
