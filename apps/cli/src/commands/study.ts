@@ -46,7 +46,7 @@ export function studyCommand(): Command {
       new Option(
         '--peer <name[=command]>',
         "another MCP server started beside ours on each database in every segment (run's --peer); repeatable",
-      ).argParser(collect((value: string) => (parsePeer(value), value))),
+      ).argParser(collect(checkedPeer)),
     )
     .addOption(scaleOption('dataset scale'))
     .addOption(seedOption())
@@ -125,6 +125,12 @@ export function studyCommand(): Command {
       );
       if (interrupted) process.exitCode = interrupted === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;
     });
+}
+
+/** A --peer value checked as run reads it (a mistake is a usage error now), kept as given for the segments. */
+function checkedPeer(value: string): string {
+  parsePeer(value);
+  return value;
 }
 
 /** The finished segments of an earlier study, read before this one measures anything. */
