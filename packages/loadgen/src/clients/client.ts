@@ -45,7 +45,8 @@ export interface McpClient {
   callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult>;
   /**
    * MCP's `ping` request on the session: the protocol with no tool and no database, the floor of
-   * a server without an echo tool (a client that cannot send it leaves it out).
+   * a server without an echo tool (a client that cannot send it leaves it out). 2025 era only:
+   * the 2026-07-28 revision has no ping, and a session in it refuses (kind `protocol`).
    */
   ping?(): Promise<void>;
   /**

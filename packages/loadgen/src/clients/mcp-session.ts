@@ -122,10 +122,11 @@ export class Session<R> implements McpClient {
     return toToolCallResult(resultOf(answer));
   }
 
+  /** The 2025-era `ping` (the 2026-07-28 revision has none: a protocol error there, sent nowhere). */
   async ping(): Promise<void> {
     const era = this.#requireEra();
-    const ping = () =>
-      this.#request('ping', this.#transport.route(era, 'ping'), era === 'modern' ? this.#modernParams('') : '{}');
+    if (era === 'modern') throw new McpCallError('protocol', `ping is not a method of ${MODERN_REVISION}`);
+    const ping = () => this.#request('ping', this.#transport.route(era, 'ping'), '{}');
     try {
       await ping();
     } catch (error) {

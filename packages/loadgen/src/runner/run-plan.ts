@@ -213,7 +213,13 @@ async function toolsOf(target: PlanTarget): Promise<Pick<Target, 'tools' | 'ping
   if (target.tools || !target.client) return { tools: target.tools && new Set(target.tools) };
   return withClient(target.client, async (client) => ({
     tools: new Set((await client.listTools()).map((t) => t.name)),
-    pings: client.ping !== undefined,
+    // sent once: a 2026-era session has no ping
+    pings: client.ping
+      ? await client.ping().then(
+          () => true,
+          () => false,
+        )
+      : false,
   }));
 }
 
