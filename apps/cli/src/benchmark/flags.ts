@@ -65,10 +65,10 @@ function targetOptions(): Option[] {
     ),
     new Option(
       '--peer <name[=command]>',
-      `also start another MCP server on each --db database and benchmark it beside ours, through its profile: ` +
+      `also start another MCP server on each --db database and benchmark it beside ours, through its profile; ` +
         `${Object.values(LAUNCHERS)
-          .map((l) => `${l.name} (${l.summary})`)
-          .join(', ')}; COMMAND: a program's path, a program on PATH or an npm package, with its own arguments; ` +
+          .map((l) => `${l.name}: ${l.summary}`)
+          .join('; ')}; COMMAND: a program's path, a program on PATH or an npm package, with its own arguments; ` +
         'repeat for several',
     ).argParser(collect(parsePeer)),
     new Option(

@@ -79,6 +79,7 @@ export function studyCommand(): Command {
       examples(
         'mcp-db-bench study --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench_study --out study',
         'mcp-db-bench study --scale 0.01 --duration 1s --out study-small',
+        'mcp-db-bench study --db sqlite:shop.db --peer faucet=./faucet --peer dbhub --out servers',
         'mcp-db-bench study --scale 0.01 --duration 1s --out study-again --against study-small',
       ),
     )

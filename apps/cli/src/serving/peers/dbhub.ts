@@ -27,7 +27,7 @@ const DSNS: Partial<Record<SqlFamily, (url: string) => string>> = {
 export const dbhub: PeerLauncher = {
   name: 'dbhub',
   command: DBHUB_PACKAGE,
-  summary: `DBHub from npm (default ${DBHUB_PACKAGE}, run with npx)`,
+  summary: `DBHub from npm (default: ${DBHUB_PACKAGE} with npx)`,
   launch({ url, family }, port) {
     const dsn = DSNS[family]?.(url);
     if (dsn === undefined) return `dbhub is not set up here for ${family} databases`;

@@ -33,7 +33,7 @@ const CONNECTIONS: Partial<Record<SqlFamily, (url: string) => { driver: string; 
 export const faucet: PeerLauncher = {
   name: 'faucet',
   command: 'faucet',
-  summary: 'a faucet binary (built from github.com/faucetdb/faucet)',
+  summary: 'Faucet, a binary built from github.com/faucetdb/faucet (default: faucet on PATH)',
   launch({ url, family }, port, dir) {
     const connection = CONNECTIONS[family]?.(url) ?? `faucet is not set up here for ${family} databases`;
     if (typeof connection === 'string') return connection;
