@@ -15,6 +15,7 @@ import { callMsOf, sizingArgs, stepDurations } from '../src/benchmark/study-sizi
 
 const settings: StudySettings = {
   dbs: ['sqlite:a.db', 'postgres://u:p@127.0.0.1/b'],
+  peers: [],
   scale: 1,
   seed: 42,
   out: 'out',

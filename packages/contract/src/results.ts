@@ -197,6 +197,11 @@ export const decompositionResult = z.object({
    * share per round, so the shares get an interval. Absent in files written before.
    */
   rounds: z.array(z.object({ raw: z.number(), echo: z.number(), full: z.number() })).optional(),
+  /**
+   * What `echo` timed: our echo tool (absent: the same), or MCP's `ping` request where the server
+   * has no echo tool (a peer started by `run --peer`): the protocol with no tool and no database.
+   */
+  floor: z.enum(['echo', 'ping']).optional(),
 });
 
 /** `soak`: the memory of a server's processes (its workers included), sampled while the agents ran. */
@@ -302,6 +307,11 @@ export const resultFile = z.object({
         profile: z.string().optional(),
         /** a database the run served: what it is and holds, read from it (not from the flags) */
         database: databaseFacts.optional(),
+        /**
+         * `run --peer`: another server the run started on this target's database (`url`, `engine` and
+         * `database` are the database's): its profile's name and the command it was started with
+         */
+        peer: z.object({ name: z.string(), command: z.string() }).optional(),
       }),
     ),
     workloads: z.array(z.string()),

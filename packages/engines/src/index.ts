@@ -72,3 +72,5 @@ export { PoolWaitExceeded } from './pool-wait.js';
 export { insertStatement } from './returning.js';
 export { SchemaChangedError } from './schema-changed.js';
 export { DEFAULT_SQL_POLICY, type SqlPolicy } from './sql-guard.js';
+/** A SQLite URL's file (or `:memory:`), for another program opening the same database (`run --peer`). */
+export { sqlitePath } from './sqlite/connect.js';

@@ -180,6 +180,17 @@ describe.each(MATRIX)('$client client over $transport, protocol $protocol', ({ c
     expect((result.data as { error: { code: string } }).error.code).toBe('unknown_table');
   });
 
+  it('pings the server on a 2025-era session (the protocol floor of a server without an echo tool), and not in 2026', async () => {
+    if (EXPECTED_ERA[protocol] === 'legacy') {
+      await expect(mcp.ping!()).resolves.toBeUndefined();
+      await mcp.ping!();
+    } else {
+      // the 2026-07-28 revision has no ping
+      await expect(mcp.ping!()).rejects.toMatchObject({ kind: 'protocol' });
+    }
+    expect((await mcp.callTool('list_tables', {})).isError).toBe(false);
+  });
+
   it('rejects an unknown tool with jsonrpc_-32602', async () => {
     const error = await failure(mcp.callTool('no_such_tool', {}));
     expect(error.kind).toBe('jsonrpc_-32602');

@@ -264,6 +264,57 @@ describe('runPlan', () => {
     expect(result.steps.map((s) => `${s.agents}: ${s.durationMs} ms`)).toEqual(['1: 100 ms', '2: 300 ms']);
   });
 
+  it('decomposes a server without an echo tool over MCP ping, in rounds that take turns; one that fails is left out with a warning', async () => {
+    const { clock, plan } = setup();
+    const times: string[] = [];
+    const driver = (label: string) => async () => ({
+      count: async () => 100,
+      select: async () => {
+        times.push(`${label} driver`);
+        await clock.sleep(1);
+      },
+      close: async () => {},
+    });
+    /** a peer: no echo tool, but MCP ping; `broken`: its `get` answers a tool error */
+    const peer = (label: string, broken: boolean) => () => {
+      const tools = Object.values(TOOL_NAMES).filter((t) => t !== TOOL_NAMES.echo);
+      const base = fakeServer(clock, tools, 2).client();
+      return {
+        ...base,
+        ping: async () => {
+          times.push(`${label} ping`);
+          await clock.sleep(1);
+        },
+        callTool: async (tool: string, args: Record<string, unknown>): Promise<ToolCallResult> => {
+          const answer = await base.callTool(tool, args);
+          return broken && tool === TOOL_NAMES.get
+            ? { isError: true, data: { error: { code: 'peer_error' } } }
+            : answer;
+        },
+      };
+    };
+    const targets: PlanTarget[] = [
+      { ...plan.targets[0]!, driver: driver('A') },
+      { label: 'P', client: peer('P', false), driver: driver('P') },
+      { label: 'X', client: peer('X', true), driver: driver('X') },
+    ];
+    const { result } = await drive(clock, { ...plan, targets, indexes: [], agents: [1], decomposition: true });
+    expect(result.decomposition.map((d) => `${d.target}: ${d.operation} ${d.floor ?? 'echo'}`)).toEqual([
+      'A: get orders by id echo',
+      'A: query order_items by order_id echo',
+      'P: get orders by id ping',
+      'P: query order_items by order_id ping',
+    ]);
+    expect(result.decomposition[2]).toMatchObject({ full: { count: 500 }, echo: { count: 500 }, raw: { count: 500 } });
+    expect(result.warnings).toContainEqual(
+      expect.stringMatching(/^no decomposition of X: get orders by id \(MCP\) failed/),
+    );
+    // round by round, each round begun by the next server: P's first round after A's, its second before A's
+    const firsts = times.filter((t) => t.endsWith('driver')).map((t) => t.split(' ')[0]);
+    const runs = firsts.filter((t, i) => t !== firsts[i - 1]);
+    expect(runs.slice(0, 5)).toEqual(['A', 'P', 'X', 'P', 'A']);
+  });
+
   it('repeats the whole plan per iteration when asked, and each step back to back otherwise', async () => {
     const { clock, plan } = setup();
     const small = {

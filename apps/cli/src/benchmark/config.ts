@@ -14,10 +14,13 @@ import { UsageError, unknownCommand } from '../errors.js';
 import type { ProtocolChoice } from '../labels.js';
 import { checkOutputPath, type Format } from '../options.js';
 import { checkPinning } from '../serving/cpus.js';
+import { type PeerSpec, resolvePeerCommand } from '../serving/peers/index.js';
 import { checkBarrier, type ShardFlag } from '../serving/shard.js';
 
 export interface RunFlags {
   db?: string[];
+  /** --peer NAME[=COMMAND], as given; `peers` once the commands are resolved */
+  peer?: Omit<PeerSpec, 'command'>[];
   target?: string[];
   targetCmd?: string[];
   /** read through `trackTargets` (pairs with the targets by position) */
@@ -68,7 +71,7 @@ export interface RunFlags {
 }
 
 /** The flags checked: the same shape, with what they imply applied, and the stages as the plan takes them. */
-export type RunConfig = Readonly<RunFlags> & { readonly loadStages?: LoadStages };
+export type RunConfig = Readonly<RunFlags> & { readonly loadStages?: LoadStages; readonly peers?: readonly PeerSpec[] };
 
 /**
  * A comparison's iterations when --iterations is not given: the fewest whose interval can tell a
@@ -109,7 +112,8 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   checkCpus(sharded);
   checkTraceSplit(sharded);
   checkOutputs(sharded);
-  return { ...comparisonDefaults(sharded, typed), loadStages: loadStagesOf(sharded) };
+  const peers = peersOf(sharded);
+  return { ...comparisonDefaults(sharded, typed), loadStages: loadStagesOf(sharded), ...(peers && { peers }) };
 }
 
 /** The sides a run compares: index profiles on databases it owns, times targets (databases, servers) times eras. */
@@ -117,7 +121,7 @@ export function comparedSides(config: RunFlags): number {
   const owned = !config.target && !config.targetCmd;
   const profiles = owned ? Math.max(config.indexes.length, 1) : 1;
   const servers = owned
-    ? Math.max(config.db?.length ?? 1, 1)
+    ? Math.max(config.db?.length ?? 1, 1) * (1 + (config.peer?.length ?? 0))
     : (config.target?.length ?? 0) + (config.targetCmd?.length ?? 0);
   return profiles * servers * Math.max(config.protocol.length, 1);
 }
@@ -157,6 +161,30 @@ function replayConfig(config: RunFlags, typed: (name: string) => boolean): void 
     const [flag, why] = refused[0]!;
     throw new UsageError(`--replay cannot be used with ${flag}: ${why}`);
   }
+}
+
+/**
+ * --peer starts servers on the run's own databases, one each, alongside ours: refused where the
+ * run has none (--target, --target-cmd), and with the runs whose servers are not started per step
+ * (--shard: the database is shared; --replay: its targets are its own); each command resolved.
+ */
+function peersOf(config: RunFlags): PeerSpec[] | undefined {
+  if (!config.peer?.length) return undefined;
+  const other = [
+    config.target && '--target',
+    config.targetCmd && '--target-cmd',
+    config.shard && '--shard',
+    config.replay && '--replay',
+  ].filter(Boolean);
+  if (other.length)
+    throw new UsageError(
+      `--peer cannot be used with ${other.join(' and ')}: it starts another server beside ours on each --db database`,
+    );
+  return config.peer.map((p) => {
+    const command = resolvePeerCommand(p.given);
+    if (typeof command === 'string') throw new UsageError(`--peer ${p.launcher.name}=${p.given}: ${command}`);
+    return { ...p, command };
+  });
 }
 
 /** Where the run's files go, checked before the first step. */

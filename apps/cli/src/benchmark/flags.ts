@@ -31,6 +31,7 @@ import {
   parseWorkloadAgents,
 } from '../parse/values.js';
 import { parseCpuList } from '../serving/cpus.js';
+import { LAUNCHERS, parsePeer } from '../serving/peers/index.js';
 import { parseShard, parseStartAt } from '../serving/shard.js';
 import { COMPARISON_ITERATIONS, COMPARISON_STEP_MS, RATE_STAGES_POOL } from './config.js';
 import { REPLAY_WORKLOAD } from './replay.js';
@@ -62,6 +63,14 @@ function targetOptions(): Option[] {
       'databases to benchmark through our MCP server; give several to compare engines (default: a new SQLite file ' +
         'in a temporary directory)',
     ),
+    new Option(
+      '--peer <name[=command]>',
+      `also start another MCP server on each --db database and benchmark it beside ours, through its profile; ` +
+        `${Object.values(LAUNCHERS)
+          .map((l) => `${l.name}: ${l.summary}`)
+          .join('; ')}; COMMAND: a program's path, a program on PATH or an npm package, with its own arguments; ` +
+        'repeat for several',
+    ).argParser(collect(parsePeer)),
     new Option(
       '--target <url>',
       'benchmark another MCP server over Streamable HTTP instead (http:// or https://); repeat to compare servers ' +

@@ -147,6 +147,15 @@ interface RunTargets {
   startAt?: number;
 }
 
+/** How a plan target is added, in every era asked for (host era first): one target each, labelled with its era. */
+type EachEra = (
+  name: string,
+  entry: Omit<TargetEntry, 'label'>,
+  target: Target,
+  owned?: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'>,
+  peer?: Pick<PeerTarget, 'profile' | 'options'>,
+) => void;
+
 /** Our server on each database (in every era asked for), the peers, and the echo floor when a workload needs no more. */
 async function planTargets(
   config: RunConfig,
@@ -156,24 +165,16 @@ async function planTargets(
 ): Promise<RunTargets> {
   const workloads = config.workloads.map((name) => WORKLOADS[name]!);
   const out: RunTargets = { entries: [], plan: [], traced: new Set(), found: [] };
-  const { entries: targets, plan, traced, found } = out;
+  const { entries: targets, plan } = out;
   /** --server-cpus: the HTTP servers started here, whose processes a stdio target's count leaves out */
   const servers: number[] = [];
-  const cpuOf = (pid: number) => (config.serverCpus ? { serverCpuUs: () => cpuUnder(pid) } : {});
   const clientOptions = (protocol: ProtocolChoice) => ({
     client: config.client,
     protocol,
     token: config.token,
     timeoutMs: 30_000,
   });
-  /** Every era asked for, host era first: one target each, labelled with its era. */
-  const eachEra = (
-    name: string,
-    entry: Omit<TargetEntry, 'label'>,
-    target: Target,
-    owned?: Pick<PlanTarget, 'reindex' | 'driver' | 'serverCpuUs'>,
-    peer: Pick<PeerTarget, 'profile' | 'options'> = { profile: PEERS.ours!, options: {} },
-  ) => {
+  const eachEra: EachEra = (name, entry, target, owned, peer = { profile: PEERS.ours!, options: {} }) => {
     for (const protocol of config.protocol) {
       const label = uniqueLabel(eraLabel(name, protocol), targets);
       targets.push({ label, ...entry });
@@ -183,35 +184,8 @@ async function planTargets(
   };
   // The server is read-only unless a workload that writes was asked for.
   const writes = workloads.some((w) => w.writes);
-  for (const db of serving.databases) {
-    const { engine } = db;
-    const first = config.indexes[0] ?? 'optimized';
-    if (config.shard && engine.oneProcess)
-      throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
-    if (config.shard) found.push({ name: engine.name, profile: await requireDataset(db) });
-    // a shard's database is shared: never seeded or re-indexed, only read through the driver for the decomposition
-    const prepared: Pick<PlanTarget, 'reindex' | 'driver'> = config.shard
-      ? await serving.driverOnly(db)
-      : await serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
-    // what the database is and holds, read before our server opens it (an embedded one may allow one process)
-    const database = await readFacts(db, Boolean(prepared.reindex));
-    const owned = { ...prepared, ...recordIndexes(db, database, prepared.reindex) };
-    const server = await serving.server(db, {
-      args: writes ? ['--allow-writes'] : [],
-      cpus: config.serverCpus,
-      otel: receiver?.env,
-    });
-    servers.push(server.child.pid!);
-    logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
-    const before = targets.length;
-    eachEra(
-      engine.name,
-      { engine: engine.name, url: redactUrl(db.url), database },
-      { kind: 'http', url: server.endpoint },
-      { ...owned, ...cpuOf(server.child.pid!) },
-    );
-    for (const t of targets.slice(before)) traced.add(t.label);
-  }
+  for (const db of serving.databases)
+    await serveDatabase(config, db, { serving, receiver, writes, out, servers, eachEra });
   // a target named by its profile; `target` when none was given (as before profiles)
   for (const peer of peers) {
     const entry = { engine: peer.options.engine ?? null, url: peer.url, profile: peer.profile.name };
@@ -236,10 +210,75 @@ async function planTargets(
       fileAs: 'http-echo',
       // echo and the floor take 4 turns each within every step: a drift of the machine lands on both
       turns: 4,
-      ...cpuOf(floor.pid),
+      ...cpuOf(config, floor.pid),
     });
   }
   return out;
+}
+
+/** --server-cpus: a server's CPU read around each measured window. */
+const cpuOf = (config: RunConfig, pid: number) => (config.serverCpus ? { serverCpuUs: () => cpuUnder(pid) } : {});
+
+interface DatabaseServing {
+  serving: Serving;
+  receiver: SpanReceiver | undefined;
+  writes: boolean;
+  out: RunTargets;
+  servers: number[];
+  eachEra: EachEra;
+}
+
+/**
+ * One database: seeded (or, for a shard, found), its facts read, our server on it and each
+ * --peer started beside ours; they share its re-indexing and its driver, so every server on it
+ * runs every index round and gets its decomposition.
+ */
+async function serveDatabase(config: RunConfig, db: Database, s: DatabaseServing): Promise<void> {
+  const { engine } = db;
+  const first = config.indexes[0] ?? 'optimized';
+  if (config.shard && engine.oneProcess)
+    throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
+  if (config.peers?.length && engine.oneProcess)
+    throw new UsageError(
+      `--peer cannot share ${engine.title} with our server: it can be open in one process at a time`,
+    );
+  if (config.shard) s.out.found.push({ name: engine.name, profile: await requireDataset(db) });
+  // a shard's database is shared: never seeded or re-indexed, only read through the driver for the decomposition
+  const prepared: Pick<PlanTarget, 'reindex' | 'driver'> = config.shard
+    ? await s.serving.driverOnly(db)
+    : await s.serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
+  // what the database is and holds, read before our server opens it (an embedded one may allow one process)
+  const database = await readFacts(db, Boolean(prepared.reindex));
+  const owned = { ...prepared, ...recordIndexes(db, database, prepared.reindex) };
+  const server = await s.serving.server(db, {
+    args: s.writes ? ['--allow-writes'] : [],
+    cpus: config.serverCpus,
+    otel: s.receiver?.env,
+  });
+  s.servers.push(server.child.pid!);
+  logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
+  const entry = { engine: engine.name, url: redactUrl(db.url), database };
+  const before = s.out.entries.length;
+  s.eachEra(
+    engine.name,
+    entry,
+    { kind: 'http', url: server.endpoint },
+    { ...owned, ...cpuOf(config, server.child.pid!) },
+  );
+  for (const t of s.out.entries.slice(before)) s.out.traced.add(t.label);
+  for (const spec of config.peers ?? []) {
+    const name = spec.launcher.name;
+    const peer = await s.serving.peer(db, spec, config.serverCpus);
+    s.servers.push(peer.pid);
+    logLine(`${engine.name}: ${name} at ${peer.endpoint} (${spec.given})`);
+    s.eachEra(
+      `${name} ${engine.name}`,
+      { ...entry, profile: name, peer: { name, command: spec.given } },
+      { kind: 'http', url: peer.endpoint },
+      { ...owned, ...cpuOf(config, peer.pid) },
+      { profile: PEERS[name]!, options: peer.options },
+    );
+  }
 }
 
 /** What the result file says of the run's configuration (also for the partial file of an interrupted run). */

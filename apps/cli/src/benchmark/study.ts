@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { readResultFile } from '@mcp-db-bench/report';
+import { parsePeer } from '../serving/peers/index.js';
 
 /**
  * The study's design, as data: `mcp-db-bench study` runs it and docs/study.md shows it. Each
@@ -41,6 +42,8 @@ export const isSized = (segment: StudySegment) => 'sized' in segment && segment.
 
 export interface StudySettings {
   dbs: string[];
+  /** --peer values as given (NAME or NAME=COMMAND): started beside ours in every segment */
+  peers: string[];
   scale: number;
   seed: number;
   out: string;
@@ -63,6 +66,7 @@ export function segmentArgs(segment: StudySegment, s: StudySettings, more: Segme
   return [
     'run',
     ...s.dbs.flatMap((db) => ['--db', db]),
+    ...s.peers.flatMap((peer) => ['--peer', peer]),
     '--scale',
     String(s.scale),
     '--seed',
@@ -87,6 +91,12 @@ export function segmentArgs(segment: StudySegment, s: StudySettings, more: Segme
 
 export const segmentFile = (segment: StudySegment, out: string) => join(out, `${segment.name}.json`);
 
+/** A --peer value as a segment's file records it, NAME=COMMAND (the default command when none is given). */
+const peerGiven = (value: string) => {
+  const { launcher, given } = parsePeer(value);
+  return `${launcher.name}=${given}`;
+};
+
 /**
  * A segment's file as a rerun finds it: `done` (complete, of these settings: skipped), `partial`
  * or absent (run again), or `other` (a study of other settings, which a rerun must not overwrite).
@@ -105,11 +115,14 @@ export function segmentState(
   }
   if (result.partial) return { state: 'todo' };
   const c = result.config;
+  const ours = c.targets.filter((t) => !t.peer);
+  const peers = [...new Set(c.targets.flatMap((t) => (t.peer ? [`${t.peer.name}=${t.peer.command}`] : [])))];
   const differs = [
     c.scale !== s.scale && `scale ${c.scale}`,
     c.seed !== s.seed && `seed ${c.seed}`,
-    c.targets.map((t) => t.url).join(' ') !== s.dbs.map(redactUrl).join(' ') &&
-      `databases ${c.targets.map((t) => t.url).join(', ')}`,
+    ours.map((t) => t.url).join(' ') !== s.dbs.map(redactUrl).join(' ') &&
+      `databases ${ours.map((t) => t.url).join(', ')}`,
+    peers.join(' ') !== s.peers.map(peerGiven).join(' ') && `peers ${peers.join(', ') || 'none'}`,
     c.iterations !== s.iterations && `${c.iterations} iterations`,
     c.durationMs !== s.durationMs && `${c.durationMs} ms steps`,
     c.workloads.join(',') !== segment.workloads.join(',') && `workloads ${c.workloads.join(', ')}`,

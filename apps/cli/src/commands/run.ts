@@ -24,6 +24,8 @@ const EXAMPLES = examples(
   'mcp-db-bench run --agents 1,8 --duration 5s',
   'mcp-db-bench run --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench --indexes optimized ' +
     '--out result.json',
+  'mcp-db-bench run --db sqlite:shop.db --peer faucet=./faucet --peer dbhub --workloads point-read,filtered ' +
+    '--agents 1,10',
   'mcp-db-bench run --target https://mcp.example.com/mcp --token $TOKEN --workloads point-read,filtered',
   'mcp-db-bench run --target http://127.0.0.1:7400/mcp --profile ours --target http://127.0.0.1:7500/mcp ' +
     '--profile dbhub:sqlite --workloads point-read,filtered',

@@ -30,11 +30,14 @@ import { callMsOf, fallbackCallMs, type Sizing, sizingArgs, stepDurations } from
 import { EXIT, redactAll, UsageError } from '../errors.js';
 import { checkOutputDir, dbListOption, examples, scaleOption, seedOption } from '../options.js';
 import { parseDuration, parseLongDuration, parsePositiveInt } from '../parse/durations.js';
+import { collect } from '../parse/values.js';
 import { logLine } from '../render/progress.js';
 import { trackChild } from '../serving/interrupt.js';
+import { parsePeer } from '../serving/peers/index.js';
 
 interface StudyFlags {
   db?: string[];
+  peer?: string[];
   scale: number;
   seed: number;
   out: string;
@@ -54,6 +57,12 @@ export function studyCommand(): Command {
         'a result file per segment and a findings page (HTML and Markdown) in --out; a rerun resumes',
     )
     .addOption(dbListOption('databases to study, repeat for several (default: a SQLite file in --out)'))
+    .addOption(
+      new Option(
+        '--peer <name[=command]>',
+        "another MCP server started beside ours on each database in every segment (run's --peer); repeatable",
+      ).argParser(collect(checkedPeer)),
+    )
     .addOption(scaleOption('dataset scale'))
     .addOption(seedOption())
     .addOption(
@@ -92,6 +101,7 @@ export function studyCommand(): Command {
       examples(
         'mcp-db-bench study --db sqlite:shop.db --db postgres://bench:bench@127.0.0.1:5432/bench_study --out study',
         'mcp-db-bench study --scale 0.01 --duration 1s --out study-small',
+        'mcp-db-bench study --db sqlite:shop.db --peer faucet=./faucet --peer dbhub --out servers',
         'mcp-db-bench study --scale 0.01 --duration 1s --out study-again --against study-small',
         'mcp-db-bench study --scale 1 --budget 3h --out study-long',
       ),
@@ -118,6 +128,7 @@ async function study(flags: StudyFlags): Promise<void> {
   checkOutputDir('--out', flags.out);
   const settings: StudySettings = {
     dbs: flags.db?.length ? flags.db : [`sqlite:${join(flags.out, 'study.db')}`],
+    peers: flags.peer ?? [],
     scale: flags.scale,
     seed: flags.seed,
     out: flags.out,
@@ -156,6 +167,12 @@ async function study(flags: StudyFlags): Promise<void> {
   }
   if (flags.budget !== undefined && !run.interrupted && !run.failed) await extend(run, flags.budget);
   report(run, flags.budget, earlier);
+}
+
+/** A --peer value checked as run reads it (a mistake is a usage error now), kept as given for the segments. */
+function checkedPeer(value: string): string {
+  parsePeer(value);
+  return value;
 }
 
 /** The finished segments of an earlier study, read before this one measures anything. */
@@ -279,6 +296,7 @@ async function size(run: Study, segment: StudySegment, name: string): Promise<Si
 /** Workloads without a database (the handshake) run under the first index set only. */
 const stepCount = (segment: StudySegment, s: StudySettings) =>
   s.dbs.length *
+  (1 + s.peers.length) *
   segment.agents.length *
   s.iterations *
   segment.workloads.reduce((n, name) => n + (WORKLOADS[name]!.database ? STUDY.indexes.length : 1), 0);

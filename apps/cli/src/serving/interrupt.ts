@@ -12,6 +12,8 @@ import { EXIT } from '../errors.js';
  * handled here; a SIGKILL or a crash, which run no handler, by the watchdog below.
  */
 const children = new Set<ChildProcess>();
+/** process groups (a peer server and whatever it spawned), by leader pid: each stopped as a whole */
+const groups = new Map<number, () => Promise<void>>();
 const dirs = new Set<string>();
 let interrupted: string | undefined;
 
@@ -76,6 +78,19 @@ export function trackChild<T extends ChildProcess>(child: T): T {
   return child;
 }
 
+/**
+ * A process group led by `pid` (a child spawned detached), stopped by `stop` on a signal and by
+ * the watchdog (the group signalled as a whole) if this process dies; untrack it once it is gone.
+ */
+export function trackGroup(pid: number, stop: () => Promise<void>): () => void {
+  groups.set(pid, stop);
+  tell({ op: 'add', pid: -pid });
+  return () => {
+    groups.delete(pid);
+    tell({ op: 'remove', pid: -pid });
+  };
+}
+
 /** A new directory under the system's temporary directory, removed on an interrupt too. */
 export function makeTempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -138,11 +153,12 @@ async function onSignal(reason: string, code: number): Promise<void> {
     }
   }
   // a closed pipe with nothing left to stop (the report was the last thing written) ends quietly
-  if (reason in SIGNALS || children.size + dirs.size > 0)
+  const processes = children.size + groups.size;
+  if (reason in SIGNALS || processes + dirs.size > 0)
     warn(
-      `\nmcp-db-bench: ${reason in SIGNALS ? 'interrupted' : reason}: stopping ${children.size} process(es) and removing ${dirs.size} temporary director${dirs.size === 1 ? 'y' : 'ies'}\n`,
+      `\nmcp-db-bench: ${reason in SIGNALS ? 'interrupted' : reason}: stopping ${processes} process(es) and removing ${dirs.size} temporary director${dirs.size === 1 ? 'y' : 'ies'}\n`,
     );
-  await Promise.all([...children].map(stop));
+  await Promise.all([...[...children].map(stop), ...[...groups.values()].map((s) => s().catch(() => {}))]);
   for (const dir of [...dirs]) removeTempDir(dir);
   process.exit(code);
 }

@@ -12,6 +12,8 @@ import { logLine } from '../render/progress.js';
 import { type Database, ownedDatabase, rawDriver, workersFor } from './database.js';
 import { type HttpFloor, startHttpFloor } from './http-floor.js';
 import { cleanUpOnSignals, makeTempDir, removeTempDir } from './interrupt.js';
+import type { PeerSpec } from './peers/index.js';
+import { type PeerProcess, startPeer } from './peers/start.js';
 import { seedIfMissing } from './seed-if-missing.js';
 import { type ServerProcess, startServer } from './server-process.js';
 
@@ -40,6 +42,8 @@ export interface Serving {
     db: Database,
     options?: { args?: readonly string[]; workers?: number; cpus?: string; otel?: Record<string, string> },
   ): Promise<ServerProcess>;
+  /** Another MCP server (`run --peer`) on the database, over HTTP on a free loopback port, on `cpus` when given. */
+  peer(db: Database, spec: PeerSpec, cpus?: string): Promise<PeerProcess>;
   /** The bare node:http echo floor, on `cpus` when given. */
   floor(cpus?: string): Promise<HttpFloor>;
   /** Something else to undo when the plan ends. */
@@ -65,6 +69,13 @@ export async function withServing<T>(options: ServingOptions, plan: (serving: Se
       const server = await startServer(db.url, [...count, ...args], cpus, otel);
       stops.push(server.stop);
       return server;
+    },
+    peer: async (db, spec, cpus) => {
+      const dir = makeTempDir(`mcp-db-bench-${spec.launcher.name}-`);
+      stops.push(() => removeTempDir(dir));
+      const peer = await startPeer(spec, db, dir, cpus);
+      stops.push(peer.stop);
+      return peer;
     },
     floor: async (cpus) => {
       const floor = await startHttpFloor(cpus);

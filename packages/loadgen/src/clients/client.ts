@@ -44,6 +44,12 @@ export interface McpClient {
   listTools(): Promise<ToolInfo[]>;
   callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult>;
   /**
+   * MCP's `ping` request on the session: the protocol with no tool and no database, the floor of
+   * a server without an echo tool (a client that cannot send it leaves it out). 2025 era only:
+   * the 2026-07-28 revision has no ping, and a session in it refuses (kind `protocol`).
+   */
+  ping?(): Promise<void>;
+  /**
    * Walks away from the session without ending it (no `DELETE`), as a crashed or serverless agent
    * does: the server keeps it until it expires or is evicted. The next open() starts a new one.
    */

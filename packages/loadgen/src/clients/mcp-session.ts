@@ -122,6 +122,20 @@ export class Session<R> implements McpClient {
     return toToolCallResult(resultOf(answer));
   }
 
+  /** The 2025-era `ping` (the 2026-07-28 revision has none: a protocol error there, sent nowhere). */
+  async ping(): Promise<void> {
+    const era = this.#requireEra();
+    if (era === 'modern') throw new McpCallError('protocol', `ping is not a method of ${MODERN_REVISION}`);
+    const ping = () => this.#request('ping', this.#transport.route(era, 'ping'), '{}');
+    try {
+      await ping();
+    } catch (error) {
+      if (!sessionEnded(error)) throw error;
+      await this.#reinitialize();
+      await ping();
+    }
+  }
+
   async close(): Promise<void> {
     this.#setEra(undefined);
     await this.#transport.close();

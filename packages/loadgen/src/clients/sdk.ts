@@ -80,6 +80,10 @@ export class SdkClient implements McpClient {
     return toToolCallResult(result as Record<string, unknown>);
   }
 
+  async ping(): Promise<void> {
+    await this.#use((client) => client.ping(this.#requestOptions));
+  }
+
   async close(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;

@@ -127,6 +127,12 @@ export class PeerClient implements McpClient {
     }));
   }
 
+  /** The peer's own `ping`, when its client can send one: no translation, no tool. */
+  get ping(): (() => Promise<void>) | undefined {
+    const peer = this.peer;
+    return peer.ping && (() => peer.ping!());
+  }
+
   callTool(name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
     if (!this.#translation) return this.#tapped.callTool(name, args);
     const handler = this.#translation.tools[name as ToolName];

@@ -16,7 +16,7 @@ import { openLedger, type WriteLedger } from '../writes/ledger.js';
 import { restoreWrites } from '../writes/restore.js';
 import { verifyWrites } from '../writes/verify.js';
 import { checkTargets } from './check.js';
-import { decompose } from './decompose.js';
+import { type Decomposed, decompose } from './decompose.js';
 import type { RunEvent, StepKey } from './events.js';
 import type { BenchPlan, PlanResult, PlanTarget } from './plan.js';
 import { PlanResultBuilder } from './result.js';
@@ -39,6 +39,8 @@ interface Target {
   plan: PlanTarget;
   /** undefined: not checked (an agent target that makes its own call whatever the workload) */
   tools: ReadonlySet<string> | undefined;
+  /** its client can send MCP ping (the protocol floor where it has no echo tool) */
+  pings?: boolean;
 }
 
 interface Run {
@@ -69,7 +71,7 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
     built,
   };
   run.emit({ type: 'plan-start', targets: plan.targets.map((t) => t.label), startedAt: new Date().toISOString() });
-  for (const target of plan.targets) run.targets.push({ plan: target, tools: await toolsOf(target) });
+  for (const target of plan.targets) run.targets.push({ plan: target, ...(await toolsOf(target)) });
   if (plan.warmUp) for (const target of run.targets) await warmUp(run, target, plan.warmUp);
 
   const rounds = indexRounds(plan);
@@ -104,7 +106,7 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
       }
     }
     if (plan.decomposition && (plan.shard?.index ?? 0) === 0 && (plan.repeat === 'plan' || turn === 0))
-      for (const target of run.targets) await decomposition(run, target, pass);
+      await decomposition(run, pass);
   }
   run.emit({
     type: 'comparisons',
@@ -206,9 +208,18 @@ function idleStep(run: Run, mode: StepMeasurement['mode'], startedAt: number): S
   };
 }
 
-async function toolsOf(target: PlanTarget): Promise<ReadonlySet<string> | undefined> {
-  if (target.tools || !target.client) return target.tools && new Set(target.tools);
-  return withClient(target.client, async (client) => new Set((await client.listTools()).map((t) => t.name)));
+async function toolsOf(target: PlanTarget): Promise<Pick<Target, 'tools' | 'pings'>> {
+  if (target.tools || !target.client) return { tools: target.tools && new Set(target.tools) };
+  return withClient(target.client, async (client) => ({
+    tools: new Set((await client.listTools()).map((t) => t.name)),
+    // sent once: a 2026-era session has no ping
+    pings: client.ping
+      ? await client.ping().then(
+          () => true,
+          () => false,
+        )
+      : false,
+  }));
 }
 
 async function withClient<T>(factory: () => McpClient, use: (client: McpClient) => Promise<T>): Promise<T> {
@@ -289,12 +300,23 @@ async function sessionInit(
   run.emit({ type: 'session-init', iteration, result, ...(later ? { later } : {}) });
 }
 
-async function decomposition(run: Run, target: Target, iteration: number): Promise<void> {
-  const { client, driver, label } = target.plan;
-  if (!client || !driver || !target.tools?.has(TOOL_NAMES.echo)) return;
-  run.emit({ type: 'activity', line: `${label}: where the time goes` });
-  const results = await decompose(label, driver, client, run.clock);
-  run.emit({ type: 'decomposition', iteration, target: label, results });
+/**
+ * Where the time goes, on every target with a driver and a protocol floor: the echo tool, or MCP
+ * ping where it has none (a peer), all in one set of rounds that take turns.
+ */
+async function decomposition(run: Run, iteration: number): Promise<void> {
+  const targets = run.targets.flatMap((target): Decomposed[] => {
+    const { client, driver, label } = target.plan;
+    if (!client || !driver) return [];
+    if (target.tools?.has(TOOL_NAMES.echo)) return [{ label, driver, client, floor: 'echo' }];
+    return target.pings ? [{ label, driver, client, floor: 'ping' }] : [];
+  });
+  if (targets.length === 0) return;
+  run.emit({ type: 'activity', line: `${targets.map((t) => t.label).join(', ')}: where the time goes` });
+  for (const d of await decompose(targets, run.clock)) {
+    if ('results' in d) run.emit({ type: 'decomposition', iteration, target: d.label, results: d.results });
+    else run.emit({ type: 'warning', line: `no decomposition of ${d.label}: ${d.failed}` });
+  }
 }
 
 interface StepSpec {
