@@ -5,6 +5,8 @@
 //   ours     the server's bin (mcp-db-server) --http, no other option (whatever its defaults are)
 //   faucet   `faucet mcp --transport http` where FAUCET_BIN names a binary built from its source
 //            (github.com/faucetdb/faucet: go build ./cmd/faucet); its reads through faucet_query
+//   base     ours from another build (--base-bin: its packages/server/dist/bin.js) or with other
+//            options (--base-args), started alike, for a before/after alternated in one run
 //   recorded ours behind `mcp-db-bench record` (a proxy writing every call to a trace); its CPU
 //            column is the proxy's alone
 //   dbhub    @bytebase/dbhub --transport http, the version the workspace locks (apps/cli's
@@ -58,7 +60,11 @@ Each --db must hold the benchmark dataset (mcp-db-bench seed --db URL --scale 0.
   --workloads LIST      query-point, query-fk, filtered, top50, churn (default), also get,
                         session, and each filtered shape alone: f-status-total, f-fk,
                         f-status-since, f-fk-between, f-total-between
-  --servers LIST        ours, faucet, recorded, dbhub (default ours,faucet,dbhub)
+  --servers LIST        ours, faucet, recorded, dbhub, base (default ours,faucet,dbhub)
+  --base-bin PATH       the server \`base\` runs: another build's packages/server/dist/bin.js
+                        (a before/after alternated cell by cell; \`ours / base\` is added)
+  --base-args=ARGS      options \`base\` gets beyond the defaults, e.g. --base-args="--busy-poll 0"
+                        (without --base-bin: this build, with these options)
   --duration D          measured time per cell (default 5s)
   --warmup D            unrecorded time before each cell (default 1s)
   --prewarm D           unrecorded load of each workload, once per server after it starts
@@ -89,6 +95,8 @@ const o = scriptOptions('peers.mjs', HELP, {
   'server-cpus': { type: 'string' },
   'client-cpus': { type: 'string' },
   client: { type: 'string', default: 'go' },
+  'base-bin': { type: 'string' },
+  'base-args': { type: 'string' },
   out: { type: 'string' },
 });
 const log = (/** @type {string} */ line) => process.stderr.write(`${line}\n`);
@@ -362,19 +370,15 @@ const SERVERS = {
     title: 'ours',
     tools: ['-tools', 'ours'],
     missing: () => undefined,
-    async start(db) {
-      // on DEFAULT options: what users run
-      const child = launch(process.execPath, [SERVER_BIN, '--url', db.url, '--http', '--port', '0'], {
-        cpus: pinned?.server,
-      });
-      const deadline = Date.now() + 60_000;
-      while (parseReady(child.output) === undefined) {
-        if (child.exitCode !== null || Date.now() > deadline)
-          throw new Error(`our server did not start: ${child.output.trim()}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      return { child, url: parseReady(child.output) ?? '' };
-    },
+    start: (db) => startOurs(SERVER_BIN, db),
+  },
+  // another build of ours, for a before/after in one run
+  base: {
+    title: 'base',
+    tools: ['-tools', 'ours'],
+    missing: () => (o['base-bin'] || o['base-args'] ? undefined : 'give --base-bin or --base-args'),
+    start: (db) =>
+      startOurs(o['base-bin'] ? resolve(o['base-bin']) : SERVER_BIN, db, o['base-args']?.split(' ').filter(Boolean)),
   },
   faucet: {
     title: 'Faucet',
@@ -442,6 +446,25 @@ const SERVERS = {
     },
   },
 };
+
+/**
+ * Our server's `bin` on DEFAULT options (what users run) and `extra`, its address once it says it is ready.
+ * @param {string} bin
+ * @param {Db} db
+ * @param {string[]} [extra]
+ * @returns {Promise<Running>}
+ */
+async function startOurs(bin, db, extra = []) {
+  const args = [bin, '--url', db.url, '--http', '--port', '0', ...extra];
+  const child = launch(process.execPath, args, { cpus: pinned?.server });
+  const deadline = Date.now() + 60_000;
+  while (parseReady(child.output) === undefined) {
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`our server (${bin}) did not start: ${child.output.trim()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, url: parseReady(child.output) ?? '' };
+}
 
 // ---- server CPU from /proc ----
 
@@ -790,16 +813,22 @@ function tables({ db, servers, results }) {
     ].filter(Boolean);
     return `${n0(rate(rs))}${notes.length ? `, ${notes.join(', ')}` : ''}`;
   };
-  const hasFaucet = servers.some((s) => s.name === 'faucet');
+  // ours over each of these that ran: Faucet, and another build of ours
+  const against = [
+    ['faucet', 'Faucet'],
+    ['base', 'base'],
+  ].filter(([name]) => servers.some((s) => s.name === name));
   const head = (/** @type {string} */ unit) =>
-    `| workload | agents | ${servers.map((s) => `${s.title} ${unit}`).join(' | ')}${hasFaucet ? ' | ours / Faucet |' : ' |'}`;
-  const rule = `| --- | ---: |${servers.map(() => ' ---: |').join('')}${hasFaucet ? ' ---: |' : ''}`;
+    `| workload | agents | ${servers.map((s) => `${s.title} ${unit}`).join(' | ')} |${against.map(([, title]) => ` ours / ${title} |`).join('')}`;
+  const rule = `| --- | ---: |${servers.map(() => ' ---: |').join('')}${against.map(() => ' ---: |').join('')}`;
   /** @type {(value: Of, text: (rs: Result[], workload: string) => string) => string[]} */
   const rows = (value, text) =>
     workloads.flatMap((w) =>
       agentCounts.map((a) => {
         const cols = servers.map((s) => text(cell(s.name, w, a), w));
-        const r = hasFaucet ? ` ${ratio(value(cell('ours', w, a)), value(cell('faucet', w, a)))} |` : '';
+        const r = against
+          .map(([name = '']) => ` ${ratio(value(cell('ours', w, a)), value(cell(name, w, a)))} |`)
+          .join('');
         return `| ${WORKLOADS[w]?.label} | ${a} | ${cols.join(' | ')} |${r}`;
       }),
     );

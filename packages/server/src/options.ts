@@ -294,7 +294,7 @@ function processOptions(): Option[] {
       .argParser(orAuto(positiveInt('workers'))),
     new Option(
       '--busy-poll <us>',
-      'for a lone client that comes straight back after each answer: poll instead of sleeping while its call waits for the database (up to ten times this) and this many µs after the answer, so its next call finds the server awake (0: never; auto: 100 where the process may use two cores or more, else 0)',
+      'for a lone client that comes straight back after each answer: poll instead of sleeping while its call waits for the database (up to ten times this) and this many µs after the answer, so its next call finds the server awake (0: never; auto: 100 where the process may use two cores or more and while the machine has a core to spare, else 0)',
     )
       .env('MCP_DB_BUSY_POLL')
       .default('auto')

@@ -3,7 +3,15 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { autoBusyPollUs, BUSY_POLL_US, BusyPoll } from '../src/transports/busy-poll.js';
+import {
+  autoBusyPollUs,
+  BUSY_POLL_US,
+  BusyPoll,
+  type CpuTimes,
+  cpuTimes,
+  HEADROOM_SAMPLE_MS,
+  Headroom,
+} from '../src/transports/busy-poll.js';
 import { sleep } from './support/agents.js';
 import { type HttpServer, modernRequest, startHttpServer } from './support/mcp.js';
 import { cpuTicks } from './support/probes.js';
@@ -46,6 +54,76 @@ describe('BusyPoll', () => {
     expect(immediateQueued()).toBe(false);
     poll.answered();
     expect(immediateQueued()).toBe(false);
+  });
+});
+
+describe('Headroom', () => {
+  /** A machine whose cores stay idle `idle` cores' worth, while this process uses `own` cores. */
+  const machine = () => {
+    const times: CpuTimes = { idleMs: 0, ownUs: 0 };
+    return {
+      sample: () => ({ ...times }),
+      run(ms: number, idle: number, own: number) {
+        times.idleMs += ms * idle;
+        times.ownUs += ms * own * 1000;
+      },
+    };
+  };
+
+  it('lets polling go on while, beside the core it takes, a tenth of a core stays idle', () => {
+    const m = machine();
+    const headroom = new Headroom(m.sample);
+    expect(headroom.spare(0)).toBe(true); // nothing known yet
+    m.run(HEADROOM_SAMPLE_MS, 0.5, 1); // polling (a whole core), half a core idle beside it
+    expect(headroom.spare(HEADROOM_SAMPLE_MS)).toBe(true);
+    m.run(HEADROOM_SAMPLE_MS, 0.02, 1); // the other cores filled up
+    expect(headroom.spare(2 * HEADROOM_SAMPLE_MS)).toBe(false);
+    m.run(HEADROOM_SAMPLE_MS, 0.6, 0.3); // not polling: 0.6 idle, but polling would take 0.7 more
+    expect(headroom.spare(3 * HEADROOM_SAMPLE_MS)).toBe(false);
+    m.run(HEADROOM_SAMPLE_MS, 1.2, 0.3); // room for the 0.7 and more
+    expect(headroom.spare(4 * HEADROOM_SAMPLE_MS)).toBe(true);
+  });
+
+  it('reads the machine once per sample period, and keeps its verdict across a quiet spell', () => {
+    const m = machine();
+    let reads = 0;
+    const headroom = new Headroom(() => {
+      reads++;
+      return m.sample();
+    });
+    headroom.spare(0);
+    m.run(HEADROOM_SAMPLE_MS, 0, 1);
+    expect(headroom.spare(HEADROOM_SAMPLE_MS)).toBe(false);
+    expect(headroom.spare(HEADROOM_SAMPLE_MS + 100)).toBe(false);
+    expect(reads).toBe(2);
+    // an hour later: what the machine did meanwhile says nothing of now; the next period decides
+    m.run(3_600_000, 2, 0);
+    expect(headroom.spare(3_600_000)).toBe(false);
+    m.run(HEADROOM_SAMPLE_MS, 1.5, 0.2);
+    expect(headroom.spare(3_600_000 + HEADROOM_SAMPLE_MS)).toBe(true);
+  });
+
+  it('stops a turning loop once the machine has no core to spare, and starts none', async () => {
+    let spare = true;
+    const headroom = { spare: () => spare } as unknown as Headroom;
+    const poll = new BusyPoll(50, headroom);
+    poll.started(true);
+    expect(immediateQueued()).toBe(true);
+    spare = false;
+    await sleep(5);
+    expect(immediateQueued()).toBe(false);
+    poll.answered();
+    poll.ended();
+    expect(immediateQueued()).toBe(false);
+  });
+
+  it("reads this machine's idle time and this process's CPU", () => {
+    const before = cpuTimes();
+    const spinUntil = performance.now() + 50;
+    while (performance.now() < spinUntil);
+    const after = cpuTimes();
+    expect(after.ownUs).toBeGreaterThan(before.ownUs);
+    expect(after.idleMs).toBeGreaterThanOrEqual(before.idleMs);
   });
 });
 

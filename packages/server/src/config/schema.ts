@@ -216,7 +216,7 @@ export const configSchema = z
       .union([z.literal('auto'), nonNegative], { error: 'expected auto or a whole number of µs, 0 or more' })
       .optional()
       .describe(
-        'µs to poll, not sleep, after answering a lone client that comes straight back, 0: never, auto: 100 on two cores or more, else 0 (--busy-poll; auto)',
+        'µs to poll, not sleep, after answering a lone client that comes straight back, 0: never, auto: 100 on two cores or more while one is spare, else 0 (--busy-poll; auto)',
       ),
     tools: z
       .record(z.string().regex(TOOL_NAME, 'a tool name is letters, digits, _ and -, at most 64'), customToolSchema)

@@ -8,7 +8,7 @@ import { accessCheck, assertSafeBind, writeAnswer } from './access.js';
 import { Admission, isMcpPath, MCP_PATH } from './admission.js';
 import { batchPath } from './batch.js';
 import { replay } from './body.js';
-import { autoBusyPollUs, BusyPoll } from './busy-poll.js';
+import { autoBusyPollUs, BusyPoll, Headroom } from './busy-poll.js';
 import type { DirectTools } from './fast-path.js';
 import { type FrontAnswer, frontDoor, frontResponse } from './front.js';
 import { hotPaths } from './hot-paths.js';
@@ -104,7 +104,11 @@ export async function startHttp(
     frontDoor(server, frontAnswer(admission, server), {
       headersTimeoutMs: limits.headersTimeoutMs,
       keepAliveMs: server.keepAliveTimeout,
-      busyPoll: new BusyPoll((options.busyPollUs ?? autoBusyPollUs()) / 1000),
+      // auto polls only while the machine has a core to spare; a window given is polled as given
+      busyPoll:
+        options.busyPollUs === undefined
+          ? new BusyPoll(autoBusyPollUs() / 1000, new Headroom())
+          : new BusyPoll(options.busyPollUs / 1000),
     });
   guardConnections(server, limits);
   const url = await listen(server, options.host, options.port);
