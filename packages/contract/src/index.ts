@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './filter/index.js';
 export * from './interval.js';
+export * from './measures.js';
 export * from './protocol.js';
 export * from './random.js';
 export * from './results.js';

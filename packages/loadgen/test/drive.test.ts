@@ -1,3 +1,4 @@
+import { goodput, throughput } from '@mcp-db-bench/contract';
 import { decode, encode, merge, newHistogram, record, summarize, summary } from '@mcp-db-bench/report';
 import { describe, expect, it } from 'vitest';
 import { McpCallError } from '../src/clients/client.js';
@@ -7,11 +8,9 @@ import { type ClientProbe, nullProbe, processProbe } from '../src/drive/probe.js
 import {
   type AgentLoop,
   errorKindOf,
-  goodput,
   type RunStepOptions,
   runStep,
   type StepMeasurement,
-  throughput,
 } from '../src/drive/run-step.js';
 
 /** What a scripted call does: how long the "server" takes, and how it ends. */

@@ -286,7 +286,13 @@ describe('runPlan', () => {
       'A baseline → optimized',
       'B baseline → optimized',
     ]);
-    expect(byKind('indexes')[0]).toMatchObject({ iterations: [1, 2, 3], throughput: [1, 1, 1], p50: [1, 1, 1] });
+    expect(byKind('indexes')[0]).toMatchObject({
+      unit: 'calls',
+      iterations: [1, 2, 3],
+      rate: [1, 1, 1],
+      p50: [1, 1, 1],
+      excluded: { empty: 0, overran: 0, unpaired: 0 },
+    });
     // B answers in twice the time: half the calls, each pair of the same iteration
     const targets = byKind('targets');
     expect(targets.map((c) => `${c.other.target} vs ${c.base.target} (${c.base.indexes})`)).toEqual([
@@ -295,7 +301,7 @@ describe('runPlan', () => {
     ]);
     for (const c of targets) {
       expect(c.iterations).toEqual([1, 2, 3]);
-      for (const r of c.throughput) expect(r).toBeCloseTo(0.5, 2);
+      for (const r of c.rate!) expect(r).toBeCloseTo(0.5, 2);
       for (const r of c.p50) expect(r).toBeCloseTo(0.5, 2);
     }
   });

@@ -1,8 +1,7 @@
-import { LEGACY_REVISION, MODERN_REVISION, type ResultFile } from '@mcp-db-bench/contract';
+import { goodput, LEGACY_REVISION, MODERN_REVISION, type ResultFile } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { createClient, type PlanTarget, runPlan, WORKLOADS } from '@mcp-db-bench/loadgen';
 import {
-  callsPerSecond,
   FLOOR_LABEL,
   floorBefore,
   floorSections,
@@ -171,11 +170,11 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
           }
           if (event.type !== 'step-end') return;
           const { target, workload, agents, iteration } = event.step;
-          if (target.startsWith(FLOOR_LABEL)) return void floors.set(target, callsPerSecond(event.step));
+          if (target.startsWith(FLOOR_LABEL)) return void floors.set(target, goodput(event.step));
           const errors = Object.entries(event.step.errors);
           if (errors.length)
             throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
-          const ours = callsPerSecond(event.step);
+          const ours = goodput(event.step);
           const echo = floors.get(floorBefore(target))!;
           log(
             `${target} ${workload} × ${agents} #${iteration}: ${ours.toFixed(0)} calls/s, floor ${echo.toFixed(0)} ` +

@@ -1,7 +1,13 @@
-import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type ServerMemory } from '@mcp-db-bench/contract';
+import {
+  failedCalls,
+  LEGACY_REVISION,
+  MODERN_REVISION,
+  type ResultFile,
+  type ServerMemory,
+} from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { createClient, runPlan, WORKLOADS } from '@mcp-db-bench/loadgen';
-import { errorTotal, soakReport, toMarkdown, toTerminal, writeResultFile } from '@mcp-db-bench/report';
+import { soakReport, toMarkdown, toTerminal, writeResultFile } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
 import {
@@ -98,7 +104,7 @@ export function soakCommand(): Command {
         // the old spelling wins when given: a new configuration, the parsed flags left as they are
         const result = await soak({ ...flags, workloads: flags.workload ?? flags.workloads });
         if (flags.out) writeResultFile(flags.out, result);
-        if (result.steps.some((s) => errorTotal(s) > 0)) process.exitCode = 1;
+        if (result.steps.some((s) => failedCalls(s) > 0)) process.exitCode = 1;
         if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         const sections = soakReport(result);
         process.stdout.write(

@@ -1,11 +1,11 @@
-import type { StepResult } from '@mcp-db-bench/contract';
+import { failedCalls, goodput, type StepResult } from '@mcp-db-bench/contract';
 import type { RunEvent, StepKey, WriteVerification } from '@mcp-db-bench/loadgen';
-import { callsPerSecond, errorTotal, int, roundLabel } from '@mcp-db-bench/report';
+import { int, roundLabel } from '@mcp-db-bench/report';
 
 export function stepLine(step: StepResult): string {
-  const errors = errorTotal(step);
+  const errors = failedCalls(step);
   return (
-    `${roundLabel(step)} ${step.workload} × ${step.agents}: ${int(callsPerSecond(step))} calls/s` +
+    `${roundLabel(step)} ${step.workload} × ${step.agents}: ${int(goodput(step))} calls/s` +
     `${step.server ? `, server CPU ${int(step.server.cpuPerCallUs)} µs/call` : ''}` +
     `${errors ? `, ${errors} errors (${Object.keys(step.errors).join(', ')})` : ''}`
   );

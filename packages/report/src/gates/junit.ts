@@ -1,5 +1,5 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
-import { groupSteps, medianThroughput } from '../render/report.js';
+import { groupSteps, medianGoodput } from '../render/groups.js';
 import type { Verdict } from './thresholds.js';
 
 /**
@@ -17,7 +17,7 @@ export function junitXml(result: ResultFile, verdicts: readonly Verdict[]): stri
     const seconds = g.steps.reduce((t, s) => t + s.durationMs, 0) / 1000;
     const wrong = g.steps.flatMap((s) => (s.verification && !s.verification.ok ? s.verification.problems : []));
     const errors = g.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
-    const out = `${Math.round(medianThroughput(g).median)} calls/s, ${g.steps.reduce((n, s) => n + s.calls, 0)} calls, ${errors} errors`;
+    const out = `${Math.round(medianGoodput(g).median)} calls/s, ${g.steps.reduce((n, s) => n + s.calls, 0)} calls, ${errors} errors`;
     return testCase(
       stepName(g),
       'steps',

@@ -1,12 +1,13 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
+import { goodput } from '@mcp-db-bench/contract';
+import { int } from '../format.js';
 import { decode, merge, summary } from '../histogram.js';
+import { type Group, groupSteps, medianGoodput, roundLabel } from './groups.js';
 import { type ChartSpec, dropEmptySeries, slug } from './html/charts.js';
 import { MEANING } from './html/colors.js';
 import { esc, htmlDocument, table as htmlTable } from './html/page.js';
 import { loadStages } from './html/sections/summary.js';
 import type { Cell, Table } from './html/types.js';
-import { callsPerSecond, int, roundLabel } from './numbers.js';
-import { type Group, groupSteps, medianThroughput } from './report.js';
 import type { Section } from './table.js';
 
 /**
@@ -64,7 +65,7 @@ export interface Comparison {
 
 /** The per-iteration values of one metric for a step group, and its headline value (median throughput; percentiles of the merged histogram). */
 function measure(g: Group, metric: Metric): { value: number; perIteration: number[] } {
-  if (metric === 'calls/s') return { value: medianThroughput(g).median, perIteration: g.steps.map(callsPerSecond) };
+  if (metric === 'calls/s') return { value: medianGoodput(g).median, perIteration: g.steps.map(goodput) };
   const at = metric === 'p50 ms' ? 'p50' : 'p99';
   return {
     value: summary(merge(g.steps.map((s) => s.all.histogram)))[at] / 1000,

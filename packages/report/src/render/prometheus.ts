@@ -1,6 +1,6 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { type LatencySummary, merge, summary } from '../histogram.js';
-import { groupSteps, medianThroughput } from './report.js';
+import { groupSteps, medianGoodput } from './groups.js';
 
 /**
  * A run in the Prometheus text exposition format (0.0.4): one file per run, for node_exporter's
@@ -38,7 +38,7 @@ export function prometheusText(result: ResultFile): string {
     const failed = new Map<string, number>();
     for (const s of g.steps)
       for (const [kind, n] of Object.entries(s.errors)) failed.set(kind, (failed.get(kind) ?? 0) + n);
-    sample(rate, labels, medianThroughput(g).median);
+    sample(rate, labels, medianGoodput(g).median);
     sample(
       calls,
       labels,

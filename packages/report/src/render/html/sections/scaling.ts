@@ -1,8 +1,9 @@
+import { int, pct } from '../../../format.js';
 import { summary } from '../../../histogram.js';
-import { int, roundLabel } from '../../numbers.js';
-import { efficiency, type Group, kneeIndex, medianThroughput, scalingSeries } from '../../report.js';
+import { type Group, groupHistogram, medianGoodput, roundLabel } from '../../groups.js';
+import { efficiency, kneeIndex, scalingSeries } from '../../report.js';
 import { type SeriesSpec, slug } from '../charts.js';
-import { type Context, groupHistogram, num, pctText, rateCell } from '../context.js';
+import { type Context, num, rateCell } from '../context.js';
 import type { Block, ReportSection } from '../types.js';
 
 export interface ScalingLine {
@@ -18,7 +19,7 @@ export interface ScalingLine {
 export function scalingLine(groups: readonly Group[]): ScalingLine {
   const sorted = [...groups].sort((a, b) => a.agents - b.agents);
   const agents = sorted.map((g) => g.agents);
-  const throughput = sorted.map((g) => medianThroughput(g).median);
+  const throughput = sorted.map((g) => medianGoodput(g).median);
   const k = kneeIndex(throughput);
   return {
     agents,
@@ -59,7 +60,7 @@ export function scalingSection(ctx: Context): ReportSection {
           label,
           int(a),
           rateCell(line.throughput[i]!),
-          { text: pctText(line.efficiency[i]!), value: line.efficiency[i]! },
+          { text: pct(line.efficiency[i]!), value: line.efficiency[i]! },
           num(line.p99Ms[i]!),
           i === 0
             ? line.knee === undefined
