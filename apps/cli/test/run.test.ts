@@ -7,7 +7,7 @@ import { resultFile } from '@mcp-db-bench/contract';
 import { INDEX_SETS, seed } from '@mcp-db-bench/dataset';
 import { freshDatabase } from '@mcp-db-bench/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { indexProfileOf } from '../src/serving/shard.js';
+import { indexSetOf } from '../src/serving/shard.js';
 import { testDelayWarning } from '../src/warnings.js';
 import { type CliRun, runCli } from './support/cli.js';
 
@@ -31,13 +31,13 @@ describe('what a run records about itself', () => {
     expect(testDelayWarning({}, { MCP_DB_BENCH_TEST_DELAY_MS: '0' })).toBeUndefined();
   });
 
-  it('names the index profile a shared database has, as a shard finds it', () => {
+  it('names the index set a shared database has, as a shard finds it', () => {
     const optimized = INDEX_SETS.optimized.map((i) => i.name);
-    expect(indexProfileOf(optimized)).toBe('optimized');
-    expect(indexProfileOf([...optimized.map((n) => n.toUpperCase()), 'ix_extra'])).toBe('optimized');
-    expect(indexProfileOf([])).toBe('baseline');
-    expect(indexProfileOf(['ix_unrelated'])).toBe('baseline');
-    expect(indexProfileOf(optimized.slice(0, 3))).toBe(`partial (3 of ${optimized.length} optimized indexes)`);
+    expect(indexSetOf(optimized)).toBe('optimized');
+    expect(indexSetOf([...optimized.map((n) => n.toUpperCase()), 'ix_extra'])).toBe('optimized');
+    expect(indexSetOf([])).toBe('baseline');
+    expect(indexSetOf(['ix_unrelated'])).toBe('baseline');
+    expect(indexSetOf(optimized.slice(0, 3))).toBe(`partial (3 of ${optimized.length} optimized indexes)`);
   });
 
   it('records the scale, indexes, version and settings read from the database, not from the flags', async () => {
@@ -124,7 +124,7 @@ describe('what a run records about itself', () => {
     expect((await run(['run', '--help'])).stdout.replace(/\s+/g, ' ')).toMatch(/env: MCP_DB_TOKEN/);
   });
 
-  it('a shard records the index profile it found on the shared database, and merge and the HTML header keep it', async () => {
+  it('a shard records the index set it found on the shared database, and merge and the HTML header keep it', async () => {
     const db = `sqlite:${join(dir, 'shared.db')}`;
     await seed({ url: db, scale: 0.002, seed: 1, indexes: 'optimized', force: false });
     const startAt = new Date(Date.now() + 2000).toISOString();
@@ -192,7 +192,7 @@ describe('mcp-db-bench run', () => {
     // the default measures what hosts speak: the 2025 era on a session
     expect(result.config.targets.map((t) => t.label)).toEqual(['sqlite 2025 session']);
     expect(result.config.protocol).toBe('legacy');
-    // database workloads run once per index profile, echo once, and the bare node:http floor once, each iteration
+    // database workloads run once per index set, echo once, and the bare node:http floor once, each iteration
     expect(result.steps).toHaveLength(((workloads.length - 1) * 2 * 2 + 2 + 2) * 3);
     // the two profiles alternate, paired per iteration: each ratio has its interval (3 iterations: too few to tell)
     const speedups = result.comparisons!.filter((c) => c.kind === 'indexes');
@@ -268,11 +268,14 @@ describe('mcp-db-bench run', () => {
       ]);
       expect(r.code, r.stderr).toBe(0);
       const result = resultFile.parse(JSON.parse(readFileSync(file, 'utf8')));
+      // a database is named as its server says it is: MariaDB, whatever the URL's scheme
+      const third = result.config.targets[2]!.database!.version.startsWith('MariaDB') ? 'mariadb' : 'mysql';
       expect(result.config.targets.map((t) => t.label)).toEqual([
         'sqlite 2025 session',
         'postgres 2025 session',
-        'mysql 2025 session',
+        `${third} 2025 session`,
       ]);
+      expect(result.config.targets[2]!.engine).toBe(third);
       for (const step of result.steps) expect(step.errors, `${step.target} ${step.workload}`).toEqual({});
       expect(r.stdout).toMatch(/Engines compared \(optimized indexes\)/);
       // every engine against the first, with the interval of 5 paired iterations (the default of a comparison)

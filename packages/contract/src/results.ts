@@ -257,7 +257,7 @@ export const databaseFacts = z.object({
   /** the dataset's marker table: the scale and seed it was made with (null: not known) */
   scale: z.number().nullable(),
   seed: z.number().int().nullable(),
-  /** per index profile measured (or the one found): the catalog's secondary indexes then, `table.index` */
+  /** per index set measured (or the one found): the catalog's secondary indexes then, `table.index` */
   indexes: z.record(z.string(), z.array(z.string())),
 });
 

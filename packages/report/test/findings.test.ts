@@ -34,7 +34,7 @@ function comparison(
   };
 }
 
-/** A read segment: point-read at 1 and 10 agents on two databases, 5 iterations, both index profiles. */
+/** A read segment: point-read at 1 and 10 agents on two databases, 5 iterations, both index sets. */
 function reads(): ResultFile {
   const steps: StepResult[] = [];
   for (const target of ['sqlite', 'postgres'])

@@ -378,6 +378,7 @@ describe('the report model and page', () => {
         { text: '1', value: 1 },
         { text: '2', value: 2 },
         'last call ended 3.2 s after the step',
+        'left out: overran',
       ],
     ]);
     expect(rows('commits')[0]!.slice(3, 7)).toEqual([

@@ -63,7 +63,7 @@ export async function measure(
       // Steps finished so far: an interrupted run keeps them, marked partial, in every file asked for.
       const partial = new PlanResultBuilder();
       // every target, index round, workload, agent count and iteration is a step; a skip takes a
-      // workload's off; a workload without a database runs under the first index profile only
+      // workload's off; a workload without a database runs under the first index set only
       const loads = (w: string) =>
         config.loadStages?.kind === 'agents' ? 1 : (config.workloadAgents?.[w] ?? config.agents).length;
       const perWorkload = (w: string) =>
@@ -137,7 +137,7 @@ interface RunTargets {
   /** --trace-split: the labels of our servers' steps, whose spans the receiver gets */
   traced: Set<string>;
   /** --shard: the index set found on each database, by engine */
-  found: { name: string; profile: string }[];
+  found: { name: string; indexes: string }[];
   /** --shard: the agreed start, once known */
   startAt?: number;
 }
@@ -183,13 +183,13 @@ async function planTargets(
     const first = config.indexes[0] ?? 'optimized';
     if (config.shard && engine.oneProcess)
       throw new UsageError(`--shard cannot share ${engine.title}: it can be open in one process at a time`);
-    if (config.shard) found.push({ name: engine.name, profile: await requireDataset(db) });
+    if (config.shard) found.push({ name: engine.name, indexes: await requireDataset(db) });
     // a shard's database is shared: never seeded or re-indexed, only read through the driver for the decomposition
     const prepared: Pick<PlanTarget, 'reindex' | 'driver'> = config.shard
       ? await serving.driverOnly(db)
       : await serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
     // what the database is and holds, read before our server opens it (an embedded one may allow one process)
-    const database = await readFacts(db, Boolean(prepared.reindex));
+    const { facts: database, name } = await readFacts(db, Boolean(prepared.reindex));
     const owned = { ...prepared, ...recordIndexes(db, database, prepared.reindex) };
     const server = await serving.server(db, {
       args: writes ? ['--allow-writes'] : [],
@@ -197,11 +197,11 @@ async function planTargets(
       otel: receiver?.env,
     });
     servers.push(server.child.pid!);
-    logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
+    logLine(`${name}: our MCP server at ${server.endpoint}`);
     const before = targets.length;
     eachEra(
-      engine.name,
-      { engine: engine.name, url: redactUrl(db.url), database },
+      name,
+      { engine: name, url: redactUrl(db.url), database },
       { kind: 'http', url: server.endpoint },
       { ...owned, ...cpuOf(server.child.pid!) },
     );
@@ -311,7 +311,7 @@ function stdioCpu(
   return { serverCpuUs: () => cpuUnder(process.pid, { withRoot: false, skip: servers }) };
 }
 
-/** A database's re-indexing, recording the indexes each profile leaves in `facts`. */
+/** A database's re-indexing, recording the indexes each set leaves in `facts`. */
 function recordIndexes(
   db: Database,
   facts: DatabaseFacts,
@@ -319,18 +319,18 @@ function recordIndexes(
 ): Pick<PlanTarget, 'reindex'> | undefined {
   if (!reindex) return undefined;
   return {
-    reindex: async (profile) => {
-      const changed = await reindex(profile);
-      await indexesAfter(db, facts, profile);
+    reindex: async (set) => {
+      const changed = await reindex(set);
+      await indexesAfter(db, facts, set);
       return changed;
     },
   };
 }
 
-/** One profile when the databases agree (or there is one), else each named by its engine. */
-function foundIndexes(found: readonly { name: string; profile: string }[]): string[] {
-  const profiles = [...new Set(found.map((f) => f.profile))];
-  return profiles.length > 1 ? found.map((f) => `${f.name}: ${f.profile}`) : profiles;
+/** One index set when the databases agree (or there is one), else each named by its engine. */
+function foundIndexes(found: readonly { name: string; indexes: string }[]): string[] {
+  const sets = [...new Set(found.map((f) => f.indexes))];
+  return sets.length > 1 ? found.map((f) => `${f.name}: ${f.indexes}`) : sets;
 }
 
 function uniqueLabel(name: string, taken: readonly { label: string }[]): string {

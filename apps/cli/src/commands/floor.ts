@@ -28,6 +28,7 @@ import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.j
 import { parseEra } from '../parse/values.js';
 import { logLine, stdoutColumns } from '../render/progress.js';
 import { commandLine, resultOf } from '../results.js';
+import { engineName } from '../serving/facts.js';
 import { withServing } from '../serving/lifecycle.js';
 
 type Era = 'legacy' | 'modern';
@@ -118,12 +119,13 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
     const entries: ResultFile['config']['targets'] = [];
     for (const db of serving.databases) {
       const owned = await serving.prepare(db, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' });
+      const name = await engineName(db);
       const server = await serving.server(db, { workers: flags.workers });
       for (const era of flags.protocol) {
-        const label = eraLabel(db.engine.name, era);
+        const label = eraLabel(name, era);
         entries.push(
           { label: floorBefore(label), engine: null, url: null },
-          { label, engine: db.engine.name, url: redactUrl(db.url) },
+          { label, engine: name, url: redactUrl(db.url) },
         );
         targets.push(
           // the floor's agents make the same raw echo call whatever the workload

@@ -26,6 +26,7 @@ import { parseDuration, parsePositiveInt } from '../parse/durations.js';
 import { parseOneWorkload } from '../parse/values.js';
 import { logLine, progress, stdoutColumns } from '../render/progress.js';
 import { commandLine, resultOf } from '../results.js';
+import { engineName } from '../serving/facts.js';
 import { withServing } from '../serving/lifecycle.js';
 import { treeMemory } from '../serving/process-memory.js';
 import { testDelayWarning } from '../warnings.js';
@@ -119,10 +120,11 @@ function soak(flags: SoakFlags): Promise<ResultFile> {
   return withServing({ db: flags.db === undefined ? undefined : [flags.db], temporary: true }, async (serving) => {
     const db = serving.databases[0]!;
     await serving.prepare(db, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' });
+    const name = await engineName(db);
     const server = await serving.server(db, { workers: flags.workers });
     const pid = server.child.pid!;
     if (treeMemory(pid) === undefined) throw new Error('soak reads memory from /proc: it runs on Linux only');
-    const label = eraLabel(db.engine.name, flags.protocol);
+    const label = eraLabel(name, flags.protocol);
     const memory: ServerMemory = { target: label, everyMs: flags.every, samples: [] };
     const show = progress();
     // a preset of `run --stages`: one stage that jumps to the agents and holds them (0s:N,DURATION:N)
@@ -164,7 +166,7 @@ function soak(flags: SoakFlags): Promise<ResultFile> {
     const delayed = testDelayWarning({});
     if (delayed) measured.warnings.push(delayed);
     const config: ResultFile['config'] = {
-      targets: [{ label, engine: db.engine.name, url: redactUrl(db.url) }],
+      targets: [{ label, engine: name, url: redactUrl(db.url) }],
       workloads: [flags.workloads],
       agents: [flags.agents],
       durationMs: flags.duration,

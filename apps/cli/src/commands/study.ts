@@ -130,7 +130,7 @@ function earlierStudy(dir: string): ResultFile[] {
   });
 }
 
-/** Workloads without a database (the handshake) run under the first index profile only. */
+/** Workloads without a database (the handshake) run under the first index set only. */
 const stepCount = (segment: StudySegment, s: StudySettings) =>
   s.dbs.length *
   segment.agents.length *

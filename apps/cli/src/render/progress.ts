@@ -132,6 +132,12 @@ export const endProgress = () => {
   if (process.stderr.isTTY === true) process.stderr.write('\r\x1b[K');
 };
 
-/** The columns of the terminal stdout writes to; undefined for a file or a pipe (tables stay whole there). */
-export const stdoutColumns = (): number | undefined =>
-  process.stdout.isTTY === true ? process.stdout.columns : undefined;
+/**
+ * The columns of the terminal stdout writes to; for a file or a pipe, the COLUMNS variable when
+ * it is set (`COLUMNS=80 mcp-db-bench run | less`), else undefined: tables stay whole there.
+ */
+export function stdoutColumns(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  if (process.stdout.isTTY === true) return process.stdout.columns;
+  const columns = Number(env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : undefined;
+}

@@ -35,10 +35,10 @@ export interface PlanTarget {
   /** files its steps under this workload name instead of the workload's (the floor's `http-echo`) */
   fileAs?: string;
   /**
-   * A database we own: sets an index profile, and says what changed. Targets on one database
+   * A database we own: sets an index set, and says what changed. Targets on one database
    * share the function, and the runner calls it once per round for all of them.
    */
-  reindex?: (profile: string) => Promise<{ created: number; dropped: number }>;
+  reindex?: (set: string) => Promise<{ created: number; dropped: number }>;
   /** the database's driver, opened for the cost decomposition */
   driver?: () => Promise<RawDriver>;
   /** a server this process started: the CPU its processes have used so far, µs, read around each measured window */
@@ -59,7 +59,7 @@ export interface PlanTarget {
 
 export interface BenchPlan {
   targets: readonly PlanTarget[];
-  /** index profiles, a round each, on targets that can `reindex`; empty = one round as found */
+  /** index sets, a round each, on targets that can `reindex`; empty = one round as found */
   indexes: readonly string[];
   workloads: readonly Workload[];
   /** the agent counts each workload steps through, unless `workloadAgents` names it */
@@ -68,7 +68,7 @@ export interface BenchPlan {
   workloadAgents?: Readonly<Record<string, readonly number[]>>;
   iterations: number;
   /**
-   * `step` (default): with one side (one target, one index profile), a step's iterations run
+   * `step` (default): with one side (one target, one index set), a step's iterations run
    * back to back; with several, each iteration is a pass over every side in turn, the order
    * rotated per pass, session init and decomposition timed once. `plan`: always a pass per
    * iteration, session init and decomposition included in each.

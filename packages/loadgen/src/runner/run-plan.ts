@@ -73,29 +73,29 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
 
   const rounds = plan.indexes.length > 0 && plan.targets.some((t) => t.reindex) ? plan.indexes : [null];
   const all = Array.from({ length: plan.iterations }, (_, i) => i + 1);
-  // Comparing sides (index profiles, targets): each iteration is a pass over every side, the
+  // Comparing sides (index sets, targets): each iteration is a pass over every side, the
   // order rotated from one pass to the next, so a shared machine's drift lands on every side.
   const interleave = plan.repeat === 'plan' || rounds.length > 1 || plan.targets.length > 1;
   const passes = interleave ? all.map((i) => [i]) : [all];
   let applied: string | null = null;
   for (const [p, iterations] of passes.entries()) {
     const pass = iterations[0]!;
-    // the last pass runs in the plan's order: it ends on the last profile, which the decomposition measures
+    // the last pass runs in the plan's order: it ends on the last index set, which the decomposition measures
     const turn = passes.length - 1 - p;
-    for (const profile of rotate(rounds, turn)) {
-      if (profile !== null && profile !== applied) await reindex(run, profile);
-      applied = profile;
-      // targets that cannot re-index, and workloads without a database, run under the first profile only
-      const leading = profile === rounds[0];
+    for (const set of rotate(rounds, turn)) {
+      if (set !== null && set !== applied) await reindex(run, set);
+      applied = set;
+      // targets that cannot re-index, and workloads without a database, run under the first index set only
+      const leading = set === rounds[0];
       const present = run.targets.filter((t) => leading || t.plan.reindex);
       if (plan.sessionInit && (p === 0 || plan.repeat === 'plan'))
-        for (const target of present) await sessionInit(run, target, profile, pass);
+        for (const target of present) await sessionInit(run, target, set, pass);
       for (const workload of plan.workloads) {
         const targets = present.filter((t) => (leading || workload.database) && serves(run, t, workload));
         if (targets.length === 0) continue;
         for (const agents of stepAgents(plan, workload)) {
           for (const iteration of iterations)
-            await step(run, rotate(targets, turn), { workload, agents, iteration, profile });
+            await step(run, rotate(targets, turn), { workload, agents, iteration, indexes: set });
         }
       }
     }
@@ -260,25 +260,25 @@ async function warmUp(run: Run, target: Target, warm: NonNullable<BenchPlan['war
 }
 
 /** Each database once a round, however many targets (protocol eras) share it. */
-async function reindex(run: Run, profile: string): Promise<void> {
+async function reindex(run: Run, set: string): Promise<void> {
   const owners = new Map<NonNullable<PlanTarget['reindex']>, string>();
   for (const t of run.plan.targets) if (t.reindex && !owners.has(t.reindex)) owners.set(t.reindex, t.label);
   for (const [apply, label] of owners) {
-    run.emit({ type: 'activity', line: `${label}: ${profile} indexes` });
-    const changed = await apply(profile);
+    run.emit({ type: 'activity', line: `${label}: ${set} indexes` });
+    const changed = await apply(set);
     run.emit({
       type: 'log',
-      line: `${label}: ${profile} indexes (created ${changed.created}, dropped ${changed.dropped})`,
+      line: `${label}: ${set} indexes (created ${changed.created}, dropped ${changed.dropped})`,
     });
   }
 }
 
-const indexesOf = (target: Target, profile: string | null) => (target.plan.reindex ? profile : null);
+const indexesOf = (target: Target, set: string | null) => (target.plan.reindex ? set : null);
 
-async function sessionInit(run: Run, target: Target, profile: string | null, iteration: number): Promise<void> {
+async function sessionInit(run: Run, target: Target, set: string | null, iteration: number): Promise<void> {
   const client = target.plan.client;
   if (!client) return;
-  const indexes = indexesOf(target, profile);
+  const indexes = indexesOf(target, set);
   run.emit({ type: 'activity', line: `${target.plan.label}${indexes ? ` (${indexes})` : ''}: session init` });
   const result = { target: target.plan.label, indexes, ...(await measureSessionInit(client, run.clock)) };
   run.emit({ type: 'session-init', iteration, result });
@@ -296,7 +296,8 @@ interface StepSpec {
   workload: Workload;
   agents: number;
   iteration: number;
-  profile: string | null;
+  /** the round's index set (null: as found) */
+  indexes: string | null;
 }
 
 /** One step on every target that serves it, in the order given: in turns (slices) when asked, then one result each. */
@@ -310,7 +311,7 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
     for (const [i, target] of targets.entries()) {
       const key: StepKey = {
         target: target.plan.label,
-        indexes: spec.workload.database ? indexesOf(target, spec.profile) : null,
+        indexes: spec.workload.database ? indexesOf(target, spec.indexes) : null,
         workload: target.plan.fileAs ?? spec.workload.name,
         agents: spec.agents,
         iteration: spec.iteration,

@@ -18,7 +18,7 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
   const f = source[0]!;
   const rate = (target: string, workload: string) => {
     const steps = f.steps.filter((s) => s.target === target && s.workload === workload);
-    // the last index profile that measured it: the handshake runs under the first only
+    // the last index set that measured it: the handshake runs under the first only
     const profile = [...f.config.indexes, null].reverse().find((p) => steps.some((s) => s.indexes === p));
     return stepsRate(steps.filter((s: StepResult) => s.indexes === (profile ?? null)));
   };

@@ -5,7 +5,7 @@ import type { Verdict } from './thresholds.js';
 /**
  * The run as JUnit XML, which CI systems (GitHub Actions reporters, GitLab, Jenkins) show as a
  * test report: one suite of the thresholds (a test case per threshold and step it judged) and
- * one of the steps (a test case per workload, agents, target and index profile; a write step
+ * one of the steps (a test case per workload, agents, target and index set; a write step
  * whose read-back found its state wrong is a failure).
  */
 export function junitXml(result: ResultFile, verdicts: readonly Verdict[]): string {

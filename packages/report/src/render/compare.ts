@@ -188,7 +188,7 @@ export function nothingShared(c: Comparison, base: ResultFile, next: ResultFile)
   const steps = (r: ResultFile) =>
     [...new Set(groupSteps(r.steps).map((g) => `${roundLabel(g)} ${g.workload}@${g.agents}`))].slice(0, 4).join(', ') ||
     'none';
-  return `the runs share no step, so nothing can be compared (base: ${steps(base)}; new: ${steps(next)}); steps are matched by target, index profile, workload and agents`;
+  return `the runs share no step, so nothing can be compared (base: ${steps(base)}; new: ${steps(next)}); steps are matched by target, index set, workload and agents`;
 }
 
 /** Marked changes slower than `thresholdPct`. */

@@ -5,7 +5,7 @@ import { groupSteps, medianGoodput } from './groups.js';
 /**
  * A run in the Prometheus text exposition format (0.0.4): one file per run, for node_exporter's
  * textfile collector or a Pushgateway PUT. A step is its target (the server or database
- * measured), index profile, workload and agents, its iterations combined as the report combines
+ * measured), index set, workload and agents, its iterations combined as the report combines
  * them: calls and errors added up, calls/s their median, latency from the merged histograms.
  * No sample carries a timestamp (the textfile collector refuses them); the run's end is a gauge.
  */
