@@ -446,12 +446,19 @@ export type StepMeasurement = Pick<
   | 'sessionTime'
 >;
 
+/**
+ * A run as its result file describes it (`config`): the command builds it once, the runner takes
+ * what it runs from it, and the result file carries it as it is.
+ */
+export type RunDescription = ResultFile['config'];
+
 /** A workload the runner did not run on a target, and why. */
 export type Skipped = NonNullable<ResultFile['skipped']>[number];
 
-/** What a plan measured: the result file without its header and configuration. */
+/** What a plan measured: the result file without its header (tool, environment, version). */
 export type PlanResult = Pick<
   ResultFile,
+  | 'config'
   | 'startedAt'
   | 'finishedAt'
   | 'sessionInit'

@@ -4,7 +4,7 @@
  * workload needs no more; one plan over them all, and its result file.
  */
 
-import { type DatabaseFacts, type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { type DatabaseFacts, type ResultFile, type RunDescription, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import {
   cpuUnder,
@@ -55,13 +55,16 @@ export async function measure(
         serving.onCleanup(receiver.close);
       }
       const targets = await planTargets(config, peers, serving, receiver);
+      // the run as its result file says it: the runner takes what it runs from it
+      const description = runDescription(config, serving, targets);
       const { shard } = config;
       const start = async () => {
-        targets.startAt = config.barrierFile ? await barrier(config.barrierFile, shard!, logLine) : config.startAt!;
-        return announceStart(targets.startAt, shard!, logLine);
+        const at = config.barrierFile ? await barrier(config.barrierFile, shard!, logLine) : config.startAt!;
+        describeShard(description, config, at);
+        return announceStart(at, shard!, logLine);
       };
       // Steps finished so far: an interrupted run keeps them, marked partial, in every file asked for.
-      const partial = new PlanResultBuilder();
+      const built = new PlanResultBuilder(description);
       // every target, index round, workload, agent count and iteration is a step; a skip takes a
       // workload's off; a workload without a database runs under the first index set only
       const loads = (w: string) =>
@@ -77,23 +80,12 @@ export async function measure(
           floors * sum(config.workloads.filter((w) => w === 'echo').map((w) => loads(w) * config.iterations)),
         perWorkload,
       });
-      const keepPartial = onInterrupt(() => {
-        const file = fileConfig(config, serving, targets);
-        keep({ ...resultOf(file, partial.result()), partial: true });
-      });
+      const keepPartial = onInterrupt(() => keep({ ...resultOf(built.result()), partial: true }));
       const measured = await runPlan(
         {
+          config: description,
           targets: targets.plan,
-          indexes: config.indexes,
           workloads: config.workloads.map((name) => WORKLOADS[name]!),
-          agents: config.agents,
-          workloadAgents: config.workloadAgents,
-          iterations: config.iterations,
-          warmupMs: config.warmup,
-          durationMs: config.duration,
-          rate: config.rate,
-          stages: config.loadStages,
-          seed: config.seed,
           // A fresh server process compiles its hot paths during the first seconds; without this the
           // first round (baseline) would pay for that and the index speed-up would be overstated.
           warmUp: { workload: WORKLOADS.mixed!, agents: 2, durationMs: Math.max(1000, config.warmup * 2) },
@@ -102,12 +94,7 @@ export async function measure(
           shard: shard && { ...shard, start },
           check: config.checkCalls > 0 ? { calls: config.checkCalls } : undefined,
         },
-        {
-          on: (event) => {
-            show(event);
-            partial.add(event);
-          },
-        },
+        { on: show, results: built },
       );
       keepPartial();
       if (receiver) {
@@ -119,7 +106,7 @@ export async function measure(
           if (split) step.traceSplit = split;
         }
       }
-      return resultOf(fileConfig(config, serving, targets), measured);
+      return resultOf(measured);
     });
   } catch (error) {
     // the target went away during the run: say which server it was
@@ -138,8 +125,6 @@ interface RunTargets {
   traced: Set<string>;
   /** --shard: the index set found on each database, by engine */
   found: { name: string; indexes: string }[];
-  /** --shard: the agreed start, once known */
-  startAt?: number;
 }
 
 /** Our server on each database (in every era asked for), the peers, and the echo floor when a workload needs no more. */
@@ -237,16 +222,15 @@ async function planTargets(
   return out;
 }
 
-/** What the result file says of the run's configuration (also for the partial file of an interrupted run). */
-function fileConfig(
-  config: RunConfig,
-  serving: Serving,
-  { entries: targets, found, startAt }: RunTargets,
-): ResultFile['config'] {
+/**
+ * The run as its result file says it, built once from the flags and what the targets found: the
+ * runner takes what it runs from it, and the file (a partial one too) carries it as it is.
+ */
+function runDescription(config: RunConfig, serving: Serving, { entries: targets, found }: RunTargets): RunDescription {
   const { shard } = config;
   const stages = config.loadStages;
   const databases = serving.databases.length;
-  const file: ResultFile['config'] = {
+  const file: RunDescription = {
     targets,
     workloads: config.workloads,
     agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : config.agents,
@@ -266,11 +250,15 @@ function fileConfig(
       ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
       : {}),
   };
-  if (shard) {
-    const at = new Date(startAt ?? Date.now()).toISOString();
-    file.shard = { ...shard, runId: config.runId ?? runIdOf(file, at), startAt: at };
-  }
+  // until the agreed start is known (an interrupt may come first): now
+  if (shard) describeShard(file, config, Date.now());
   return file;
+}
+
+/** --shard: the description's part of the run, its run id a hash of the rest and of the agreed start. */
+function describeShard(description: RunDescription, config: RunConfig, startAt: number): void {
+  const at = new Date(startAt).toISOString();
+  description.shard = { ...config.shard!, runId: config.runId ?? runIdOf(description, at), startAt: at };
 }
 
 /** Fails early, naming the target, when nothing answers HTTP at its address. Any HTTP answer will do. */

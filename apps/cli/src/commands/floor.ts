@@ -1,10 +1,17 @@
-import { goodput, LEGACY_REVISION, MODERN_REVISION, type ResultFile } from '@mcp-db-bench/contract';
+import {
+  goodput,
+  LEGACY_REVISION,
+  MODERN_REVISION,
+  type ResultFile,
+  type RunDescription,
+} from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { createClient, type PlanTarget, runPlan, WORKLOADS } from '@mcp-db-bench/loadgen';
 import {
   FLOOR_LABEL,
   floorBefore,
   floorSections,
+  ms,
   summarize,
   toMarkdown,
   toTerminal,
@@ -110,7 +117,6 @@ export function floorCommand(): Command {
 }
 
 const log = logLine;
-const ms = (us: number) => (us / 1000).toFixed(2);
 
 function measure(flags: FloorFlags): Promise<ResultFile> {
   return withServing({ db: flags.db, temporary: true }, async (serving) => {
@@ -142,19 +148,31 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
         );
       }
     }
+    // the run as its result file says it: the runner takes what it runs from it
+    const config: RunDescription = {
+      targets: entries,
+      workloads: [...WORKLOAD_NAMES],
+      agents: flags.agents,
+      durationMs: flags.duration,
+      warmupMs: flags.warmup,
+      iterations: flags.iterations,
+      protocol: flags.protocol.join(','),
+      client: 'lean',
+      scale: flags.scale,
+      seed: flags.seed,
+      indexes: ['optimized'],
+      rate: null,
+      command: commandLine('floor'),
+      workers: flags.workers,
+      slices: flags.slices,
+    };
     const floors = new Map<string, number>();
     const measured = await runPlan(
       {
+        config,
         targets,
-        indexes: ['optimized'],
         workloads: WORKLOAD_NAMES.map((name) => WORKLOADS[name]!),
-        agents: flags.agents,
-        iterations: flags.iterations,
         repeat: 'plan',
-        warmupMs: flags.warmup,
-        durationMs: flags.duration,
-        seed: flags.seed,
-        slices: flags.slices,
         // Compile the hot paths (in every worker, both eras) before anything is measured.
         warmUp: { workload: WORKLOADS.mixed!, agents: 4, durationMs: 2000 },
         sessionInit: true,
@@ -185,23 +203,6 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
         },
       },
     );
-    const config: ResultFile['config'] = {
-      targets: entries,
-      workloads: [...WORKLOAD_NAMES],
-      agents: flags.agents,
-      durationMs: flags.duration,
-      warmupMs: flags.warmup,
-      iterations: flags.iterations,
-      protocol: flags.protocol.join(','),
-      client: 'lean',
-      scale: flags.scale,
-      seed: flags.seed,
-      indexes: ['optimized'],
-      rate: null,
-      command: commandLine('floor'),
-      workers: flags.workers,
-      slices: flags.slices,
-    };
-    return resultOf(config, measured);
+    return resultOf(measured);
   });
 }

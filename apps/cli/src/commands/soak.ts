@@ -3,6 +3,7 @@ import {
   LEGACY_REVISION,
   MODERN_REVISION,
   type ResultFile,
+  type RunDescription,
   type ServerMemory,
 } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
@@ -133,39 +134,8 @@ function soak(flags: SoakFlags): Promise<ResultFile> {
       { durationMs: flags.duration, target: flags.agents },
     ];
     const stages = { kind: 'agents' as const, stages: hold };
-    const measured = await runPlan(
-      {
-        targets: [
-          {
-            label,
-            client: () =>
-              createClient(
-                { kind: 'http', url: server.endpoint },
-                { client: 'lean', protocol: flags.protocol, timeoutMs: 30_000 },
-              ),
-          },
-        ],
-        indexes: [],
-        workloads: [WORKLOADS[flags.workloads]!],
-        agents: [flags.agents],
-        stages,
-        iterations: 1,
-        warmupMs: flags.warmup,
-        durationMs: flags.duration,
-        seed: flags.seed,
-      },
-      {
-        on: (event) => {
-          show(event);
-          // The measured part starts after the warm-up: memory is sampled on its seconds.
-          if (event.type === 'interval') sample(memory, event.atMs, pid, log);
-        },
-      },
-    );
-    // soak always starts our server, which inherits the test-only delay: say so, as run does
-    const delayed = testDelayWarning({});
-    if (delayed) measured.warnings.push(delayed);
-    const config: ResultFile['config'] = {
+    // the run as its result file says it: the runner takes what it runs from it
+    const config: RunDescription = {
       targets: [{ label, engine: name, url: redactUrl(db.url) }],
       workloads: [flags.workloads],
       agents: [flags.agents],
@@ -182,7 +152,25 @@ function soak(flags: SoakFlags): Promise<ResultFile> {
       command: commandLine('soak'),
       workers: flags.workers,
     };
-    return { ...resultOf(config, measured), memory: [memory] };
+    const client = () =>
+      createClient(
+        { kind: 'http', url: server.endpoint },
+        { client: 'lean', protocol: flags.protocol, timeoutMs: 30_000 },
+      );
+    const measured = await runPlan(
+      { config, targets: [{ label, client }], workloads: [WORKLOADS[flags.workloads]!] },
+      {
+        on: (event) => {
+          show(event);
+          // The measured part starts after the warm-up: memory is sampled on its seconds.
+          if (event.type === 'interval') sample(memory, event.atMs, pid, log);
+        },
+      },
+    );
+    // soak always starts our server, which inherits the test-only delay: say so, as run does
+    const delayed = testDelayWarning({});
+    if (delayed) measured.warnings.push(delayed);
+    return { ...resultOf(measured), memory: [memory] };
   });
 }
 

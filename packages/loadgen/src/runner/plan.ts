@@ -3,7 +3,7 @@
  * The commands turn their flags into one; the runner (run-plan.ts) carries it out. What only
  * the caller can do (re-index a database it owns, query it without MCP) comes in as callbacks.
  */
-import type { LoadStages } from '@mcp-db-bench/contract';
+import type { RunDescription } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
 import type { AgentLoop } from '../drive/run-step.js';
 import type { Workload } from '../workloads/workload.js';
@@ -58,15 +58,19 @@ export interface PlanTarget {
 }
 
 export interface BenchPlan {
+  /**
+   * The run as its result file describes it (`config`): the runner takes its agents (and each
+   * workload's own), iterations, warm-up and measured time, seed, index sets (a round each, on
+   * targets that can `reindex`; none: one round as found), open-loop rate, load stages and slices
+   * from here, and its result carries it as it is, so a command says each option once. What the
+   * command learns during the run (a shard's agreed start, the indexes each set left) it writes
+   * into this object: the result has it as it is at the end. Its `targets` are the targets the
+   * file names (a target the run adds for itself, the bare floor beside MCP echo, may be left out);
+   * its `workloads` the plan's, by name, in order.
+   */
+  config: RunDescription;
   targets: readonly PlanTarget[];
-  /** index sets, a round each, on targets that can `reindex`; empty = one round as found */
-  indexes: readonly string[];
   workloads: readonly Workload[];
-  /** the agent counts each workload steps through, unless `workloadAgents` names it */
-  agents: readonly number[];
-  /** a workload's own agent counts, by its name (point reads at 1, 10 and 50, the rest at 1) */
-  workloadAgents?: Readonly<Record<string, readonly number[]>>;
-  iterations: number;
   /**
    * `step` (default): with one side (one target, one index set), a step's iterations run
    * back to back; with several, each iteration is a pass over every side in turn, the order
@@ -74,23 +78,6 @@ export interface BenchPlan {
    * iteration, session init and decomposition included in each.
    */
   repeat?: 'step' | 'plan';
-  warmupMs: number;
-  durationMs: number;
-  /** open loop: calls per second across the agents; closed loop when undefined */
-  rate?: number;
-  /**
-   * Load stages instead of a fixed load for `durationMs`: each workload runs one step through
-   * them. `agents` stages: the step's agents are their peak (`agents` is not used); `rate`
-   * stages: open loop, a step per pool size in `agents`.
-   */
-  stages?: LoadStages;
-  seed: number;
-  /**
-   * Each step takes turns over the targets this many times, its duration split between the
-   * turns, so drift on a shared machine hits all targets alike (default 1). The first turn warms
-   * up fully, later ones only reconnect and settle.
-   */
-  slices?: number;
   /** unmeasured load on each MCP target first: a fresh server compiles its hot paths */
   warmUp?: { workload: Workload; agents: number; durationMs: number };
   /** time session starts on each MCP target, every round */

@@ -25,6 +25,11 @@ import { measureSessionInit } from './session-init.js';
 export interface RunPlanOptions {
   /** default: the real clock */
   clock?: Clock;
+  /**
+   * The builder the runner files its events in: a command that must leave a file when the run is
+   * cut short passes its own and reads what was measured from it then (default: the runner's own).
+   */
+  results?: PlanResultBuilder;
   /** every event, in order */
   on?: (event: RunEvent) => void;
   /** the load generator's probe for every step (default: a process probe per step) */
@@ -54,7 +59,7 @@ interface Run {
 
 export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Promise<PlanResult> {
   validate(plan);
-  const built = new PlanResultBuilder();
+  const built = options.results ?? new PlanResultBuilder();
   const run: Run = {
     plan,
     clock: options.clock ?? realClock,
@@ -67,12 +72,18 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
     slots: { next: 0 },
     built,
   };
-  run.emit({ type: 'plan-start', targets: plan.targets.map((t) => t.label), startedAt: new Date().toISOString() });
+  run.emit({
+    type: 'plan-start',
+    targets: plan.targets.map((t) => t.label),
+    startedAt: new Date().toISOString(),
+    config: plan.config,
+  });
   for (const target of plan.targets) run.targets.push({ plan: target, tools: await toolsOf(target) });
   if (plan.warmUp) for (const target of run.targets) await warmUp(run, target, plan.warmUp);
 
-  const rounds = plan.indexes.length > 0 && plan.targets.some((t) => t.reindex) ? plan.indexes : [null];
-  const all = Array.from({ length: plan.iterations }, (_, i) => i + 1);
+  const { indexes, iterations: count } = plan.config;
+  const rounds = indexes.length > 0 && plan.targets.some((t) => t.reindex) ? indexes : [null];
+  const all = Array.from({ length: count }, (_, i) => i + 1);
   // Comparing sides (index sets, targets): each iteration is a pass over every side, the
   // order rotated from one pass to the next, so a shared machine's drift lands on every side.
   const interleave = plan.repeat === 'plan' || rounds.length > 1 || plan.targets.length > 1;
@@ -123,26 +134,28 @@ export const rotate = <T>(items: readonly T[], by: number): T[] => {
 };
 
 function validate(plan: BenchPlan): void {
-  const slices = plan.slices ?? 1;
+  const { config } = plan;
+  const slices = config.slices ?? 1;
   if (plan.targets.length === 0) throw new RangeError('a plan needs a target');
-  for (const [name, counts] of Object.entries(plan.workloadAgents ?? {})) {
+  describes(plan);
+  for (const [name, counts] of Object.entries(config.workloadAgents ?? {})) {
     if (!plan.workloads.some((w) => w.name === name))
       throw new RangeError(`agent counts for ${name}, a workload the plan does not run`);
     if (counts.length === 0) throw new RangeError(`${name}: an empty list of agent counts`);
-    if (plan.stages?.kind === 'agents') throw new RangeError(`${name}: agent stages set every workload's agents`);
+    if (config.stages?.kind === 'agents') throw new RangeError(`${name}: agent stages set every workload's agents`);
   }
   for (const t of plan.targets)
     if (!t.client === !t.agent)
       throw new RangeError(`${t.label}: a target has a client or agents of its own, not both`);
-  if (!Number.isInteger(plan.iterations) || plan.iterations < 1)
-    throw new RangeError(`iterations must be a positive integer: ${plan.iterations}`);
+  if (!Number.isInteger(config.iterations) || config.iterations < 1)
+    throw new RangeError(`iterations must be a positive integer: ${config.iterations}`);
   if (!Number.isInteger(slices) || slices < 1) throw new RangeError(`slices must be a positive integer: ${slices}`);
   // a write step is verified as a whole, and its markers are unique within one turn only
   const writes = plan.workloads.find((w) => w.writes);
   if (writes && slices > 1) throw new RangeError(`the ${writes.name} workload writes: its steps cannot be sliced`);
   // a staged step's intervals follow its stages: a slice would restart them
-  if (plan.stages && slices > 1) throw new RangeError('a staged plan cannot be sliced');
-  if (plan.stages && plan.rate) throw new RangeError('a staged plan takes its rate from the stages, not `rate`');
+  if (config.stages && slices > 1) throw new RangeError('a staged plan cannot be sliced');
+  if (config.stages && config.rate) throw new RangeError('a staged plan takes its rate from the stages, not `rate`');
   const shard = plan.shard;
   if (shard) {
     if (!Number.isInteger(shard.count) || shard.count < 1)
@@ -151,9 +164,21 @@ function validate(plan: BenchPlan): void {
       throw new RangeError(`shard index must be 0 to ${shard.count - 1}: ${shard.index}`);
     // a shard verifies only its own writes, while transfers of other shards move the same balances
     if (writes) throw new RangeError(`the ${writes.name} workload writes: it cannot run sharded`);
-    if (plan.stages) throw new RangeError('a staged plan cannot run sharded');
+    if (config.stages) throw new RangeError('a staged plan cannot run sharded');
     if (slices > 1) throw new RangeError('a sharded plan cannot be sliced');
   }
+}
+
+/** The description names the plan's workloads, in order, and only targets the plan has. */
+function describes({ config, workloads, targets }: BenchPlan): void {
+  const named = workloads.map((w) => w.name);
+  if (config.workloads.join(',') !== named.join(','))
+    throw new RangeError(
+      `the run's description names workloads ${config.workloads.join(', ')}, the plan runs ${named.join(', ')}`,
+    );
+  const labels = new Set(targets.map((t) => t.label));
+  for (const t of config.targets)
+    if (!labels.has(t.label)) throw new RangeError(`the run's description names a target the plan lacks: ${t.label}`);
 }
 
 /** How many of a step's agents a shard runs: the global indexes i with i % count == index. */
@@ -165,7 +190,8 @@ async function slot(run: Run, key: StepKey): Promise<number> {
   const shard = run.plan.shard!;
   run.slots.startAt ??= await shard.start();
   const at =
-    run.slots.startAt + run.slots.next++ * (run.plan.warmupMs + run.plan.durationMs + (shard.gapMs ?? DEFAULT_GAP_MS));
+    run.slots.startAt +
+    run.slots.next++ * (run.plan.config.warmupMs + run.plan.config.durationMs + (shard.gapMs ?? DEFAULT_GAP_MS));
   const wait = at - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   else if (-wait > LATE_SLOT_MS) {
@@ -188,7 +214,7 @@ function idleStep(run: Run, mode: StepMeasurement['mode'], startedAt: number): S
   return {
     mode,
     rate: open ? 0 : null,
-    durationMs: run.plan.durationMs,
+    durationMs: run.plan.config.durationMs,
     calls: 0,
     errors: {},
     reinitialized: 0,
@@ -202,10 +228,10 @@ function idleStep(run: Run, mode: StepMeasurement['mode'], startedAt: number): S
 }
 
 /** A workload's agent counts to step through: the stages' peak when they count agents, else its own list or the plan's. */
-const stepAgents = (plan: BenchPlan, workload: Workload): readonly number[] =>
-  plan.stages?.kind === 'agents'
-    ? [peakTarget(plan.stages.stages)]
-    : (plan.workloadAgents?.[workload.name] ?? plan.agents);
+const stepAgents = ({ config }: BenchPlan, workload: Workload): readonly number[] =>
+  config.stages?.kind === 'agents'
+    ? [peakTarget(config.stages.stages)]
+    : (config.workloadAgents?.[workload.name] ?? config.agents);
 
 async function toolsOf(target: PlanTarget): Promise<ReadonlySet<string> | undefined> {
   if (target.tools || !target.client) return target.tools && new Set(target.tools);
@@ -255,7 +281,7 @@ async function warmUp(run: Run, target: Target, warm: NonNullable<BenchPlan['war
     durationMs: warm.durationMs,
     clock: run.clock,
     probe: run.probe,
-    makeAgent: (i) => startAgent(warm.workload, client(), run.plan.seed, i),
+    makeAgent: (i) => startAgent(warm.workload, client(), run.plan.config.seed, i),
   });
 }
 
@@ -302,9 +328,9 @@ interface StepSpec {
 
 /** One step on every target that serves it, in the order given: in turns (slices) when asked, then one result each. */
 async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promise<void> {
-  const { plan } = run;
+  const { config } = run.plan;
   // a staged step is one load curve: it is never cut into turns
-  const slices = plan.stages ? 1 : Math.max(plan.slices ?? 1, ...targets.map((t) => t.plan.turns ?? 1));
+  const slices = config.stages ? 1 : Math.max(config.slices ?? 1, ...targets.map((t) => t.plan.turns ?? 1));
   const turns = targets.map((): StepMeasurement[] => []);
   const done: { at: number; result: PlanResult['steps'][number] }[] = [];
   for (let slice = 0; slice < slices; slice++) {
@@ -316,29 +342,29 @@ async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promi
         agents: spec.agents,
         iteration: spec.iteration,
       };
-      const stages = plan.stages?.stages;
-      const durationMs = stages ? stagesDuration(stages) : plan.durationMs / slices;
+      const stages = config.stages?.stages;
+      const durationMs = stages ? stagesDuration(stages) : config.durationMs / slices;
       run.emit({ type: 'step-start', step: key, slice, slices, durationMs });
       // Write steps: accounts are read before (unmeasured) and everything is read back after.
       const client = target.plan.client;
       const ledger = spec.workload.writes && client ? await withClient(client, (c) => openLedger(c)) : undefined;
-      const seed = plan.seed + spec.iteration + 100 * slice;
+      const seed = config.seed + spec.iteration + 100 * slice;
       const agent = target.plan.agent;
-      const mode = plan.rate || plan.stages?.kind === 'rate' ? 'open' : 'closed';
+      const mode = config.rate || config.stages?.kind === 'rate' ? 'open' : 'closed';
       // sharded: this shard's agents by their global index, and their share of the rate
-      const { shard } = plan;
+      const { shard } = run.plan;
       const own = shard ? shardAgents(spec.agents, shard) : spec.agents;
       const global = (n: number) => (shard ? shard.index + n * shard.count : n);
-      const rate = plan.rate && (plan.rate * own) / spec.agents;
+      const rate = config.rate ? (config.rate * own) / spec.agents : undefined;
       turns[i]!.push(
         own === 0
-          ? idleStep(run, mode, (await slot(run, key)) + plan.warmupMs)
+          ? idleStep(run, mode, (await slot(run, key)) + config.warmupMs)
           : await runStep({
               agents: own,
               mode,
               rate,
               stages,
-              warmupMs: slice === 0 ? plan.warmupMs : Math.min(plan.warmupMs, SETTLE_MS),
+              warmupMs: slice === 0 ? config.warmupMs : Math.min(config.warmupMs, SETTLE_MS),
               durationMs,
               clock: run.clock,
               probe: run.probe,
@@ -382,7 +408,7 @@ async function check(run: Run, calls: number): Promise<void> {
   run.emit({ type: 'activity', line: `comparing answers and counting tokens (${calls} calls a workload)` });
   const byLabel = new Map(run.targets.map((t) => [t.plan.label, t]));
   try {
-    const checked = await checkTargets(targets, run.plan.workloads, run.plan.seed, calls, (label, workload) =>
+    const checked = await checkTargets(targets, run.plan.workloads, run.plan.config.seed, calls, (label, workload) =>
       has(byLabel.get(label)!, workload),
     );
     run.emit({ type: 'check', tokens: checked.tokens, agreement: checked.agreement });
