@@ -366,9 +366,9 @@ describe('measureCalls', () => {
     const script = [500, 500, 5, 5, 10, -1];
     let i = 0;
     const call = async () => {
-      const ms = script[i++]!;
-      await clock.sleep(Math.abs(ms));
-      if (ms < 0) throw new McpCallError('timeout', 'too slow');
+      const took = script[i++]!;
+      await clock.sleep(Math.abs(took));
+      if (took < 0) throw new McpCallError('timeout', 'too slow');
     };
     const out = await clock.run(measureCalls({ count: 4, warmup: 2, call, clock }));
     expect(out.count).toBe(3);

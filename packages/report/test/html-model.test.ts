@@ -58,7 +58,7 @@ describe('scaling, timeline and index pairs', () => {
   it('computes scaling efficiency against the first agent count, and the knee', () => {
     const line = scalingLine(groupSteps(sweep));
     expect(line.agents).toEqual([1, 2, 4]);
-    expect(line.throughput).toEqual([100, 180, 190]);
+    expect(line.goodput).toEqual([100, 180, 190]);
     expect(line.efficiency.map((e) => Number(e.toFixed(3)))).toEqual([1, 0.9, 0.475]);
     expect(line.knee).toBe(2);
     expect(line.p99Ms[0]).toBeCloseTo(1, 2);

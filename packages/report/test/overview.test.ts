@@ -54,6 +54,30 @@ describe('the default report', () => {
     expect(lines(text).at(-1)).toBe('every table: mcp-db-bench report --full mcp-db-bench-results/run.json');
   });
 
+  it('gives what the run was asked for a line: transactions, engines compared, the trace split, tokens', () => {
+    const transfers = readResultFile(fixture('transfers.json'));
+    const text = overview(transfers, 80);
+    expect(text).toMatch(/^transfer: committed transactions\/s, not calls\/s$/m);
+    expect(text).toMatch(
+      /^transfer on mariadb: committed\/s \d+ at 1 agent, \d+ at 4 agents · \d+ conflicts? ·\nledger verified$/m,
+    );
+    expect(text).toMatch(/^engines compared, mariadb\/sqlite at 4 agents: transfer /m);
+    expect(text).toMatch(/^tokens in tools\/list and a session start: sqlite 1,651 and 3,058; mariadb 1,651$/m);
+    // --trace-split: where a p50 call went, in shares of it
+    const split = { clientUs: 1000, serverUs: 600, databaseUs: 300, waitUs: 0, protocolUs: 300 };
+    const traced: ResultFile = {
+      ...transfers,
+      steps: transfers.steps.map((s) =>
+        s.workload === 'point-read' && s.target === 'mariadb 2025 session'
+          ? { ...s, traceSplit: { calls: 100, p50: { ...split, networkUs: 400 }, p99: split } }
+          : s,
+      ),
+    };
+    expect(overview(traced, 200)).toContain(
+      'where a p50 call went on mariadb (--trace-split, most agents): point-read 1.00 ms: database 30%, wait 0%, protocol 30%, network 40%',
+    );
+  });
+
   it('keeps every table behind --full', { timeout: 30_000 }, () => {
     const full = renderRuns([{ label: 'run', result }], 'table', 120, true);
     expect(full).toMatch(/Latency and throughput per workload/);

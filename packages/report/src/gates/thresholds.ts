@@ -1,4 +1,5 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { int } from '../format.js';
 import { merge, summary } from '../histogram.js';
 import { groupSteps, medianGoodput } from '../render/groups.js';
 
@@ -133,6 +134,6 @@ function holds(actual: number, op: Op, limit: number): boolean {
 
 function show(metric: Metric, value: number): string {
   if (metric === 'errors') return `${+(value * 100).toPrecision(3)}%`;
-  if (metric === 'calls/s') return `${Math.round(value).toLocaleString('en-US')} calls/s`;
+  if (metric === 'calls/s') return `${int(value)} calls/s`;
   return `${+(value / 1000).toPrecision(3)} ms`;
 }

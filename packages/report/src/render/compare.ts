@@ -1,6 +1,5 @@
-import type { ResultFile } from '@mcp-db-bench/contract';
-import { goodput } from '@mcp-db-bench/contract';
-import { int } from '../format.js';
+import { goodput, type ResultFile } from '@mcp-db-bench/contract';
+import { int, ms, rate } from '../format.js';
 import { decode, merge, summary } from '../histogram.js';
 import { type Group, groupSteps, medianGoodput, roundLabel } from './groups.js';
 import { type ChartSpec, dropEmptySeries, slug } from './html/charts.js';
@@ -63,7 +62,7 @@ export interface Comparison {
   cautions: string[];
 }
 
-/** The per-iteration values of one metric for a step group, and its headline value (median throughput; percentiles of the merged histogram). */
+/** The per-iteration values of one metric for a step group, and its headline value (median goodput; percentiles of the merged histogram). */
 function measure(g: Group, metric: Metric): { value: number; perIteration: number[] } {
   if (metric === 'calls/s') return { value: medianGoodput(g).median, perIteration: g.steps.map(goodput) };
   const at = metric === 'p50 ms' ? 'p50' : 'p99';
@@ -250,14 +249,8 @@ function differences(base: ResultFile, next: ResultFile): string[] {
 // ---------------------------------------------------------------------------------------------
 // rendering
 
-const value = (metric: Metric, v: number) =>
-  metric === 'calls/s'
-    ? v >= 100
-      ? Math.round(v).toLocaleString('en-US')
-      : v.toFixed(1)
-    : v >= 10
-      ? v.toFixed(1)
-      : v.toFixed(2);
+/** calls/s as every report writes a rate; a latency, in ms, as every report writes milliseconds. */
+const value = (metric: Metric, v: number) => (metric === 'calls/s' ? rate(v) : ms(v * 1000));
 const signed = (pct: number) => `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%`;
 
 /** `slower` or `faster` when marked, `~` (noise) when not, `from 0` when there is no percentage to judge. */

@@ -278,7 +278,7 @@ function transferLines(groups: readonly Group[], result: ResultFile, name: (targ
     const conflicts = steps.reduce((n, s) => n + (s.commits?.conflicts ?? 0), 0);
     const verified = steps.every((s) => s.verification?.ok !== false) ? 'ledger verified' : 'ledger FAILED';
     const rates = mine.map((g) => `${rate(median(g.steps.map(stepRate)))} at ${agentsName(g.agents)}`);
-    return `${mine[0]!.workload} on ${name(mine[0]!.target)}: committed/s ${rates.join(', ')} · ${int(conflicts)} conflicts · ${verified}`;
+    return `${mine[0]!.workload} on ${name(mine[0]!.target)}: committed/s ${rates.join(', ')} · ${int(conflicts)} conflict${conflicts === 1 ? '' : 's'} · ${verified}`;
   });
 }
 

@@ -1,5 +1,6 @@
 import { failedCalls, type ResultFile } from '@mcp-db-bench/contract';
 import { int } from '../../../format.js';
+import { namesLegend } from '../../legend.js';
 import { skippedLines } from '../../report.js';
 import { formatStages } from '../../stages.js';
 import type { Run, RunSummary } from '../types.js';
@@ -61,7 +62,8 @@ export function runSummary(run: Run): RunSummary {
       ...(r.partial ? [`partial: the run was interrupted; these are the ${r.steps.length} step(s) it finished`] : []),
       ...r.warnings,
     ],
-    notes: skippedLines(r.skipped ?? []),
+    // what the rows' names mean (the era, the echo rows), then what was skipped
+    notes: [...namesLegend(r), ...skippedLines(r.skipped ?? [])],
   };
 }
 
