@@ -328,6 +328,44 @@ describe('mcp-db-bench run', () => {
     expect(r.stdout).toMatch(/sqlite 2026 \(optimized\)/);
   });
 
+  it('keeps the result file of a run given no --out, says where, and fits COLUMNS on a pipe', async () => {
+    // the OS temp directory is TMPDIR's: this test's own
+    const temp = join(dir, 'temp');
+    const r = await run(
+      [
+        'run',
+        '--db',
+        `sqlite:${join(dir, 'kept.db')}`,
+        '--scale',
+        '0.002',
+        '--agents',
+        '1',
+        '--workloads',
+        'point-read,echo',
+        '--indexes',
+        'optimized',
+        '--duration',
+        '300ms',
+        '--warmup',
+        '100ms',
+      ],
+      { TMPDIR: temp, COLUMNS: '80' },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const kept = /^result file: (\S+) \(--out FILE keeps it where you choose\)$/m.exec(r.stderr)?.[1];
+    expect(kept).toMatch(
+      new RegExp(`^${temp}/mcp-db-bench-results/\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\dZ\\.json$`),
+    );
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80);
+    // the last line, wrapped before the path where it would pass 80 columns
+    expect(lines.slice(-2).join(' ')).toMatch(new RegExp(`every table: mcp-db-bench report --full ${kept}$`));
+    // every table from it, without measuring again
+    const full = await run(['report', '--full', kept!]);
+    expect(full.code, full.stderr).toBe(0);
+    expect(full.stdout).toMatch(/Latency and throughput per workload/);
+  });
+
   it('refuses a file that is not a result file', async () => {
     const r = await run(['report', join(dir, 'result.json.missing')]);
     expect(r.code).toBe(1);

@@ -49,3 +49,6 @@ export function namesLegend(result: ResultFile): string[] {
     ...(committing.length ? [`${committing.join(', ')}: committed transactions/s, not calls/s`] : []),
   ];
 }
+
+/** A legend line as a sentence of a note: capitalized, a full stop after it. */
+export const sentence = (line: string) => `${line[0]!.toUpperCase()}${line.slice(1)}.`;

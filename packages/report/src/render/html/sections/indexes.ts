@@ -1,5 +1,5 @@
 import { int } from '../../../format.js';
-import { ratioLegend } from '../../legend.js';
+import { ratioLegend, sentence } from '../../legend.js';
 import { indexRows, unitNote } from '../../ratios.js';
 import { slug } from '../charts.js';
 import { MEANING } from '../colors.js';
@@ -68,7 +68,11 @@ export function indexSection(ctx: Context): ReportSection | undefined {
   return {
     id: 'indexes',
     title: 'Baseline versus optimized indexes',
-    note: ['Baseline has primary keys only; optimized adds foreign-key and filter-column indexes', ...notes].join('. '),
+    note: [
+      'Baseline has primary keys only; optimized adds foreign-key and filter-column indexes.',
+      // the legend, a sentence of its own here
+      ...[...notes].map(sentence),
+    ].join(' '),
     blocks,
   };
 }

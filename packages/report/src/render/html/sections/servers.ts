@@ -1,5 +1,5 @@
 import { int } from '../../../format.js';
-import { ratioLegend } from '../../legend.js';
+import { ratioLegend, sentence } from '../../legend.js';
 import { serverComparison } from '../../ratios.js';
 import { slug } from '../charts.js';
 import { type Context, num, rateCell, ratioCell } from '../context.js';
@@ -63,7 +63,7 @@ export function serversSection(ctx: Context): ReportSection | undefined {
     note:
       'Each server (or engine) of a run on the same workloads and agent counts: calls/s (the median of iterations, ' +
       'transfers: committed/s), p50 of the last index set measured, and each against the first, paired per ' +
-      `iteration. Each server keeps its colour on every chart. ${[...legends].join(' ')}`,
+      `iteration. Each server keeps its colour on every chart. ${[...legends].map(sentence).join(' ')}`,
     blocks,
   };
 }
