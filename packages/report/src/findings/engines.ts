@@ -103,7 +103,7 @@ export function enginesCompared(files: readonly ResultFile[]): Finding | undefin
     note:
       'Each database against each other one: calls/s (transfers: committed/s) over calls/s, paired per iteration ' +
       '(the databases alternate within each iteration), median and interval; above 1 the first-named is faster. ' +
-      'Optimized indexes (the handshake, which reads no table, under the first profile). "~ (low–high)": no ' +
+      'Optimized indexes (the handshake, which reads no table, under the first index set). "~ (low–high)": no ' +
       'difference measured. The chart: medians on a log axis with their intervals.',
     head: ['workload', 'agents', ...pairs.map((p) => pairName(p, targets))],
     rows,

@@ -19,8 +19,8 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
   const rate = (target: string, workload: string) => {
     const steps = f.steps.filter((s) => s.target === target && s.workload === workload);
     // the last index set that measured it: the handshake runs under the first only
-    const profile = [...f.config.indexes, null].reverse().find((p) => steps.some((s) => s.indexes === p));
-    return stepsRate(steps.filter((s: StepResult) => s.indexes === (profile ?? null)));
+    const set = [...f.config.indexes, null].reverse().find((p) => steps.some((s) => s.indexes === p));
+    return stepsRate(steps.filter((s: StepResult) => s.indexes === (set ?? null)));
   };
   const cold: (number | null)[] = [];
   const warm: (number | null)[] = [];

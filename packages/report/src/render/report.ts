@@ -81,7 +81,7 @@ export function reportHeader(file: ResultFile, width?: number): string {
   return width ? wrap(lines, width) : lines;
 }
 
-/** Each database the run served, as read from it: version, dataset, the settings that decide the result, indexes per profile. */
+/** Each database the run served, as read from it: version, dataset, the settings that decide the result, indexes per index set. */
 function databaseLines(c: ResultFile['config']): string[] {
   const seen = new Set<string>();
   return c.targets.flatMap((t) => {
@@ -89,11 +89,11 @@ function databaseLines(c: ResultFile['config']): string[] {
     if (!d || seen.has(t.url ?? t.label)) return [];
     seen.add(t.url ?? t.label);
     const settings = Object.entries(d.settings).map(([name, value]) => `${name} ${value}`);
-    // in the run's order of profiles, whichever it applied first
+    // in the run's order of index sets, whichever it applied first
     const order = (p: string) => (c.indexes.includes(p) ? c.indexes.indexOf(p) : c.indexes.length);
     const indexes = Object.entries(d.indexes)
       .sort(([a], [b]) => order(a) - order(b))
-      .map(([profile, list]) => `${profile} ${list.length}`);
+      .map(([set, list]) => `${set} ${list.length}`);
     const dataset = `dataset scale ${d.scale ?? 'unknown'}${d.seed === null ? '' : ` (seed ${d.seed})`}`;
     return [
       [
