@@ -44,9 +44,9 @@ export function parseSeed(value: string): number {
   return n;
 }
 
-export function parseProfile(value: string): IndexSet {
+export function parseIndexSet(value: string): IndexSet {
   if (!(value in INDEX_SETS))
-    throw new InvalidArgumentError(`index profile must be one of: ${Object.keys(INDEX_SETS).join(', ')}`);
+    throw new InvalidArgumentError(`index set must be one of: ${Object.keys(INDEX_SETS).join(', ')}`);
   return value as IndexSet;
 }
 
@@ -94,7 +94,7 @@ export const seedOption = (description = 'random seed: the same seed gives the s
 
 export const indexesOption = (
   description = 'baseline (primary keys only) or optimized (foreign-key and filter columns)',
-) => new Option('--indexes <profile>', description).default('optimized').argParser(parseProfile);
+) => new Option('--indexes <set>', description).default('optimized').argParser(parseIndexSet);
 
 /** Concurrent agents: a comma-separated list, the default shown as it is typed. */
 export const agentsOption = (

@@ -96,7 +96,7 @@ describe('mcp-db-bench study', () => {
       expect(r.config.workloads).toEqual(segment.workloads);
       expect(r.config.agents).toEqual(segment.agents);
       expect(r.config.indexes).toEqual(STUDY.indexes);
-      // every step of the design, once per iteration and index profile (the handshake, with no
+      // every step of the design, once per iteration and index set (the handshake, with no
       // database, under the first profile only)
       const perIteration = segment.workloads.reduce((n, w) => n + (WORKLOADS[w]!.database ? 2 : 1), 0);
       expect(r.steps.length).toBe(perIteration * segment.agents.length * 2);

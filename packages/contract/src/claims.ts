@@ -163,7 +163,8 @@ export function holm(pValues: readonly number[], family = pValues.length): numbe
   return out;
 }
 
-const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** a share as a whole percentage (the report package's `pct` is out of the contract's reach) */
+const percent = (x: number) => `${Math.round(x * 100)}%`;
 
 interface Measured {
   e: RatioEvidence;
@@ -217,7 +218,7 @@ function decide(
     if (i.confidence < MIN_CONFIDENCE)
       return {
         verdict: 'undecided',
-        why: `inside the ${band} band, but ${n} iterations give an interval of ${pct(i.confidence)} only`,
+        why: `inside the ${band} band, but ${n} iterations give an interval of ${percent(i.confidence)} only`,
       };
     return { verdict: 'no-difference' };
   }
@@ -383,10 +384,10 @@ export function pairDisturbed(
   const taken = (s: StepInterferenceShares) => s.otherCpuShare + s.stealShare;
   const most = Math.max(taken(a), taken(b));
   if (most > rules.busyShare)
-    return `the machine was busy: ${pct(most)} of its CPU went to other processes during these steps`;
+    return `the machine was busy: ${percent(most)} of its CPU went to other processes during these steps`;
   const shift = Math.abs(taken(a) - taken(b));
   if (shift > rules.shiftShare)
-    return `other processes took ${pct(taken(a))} of the machine's CPU beside one side and ${pct(taken(b))} beside the other`;
+    return `other processes took ${percent(taken(a))} of the machine's CPU beside one side and ${percent(taken(b))} beside the other`;
   return undefined;
 }
 

@@ -112,7 +112,7 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   return { ...comparisonDefaults(sharded, typed), loadStages: loadStagesOf(sharded) };
 }
 
-/** The sides a run compares: index profiles on databases it owns, times targets (databases, servers) times eras. */
+/** The sides a run compares: index sets on databases it owns, times targets (databases, servers) times eras. */
 export function comparedSides(config: RunFlags): number {
   const owned = !config.target && !config.targetCmd;
   const profiles = owned ? Math.max(config.indexes.length, 1) : 1;
@@ -221,7 +221,7 @@ function shardConfig(config: RunFlags, typed: (name: string) => boolean): RunFla
   if (typed('indexes')) {
     throw new UsageError(
       '--indexes cannot be used with --shard: shards never re-index the database they share; set it once with ' +
-        'mcp-db-bench index --indexes PROFILE',
+        'mcp-db-bench index --indexes SET',
     );
   }
   const writes = config.workloads.filter((name) => WORKLOADS[name]!.writes);

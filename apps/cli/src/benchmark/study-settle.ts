@@ -10,18 +10,15 @@ import {
   CLAIM_RULES,
   type ClaimRules,
   type Comparison,
+  overran,
   type PairedRatio,
   pairWithheld,
   type RatioDesign,
   type RatioEvidence,
   type ResultFile,
   ratioEvidence,
-  type StepResult,
 } from '@mcp-db-bench/contract';
 import { comparisons, studyClaims } from '@mcp-db-bench/report';
-
-/** A step whose last call ended more than half a step after it measured when calls happened to end, not a rate. */
-const overran = (s: StepResult) => (s.overrun?.lastEndedAfterMs ?? 0) > s.durationMs / 2;
 
 const lastIteration = (file: ResultFile) => Math.max(file.config.iterations, ...file.steps.map((s) => s.iteration));
 
@@ -45,7 +42,7 @@ export function comparisonPairs(file: ResultFile, c: Comparison, rules: ClaimRul
     const why = pairWithheld(base, other, rules);
     if (why) return { iteration, withheld: why };
     const at = c.iterations.indexOf(iteration);
-    return at < 0 ? { iteration, withheld: 'no calls' } : { iteration, ratio: c.throughput[at]! };
+    return at < 0 ? { iteration, withheld: 'no calls' } : { iteration, ratio: (c.rate ?? c.throughput ?? [])[at]! };
   });
 }
 

@@ -1,16 +1,16 @@
-import { type RatioInterval, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
+import { type Comparison, comparisonRatio, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
+import { comparisonsOf } from '../comparisons.js';
 import { shade } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
+import { lastIndexSet } from '../render/ratios.js';
 import {
   type Claim,
   colorOf,
   commandsOf,
   type Finding,
-  lastIndexes,
-  medianRate,
-  pairCell,
-  pairedRatios,
   rateRange,
+  ratioCell,
+  stepsRate,
   stepsRateCell,
   targetsOf,
 } from './common.js';
@@ -21,10 +21,9 @@ interface Point {
   agents: number;
   rate: number;
   steps: StepResult[];
-  first: StepResult[];
   range: [number, number] | null;
-  /** against the fewest agents; none for the fewest themselves */
-  ratio?: RatioInterval;
+  /** against the fewest agents: the run's comparison; none for the fewest themselves */
+  comparison?: Comparison;
   reference: boolean;
 }
 
@@ -32,21 +31,29 @@ interface Point {
 const scaled = (files: readonly ResultFile[]) =>
   files.filter((f) => f.config.agents.length > 1 && !f.config.workloads.includes('session-init'));
 
-/** Per database and workload: the rate at each agent count (last index profile), and its ratio to the fewest, paired per iteration. */
+/** Per database and workload: the rate at each agent count (last index set), and the run's comparison with the fewest. */
 function scalingPoints(files: readonly ResultFile[]): Point[] {
-  return scaled(files).flatMap((f) =>
-    f.config.workloads.flatMap((workload) =>
+  return scaled(files).flatMap((f) => {
+    const indexes = lastIndexSet(f);
+    const against = comparisonsOf(f).filter((c) => c.kind === 'agents');
+    return f.config.workloads.flatMap((workload) =>
       f.config.targets.flatMap((t) => {
         const at = (agents: number) =>
           f.steps.filter(
-            (s) =>
-              s.target === t.label && s.workload === workload && s.indexes === lastIndexes(f) && s.agents === agents,
+            (s) => s.target === t.label && s.workload === workload && s.indexes === indexes && s.agents === agents,
           );
         const first = Math.min(...f.config.agents);
         return f.config.agents.flatMap((agents): Point[] => {
-          const here = medianRate(at(agents));
+          const here = stepsRate(at(agents));
           if (here === undefined) return [];
           const reference = agents === first;
+          const comparison = against.find(
+            (c) =>
+              c.other.target === t.label &&
+              c.other.indexes === indexes &&
+              c.workload === workload &&
+              c.agents === agents,
+          );
           return [
             {
               target: t.label,
@@ -54,24 +61,24 @@ function scalingPoints(files: readonly ResultFile[]): Point[] {
               agents,
               rate: here,
               steps: at(agents),
-              first: at(first),
               range: rateRange(at(agents)),
-              ratio: reference ? undefined : ratioInterval(pairedRatios(at(first), at(agents))),
+              ...(comparison && !reference ? { comparison } : {}),
               reference,
             },
           ];
         });
       }),
-    ),
-  );
+    );
+  });
 }
 
+const ratioOf = (p: Point) => p.comparison && comparisonRatio(p.comparison);
+
 export const scalingClaims = (files: readonly ResultFile[]): Claim[] =>
-  scalingPoints(files).flatMap((p) =>
-    p.ratio
-      ? [{ finding: 'concurrency scaling', what: `${p.target} ${p.workload} × ${p.agents}`, ratio: p.ratio }]
-      : [],
-  );
+  scalingPoints(files).flatMap((p) => {
+    const ratio = ratioOf(p);
+    return ratio ? [{ finding: 'concurrency scaling', what: `${p.target} ${p.workload} × ${p.agents}`, ratio }] : [];
+  });
 
 /**
  * Concurrency scaling: per database and workload, the rate at each agent count (optimized
@@ -101,7 +108,7 @@ export function concurrencyScaling(files: readonly ResultFile[]): Finding | unde
     p.workload,
     String(p.agents),
     stepsRateCell(p.steps),
-    p.reference ? '1 (reference)' : pairCell(p.ratio, p.first, p.steps),
+    p.reference ? '1 (reference)' : ratioCell(p.comparison),
   ]);
   return {
     id: 'concurrency',

@@ -1,4 +1,5 @@
-import { type RatioInterval, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
+import { type Comparison, comparisonRatio, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
+import { comparisonsOf, sidesOf, stepsOf } from '../comparisons.js';
 import { shade } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
 import {
@@ -7,8 +8,7 @@ import {
   colorOf,
   commandsOf,
   type Finding,
-  pairCell,
-  pairedRatios,
+  ratioCell,
   stepsRateCell,
   targetsOf,
   whisker,
@@ -20,43 +20,40 @@ interface IndexRatio {
   agents: number;
   base: StepResult[];
   other: StepResult[];
-  ratio?: RatioInterval;
+  comparison: Comparison;
 }
 
 /** Per database, workload and agents the run compared (its `comparisons`): optimized over baseline, paired by iteration. */
 function indexRatios(files: readonly ResultFile[]): IndexRatio[] {
   return files.flatMap((f) =>
-    (f.comparisons ?? [])
+    comparisonsOf(f)
       .filter((c) => c.kind === 'indexes')
       .map((c) => {
-        const side = (indexes: string | null) =>
-          f.steps.filter(
-            (s) =>
-              s.target === c.base.target && s.workload === c.workload && s.agents === c.agents && s.indexes === indexes,
-          );
-        const [base, other] = [side(c.base.indexes), side(c.other.indexes)];
+        const sides = sidesOf(c);
         return {
           target: c.base.target,
           workload: c.workload,
           agents: c.agents,
-          base,
-          other,
-          // in the workload's unit (committed transfers, not their calls), paired as `comparisons` pairs
-          ratio: ratioInterval(pairedRatios(base, other)),
+          base: stepsOf(f, sides.base),
+          other: stepsOf(f, sides.other),
+          comparison: c,
         };
       }),
   );
 }
 
 export const indexClaims = (files: readonly ResultFile[]): Claim[] =>
-  indexRatios(files).flatMap((r) =>
-    r.ratio ? [{ finding: 'index speed-up', what: `${r.target} ${r.workload} × ${r.agents}`, ratio: r.ratio }] : [],
-  );
+  indexRatios(files).flatMap((r) => {
+    const ratio = comparisonRatio(r.comparison);
+    return ratio ? [{ finding: 'index speed-up', what: `${r.target} ${r.workload} × ${r.agents}`, ratio }] : [];
+  });
+
+const ratioOf = (c: Comparison | undefined) => c && comparisonRatio(c);
 
 export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
   const ratios = indexRatios(files);
   if (!ratios.length) return undefined;
-  const used = files.filter((f) => f.comparisons?.some((c) => c.kind === 'indexes'));
+  const used = files.filter((f) => comparisonsOf(f).some((c) => c.kind === 'indexes'));
   const targets = targetsOf(used);
   const rows: Cell[][] = ratios.map((r) => [
     r.target,
@@ -64,13 +61,13 @@ export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
     String(r.agents),
     stepsRateCell(r.base),
     stepsRateCell(r.other),
-    pairCell(r.ratio, r.base, r.other),
+    ratioCell(r.comparison),
   ]);
   // a bar per database and agent count, grouped by workload: few enough groups for level labels
   const categories = [...new Set(ratios.map((r) => r.workload))];
   const agentCounts = [...new Set(ratios.map((r) => r.agents))].sort((a, b) => a - b);
   const at = (workload: string, key: string) =>
-    ratios.find((r) => r.workload === workload && `${r.target} × ${r.agents}` === key)?.ratio;
+    ratios.find((r) => r.workload === workload && `${r.target} × ${r.agents}` === key)?.comparison;
   const bars = targets.flatMap((t) =>
     agentCounts.map((agents, i) => ({
       key: `${t.label} × ${agents}`,
@@ -94,8 +91,8 @@ export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
       bars.map((b) => ({
         label: b.key,
         color: b.color,
-        values: categories.map((c) => at(c, b.key)?.median ?? null),
-        intervals: categories.map((c) => whisker(at(c, b.key))),
+        values: categories.map((c) => ratioOf(at(c, b.key))?.median ?? null),
+        intervals: categories.map((c) => whisker(ratioOf(at(c, b.key)))),
       })),
     ),
     commands: commandsOf(used),

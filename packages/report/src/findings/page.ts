@@ -1,7 +1,7 @@
-import type { ResultFile } from '@mcp-db-bench/contract';
+import { overran, type ResultFile } from '@mcp-db-bench/contract';
 import { esc, htmlDocument, table } from '../render/html/page.js';
 import { type Section, toMarkdown } from '../render/table.js';
-import { type Finding, overran } from './common.js';
+import type { Finding } from './common.js';
 import { studyFindings } from './findings.js';
 
 const TITLE = 'mcp-db-bench study: findings';

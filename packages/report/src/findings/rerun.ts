@@ -1,6 +1,6 @@
 import { formatRatio, type ResultFile } from '@mcp-db-bench/contract';
 import type { Cell } from '../render/html/types.js';
-import { type Claim, type Finding, ratioCell } from './common.js';
+import { type Claim, type Finding, intervalCell } from './common.js';
 import { scalingClaims } from './concurrency.js';
 import { engineClaims } from './engines.js';
 import { indexClaims } from './index-effect.js';
@@ -49,7 +49,7 @@ export function rerunAgreement(earlier: readonly ResultFile[], files: readonly R
       c.finding,
       c.what,
       formatRatio(then),
-      ratioCell(c.ratio),
+      intervalCell(c.ratio, formatRatio(c.ratio)),
       { text: `${c.ratio.median.toFixed(2)}x`, value: c.ratio.median },
       { text: verdict, value: order.indexOf(verdict), tone: verdict === 'inside' ? 'good' : 'bad' },
     ]),

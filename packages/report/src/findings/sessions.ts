@@ -1,8 +1,9 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { ms } from '../format.js';
 import { summarize } from '../histogram.js';
 import { MEANING } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
-import { barChart, commandsOf, type Finding, medianRate, ms, msText, rateCell, targetsOf } from './common.js';
+import { barChart, commandsOf, type Finding, rateCell, stepsRate, targetsOf } from './common.js';
 
 /**
  * Session start per database: the discovery a session begins with (cold and warm), whole
@@ -17,22 +18,22 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
   const f = source[0]!;
   const rate = (target: string, workload: string) => {
     const steps = f.steps.filter((s) => s.target === target && s.workload === workload);
-    // the last index profile that measured it: the handshake runs under the first only
-    const profile = [...f.config.indexes, null].reverse().find((p) => steps.some((s) => s.indexes === p));
-    return medianRate(steps.filter((s: StepResult) => s.indexes === (profile ?? null)));
+    // the last index set that measured it: the handshake runs under the first only
+    const set = [...f.config.indexes, null].reverse().find((p) => steps.some((s) => s.indexes === p));
+    return stepsRate(steps.filter((s: StepResult) => s.indexes === (set ?? null)));
   };
   const cold: (number | null)[] = [];
   const warm: (number | null)[] = [];
   const rows: Cell[][] = targets.map((t) => {
     const init = f.sessionInit.find((s) => s.target === t.label);
-    const c = init ? ms(summarize(init.cold.histogram).p50) : undefined;
-    const w = init ? ms(summarize(init.warm.histogram).p50) : undefined;
+    const c = init ? summarize(init.cold.histogram).p50 / 1000 : undefined;
+    const w = init ? summarize(init.warm.histogram).p50 / 1000 : undefined;
     cold.push(c ?? null);
     warm.push(w ?? null);
     return [
       t.label,
-      c === undefined ? '–' : { text: msText(c), value: c },
-      w === undefined ? '–' : { text: msText(w), value: w },
+      c === undefined ? '–' : { text: ms(c * 1000), value: c },
+      w === undefined ? '–' : { text: ms(w * 1000), value: w },
       rateCell(rate(t.label, 'session-init')),
       rateCell(rate(t.label, 'handshake')),
     ];

@@ -1,8 +1,9 @@
 import { medianInterval, type ResultFile } from '@mcp-db-bench/contract';
+import { ms, pct } from '../format.js';
 import { summarize } from '../histogram.js';
 import { MEANING } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
-import { barChart, commandsOf, type Finding, ms, msText } from './common.js';
+import { barChart, commandsOf, type Finding } from './common.js';
 
 /**
  * Where the time goes: the decomposition's p50s (the statement through the driver alone, the
@@ -34,7 +35,7 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
       const key = `${d.target} ${d.operation}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const p50 = (h: string) => ms(summarize(h).p50);
+      const p50 = (h: string) => summarize(h).p50 / 1000;
       parts.push({
         target: d.target,
         operation: d.operation,
@@ -46,7 +47,6 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
       });
     }
   if (!parts.length) return undefined;
-  const pct = (x: number) => `${Math.round(x * 100)}%`;
   // the share of the whole run's p50s (the three add to 100%), with the range of the rounds' shares when recorded
   const share = (p: (typeof parts)[number], k: 'database' | 'protocol' | 'rest', whole: number): Cell => {
     const i = medianInterval(p.rounds.map((r) => shares(r.raw, r.echo, r.full)[k]));
@@ -57,9 +57,9 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
     return [
       p.target,
       p.operation,
-      { text: msText(p.full), value: p.full },
-      { text: msText(p.raw), value: p.raw },
-      { text: msText(p.echo), value: p.echo },
+      { text: ms(p.full * 1000), value: p.full },
+      { text: ms(p.raw * 1000), value: p.raw },
+      { text: ms(p.echo * 1000), value: p.echo },
       share(p, 'database', s.database),
       share(p, 'protocol', s.protocol),
       share(p, 'rest', s.rest),

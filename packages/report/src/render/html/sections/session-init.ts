@@ -1,9 +1,10 @@
+import { int } from '../../../format.js';
 import { decode } from '../../../histogram.js';
-import { int, roundLabel } from '../../numbers.js';
+import { roundLabel } from '../../groups.js';
 import type { SeriesSpec } from '../charts.js';
 import { shade } from '../colors.js';
 import { type Context, num } from '../context.js';
-import { percentiles, SPECTRUM_LEVELS, SPECTRUM_TICKS, spectrum } from '../numbers.js';
+import { percentiles, SPECTRUM_LEVELS, SPECTRUM_TICKS, spectrum } from '../percentiles.js';
 import type { ReportSection, Table } from '../types.js';
 
 export function sessionInitSection(ctx: Context): ReportSection | undefined {

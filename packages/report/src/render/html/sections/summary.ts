@@ -1,8 +1,8 @@
-import type { ResultFile } from '@mcp-db-bench/contract';
-import { int } from '../../numbers.js';
+import { failedCalls, type ResultFile } from '@mcp-db-bench/contract';
+import { int } from '../../../format.js';
+import { namesLegend } from '../../legend.js';
 import { skippedLines } from '../../report.js';
 import { formatStages } from '../../stages.js';
-import { errorCount } from '../context.js';
 import type { Run, RunSummary } from '../types.js';
 
 export function runSummary(run: Run): RunSummary {
@@ -10,7 +10,7 @@ export function runSummary(run: Run): RunSummary {
   const e = r.environment;
   const c = r.config;
   const calls = r.steps.reduce((n, s) => n + s.calls, 0);
-  const errors = r.steps.reduce((n, s) => n + errorCount(s), 0);
+  const errors = r.steps.reduce((n, s) => n + failedCalls(s), 0);
   const measuredMs = r.steps.reduce((n, s) => n + s.durationMs, 0);
   const stages = loadStages(r);
   return {
@@ -62,7 +62,8 @@ export function runSummary(run: Run): RunSummary {
       ...(r.partial ? [`partial: the run was interrupted; these are the ${r.steps.length} step(s) it finished`] : []),
       ...r.warnings,
     ],
-    notes: skippedLines(r.skipped ?? []),
+    // what the rows' names mean (the era, the echo rows), then what was skipped
+    notes: [...namesLegend(r), ...skippedLines(r.skipped ?? [])],
   };
 }
 
