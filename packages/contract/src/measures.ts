@@ -10,8 +10,19 @@
  * - overran: the step's calls outlasted it by more than half its length, so its rate counted the
  *   calls that happened to end inside it, not what the server could do.
  */
-import { type RatioInterval, ratioInterval } from './interval.js';
-import type { Comparison, StepResult } from './results.js';
+import {
+  CLAIM_RULES,
+  type ClaimRules,
+  judgeRatios,
+  type PairedRatio,
+  pairWithheld,
+  type RatioDesign,
+  type RatioEvidence,
+  type RatioVerdict,
+  ratioEvidence,
+  WITHHELD,
+} from './claims.js';
+import type { Comparison, ResultFile, StepResult } from './results.js';
 
 const perSecond = (n: number, durationMs: number) => (durationMs > 0 ? n / (durationMs / 1000) : 0);
 
@@ -47,6 +58,10 @@ export interface Excluded {
   overran: number;
   /** one side has no step in the iteration */
   unpaired: number;
+  /** the claims rules: a side with too few calls (commits) for a rate */
+  few: number;
+  /** the claims rules: other processes disturbed the pair (`pairDisturbed`) */
+  disturbed: number;
 }
 
 /** Two sides paired by iteration: what a comparison of the result file holds. */
@@ -59,47 +74,106 @@ export interface Pairing {
   /** per iteration: base's p50 over other's (above 1: other answers sooner) */
   p50: number[];
   excluded: Excluded;
+  /** each iteration left out, with why (`WITHHELD`'s words) */
+  withheld: { iteration: number; reason: string }[];
 }
+
+/** Why an iteration's pair gives no ratio, by the pairing's rules and the claims rules; undefined: it gives one. */
+function leftOut(b: StepResult | undefined, o: StepResult | undefined, rules: ClaimRules): keyof Excluded | undefined {
+  if (!b || !o) return 'unpaired';
+  if (stepRate(b) <= 0 || stepRate(o) <= 0) return 'empty';
+  if (overran(b) || overran(o)) return 'overran';
+  const why = pairWithheld(b, o, rules);
+  return why === undefined ? undefined : why === WITHHELD.few ? 'few' : 'disturbed';
+}
+
+/** The words of each reason an iteration is left out (the disturbed ones say how: busy, or one side loaded). */
+const reasonOf = (kind: keyof Excluded, b: StepResult, o: StepResult, rules: ClaimRules): string =>
+  kind === 'disturbed' ? pairWithheld(b, o, rules)! : WITHHELD[kind];
 
 /**
  * The steps of two sides paired by iteration (the runner alternates the sides within each
  * iteration, so each pair ran close in time): per pair, the ratio of their rates and of their
  * p50s (`p50Us`: a step's p50 in µs; the histograms are the report package's). An iteration is
- * left out, and counted, when a side has no step in it, measured nothing to rate, or overran.
+ * left out, counted and said why, when a side has no step in it, measured nothing to rate, or
+ * overran; or by the claims rules, when a side made too few calls for a rate or other processes
+ * disturbed the pair (`pairWithheld`).
  */
 export function pairSteps(
   base: readonly StepResult[],
   other: readonly StepResult[],
   p50Us: (s: StepResult) => number,
+  rules: ClaimRules = CLAIM_RULES,
 ): Pairing {
   const unit = [...base, ...other].some((s) => s.commits) ? 'commits' : 'calls';
-  const out: Pairing = { unit, iterations: [], rate: [], p50: [], excluded: { empty: 0, overran: 0, unpaired: 0 } };
+  const excluded: Excluded = { empty: 0, overran: 0, unpaired: 0, few: 0, disturbed: 0 };
+  const out: Pairing = { unit, iterations: [], rate: [], p50: [], excluded, withheld: [] };
   const iterations = [...new Set([...base, ...other].map((s) => s.iteration))].sort((a, b) => a - b);
   for (const iteration of iterations) {
     const b = base.find((s) => s.iteration === iteration);
     const o = other.find((s) => s.iteration === iteration);
-    if (!b || !o) out.excluded.unpaired++;
-    else if (stepRate(b) <= 0 || stepRate(o) <= 0) out.excluded.empty++;
-    else if (overran(b) || overran(o)) out.excluded.overran++;
-    else {
+    const kind = leftOut(b, o, rules);
+    if (kind) {
+      excluded[kind]++;
+      out.withheld.push({ iteration, reason: b && o ? reasonOf(kind, b, o, rules) : WITHHELD.unpaired });
+    } else {
       out.iterations.push(iteration);
-      out.rate.push(stepRate(o) / stepRate(b));
-      out.p50.push(p50Us(b) / Math.max(p50Us(o), 1));
+      out.rate.push(stepRate(o!) / stepRate(b!));
+      out.p50.push(p50Us(b!) / Math.max(p50Us(o!), 1));
     }
   }
   return out;
 }
 
+/** Which of a comparison's ratios: of its rates (calls/s, commits/s), or of its p50s. */
+export type RatioOf = 'rate' | 'p50';
+
 /**
- * A comparison's verdict: the median of its per-iteration ratios and their interval (`p50`: of
- * its p50 ratios instead of its rates); undefined when no iteration paired. Every report and
- * finding takes a comparison's ratio from here, and nowhere else.
+ * How a file's ratios were measured: its planned iterations, and (study --budget) the batches
+ * its iterations were added in, which makes every look past the first stricter.
  */
-export function comparisonRatio(c: Comparison, of: 'rate' | 'p50' = 'rate'): RatioInterval | undefined {
+export const designOf = (config: Pick<ResultFile['config'], 'iterations' | 'extended'>): RatioDesign =>
+  config.extended
+    ? { planned: config.iterations, sequential: { batch: config.extended.batch } }
+    : { planned: config.iterations };
+
+/** The claims rules a file's ratios are judged by: its band (`run --band`), or `band` given, or the default. */
+export const rulesOf = (config: Pick<ResultFile['config'], 'band'>, band?: number): ClaimRules => ({
+  ...CLAIM_RULES,
+  band: band ?? config.band ?? CLAIM_RULES.band,
+});
+
+/** A comparison's pairs, one per iteration paired or left out: its ratio of `of`, or why there is none. */
+export function comparisonPairs(c: Comparison, of: RatioOf = 'rate'): PairedRatio[] {
   // a file written before `rate` holds its calls/s ratios as `throughput`
-  return ratioInterval(of === 'p50' ? c.p50 : (c.rate ?? c.throughput ?? []));
+  const ratios = of === 'p50' ? c.p50 : (c.rate ?? c.throughput ?? []);
+  const pairs: PairedRatio[] = [
+    ...c.iterations.map((iteration, i) => ({ iteration, ratio: ratios[i]! })),
+    ...(c.withheld ?? []).map(({ iteration, reason }) => ({ iteration, withheld: reason })),
+  ];
+  return pairs.sort((a, b) => a.iteration - b.iteration);
 }
 
-/** Why a comparison has no ratio: every iteration left out for a step that overran, or none paired. */
-export const noRatioReason = (c: Comparison): 'overran' | 'none' =>
-  c.excluded && c.excluded.overran > 0 && (c.rate ?? []).length === 0 ? 'overran' : 'none';
+/** One ratio of a family: a comparison's rate or p50 ratio, and how its file was measured. */
+export interface FamilyMember {
+  comparison: Comparison;
+  of: RatioOf;
+  design: RatioDesign;
+}
+
+/**
+ * The verdicts of a family of comparisons' ratios judged together (`judgeRatios`: the band, the
+ * per-ratio test, Holm over the family): every report and finding takes a comparison's ratio and
+ * verdict from here, and nowhere else. Each ratio rests on its usable pairs, at the look it
+ * settled (`ratioEvidence`); the evidence is returned beside its verdict.
+ */
+export function comparisonVerdicts(
+  family: readonly FamilyMember[],
+  rules: ClaimRules = CLAIM_RULES,
+): { evidence: RatioEvidence; verdict: RatioVerdict }[] {
+  const evidence = family.map((m) =>
+    ratioEvidence(comparisonPairs(m.comparison, m.of), m.design, { rules, family: family.length }),
+  );
+  const verdicts = judgeRatios(evidence, { rules, family: family.length });
+  return evidence.map((e, i) => ({ evidence: e, verdict: verdicts[i]! }));
+}

@@ -224,7 +224,7 @@ const comparisonSide = z.object({
  * set, each later one against each earlier one (`targets`), each agent count against the fewest
  * (`agents`), and MCP echo against the bare node:http floor measured beside it (`floor`). The
  * runner alternates the sides within each iteration, so each pair ran close in time; renderers
- * take the median ratio and its interval from `comparisonRatio`.
+ * take the median ratio, its interval and its verdict from `comparisonVerdicts` (measures.ts).
  */
 export const comparison = z.object({
   kind: z.enum(['indexes', 'targets', 'agents', 'floor']),
@@ -247,8 +247,20 @@ export const comparison = z.object({
   throughput: z.array(z.number()).optional(),
   /** per iteration: base's p50 over other's (above 1: other answers sooner) */
   p50: z.array(z.number()),
-  /** the iterations left out, by reason: a side with no step, nothing to rate, a step that overran */
-  excluded: z.object({ empty: count, overran: count, unpaired: count }).optional(),
+  /**
+   * the iterations left out, by reason: a side with no step, nothing to rate, a step that overran;
+   * and by the claims rules (absent in files written before them): too few calls for a rate, the
+   * machine disturbed by other processes
+   */
+  excluded: z
+    .object({ empty: count, overran: count, unpaired: count, few: count.optional(), disturbed: count.optional() })
+    .optional(),
+  /**
+   * Each iteration left out, with why (`WITHHELD`'s words): what the claims rules say of a ratio
+   * with too few usable pairs. Absent in files written before the claims rules, whose comparisons
+   * the reports pair again.
+   */
+  withheld: z.array(z.object({ iteration: z.number().int(), reason: z.string() })).optional(),
 });
 
 /** A database as the run found it: version, the settings that decide the result, the dataset it holds. */
@@ -348,6 +360,11 @@ export const resultFile = z.object({
      * `batch`, until the ratios settled or the budget ran out; the steps run to `iterations` here.
      */
     extended: z.object({ iterations: z.number().int(), batch: z.number().int() }).optional(),
+    /**
+     * `run --band`, `study --band`: the claims rules' practical band as a factor (1.1: ratios within
+     * [1/1.1, 1.1] are no difference worth claiming). Absent: the rules' default, ±10%.
+     */
+    band: z.number().optional(),
     /** floor, soak and each segment of a study: the command line that measured the file, URLs redacted (absent from run's own files) */
     command: z.string().optional(),
     /** floor and soak: the worker processes of the servers they started */
