@@ -125,11 +125,12 @@ const paired = new WeakMap<ResultFile, Comparison[]>();
 
 /**
  * The comparisons every report and finding reads: the file's own, as the run wrote them; a file
- * written before its comparisons carried `rate` (calls/s for transfers, overran steps kept) has
- * its steps paired now by the same function, so every file reads by today's rules.
+ * written before its comparisons carried `rate` (calls/s for transfers, overran steps kept) or
+ * the claims rules' `withheld` (too few calls, a disturbed machine) has its steps paired now by
+ * the same function, so every file reads by today's rules.
  */
 export function comparisonsOf(file: ResultFile): Comparison[] {
-  if (file.comparisons?.every((c) => c.rate !== undefined)) return file.comparisons;
+  if (file.comparisons?.every((c) => c.rate !== undefined && c.withheld !== undefined)) return file.comparisons;
   let found = paired.get(file);
   if (!found) {
     found = comparisons(file.steps, { targets: file.config.targets.map((t) => t.label), indexes: file.config.indexes });

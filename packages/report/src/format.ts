@@ -2,7 +2,7 @@
  * Numbers as every report writes them, the terminal's, Markdown's, the HTML page's and the
  * findings': one function per kind of number, so one number reads the same wherever it is shown.
  */
-import { type Comparison, comparisonRatio, formatRatio, noRatioReason } from '@mcp-db-bench/contract';
+import { formatVerdict, type RatioVerdict } from '@mcp-db-bench/contract';
 
 /** A count (or a number shown whole): rounded, its thousands grouped as en-US writes them (12,345). */
 export const int = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -20,15 +20,10 @@ export const ms = (us: number): string => figures(us / 1000);
 export const pct = (x: number): string => `${(x * 100).toFixed(x !== 0 && Math.abs(x) < 0.01 ? 1 : 0)}%`;
 
 /**
- * A comparison's ratio as it reads (`formatRatio`: `1.32x [1.10–1.58]`, `~ (0.91–1.12)`); `of`
- * p50: its p50 ratio. "overran" when every iteration was left out for a step that overran, "–"
- * when there is no comparison or no pair.
+ * A ratio as it reads, by its verdict (`formatVerdict`: `1.32x [1.15–1.58]`, `no difference
+ * (0.97–1.04)`, `~ (1.05–1.20)`, `withheld (...)`, `1.32x (1 iteration)`); "–" when there is none.
  */
-export function ratio(c: Comparison | undefined, of: 'rate' | 'p50' = 'rate'): string {
-  const r = c && comparisonRatio(c, of);
-  if (r) return formatRatio(r);
-  return c && noRatioReason(c) === 'overran' ? 'overran' : '–';
-}
+export const ratio = (v: RatioVerdict | undefined): string => (v ? formatVerdict(v) : '–');
 
 /** Median and range of a few numbers, as "median (min–max)". */
 export function spread(values: readonly number[], format: (n: number) => string): string {

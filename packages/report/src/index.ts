@@ -11,6 +11,7 @@ export { readResultFile, readRuns, writeResultFile } from './files.js';
 export {
   type Claim,
   type Finding,
+  type FindingsOptions,
   findingsHtml,
   findingsMarkdown,
   shares,
@@ -58,3 +59,4 @@ export { type ReportFormat, renderRuns } from './render/runs.js';
 export { soakReport } from './render/soak.js';
 export { formatStages, MAX_STAGE_ROWS, stageSections } from './render/stages.js';
 export { type Section, toMarkdown, toTerminal } from './render/table.js';
+export { type Judged, type JudgedRatio, judge, judged, machineLines, ratioName, withheldLines } from './verdicts.js';

@@ -61,7 +61,7 @@ describe('the default report', () => {
     expect(text).toMatch(
       /^transfer on mariadb: committed\/s \d+ at 1 agent, \d+ at 4 agents · \d+ conflicts? ·\nledger verified$/m,
     );
-    expect(text).toMatch(/^engines compared, mariadb\/sqlite at 4 agents: transfer /m);
+    expect(text).toMatch(/^engines compared, mariadb\/sqlite at 4 agents:\s+transfer /m);
     expect(text).toMatch(/^tokens in tools\/list and a session start: sqlite 1,651 and 3,058; mariadb 1,651$/m);
     // --trace-split: where a p50 call went, in shares of it
     const split = { clientUs: 1000, serverUs: 600, databaseUs: 300, waitUs: 0, protocolUs: 300 };

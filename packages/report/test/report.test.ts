@@ -123,7 +123,7 @@ describe('the report', () => {
     expect(speedup.rows[0]?.slice(0, 6)).toEqual(['sqlite', 'filtered', '1', '50.0', '450', '9.00x (1 iteration)']);
   });
 
-  it('gives each paired ratio its interval, and reads one that crosses 1 as no difference measured', () => {
+  it('judges each paired ratio by the claims rules: a difference, no difference, or undecided', () => {
     const base = { target: 'sqlite', indexes: 'baseline' };
     const other = { target: 'sqlite', indexes: 'optimized' };
     const steps = [1, 2, 3, 4, 5].flatMap((iteration) => [
@@ -141,14 +141,20 @@ describe('the report', () => {
           other,
           iterations: [1, 2, 3, 4, 5],
           // as the run paired them: the report shows the file's own comparison
-          rate: [1.32, 1.1, 1.58, 1.4, 1.25],
-          p50: [0.91, 1.05, 1.12, 1.0, 0.97],
+          rate: [1.32, 1.2, 1.58, 1.4, 1.25],
+          p50: [0.97, 1.05, 1.02, 1.0, 0.99],
+          withheld: [],
         },
       ],
     };
     const speedup = reportSections(file).find((s) => s.title.startsWith('Index speed-up'))!;
-    expect(speedup.rows[0]?.slice(5)).toEqual(['1.32x [1.10–1.58]', '~ (0.91–1.12)']);
-    expect(speedup.note).toMatch(/no difference measured/);
+    // the rate ratio wholly outside the ±10% band and sure among the run's 2 ratios; the p50 inside it
+    expect(speedup.rows[0]?.slice(5)).toEqual(['1.32x [1.20–1.58]', 'no difference (0.97–1.05)']);
+    expect(speedup.note).toMatch(/the run's 2 ratios judged together against a ±10% band/);
+    // p50s of 0.91 to 1.12 cross the band's edges: undecided
+    file.comparisons[0]!.p50 = [0.91, 1.05, 1.12, 1.0, 0.97];
+    const crossing = reportSections({ ...file }).find((s) => s.title.startsWith('Index speed-up'))!;
+    expect(crossing.rows[0]?.[6]).toBe('~ (0.91–1.12)');
   });
 
   it('merges iterations: median goodput with its spread', () => {

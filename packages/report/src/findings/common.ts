@@ -1,11 +1,11 @@
-import { overran, type RatioInterval, type ResultFile, type StepResult, stepRate } from '@mcp-db-bench/contract';
+import { overran, type RatioVerdict, type ResultFile, type StepResult, stepRate } from '@mcp-db-bench/contract';
 import { rate } from '../format.js';
 import { medianRate } from '../render/groups.js';
 import type { ChartSpec, SeriesSpec } from '../render/html/charts.js';
 import { seriesColor } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
 
-export { intervalCell, rateCell, ratioCell } from '../render/html/context.js';
+export { rateCell, ratioCell } from '../render/html/context.js';
 
 /**
  * One finding of the study, a pure function of its result files: a table whose ratios carry
@@ -23,11 +23,11 @@ export interface Finding {
   commands: string[];
 }
 
-/** A ratio a finding claims, named so that the same claim can be found in another run of the study. */
+/** A ratio a finding shows, with its verdict, named so that the same ratio can be found in another run of the study. */
 export interface Claim {
   finding: string;
   what: string;
-  ratio: RatioInterval;
+  verdict: RatioVerdict;
 }
 
 /** Targets in the order the files list them, each with its engine. */
@@ -48,9 +48,13 @@ export const colorOf = (targets: readonly { label: string }[], label: string) =>
     targets.map((t) => t.label),
   );
 
-/** A ratio's interval for a chart's whisker (none from one iteration). */
-export const whisker = (r: RatioInterval | undefined): [number, number] | null =>
-  r && r.n > 1 ? [r.low, r.high] : null;
+/** A ratio's interval for a chart's whisker (none without one: too few pairs). */
+export const whisker = (v: RatioVerdict | undefined): [number, number] | null =>
+  v && Number.isFinite(v.low) && Number.isFinite(v.high) ? [v.low, v.high] : null;
+
+/** A ratio's median for a chart's bar (none when withheld for want of pairs). */
+export const barValue = (v: RatioVerdict | undefined): number | null =>
+  v && Number.isFinite(v.median) ? v.median : null;
 
 /** Median rate of the steps, in their unit (committed/s for transfers); undefined without steps. */
 export const stepsRate = (steps: readonly StepResult[]) => (steps.length ? medianRate(steps) : undefined);

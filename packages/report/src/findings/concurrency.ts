@@ -1,8 +1,9 @@
-import { type Comparison, comparisonRatio, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
+import type { Comparison, ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { comparisonsOf } from '../comparisons.js';
 import { shade } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
 import { lastIndexSet } from '../render/ratios.js';
+import type { Judged } from '../verdicts.js';
 import {
   type Claim,
   colorOf,
@@ -72,12 +73,12 @@ function scalingPoints(files: readonly ResultFile[]): Point[] {
   });
 }
 
-const ratioOf = (p: Point) => p.comparison && comparisonRatio(p.comparison);
-
-export const scalingClaims = (files: readonly ResultFile[]): Claim[] =>
+export const scalingClaims = (files: readonly ResultFile[], j: Judged): Claim[] =>
   scalingPoints(files).flatMap((p) => {
-    const ratio = ratioOf(p);
-    return ratio ? [{ finding: 'concurrency scaling', what: `${p.target} ${p.workload} × ${p.agents}`, ratio }] : [];
+    const verdict = j.of(p.comparison);
+    return verdict
+      ? [{ finding: 'concurrency scaling', what: `${p.target} ${p.workload} × ${p.agents}`, verdict }]
+      : [];
   });
 
 /**
@@ -85,7 +86,7 @@ export const scalingClaims = (files: readonly ResultFile[]): Claim[] =>
  * indexes), and its ratio to the fewest agents paired per iteration (the steps of one iteration
  * ran close in time).
  */
-export function concurrencyScaling(files: readonly ResultFile[]): Finding | undefined {
+export function concurrencyScaling(files: readonly ResultFile[], j: Judged): Finding | undefined {
   const points = scalingPoints(files);
   if (!points.length) return undefined;
   const used = scaled(files);
@@ -108,7 +109,7 @@ export function concurrencyScaling(files: readonly ResultFile[]): Finding | unde
     p.workload,
     String(p.agents),
     stepsRateCell(p.steps),
-    p.reference ? '1 (reference)' : ratioCell(p.comparison),
+    p.reference ? '1 (reference)' : ratioCell(j.of(p.comparison)),
   ]);
   return {
     id: 'concurrency',

@@ -1,9 +1,20 @@
-import { type Comparison, comparisonRatio, type ResultFile } from '@mcp-db-bench/contract';
+import type { Comparison, ResultFile } from '@mcp-db-bench/contract';
 import { comparisonsOf } from '../comparisons.js';
 import { shade } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
 import { lastIndexSet } from '../render/ratios.js';
-import { barChart, type Claim, colorOf, commandsOf, type Finding, ratioCell, targetsOf, whisker } from './common.js';
+import type { Judged } from '../verdicts.js';
+import {
+  barChart,
+  barValue,
+  type Claim,
+  colorOf,
+  commandsOf,
+  type Finding,
+  ratioCell,
+  targetsOf,
+  whisker,
+} from './common.js';
 
 interface Pair {
   base: string;
@@ -53,19 +64,18 @@ function pairRatios(files: readonly ResultFile[]): PairRatio[] {
   });
 }
 
-const ratioOf = (r: PairRatio | undefined) => r && comparisonRatio(r.comparison);
-
-export function engineClaims(files: readonly ResultFile[]): Claim[] {
+export function engineClaims(files: readonly ResultFile[], j: Judged): Claim[] {
   const targets = targetsOf(files);
   return pairRatios(files).flatMap((r) => {
-    const ratio = ratioOf(r);
-    return ratio
-      ? [{ finding: 'engines compared', what: `${pairName(r, targets)} ${r.workload} × ${r.agents}`, ratio }]
+    const verdict = j.of(r.comparison);
+    return verdict
+      ? [{ finding: 'engines compared', what: `${pairName(r, targets)} ${r.workload} × ${r.agents}`, verdict }]
       : [];
   });
 }
 
-export function enginesCompared(files: readonly ResultFile[]): Finding | undefined {
+export function enginesCompared(files: readonly ResultFile[], j: Judged): Finding | undefined {
+  const ratioOf = (r: PairRatio | undefined) => j.of(r?.comparison);
   const ratios = pairRatios(files);
   const targets = targetsOf(files);
   const pairs = pairsOf(targets.map((t) => t.label));
@@ -82,7 +92,7 @@ export function enginesCompared(files: readonly ResultFile[]): Finding | undefin
       agents,
       ...pairs.map((p) => {
         const r = pairOf(workload, Number(agents), p);
-        return r ? ratioCell(r.comparison) : '–';
+        return r ? ratioCell(j.of(r.comparison)) : '–';
       }),
     ];
   });
@@ -103,8 +113,8 @@ export function enginesCompared(files: readonly ResultFile[]): Finding | undefin
     note:
       'Each database against each other one: calls/s (transfers: committed/s) over calls/s, paired per iteration ' +
       '(the databases alternate within each iteration), median and interval; above 1 the first-named is faster. ' +
-      'Optimized indexes (the handshake, which reads no table, under the first index set). "~ (low–high)": no ' +
-      'difference measured. The chart: medians on a log axis with their intervals.',
+      'Optimized indexes (the handshake, which reads no table, under the first index set). Each judged by the ' +
+      'claims rules (the legend above). The chart: medians on a log axis with their intervals.',
     head: ['workload', 'agents', ...pairs.map((p) => pairName(p, targets))],
     rows,
     chart: barChart(
@@ -117,7 +127,7 @@ export function enginesCompared(files: readonly ResultFile[]): Finding | undefin
         .map((b) => ({
           label: b.label,
           color: b.color,
-          values: workloads.map((w) => b.at(w)?.median ?? null),
+          values: workloads.map((w) => barValue(b.at(w))),
           intervals: workloads.map((w) => whisker(b.at(w))),
         })),
     ),

@@ -1,9 +1,11 @@
-import { type Comparison, comparisonRatio, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
+import type { Comparison, ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { comparisonsOf, sidesOf, stepsOf } from '../comparisons.js';
 import { shade } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
+import type { Judged } from '../verdicts.js';
 import {
   barChart,
+  barValue,
   type Claim,
   colorOf,
   commandsOf,
@@ -42,15 +44,14 @@ function indexRatios(files: readonly ResultFile[]): IndexRatio[] {
   );
 }
 
-export const indexClaims = (files: readonly ResultFile[]): Claim[] =>
+export const indexClaims = (files: readonly ResultFile[], j: Judged): Claim[] =>
   indexRatios(files).flatMap((r) => {
-    const ratio = comparisonRatio(r.comparison);
-    return ratio ? [{ finding: 'index speed-up', what: `${r.target} ${r.workload} × ${r.agents}`, ratio }] : [];
+    const verdict = j.of(r.comparison);
+    return verdict ? [{ finding: 'index speed-up', what: `${r.target} ${r.workload} × ${r.agents}`, verdict }] : [];
   });
 
-const ratioOf = (c: Comparison | undefined) => c && comparisonRatio(c);
-
-export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
+export function indexEffect(files: readonly ResultFile[], j: Judged): Finding | undefined {
+  const ratioOf = (c: Comparison | undefined) => j.of(c);
   const ratios = indexRatios(files);
   if (!ratios.length) return undefined;
   const used = files.filter((f) => comparisonsOf(f).some((c) => c.kind === 'indexes'));
@@ -61,7 +62,7 @@ export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
     String(r.agents),
     stepsRateCell(r.base),
     stepsRateCell(r.other),
-    ratioCell(r.comparison),
+    ratioCell(j.of(r.comparison)),
   ]);
   // a bar per database and agent count, grouped by workload: few enough groups for level labels
   const categories = [...new Set(ratios.map((r) => r.workload))];
@@ -79,8 +80,8 @@ export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
     title: 'The index effect per database',
     note:
       'Optimized over baseline indexes: calls/s (transfers: committed/s) paired per iteration, median and its ' +
-      'interval. "~ (low–high)" is no difference measured: the interval crosses 1.0. The chart shows the medians on ' +
-      'a log axis, each with its interval: a colour per database, paler for fewer agents.',
+      'interval, judged by the claims rules (the legend above). The chart shows the medians on a log axis, each ' +
+      'with its interval: a colour per database, paler for fewer agents.',
     head: ['database', 'workload', 'agents', 'baseline per s', 'optimized per s', 'speed-up'],
     rows,
     chart: barChart(
@@ -91,7 +92,7 @@ export function indexEffect(files: readonly ResultFile[]): Finding | undefined {
       bars.map((b) => ({
         label: b.key,
         color: b.color,
-        values: categories.map((c) => ratioOf(at(c, b.key))?.median ?? null),
+        values: categories.map((c) => barValue(ratioOf(at(c, b.key)))),
         intervals: categories.map((c) => whisker(ratioOf(at(c, b.key)))),
       })),
     ),

@@ -47,10 +47,17 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
       });
     }
   if (!parts.length) return undefined;
-  // the share of the whole run's p50s (the three add to 100%), with the range of the rounds' shares when recorded
-  const share = (p: (typeof parts)[number], k: 'database' | 'protocol' | 'rest', whole: number): Cell => {
+  // with rounds: the median of the rounds' shares, inside their range by construction; without
+  // (an older file): the share of the whole run's p50s
+  const headline = (p: (typeof parts)[number], k: 'database' | 'protocol' | 'rest') => {
     const i = medianInterval(p.rounds.map((r) => shares(r.raw, r.echo, r.full)[k]));
-    return { text: i && i.n > 1 ? `${pct(whole)} [${pct(i.low)}–${pct(i.high)}]` : pct(whole), value: whole };
+    return i && i.n > 1 ? i : undefined;
+  };
+  const share = (p: (typeof parts)[number], k: 'database' | 'protocol' | 'rest', whole: number): Cell => {
+    const i = headline(p, k);
+    return i
+      ? { text: `${pct(i.median)} [${pct(i.low)}–${pct(i.high)}]`, value: i.median }
+      : { text: pct(whole), value: whole };
   };
   const rows = parts.map((p) => {
     const s = shares(p.raw, p.echo, p.full);
@@ -66,16 +73,18 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
     ] satisfies Cell[];
   });
   const categories = parts.map((p) => `${p.target.split(' ')[0]} ${p.operation}`);
-  const of = (k: 'database' | 'protocol' | 'rest') => parts.map((p) => shares(p.raw, p.echo, p.full)[k] * 100);
+  const of = (k: 'database' | 'protocol' | 'rest') =>
+    parts.map((p) => (headline(p, k)?.median ?? shares(p.raw, p.echo, p.full)[k]) * 100);
   return {
     id: 'time',
     title: 'Where the time goes: protocol against database',
     note:
       'p50 of one call end to end, of the same statement through the database driver alone (database), and of the ' +
       "echo tool (MCP and HTTP, no database: protocol). Shares of the whole: database and protocol, the server's own " +
-      'work the rest; they add to 100% (when database and protocol together exceed the whole, both are scaled to it). ' +
-      "Timed in the last iteration, in 5 rounds that take turns; in brackets the range of the rounds' shares (none in " +
-      'a file written before rounds were kept).',
+      'work the rest; in each round they add to 100% (when database and protocol together exceed the whole, both ' +
+      'are scaled to it). Timed in the last iteration, in 5 rounds that take turns: each share is the median of the ' +
+      "rounds' shares, in brackets their range (so the three medians need not add to exactly 100%); a file written " +
+      "before rounds were kept gives the whole run's shares, no range.",
     head: [
       'database',
       'operation',

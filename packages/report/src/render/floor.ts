@@ -2,6 +2,7 @@ import { type Comparison, goodput, type ResultFile } from '@mcp-db-bench/contrac
 import { type Cell, comparisonsOf, floorBefore, sidesOf } from '../comparisons.js';
 import { int, median, ms, ratio, spread } from '../format.js';
 import { summarize } from '../histogram.js';
+import { judged } from '../verdicts.js';
 import { ratioLegend } from './legend.js';
 import type { Section } from './table.js';
 
@@ -50,7 +51,7 @@ function pairedSection(result: ResultFile, paired: readonly Comparison[]): Secti
         ms,
       ),
       spread(of(base).map(goodput), int),
-      ratio(c),
+      ratio(judged(result).of(c)),
       `${int(median(ours.map((s) => s.client.cpuPerCallUs)))} / ` +
         `${int(median(of(base).map((s) => s.client.cpuPerCallUs)))}`,
     ];
@@ -60,7 +61,7 @@ function pairedSection(result: ResultFile, paired: readonly Comparison[]): Secti
     title: 'Our server against the bare node:http echo floor, same run',
     note:
       `\`${c.command ?? 'mcp-db-bench floor'}\`: ${c.iterations} iterations of ${c.durationMs / 1000} s per step ` +
-      `(in ${c.slices ?? 1} slices alternating with the floor), median (min–max); ratio: ours over the floor, ${ratioLegend(c.iterations)}; ` +
+      `(in ${c.slices ?? 1} slices alternating with the floor), median (min–max); ratio: ours over the floor, ${ratioLegend(judged(result), c.iterations)}; ` +
       `server with ${c.workers ?? 1} worker process(es); ` +
       `${env.cpus} × ${env.cpuModel}, Node ${env.node}, load average ` +
       `${env.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,

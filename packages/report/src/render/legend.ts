@@ -1,7 +1,8 @@
 /**
  * What a report's signs and names mean, said once under the first table that uses them: the
- * ratios' `~`, `( )` and `[ ]`, their confidence and iterations, the protocol eras in the rows'
- * names, and the echo rows. Each line only when the file has what it explains.
+ * ratios' verdicts (a difference, no difference, `~`, withheld), their confidence, iterations,
+ * band and family, the protocol eras in the rows' names, and the echo rows. Each line only when
+ * the file has what it explains.
  */
 import {
   ERA_NAMES,
@@ -13,18 +14,31 @@ import {
 } from '@mcp-db-bench/contract';
 import { FLOOR_LABEL } from '../comparisons.js';
 import { int, pct } from '../format.js';
+import type { Judged } from '../verdicts.js';
 
 /** How sure an interval from `n` paired iterations is: the confidence the ratios' intervals reach. */
 const confidenceOf = (n: number) => medianInterval(Array.from({ length: n }, (_, i) => i))?.confidence ?? 0;
 
-/** The ratios' signs, for a run of `iterations` iterations. */
-export function ratioLegend(iterations: number): string {
-  if (iterations < 2) return 'ratios: from 1 iteration, no interval (--iterations 5 tells a difference from noise)';
+/**
+ * The ratios' signs and the rules that chose them, for a run (or a study) of `iterations`
+ * iterations whose ratios `j` judged together: how many, the interval's confidence, the band.
+ */
+export function ratioLegend(j: Pick<Judged, 'rules' | 'family'>, iterations: number, whose = "the run's"): string {
+  const { rules } = j;
+  if (iterations < rules.minPairs)
+    return (
+      `ratios: from ${int(iterations)} iteration(s), no interval (an interval needs ${rules.minPairs}; ` +
+      '--iterations 5 tells a difference from noise)'
+    );
+  const band = `±${Math.round((rules.band - 1) * 100)}%`;
   const sure = confidenceOf(iterations);
   return (
-    `ratios: the median of ${int(iterations)} per-iteration ratios, the sides alternating in each iteration; ` +
-    `1.32x [1.10–1.58]: a difference, [ ] its ${pct(sure)} interval; ~ (0.91–1.12): no difference measured, ` +
-    `the interval crosses 1${sure < MIN_CONFIDENCE ? ' or rests on fewer than 5 iterations' : ''}`
+    `ratios: the median of ${int(iterations)} per-iteration ratios (the sides alternate in each iteration); ` +
+    `${whose} ${int(j.family)} ratios judged together against a ${band} band: 1.32x [1.15–1.58]: a difference, ` +
+    `its ${pct(sure)} interval outside the band and sure among the ${int(j.family)} (Holm, ${pct(rules.alpha)}); ` +
+    `no difference (0.97–1.04): inside the band; ~ (1.05–1.20): undecided, crossing a band edge` +
+    `${sure < MIN_CONFIDENCE ? ` or only ${pct(sure)} sure` : ''}; (4 of 5 iterations): the pairs usable; ` +
+    `withheld: fewer than ${rules.minPairs} usable pairs, and why`
   );
 }
 

@@ -2,6 +2,7 @@ import { type Comparison, type ResultFile, stepRate } from '@mcp-db-bench/contra
 import { comparisonsOf, FLOOR_LABEL } from '../comparisons.js';
 import { int, median, ms, pct, rate, ratio } from '../format.js';
 import { summary } from '../histogram.js';
+import { judged, machineLines, withheldLines } from '../verdicts.js';
 import { type Group, groupHistogram, groupSteps, roundLabel } from './groups.js';
 import { namesLegend, ratioLegend } from './legend.js';
 import { lastIndexSet, serverComparison } from './ratios.js';
@@ -173,8 +174,9 @@ function commonEra(targets: readonly string[]): string | undefined {
 
 /**
  * The run's verdicts, a line each: what it compared (index speed-up, engines or servers, with the
- * ratios' legend after them), what it was asked for (transfers, the time split, tokens), answer
- * agreement, failures and warnings, and how to see every table.
+ * ratios' legend after them), whether the machine was busy and the ratios withheld, what it was
+ * asked for (transfers, the time split, tokens), answer agreement, failures and warnings, and how
+ * to see every table.
  */
 function verdictLines(groups: readonly Group[], result: ResultFile, how: How, options: OverviewOptions): string[] {
   const { name } = how;
@@ -183,9 +185,12 @@ function verdictLines(groups: readonly Group[], result: ResultFile, how: How, op
   // the first few warnings in full: each says what to do; the rest behind --full
   const shown = warnings.slice(0, 3);
   const ratios = [...speedupLines(result, how), ...serverLines(groups, result, how)];
+  const j = judged(result);
   return [
     ...ratios,
-    ...(ratios.length ? [ratioLegend(result.config.iterations)] : []),
+    ...(ratios.length ? [ratioLegend(j, result.config.iterations)] : []),
+    ...machineLines([result], j),
+    ...withheldLines(j, { atMost: 3 }),
     ...transferLines(groups, result, name),
     ...traceSplitLines(groups, name),
     ...tokenLines(result, name),
@@ -240,7 +245,7 @@ function speedupLines(result: ResultFile, { name, width }: How): string[] {
     const mine = atMostAgents(indexes.filter((c) => c.other.target === target));
     const [first] = mine;
     if (!first) return [];
-    const parts = mine.map((c) => `${c.workload} ${ratio(c)}`);
+    const parts = mine.map((c) => `${c.workload} ${ratio(judged(result).of(c))}`);
     const what = `index speed-up on ${name(target)}, ${first.other.indexes}/${first.base.indexes} ${atWhat(mine)}:`;
     return [listLine(what, parts, width)];
   });
@@ -258,7 +263,7 @@ function serverLines(groups: readonly Group[], result: ResultFile, { name, width
   return others.flatMap((target) => {
     const mine = atMostAgents(paired.filter((x) => x.other.target === target));
     if (!mine.length) return [];
-    const parts = mine.map((x) => `${x.workload} ${ratio(x)}`);
+    const parts = mine.map((x) => `${x.workload} ${ratio(judged(result).of(x))}`);
     return [
       listLine(`${c.what.toLowerCase()} compared, ${name(target)}/${name(first!)} ${atWhat(mine)}:`, parts, width),
     ];

@@ -1,12 +1,14 @@
 /**
  * What a run compared, as the terminal, Markdown and HTML reports show it: index sets, servers
  * (or engines) side by side, and MCP echo against the bare floor. Every ratio is one of the run's
- * comparisons (`comparisonsOf`), written by `ratio`: the text the findings show for it too.
+ * comparisons (`comparisonsOf`) with its verdict (`judged`), written by `ratio`: the text the
+ * findings show for it too.
  */
 import type { Comparison, ResultFile, StepResult } from '@mcp-db-bench/contract';
 import { comparisonBetween, comparisonsOf, FLOOR_LABEL, sidesOf, stepsOf } from '../comparisons.js';
 import { int, median, ms, pct, rate, ratio } from '../format.js';
 import { summary } from '../histogram.js';
+import { judged } from '../verdicts.js';
 import { type Group, groupHistogram, groupSteps, medianGoodput, medianRate, roundLabel } from './groups.js';
 import { ratioLegend } from './legend.js';
 import type { Section } from './table.js';
@@ -28,6 +30,7 @@ export interface IndexRow {
 
 /** Every index set the run compared with its first, per target, workload and agent count. */
 export function indexRows(result: ResultFile): IndexRow[] {
+  const j = judged(result);
   return comparisonsOf(result)
     .filter((c) => c.kind === 'indexes')
     .map((c) => {
@@ -39,8 +42,8 @@ export function indexRows(result: ResultFile): IndexRow[] {
         sets: [base.indexes, other.indexes],
         rates: [medianRate(stepsOf(result, base)), medianRate(stepsOf(result, other))],
         unit: c.unit ?? 'calls',
-        speedup: ratio(c),
-        p50: ratio(c, 'p50'),
+        speedup: ratio(j.of(c)),
+        p50: ratio(j.of(c, 'p50')),
         comparison: c,
       };
     });
@@ -58,7 +61,9 @@ export function speedupSection(result: ResultFile): Section[] {
   return [
     {
       title: `Index speed-up: ${first?.sets[1] ?? 'optimized'} versus ${first?.sets[0] ?? 'baseline'}`,
-      note: [ratioLegend(result.config.iterations), unitNote(rows.map((r) => r.unit))].filter(Boolean).join('; '),
+      note: [ratioLegend(judged(result), result.config.iterations), unitNote(rows.map((r) => r.unit))]
+        .filter(Boolean)
+        .join('; '),
       head: ['target', 'workload', 'agents', `${first?.sets[0]} /s`, `${first?.sets[1]} /s`, 'speed-up', 'p50'],
       rows: rows.map((r) => [
         r.target,
@@ -140,11 +145,12 @@ export function serverComparison(groups: readonly Group[], result: ResultFile): 
 export function comparisonSection(groups: readonly Group[], result: ResultFile): Section[] {
   const c = serverComparison(groups, result);
   if (!c) return [];
+  const j = judged(result);
   const rows = c.rows.map((r) => [
     r.workload,
     int(r.agents),
     ...r.cells.map((x) =>
-      x ? `${rate(x.rate)} /s, p50 ${ms(x.p50Ms * 1000)}${x.comparison ? `, ${ratio(x.comparison)}` : ''}` : '–',
+      x ? `${rate(x.rate)} /s, p50 ${ms(x.p50Ms * 1000)}${x.comparison ? `, ${ratio(j.of(x.comparison))}` : ''}` : '–',
     ),
   ]);
   const paired = c.rows.some((r) => r.cells.some((x) => x?.comparison));
@@ -154,7 +160,7 @@ export function comparisonSection(groups: readonly Group[], result: ResultFile):
       // the cells' units, once, in the title: each cell is `calls/s, p50 ms[, calls/s against the first]`
       title: `${c.what} compared (${c.indexes ?? 'as found'} indexes): calls/s, p50 ms${paired ? `, calls/s against ${c.targets[0]}` : ''}`,
       ...(paired && {
-        note: [ratioLegend(result.config.iterations), unitNote(units)].filter(Boolean).join('; '),
+        note: [ratioLegend(j, result.config.iterations), unitNote(units)].filter(Boolean).join('; '),
       }),
       head: ['workload', 'agents', ...c.targets],
       rows,
@@ -179,7 +185,7 @@ export function loadGeneratorSection(result: ResultFile): Section {
     g.workload === 'echo' ? `MCP echo (${roundLabel(g)})` : `${FLOOR_LABEL} echo`,
     int(g.agents),
     rate(medianGoodput(g).median),
-    g.workload === 'http-echo' ? '1 (the floor)' : ratio(floor(g)),
+    g.workload === 'http-echo' ? '1 (the floor)' : ratio(judged(result).of(floor(g))),
     int(med(g, (s) => s.client.cpuPerCallUs)),
     pct(med(g, (s) => s.client.cpuUtilization)),
     med(g, (s) => s.client.eventLoopDelayP99Ms).toFixed(1),

@@ -1,6 +1,7 @@
-import { failedCalls, type ResultFile, type StepResult, throughput } from '@mcp-db-bench/contract';
+import { failedCalls, isWithheld, type ResultFile, type StepResult, throughput } from '@mcp-db-bench/contract';
 import { int, median, ms, pct, rate } from '../format.js';
 import { merge, summary } from '../histogram.js';
+import { judged, machineLines, ratioName } from '../verdicts.js';
 import { commitsSection } from './commits.js';
 import { floorSections } from './floor.js';
 import { type Group, groupSteps, medianGoodput, REFUSED, roundLabel } from './groups.js';
@@ -40,6 +41,7 @@ export function reportSections(file: ResultFile): Section[] {
     scalingSection(groups),
     ...speedupSection(result),
     ...comparisonSection(groups, result),
+    withheldSection(result),
     ...decompositionSection(result),
     traceSplitSection(groups),
     agreementSection(result),
@@ -74,6 +76,7 @@ export function reportHeader(file: ResultFile, width?: number): string {
     ...(result.partial
       ? [`partial: the run was interrupted; these are the ${int(result.steps.length)} step(s) it finished`]
       : []),
+    ...machineLines([result], judged(result), { quiet: true }),
     ...result.warnings.map((w) => `warning: ${w}`),
     ...disagreementLines(result),
     ...skippedLines(result.skipped ?? []),
@@ -139,11 +142,33 @@ export function skippedLines(skipped: NonNullable<ResultFile['skipped']>): strin
 }
 
 function sessionInitSection(result: ResultFile): Section {
+  type Measured = Pick<ResultFile['sessionInit'][number], 'cold' | 'warm' | 'full'>;
+  const cells = (s: ResultFile['sessionInit'][number], m: Measured, pass: string) => {
+    const cold = summary(merge([m.cold.histogram]));
+    const warm = summary(merge([m.warm.histogram]));
+    const full =
+      m.full && `${ms(summary(merge([m.full.histogram])).p50)}${s.allTables ? ` (${int(s.allTables)} tables)` : ''}`;
+    return [
+      label(s),
+      pass,
+      s.taskTables?.join(', ') ?? 'all',
+      ms(cold.p50),
+      ms(cold.p99),
+      ms(warm.p50),
+      ms(warm.p95),
+      ms(warm.p99),
+      full ?? '–',
+    ];
+  };
   return {
     title:
       "Session init (whole agent start: handshake or discover, tools/list, list_tables, describe_table for the task's tables; full: for every table)",
+    note:
+      'cold: a new connection; warm: one kept open. first: the first pass, on a server just started; later: the ' +
+      'last pass, on the same server after the run (its code paths compiled)',
     head: [
       'target',
+      'pass',
       'task tables',
       'cold p50 ms',
       'cold p99 ms',
@@ -152,22 +177,23 @@ function sessionInitSection(result: ResultFile): Section {
       'warm p99 ms',
       'full discovery warm p50 ms',
     ],
-    rows: result.sessionInit.map((s) => {
-      const cold = summary(merge([s.cold.histogram]));
-      const warm = summary(merge([s.warm.histogram]));
-      const full =
-        s.full && `${ms(summary(merge([s.full.histogram])).p50)}${s.allTables ? ` (${int(s.allTables)} tables)` : ''}`;
-      return [
-        label(s),
-        s.taskTables?.join(', ') ?? 'all',
-        ms(cold.p50),
-        ms(cold.p99),
-        ms(warm.p50),
-        ms(warm.p95),
-        ms(warm.p99),
-        full ?? '–',
-      ];
-    }),
+    rows: result.sessionInit.flatMap((s) => [
+      cells(s, s, 'first'),
+      ...(s.later ? [cells(s, s.later, `later (iteration ${int(s.later.iteration)})`)] : []),
+    ]),
+  };
+}
+
+/** The ratios withheld (fewer usable pairs than an interval needs), each with why. */
+function withheldSection(result: ResultFile): Section {
+  const j = judged(result);
+  const rows = j.ratios
+    .filter((r) => isWithheld(r.verdict))
+    .map((r) => [ratioName(r.comparison, r.of), r.verdict.why ?? '']);
+  return {
+    title: `Ratios withheld: ${int(rows.length)} of the run's ${int(j.family)}, too few usable pairs for an interval`,
+    head: ['ratio', 'why'],
+    rows,
   };
 }
 

@@ -1,4 +1,4 @@
-import { type Comparison, comparisonRatio, type RatioInterval } from '@mcp-db-bench/contract';
+import type { RatioVerdict } from '@mcp-db-bench/contract';
 import { ms, rate, ratio } from '../../format.js';
 import { type Group, groupSteps } from '../groups.js';
 import { seriesColor } from './colors.js';
@@ -44,16 +44,12 @@ export const num = (value: number | null, text: (v: number) => string = (v) => m
 /** A rate as a cell, as every report writes rates (`rate`); '–' when there is none. */
 export const rateCell = (x: number | undefined): Cell => (x === undefined ? '–' : { text: rate(x), value: x });
 
-/** A ratio as a cell: `text`, its median as the value, and a tone for a difference up, down or none. */
-export const intervalCell = (r: RatioInterval, text: string): Cell => ({
-  text,
-  value: r.median,
-  tone: r.differs ? (r.median > 1 ? 'good' : 'bad') : 'noise',
-});
-
-/** A comparison's ratio as a cell: its text as every report writes it (`ratio`). */
-export function ratioCell(c: Comparison | undefined, of: 'rate' | 'p50' = 'rate'): Cell {
-  const r = c && comparisonRatio(c, of);
-  if (r) return intervalCell(r, ratio(c, of));
-  return ratio(c) === 'overran' ? { text: 'overran', tone: 'noise' } : '–';
+/**
+ * A ratio as a cell, by its verdict: its text as every report writes it (`ratio`), its median as
+ * the value, and a tone: a claim up (good) or down (bad), or none (noise); '–' when there is none.
+ */
+export function ratioCell(v: RatioVerdict | undefined): Cell {
+  if (!v) return '–';
+  const tone = v.verdict === 'claim' ? (v.side === 'above' ? 'good' : 'bad') : 'noise';
+  return { text: ratio(v), ...(Number.isFinite(v.median) ? { value: v.median } : {}), tone };
 }

@@ -1,4 +1,5 @@
 import { int } from '../../../format.js';
+import { judged } from '../../../verdicts.js';
 import { ratioLegend, sentence } from '../../legend.js';
 import { indexRows, unitNote } from '../../ratios.js';
 import { slug } from '../charts.js';
@@ -15,7 +16,8 @@ export function indexSection(ctx: Context): ReportSection | undefined {
   const blocks = ctx.runs.flatMap((run, i): Block[] => {
     const rows = indexRows(run.result);
     if (!rows.length) return [];
-    notes.add(ratioLegend(run.result.config.iterations));
+    const j = judged(run.result);
+    notes.add(ratioLegend(j, run.result.config.iterations));
     const units = unitNote(rows.map((r) => r.unit));
     if (units) notes.add(units);
     const perSecond = units ? 'per s' : 'calls/s';
@@ -57,8 +59,8 @@ export function indexSection(ctx: Context): ReportSection | undefined {
               int(r.agents),
               rateCell(r.rates[0]),
               rateCell(r.rates[1]),
-              ratioCell(r.comparison),
-              ratioCell(r.comparison, 'p50'),
+              ratioCell(j.of(r.comparison)),
+              ratioCell(j.of(r.comparison, 'p50')),
             ],
           })),
         },

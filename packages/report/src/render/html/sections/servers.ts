@@ -1,4 +1,5 @@
 import { int } from '../../../format.js';
+import { judged } from '../../../verdicts.js';
 import { ratioLegend, sentence } from '../../legend.js';
 import { serverComparison } from '../../ratios.js';
 import { slug } from '../charts.js';
@@ -17,7 +18,8 @@ export function serversSection(ctx: Context): ReportSection | undefined {
     const c = serverComparison(groups, ctx.runs[run]!.result);
     if (!c) return [];
     what = what && what !== c.what ? 'Servers' : c.what;
-    legends.add(ratioLegend(ctx.runs[run]!.result.config.iterations));
+    const j = judged(ctx.runs[run]!.result);
+    legends.add(ratioLegend(j, ctx.runs[run]!.result.config.iterations));
     // each target after the first: its rate against the first's, the run's comparison as the terminal writes it
     const [first, ...others] = c.targets;
     const categories = c.rows.map((r) => `${r.workload} × ${int(r.agents)}`);
@@ -48,7 +50,7 @@ export function serversSection(ctx: Context): ReportSection | undefined {
               r.workload,
               int(r.agents),
               ...r.cells.flatMap((x) => (x ? [rateCell(x.rate), num(x.p50Ms)] : ['not measured', 'not measured'])),
-              ...r.cells.slice(1).map((x) => ratioCell(x?.comparison)),
+              ...r.cells.slice(1).map((x) => ratioCell(j.of(x?.comparison))),
             ],
           })),
         },

@@ -1,5 +1,6 @@
 import { failedCalls, type ResultFile } from '@mcp-db-bench/contract';
 import { int } from '../../../format.js';
+import { judged, machineLines, withheldLines } from '../../../verdicts.js';
 import { namesLegend } from '../../legend.js';
 import { skippedLines } from '../../report.js';
 import { formatStages } from '../../stages.js';
@@ -60,6 +61,8 @@ export function runSummary(run: Run): RunSummary {
     ],
     warnings: [
       ...(r.partial ? [`partial: the run was interrupted; these are the ${r.steps.length} step(s) it finished`] : []),
+      ...machineLines([r], judged(r)),
+      ...withheldLines(judged(r)),
       ...r.warnings,
     ],
     // what the rows' names mean (the era, the echo rows), then what was skipped
