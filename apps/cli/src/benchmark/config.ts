@@ -53,6 +53,8 @@ export interface RunFlags {
   html?: string;
   /** every table on stdout, not the summary */
   full?: boolean;
+  /** --band: the claims rules' practical band, as a factor (1.1: ±10%) */
+  band?: number;
   threshold: Threshold[];
   junit?: string;
   /** the run in the Prometheus text exposition format */

@@ -11,6 +11,7 @@ import { InvalidArgumentError, Option } from 'commander';
 import type { ProtocolChoice } from '../labels.js';
 import {
   agentsOption,
+  bandOption,
   dbListOption,
   formatOption,
   jsonAlias,
@@ -210,6 +211,7 @@ function replayOptions(): Option[] {
 function reportOptions(): Option[] {
   return [
     new Option('--full', 'on stdout, every table of the report instead of the summary that fits the terminal'),
+    bandOption(),
     new Option('--html <file>', 'also write the HTML report here (the page report --format html makes)'),
     new Option(
       '--threshold <rule>',

@@ -249,6 +249,7 @@ function runDescription(config: RunConfig, serving: Serving, { entries: targets,
     ...(config.serverCpus || config.clientCpus
       ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
       : {}),
+    ...(config.band ? { band: config.band } : {}),
   };
   // until the agreed start is known (an interrupt may come first): now
   if (shard) describeShard(file, config, Date.now());

@@ -154,5 +154,6 @@ function replayDescription(
     ...(config.serverCpus || config.clientCpus
       ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
       : {}),
+    ...(config.band ? { band: config.band } : {}),
   };
 }
