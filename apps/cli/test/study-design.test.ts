@@ -176,5 +176,12 @@ describe('more iterations until the ratios settle', () => {
     const again = settlement([{ name: 'filtered', file: more }]);
     expect(again[0]!.ratios[0]!.iterations).toBe(7);
     expect(again[0]!.ratios[0]!.looks).toBe(2);
+    // a busy machine's ratios are withheld, not decided: counted apart from the undecided
+    const busy = { interference: { otherCpuShare: 0.7, stealShare: 0, ownCpuShare: 0.2, capacityMs: 2000 } };
+    const withheld = settlement([{ name: 'point-read', file: indexStudy(5, () => 2, busy) }]);
+    expect(withheld[0]!.withheld).toBe(2);
+    expect(settlementText(withheld, 1.1)).toBe(
+      'ratios decided against the ±10% band (a claim, or no difference): 0 of 2; 2 withheld for too few usable pairs (point-read 2)',
+    );
   });
 });

@@ -6,7 +6,7 @@
  * the study's ratios one family, each file's design from its own config), so what settles here is
  * what the findings page says.
  */
-import type { RatioEvidence, ResultFile } from '@mcp-db-bench/contract';
+import { isWithheld, type RatioEvidence, type ResultFile } from '@mcp-db-bench/contract';
 import { comparisons, int, judge } from '@mcp-db-bench/report';
 
 export const lastIteration = (file: ResultFile) =>
@@ -17,6 +17,8 @@ export interface SegmentSettlement {
   /** each ratio's evidence at the look it settled (or its last) */
   ratios: RatioEvidence[];
   unsettled: number;
+  /** of the unsettled, those withheld (too few usable pairs: a busy machine, steps that overran) */
+  withheld: number;
 }
 
 /** Every ratio of the study's segments against the claims rules, as the findings judge them (`band`: study --band). */
@@ -29,12 +31,17 @@ export function settlement(
     options,
   );
   return segments.map(({ name, file }) => {
-    const ratios = j.ratios.filter((r) => r.file === file).map((r) => r.evidence);
-    return { name, ratios, unsettled: ratios.filter((r) => !r.settled).length };
+    const mine = j.ratios.filter((r) => r.file === file);
+    const ratios = mine.map((r) => r.evidence);
+    const withheld = mine.filter((r) => !r.evidence.settled && isWithheld(r.verdict)).length;
+    return { name, ratios, unsettled: ratios.filter((r) => !r.settled).length, withheld };
   });
 }
 
-/** `ratios decided against the ±10% band (...): 61 of 70 (after 5 iterations: 52, after 7: 9); 9 undecided (...)` */
+/**
+ * `ratios decided against the ±10% band (...): 61 of 70 (after 5 iterations: 52, after 7: 9); 7
+ * undecided, 2 withheld for too few usable pairs (analytical-table 6, transfer 3)`
+ */
 export function settlementText(segments: readonly SegmentSettlement[], band: number): string {
   const all = segments.flatMap((s) => s.ratios);
   const settled = all.filter((r) => r.settled);
@@ -45,11 +52,16 @@ export function settlementText(segments: readonly SegmentSettlement[], band: num
     .map(([n, k], i) => `after ${int(n)}${i ? '' : ' iterations'}: ${int(k)}`)
     .join(', ');
   const open = all.length - settled.length;
+  const withheld = segments.reduce((n, s) => n + s.withheld, 0);
+  const undecided = [
+    ...(open > withheld ? [`${int(open - withheld)} undecided`] : []),
+    ...(withheld ? [`${int(withheld)} withheld for too few usable pairs`] : []),
+  ].join(', ');
   const where = segments.filter((s) => s.unsettled).map((s) => `${s.name} ${int(s.unsettled)}`);
   return (
     `ratios decided against the ±${Math.round((band - 1) * 100)}% band (a claim, or no difference): ` +
     `${int(settled.length)} of ${int(all.length)}${after ? ` (${after})` : ''}` +
-    (open ? `; ${int(open)} undecided (${where.join(', ')})` : '')
+    (open ? `; ${undecided} (${where.join(', ')})` : '')
   );
 }
 
