@@ -148,7 +148,11 @@ describe('mcp-db-bench study', () => {
       .map((l) => l.split('|').at(-2)!.trim());
     expect(verdicts).toHaveLength(Number(total));
     expect(verdicts.filter((v) => /flipped|newly claimed|claim lost/.test(v))).toEqual([]);
-    expect(md).toMatch(/By chance alone, were each claim's measured effect and spread the truth/);
+    // what chance alone explains, whether some ratio was claimed or (a busy machine) none
+    expect(md).toMatch(
+      /By chance alone, were each claim's measured effect|Neither run claims a ratio, so none can be lost/,
+    );
+    expect(md).toMatch(/either run may hold a false claim with a chance of at most \d+%/);
     const none = await runCli([...ARGS, '--against', join(dir, 'nowhere')], { cwd: dir, timeoutMs: 60_000 });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no study result file there (session-init.json');

@@ -90,7 +90,8 @@ export function findingsHtml(
   return htmlDocument(
     TITLE,
     `<header><h1>${TITLE}</h1><nav>${nav}</nav></header>\n${about}\n${sections.join('\n')}\n` +
-      '<style>nav a{display:inline-block;white-space:nowrap}pre.command{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:6px 8px;border-radius:6px;font-size:12px;max-width:1000px}</style>',
+      // a rerun's row holds two verdicts with their reasons: narrower wrapped cells keep it inside 1000 px
+      '<style>nav a{display:inline-block;white-space:nowrap}td.long{min-width:13em}pre.command{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:6px 8px;border-radius:6px;font-size:12px;max-width:1000px}</style>',
     findings.flatMap((f) => (f.chart ? [f.chart] : [])),
   );
 }

@@ -90,10 +90,17 @@ function rerunNote(
     `${int(verdicts.length)} ratios of both runs, judged by their verdicts (each run's ratios judged together, ` +
     `the same ±${Math.round((j.rules.band - 1) * 100)}% band): ${counted.join(', ')}. Reproduced and no ` +
     'difference both times are agreement; flipped, newly claimed and claim lost disagreement; unsettled ' +
-    '(neither run claims it, and not both say no difference) and withheld neither. By chance alone, were each ' +
-    `claim's measured effect and spread the truth, about ${expected.disagreements.toFixed(1)} of the ` +
-    `${int(claimed)} ratios claimed in either run would be claimed in one run and not the other; and either run ` +
-    `may hold a false claim with a chance of at most ${Math.round(expected.falseClaims * 100)}%. The ` +
+    `(neither run claims it, and not both say no difference) and withheld neither. ${chance(expected, claimed)} The ` +
     'disagreements come first. The earlier run was measured by the commands below.'
+  );
+}
+
+/** What chance alone explains: the disagreements expected were each claim's effect the truth, and the false-claim bound. */
+function chance(expected: { disagreements: number; falseClaims: number }, claimed: number): string {
+  const bound = `either run may hold a false claim with a chance of at most ${Math.round(expected.falseClaims * 100)}%.`;
+  if (!claimed) return `Neither run claims a ratio, so none can be lost or newly claimed; ${bound}`;
+  return (
+    `By chance alone, were each claim's measured effect and spread the truth, about ${expected.disagreements.toFixed(1)} ` +
+    `of the ${int(claimed)} ratios claimed in either run would be claimed in one run and not the other; and ${bound}`
   );
 }
