@@ -20,9 +20,10 @@ import {
   type RatioVerdict,
   type ResultFile,
   rulesOf,
+  type StepResult,
   stepBusy,
 } from '@mcp-db-bench/contract';
-import { comparisonsOf } from './comparisons.js';
+import { comparisonsOf, sidesOf, stepsOf } from './comparisons.js';
 import { int, pct } from './format.js';
 
 /** One ratio of the family, its evidence (the pairs it rests on) and its verdict. */
@@ -92,6 +93,24 @@ export function ratioName(c: Comparison, of: RatioOf = 'rate'): string {
   }
 }
 
+/** The share of the machine's CPU other processes took in the busy ones of `steps` (`43%–78%`); undefined: none busy. */
+function busyRange(steps: readonly StepResult[], rules: ClaimRules): { text: string; steps: number } | undefined {
+  const taken = steps.filter((s) => stepBusy(s, rules)).map((s) => otherShare(s.interference!));
+  if (!taken.length) return undefined;
+  const [low, high] = [pct(Math.min(...taken)), pct(Math.max(...taken))];
+  return { text: low === high ? low : `${low}–${high}`, steps: taken.length };
+}
+
+/**
+ * Why a ratio was withheld, as the rules say it, and (a busy machine) how much of its CPU other
+ * processes took during the ratio's own steps.
+ */
+export function withheldWhy(r: JudgedRatio, rules: ClaimRules): string {
+  const { base, other } = sidesOf(r.comparison);
+  const busy = busyRange([...stepsOf(r.file, base), ...stepsOf(r.file, other)], rules);
+  return `${r.verdict.why ?? ''}${busy ? `; ${busy.text} of the CPU went to other processes during its busy steps` : ''}`;
+}
+
 /**
  * What other processes took of the machine while the files' steps ran, when it was measured:
  * a line when some steps were busy (more than the rules allow: their pairs give no ratio) or
@@ -101,15 +120,13 @@ export function machineLines(files: readonly ResultFile[], j: Judged, options: {
   const measured = files.flatMap((f) => f.steps.filter((s) => s.interference));
   if (!measured.length) return [];
   const shares = measured.map((s) => otherShare(s.interference!));
-  const busy = measured.filter((s) => stepBusy(s, j.rules));
+  const busy = busyRange(measured, j.rules);
   const shifted = j.ratios.filter((r) => r.of === 'rate' && r.comparison.excluded?.disturbed).length;
   const most = Math.max(...shares);
-  if (busy.length) {
-    const taken = busy.map((s) => otherShare(s.interference!));
-    const [low, high] = [pct(Math.min(...taken)), pct(Math.max(...taken))];
+  if (busy) {
     return [
-      `the machine was busy: other processes took ${low === high ? low : `${low}–${high}`} of its CPU ` +
-        `during ${int(busy.length)} of ${int(measured.length)} steps (more than ${pct(j.rules.busyShare)}: ` +
+      `the machine was busy: other processes took ${busy.text} of its CPU ` +
+        `during ${int(busy.steps)} of ${int(measured.length)} steps (more than ${pct(j.rules.busyShare)}: ` +
         'a pair with such a step gives no ratio)',
     ];
   }
@@ -131,7 +148,7 @@ export function withheldLines(j: Judged, options: { atMost?: number; where?: str
   if (!withheld.length) return [];
   const count = `ratios withheld: ${int(withheld.length)} of ${int(j.family)}`;
   if (atMost <= 0) return [`${count} (${where}, with why)`];
-  const shown = withheld.slice(0, atMost).map((r) => `${ratioName(r.comparison, r.of)}: ${r.verdict.why}`);
+  const shown = withheld.slice(0, atMost).map((r) => `${ratioName(r.comparison, r.of)}: ${withheldWhy(r, j.rules)}`);
   const more = withheld.length - shown.length;
   return [count, ...shown.map((line) => `  ${line}`), ...(more > 0 ? [`  … ${int(more)} more (${where})`] : [])];
 }

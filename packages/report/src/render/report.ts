@@ -1,7 +1,7 @@
 import { failedCalls, isWithheld, type ResultFile, type StepResult, throughput } from '@mcp-db-bench/contract';
 import { int, median, ms, pct, rate } from '../format.js';
 import { merge, summary } from '../histogram.js';
-import { judged, machineLines, ratioName } from '../verdicts.js';
+import { judged, machineLines, ratioName, withheldWhy } from '../verdicts.js';
 import { commitsSection } from './commits.js';
 import { floorSections } from './floor.js';
 import { type Group, groupSteps, medianGoodput, REFUSED, roundLabel } from './groups.js';
@@ -189,7 +189,7 @@ function withheldSection(result: ResultFile): Section {
   const j = judged(result);
   const rows = j.ratios
     .filter((r) => isWithheld(r.verdict))
-    .map((r) => [ratioName(r.comparison, r.of), r.verdict.why ?? '']);
+    .map((r) => [ratioName(r.comparison, r.of), withheldWhy(r, j.rules)]);
   return {
     title: `Ratios withheld: ${int(rows.length)} of the run's ${int(j.family)}, too few usable pairs for an interval`,
     head: ['ratio', 'why'],
