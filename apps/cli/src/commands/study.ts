@@ -404,7 +404,8 @@ async function extend(run: Study, budgetMs: number): Promise<void> {
     const extra = join(s.out, `${next.segment.name}.more.json`);
     const sizing = run.sizes.get(next.segment.name);
     logLine(
-      `study --budget: ${next.segment.name}: ${next.unsettled} ratio(s) undecided, ${STUDY.batch} more iterations`,
+      `study --budget: ${next.segment.name}: ${next.unsettled} ratio(s) not decided` +
+        `${next.withheld ? ` (${next.withheld} withheld)` : ''}, ${STUDY.batch} more iterations`,
     );
     const outcome = await runChild(
       segmentArgs(next.segment, s, { iterations: STUDY.batch, out: extra, durationAt: sizing?.durationAt }),
