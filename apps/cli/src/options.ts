@@ -44,9 +44,9 @@ export function parseSeed(value: string): number {
   return n;
 }
 
-export function parseProfile(value: string): IndexSet {
+export function parseIndexSet(value: string): IndexSet {
   if (!(value in INDEX_SETS))
-    throw new InvalidArgumentError(`index profile must be one of: ${Object.keys(INDEX_SETS).join(', ')}`);
+    throw new InvalidArgumentError(`index set must be one of: ${Object.keys(INDEX_SETS).join(', ')}`);
   return value as IndexSet;
 }
 
@@ -75,6 +75,22 @@ export const dbListOption = (description: string, checked = true) => {
     : option;
 };
 
+/** --band: the claims rules' practical band, a percentage (10: ±10%), as the factor the rules take (1.1). */
+export function parseBand(value: string): number {
+  const n = Number(value.replace(/%$/, ''));
+  if (!Number.isFinite(n) || n <= 0 || n > 100)
+    throw new InvalidArgumentError('--band must be a percentage above 0 and at most 100 (e.g. 10 for ±10%)');
+  return 1 + n / 100;
+}
+
+/** `run --band`, `study --band`: how far from 1 a ratio must be to be a difference worth claiming. */
+export const bandOption = () =>
+  new Option(
+    '--band <pct>',
+    'a ratio within ±pct% of 1 is no difference worth claiming: only one whose interval lies wholly outside it is ' +
+      'a difference (default 10; the result file keeps it)',
+  ).argParser(parseBand);
+
 export const scaleOption = (what = 'dataset size') =>
   new Option('--scale <n>', `${what}: ${SCALE_ROWS}`).default(0.01).argParser(parseScale);
 
@@ -94,7 +110,7 @@ export const seedOption = (description = 'random seed: the same seed gives the s
 
 export const indexesOption = (
   description = 'baseline (primary keys only) or optimized (foreign-key and filter columns)',
-) => new Option('--indexes <profile>', description).default('optimized').argParser(parseProfile);
+) => new Option('--indexes <set>', description).default('optimized').argParser(parseIndexSet);
 
 /** Concurrent agents: a comma-separated list, the default shown as it is typed. */
 export const agentsOption = (

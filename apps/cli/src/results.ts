@@ -3,13 +3,12 @@ import { redactUrl } from '@mcp-db-bench/engines';
 import { environment } from '@mcp-db-bench/report';
 import { VERSION } from './version.js';
 
-/** A result file from a command's configuration and what the runner measured. */
-export function resultOf(config: ResultFile['config'], measured: PlanResult): ResultFile {
+/** A result file from what the runner measured (the run's description included) and this tool's header. */
+export function resultOf(measured: PlanResult): ResultFile {
   return {
     version: RESULT_FILE_VERSION,
     tool: { name: 'mcp-db-bench', version: VERSION },
     environment: environment(),
-    config,
     ...measured,
   };
 }

@@ -12,8 +12,8 @@ export function testDelayWarning(
   env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
   if (flags.target?.length || flags.targetCmd?.length) return undefined;
-  const ms = Number(env[TEST_DELAY_ENV]);
-  return ms > 0
-    ? `every tool call was delayed ${ms} ms on purpose (${TEST_DELAY_ENV}): a test run, not a measurement`
+  const delayMs = Number(env[TEST_DELAY_ENV]);
+  return delayMs > 0
+    ? `every tool call was delayed ${delayMs} ms on purpose (${TEST_DELAY_ENV}): a test run, not a measurement`
     : undefined;
 }

@@ -66,7 +66,7 @@ describe.skipIf(!haveVenv)('prometheusText', () => {
     expect(value(families, 'mcp_db_bench_latency_seconds_count', read)).toBe(4000);
     expect(value(families, 'mcp_db_bench_latency_seconds_sum', read)).toBeCloseTo(3.99 + 0.2, 1);
 
-    // a label value with quotes, a backslash and a newline comes back as it was; no index profile is ""
+    // a label value with quotes, a backslash and a newline comes back as it was; no index set is ""
     const other = { target: odd, indexes: '', workload: 'filtered', agents: '4' };
     expect(value(families, 'mcp_db_bench_errors_total', other)).toBe(2);
     expect(value(families, 'mcp_db_bench_errors_by_kind_total', { ...other, kind: 'timeout' })).toBe(2);

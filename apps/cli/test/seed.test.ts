@@ -58,19 +58,19 @@ describe('mcp-db-bench seed', () => {
     );
   });
 
-  it('switches index profiles on the loaded database', async () => {
+  it('switches index sets on the loaded database', async () => {
     const down = await run(['index', '--db', db, '--indexes', 'baseline']);
-    expect(down.stdout).toMatch(/baseline profile .* created none; dropped ix_/);
+    expect(down.stdout).toMatch(/baseline index set .* created none; dropped ix_/);
     // the old spelling still works
     const up = await run(['index', '--db', db, '--profile', 'optimized']);
-    expect(up.stdout).toMatch(/optimized profile .* created ix_categories_parent_id/);
+    expect(up.stdout).toMatch(/optimized index set .* created ix_categories_parent_id/);
   });
 
   it.each([
     [['--scale', '-1'], /scale must be above 0/],
     [['--scale', '1e9'], /scale must be above 0 and at most 100/],
     [['--seed', 'x'], /seed must be a whole number/],
-    [['--indexes', 'fast'], /index profile must be one of: baseline, optimized/],
+    [['--indexes', 'fast'], /index set must be one of: baseline, optimized/],
     [['--db', 'foo://x'], /unknown database URL scheme "foo:"/],
     [['--db', 'postgres://bench:bench@127.0.0.1:1/bench'], /Cannot reach the PostgreSQL server/],
     [['--db', 'mysql://bench:bench@127.0.0.1:1/bench'], /Cannot reach the MySQL\/MariaDB server/],

@@ -1,16 +1,10 @@
-import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { comparisonPairs, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import { comparisons } from '@mcp-db-bench/report';
 import { result, stats, step } from '@mcp-db-bench/report/testing';
 import { describe, expect, it } from 'vitest';
 import { STUDY, type StudySettings } from '../src/benchmark/study.js';
 import { estimateText, guessedOverheads, learnedOverheads, segmentEstimate } from '../src/benchmark/study-estimate.js';
-import {
-  comparisonPairs,
-  extendResult,
-  settlement,
-  settlementText,
-  studyDesign,
-} from '../src/benchmark/study-settle.js';
+import { extendResult, sequential, settlement, settlementText } from '../src/benchmark/study-settle.js';
 import { callMsOf, sizingArgs, stepDurations } from '../src/benchmark/study-sizing.js';
 
 const settings: StudySettings = {
@@ -143,38 +137,32 @@ function indexStudy(iterations: number, ratio: (i: number) => number, extra: Par
 }
 
 describe('more iterations until the ratios settle', () => {
-  it('pairs each iteration, withholding the pairs the rules leave out, with their reason', () => {
+  it('pairs each iteration in the one pairing, withholding the pairs the rules leave out, with their reason', () => {
     const busy = { interference: { otherCpuShare: 0.7, stealShare: 0, ownCpuShare: 0.2, capacityMs: 2000 } };
     const file = indexStudy(5, () => 2, busy);
-    const pairs = comparisonPairs(file, file.comparisons![0]!);
+    const pairs = comparisonPairs(file.comparisons![0]!);
     expect(pairs).toHaveLength(5);
-    expect(pairs[0]).toEqual({
-      iteration: 1,
-      withheld: 'the machine was busy: 70% of its CPU went to other processes during these steps',
-    });
+    expect(pairs[0]).toEqual({ iteration: 1, withheld: 'the machine was busy' });
+    expect(file.comparisons![0]!.excluded).toMatchObject({ disturbed: 5 });
     const few = indexStudy(5, () => 0.005);
-    expect(comparisonPairs(few, few.comparisons![0]!)[0]!.withheld).toBe(
-      'too few calls for a rate (5 in a step, fewer than 10)',
-    );
+    expect(comparisonPairs(few.comparisons![0]!)[0]!.withheld).toBe('too few calls for a rate');
   });
 
   it('tells a decided segment from one whose ratios cross the band, and extends a file with more iterations', () => {
     const clear = indexStudy(5, () => 2);
     const edge = indexStudy(5, (i) => [1.05, 1.15, 1.12, 1.08, 1.13][i - 1]!);
-    const design = studyDesign(5, STUDY.batch);
-    const first = settlement(
-      [
-        { name: 'point-read', file: clear },
-        { name: 'filtered', file: edge },
-      ],
-      design,
-    );
+    // a --budget study: each file a sequential design, judged at each look as the findings judge it
+    const first = settlement([
+      { name: 'point-read', file: sequential(clear, STUDY.batch) },
+      { name: 'filtered', file: sequential(edge, STUDY.batch) },
+    ]);
+    // each file: its calls/s ratio and its p50 ratio (every call 1 ms: no difference)
     expect(first.map((s) => [s.name, s.unsettled])).toEqual([
       ['point-read', 0],
       ['filtered', 1],
     ]);
-    expect(settlementText(first)).toBe(
-      'ratios decided against the ±10% band (a claim, or no difference): 1 of 2 (after 5 iterations: 1); 1 undecided (filtered 1)',
+    expect(settlementText(first, 1.1)).toBe(
+      'ratios decided against the ±10% band (a claim, or no difference): 3 of 4 (after 5 iterations: 3); 1 undecided (filtered 1)',
     );
     // two more iterations inside the band are not enough to settle it: it stays undecided on 7
     const more = extendResult(
@@ -186,7 +174,15 @@ describe('more iterations until the ratios settle', () => {
     expect(more.config.extended).toEqual({ iterations: 7, batch: 2 });
     expect(more.config.iterations).toBe(5);
     expect(more.comparisons![0]!.iterations).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    const again = settlement([{ name: 'filtered', file: more }], design);
+    const again = settlement([{ name: 'filtered', file: more }]);
     expect(again[0]!.ratios[0]!.iterations).toBe(7);
+    expect(again[0]!.ratios[0]!.looks).toBe(2);
+    // a busy machine's ratios are withheld, not decided: counted apart from the undecided
+    const busy = { interference: { otherCpuShare: 0.7, stealShare: 0, ownCpuShare: 0.2, capacityMs: 2000 } };
+    const withheld = settlement([{ name: 'point-read', file: indexStudy(5, () => 2, busy) }]);
+    expect(withheld[0]!.withheld).toBe(2);
+    expect(settlementText(withheld, 1.1)).toBe(
+      'ratios decided against the ±10% band (a claim, or no difference): 0 of 2; 2 withheld for too few usable pairs (point-read 2)',
+    );
   });
 });

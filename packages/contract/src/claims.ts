@@ -43,6 +43,7 @@ import {
   type RatioInterval,
   ratioFigure,
 } from './interval.js';
+import { median } from './median.js';
 import type { StepResult } from './results.js';
 import { binomialUpper, normalCdf, studentTQuantileUpper, studentTUpper } from './stats.js';
 
@@ -55,7 +56,11 @@ export interface ClaimRules {
   minPairs: number;
   /** successful calls (or commits) a step needs for a rate: one more or less then moves it by 10% at most, the band */
   minCalls: number;
-  /** the share of the machine's CPU other processes (and steal) may take during a step before its pair is withheld */
+  /**
+   * the share of the machine's CPU other processes (and steal) may take during a step before its
+   * pair is withheld: a quiet machine's daemons take a few percent; a quarter of a 2-core machine
+   * is half a core gone to something else, enough to make a step measure its neighbour
+   */
   busyShare: number;
   /** ... and by how much that share may move between a pair's two steps */
   shiftShare: number;
@@ -66,7 +71,7 @@ export const CLAIM_RULES: Readonly<ClaimRules> = {
   alpha: 0.05,
   minPairs: 3,
   minCalls: 10,
-  busyShare: 0.5,
+  busyShare: 0.25,
   shiftShare: 0.1,
 };
 
@@ -163,7 +168,8 @@ export function holm(pValues: readonly number[], family = pValues.length): numbe
   return out;
 }
 
-const pct = (x: number) => `${Math.round(x * 100)}%`;
+/** a share as a whole percentage (the report package's `pct` is out of the contract's reach) */
+const percent = (x: number) => `${Math.round(x * 100)}%`;
 
 interface Measured {
   e: RatioEvidence;
@@ -208,7 +214,7 @@ function decide(
     return {
       verdict: 'undecided',
       side,
-      why: `outside the ${band} band, but not sure enough among the study's ${family} ratios (p = ${m.test.pValue.toPrecision(2)}, ${adjusted.toPrecision(2)} adjusted; a claim needs ${rules.alpha})`,
+      why: `outside the ${band} band, but not sure enough among the ${family} ratios judged together (p = ${m.test.pValue.toPrecision(2)}, ${adjusted.toPrecision(2)} adjusted; a claim needs ${rules.alpha})`,
     };
   }
   if (i.low >= lowEdge && i.high <= rules.band) {
@@ -217,7 +223,7 @@ function decide(
     if (i.confidence < MIN_CONFIDENCE)
       return {
         verdict: 'undecided',
-        why: `inside the ${band} band, but ${n} iterations give an interval of ${pct(i.confidence)} only`,
+        why: `inside the ${band} band, but ${n} iterations give an interval of ${percent(i.confidence)} only`,
       };
     return { verdict: 'no-difference' };
   }
@@ -259,7 +265,8 @@ function verdictOf(m: Measured, adjusted: number, family: number, rules: ClaimRu
   const decided = decide(m, adjusted, family, rules);
   const n = e.ratios.length;
   return {
-    median: i?.median ?? Number.NaN,
+    // no interval: the bare median of what there is (a run of 1 or 2 iterations still shows its ratio)
+    median: i?.median ?? median(e.ratios),
     low: i?.low ?? Number.NaN,
     high: i?.high ?? Number.NaN,
     confidence: i?.confidence ?? 0,
@@ -321,6 +328,17 @@ export function ratioEvidence(
   return at(last, looks);
 }
 
+/**
+ * A ratio of a design with fewer iterations than an interval needs (a run of 1 or 2), nothing
+ * left out: no verdict to give, its bare median said as such rather than "withheld".
+ */
+export const isBare = (v: Pick<RatioVerdict, 'verdict' | 'withheld' | 'n' | 'iterations'>): boolean =>
+  v.verdict === 'withheld' && v.withheld.length === 0 && v.n > 0 && v.n === v.iterations;
+
+/** Withheld, and not for want of planned iterations (`isBare`): some pairs were left out, with a reason. */
+export const isWithheld = (v: Pick<RatioVerdict, 'verdict' | 'withheld' | 'n' | 'iterations'>): boolean =>
+  v.verdict === 'withheld' && !isBare(v);
+
 /** How a verdict reads; `formatRatio` gives the same for a judged ratio. */
 export function formatVerdict(v: RatioVerdict): string {
   const edges = [1, 1 / v.band, v.band];
@@ -328,7 +346,11 @@ export function formatVerdict(v: RatioVerdict): string {
   const n = v.n;
   const took = v.iterations;
   const count = n !== took || took !== v.planned ? ` (${n === took ? '' : `${n} of `}${took} iterations)` : '';
-  if (v.verdict === 'withheld') return `withheld${count || ` (${n} of ${took} iterations)`}`;
+  if (v.verdict === 'withheld') {
+    if (isBare(v)) return `${figure(v.median)}x (${n} iteration${n === 1 ? '' : 's'})`;
+    const reasons = summarise(v.withheld);
+    return `withheld (${n} of ${took} iterations${reasons ? `: ${reasons}` : ''})`;
+  }
   const range = `${figure(v.low)}–${figure(v.high)}`;
   if (v.verdict === 'claim') return `${figure(v.median)}x [${range}]${count}`;
   if (v.verdict === 'no-difference') return `no difference (${range})${count}`;
@@ -353,9 +375,26 @@ export function formatRatio(r: RatioInterval): string {
 export type StepInterferenceShares = Pick<NonNullable<StepResult['interference']>, 'otherCpuShare' | 'stealShare'>;
 
 /**
+ * Why a pair of steps gave no ratio, in the words every report uses (a comparison's `withheld`):
+ * the pairing's own rules (measures.ts: a side unmeasured, nothing to rate, a call outlasting its
+ * step), then the claims rules' (`pairWithheld`).
+ */
+export const WITHHELD = {
+  unpaired: 'not measured',
+  empty: 'no successful call',
+  overran: 'a call outlasted its step',
+  few: 'too few calls for a rate',
+  busy: 'the machine was busy',
+  shifted: 'other processes loaded one side more',
+} as const;
+
+/** What other processes (and steal) took of the machine's CPU during a step. */
+export const otherShare = (s: StepInterferenceShares): number => s.otherCpuShare + s.stealShare;
+
+/**
  * Why a pair of steps (the two sides of one iteration) gives no ratio, if it gives none: a side
- * with too few calls for a rate, or the machine disturbed (`pairDisturbed`). A call outlasting
- * its step is the pairing's own rule (measures).
+ * with fewer than `minCalls` successful calls (commits, for transfers) for a rate, or the machine
+ * disturbed (`pairDisturbed`). A call outlasting its step is the pairing's own rule (measures).
  */
 export function pairWithheld(
   base: Pick<StepResult, 'calls' | 'commits' | 'interference'>,
@@ -363,16 +402,15 @@ export function pairWithheld(
   rules: ClaimRules = CLAIM_RULES,
 ): string | undefined {
   const units = (s: Pick<StepResult, 'calls' | 'commits'>) => s.commits?.committed ?? s.calls;
-  const fewest = Math.min(units(base), units(other));
-  if (fewest < rules.minCalls) return `too few calls for a rate (${fewest} in a step, fewer than ${rules.minCalls})`;
+  if (Math.min(units(base), units(other)) < rules.minCalls) return WITHHELD.few;
   return pairDisturbed(base.interference, other.interference, rules);
 }
 
 /**
  * Whether other processes disturbed a pair of steps: their CPU (steal included) above
- * `busyShare` of the machine during either step, or moving between the two by more than
- * `shiftShare` of it (a load that lands on one side only biases the ratio; one that lands on both
- * alike, the alternation takes care of). Unmeasured steps are not judged.
+ * `busyShare` of the machine during either step (`the machine was busy`), or moving between the
+ * two by more than `shiftShare` of it (a load that lands on one side only biases the ratio; one
+ * that lands on both alike, the alternation takes care of). Unmeasured steps are not judged.
  */
 export function pairDisturbed(
   a: StepInterferenceShares | undefined,
@@ -380,15 +418,14 @@ export function pairDisturbed(
   rules: ClaimRules = CLAIM_RULES,
 ): string | undefined {
   if (!a || !b) return undefined;
-  const taken = (s: StepInterferenceShares) => s.otherCpuShare + s.stealShare;
-  const most = Math.max(taken(a), taken(b));
-  if (most > rules.busyShare)
-    return `the machine was busy: ${pct(most)} of its CPU went to other processes during these steps`;
-  const shift = Math.abs(taken(a) - taken(b));
-  if (shift > rules.shiftShare)
-    return `other processes took ${pct(taken(a))} of the machine's CPU beside one side and ${pct(taken(b))} beside the other`;
+  if (Math.max(otherShare(a), otherShare(b)) > rules.busyShare) return WITHHELD.busy;
+  if (Math.abs(otherShare(a) - otherShare(b)) > rules.shiftShare) return WITHHELD.shifted;
   return undefined;
 }
+
+/** A step other processes made busy (`pairDisturbed`'s first rule), for a report's "the machine was busy". */
+export const stepBusy = (s: Pick<StepResult, 'interference'>, rules: ClaimRules = CLAIM_RULES): boolean =>
+  s.interference !== undefined && otherShare(s.interference) > rules.busyShare;
 
 /**
  * A rerun's verdict on one ratio, from the two runs' verdicts (not from where one's median falls

@@ -3,6 +3,7 @@ export * from './errors.js';
 export * from './filter/index.js';
 export * from './interference.js';
 export * from './interval.js';
+export * from './measures.js';
 export * from './median.js';
 export * from './protocol.js';
 export * from './random.js';

@@ -18,3 +18,10 @@ export const LEGACY_REVISION = HOST_REVISIONS[0];
  * first revision, whose wire is the same for our purposes.
  */
 export const INITIALIZE_REVISIONS = [...HOST_REVISIONS, '2024-11-05'] as const;
+
+/**
+ * How reports name the protocol era a target was measured in (`sqlite 2025 session`): the 2025
+ * era's handshake and session (`legacy`), the stateless revision (`modern`), or whichever the
+ * server offered (`auto`).
+ */
+export const ERA_NAMES = { legacy: '2025 session', modern: '2026', auto: 'auto era' } as const;

@@ -213,25 +213,59 @@ export const serverMemory = z.object({
   samples: z.array(z.object({ atMs: z.number(), rss: z.number() })),
 });
 
+/** One side of a comparison: a target's steps under one index set (null: a workload without a database). */
+const comparisonSide = z.object({
+  target: z.string(),
+  indexes: z.string().nullable(),
+  /** the side's own workload where it differs from the comparison's: the bare floor's `http-echo` */
+  workload: z.string().optional(),
+  /** the side's own agent count where it differs from the comparison's: the fewest agents a scaling is against */
+  agents: z.number().int().optional(),
+});
+
 /**
- * Two sides of a comparison, paired by iteration: index profiles on one target, or targets
- * (engines, servers, protocol eras) under one index profile. The runner alternates the sides
- * within each iteration, so each pair ran close in time; renderers take the median ratio and its
- * interval (`ratioInterval`) from these per-iteration values.
+ * Two sides of a comparison, paired by iteration (`pairSteps` in measures.ts, the one pairing):
+ * index sets on one target (`indexes`), targets (engines, servers, protocol eras) under one index
+ * set, each later one against each earlier one (`targets`), each agent count against the fewest
+ * (`agents`), and MCP echo against the bare node:http floor measured beside it (`floor`). The
+ * runner alternates the sides within each iteration, so each pair ran close in time; renderers
+ * take the median ratio, its interval and its verdict from `comparisonVerdicts` (measures.ts).
  */
 export const comparison = z.object({
-  kind: z.enum(['indexes', 'targets']),
+  kind: z.enum(['indexes', 'targets', 'agents', 'floor']),
+  /** the other side's workload and agent count (the base side's unless it names its own) */
   workload: z.string(),
   agents: z.number().int(),
-  /** the side compared against: the first index profile, or the first target, of the run */
-  base: z.object({ target: z.string(), indexes: z.string().nullable() }),
-  other: z.object({ target: z.string(), indexes: z.string().nullable() }),
-  /** the iterations both sides measured, in order */
+  /** the side compared against: the first index set, the earlier target, the fewest agents, the floor */
+  base: comparisonSide,
+  other: comparisonSide,
+  /** what `rate` counts: successful calls, or committed transactions (transfer). Absent in files written before: calls */
+  unit: z.enum(['calls', 'commits']).optional(),
+  /** the iterations both sides measured and neither left out, in order */
   iterations: z.array(z.number().int()),
-  /** per iteration: other's calls/s over base's (above 1: other is faster) */
-  throughput: z.array(z.number()),
+  /** per iteration: other's rate over base's, in `unit` (above 1: other is faster). Absent in files written before */
+  rate: z.array(z.number()).optional(),
+  /**
+   * Files written before `rate`: per iteration, other's calls/s over base's, steps that overran
+   * kept. Reports pair such a file's steps again, by today's rules (`comparisonsOf`).
+   */
+  throughput: z.array(z.number()).optional(),
   /** per iteration: base's p50 over other's (above 1: other answers sooner) */
   p50: z.array(z.number()),
+  /**
+   * the iterations left out, by reason: a side with no step, nothing to rate, a step that overran;
+   * and by the claims rules (absent in files written before them): too few calls for a rate, the
+   * machine disturbed by other processes
+   */
+  excluded: z
+    .object({ empty: count, overran: count, unpaired: count, few: count.optional(), disturbed: count.optional() })
+    .optional(),
+  /**
+   * Each iteration left out, with why (`WITHHELD`'s words): what the claims rules say of a ratio
+   * with too few usable pairs. Absent in files written before the claims rules, whose comparisons
+   * the reports pair again.
+   */
+  withheld: z.array(z.object({ iteration: z.number().int(), reason: z.string() })).optional(),
 });
 
 /** A database as the run found it: version, the settings that decide the result, the dataset it holds. */
@@ -243,7 +277,7 @@ export const databaseFacts = z.object({
   /** the dataset's marker table: the scale and seed it was made with (null: not known) */
   scale: z.number().nullable(),
   seed: z.number().int().nullable(),
-  /** per index profile measured (or the one found): the catalog's secondary indexes then, `table.index` */
+  /** per index set measured (or the one found): the catalog's secondary indexes then, `table.index` */
   indexes: z.record(z.string(), z.array(z.string())),
 });
 
@@ -336,6 +370,11 @@ export const resultFile = z.object({
      * `batch`, until the ratios settled or the budget ran out; the steps run to `iterations` here.
      */
     extended: z.object({ iterations: z.number().int(), batch: z.number().int() }).optional(),
+    /**
+     * `run --band`, `study --band`: the claims rules' practical band as a factor (1.1: ratios within
+     * [1/1.1, 1.1] are no difference worth claiming). Absent: the rules' default, ±10%.
+     */
+    band: z.number().optional(),
     /** floor, soak and each segment of a study: the command line that measured the file, URLs redacted (absent from run's own files) */
     command: z.string().optional(),
     /** floor and soak: the worker processes of the servers they started */
@@ -461,12 +500,19 @@ export type StepMeasurement = Pick<
   | 'interference'
 >;
 
+/**
+ * A run as its result file describes it (`config`): the command builds it once, the runner takes
+ * what it runs from it, and the result file carries it as it is.
+ */
+export type RunDescription = ResultFile['config'];
+
 /** A workload the runner did not run on a target, and why. */
 export type Skipped = NonNullable<ResultFile['skipped']>[number];
 
-/** What a plan measured: the result file without its header and configuration. */
+/** What a plan measured: the result file without its header (tool, environment, version). */
 export type PlanResult = Pick<
   ResultFile,
+  | 'config'
   | 'startedAt'
   | 'finishedAt'
   | 'sessionInit'

@@ -18,6 +18,7 @@ import {
   ratioEvidence,
   rerunExpectation,
   rerunVerdict,
+  WITHHELD,
 } from '../src/claims.js';
 import { ratioFigure, ratioInterval } from '../src/interval.js';
 import { Random } from '../src/random.js';
@@ -92,7 +93,7 @@ describe('a ratio against the band', () => {
     // wholly beyond the band, but spread so wide that 100 ratios' worth of chance could explain it
     const unsure = judgeRatio(evidence([1.3, 1.5, 2.4, 1.4, 3.1]), { family: 100 });
     expect(unsure.verdict).toBe('undecided');
-    expect(unsure.why).toMatch(/not sure enough among the study's 100 ratios/);
+    expect(unsure.why).toMatch(/not sure enough among the 100 ratios judged together/);
     // the same alone is a claim
     expect(judgeRatio(evidence([1.3, 1.5, 2.4, 1.4, 3.1]), { family: 1 }).verdict).toBe('claim');
   });
@@ -107,7 +108,11 @@ describe('a ratio against the band', () => {
     expect(two.why).toBe(
       '2 of 5 iterations usable (3 × a call outlasted its step), fewer than the 3 an interval needs',
     );
-    expect(formatVerdict(two)).toBe('withheld (2 of 5 iterations)');
+    expect(formatVerdict(two)).toBe('withheld (2 of 5 iterations: 3 × a call outlasted its step)');
+    // a design of one iteration left nothing out: its bare ratio, said so
+    const one = judgeRatio(evidence([1.32], 1), { family: 10 });
+    expect(one.verdict).toBe('withheld');
+    expect(formatVerdict(one)).toBe('1.32x (1 iteration)');
     // three planned iterations only: inside the band, but a 75% interval cannot say no difference
     expect(judgeRatio(evidence([1.01, 0.99, 1.0]), { family: 10 }).verdict).toBe('undecided');
   });
@@ -251,17 +256,17 @@ describe('pairs withheld', () => {
   });
 
   it('withholds a pair with too few calls, or on a busy machine, or with the load moving between its sides', () => {
-    expect(pairWithheld(step(1), step(400))).toBe('too few calls for a rate (1 in a step, fewer than 10)');
+    expect(pairWithheld(step(1), step(400))).toBe(WITHHELD.few);
     expect(
       pairWithheld({ calls: 500, commits: { op: 'commit', committed: 4, conflicts: 0, failed: 0 } }, step(400)),
-    ).toMatch(/4 in a step/);
-    expect(pairWithheld(step(400, 0.62), step(400, 0.55))).toBe(
-      'the machine was busy: 62% of its CPU went to other processes during these steps',
-    );
-    expect(pairWithheld(step(400, 0.05), step(400, 0.3))).toBe(
-      "other processes took 5% of the machine's CPU beside one side and 30% beside the other",
-    );
+    ).toBe('too few calls for a rate');
+    expect(pairWithheld(step(400, 0.62), step(400, 0.55))).toBe('the machine was busy');
+    // a quarter of the machine is the most other processes may take: half a core of two
+    expect(pairWithheld(step(400, 0.26), step(400, 0.24))).toBe(WITHHELD.busy);
+    expect(pairWithheld(step(400, 0.05), step(400, 0.2))).toBe('other processes loaded one side more');
     expect(pairWithheld(step(400, 0.2), step(400, 0.25))).toBeUndefined();
+    // a quiet machine's few percent
+    expect(pairWithheld(step(400, 0.02), step(400, 0.04))).toBeUndefined();
     // steps not measured (another platform, older files): not judged
     expect(pairDisturbed(undefined, step(400, 0.9).interference)).toBeUndefined();
   });

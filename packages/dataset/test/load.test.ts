@@ -82,7 +82,7 @@ describe.each(liveTargets())('$engine', (target) => {
     expect(again.checks.ok).toBe(true);
   });
 
-  it('switches index profiles without reloading', { timeout: LOAD_TIMEOUT_MS }, async () => {
+  it('switches index sets without reloading', { timeout: LOAD_TIMEOUT_MS }, async () => {
     const engine = engineForUrl(url);
     const names = async () => {
       const { db, close } = await engine.connect(url, { poolSize: 1 });

@@ -63,6 +63,11 @@ export interface SqlConnectOptions {
 export interface EngineSettings {
   version: string;
   settings: Record<string, string>;
+  /**
+   * The engine as its users name it, where the server says it is another engine of the family
+   * than the URL named (a MariaDB server reached by `mysql://`): reports label it so.
+   */
+  name?: string;
 }
 
 export interface Connection {

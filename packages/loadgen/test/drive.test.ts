@@ -1,3 +1,4 @@
+import { goodput, throughput } from '@mcp-db-bench/contract';
 import { decode, encode, merge, newHistogram, record, summarize, summary } from '@mcp-db-bench/report';
 import { describe, expect, it } from 'vitest';
 import { McpCallError } from '../src/clients/client.js';
@@ -7,11 +8,9 @@ import { type ClientProbe, nullProbe, processProbe } from '../src/drive/probe.js
 import {
   type AgentLoop,
   errorKindOf,
-  goodput,
   type RunStepOptions,
   runStep,
   type StepMeasurement,
-  throughput,
 } from '../src/drive/run-step.js';
 
 /** What a scripted call does: how long the "server" takes, and how it ends. */
@@ -367,9 +366,9 @@ describe('measureCalls', () => {
     const script = [500, 500, 5, 5, 10, -1];
     let i = 0;
     const call = async () => {
-      const ms = script[i++]!;
-      await clock.sleep(Math.abs(ms));
-      if (ms < 0) throw new McpCallError('timeout', 'too slow');
+      const took = script[i++]!;
+      await clock.sleep(Math.abs(took));
+      if (took < 0) throw new McpCallError('timeout', 'too slow');
     };
     const out = await clock.run(measureCalls({ count: 4, warmup: 2, call, clock }));
     expect(out.count).toBe(3);

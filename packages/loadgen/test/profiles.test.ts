@@ -19,6 +19,7 @@ import { checkTargets } from '../src/runner/check.js';
 import { runPlan } from '../src/runner/run-plan.js';
 import { WORKLOADS } from '../src/workloads/index.js';
 import { type LiveSql, liveEngines, sqlPeer } from './support/live-sql.js';
+import { planOf } from './support/plan.js';
 
 const columns = new Set(['customer_id', 'status', 'total']);
 
@@ -349,7 +350,7 @@ describe('a profile that cannot do an intent', () => {
     ]);
     const result = await clock.run(
       runPlan(
-        {
+        planOf({
           targets: [{ label: 'peer', client: () => new PeerClient(profile, peer()), cannot: profile.cannot }],
           indexes: [],
           workloads: [WORKLOADS['point-read']!, WORKLOADS.analytical!],
@@ -358,7 +359,7 @@ describe('a profile that cannot do an intent', () => {
           warmupMs: 0,
           durationMs: 200,
           seed: 1,
-        },
+        }),
         { clock, probe: nullProbe },
       ),
     );

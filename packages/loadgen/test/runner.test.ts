@@ -6,11 +6,12 @@ import { FakeClock } from '../src/drive/clock.js';
 import { nullProbe } from '../src/drive/probe.js';
 import type { AgentLoop } from '../src/drive/run-step.js';
 import type { RunEvent } from '../src/runner/events.js';
-import type { BenchPlan, PlanTarget } from '../src/runner/plan.js';
+import type { PlanTarget } from '../src/runner/plan.js';
 import { PlanResultBuilder } from '../src/runner/result.js';
 import { runPlan } from '../src/runner/run-plan.js';
 import { plannedSteps } from '../src/runner/steps.js';
 import { WORKLOADS } from '../src/workloads/index.js';
+import { planOf, type TestPlan } from './support/plan.js';
 
 /** Every call takes this long on the fake clock. */
 const CALL_MS = 10;
@@ -79,7 +80,7 @@ function setup() {
     { label: 'B', client: noEcho.client, reindex },
     { label: 'floor', agent: rawAgent(clock), tools: [TOOL_NAMES.echo], fileAs: 'http-echo' },
   ];
-  const plan: BenchPlan = {
+  const plan: TestPlan = {
     targets,
     indexes: ['baseline', 'optimized'],
     workloads: [WORKLOADS['point-read']!, WORKLOADS.echo!],
@@ -93,9 +94,9 @@ function setup() {
   return { clock, plan, reindexed, withEcho, noEcho };
 }
 
-async function drive(clock: FakeClock, plan: BenchPlan) {
+async function drive(clock: FakeClock, plan: TestPlan) {
   const events: RunEvent[] = [];
-  const result = await clock.run(runPlan(plan, { clock, probe: nullProbe, on: (e) => events.push(e) }));
+  const result = await clock.run(runPlan(planOf(plan), { clock, probe: nullProbe, on: (e) => events.push(e) }));
   return { events, result };
 }
 
@@ -106,7 +107,14 @@ describe('runPlan', () => {
   it('runs the steps in plan order, taking turns over the targets slice by slice', async () => {
     const { clock, plan, reindexed } = setup();
     const { events, result } = await drive(clock, plan);
-    expect(events[0]).toEqual({ type: 'plan-start', targets: ['A', 'B', 'floor'], startedAt: result.startedAt });
+    expect(events[0]).toEqual({
+      type: 'plan-start',
+      targets: ['A', 'B', 'floor'],
+      startedAt: result.startedAt,
+      config: result.config,
+    });
+    // the run's description, as the plan gave it: the result file's configuration as it is
+    expect(result.config).toMatchObject({ workloads: ['point-read', 'echo'], agents: [1, 2], slices: 2 });
     expect(events.at(-1)).toEqual({ type: 'plan-end', result });
     // a listener's builder (an interrupted run's partial file) makes the very result the runner returns
     const built = new PlanResultBuilder();
@@ -326,7 +334,7 @@ describe('runPlan', () => {
       durationMs: 100,
       iterations: 2,
     };
-    const steps = async (p: BenchPlan) => (await drive(clock, p)).result.steps.map((s) => `${s.agents}#${s.iteration}`);
+    const steps = async (p: TestPlan) => (await drive(clock, p)).result.steps.map((s) => `${s.agents}#${s.iteration}`);
     expect(await steps(small)).toEqual(['1#1', '1#2', '2#1', '2#2']);
     expect(await steps({ ...small, repeat: 'plan' })).toEqual(['1#1', '2#1', '1#2', '2#2']);
   });
@@ -368,7 +376,13 @@ describe('runPlan', () => {
       'A baseline → optimized',
       'B baseline → optimized',
     ]);
-    expect(byKind('indexes')[0]).toMatchObject({ iterations: [1, 2, 3], throughput: [1, 1, 1], p50: [1, 1, 1] });
+    expect(byKind('indexes')[0]).toMatchObject({
+      unit: 'calls',
+      iterations: [1, 2, 3],
+      rate: [1, 1, 1],
+      p50: [1, 1, 1],
+      excluded: { empty: 0, overran: 0, unpaired: 0 },
+    });
     // B answers in twice the time: half the calls, each pair of the same iteration
     const targets = byKind('targets');
     expect(targets.map((c) => `${c.other.target} vs ${c.base.target} (${c.base.indexes})`)).toEqual([
@@ -377,7 +391,7 @@ describe('runPlan', () => {
     ]);
     for (const c of targets) {
       expect(c.iterations).toEqual([1, 2, 3]);
-      for (const r of c.throughput) expect(r).toBeCloseTo(0.5, 2);
+      for (const r of c.rate!) expect(r).toBeCloseTo(0.5, 2);
       for (const r of c.p50) expect(r).toBeCloseTo(0.5, 2);
     }
   });
@@ -389,7 +403,8 @@ describe('runPlan', () => {
       start() {},
       stop: () => ({ cpuUs, eventLoopDelayP99Ms: delayMs, eventLoopDelayMaxMs: delayMs }),
     });
-    const run = (p: ReturnType<typeof probe>) => clock.run(runPlan({ ...small, slices: 1 }, { clock, probe: p }));
+    const run = (p: ReturnType<typeof probe>) =>
+      clock.run(runPlan(planOf({ ...small, slices: 1 }), { clock, probe: p }));
     // a busy machine: the loop lags 150 ms while the generator uses nothing itself
     expect((await run(probe(0, 150))).warnings).toEqual([]);
     // 2 s of CPU in each 2 s step: a full core
@@ -402,12 +417,23 @@ describe('runPlan', () => {
 
   it('refuses to slice a step that writes: it is verified as a whole', async () => {
     const { plan } = setup();
-    await expect(runPlan({ ...plan, workloads: [WORKLOADS.write!] })).rejects.toThrow(/cannot be sliced/);
+    await expect(runPlan(planOf({ ...plan, workloads: [WORKLOADS.write!] }))).rejects.toThrow(/cannot be sliced/);
+  });
+
+  it('refuses a description that does not describe its plan: the result file would say what did not run', async () => {
+    const described = planOf(setup().plan);
+    await expect(runPlan({ ...described, config: { ...described.config, workloads: ['echo'] } })).rejects.toThrow(
+      /names workloads echo, the plan runs point-read, echo/,
+    );
+    const stranger = { label: 'C', engine: null, url: null };
+    await expect(runPlan({ ...described, config: { ...described.config, targets: [stranger] } })).rejects.toThrow(
+      /names a target the plan lacks: C/,
+    );
   });
 
   it('runs one staged step per workload and target, filed under the peak agents, its seconds saying the agents active', async () => {
     const { clock, plan } = setup();
-    const staged: BenchPlan = {
+    const staged: TestPlan = {
       ...plan,
       indexes: [],
       workloads: [WORKLOADS.echo!],
@@ -438,7 +464,7 @@ describe('runPlan', () => {
   it('runs rate stages as an open loop, a step per pool size, and refuses what would contradict them', async () => {
     const { clock, plan } = setup();
     const stages = { kind: 'rate' as const, stages: [{ durationMs: 1000, target: 20 }] };
-    const staged: BenchPlan = { ...plan, indexes: [], workloads: [WORKLOADS.echo!], agents: [1, 2], slices: 1, stages };
+    const staged: TestPlan = { ...plan, indexes: [], workloads: [WORKLOADS.echo!], agents: [1, 2], slices: 1, stages };
     const { result } = await drive(clock, staged);
     expect(result.steps.map(name)).toEqual([
       'A - echo × 1',
@@ -452,13 +478,13 @@ describe('runPlan', () => {
       expect(step.intervals.map((i) => i.rate)).toEqual([10]);
       expect(step.openLoop?.intended).toBe(10);
     }
-    await expect(runPlan({ ...staged, slices: 2 })).rejects.toThrow(/staged plan cannot be sliced/);
-    await expect(runPlan({ ...staged, rate: 5 })).rejects.toThrow(/takes its rate from the stages/);
+    await expect(runPlan(planOf({ ...staged, slices: 2 }))).rejects.toThrow(/staged plan cannot be sliced/);
+    await expect(runPlan(planOf({ ...staged, rate: 5 }))).rejects.toThrow(/takes its rate from the stages/);
   });
 
   it("steps each workload through its own agent counts, the others through the plan's", async () => {
     const { clock, plan } = setup();
-    const own: BenchPlan = {
+    const own: TestPlan = {
       ...plan,
       targets: plan.targets.filter((t) => t.label !== 'B'),
       indexes: [],
@@ -482,10 +508,10 @@ describe('runPlan', () => {
     expect(handshake.sessions).toBe(true);
     // open (10 ms) and tools/list (instant) per operation: 100 a second
     expect(handshake.calls).toBe(200);
-    await expect(runPlan({ ...own, workloadAgents: { filtered: [2] } })).rejects.toThrow(
+    await expect(runPlan(planOf({ ...own, workloadAgents: { filtered: [2] } }))).rejects.toThrow(
       /agent counts for filtered, a workload the plan does not run/,
     );
-    await expect(runPlan({ ...own, workloadAgents: { echo: [] } })).rejects.toThrow(/empty list/);
+    await expect(runPlan(planOf({ ...own, workloadAgents: { echo: [] } }))).rejects.toThrow(/empty list/);
   });
 });
 
@@ -493,7 +519,7 @@ describe('combineSlices', () => {
   it('adds counts, merges histograms and weights the client figures by calls and time', async () => {
     const clock = new FakeClock();
     const server = fakeServer(clock, Object.values(TOOL_NAMES));
-    const plan: BenchPlan = {
+    const plan: TestPlan = {
       targets: [{ label: 'A', client: server.client }],
       indexes: [],
       workloads: [WORKLOADS.echo!],
@@ -572,7 +598,7 @@ describe('server CPU per call', () => {
       reads.push(clock.now());
       return clock.now() * 500;
     };
-    const plan: BenchPlan = {
+    const plan: TestPlan = {
       targets: [
         { label: 'pinned', client: server.client, serverCpuUs },
         { label: 'remote', client: server.client },
@@ -596,9 +622,9 @@ describe('server CPU per call', () => {
 
 describe('plannedSteps: the steps progress counts are the steps runPlan measures', () => {
   /** What progress shows at the end: the planned steps less those of the skips, against the steps that ended. */
-  async function counted(clock: FakeClock, plan: BenchPlan) {
+  async function counted(clock: FakeClock, plan: TestPlan) {
     const { events } = await drive(clock, plan);
-    const planned = plannedSteps(plan);
+    const planned = plannedSteps(planOf(plan));
     const skipped = events.flatMap((e) => (e.type === 'skipped' ? [planned.of(e.target, e.workload)] : []));
     return {
       planned: planned.steps - skipped.reduce((a, b) => a + b, 0),
@@ -616,7 +642,7 @@ describe('plannedSteps: the steps progress counts are the steps runPlan measures
   it('on a --target server, which is never re-indexed: one round, though the plan names two index sets', async () => {
     const { clock, plan } = setup();
     const target = { ...plan.targets[0]!, reindex: undefined };
-    const remote: BenchPlan = { ...plan, targets: [target], workloads: [WORKLOADS['point-read']!], slices: 1 };
+    const remote: TestPlan = { ...plan, targets: [target], workloads: [WORKLOADS['point-read']!], slices: 1 };
     const { planned, ended } = await counted(clock, remote);
     expect(ended).toBe(2); // one round × 2 agent counts × 1 iteration
     expect(planned).toBe(ended);

@@ -3,9 +3,10 @@ import { MergeError, mergeShards, summarize } from '@mcp-db-bench/report';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nullProbe } from '../src/drive/probe.js';
 import type { AgentLoop } from '../src/drive/run-step.js';
-import type { BenchPlan, PlanResult } from '../src/runner/plan.js';
+import type { PlanResult } from '../src/runner/plan.js';
 import { runPlan, shardAgents } from '../src/runner/run-plan.js';
 import { WORKLOADS } from '../src/workloads/index.js';
+import { planOf, type TestPlan } from './support/plan.js';
 
 /** A target whose agents answer after a real millisecond, noting which global agent indexes were started. */
 function target(started: number[]) {
@@ -25,14 +26,14 @@ function target(started: number[]) {
 /** N shards of one plan run side by side in this process, on the real clock, starting together. */
 async function runShards(
   count: number,
-  plan: Omit<BenchPlan, 'targets' | 'shard'>,
+  plan: Omit<TestPlan, 'targets' | 'shard'>,
 ): Promise<{ started: number[][]; results: PlanResult[] }> {
   const at = Date.now() + 100;
   const started = Array.from({ length: count }, (): number[] => []);
   const results = await Promise.all(
     started.map((mine, index) =>
       runPlan(
-        { ...plan, targets: [target(mine)], shard: { index, count, start: async () => at, gapMs: 100 } },
+        planOf({ ...plan, targets: [target(mine)], shard: { index, count, start: async () => at, gapMs: 100 } }),
         { probe: nullProbe },
       ),
     ),
@@ -47,7 +48,7 @@ const base = {
   warmupMs: 0,
   durationMs: 1200,
   seed: 1,
-} satisfies Partial<BenchPlan>;
+} satisfies Partial<TestPlan>;
 
 function file(
   result: PlanResult,
@@ -56,6 +57,7 @@ function file(
   overrides: Partial<ResultFile['config']> = {},
 ): ResultFile {
   return {
+    ...result,
     version: RESULT_FILE_VERSION,
     tool: { name: 'mcp-db-bench', version: 'test' },
     environment: {
@@ -83,7 +85,6 @@ function file(
       shard: { index, count, runId: 'run-a', startAt: '2026-01-01T00:00:00.000Z' },
       ...overrides,
     },
-    ...result,
   };
 }
 
@@ -142,14 +143,14 @@ describe('sharded plans', () => {
   it('a shard that reaches a step after its agreed instant begins at once and says how late', async () => {
     const plan = { ...base, durationMs: 100, agents: [1], targets: [target([])] };
     const late = await runPlan(
-      { ...plan, shard: { index: 0, count: 1, start: async () => Date.now() - 500 } },
+      planOf({ ...plan, shard: { index: 0, count: 1, start: async () => Date.now() - 500 } }),
       { probe: nullProbe },
     );
     expect(late.warnings).toEqual([
       expect.stringMatching(/^shard 0 began raw echo × 1 \d+ ms after the agreed instant/),
     ]);
     const onTime = await runPlan(
-      { ...plan, shard: { index: 0, count: 1, start: async () => Date.now() + 50 } },
+      planOf({ ...plan, shard: { index: 0, count: 1, start: async () => Date.now() + 50 } }),
       { probe: nullProbe },
     );
     expect(onTime.warnings).toEqual([]);
@@ -158,15 +159,17 @@ describe('sharded plans', () => {
   it('refuses a plan a shard could not run', async () => {
     const start = async () => Date.now();
     const plan = { ...base, agents: [1], targets: [target([])] };
-    await expect(runPlan({ ...plan, shard: { index: 3, count: 3, start } })).rejects.toThrow(
+    await expect(runPlan(planOf({ ...plan, shard: { index: 3, count: 3, start } }))).rejects.toThrow(
       'shard index must be 0 to 2: 3',
     );
     await expect(
-      runPlan({
-        ...plan,
-        workloads: [Object.values(WORKLOADS).find((w) => w.writes)!],
-        shard: { index: 0, count: 2, start },
-      }),
+      runPlan(
+        planOf({
+          ...plan,
+          workloads: [Object.values(WORKLOADS).find((w) => w.writes)!],
+          shard: { index: 0, count: 2, start },
+        }),
+      ),
     ).rejects.toThrow(/writes: it cannot run sharded/);
   });
 });

@@ -1,10 +1,5 @@
-import type { OperationStats, StepMeasurement, StepResult } from '@mcp-db-bench/contract';
+import { failedCalls, type OperationStats, type StepMeasurement, type StepResult } from '@mcp-db-bench/contract';
 import { encode, merge } from './histogram.js';
-
-/** Total errors of a step, all kinds. */
-export function errorTotal(m: Pick<StepMeasurement, 'errors'>): number {
-  return Object.values(m.errors).reduce((a, b) => a + b, 0);
-}
 
 /**
  * One step's slices as one measurement: counts add up, histograms merge exactly, intervals
@@ -15,7 +10,7 @@ export function combineSlices(slices: readonly StepMeasurement[]): StepMeasureme
   const [first] = slices;
   if (first === undefined) throw new RangeError('no slices to combine');
   if (slices.length === 1) return first;
-  const completed = (s: StepMeasurement) => s.calls + Object.values(s.errors).reduce((a, b) => a + b, 0);
+  const completed = (s: StepMeasurement) => s.calls + failedCalls(s);
   const calls = slices.reduce((n, s) => n + completed(s), 0);
   const durationMs = sum(slices.map((s) => s.durationMs));
   let offset = 0;

@@ -16,7 +16,7 @@ export function readRuns(files: readonly string[], labels: readonly string[] = [
     let label = labels[i] ?? basename(file).replace(/\.json$/i, '');
     for (let n = 2; taken.has(label); n++) label = `${labels[i] ?? basename(file).replace(/\.json$/i, '')} (${n})`;
     taken.add(label);
-    return { label, result: readResultFile(file) };
+    return { label, result: readResultFile(file), file };
   });
 }
 

@@ -4,19 +4,21 @@
  * Markdown tables, the HTML page, compare, JUnit, Prometheus, floor and soak), all pure
  * functions of a result file. Needs only the contract: reading a result needs no load generator.
  */
-export { addUp, combineSlices, errorTotal, mergeOperations, mergeStats, stepName } from './combine.js';
-export { comparisons } from './comparisons.js';
+export { addUp, combineSlices, mergeOperations, mergeStats, stepName } from './combine.js';
+export { comparisons, comparisonsOf, FLOOR_LABEL, floorBefore } from './comparisons.js';
 export { environment } from './environment.js';
 export { readResultFile, readRuns, writeResultFile } from './files.js';
 export {
   type Claim,
   type Finding,
+  type FindingsOptions,
   findingsHtml,
   findingsMarkdown,
   shares,
   studyClaims,
   studyFindings,
 } from './findings/index.js';
+export { int, median, ms, pct, rate, ratio, spread } from './format.js';
 export { junitXml } from './gates/junit.js';
 export { checkThresholds, parseThreshold, type Threshold, ThresholdSyntaxError } from './gates/thresholds.js';
 export {
@@ -46,9 +48,9 @@ export {
   poolRuns,
   regressions,
 } from './render/compare.js';
-export { FLOOR_LABEL, floorBefore, floorSections } from './render/floor.js';
+export { floorSections } from './render/floor.js';
+export { roundLabel } from './render/groups.js';
 export { htmlReport, type Run } from './render/html/index.js';
-export { callsPerSecond, int, median, roundLabel } from './render/numbers.js';
 export { overview, PIPE_COLUMNS } from './render/overview.js';
 export { prometheusText } from './render/prometheus.js';
 export { replayLine } from './render/replay.js';
@@ -57,3 +59,4 @@ export { type ReportFormat, renderRuns } from './render/runs.js';
 export { soakReport } from './render/soak.js';
 export { formatStages, MAX_STAGE_ROWS, stageSections } from './render/stages.js';
 export { type Section, toMarkdown, toTerminal } from './render/table.js';
+export { type Judged, type JudgedRatio, judge, judged, machineLines, ratioName, withheldLines } from './verdicts.js';

@@ -218,7 +218,7 @@ function alignIntervals(parts: readonly StepResult[], base: number): Interval[] 
     });
 }
 
-/** Session starts of every shard, entry by entry per target and index profile. */
+/** Session starts of every shard, entry by entry per target and index set. */
 function mergeSessionInit(shards: readonly Shard[]): ResultFile['sessionInit'] {
   type Entry = ResultFile['sessionInit'][number];
   const key = (e: Entry) => `${e.target}\n${e.indexes}`;

@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { newHistogram, record } from '../src/histogram.js';
+import { groupSteps } from '../src/render/groups.js';
 import { dropEmptySeries } from '../src/render/html/charts.js';
 import { MEANING, seriesColor, shade } from '../src/render/html/colors.js';
 import { htmlReport } from '../src/render/html/index.js';
 import { reportModel } from '../src/render/html/model.js';
-import { intervalRates, percentiles, SPECTRUM_LEVELS, spectrum } from '../src/render/html/numbers.js';
-import { indexPairs } from '../src/render/html/sections/indexes.js';
+import { intervalRates, percentiles, SPECTRUM_LEVELS, spectrum } from '../src/render/html/percentiles.js';
 import { scalingLine } from '../src/render/html/sections/scaling.js';
 import { loadStages } from '../src/render/html/sections/summary.js';
 import { timeline } from '../src/render/html/sections/timeline.js';
 import { tokenRecords } from '../src/render/html/sections/tokens.js';
-import { groupSteps, reportSections } from '../src/render/report.js';
+import { indexRows } from '../src/render/ratios.js';
+import { reportSections } from '../src/render/report.js';
 import { toMarkdown } from '../src/render/table.js';
 import { REPLAY, replayOperations, result, stats, step } from '../src/testing.js';
 
@@ -57,7 +58,7 @@ describe('scaling, timeline and index pairs', () => {
   it('computes scaling efficiency against the first agent count, and the knee', () => {
     const line = scalingLine(groupSteps(sweep));
     expect(line.agents).toEqual([1, 2, 4]);
-    expect(line.throughput).toEqual([100, 180, 190]);
+    expect(line.goodput).toEqual([100, 180, 190]);
     expect(line.efficiency.map((e) => Number(e.toFixed(3)))).toEqual([1, 0.9, 0.475]);
     expect(line.knee).toBe(2);
     expect(line.p99Ms[0]).toBeCloseTo(1, 2);
@@ -130,15 +131,24 @@ describe('scaling, timeline and index pairs', () => {
   });
 
   it('pairs the baseline and optimized rounds of the same step, with the speed-up', () => {
-    const pairs = indexPairs(
-      groupSteps([
+    const rows = indexRows(
+      result([
         step({ workload: 'filtered', agents: 1, calls: 50, indexes: 'baseline' }),
         step({ workload: 'filtered', agents: 1, calls: 450, indexes: 'optimized' }),
         step({ workload: 'echo', agents: 1, calls: 9, indexes: null }),
       ]),
     );
-    expect(pairs).toEqual([
-      { target: 'sqlite', workload: 'filtered', agents: 1, baseline: 50, optimized: 450, speedup: 9 },
+    expect(rows.map(({ comparison: _, ...r }) => r)).toEqual([
+      {
+        target: 'sqlite',
+        workload: 'filtered',
+        agents: 1,
+        sets: ['baseline', 'optimized'],
+        rates: [50, 450],
+        unit: 'calls',
+        speedup: '9.00x (1 iteration)',
+        p50: '1.00x (1 iteration)',
+      },
     ]);
   });
 
@@ -368,13 +378,14 @@ describe('the report model and page', () => {
         { text: '1', value: 1 },
         { text: '2', value: 2 },
         'last call ended 3.2 s after the step',
+        'left out: overran',
       ],
     ]);
     expect(rows('commits')[0]!.slice(3, 7)).toEqual([
       { text: '2,400', value: 2400 },
       { text: '2,400', value: 2400 },
       { text: '100', value: 100 },
-      { text: '4.0%', value: 4 },
+      { text: '4%', value: 4 },
     ]);
     // several runs on one page: each row named by its run, a row's continuation left blank
     const both = reportModel([
@@ -578,12 +589,15 @@ describe('several servers side by side', () => {
       'ours p50 ms',
       'theirs calls/s',
       'theirs p50 ms',
+      'theirs against ours',
     ]);
     expect(block.table.rows[1]!.cells.slice(0, 3)).toEqual(['point-read', '2', { text: '200', value: 200 }]);
     // the terminal's "Servers compared" holds the same numbers
     expect(toMarkdown(reportSections(side))).toMatch(
-      /\| point-read \| 2 \| 200 \/s, p50 1\.00 \| 400 \/s, p50 1\.00 \|/,
+      /\| point-read \| 2 \| 200 \/s, p50 1\.00 \| 400 \/s, p50 1\.00, 2\.00x \(1 iteration\) \|/,
     );
+    // and its ratio is the HTML table's
+    expect(block.table.rows[1]!.cells.at(-1)).toMatchObject({ text: '2.00x (1 iteration)' });
     // each server has its colour, the same on the spectrum, the scaling lines and the token bars
     const colours = (label: string) =>
       new Set(

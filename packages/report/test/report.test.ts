@@ -72,11 +72,22 @@ describe('the report', () => {
         step({ workload: 'analytical-table', agents: 1, calls: 3, overrun: { calls: 1, lastEndedAfterMs: 3200 } }),
         // 1 s steps: 40 ms after the end is the last calls' ordinary tail
         step({ workload: 'point-read', agents: 4, calls: 900, overrun: { calls: 4, lastEndedAfterMs: 40 } }),
+        // noticeably late, yet within half the step: listed, and kept in the ratios
+        step({ workload: 'filtered', agents: 1, calls: 90, overrun: { calls: 1, lastEndedAfterMs: 300 } }),
       ]),
     );
     const overrun = sections.find((s) => s.title.startsWith('Overrun'))!;
     expect(overrun.rows).toEqual([
-      ['sqlite (optimized)', 'analytical-table', '1', '1', '1', 'last call ended 3.2 s after the step'],
+      [
+        'sqlite (optimized)',
+        'analytical-table',
+        '1',
+        '1',
+        '1',
+        'last call ended 3.2 s after the step',
+        'left out: overran',
+      ],
+      ['sqlite (optimized)', 'filtered', '1', '1', '1', 'last call ended 300 ms after the step', 'kept'],
     ]);
     const none = reportSections(result([step({ workload: 'point-read', agents: 1, calls: 9 })]));
     expect(none.some((s) => s.title.startsWith('Overrun'))).toBe(false);
@@ -103,16 +114,16 @@ describe('the report', () => {
     expect(knee([1, 4, 16], [5620, 6163, 10023])).toBe('none up to 16 agents');
   });
 
-  it('reports the index speed-up as a ratio of the two rounds', () => {
+  it('reports the index speed-up as the ratio of the two rounds paired by iteration', () => {
     const steps = [
       step({ workload: 'filtered', agents: 1, calls: 50, indexes: 'baseline' }),
       step({ workload: 'filtered', agents: 1, calls: 450, indexes: 'optimized' }),
     ];
     const speedup = reportSections(result(steps)).find((s) => s.title.startsWith('Index speed-up'))!;
-    expect(speedup.rows[0]?.slice(0, 6)).toEqual(['sqlite', 'filtered', '1', '50.0', '450', '9.0×']);
+    expect(speedup.rows[0]?.slice(0, 6)).toEqual(['sqlite', 'filtered', '1', '50.0', '450', '9.00x (1 iteration)']);
   });
 
-  it('gives each paired ratio its interval, and reads one that crosses 1 as no difference measured', () => {
+  it('judges each paired ratio by the claims rules: a difference, no difference, or undecided', () => {
     const base = { target: 'sqlite', indexes: 'baseline' };
     const other = { target: 'sqlite', indexes: 'optimized' };
     const steps = [1, 2, 3, 4, 5].flatMap((iteration) => [
@@ -120,7 +131,7 @@ describe('the report', () => {
       step({ workload: 'filtered', agents: 1, calls: 130, indexes: 'optimized', iteration }),
     ]);
     const file = {
-      ...result(steps),
+      ...result(steps, { config: { ...result([]).config, iterations: 5 } }),
       comparisons: [
         {
           kind: 'indexes' as const,
@@ -129,14 +140,21 @@ describe('the report', () => {
           base,
           other,
           iterations: [1, 2, 3, 4, 5],
-          throughput: [1.32, 1.1, 1.58, 1.4, 1.25],
-          p50: [0.91, 1.05, 1.12, 1.0, 0.97],
+          // as the run paired them: the report shows the file's own comparison
+          rate: [1.32, 1.2, 1.58, 1.4, 1.25],
+          p50: [0.97, 1.05, 1.02, 1.0, 0.99],
+          withheld: [],
         },
       ],
     };
     const speedup = reportSections(file).find((s) => s.title.startsWith('Index speed-up'))!;
-    expect(speedup.rows[0]?.slice(5)).toEqual(['1.32x [1.10–1.58]', '~ (0.91–1.12)']);
-    expect(speedup.note).toMatch(/no difference measured/);
+    // the rate ratio wholly outside the ±10% band and sure among the run's 2 ratios; the p50 inside it
+    expect(speedup.rows[0]?.slice(5)).toEqual(['1.32x [1.20–1.58]', 'no difference (0.97–1.05)']);
+    expect(speedup.note).toMatch(/the run's 2 ratios judged together against a ±10% band/);
+    // p50s of 0.91 to 1.12 cross the band's edges: undecided
+    file.comparisons[0]!.p50 = [0.91, 1.05, 1.12, 1.0, 0.97];
+    const crossing = reportSections({ ...file }).find((s) => s.title.startsWith('Index speed-up'))!;
+    expect(crossing.rows[0]?.[6]).toBe('~ (0.91–1.12)');
   });
 
   it('merges iterations: median goodput with its spread', () => {

@@ -114,11 +114,11 @@ async function call(endpoint, name, args) {
     body,
   });
   const text = await res.text();
-  const ms = performance.now() - started;
+  const elapsedMs = performance.now() - started;
   const json = JSON.parse(
     text.startsWith('event:') || text.startsWith('data:') ? (text.split('data:')[1] ?? '') : text,
   );
-  return { ms, result: json.result };
+  return { ms: elapsedMs, result: json.result };
 }
 
 /** @param {string} name @param {Record<string, unknown>} args */

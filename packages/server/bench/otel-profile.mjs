@@ -60,6 +60,6 @@ for (const file of process.argv.slice(2)) {
     totals.set(name, (totals.get(name) ?? 0) + dt);
   });
 }
-const pct = (/** @type {number} */ x, /** @type {number} */ of) => `${((x / of) * 100).toFixed(0).padStart(3)}%`;
-console.log(`the SDK's own frames: ${pct(otel, busy)} of the busy samples; of them:`);
-for (const [name, t] of [...totals].sort((a, b) => b[1] - a[1])) console.log(`  ${pct(t, otel)}  ${name}`);
+const shareOf = (/** @type {number} */ x, /** @type {number} */ of) => `${((x / of) * 100).toFixed(0).padStart(3)}%`;
+console.log(`the SDK's own frames: ${shareOf(otel, busy)} of the busy samples; of them:`);
+for (const [name, t] of [...totals].sort((a, b) => b[1] - a[1])) console.log(`  ${shareOf(t, otel)}  ${name}`);

@@ -217,12 +217,12 @@ describe.each(targets)('$engine', (target) => {
       expect(zoe.rows).toEqual(
         customers.filter((c) => (c.name as string).startsWith('Zo')).map(({ name }) => ({ name })),
       );
-      const pct = await ok('query like escape', 'query', {
+      const percent = await ok('query like escape', 'query', {
         table: 'orders',
         columns: ['id'],
         filter: "note like '%100\\% \\_done%'",
       });
-      expect(pct.rows).toEqual(
+      expect(percent.rows).toEqual(
         orders.filter((o) => (o.note as string | null)?.includes('100% _done')).map(({ id }) => ({ id })),
       );
       const notPaid = await ok('query not', 'query', {

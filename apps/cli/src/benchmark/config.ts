@@ -56,6 +56,8 @@ export interface RunFlags {
   html?: string;
   /** every table on stdout, not the summary */
   full?: boolean;
+  /** --band: the claims rules' practical band, as a factor (1.1: ±10%) */
+  band?: number;
   threshold: Threshold[];
   junit?: string;
   /** the run in the Prometheus text exposition format */
@@ -116,7 +118,7 @@ export function runConfig(flags: RunFlags, command: Command): RunConfig {
   return { ...comparisonDefaults(sharded, typed), loadStages: loadStagesOf(sharded), ...(peers && { peers }) };
 }
 
-/** The sides a run compares: index profiles on databases it owns, times targets (databases, servers) times eras. */
+/** The sides a run compares: index sets on databases it owns, times targets (databases, servers) times eras. */
 export function comparedSides(config: RunFlags): number {
   const owned = !config.target && !config.targetCmd;
   const profiles = owned ? Math.max(config.indexes.length, 1) : 1;
@@ -249,7 +251,7 @@ function shardConfig(config: RunFlags, typed: (name: string) => boolean): RunFla
   if (typed('indexes')) {
     throw new UsageError(
       '--indexes cannot be used with --shard: shards never re-index the database they share; set it once with ' +
-        'mcp-db-bench index --indexes PROFILE',
+        'mcp-db-bench index --indexes SET',
     );
   }
   const writes = config.workloads.filter((name) => WORKLOADS[name]!.writes);

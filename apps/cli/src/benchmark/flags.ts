@@ -11,11 +11,12 @@ import { InvalidArgumentError, Option } from 'commander';
 import type { ProtocolChoice } from '../labels.js';
 import {
   agentsOption,
+  bandOption,
   dbListOption,
   formatOption,
   jsonAlias,
   outOption,
-  parseProfile,
+  parseIndexSet,
   scaleOption,
   seedOption,
 } from '../options.js';
@@ -129,14 +130,14 @@ function stepOptions(): Option[] {
     new Option(
       '--iterations <n>',
       `repeat each step; reports show the median and spread, and an interval for each ratio (default 1, or ` +
-        `${COMPARISON_ITERATIONS} of ${COMPARISON_STEP_MS / 1000} s steps when the run compares index profiles, ` +
+        `${COMPARISON_ITERATIONS} of ${COMPARISON_STEP_MS / 1000} s steps when the run compares index sets, ` +
         `databases, servers or eras and --duration is not given either)`,
     )
       .default(1)
       .argParser(parsePositiveInt('iterations')),
-    new Option('--indexes <list>', 'index profiles to run in turn (two rounds show the speed-up)')
+    new Option('--indexes <list>', 'index sets to run in turn (two rounds show the speed-up)')
       .default(['baseline', 'optimized'] as IndexSet[], 'baseline,optimized')
-      .argParser(parseList(parseProfile)),
+      .argParser(parseList(parseIndexSet)),
   ];
 }
 
@@ -219,6 +220,7 @@ function replayOptions(): Option[] {
 function reportOptions(): Option[] {
   return [
     new Option('--full', 'on stdout, every table of the report instead of the summary that fits the terminal'),
+    bandOption(),
     new Option('--html <file>', 'also write the HTML report here (the page report --format html makes)'),
     new Option(
       '--threshold <rule>',

@@ -4,7 +4,7 @@
  * workload needs no more; one plan over them all, and its result file.
  */
 
-import { type DatabaseFacts, type ResultFile, TOOL_NAMES } from '@mcp-db-bench/contract';
+import { type DatabaseFacts, type ResultFile, type RunDescription, TOOL_NAMES } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import {
   cpuUnder,
@@ -58,46 +58,32 @@ export async function measure(
       }
       const targets = await planTargets(config, peers, serving, receiver);
       const machine = runMachine(serving.databases, config.target);
+      // the run as its result file says it: the runner takes what it runs from it
+      const description = runDescription(config, serving, targets);
       const { shard } = config;
       const start = async () => {
-        targets.startAt = config.barrierFile ? await barrier(config.barrierFile, shard!, logLine) : config.startAt!;
-        return announceStart(targets.startAt, shard!, logLine);
+        const at = config.barrierFile ? await barrier(config.barrierFile, shard!, logLine) : config.startAt!;
+        describeShard(description, config, at);
+        return announceStart(at, shard!, logLine);
       };
       // Steps finished so far: an interrupted run keeps them, marked partial, in every file asked for.
-      const partial = new PlanResultBuilder();
+      const built = new PlanResultBuilder(description);
+      const workloads = config.workloads.map((name) => WORKLOADS[name]!);
       // The steps the runner will measure, counted by its rules (a --target server is never
       // re-indexed: one round); a skip takes its steps off; the bare echo floor serves echo alone.
       const planned = plannedSteps(
-        {
-          targets: targets.plan,
-          indexes: config.indexes,
-          workloads: config.workloads.map((name) => WORKLOADS[name]!),
-          agents: config.agents,
-          workloadAgents: config.workloadAgents,
-          iterations: config.iterations,
-          stages: config.loadStages,
-        },
+        { config: description, targets: targets.plan, workloads },
         (workload) => workload === 'echo',
       );
       const show = progress(undefined, undefined, undefined, planned);
-      const keepPartial = onInterrupt(() => {
-        const file = fileConfig(config, serving, targets);
-        keep({ ...resultOf(file, partial.result()), machine: machine.record(), partial: true });
-      });
+      const keepPartial = onInterrupt(() =>
+        keep({ ...resultOf(built.result()), machine: machine.record(), partial: true }),
+      );
       const measured = await runPlan(
         {
+          config: description,
           targets: targets.plan,
-          indexes: config.indexes,
-          workloads: config.workloads.map((name) => WORKLOADS[name]!),
-          agents: config.agents,
-          workloadAgents: config.workloadAgents,
-          iterations: config.iterations,
-          warmupMs: config.warmup,
-          durationMs: config.duration,
-          durationAt: config.durationAt,
-          rate: config.rate,
-          stages: config.loadStages,
-          seed: config.seed,
+          workloads,
           // A fresh server process compiles its hot paths during the first seconds; without this the
           // first round (baseline) would pay for that and the index speed-up would be overstated.
           warmUp: { workload: WORKLOADS.mixed!, agents: 2, durationMs: Math.max(1000, config.warmup * 2) },
@@ -107,12 +93,7 @@ export async function measure(
           check: config.checkCalls > 0 ? { calls: config.checkCalls } : undefined,
           machine: machine.window,
         },
-        {
-          on: (event) => {
-            show(event);
-            partial.add(event);
-          },
-        },
+        { on: show, results: built },
       );
       keepPartial();
       if (receiver) {
@@ -124,7 +105,7 @@ export async function measure(
           if (split) step.traceSplit = split;
         }
       }
-      return { ...resultOf(fileConfig(config, serving, targets), measured), machine: machine.record() };
+      return { ...resultOf(measured), machine: machine.record() };
     });
   } catch (error) {
     // the target went away during the run: say which server it was
@@ -142,9 +123,7 @@ interface RunTargets {
   /** --trace-split: the labels of our servers' steps, whose spans the receiver gets */
   traced: Set<string>;
   /** --shard: the index set found on each database, by engine */
-  found: { name: string; profile: string }[];
-  /** --shard: the agreed start, once known */
-  startAt?: number;
+  found: { name: string; indexes: string }[];
 }
 
 /** How a plan target is added, in every era asked for (host era first): one target each, labelled with its era. */
@@ -242,13 +221,13 @@ async function serveDatabase(config: RunConfig, db: Database, s: DatabaseServing
     throw new UsageError(
       `--peer cannot share ${engine.title} with our server: it can be open in one process at a time`,
     );
-  if (config.shard) s.out.found.push({ name: engine.name, profile: await requireDataset(db) });
+  if (config.shard) s.out.found.push({ name: engine.name, indexes: await requireDataset(db) });
   // a shard's database is shared: never seeded or re-indexed, only read through the driver for the decomposition
   const prepared: Pick<PlanTarget, 'reindex' | 'driver'> = config.shard
     ? await s.serving.driverOnly(db)
     : await s.serving.prepare(db, { scale: config.scale, seed: config.seed, indexes: first });
   // what the database is and holds, read before our server opens it (an embedded one may allow one process)
-  const database = await readFacts(db, Boolean(prepared.reindex));
+  const { facts: database, name } = await readFacts(db, Boolean(prepared.reindex));
   const owned = { ...prepared, ...recordIndexes(db, database, prepared.reindex) };
   const server = await s.serving.server(db, {
     args: s.writes ? ['--allow-writes'] : [],
@@ -256,41 +235,35 @@ async function serveDatabase(config: RunConfig, db: Database, s: DatabaseServing
     otel: s.receiver?.env,
   });
   s.servers.push(server.child.pid!);
-  logLine(`${engine.name}: our MCP server at ${server.endpoint}`);
-  const entry = { engine: engine.name, url: redactUrl(db.url), database };
+  logLine(`${name}: our MCP server at ${server.endpoint}`);
+  const entry = { engine: name, url: redactUrl(db.url), database };
   const before = s.out.entries.length;
-  s.eachEra(
-    engine.name,
-    entry,
-    { kind: 'http', url: server.endpoint },
-    { ...owned, ...cpuOf(config, server.child.pid!) },
-  );
+  s.eachEra(name, entry, { kind: 'http', url: server.endpoint }, { ...owned, ...cpuOf(config, server.child.pid!) });
   for (const t of s.out.entries.slice(before)) s.out.traced.add(t.label);
   for (const spec of config.peers ?? []) {
-    const name = spec.launcher.name;
+    const peerName = spec.launcher.name;
     const peer = await s.serving.peer(db, spec, config.serverCpus);
     s.servers.push(peer.pid);
-    logLine(`${engine.name}: ${name} at ${peer.endpoint} (${spec.given})`);
+    logLine(`${name}: ${peerName} at ${peer.endpoint} (${spec.given})`);
     s.eachEra(
-      `${name} ${engine.name}`,
-      { ...entry, profile: name, peer: { name, command: spec.given } },
+      `${peerName} ${name}`,
+      { ...entry, profile: peerName, peer: { name: peerName, command: spec.given } },
       { kind: 'http', url: peer.endpoint },
       { ...owned, ...cpuOf(config, peer.pid) },
-      { profile: PEERS[name]!, options: peer.options },
+      { profile: PEERS[peerName]!, options: peer.options },
     );
   }
 }
 
-/** What the result file says of the run's configuration (also for the partial file of an interrupted run). */
-function fileConfig(
-  config: RunConfig,
-  serving: Serving,
-  { entries: targets, found, startAt }: RunTargets,
-): ResultFile['config'] {
+/**
+ * The run as its result file says it, built once from the flags and what the targets found: the
+ * runner takes what it runs from it, and the file (a partial one too) carries it as it is.
+ */
+function runDescription(config: RunConfig, serving: Serving, { entries: targets, found }: RunTargets): RunDescription {
   const { shard } = config;
   const stages = config.loadStages;
   const databases = serving.databases.length;
-  const file: ResultFile['config'] = {
+  const file: RunDescription = {
     targets,
     workloads: config.workloads,
     agents: stages?.kind === 'agents' ? [peakTarget(stages.stages)] : config.agents,
@@ -310,12 +283,17 @@ function fileConfig(
     ...(config.serverCpus || config.clientCpus
       ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
       : {}),
+    ...(config.band ? { band: config.band } : {}),
   };
-  if (shard) {
-    const at = new Date(startAt ?? Date.now()).toISOString();
-    file.shard = { ...shard, runId: config.runId ?? runIdOf(file, at), startAt: at };
-  }
+  // until the agreed start is known (an interrupt may come first): now
+  if (shard) describeShard(file, config, Date.now());
   return file;
+}
+
+/** --shard: the description's part of the run, its run id a hash of the rest and of the agreed start. */
+function describeShard(description: RunDescription, config: RunConfig, startAt: number): void {
+  const at = new Date(startAt).toISOString();
+  description.shard = { ...config.shard!, runId: config.runId ?? runIdOf(description, at), startAt: at };
 }
 
 /** Fails early, naming the target, when nothing answers HTTP at its address. Any HTTP answer will do. */
@@ -356,7 +334,7 @@ function stdioCpu(
   return { serverCpuUs: () => cpuUnder(process.pid, { withRoot: false, skip: servers }) };
 }
 
-/** A database's re-indexing, recording the indexes each profile leaves in `facts`. */
+/** A database's re-indexing, recording the indexes each set leaves in `facts`. */
 function recordIndexes(
   db: Database,
   facts: DatabaseFacts,
@@ -364,18 +342,18 @@ function recordIndexes(
 ): Pick<PlanTarget, 'reindex'> | undefined {
   if (!reindex) return undefined;
   return {
-    reindex: async (profile) => {
-      const changed = await reindex(profile);
-      await indexesAfter(db, facts, profile);
+    reindex: async (set) => {
+      const changed = await reindex(set);
+      await indexesAfter(db, facts, set);
       return changed;
     },
   };
 }
 
-/** One profile when the databases agree (or there is one), else each named by its engine. */
-function foundIndexes(found: readonly { name: string; profile: string }[]): string[] {
-  const profiles = [...new Set(found.map((f) => f.profile))];
-  return profiles.length > 1 ? found.map((f) => `${f.name}: ${f.profile}`) : profiles;
+/** One index set when the databases agree (or there is one), else each named by its engine. */
+function foundIndexes(found: readonly { name: string; indexes: string }[]): string[] {
+  const sets = [...new Set(found.map((f) => f.indexes))];
+  return sets.length > 1 ? found.map((f) => `${f.name}: ${f.indexes}`) : sets;
 }
 
 function uniqueLabel(name: string, taken: readonly { label: string }[]): string {

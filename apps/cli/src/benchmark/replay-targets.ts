@@ -28,6 +28,7 @@ import { logLine } from '../render/progress.js';
 import { KeySpace, shapeFiller } from '../replay/fill.js';
 import { pinnedCommand } from '../serving/cpus.js';
 import type { Database } from '../serving/database.js';
+import { engineName } from '../serving/facts.js';
 import type { Serving } from '../serving/lifecycle.js';
 import type { PeerTarget } from '../serving/targets.js';
 import type { RunConfig } from './config.js';
@@ -72,15 +73,16 @@ async function addDatabase(into: ReplayTargets, replaying: Replaying, serving: S
     indexes: config.indexes[0] ?? 'optimized',
   });
   const writes = trace.sessions.some((s) => s.requests.some((r) => r.tool && WRITE_TOOLS.has(r.tool)));
+  const name = await engineName(db);
   const server = await serving.server(db, { args: writes ? ['--allow-writes'] : [], cpus: config.serverCpus });
-  logLine(`${db.engine.name}: our MCP server at ${server.endpoint}`);
+  logLine(`${name}: our MCP server at ${server.endpoint}`);
   const cpu = config.serverCpus ? { serverCpuUs: () => cpuUnder(server.child.pid!) } : {};
   await add(
     into,
     replaying,
-    db.engine.name,
+    name,
     { kind: 'http', url: server.endpoint },
-    { engine: db.engine.name, url: redactUrl(db.url) },
+    { engine: name, url: redactUrl(db.url) },
     { ...owned, ...cpu },
   );
 }

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { ResultFile } from '@mcp-db-bench/contract';
+import type { ResultFile, RunDescription } from '@mcp-db-bench/contract';
 import {
   PlanResultBuilder,
   type PlanTarget,
@@ -61,8 +61,8 @@ export async function measureReplay(
       bothEras: new Set(trace.sessions.map(sessionEra)).size === 2,
       agents: () => currentAgents,
     });
-    const configOf = () => replayRunConfig(config, trace, targets, serving.databases.length > 0);
-    return runReplay(config, plan, configOf, keep, (agents) => {
+    const description = replayDescription(config, trace, targets, serving.databases.length > 0);
+    return runReplay(config, plan, description, keep, (agents) => {
       currentAgents = agents;
     });
   });
@@ -84,34 +84,25 @@ const requestCount = (trace: Trace) => trace.sessions.reduce((n, s) => n + s.req
 async function runReplay(
   config: RunConfig & { replay: string },
   plan: PlanTarget[],
-  configOf: () => ResultFile['config'],
+  description: RunDescription,
   keep: (partial: ResultFile) => void,
   onStep: (agents: number) => void,
 ): Promise<ResultFile> {
-  const partial = new PlanResultBuilder();
+  const built = new PlanResultBuilder(description);
   const show = progress();
-  const keepPartial = onInterrupt(() => keep({ ...resultOf(configOf(), partial.result()), partial: true }));
+  const keepPartial = onInterrupt(() => keep({ ...resultOf(built.result()), partial: true }));
   const measured = await runPlan(
+    { config: description, targets: plan, workloads: [replayWorkload(config.replay)] },
     {
-      targets: plan,
-      indexes: config.indexes,
-      workloads: [replayWorkload(config.replay)],
-      agents: config.agents,
-      iterations: config.iterations,
-      warmupMs: config.warmup,
-      durationMs: config.duration,
-      seed: config.seed,
-    },
-    {
+      results: built,
       on: (event) => {
         if (event.type === 'step-start') onStep(event.step.agents);
-        partial.add(event);
         show(event);
       },
     },
   );
   keepPartial();
-  return resultOf(configOf(), measured);
+  return resultOf(measured);
 }
 
 /** The workload the replay steps are filed under; its agents drive themselves. */
@@ -127,13 +118,16 @@ function replayWorkload(file: string): Workload {
   };
 }
 
-/** The result file's configuration: our databases' scale and index rounds only when there are some. */
-function replayRunConfig(
+/**
+ * The run as its result file says it, the runner taking what it runs from it: our databases'
+ * scale and index rounds only when there are some.
+ */
+function replayDescription(
   config: RunConfig & { replay: string },
   trace: Trace,
-  targets: ResultFile['config']['targets'],
+  targets: RunDescription['targets'],
   ownDatabases: boolean,
-): ResultFile['config'] {
+): RunDescription {
   return {
     targets,
     workloads: [REPLAY_WORKLOAD],
@@ -160,5 +154,6 @@ function replayRunConfig(
     ...(config.serverCpus || config.clientCpus
       ? { cpus: { server: config.serverCpus ?? null, client: config.clientCpus ?? null } }
       : {}),
+    ...(config.band ? { band: config.band } : {}),
   };
 }

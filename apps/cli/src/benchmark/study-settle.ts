@@ -1,103 +1,79 @@
 /**
  * More iterations instead of false claims (`study --budget`): which of a study's ratios are
  * settled (decided against the practical band: a claim, or no difference) and which segments
- * still hold undecided ones, judged by the contract's claims rules; and a segment's extra
- * iterations merged into its file. The ratios are the file's own pairing (`comparisons`: each
- * index set against the first, each database against the first), the pairs the rules withhold
- * left out with their reason.
+ * still hold undecided ones; and a segment's extra iterations merged into its file. The ratios
+ * are the ones the findings judge (report's `judge`: each segment's one pairing, `comparisonsOf`,
+ * the study's ratios one family, each file's design from its own config), so what settles here is
+ * what the findings page says.
  */
-import {
-  CLAIM_RULES,
-  type ClaimRules,
-  type Comparison,
-  type PairedRatio,
-  pairWithheld,
-  type RatioDesign,
-  type RatioEvidence,
-  type ResultFile,
-  ratioEvidence,
-  type StepResult,
-} from '@mcp-db-bench/contract';
-import { comparisons, studyClaims } from '@mcp-db-bench/report';
+import { isWithheld, type RatioEvidence, type ResultFile } from '@mcp-db-bench/contract';
+import { comparisons, int, judge } from '@mcp-db-bench/report';
 
-/** A step whose last call ended more than half a step after it measured when calls happened to end, not a rate. */
-const overran = (s: StepResult) => (s.overrun?.lastEndedAfterMs ?? 0) > s.durationMs / 2;
-
-const lastIteration = (file: ResultFile) => Math.max(file.config.iterations, ...file.steps.map((s) => s.iteration));
-
-/** A comparison's pairs, one per iteration the file measured: its ratio, or why there is none. */
-export function comparisonPairs(file: ResultFile, c: Comparison, rules: ClaimRules = CLAIM_RULES): PairedRatio[] {
-  const step = (side: Comparison['base'], iteration: number) =>
-    file.steps.find(
-      (s) =>
-        s.target === side.target &&
-        s.indexes === side.indexes &&
-        s.workload === c.workload &&
-        s.agents === c.agents &&
-        s.iteration === iteration,
-    );
-  return Array.from({ length: lastIteration(file) }, (_, i): PairedRatio => {
-    const iteration = i + 1;
-    const base = step(c.base, iteration);
-    const other = step(c.other, iteration);
-    if (!base || !other) return { iteration, withheld: 'not measured' };
-    if (overran(base) || overran(other)) return { iteration, withheld: 'a call outlasted its step by more than half' };
-    const why = pairWithheld(base, other, rules);
-    if (why) return { iteration, withheld: why };
-    const at = c.iterations.indexOf(iteration);
-    return at < 0 ? { iteration, withheld: 'no calls' } : { iteration, ratio: c.throughput[at]! };
-  });
-}
-
-/** How a study's segments were measured: its planned iterations, and --budget's batches. */
-export const studyDesign = (planned: number, batch?: number): RatioDesign =>
-  batch ? { planned, sequential: { batch } } : { planned };
+export const lastIteration = (file: ResultFile) =>
+  Math.max(file.config.iterations, ...file.steps.map((s) => s.iteration));
 
 export interface SegmentSettlement {
   name: string;
   /** each ratio's evidence at the look it settled (or its last) */
   ratios: RatioEvidence[];
   unsettled: number;
+  /** of the unsettled, those withheld (too few usable pairs: a busy machine, steps that overran) */
+  withheld: number;
 }
 
-/**
- * Every ratio of the study's segments against the rules. The family is the study's ratio count:
- * the files' comparisons, or the findings' ratios if they are more.
- */
+/** Every ratio of the study's segments against the claims rules, as the findings judge them (`band`: study --band). */
 export function settlement(
   segments: readonly { name: string; file: ResultFile }[],
-  design: RatioDesign,
-  rules: ClaimRules = CLAIM_RULES,
+  options: { band?: number } = {},
 ): SegmentSettlement[] {
-  const compared = segments.map(({ name, file }) => ({ name, file, list: file.comparisons ?? [] }));
-  const family = Math.max(
-    compared.reduce((n, s) => n + s.list.length, 0),
-    studyClaims(segments.map((s) => s.file)).length,
+  const j = judge(
+    segments.map((s) => s.file),
+    options,
   );
-  return compared.map(({ name, file, list }) => {
-    const ratios = list.map((c) => ratioEvidence(comparisonPairs(file, c, rules), design, { rules, family }));
-    return { name, ratios, unsettled: ratios.filter((r) => !r.settled).length };
+  return segments.map(({ name, file }) => {
+    const mine = j.ratios.filter((r) => r.file === file);
+    const ratios = mine.map((r) => r.evidence);
+    const withheld = mine.filter((r) => !r.evidence.settled && isWithheld(r.verdict)).length;
+    return { name, ratios, unsettled: ratios.filter((r) => !r.settled).length, withheld };
   });
 }
 
-/** `ratios settled: 61 of 70 (after 5 iterations: 52, after 7: 9); 9 unsettled after 9 iterations` */
-export function settlementText(segments: readonly SegmentSettlement[]): string {
+/**
+ * `ratios decided against the ±10% band (...): 61 of 70 (after 5 iterations: 52, after 7: 9); 7
+ * undecided, 2 withheld for too few usable pairs (analytical-table 6, transfer 3)`
+ */
+export function settlementText(segments: readonly SegmentSettlement[], band: number): string {
   const all = segments.flatMap((s) => s.ratios);
   const settled = all.filter((r) => r.settled);
   const taken = new Map<number, number>();
   for (const r of settled) taken.set(r.iterations, (taken.get(r.iterations) ?? 0) + 1);
   const after = [...taken]
     .sort((a, b) => a[0] - b[0])
-    .map(([n, k], i) => `after ${n}${i ? '' : ' iterations'}: ${k}`)
+    .map(([n, k], i) => `after ${int(n)}${i ? '' : ' iterations'}: ${int(k)}`)
     .join(', ');
   const open = all.length - settled.length;
-  const where = segments.filter((s) => s.unsettled).map((s) => `${s.name} ${s.unsettled}`);
+  const withheld = segments.reduce((n, s) => n + s.withheld, 0);
+  const undecided = [
+    ...(open > withheld ? [`${int(open - withheld)} undecided`] : []),
+    ...(withheld ? [`${int(withheld)} withheld for too few usable pairs`] : []),
+  ].join(', ');
+  const where = segments.filter((s) => s.unsettled).map((s) => `${s.name} ${int(s.unsettled)}`);
   return (
-    `ratios decided against the ±${Math.round((CLAIM_RULES.band - 1) * 100)}% band (a claim, or no difference): ` +
-    `${settled.length} of ${all.length}${after ? ` (${after})` : ''}` +
-    (open ? `; ${open} undecided (${where.join(', ')})` : '')
+    `ratios decided against the ±${Math.round((band - 1) * 100)}% band (a claim, or no difference): ` +
+    `${int(settled.length)} of ${int(all.length)}${after ? ` (${after})` : ''}` +
+    (open ? `; ${undecided} (${where.join(', ')})` : '')
   );
 }
+
+/**
+ * A segment's file as a --budget study judges it: a sequential design, its iterations added in
+ * batches of `batch` (none yet), so every look past its planned iterations is stricter, and the
+ * findings read the same design from the file alone.
+ */
+export const sequential = (file: ResultFile, batch: number): ResultFile =>
+  file.config.extended
+    ? file
+    : { ...file, config: { ...file.config, extended: { iterations: lastIteration(file), batch } } };
 
 /**
  * A segment's file with a later run's iterations added: its steps renumbered to follow the

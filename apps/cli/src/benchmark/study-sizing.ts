@@ -74,12 +74,12 @@ export function sizingArgs(segment: StudySegment, s: StudySettings, out: string)
 export function callMsOf(file: ResultFile): number | undefined {
   const byTarget = new Map<string, number>();
   for (const step of file.steps) {
-    const ms =
+    const callMs =
       step.all.count > 0
         ? summarize(step.all.histogram).p50 / 1000
         : step.overrun && file.config.warmupMs + step.durationMs + step.overrun.lastEndedAfterMs;
-    if (!ms) continue;
-    byTarget.set(step.target, Math.min(byTarget.get(step.target) ?? Number.POSITIVE_INFINITY, ms));
+    if (!callMs) continue;
+    byTarget.set(step.target, Math.min(byTarget.get(step.target) ?? Number.POSITIVE_INFINITY, callMs));
   }
   return byTarget.size ? Math.max(...byTarget.values()) : undefined;
 }

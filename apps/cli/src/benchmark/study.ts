@@ -50,6 +50,8 @@ export interface StudySettings {
   durationMs: number;
   warmupMs: number;
   iterations: number;
+  /** --band: the claims rules' practical band, as a factor (absent: the rules' default) */
+  band?: number;
 }
 
 /** What a segment's run takes beyond the design: its steps' sizes, and (--budget) more iterations into another file. */
@@ -84,6 +86,8 @@ export function segmentArgs(segment: StudySegment, s: StudySettings, more: Segme
     ...(sizes.length ? ['--duration-at', sizes.map(([agents, ms]) => `${agents}=${ms}ms`).join(',')] : []),
     '--warmup',
     `${s.warmupMs}ms`,
+    // the judgement, not the measurement: each file keeps it, and the findings judge by it
+    ...(s.band ? ['--band', `${Number(((s.band - 1) * 100).toPrecision(12))}`] : []),
     '--out',
     more.out ?? segmentFile(segment, s.out),
   ];

@@ -58,7 +58,7 @@ export function compareCommand(): Command {
         "     iteration a side's range is its single value, and rule 1 alone decides).\n" +
         'Several files a side (a.json,b.json) pool their iterations: run base and new in turn, a few\n' +
         "times each, so the machine's drift between runs lands in both sides' ranges.\n" +
-        'Steps are matched by target, index profile, workload and agent count.\n' +
+        'Steps are matched by target, index set, workload and agent count.\n' +
         'Exit codes: 0 done, 1 a marked slowdown larger than --fail-on-regression, runs that share no step, or a failure,\n' +
         '2 a usage error. A side with one iteration is warned about: it cannot measure its noise.\n' +
         examples(

@@ -1,11 +1,17 @@
-import { LEGACY_REVISION, MODERN_REVISION, type ResultFile } from '@mcp-db-bench/contract';
+import {
+  goodput,
+  LEGACY_REVISION,
+  MODERN_REVISION,
+  type ResultFile,
+  type RunDescription,
+} from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { createClient, type PlanTarget, runPlan, WORKLOADS } from '@mcp-db-bench/loadgen';
 import {
-  callsPerSecond,
   FLOOR_LABEL,
   floorBefore,
   floorSections,
+  ms,
   summarize,
   toMarkdown,
   toTerminal,
@@ -29,6 +35,7 @@ import { parseDuration, parseList, parsePositiveInt } from '../parse/durations.j
 import { parseEra } from '../parse/values.js';
 import { logLine, stdoutColumns } from '../render/progress.js';
 import { commandLine, resultOf } from '../results.js';
+import { engineName } from '../serving/facts.js';
 import { withServing } from '../serving/lifecycle.js';
 
 type Era = 'legacy' | 'modern';
@@ -110,7 +117,6 @@ export function floorCommand(): Command {
 }
 
 const log = logLine;
-const ms = (us: number) => (us / 1000).toFixed(2);
 
 function measure(flags: FloorFlags): Promise<ResultFile> {
   return withServing({ db: flags.db, temporary: true }, async (serving) => {
@@ -119,12 +125,13 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
     const entries: ResultFile['config']['targets'] = [];
     for (const db of serving.databases) {
       const owned = await serving.prepare(db, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' });
+      const name = await engineName(db);
       const server = await serving.server(db, { workers: flags.workers });
       for (const era of flags.protocol) {
-        const label = eraLabel(db.engine.name, era);
+        const label = eraLabel(name, era);
         entries.push(
           { label: floorBefore(label), engine: null, url: null },
-          { label, engine: db.engine.name, url: redactUrl(db.url) },
+          { label, engine: name, url: redactUrl(db.url) },
         );
         targets.push(
           // the floor's agents make the same raw echo call whatever the workload
@@ -141,19 +148,31 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
         );
       }
     }
+    // the run as its result file says it: the runner takes what it runs from it
+    const config: RunDescription = {
+      targets: entries,
+      workloads: [...WORKLOAD_NAMES],
+      agents: flags.agents,
+      durationMs: flags.duration,
+      warmupMs: flags.warmup,
+      iterations: flags.iterations,
+      protocol: flags.protocol.join(','),
+      client: 'lean',
+      scale: flags.scale,
+      seed: flags.seed,
+      indexes: ['optimized'],
+      rate: null,
+      command: commandLine('floor'),
+      workers: flags.workers,
+      slices: flags.slices,
+    };
     const floors = new Map<string, number>();
     const measured = await runPlan(
       {
+        config,
         targets,
-        indexes: ['optimized'],
         workloads: WORKLOAD_NAMES.map((name) => WORKLOADS[name]!),
-        agents: flags.agents,
-        iterations: flags.iterations,
         repeat: 'plan',
-        warmupMs: flags.warmup,
-        durationMs: flags.duration,
-        seed: flags.seed,
-        slices: flags.slices,
         // Compile the hot paths (in every worker, both eras) before anything is measured.
         warmUp: { workload: WORKLOADS.mixed!, agents: 4, durationMs: 2000 },
         sessionInit: true,
@@ -171,11 +190,11 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
           }
           if (event.type !== 'step-end') return;
           const { target, workload, agents, iteration } = event.step;
-          if (target.startsWith(FLOOR_LABEL)) return void floors.set(target, callsPerSecond(event.step));
+          if (target.startsWith(FLOOR_LABEL)) return void floors.set(target, goodput(event.step));
           const errors = Object.entries(event.step.errors);
           if (errors.length)
             throw new Error(`${target} ${workload} × ${agents}: ${errors.map(([k, n]) => `${n} × ${k}`).join(', ')}`);
-          const ours = callsPerSecond(event.step);
+          const ours = goodput(event.step);
           const echo = floors.get(floorBefore(target))!;
           log(
             `${target} ${workload} × ${agents} #${iteration}: ${ours.toFixed(0)} calls/s, floor ${echo.toFixed(0)} ` +
@@ -184,23 +203,6 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
         },
       },
     );
-    const config: ResultFile['config'] = {
-      targets: entries,
-      workloads: [...WORKLOAD_NAMES],
-      agents: flags.agents,
-      durationMs: flags.duration,
-      warmupMs: flags.warmup,
-      iterations: flags.iterations,
-      protocol: flags.protocol.join(','),
-      client: 'lean',
-      scale: flags.scale,
-      seed: flags.seed,
-      indexes: ['optimized'],
-      rate: null,
-      command: commandLine('floor'),
-      workers: flags.workers,
-      slices: flags.slices,
-    };
-    return resultOf(config, measured);
+    return resultOf(measured);
   });
 }

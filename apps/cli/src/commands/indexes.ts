@@ -3,21 +3,21 @@ import { applyIndexSet } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { Command, Option } from 'commander';
 import { onDatabase, UsageError } from '../errors.js';
-import { dbOption, examples, parseProfile } from '../options.js';
+import { dbOption, examples, parseIndexSet } from '../options.js';
 
 export function indexCommand(): Command {
   return (
     new Command('index')
-      .description('switch a seeded database to an index profile, without reloading')
+      .description('switch a seeded database to an index set, without reloading')
       .addOption(dbOption())
       .addOption(
         new Option(
-          '--indexes <profile>',
-          'the profile to switch to: baseline (primary keys only) or optimized',
-        ).argParser(parseProfile),
+          '--indexes <set>',
+          'the index set to switch to: baseline (primary keys only) or optimized',
+        ).argParser(parseIndexSet),
       )
       // the old spelling, kept for scripts
-      .addOption(new Option('--profile <profile>').argParser(parseProfile).hideHelp())
+      .addOption(new Option('--profile <set>').argParser(parseIndexSet).hideHelp())
       .addHelpText(
         'after',
         examples(
@@ -26,14 +26,14 @@ export function indexCommand(): Command {
         ),
       )
       .action(async (options: { db: string; indexes?: IndexSet; profile?: IndexSet }) => {
-        const profile = options.indexes ?? options.profile;
-        if (!profile) throw new UsageError('index needs --indexes baseline or --indexes optimized');
-        const flags = { db: options.db, profile };
+        const indexes = options.indexes ?? options.profile;
+        if (!indexes) throw new UsageError('index needs --indexes baseline or --indexes optimized');
+        const flags = { db: options.db, indexes };
         const t0 = performance.now();
-        const { created, dropped } = await onDatabase(flags.db, () => applyIndexSet(flags.db, flags.profile));
+        const { created, dropped } = await onDatabase(flags.db, () => applyIndexSet(flags.db, flags.indexes));
         const seconds = ((performance.now() - t0) / 1000).toFixed(2);
         process.stdout.write(
-          `${redactUrl(flags.db)}: ${flags.profile} profile in ${seconds} s; created ${created.length ? created.join(', ') : 'none'}; dropped ${dropped.length ? dropped.join(', ') : 'none'}\n`,
+          `${redactUrl(flags.db)}: ${flags.indexes} index set in ${seconds} s; created ${created.length ? created.join(', ') : 'none'}; dropped ${dropped.length ? dropped.join(', ') : 'none'}\n`,
         );
       })
   );

@@ -12,6 +12,7 @@ import {
 import { Command } from 'commander';
 import { type RunConfig, type RunFlags, runConfig } from '../benchmark/config.js';
 import { runOptions } from '../benchmark/flags.js';
+import { keptResultPath } from '../benchmark/kept.js';
 import { measure } from '../benchmark/measure.js';
 import { measureReplay } from '../benchmark/replay.js';
 import { examples } from '../options.js';
@@ -88,10 +89,13 @@ function conclude(result: ResultFile, config: RunConfig): void {
 
 /**
  * Every file the run was asked for (--out, --html, --junit, --prometheus), then the report on
- * stdout: the default summary, or every table with --full. False when a threshold failed.
+ * stdout: the default summary, or every table with --full. Without --out the result file is kept
+ * all the same (benchmark/kept.ts) and the summary says where. False when a threshold failed.
  */
 function deliver(result: ResultFile, config: RunConfig): boolean {
-  if (config.out) writeResultFile(config.out, result);
+  const kept = config.out ?? (config.format === 'json' ? undefined : keptResultPath(result.startedAt));
+  if (kept) writeResultFile(kept, result);
+  if (kept && !config.out) logLine(`result file: ${kept} (--out FILE keeps it where you choose)`);
   if (config.html) writeFileSync(config.html, htmlReport([{ label: 'run', result }]));
   const verdicts = checkThresholds(result, config.threshold);
   for (const verdict of verdicts) logLine(verdict.line);
@@ -103,7 +107,7 @@ function deliver(result: ResultFile, config: RunConfig): boolean {
   process.stdout.write(
     config.format === 'json'
       ? `${JSON.stringify(result, null, 2)}\n`
-      : renderRuns([{ label: 'run', result }], config.format, stdoutColumns(), config.full),
+      : renderRuns([{ label: 'run', result, file: kept }], config.format, stdoutColumns(), config.full),
   );
   return verdicts.every((v) => v.ok);
 }

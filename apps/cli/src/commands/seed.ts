@@ -1,6 +1,6 @@
 import { type SeedEvents, seedInWorker } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
-import { toMarkdown } from '@mcp-db-bench/report';
+import { int, toMarkdown } from '@mcp-db-bench/report';
 import cliProgress from 'cli-progress';
 import { Command } from 'commander';
 import { onDatabase } from '../errors.js';
@@ -85,16 +85,13 @@ function barProgress(): SeedEvents {
   };
 }
 
-/** A count with thousands separators, as every table prints counts. */
-const grouped = (n: number) => n.toLocaleString('en-US');
-
 /** Elsewhere (CI, pipes): a plain line per table. */
 function lineProgress(): SeedEvents {
   return {
     phase: (name) => process.stderr.write(`${name}\n`),
     tableDone: (t) =>
       process.stderr.write(
-        `${t.name}: ${grouped(t.rows)} rows in ${t.seconds.toFixed(2)} s (${grouped(Math.round(t.rows / t.seconds))} rows/s)\n`,
+        `${t.name}: ${int(t.rows)} rows in ${t.seconds.toFixed(2)} s (${int(t.rows / t.seconds)} rows/s)\n`,
       ),
   };
 }

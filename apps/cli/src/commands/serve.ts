@@ -30,7 +30,7 @@ export function serveCommand(): Command {
       .addOption(dbOption())
       .addOption(scaleOption('dataset scale when seeding'))
       .addOption(seedOption('dataset seed when seeding'))
-      .addOption(indexesOption('index profile when seeding'))
+      .addOption(indexesOption('index set when seeding'))
       .addOption(new Option('--stdio', 'serve over stdio instead of HTTP').conflicts('http'))
       // mcp-db-server's spelling of the default, hidden
       .addOption(new Option('--http', 'serve over HTTP (the default)').hideHelp())

@@ -1,7 +1,14 @@
-import { LEGACY_REVISION, MODERN_REVISION, type ResultFile, type ServerMemory } from '@mcp-db-bench/contract';
+import {
+  failedCalls,
+  LEGACY_REVISION,
+  MODERN_REVISION,
+  type ResultFile,
+  type RunDescription,
+  type ServerMemory,
+} from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { createClient, runPlan, WORKLOADS } from '@mcp-db-bench/loadgen';
-import { errorTotal, soakReport, toMarkdown, toTerminal, writeResultFile } from '@mcp-db-bench/report';
+import { soakReport, toMarkdown, toTerminal, writeResultFile } from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
 import { eraLabel, type ProtocolChoice } from '../labels.js';
 import {
@@ -20,6 +27,7 @@ import { parseDuration, parsePositiveInt } from '../parse/durations.js';
 import { parseOneWorkload } from '../parse/values.js';
 import { logLine, progress, stdoutColumns } from '../render/progress.js';
 import { commandLine, resultOf } from '../results.js';
+import { engineName } from '../serving/facts.js';
 import { withServing } from '../serving/lifecycle.js';
 import { treeMemory } from '../serving/process-memory.js';
 import { testDelayWarning } from '../warnings.js';
@@ -98,7 +106,7 @@ export function soakCommand(): Command {
         // the old spelling wins when given: a new configuration, the parsed flags left as they are
         const result = await soak({ ...flags, workloads: flags.workload ?? flags.workloads });
         if (flags.out) writeResultFile(flags.out, result);
-        if (result.steps.some((s) => errorTotal(s) > 0)) process.exitCode = 1;
+        if (result.steps.some((s) => failedCalls(s) > 0)) process.exitCode = 1;
         if (flags.format === 'json') return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
         const sections = soakReport(result);
         process.stdout.write(
@@ -113,10 +121,11 @@ function soak(flags: SoakFlags): Promise<ResultFile> {
   return withServing({ db: flags.db === undefined ? undefined : [flags.db], temporary: true }, async (serving) => {
     const db = serving.databases[0]!;
     await serving.prepare(db, { scale: flags.scale, seed: flags.seed, indexes: 'optimized' });
+    const name = await engineName(db);
     const server = await serving.server(db, { workers: flags.workers });
     const pid = server.child.pid!;
     if (treeMemory(pid) === undefined) throw new Error('soak reads memory from /proc: it runs on Linux only');
-    const label = eraLabel(db.engine.name, flags.protocol);
+    const label = eraLabel(name, flags.protocol);
     const memory: ServerMemory = { target: label, everyMs: flags.every, samples: [] };
     const show = progress();
     // a preset of `run --stages`: one stage that jumps to the agents and holds them (0s:N,DURATION:N)
@@ -125,40 +134,9 @@ function soak(flags: SoakFlags): Promise<ResultFile> {
       { durationMs: flags.duration, target: flags.agents },
     ];
     const stages = { kind: 'agents' as const, stages: hold };
-    const measured = await runPlan(
-      {
-        targets: [
-          {
-            label,
-            client: () =>
-              createClient(
-                { kind: 'http', url: server.endpoint },
-                { client: 'lean', protocol: flags.protocol, timeoutMs: 30_000 },
-              ),
-          },
-        ],
-        indexes: [],
-        workloads: [WORKLOADS[flags.workloads]!],
-        agents: [flags.agents],
-        stages,
-        iterations: 1,
-        warmupMs: flags.warmup,
-        durationMs: flags.duration,
-        seed: flags.seed,
-      },
-      {
-        on: (event) => {
-          show(event);
-          // The measured part starts after the warm-up: memory is sampled on its seconds.
-          if (event.type === 'interval') sample(memory, event.atMs, pid, log);
-        },
-      },
-    );
-    // soak always starts our server, which inherits the test-only delay: say so, as run does
-    const delayed = testDelayWarning({});
-    if (delayed) measured.warnings.push(delayed);
-    const config: ResultFile['config'] = {
-      targets: [{ label, engine: db.engine.name, url: redactUrl(db.url) }],
+    // the run as its result file says it: the runner takes what it runs from it
+    const config: RunDescription = {
+      targets: [{ label, engine: name, url: redactUrl(db.url) }],
       workloads: [flags.workloads],
       agents: [flags.agents],
       durationMs: flags.duration,
@@ -174,7 +152,25 @@ function soak(flags: SoakFlags): Promise<ResultFile> {
       command: commandLine('soak'),
       workers: flags.workers,
     };
-    return { ...resultOf(config, measured), memory: [memory] };
+    const client = () =>
+      createClient(
+        { kind: 'http', url: server.endpoint },
+        { client: 'lean', protocol: flags.protocol, timeoutMs: 30_000 },
+      );
+    const measured = await runPlan(
+      { config, targets: [{ label, client }], workloads: [WORKLOADS[flags.workloads]!] },
+      {
+        on: (event) => {
+          show(event);
+          // The measured part starts after the warm-up: memory is sampled on its seconds.
+          if (event.type === 'interval') sample(memory, event.atMs, pid, log);
+        },
+      },
+    );
+    // soak always starts our server, which inherits the test-only delay: say so, as run does
+    const delayed = testDelayWarning({});
+    if (delayed) measured.warnings.push(delayed);
+    return { ...resultOf(measured), memory: [memory] };
   });
 }
 

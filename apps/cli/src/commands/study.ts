@@ -2,9 +2,17 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { ResultFile } from '@mcp-db-bench/contract';
+import { CLAIM_RULES, type ResultFile } from '@mcp-db-bench/contract';
 import { WORKLOADS } from '@mcp-db-bench/loadgen';
-import { findingsHtml, findingsMarkdown, readResultFile, writeResultFile } from '@mcp-db-bench/report';
+import {
+  findingsHtml,
+  findingsMarkdown,
+  judge,
+  machineLines,
+  readResultFile,
+  withheldLines,
+  writeResultFile,
+} from '@mcp-db-bench/report';
 import { Command, Option } from 'commander';
 import {
   isSized,
@@ -25,10 +33,10 @@ import {
   sum,
   total,
 } from '../benchmark/study-estimate.js';
-import { extendResult, settlement, settlementText, studyDesign } from '../benchmark/study-settle.js';
+import { extendResult, sequential, settlement, settlementText } from '../benchmark/study-settle.js';
 import { callMsOf, fallbackCallMs, type Sizing, sizingArgs, stepDurations } from '../benchmark/study-sizing.js';
 import { EXIT, redactAll, UsageError } from '../errors.js';
-import { checkOutputDir, dbListOption, examples, scaleOption, seedOption } from '../options.js';
+import { bandOption, checkOutputDir, dbListOption, examples, scaleOption, seedOption } from '../options.js';
 import { parseDuration, parseLongDuration, parsePositiveInt } from '../parse/durations.js';
 import { collect } from '../parse/values.js';
 import { logLine } from '../render/progress.js';
@@ -46,6 +54,8 @@ interface StudyFlags {
   iterations: number;
   budget?: number;
   against?: string;
+  /** --band: the claims rules' practical band, as a factor */
+  band?: number;
 }
 
 const design = STUDY.segments.map((s) => `${s.workloads.join(',')} at ${s.agents.join(',')} agent(s)`).join('; ');
@@ -90,10 +100,12 @@ export function studyCommand(): Command {
           `${STUDY.batch} more iterations at a time until every ratio is decided or the time is spent`,
       ).argParser(parseLongDuration),
     )
+    .addOption(bandOption())
     .addOption(
       new Option(
         '--against <dir>',
-        "an earlier study's --out: the findings say which ratios of this run fall inside its intervals",
+        "an earlier study's --out: the findings set each ratio's verdict beside that study's (reproduced, " +
+          'flipped, newly claimed, claim lost, ...)',
       ),
     )
     .addHelpText(
@@ -135,6 +147,7 @@ async function study(flags: StudyFlags): Promise<void> {
     durationMs: flags.duration,
     warmupMs: flags.warmup,
     iterations: flags.iterations,
+    ...(flags.band ? { band: flags.band } : {}),
   };
   const earlier = flags.against === undefined ? undefined : earlierStudy(flags.against);
   const states = STUDY.segments.map((segment) => ({ segment, ...segmentState(segment, settings) }));
@@ -166,7 +179,7 @@ async function study(flags: StudyFlags): Promise<void> {
     if (run.interrupted || run.failed) break;
   }
   if (flags.budget !== undefined && !run.interrupted && !run.failed) await extend(run, flags.budget);
-  report(run, flags.budget, earlier);
+  report(run, earlier);
 }
 
 /** A --peer value checked as run reads it (a mistake is a usage error now), kept as given for the segments. */
@@ -245,6 +258,7 @@ async function measureSegment(run: Study, segment: StudySegment, name: string): 
   if (result) {
     run.done.set(segment.name, result);
     run.overheads = learnedOverheads(result, guessedOverheads(s.scale));
+    for (const line of segmentNotes(result, s.band)) logLine(`${name}: ${line}`);
     return;
   }
   if (!outcome.signal) {
@@ -349,18 +363,39 @@ function finished(segment: StudySegment, s: StudySettings, more: SegmentRun): Re
 const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`);
 
 /**
+ * What a segment's run warned of and what its machine did, for the console (the segment's own
+ * report goes nowhere): its warnings, whether other processes made the machine busy, and how many
+ * of its ratios were withheld for it.
+ */
+function segmentNotes(file: ResultFile, band: number | undefined): string[] {
+  const j = judge([file], { band });
+  return [
+    ...file.warnings.map((w) => `warning: ${w}`),
+    ...machineLines([file], j),
+    ...withheldLines(j, { atMost: 0, where: 'the findings page lists them' }),
+  ];
+}
+
+/**
  * --budget: while time is left, the segment with the most undecided ratios gets `STUDY.batch`
- * more iterations (a run of its own, merged into its file), until every ratio is decided.
+ * more iterations (a run of its own, merged into its file), until every ratio is decided. Every
+ * file is marked a sequential design first, so the findings judge each look as this loop did.
  */
 async function extend(run: Study, budgetMs: number): Promise<void> {
   const s = run.settings;
-  const design = studyDesign(s.iterations, STUDY.batch);
+  for (const segment of STUDY.segments) {
+    const file = run.done.get(segment.name);
+    if (!file || file.config.extended) continue;
+    const marked = sequential(file, STUDY.batch);
+    writeResultFile(segmentFile(segment, s.out), marked);
+    run.done.set(segment.name, marked);
+  }
   for (;;) {
     const files = STUDY.segments.flatMap((segment) => {
       const file = run.done.get(segment.name);
       return file ? [{ name: segment.name, file, segment }] : [];
     });
-    const open = settlement(files, design)
+    const open = settlement(files, { band: s.band })
       .map((r, i) => ({ ...r, segment: files[i]!.segment, file: files[i]!.file }))
       .filter((r) => r.unsettled > 0)
       .sort((a, b) => b.unsettled - a.unsettled);
@@ -387,7 +422,8 @@ async function extend(run: Study, budgetMs: number): Promise<void> {
     const extra = join(s.out, `${next.segment.name}.more.json`);
     const sizing = run.sizes.get(next.segment.name);
     logLine(
-      `study --budget: ${next.segment.name}: ${next.unsettled} ratio(s) undecided, ${STUDY.batch} more iterations`,
+      `study --budget: ${next.segment.name}: ${next.unsettled} ratio(s) not decided` +
+        `${next.withheld ? ` (${next.withheld} withheld)` : ''}, ${STUDY.batch} more iterations`,
     );
     const outcome = await runChild(
       segmentArgs(next.segment, s, { iterations: STUDY.batch, out: extra, durationAt: sizing?.durationAt }),
@@ -403,7 +439,7 @@ async function extend(run: Study, budgetMs: number): Promise<void> {
 }
 
 /** The findings of what was measured, and how the study ended: its exit status says whether it measured everything. */
-function report(run: Study, budgetMs: number | undefined, earlier: ResultFile[] | undefined): void {
+function report(run: Study, earlier: ResultFile[] | undefined): void {
   const { out } = run.settings;
   const files = STUDY.segments.flatMap((s) => {
     const f = run.done.get(s.name);
@@ -419,13 +455,16 @@ function report(run: Study, budgetMs: number | undefined, earlier: ResultFile[] 
     throw new Error('the study measured nothing, so it wrote no findings');
   }
   const results = files.map((f) => f.file);
-  writeFileSync(join(out, 'findings.html'), findingsHtml(results, earlier));
-  writeFileSync(join(out, 'findings.md'), findingsMarkdown(results, earlier));
-  logLine(
-    settlementText(
-      settlement(files, studyDesign(run.settings.iterations, budgetMs === undefined ? undefined : STUDY.batch)),
-    ),
-  );
+  const band = run.settings.band;
+  writeFileSync(join(out, 'findings.html'), findingsHtml(results, earlier, { band }));
+  writeFileSync(join(out, 'findings.md'), findingsMarkdown(results, earlier, { band }));
+  logLine(settlementText(settlement(files, { band }), band ?? CLAIM_RULES.band));
+  const j = judge(results, { band });
+  const notes = [
+    ...machineLines(results, j),
+    ...withheldLines(j, { atMost: 0, where: 'the findings page lists them' }),
+  ];
+  for (const line of notes) logLine(`study: ${line}`);
   logLine(
     `${run.interrupted ? 'study interrupted: rerun the same command to finish it; ' : ''}findings of ` +
       `${files.length}/${STUDY.segments.length} segments${missing.length ? ` (missing: ${missing.join(', ')})` : ''}: ` +

@@ -1,11 +1,11 @@
-import type { StepResult } from '@mcp-db-bench/contract';
+import { failedCalls, goodput, type StepResult } from '@mcp-db-bench/contract';
 import type { PlannedSteps, RunEvent, StepKey, WriteVerification } from '@mcp-db-bench/loadgen';
-import { callsPerSecond, errorTotal, int, roundLabel } from '@mcp-db-bench/report';
+import { int, roundLabel } from '@mcp-db-bench/report';
 
 export function stepLine(step: StepResult): string {
-  const errors = errorTotal(step);
+  const errors = failedCalls(step);
   return (
-    `${roundLabel(step)} ${step.workload} × ${step.agents}: ${int(callsPerSecond(step))} calls/s` +
+    `${roundLabel(step)} ${step.workload} × ${step.agents}: ${int(goodput(step))} calls/s` +
     `${step.server ? `, server CPU ${int(step.server.cpuPerCallUs)} µs/call` : ''}` +
     `${errors ? `, ${errors} errors (${Object.keys(step.errors).join(', ')})` : ''}`
   );
@@ -132,6 +132,12 @@ export const endProgress = () => {
   if (process.stderr.isTTY === true) process.stderr.write('\r\x1b[K');
 };
 
-/** The columns of the terminal stdout writes to; undefined for a file or a pipe (tables stay whole there). */
-export const stdoutColumns = (): number | undefined =>
-  process.stdout.isTTY === true ? process.stdout.columns : undefined;
+/**
+ * The columns of the terminal stdout writes to; for a file or a pipe, the COLUMNS variable when
+ * it is set (`COLUMNS=80 mcp-db-bench run | less`), else undefined: tables stay whole there.
+ */
+export function stdoutColumns(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  if (process.stdout.isTTY === true) return process.stdout.columns;
+  const columns = Number(env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? columns : undefined;
+}

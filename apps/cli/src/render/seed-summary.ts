@@ -1,8 +1,7 @@
 import type { SeedReport } from '@mcp-db-bench/dataset';
-import type { Section } from '@mcp-db-bench/report';
+import { int, type Section } from '@mcp-db-bench/report';
 import Table from 'cli-table3';
 
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const secs = (s: number) => s.toFixed(2);
 
 /** The seed's final summary: rows, seconds and rows/s per table, then the checks. Pure. */

@@ -10,7 +10,7 @@ export interface Database {
 }
 
 /**
- * What the runner cannot do itself for a database we seeded: set its index profile, and run a
+ * What the runner cannot do itself for a database we seeded: set its index set, and run a
  * tool's statement through the driver alone. Every target on the database shares these. Call
  * it before the server starts: on an engine that can be open in one process at a time
  * (PGlite), neither can run beside the server, so the database gets `first` now and keeps it.
@@ -29,8 +29,8 @@ export async function ownedDatabase(
     return {};
   }
   return {
-    reindex: async (profile) => {
-      const changed = await applyIndexSet(url, profile as IndexSet);
+    reindex: async (set) => {
+      const changed = await applyIndexSet(url, set as IndexSet);
       return { created: changed.created.length, dropped: changed.dropped.length };
     },
     driver: () => rawDriver(db),

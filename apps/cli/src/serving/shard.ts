@@ -112,7 +112,7 @@ export function runIdOf(config: ResultFile['config'], startAt: string): string {
 
 /**
  * Shards never seed: the dataset must be there already, or the shards would race to load it.
- * Answers the index profile the database has, from the same look at its catalog.
+ * Answers the index set the database has, from the same look at its catalog.
  */
 export async function requireDataset({ url, engine }: Database): Promise<string> {
   const seedFirst = 'seed it once with mcp-db-bench seed --db ... before starting the shards';
@@ -131,14 +131,14 @@ export async function requireDataset({ url, engine }: Database): Promise<string>
   const missing = TABLES.filter((t) => !tables.has(t.name)).map((t) => t.name);
   if (missing.length)
     throw new Error(`${redactUrl(url)} has no benchmark dataset (no ${missing.join(', ')}): ${seedFirst}`);
-  return indexProfileOf(found.indexes.map((i) => i.name));
+  return indexSetOf(found.indexes.map((i) => i.name));
 }
 
 /**
- * The index profile a database's secondary indexes make: a shard measures the shared database as
- * it finds it (never re-indexed), so its file records that, not the profiles a run would switch to.
+ * The index set a database's secondary indexes make: a shard measures the shared database as
+ * it finds it (never re-indexed), so its file records that, not the index sets a run would switch to.
  */
-export function indexProfileOf(indexNames: readonly string[]): string {
+export function indexSetOf(indexNames: readonly string[]): string {
   const have = new Set(indexNames.map((name) => name.toLowerCase()));
   const optimized = INDEX_SETS.optimized;
   const present = optimized.filter((spec) => have.has(spec.name)).length;

@@ -18,9 +18,11 @@ export async function settings(db: AnyDb): Promise<EngineSettings> {
     const bytes = Number(raw);
     return bytes % MIB === 0 ? `${bytes / MIB}MB` : raw;
   };
+  // MariaDB says so in its version (10.11.6-MariaDB-0+deb12u1); MySQL does not
+  const mariadb = /mariadb/i.test(text);
   return {
-    // MariaDB says so in its version (10.11.6-MariaDB-0+deb12u1); MySQL does not
-    version: /mariadb/i.test(text) ? `MariaDB ${text}` : `MySQL ${text}`,
+    version: mariadb ? `MariaDB ${text}` : `MySQL ${text}`,
+    name: mariadb ? 'mariadb' : 'mysql',
     settings: Object.fromEntries(
       SETTINGS.flatMap((n) => rows.filter((r) => r.Variable_name === n).map((r) => [n, value(n, String(r.Value))])),
     ),

@@ -17,7 +17,6 @@ export {
   type AgentLoop,
   DEFAULT_LATE_TOLERANCE_MS,
   errorKindOf,
-  goodput,
   type LoopMode,
   type OpenLoopStats,
   type OpOutcome,
@@ -26,7 +25,6 @@ export {
   runStep,
   type SecondTick,
   type StepMeasurement,
-  throughput,
 } from './run-step.js';
 export {
   type AgentChange,

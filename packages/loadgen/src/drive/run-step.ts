@@ -6,7 +6,6 @@
  * kind, and a thrown error is just another outcome.
  */
 import type { StepMeasurement, StepResult } from '@mcp-db-bench/contract';
-import { errorTotal } from '@mcp-db-bench/report';
 import { INTERVAL_MS, StepRecorder } from '../metrics/recorder.js';
 import { type Clock, realClock } from './clock.js';
 import type { MachineWindow } from './machine.js';
@@ -105,16 +104,6 @@ export const QUEUE_PER_AGENT = 4;
 export function errorKindOf(err: unknown): string {
   const kind = typeof err === 'object' && err !== null ? (err as { kind?: unknown }).kind : undefined;
   return typeof kind === 'string' && kind !== '' ? kind : 'exception';
-}
-
-/** Completed calls per second, failed ones included. */
-export function throughput(m: Pick<StepMeasurement, 'calls' | 'errors' | 'durationMs'>): number {
-  return m.durationMs > 0 ? (m.calls + errorTotal(m)) / (m.durationMs / 1000) : 0;
-}
-
-/** Successful calls per second: what the agents actually got done. */
-export function goodput(m: Pick<StepMeasurement, 'calls' | 'durationMs'>): number {
-  return m.durationMs > 0 ? m.calls / (m.durationMs / 1000) : 0;
 }
 
 interface Window {

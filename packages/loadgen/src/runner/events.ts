@@ -7,6 +7,7 @@ import type {
   Comparison,
   DecompositionResult,
   ResultFile,
+  RunDescription,
   StepResult,
   TokenCost,
 } from '@mcp-db-bench/contract';
@@ -16,7 +17,8 @@ import type { PlanResult, Skipped } from './plan.js';
 export type StepKey = Pick<StepResult, 'target' | 'indexes' | 'workload' | 'agents' | 'iteration'>;
 
 export type RunEvent =
-  | { type: 'plan-start'; targets: string[]; startedAt: string }
+  /** the run begins: its targets, and its description as the result file will carry it */
+  | { type: 'plan-start'; targets: string[]; startedAt: string; config: RunDescription }
   /** one turn of a step on one target begins (slice 0 of 1 when steps are not sliced) */
   | {
       type: 'step-start';

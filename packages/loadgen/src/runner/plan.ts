@@ -3,7 +3,7 @@
  * The commands turn their flags into one; the runner (run-plan.ts) carries it out. What only
  * the caller can do (re-index a database it owns, query it without MCP) comes in as callbacks.
  */
-import type { LoadStages } from '@mcp-db-bench/contract';
+import type { RunDescription } from '@mcp-db-bench/contract';
 import type { McpClient } from '../clients/client.js';
 import type { MachineWindow } from '../drive/machine.js';
 import type { AgentLoop } from '../drive/run-step.js';
@@ -36,10 +36,10 @@ export interface PlanTarget {
   /** files its steps under this workload name instead of the workload's (the floor's `http-echo`) */
   fileAs?: string;
   /**
-   * A database we own: sets an index profile, and says what changed. Targets on one database
+   * A database we own: sets an index set, and says what changed. Targets on one database
    * share the function, and the runner calls it once per round for all of them.
    */
-  reindex?: (profile: string) => Promise<{ created: number; dropped: number }>;
+  reindex?: (set: string) => Promise<{ created: number; dropped: number }>;
   /** the database's driver, opened for the cost decomposition */
   driver?: () => Promise<RawDriver>;
   /** a server this process started: the CPU its processes have used so far, µs, read around each measured window */
@@ -59,41 +59,26 @@ export interface PlanTarget {
 }
 
 export interface BenchPlan {
-  targets: readonly PlanTarget[];
-  /** index profiles, a round each, on targets that can `reindex`; empty = one round as found */
-  indexes: readonly string[];
-  workloads: readonly Workload[];
-  /** the agent counts each workload steps through, unless `workloadAgents` names it */
-  agents: readonly number[];
-  /** a workload's own agent counts, by its name (point reads at 1, 10 and 50, the rest at 1) */
-  workloadAgents?: Readonly<Record<string, readonly number[]>>;
-  iterations: number;
   /**
-   * `step` (default): with one side (one target, one index profile), a step's iterations run
+   * The run as its result file describes it (`config`): the runner takes its agents (and each
+   * workload's own), iterations, warm-up and measured time, seed, index sets (a round each, on
+   * targets that can `reindex`; none: one round as found), open-loop rate, load stages and slices
+   * from here, and its result carries it as it is, so a command says each option once. What the
+   * command learns during the run (a shard's agreed start, the indexes each set left) it writes
+   * into this object: the result has it as it is at the end. Its `targets` are the targets the
+   * file names (a target the run adds for itself, the bare floor beside MCP echo, may be left out);
+   * its `workloads` the plan's, by name, in order.
+   */
+  config: RunDescription;
+  targets: readonly PlanTarget[];
+  workloads: readonly Workload[];
+  /**
+   * `step` (default): with one side (one target, one index set), a step's iterations run
    * back to back; with several, each iteration is a pass over every side in turn, the order
    * rotated per pass, session init and decomposition timed once. `plan`: always a pass per
    * iteration, session init and decomposition included in each.
    */
   repeat?: 'step' | 'plan';
-  warmupMs: number;
-  durationMs: number;
-  /** a step's measured time by its agent count, instead of `durationMs` (not with stages or shards) */
-  durationAt?: Readonly<Record<number, number>>;
-  /** open loop: calls per second across the agents; closed loop when undefined */
-  rate?: number;
-  /**
-   * Load stages instead of a fixed load for `durationMs`: each workload runs one step through
-   * them. `agents` stages: the step's agents are their peak (`agents` is not used); `rate`
-   * stages: open loop, a step per pool size in `agents`.
-   */
-  stages?: LoadStages;
-  seed: number;
-  /**
-   * Each step takes turns over the targets this many times, its duration split between the
-   * turns, so drift on a shared machine hits all targets alike (default 1). The first turn warms
-   * up fully, later ones only reconnect and settle.
-   */
-  slices?: number;
   /** unmeasured load on each MCP target first: a fresh server compiles its hot paths */
   warmUp?: { workload: Workload; agents: number; durationMs: number };
   /** time session starts on each MCP target, every round */

@@ -1,4 +1,4 @@
-import type { PlanResult } from '@mcp-db-bench/contract';
+import type { PlanResult, RunDescription } from '@mcp-db-bench/contract';
 import type { RunEvent } from './events.js';
 
 /**
@@ -7,8 +7,15 @@ import type { RunEvent } from './events.js';
  * result holds arrives as an event, so both always agree.
  */
 export class PlanResultBuilder {
+  /** the run's description, as its start carries it (or as given): the result holds it as it is then */
+  #config: RunDescription | undefined;
+
+  /** `config`: the run's description, when the builder must answer before the plan's start is heard */
+  constructor(config?: RunDescription) {
+    this.#config = config;
+  }
   /** `startedAt` is the plan's once its start is heard */
-  readonly #result: PlanResult = {
+  readonly #result: Omit<PlanResult, 'config'> = {
     startedAt: new Date().toISOString(),
     finishedAt: '',
     sessionInit: [],
@@ -20,8 +27,10 @@ export class PlanResultBuilder {
 
   add(event: RunEvent): void {
     const r = this.#result;
-    if (event.type === 'plan-start') r.startedAt = event.startedAt;
-    else if (event.type === 'step-end') r.steps.push(event.step);
+    if (event.type === 'plan-start') {
+      r.startedAt = event.startedAt;
+      this.#config = event.config;
+    } else if (event.type === 'step-end') r.steps.push(event.step);
     else if (event.type === 'session-init') this.#sessionInit(event);
     else if (event.type === 'decomposition') r.decomposition.push(...event.results);
     else if (event.type === 'skipped')
@@ -34,7 +43,7 @@ export class PlanResultBuilder {
     else if (event.type === 'plan-end') r.finishedAt = event.result.finishedAt;
   }
 
-  /** A later measurement goes beside the first of the same target and profile. */
+  /** A later measurement goes beside the first of the same target and index set. */
   #sessionInit(event: Extract<RunEvent, { type: 'session-init' }>): void {
     const { cold, warm, full, target, indexes } = event.result;
     const first = event.later && this.#result.sessionInit.find((s) => s.target === target && s.indexes === indexes);
@@ -42,9 +51,10 @@ export class PlanResultBuilder {
     else this.#result.sessionInit.push(event.result);
   }
 
-  /** What the events so far measured; an unfinished plan's `finishedAt` is now. */
+  /** What the events so far measured, with the run's description; an unfinished plan's `finishedAt` is now. */
   result(): PlanResult {
-    return { ...this.#result, finishedAt: this.#result.finishedAt || new Date().toISOString() };
+    if (!this.#config) throw new Error('no plan has started: there is no result yet');
+    return { config: this.#config, ...this.#result, finishedAt: this.#result.finishedAt || new Date().toISOString() };
   }
 
   /** The steps and skips so far, read while the plan runs. */

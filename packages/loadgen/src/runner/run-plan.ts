@@ -26,6 +26,11 @@ import { indexRounds, stepAgents } from './steps.js';
 export interface RunPlanOptions {
   /** default: the real clock */
   clock?: Clock;
+  /**
+   * The builder the runner files its events in: a command that must leave a file when the run is
+   * cut short passes its own and reads what was measured from it then (default: the runner's own).
+   */
+  results?: PlanResultBuilder;
   /** every event, in order */
   on?: (event: RunEvent) => void;
   /** the load generator's probe for every step (default: a process probe per step) */
@@ -57,7 +62,7 @@ interface Run {
 
 export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Promise<PlanResult> {
   validate(plan);
-  const built = new PlanResultBuilder();
+  const built = options.results ?? new PlanResultBuilder();
   const run: Run = {
     plan,
     clock: options.clock ?? realClock,
@@ -70,38 +75,43 @@ export async function runPlan(plan: BenchPlan, options: RunPlanOptions = {}): Pr
     slots: { next: 0 },
     built,
   };
-  run.emit({ type: 'plan-start', targets: plan.targets.map((t) => t.label), startedAt: new Date().toISOString() });
+  run.emit({
+    type: 'plan-start',
+    targets: plan.targets.map((t) => t.label),
+    startedAt: new Date().toISOString(),
+    config: plan.config,
+  });
   for (const target of plan.targets) run.targets.push({ plan: target, ...(await toolsOf(target)) });
   if (plan.warmUp) for (const target of run.targets) await warmUp(run, target, plan.warmUp);
 
   const rounds = indexRounds(plan);
-  const all = Array.from({ length: plan.iterations }, (_, i) => i + 1);
-  // Comparing sides (index profiles, targets): each iteration is a pass over every side, the
+  const all = Array.from({ length: plan.config.iterations }, (_, i) => i + 1);
+  // Comparing sides (index sets, targets): each iteration is a pass over every side, the
   // order rotated from one pass to the next, so a shared machine's drift lands on every side.
   const interleave = plan.repeat === 'plan' || rounds.length > 1 || plan.targets.length > 1;
   const passes = interleave ? all.map((i) => [i]) : [all];
   let applied: string | null = null;
   for (const [p, iterations] of passes.entries()) {
     const pass = iterations[0]!;
-    // the last pass runs in the plan's order: it ends on the last profile, which the decomposition measures
+    // the last pass runs in the plan's order: it ends on the last index set, which the decomposition measures
     const turn = passes.length - 1 - p;
-    for (const profile of rotate(rounds, turn)) {
-      if (profile !== null && profile !== applied) await reindex(run, profile);
-      applied = profile;
-      // targets that cannot re-index, and workloads without a database, run under the first profile only
-      const leading = profile === rounds[0];
+    for (const set of rotate(rounds, turn)) {
+      if (set !== null && set !== applied) await reindex(run, set);
+      applied = set;
+      // targets that cannot re-index, and workloads without a database, run under the first index set only
+      const leading = set === rounds[0];
       const present = run.targets.filter((t) => leading || t.plan.reindex);
       // session start on a server just started, and again in the last pass on one that served the run
       const first = p === 0 || plan.repeat === 'plan';
       const later = !first && turn === 0;
       if (plan.sessionInit && (first || later))
-        for (const target of present) await sessionInit(run, target, profile, pass, later);
+        for (const target of present) await sessionInit(run, target, set, pass, later);
       for (const workload of plan.workloads) {
         const targets = present.filter((t) => (leading || workload.database) && serves(run, t, workload));
         if (targets.length === 0) continue;
         for (const agents of stepAgents(plan, workload)) {
           for (const iteration of iterations)
-            await step(run, rotate(targets, turn), { workload, agents, iteration, profile });
+            await step(run, rotate(targets, turn), { workload, agents, iteration, indexes: set });
         }
       }
     }
@@ -129,26 +139,28 @@ export const rotate = <T>(items: readonly T[], by: number): T[] => {
 };
 
 function validate(plan: BenchPlan): void {
-  const slices = plan.slices ?? 1;
+  const { config } = plan;
+  const slices = config.slices ?? 1;
   if (plan.targets.length === 0) throw new RangeError('a plan needs a target');
-  for (const [name, counts] of Object.entries(plan.workloadAgents ?? {})) {
+  describes(plan);
+  for (const [name, counts] of Object.entries(config.workloadAgents ?? {})) {
     if (!plan.workloads.some((w) => w.name === name))
       throw new RangeError(`agent counts for ${name}, a workload the plan does not run`);
     if (counts.length === 0) throw new RangeError(`${name}: an empty list of agent counts`);
-    if (plan.stages?.kind === 'agents') throw new RangeError(`${name}: agent stages set every workload's agents`);
+    if (config.stages?.kind === 'agents') throw new RangeError(`${name}: agent stages set every workload's agents`);
   }
   for (const t of plan.targets)
     if (!t.client === !t.agent)
       throw new RangeError(`${t.label}: a target has a client or agents of its own, not both`);
-  if (!Number.isInteger(plan.iterations) || plan.iterations < 1)
-    throw new RangeError(`iterations must be a positive integer: ${plan.iterations}`);
+  if (!Number.isInteger(config.iterations) || config.iterations < 1)
+    throw new RangeError(`iterations must be a positive integer: ${config.iterations}`);
   if (!Number.isInteger(slices) || slices < 1) throw new RangeError(`slices must be a positive integer: ${slices}`);
   // a write step is verified as a whole, and its markers are unique within one turn only
   const writes = plan.workloads.find((w) => w.writes);
   if (writes && slices > 1) throw new RangeError(`the ${writes.name} workload writes: its steps cannot be sliced`);
   // a staged step's intervals follow its stages: a slice would restart them
-  if (plan.stages && slices > 1) throw new RangeError('a staged plan cannot be sliced');
-  if (plan.stages && plan.rate) throw new RangeError('a staged plan takes its rate from the stages, not `rate`');
+  if (config.stages && slices > 1) throw new RangeError('a staged plan cannot be sliced');
+  if (config.stages && config.rate) throw new RangeError('a staged plan takes its rate from the stages, not `rate`');
   const shard = plan.shard;
   if (shard) {
     if (!Number.isInteger(shard.count) || shard.count < 1)
@@ -157,10 +169,23 @@ function validate(plan: BenchPlan): void {
       throw new RangeError(`shard index must be 0 to ${shard.count - 1}: ${shard.index}`);
     // a shard verifies only its own writes, while transfers of other shards move the same balances
     if (writes) throw new RangeError(`the ${writes.name} workload writes: it cannot run sharded`);
-    if (plan.stages) throw new RangeError('a staged plan cannot run sharded');
+    if (config.stages) throw new RangeError('a staged plan cannot run sharded');
     if (slices > 1) throw new RangeError('a sharded plan cannot be sliced');
-    if (plan.durationAt) throw new RangeError("a sharded plan's steps begin a duration apart: they take no durationAt");
+    if (config.durationAt)
+      throw new RangeError("a sharded plan's steps begin a duration apart: they take no durationAt");
   }
+}
+
+/** The description names the plan's workloads, in order, and only targets the plan has. */
+function describes({ config, workloads, targets }: BenchPlan): void {
+  const named = workloads.map((w) => w.name);
+  if (config.workloads.join(',') !== named.join(','))
+    throw new RangeError(
+      `the run's description names workloads ${config.workloads.join(', ')}, the plan runs ${named.join(', ')}`,
+    );
+  const labels = new Set(targets.map((t) => t.label));
+  for (const t of config.targets)
+    if (!labels.has(t.label)) throw new RangeError(`the run's description names a target the plan lacks: ${t.label}`);
 }
 
 /** How many of a step's agents a shard runs: the global indexes i with i % count == index. */
@@ -172,7 +197,8 @@ async function slot(run: Run, key: StepKey): Promise<number> {
   const shard = run.plan.shard!;
   run.slots.startAt ??= await shard.start();
   const at =
-    run.slots.startAt + run.slots.next++ * (run.plan.warmupMs + run.plan.durationMs + (shard.gapMs ?? DEFAULT_GAP_MS));
+    run.slots.startAt +
+    run.slots.next++ * (run.plan.config.warmupMs + run.plan.config.durationMs + (shard.gapMs ?? DEFAULT_GAP_MS));
   const wait = at - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   else if (-wait > LATE_SLOT_MS) {
@@ -195,7 +221,7 @@ function idleStep(run: Run, mode: StepMeasurement['mode'], startedAt: number): S
   return {
     mode,
     rate: open ? 0 : null,
-    durationMs: run.plan.durationMs,
+    durationMs: run.plan.config.durationMs,
     calls: 0,
     errors: {},
     reinitialized: 0,
@@ -265,36 +291,36 @@ async function warmUp(run: Run, target: Target, warm: NonNullable<BenchPlan['war
     durationMs: warm.durationMs,
     clock: run.clock,
     probe: run.probe,
-    makeAgent: (i) => startAgent(warm.workload, client(), run.plan.seed, i),
+    makeAgent: (i) => startAgent(warm.workload, client(), run.plan.config.seed, i),
   });
 }
 
 /** Each database once a round, however many targets (protocol eras) share it. */
-async function reindex(run: Run, profile: string): Promise<void> {
+async function reindex(run: Run, set: string): Promise<void> {
   const owners = new Map<NonNullable<PlanTarget['reindex']>, string>();
   for (const t of run.plan.targets) if (t.reindex && !owners.has(t.reindex)) owners.set(t.reindex, t.label);
   for (const [apply, label] of owners) {
-    run.emit({ type: 'activity', line: `${label}: ${profile} indexes` });
-    const changed = await apply(profile);
+    run.emit({ type: 'activity', line: `${label}: ${set} indexes` });
+    const changed = await apply(set);
     run.emit({
       type: 'log',
-      line: `${label}: ${profile} indexes (created ${changed.created}, dropped ${changed.dropped})`,
+      line: `${label}: ${set} indexes (created ${changed.created}, dropped ${changed.dropped})`,
     });
   }
 }
 
-const indexesOf = (target: Target, profile: string | null) => (target.plan.reindex ? profile : null);
+const indexesOf = (target: Target, set: string | null) => (target.plan.reindex ? set : null);
 
 async function sessionInit(
   run: Run,
   target: Target,
-  profile: string | null,
+  set: string | null,
   iteration: number,
   later: boolean,
 ): Promise<void> {
   const client = target.plan.client;
   if (!client) return;
-  const indexes = indexesOf(target, profile);
+  const indexes = indexesOf(target, set);
   run.emit({ type: 'activity', line: `${target.plan.label}${indexes ? ` (${indexes})` : ''}: session init` });
   const result = { target: target.plan.label, indexes, iteration, ...(await measureSessionInit(client, run.clock)) };
   run.emit({ type: 'session-init', iteration, result, ...(later ? { later } : {}) });
@@ -323,53 +349,56 @@ interface StepSpec {
   workload: Workload;
   agents: number;
   iteration: number;
-  profile: string | null;
+  /** the round's index set (null: as found) */
+  indexes: string | null;
 }
 
 /** One step on every target that serves it, in the order given: in turns (slices) when asked, then one result each. */
 async function step(run: Run, targets: readonly Target[], spec: StepSpec): Promise<void> {
-  const { plan } = run;
+  const { config } = run.plan;
   // a staged step is one load curve: it is never cut into turns
-  const slices = plan.stages ? 1 : Math.max(plan.slices ?? 1, ...targets.map((t) => t.plan.turns ?? 1));
+  const slices = config.stages ? 1 : Math.max(config.slices ?? 1, ...targets.map((t) => t.plan.turns ?? 1));
   const turns = targets.map((): StepMeasurement[] => []);
   const done: { at: number; result: PlanResult['steps'][number] }[] = [];
   for (let slice = 0; slice < slices; slice++) {
     for (const [i, target] of targets.entries()) {
       const key: StepKey = {
         target: target.plan.label,
-        indexes: spec.workload.database ? indexesOf(target, spec.profile) : null,
+        indexes: spec.workload.database ? indexesOf(target, spec.indexes) : null,
         workload: target.plan.fileAs ?? spec.workload.name,
         agents: spec.agents,
         iteration: spec.iteration,
       };
-      const stages = plan.stages?.stages;
-      const durationMs = stages ? stagesDuration(stages) : (plan.durationAt?.[spec.agents] ?? plan.durationMs) / slices;
+      const stages = config.stages?.stages;
+      const durationMs = stages
+        ? stagesDuration(stages)
+        : (config.durationAt?.[spec.agents] ?? config.durationMs) / slices;
       run.emit({ type: 'step-start', step: key, slice, slices, durationMs });
       // Write steps: accounts are read before (unmeasured) and everything is read back after.
       const client = target.plan.client;
       const ledger = spec.workload.writes && client ? await withClient(client, (c) => openLedger(c)) : undefined;
-      const seed = plan.seed + spec.iteration + 100 * slice;
+      const seed = config.seed + spec.iteration + 100 * slice;
       const agent = target.plan.agent;
-      const mode = plan.rate || plan.stages?.kind === 'rate' ? 'open' : 'closed';
+      const mode = config.rate || config.stages?.kind === 'rate' ? 'open' : 'closed';
       // sharded: this shard's agents by their global index, and their share of the rate
-      const { shard } = plan;
+      const { shard } = run.plan;
       const own = shard ? shardAgents(spec.agents, shard) : spec.agents;
       const global = (n: number) => (shard ? shard.index + n * shard.count : n);
-      const rate = plan.rate && (plan.rate * own) / spec.agents;
+      const rate = config.rate ? (config.rate * own) / spec.agents : undefined;
       turns[i]!.push(
         own === 0
-          ? idleStep(run, mode, (await slot(run, key)) + plan.warmupMs)
+          ? idleStep(run, mode, (await slot(run, key)) + config.warmupMs)
           : await runStep({
               agents: own,
               mode,
               rate,
               stages,
-              warmupMs: slice === 0 ? plan.warmupMs : Math.min(plan.warmupMs, SETTLE_MS),
+              warmupMs: slice === 0 ? config.warmupMs : Math.min(config.warmupMs, SETTLE_MS),
               durationMs,
               clock: run.clock,
               probe: run.probe,
               serverCpuUs: target.plan.serverCpuUs,
-              machine: plan.machine,
+              machine: run.plan.machine,
               makeAgent: agent
                 ? (n) => agent(global(n))
                 : (n) => startAgent(spec.workload, client!(), seed, global(n), ledger),
@@ -409,7 +438,7 @@ async function check(run: Run, calls: number): Promise<void> {
   run.emit({ type: 'activity', line: `comparing answers and counting tokens (${calls} calls a workload)` });
   const byLabel = new Map(run.targets.map((t) => [t.plan.label, t]));
   try {
-    const checked = await checkTargets(targets, run.plan.workloads, run.plan.seed, calls, (label, workload) =>
+    const checked = await checkTargets(targets, run.plan.workloads, run.plan.config.seed, calls, (label, workload) =>
       has(byLabel.get(label)!, workload),
     );
     run.emit({ type: 'check', tokens: checked.tokens, agreement: checked.agreement });

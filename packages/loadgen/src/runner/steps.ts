@@ -2,21 +2,26 @@ import { peakTarget } from '../drive/stages.js';
 import type { Workload } from '../workloads/workload.js';
 import type { BenchPlan, PlanTarget } from './plan.js';
 
+type Described = Pick<BenchPlan['config'], 'indexes' | 'stages' | 'workloadAgents' | 'agents' | 'iterations'>;
+
 /**
  * The plan's index rounds: its index sets when a target can re-index (a database we own), else
  * one round under whatever indexes are there (null).
  */
-export const indexRounds = (plan: Pick<BenchPlan, 'indexes' | 'targets'>): readonly (string | null)[] =>
-  plan.indexes.length > 0 && plan.targets.some((t) => t.reindex) ? plan.indexes : [null];
+export const indexRounds = (plan: {
+  config: Pick<Described, 'indexes'>;
+  targets: BenchPlan['targets'];
+}): readonly (string | null)[] =>
+  plan.config.indexes.length > 0 && plan.targets.some((t) => t.reindex) ? plan.config.indexes : [null];
 
 /** A workload's agent counts to step through: the stages' peak when they count agents, else its own list or the plan's. */
 export const stepAgents = (
-  plan: Pick<BenchPlan, 'stages' | 'workloadAgents' | 'agents'>,
+  { config }: { config: Pick<Described, 'stages' | 'workloadAgents' | 'agents'> },
   workload: Pick<Workload, 'name'>,
 ): readonly number[] =>
-  plan.stages?.kind === 'agents'
-    ? [peakTarget(plan.stages.stages)]
-    : (plan.workloadAgents?.[workload.name] ?? plan.agents);
+  config.stages?.kind === 'agents'
+    ? [peakTarget(config.stages.stages)]
+    : (config.workloadAgents?.[workload.name] ?? config.agents);
 
 /** The steps a plan measures, counted by the runner's own rules (runPlan), for progress. */
 export interface PlannedSteps {
@@ -33,14 +38,14 @@ export interface PlannedSteps {
  * that `servesOnly` what it has runs only the workloads `servedOnly` names.
  */
 export function plannedSteps(
-  plan: Pick<BenchPlan, 'indexes' | 'targets' | 'workloads' | 'stages' | 'workloadAgents' | 'agents' | 'iterations'>,
+  plan: { config: Described } & Pick<BenchPlan, 'targets' | 'workloads'>,
   servedOnly: (workload: string) => boolean = () => false,
 ): PlannedSteps {
   const rounds = indexRounds(plan).length;
   const count = (target: PlanTarget, workload: Workload): number => {
     if (target.servesOnly && !servedOnly(workload.name)) return 0;
     const times = target.reindex && workload.database ? rounds : 1;
-    return times * stepAgents(plan, workload).length * plan.iterations;
+    return times * stepAgents(plan, workload).length * plan.config.iterations;
   };
   let steps = 0;
   for (const target of plan.targets) for (const workload of plan.workloads) steps += count(target, workload);

@@ -5,7 +5,7 @@ import type { Workload } from './workload.js';
 /**
  * `query` filtered by a foreign key chosen at run time: the orders of a customer, the items
  * of an order, the reviews of a product the agent saw in an earlier answer. Without an index
- * on the column every call is a scan: this is where index profiles show.
+ * on the column every call is a scan: this is where index sets show.
  */
 export const filtered: Workload = {
   name: 'filtered',

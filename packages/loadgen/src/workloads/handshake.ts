@@ -3,7 +3,7 @@ import type { Workload } from './workload.js';
 /**
  * The handshake alone, as a host does it before any tool call: on the 2025 era initialize and
  * notifications/initialized, on 2026-07-28 server/discover; then tools/list. Nothing else, so
- * no database is touched: it runs once, not per index profile. Each operation opens a new
+ * no database is touched: it runs once, not per index set. Each operation opens a new
  * session on the agent's warm connection; the one it replaces is ended (DELETE) in batches on a
  * side connection, as session-init's starts are, so the server never holds many.
  */

@@ -39,7 +39,7 @@ export interface Workload {
   tables?: readonly string[];
   /** the tools its calls use: a target without one of them is skipped, with the reason, not failed */
   requires: readonly ToolName[];
-  /** whether it touches the database (echo does not: it runs once, not per index profile) */
+  /** whether it touches the database (echo does not: it runs once, not per index set) */
   database: boolean;
   /**
    * Each operation is a whole session rather than one call (`next` is not used): this runs one on

@@ -1,8 +1,11 @@
-import { formatRatio, type RatioInterval, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
+import { overran, type RatioVerdict, type ResultFile, type StepResult, stepRate } from '@mcp-db-bench/contract';
+import { rate } from '../format.js';
+import { medianRate } from '../render/groups.js';
 import type { ChartSpec, SeriesSpec } from '../render/html/charts.js';
 import { seriesColor } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
-import { callsPerSecond, int, median } from '../render/numbers.js';
+
+export { rateCell, ratioCell } from '../render/html/context.js';
 
 /**
  * One finding of the study, a pure function of its result files: a table whose ratios carry
@@ -20,25 +23,12 @@ export interface Finding {
   commands: string[];
 }
 
-/** A ratio a finding claims, named so that the same claim can be found in another run of the study. */
+/** A ratio a finding shows, with its verdict, named so that the same ratio can be found in another run of the study. */
 export interface Claim {
   finding: string;
   what: string;
-  ratio: RatioInterval;
+  verdict: RatioVerdict;
 }
-
-export const ms = (us: number) => us / 1000;
-export const msText = (x: number) => (x >= 10 ? x.toFixed(1) : x.toFixed(2));
-/** A rate as the reports print counts: whole and grouped. */
-export const rate = int;
-
-/** A ratio as a cell: its text ("no difference measured" when the interval crosses 1), its median as the value. */
-export function ratioCell(r: RatioInterval | undefined): Cell {
-  if (!r) return '–';
-  return { text: formatRatio(r), value: r.median, tone: r.differs ? (r.median > 1 ? 'good' : 'bad') : 'noise' };
-}
-
-export const rateCell = (x: number | undefined): Cell => (x === undefined ? '–' : { text: rate(x), value: x });
 
 /** Targets in the order the files list them, each with its engine. */
 export function targetsOf(files: readonly ResultFile[]): { label: string; engine: string }[] {
@@ -58,62 +48,29 @@ export const colorOf = (targets: readonly { label: string }[], label: string) =>
     targets.map((t) => t.label),
   );
 
-/** A ratio's interval for a chart's whisker (none from one iteration). */
-export const whisker = (r: RatioInterval | undefined): [number, number] | null =>
-  r && r.n > 1 ? [r.low, r.high] : null;
+/** A ratio's interval for a chart's whisker (none without one: too few pairs). */
+export const whisker = (v: RatioVerdict | undefined): [number, number] | null =>
+  v && Number.isFinite(v.low) && Number.isFinite(v.high) ? [v.low, v.high] : null;
 
-/**
- * A step's rate in the workload's own unit: committed transactions per second where the step
- * counts commits (transfer), calls per second otherwise.
- */
-export const unitRate = (s: StepResult) =>
-  s.commits ? (s.durationMs > 0 ? s.commits.committed / (s.durationMs / 1000) : 0) : callsPerSecond(s);
+/** A ratio's median for a chart's bar (none when withheld for want of pairs). */
+export const barValue = (v: RatioVerdict | undefined): number | null =>
+  v && Number.isFinite(v.median) ? v.median : null;
 
-/** Median rate of the steps (in their unit). */
-export const medianRate = (steps: readonly StepResult[]) => (steps.length ? median(steps.map(unitRate)) : undefined);
+/** Median rate of the steps, in their unit (committed/s for transfers); undefined without steps. */
+export const stepsRate = (steps: readonly StepResult[]) => (steps.length ? medianRate(steps) : undefined);
 
 /** The iterations' range of rates, for a whisker (none from one iteration). */
 export function rateRange(steps: readonly StepResult[]): [number, number] | null {
-  const rates = steps.map(unitRate);
+  const rates = steps.map(stepRate);
   return rates.length > 1 ? [Math.min(...rates), Math.max(...rates)] : null;
-}
-
-/**
- * A step whose calls outlast it by more than half its length measured how many calls happened to
- * end in its window, not a rate (a whole-table grouping of seconds in a 2 s step): it gives no ratio.
- */
-export const overran = (s: StepResult) => (s.overrun?.lastEndedAfterMs ?? 0) > s.durationMs / 2;
-
-/**
- * Per iteration both measured: other's rate over base's (the sides of one iteration ran close in
- * time); an iteration where either side made no call or overran is left out.
- */
-export function pairedRatios(base: readonly StepResult[], other: readonly StepResult[]): number[] {
-  return base.flatMap((b) => {
-    const o = other.find((s) => s.iteration === b.iteration);
-    return o && unitRate(b) > 0 && unitRate(o) > 0 && !overran(b) && !overran(o) ? [unitRate(o) / unitRate(b)] : [];
-  });
-}
-
-/** A paired ratio as a cell (`r` from `pairedRatios` of these steps): "overran" when every pair was left out for it. */
-export function pairCell(
-  r: RatioInterval | undefined,
-  base: readonly StepResult[],
-  other: readonly StepResult[],
-): Cell {
-  if (r) return ratioCell(r);
-  return [...base, ...other].some(overran) ? { text: 'overran', tone: 'noise' } : '–';
 }
 
 /** A median rate as a cell, "(overran)" behind it when most of its steps overran. */
 export function stepsRateCell(steps: readonly StepResult[]): Cell {
-  const x = medianRate(steps);
+  const x = stepsRate(steps);
   if (x === undefined) return '–';
   return { text: `${rate(x)}${steps.filter(overran).length * 2 > steps.length ? ' (overran)' : ''}`, value: x };
 }
-
-/** The index profile a file's cross-database figures use: its last (the optimized one in the study). */
-export const lastIndexes = (f: ResultFile) => f.config.indexes.at(-1) ?? null;
 
 /** A bar chart over categories, a series per bar (whiskers where given). */
 export function barChart(

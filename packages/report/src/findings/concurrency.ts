@@ -1,16 +1,17 @@
-import { type RatioInterval, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
+import type { Comparison, ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { comparisonsOf } from '../comparisons.js';
 import { shade } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
+import { lastIndexSet } from '../render/ratios.js';
+import type { Judged } from '../verdicts.js';
 import {
   type Claim,
   colorOf,
   commandsOf,
   type Finding,
-  lastIndexes,
-  medianRate,
-  pairCell,
-  pairedRatios,
   rateRange,
+  ratioCell,
+  stepsRate,
   stepsRateCell,
   targetsOf,
 } from './common.js';
@@ -21,10 +22,9 @@ interface Point {
   agents: number;
   rate: number;
   steps: StepResult[];
-  first: StepResult[];
   range: [number, number] | null;
-  /** against the fewest agents; none for the fewest themselves */
-  ratio?: RatioInterval;
+  /** against the fewest agents: the run's comparison; none for the fewest themselves */
+  comparison?: Comparison;
   reference: boolean;
 }
 
@@ -32,21 +32,29 @@ interface Point {
 const scaled = (files: readonly ResultFile[]) =>
   files.filter((f) => f.config.agents.length > 1 && !f.config.workloads.includes('session-init'));
 
-/** Per database and workload: the rate at each agent count (last index profile), and its ratio to the fewest, paired per iteration. */
+/** Per database and workload: the rate at each agent count (last index set), and the run's comparison with the fewest. */
 function scalingPoints(files: readonly ResultFile[]): Point[] {
-  return scaled(files).flatMap((f) =>
-    f.config.workloads.flatMap((workload) =>
+  return scaled(files).flatMap((f) => {
+    const indexes = lastIndexSet(f);
+    const against = comparisonsOf(f).filter((c) => c.kind === 'agents');
+    return f.config.workloads.flatMap((workload) =>
       f.config.targets.flatMap((t) => {
         const at = (agents: number) =>
           f.steps.filter(
-            (s) =>
-              s.target === t.label && s.workload === workload && s.indexes === lastIndexes(f) && s.agents === agents,
+            (s) => s.target === t.label && s.workload === workload && s.indexes === indexes && s.agents === agents,
           );
         const first = Math.min(...f.config.agents);
         return f.config.agents.flatMap((agents): Point[] => {
-          const here = medianRate(at(agents));
+          const here = stepsRate(at(agents));
           if (here === undefined) return [];
           const reference = agents === first;
+          const comparison = against.find(
+            (c) =>
+              c.other.target === t.label &&
+              c.other.indexes === indexes &&
+              c.workload === workload &&
+              c.agents === agents,
+          );
           return [
             {
               target: t.label,
@@ -54,31 +62,31 @@ function scalingPoints(files: readonly ResultFile[]): Point[] {
               agents,
               rate: here,
               steps: at(agents),
-              first: at(first),
               range: rateRange(at(agents)),
-              ratio: reference ? undefined : ratioInterval(pairedRatios(at(first), at(agents))),
+              ...(comparison && !reference ? { comparison } : {}),
               reference,
             },
           ];
         });
       }),
-    ),
-  );
+    );
+  });
 }
 
-export const scalingClaims = (files: readonly ResultFile[]): Claim[] =>
-  scalingPoints(files).flatMap((p) =>
-    p.ratio
-      ? [{ finding: 'concurrency scaling', what: `${p.target} ${p.workload} × ${p.agents}`, ratio: p.ratio }]
-      : [],
-  );
+export const scalingClaims = (files: readonly ResultFile[], j: Judged): Claim[] =>
+  scalingPoints(files).flatMap((p) => {
+    const verdict = j.of(p.comparison);
+    return verdict
+      ? [{ finding: 'concurrency scaling', what: `${p.target} ${p.workload} × ${p.agents}`, verdict }]
+      : [];
+  });
 
 /**
  * Concurrency scaling: per database and workload, the rate at each agent count (optimized
  * indexes), and its ratio to the fewest agents paired per iteration (the steps of one iteration
  * ran close in time).
  */
-export function concurrencyScaling(files: readonly ResultFile[]): Finding | undefined {
+export function concurrencyScaling(files: readonly ResultFile[], j: Judged): Finding | undefined {
   const points = scalingPoints(files);
   if (!points.length) return undefined;
   const used = scaled(files);
@@ -101,7 +109,7 @@ export function concurrencyScaling(files: readonly ResultFile[]): Finding | unde
     p.workload,
     String(p.agents),
     stepsRateCell(p.steps),
-    p.reference ? '1 (reference)' : pairCell(p.ratio, p.first, p.steps),
+    p.reference ? '1 (reference)' : ratioCell(j.of(p.comparison)),
   ]);
   return {
     id: 'concurrency',

@@ -1,15 +1,17 @@
-import { type RatioInterval, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
+import type { Comparison, ResultFile } from '@mcp-db-bench/contract';
+import { comparisonsOf } from '../comparisons.js';
 import { shade } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
+import { lastIndexSet } from '../render/ratios.js';
+import type { Judged } from '../verdicts.js';
 import {
   barChart,
+  barValue,
   type Claim,
   colorOf,
   commandsOf,
   type Finding,
-  lastIndexes,
-  pairCell,
-  pairedRatios,
+  ratioCell,
   targetsOf,
   whisker,
 } from './common.js';
@@ -22,9 +24,7 @@ interface Pair {
 interface PairRatio extends Pair {
   workload: string;
   agents: number;
-  baseSteps: StepResult[];
-  otherSteps: StepResult[];
-  ratio?: RatioInterval;
+  comparison: Comparison;
 }
 
 /** Every pair of databases, each later one against each earlier one (three give three pairs). */
@@ -41,49 +41,50 @@ function pairName(pair: Pair, targets: readonly { label: string; engine: string 
 
 /**
  * Every database against every other, per workload and agent count, under the file's last index
- * profile (or the one a workload without a database ran under), paired per iteration: the
- * runner alternates the databases within each iteration, so each pair ran close in time.
+ * set (or the first a workload without a database ran under): the run's comparisons of its
+ * targets, which alternate within each iteration, so each pair ran close in time.
  */
 function pairRatios(files: readonly ResultFile[]): PairRatio[] {
   return files.flatMap((f) => {
-    const pairs = pairsOf(f.config.targets.map((t) => t.label));
-    const cells = [...new Set(f.steps.map((s) => `${s.workload}\u0000${s.agents}`))];
-    return cells.flatMap((cell) => {
-      const [workload, agents] = cell.split('\u0000') as [string, string];
-      const mine = f.steps.filter((s) => s.workload === workload && s.agents === Number(agents));
-      const profile = [lastIndexes(f), ...f.config.indexes, null].find((p) => mine.some((s) => s.indexes === p));
-      const of = (target: string): StepResult[] => mine.filter((s) => s.target === target && s.indexes === profile);
-      return pairs.map((p) => ({
-        ...p,
-        workload,
-        agents: Number(agents),
-        baseSteps: of(p.base),
-        otherSteps: of(p.other),
-        ratio: ratioInterval(pairedRatios(of(p.base), of(p.other))),
-      }));
+    const paired = comparisonsOf(f).filter((c) => c.kind === 'targets');
+    const loads = [...new Set(paired.map((c) => `${c.workload}\u0000${c.agents}`))];
+    return loads.flatMap((load) => {
+      const mine = paired.filter((c) => `${c.workload}\u0000${c.agents}` === load);
+      const indexes = [lastIndexSet(f), ...f.config.indexes, null].find((p) => mine.some((c) => c.other.indexes === p));
+      return mine
+        .filter((c) => c.other.indexes === indexes)
+        .map((c) => ({
+          base: c.base.target,
+          other: c.other.target,
+          workload: c.workload,
+          agents: c.agents,
+          comparison: c,
+        }));
     });
   });
 }
 
-export function engineClaims(files: readonly ResultFile[]): Claim[] {
+export function engineClaims(files: readonly ResultFile[], j: Judged): Claim[] {
   const targets = targetsOf(files);
-  return pairRatios(files).flatMap((r) =>
-    r.ratio
-      ? [{ finding: 'engines compared', what: `${pairName(r, targets)} ${r.workload} × ${r.agents}`, ratio: r.ratio }]
-      : [],
-  );
+  return pairRatios(files).flatMap((r) => {
+    const verdict = j.of(r.comparison);
+    return verdict
+      ? [{ finding: 'engines compared', what: `${pairName(r, targets)} ${r.workload} × ${r.agents}`, verdict }]
+      : [];
+  });
 }
 
-export function enginesCompared(files: readonly ResultFile[]): Finding | undefined {
+export function enginesCompared(files: readonly ResultFile[], j: Judged): Finding | undefined {
+  const ratioOf = (r: PairRatio | undefined) => j.of(r?.comparison);
   const ratios = pairRatios(files);
   const targets = targetsOf(files);
   const pairs = pairsOf(targets.map((t) => t.label));
-  if (!pairs.length || !ratios.some((r) => r.ratio)) return undefined;
+  if (!pairs.length || !ratios.some((r) => ratioOf(r))) return undefined;
   const keyOf = (p: Pair) => `${p.other}\u0000${p.base}`;
   const cells = [...new Set(ratios.map((r) => `${r.workload}\u0000${r.agents}`))];
   const pairOf = (workload: string, agents: number, p: Pair) =>
     ratios.find((r) => r.workload === workload && r.agents === agents && keyOf(r) === keyOf(p));
-  const find = (workload: string, agents: number, p: Pair) => pairOf(workload, agents, p)?.ratio;
+  const find = (workload: string, agents: number, p: Pair) => ratioOf(pairOf(workload, agents, p));
   const rows: Cell[][] = cells.map((cell) => {
     const [workload, agents] = cell.split('\u0000') as [string, string];
     return [
@@ -91,7 +92,7 @@ export function enginesCompared(files: readonly ResultFile[]): Finding | undefin
       agents,
       ...pairs.map((p) => {
         const r = pairOf(workload, Number(agents), p);
-        return r ? pairCell(r.ratio, r.baseSteps, r.otherSteps) : '–';
+        return r ? ratioCell(j.of(r.comparison)) : '–';
       }),
     ];
   });
@@ -112,8 +113,8 @@ export function enginesCompared(files: readonly ResultFile[]): Finding | undefin
     note:
       'Each database against each other one: calls/s (transfers: committed/s) over calls/s, paired per iteration ' +
       '(the databases alternate within each iteration), median and interval; above 1 the first-named is faster. ' +
-      'Optimized indexes (the handshake, which reads no table, under the first profile). "~ (low–high)": no ' +
-      'difference measured. The chart: medians on a log axis with their intervals.',
+      'Optimized indexes (the handshake, which reads no table, under the first index set). Each judged by the ' +
+      'claims rules (the legend above). The chart: medians on a log axis with their intervals.',
     head: ['workload', 'agents', ...pairs.map((p) => pairName(p, targets))],
     rows,
     chart: barChart(
@@ -126,7 +127,7 @@ export function enginesCompared(files: readonly ResultFile[]): Finding | undefin
         .map((b) => ({
           label: b.label,
           color: b.color,
-          values: workloads.map((w) => b.at(w)?.median ?? null),
+          values: workloads.map((w) => barValue(b.at(w))),
           intervals: workloads.map((w) => whisker(b.at(w))),
         })),
     ),

@@ -1,8 +1,9 @@
 import { medianInterval, type ResultFile } from '@mcp-db-bench/contract';
+import { ms, pct } from '../format.js';
 import { summarize } from '../histogram.js';
 import { MEANING } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
-import { barChart, commandsOf, type Finding, ms, msText } from './common.js';
+import { barChart, commandsOf, type Finding } from './common.js';
 
 /**
  * Where the time goes: the decomposition's p50s (the statement through the driver alone, the
@@ -34,7 +35,7 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
       const key = `${d.target} ${d.operation}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const p50 = (h: string) => ms(summarize(h).p50);
+      const p50 = (h: string) => summarize(h).p50 / 1000;
       parts.push({
         target: d.target,
         operation: d.operation,
@@ -46,36 +47,44 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
       });
     }
   if (!parts.length) return undefined;
-  const pct = (x: number) => `${Math.round(x * 100)}%`;
-  // the share of the whole run's p50s (the three add to 100%), with the range of the rounds' shares when recorded
-  const share = (p: (typeof parts)[number], k: 'database' | 'protocol' | 'rest', whole: number): Cell => {
+  // with rounds: the median of the rounds' shares, inside their range by construction; without
+  // (an older file): the share of the whole run's p50s
+  const headline = (p: (typeof parts)[number], k: 'database' | 'protocol' | 'rest') => {
     const i = medianInterval(p.rounds.map((r) => shares(r.raw, r.echo, r.full)[k]));
-    return { text: i && i.n > 1 ? `${pct(whole)} [${pct(i.low)}–${pct(i.high)}]` : pct(whole), value: whole };
+    return i && i.n > 1 ? i : undefined;
+  };
+  const share = (p: (typeof parts)[number], k: 'database' | 'protocol' | 'rest', whole: number): Cell => {
+    const i = headline(p, k);
+    return i
+      ? { text: `${pct(i.median)} [${pct(i.low)}–${pct(i.high)}]`, value: i.median }
+      : { text: pct(whole), value: whole };
   };
   const rows = parts.map((p) => {
     const s = shares(p.raw, p.echo, p.full);
     return [
       p.target,
       p.operation,
-      { text: msText(p.full), value: p.full },
-      { text: msText(p.raw), value: p.raw },
-      { text: msText(p.echo), value: p.echo },
+      { text: ms(p.full * 1000), value: p.full },
+      { text: ms(p.raw * 1000), value: p.raw },
+      { text: ms(p.echo * 1000), value: p.echo },
       share(p, 'database', s.database),
       share(p, 'protocol', s.protocol),
       share(p, 'rest', s.rest),
     ] satisfies Cell[];
   });
   const categories = parts.map((p) => `${p.target.split(' ')[0]} ${p.operation}`);
-  const of = (k: 'database' | 'protocol' | 'rest') => parts.map((p) => shares(p.raw, p.echo, p.full)[k] * 100);
+  const of = (k: 'database' | 'protocol' | 'rest') =>
+    parts.map((p) => (headline(p, k)?.median ?? shares(p.raw, p.echo, p.full)[k]) * 100);
   return {
     id: 'time',
     title: 'Where the time goes: protocol against database',
     note:
       'p50 of one call end to end, of the same statement through the database driver alone (database), and of the ' +
       "echo tool (MCP and HTTP, no database: protocol). Shares of the whole: database and protocol, the server's own " +
-      'work the rest; they add to 100% (when database and protocol together exceed the whole, both are scaled to it). ' +
-      "Timed in the last iteration, in 5 rounds that take turns; in brackets the range of the rounds' shares (none in " +
-      'a file written before rounds were kept).',
+      'work the rest; in each round they add to 100% (when database and protocol together exceed the whole, both ' +
+      'are scaled to it). Timed in the last iteration, in 5 rounds that take turns: each share is the median of the ' +
+      "rounds' shares, in brackets their range (so the three medians need not add to exactly 100%); a file written " +
+      "before rounds were kept gives the whole run's shares, no range.",
     head: [
       'database',
       'operation',

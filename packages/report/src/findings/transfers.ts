@@ -1,18 +1,11 @@
-import type { ResultFile } from '@mcp-db-bench/contract';
+import { failedCalls, type ResultFile } from '@mcp-db-bench/contract';
+import { int } from '../format.js';
 import type { Cell } from '../render/html/types.js';
-import {
-  barChart,
-  colorOf,
-  commandsOf,
-  type Finding,
-  lastIndexes,
-  medianRate,
-  rateCell,
-  rateRange,
-  targetsOf,
-} from './common.js';
+import { lastIndexSet } from '../render/ratios.js';
+import { barChart, colorOf, commandsOf, type Finding, rateCell, rateRange, stepsRate, targetsOf } from './common.js';
 
-const int = (n: number): Cell => ({ text: n.toLocaleString('en-US'), value: n });
+/** A count as a cell. */
+const count = (n: number): Cell => ({ text: int(n), value: n });
 
 /**
  * Transfers per engine: committed transfers per second (the workload's unit, not its calls), the
@@ -29,20 +22,21 @@ export function transfers(files: readonly ResultFile[]): Finding | undefined {
   for (const t of targets)
     f.config.agents.forEach((agents, i) => {
       const steps = f.steps.filter(
-        (s) => s.target === t.label && s.workload === 'transfer' && s.agents === agents && s.indexes === lastIndexes(f),
+        (s) =>
+          s.target === t.label && s.workload === 'transfer' && s.agents === agents && s.indexes === lastIndexSet(f),
       );
-      const perSecond = medianRate(steps);
+      const perSecond = stepsRate(steps);
       if (perSecond === undefined) return;
       values.get(t.label)![i] = perSecond;
       ranges.get(t.label)![i] = rateRange(steps);
       const sum = (of: (s: (typeof steps)[number]) => number) => steps.reduce((n, s) => n + of(s), 0);
-      const failed = sum((s) => (s.commits ? s.commits.failed : Object.values(s.errors).reduce((a, b) => a + b, 0)));
+      const failed = sum((s) => (s.commits ? s.commits.failed : failedCalls(s)));
       rows.push([
         t.label,
         String(agents),
         rateCell(perSecond),
-        int(sum((s) => s.commits?.conflicts ?? 0)),
-        int(failed),
+        count(sum((s) => s.commits?.conflicts ?? 0)),
+        count(failed),
         steps.every((s) => s.verification?.ok !== false) ? 'yes' : 'NO',
         steps.every((s) => s.restored?.ok !== false) ? 'yes' : 'NO',
       ]);

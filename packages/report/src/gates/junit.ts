@@ -1,11 +1,11 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
-import { groupSteps, medianThroughput } from '../render/report.js';
+import { groupSteps, medianGoodput } from '../render/groups.js';
 import type { Verdict } from './thresholds.js';
 
 /**
  * The run as JUnit XML, which CI systems (GitHub Actions reporters, GitLab, Jenkins) show as a
  * test report: one suite of the thresholds (a test case per threshold and step it judged) and
- * one of the steps (a test case per workload, agents, target and index profile; a write step
+ * one of the steps (a test case per workload, agents, target and index set; a write step
  * whose read-back found its state wrong is a failure).
  */
 export function junitXml(result: ResultFile, verdicts: readonly Verdict[]): string {
@@ -17,7 +17,7 @@ export function junitXml(result: ResultFile, verdicts: readonly Verdict[]): stri
     const seconds = g.steps.reduce((t, s) => t + s.durationMs, 0) / 1000;
     const wrong = g.steps.flatMap((s) => (s.verification && !s.verification.ok ? s.verification.problems : []));
     const errors = g.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
-    const out = `${Math.round(medianThroughput(g).median)} calls/s, ${g.steps.reduce((n, s) => n + s.calls, 0)} calls, ${errors} errors`;
+    const out = `${Math.round(medianGoodput(g).median)} calls/s, ${g.steps.reduce((n, s) => n + s.calls, 0)} calls, ${errors} errors`;
     return testCase(
       stepName(g),
       'steps',

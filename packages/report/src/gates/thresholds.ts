@@ -1,6 +1,7 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { int } from '../format.js';
 import { merge, summary } from '../histogram.js';
-import { groupSteps, medianThroughput } from '../render/report.js';
+import { groupSteps, medianGoodput } from '../render/groups.js';
 
 /**
  * Pass/fail limits on a run, for CI: `run --threshold 'point-read:p99<5ms'`. The grammar:
@@ -91,7 +92,7 @@ export function checkThresholds(result: ResultFile, thresholds: readonly Thresho
       continue;
     }
     for (const g of named) {
-      const actual = measure(threshold.metric, g.steps, medianThroughput(g).median);
+      const actual = measure(threshold.metric, g.steps, medianGoodput(g).median);
       const ok = holds(actual, threshold.op, threshold.limit);
       const step = { target: g.target, indexes: g.indexes, workload: g.workload, agents: g.agents };
       const where = `${g.target}${g.indexes ? ` (${g.indexes} indexes)` : ''} ${g.workload} at ${g.agents} agent${g.agents === 1 ? '' : 's'}`;
@@ -133,6 +134,6 @@ function holds(actual: number, op: Op, limit: number): boolean {
 
 function show(metric: Metric, value: number): string {
   if (metric === 'errors') return `${+(value * 100).toPrecision(3)}%`;
-  if (metric === 'calls/s') return `${Math.round(value).toLocaleString('en-US')} calls/s`;
+  if (metric === 'calls/s') return `${int(value)} calls/s`;
   return `${+(value / 1000).toPrecision(3)} ms`;
 }

@@ -1,10 +1,12 @@
-import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
-import { int, rate, roundLabel } from './numbers.js';
+import { goodput, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
+import { int, median, pct, rate } from '../format.js';
+import { medianRate, roundLabel } from './groups.js';
 import type { Section } from './table.js';
 
 /**
  * A transfer is several calls (lookups, then one `transact`): its headline is the transactions
- * committed per second and the conflicts they met, not calls/s. Iterations of a step are added up.
+ * committed per second and the conflicts they met, not calls/s. Rates are the median of the
+ * iterations' (as every table's are); counts are added up.
  */
 export function commitsSection(result: ResultFile): Section {
   const groups = new Map<string, StepResult[]>();
@@ -15,22 +17,20 @@ export function commitsSection(result: ResultFile): Section {
   }
   const rows = [...groups.values()].map((steps) => {
     const first = steps[0]!;
-    const seconds = steps.reduce((a, s) => a + s.durationMs, 0) / 1000;
     const add = (f: (c: NonNullable<StepResult['commits']>) => number) => steps.reduce((a, s) => a + f(s.commits!), 0);
     const committed = add((c) => c.committed);
     const conflicts = add((c) => c.conflicts);
-    const calls = steps.reduce((a, s) => a + s.calls, 0);
     const tried = committed + conflicts;
     return [
       roundLabel(first),
       first.workload,
       int(first.agents),
-      seconds > 0 ? rate(committed / seconds) : '–',
+      rate(medianRate(steps)),
       int(committed),
       int(conflicts),
-      tried > 0 ? `${((conflicts / tried) * 100).toFixed(1)}%` : '–',
+      tried > 0 ? pct(conflicts / tried) : '–',
       int(add((c) => c.failed)),
-      seconds > 0 ? rate(calls / seconds) : '–',
+      rate(median(steps.map(goodput))),
     ];
   });
   return {

@@ -1,12 +1,12 @@
-import type { ResultFile } from '@mcp-db-bench/contract';
+import { goodput, type ResultFile } from '@mcp-db-bench/contract';
+import { int, ms, rate } from '../format.js';
 import { decode, merge, summary } from '../histogram.js';
+import { type Group, groupSteps, medianGoodput, roundLabel } from './groups.js';
 import { type ChartSpec, dropEmptySeries, slug } from './html/charts.js';
 import { MEANING } from './html/colors.js';
 import { esc, htmlDocument, table as htmlTable } from './html/page.js';
 import { loadStages } from './html/sections/summary.js';
 import type { Cell, Table } from './html/types.js';
-import { callsPerSecond, int, roundLabel } from './numbers.js';
-import { type Group, groupSteps, medianThroughput } from './report.js';
 import type { Section } from './table.js';
 
 /**
@@ -62,9 +62,9 @@ export interface Comparison {
   cautions: string[];
 }
 
-/** The per-iteration values of one metric for a step group, and its headline value (median throughput; percentiles of the merged histogram). */
+/** The per-iteration values of one metric for a step group, and its headline value (median goodput; percentiles of the merged histogram). */
 function measure(g: Group, metric: Metric): { value: number; perIteration: number[] } {
-  if (metric === 'calls/s') return { value: medianThroughput(g).median, perIteration: g.steps.map(callsPerSecond) };
+  if (metric === 'calls/s') return { value: medianGoodput(g).median, perIteration: g.steps.map(goodput) };
   const at = metric === 'p50 ms' ? 'p50' : 'p99';
   return {
     value: summary(merge(g.steps.map((s) => s.all.histogram)))[at] / 1000,
@@ -187,7 +187,7 @@ export function nothingShared(c: Comparison, base: ResultFile, next: ResultFile)
   const steps = (r: ResultFile) =>
     [...new Set(groupSteps(r.steps).map((g) => `${roundLabel(g)} ${g.workload}@${g.agents}`))].slice(0, 4).join(', ') ||
     'none';
-  return `the runs share no step, so nothing can be compared (base: ${steps(base)}; new: ${steps(next)}); steps are matched by target, index profile, workload and agents`;
+  return `the runs share no step, so nothing can be compared (base: ${steps(base)}; new: ${steps(next)}); steps are matched by target, index set, workload and agents`;
 }
 
 /** Marked changes slower than `thresholdPct`. */
@@ -249,14 +249,8 @@ function differences(base: ResultFile, next: ResultFile): string[] {
 // ---------------------------------------------------------------------------------------------
 // rendering
 
-const value = (metric: Metric, v: number) =>
-  metric === 'calls/s'
-    ? v >= 100
-      ? Math.round(v).toLocaleString('en-US')
-      : v.toFixed(1)
-    : v >= 10
-      ? v.toFixed(1)
-      : v.toFixed(2);
+/** calls/s as every report writes a rate; a latency, in ms, as every report writes milliseconds. */
+const value = (metric: Metric, v: number) => (metric === 'calls/s' ? rate(v) : ms(v * 1000));
 const signed = (pct: number) => `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%`;
 
 /** `slower` or `faster` when marked, `~` (noise) when not, `from 0` when there is no percentage to judge. */

@@ -1,29 +1,16 @@
-import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { type Comparison, goodput, type ResultFile } from '@mcp-db-bench/contract';
+import { type Cell, comparisonsOf, floorBefore, sidesOf } from '../comparisons.js';
+import { int, median, ms, ratio, spread } from '../format.js';
 import { summarize } from '../histogram.js';
-import { callsPerSecond, int, median, spread } from './numbers.js';
+import { judged } from '../verdicts.js';
+import { ratioLegend } from './legend.js';
 import type { Section } from './table.js';
 
-/** How reports name the bare node:http echo floor. */
-export const FLOOR_LABEL = 'bare node:http';
-
-/**
- * floor: each target's own floor, measured in the turn right before it, so each is compared with
- * the floor of its moment.
- */
-export const floorBefore = (target: string): string => `${FLOOR_LABEL} before ${target}`;
-
-const ms = (us: number) => (us / 1000).toFixed(2);
-const ratio = (n: number) => n.toFixed(2);
 const key = (...parts: readonly unknown[]) => parts.join('\u0000');
 
-/** Each of our steps beside the floor measured in the turns right before its own (floor's files have them). */
-function pairs(steps: readonly StepResult[]): { ours: StepResult; floor: StepResult }[] {
-  const floors = new Map(steps.map((s) => [key(s.target, s.workload, s.agents, s.iteration), s]));
-  return steps.flatMap((ours) => {
-    const floor = floors.get(key(floorBefore(ours.target), ours.workload, ours.agents, ours.iteration));
-    return floor ? [{ ours, floor }] : [];
-  });
-}
+/** Each of our steps' groups beside the floor measured in the turns right before its own (floor's files have them). */
+const floorComparisons = (result: ResultFile): Comparison[] =>
+  comparisonsOf(result).filter((c) => c.kind === 'floor' && c.base.target === floorBefore(c.other.target));
 
 /**
  * The protocol floor tables of a `floor` result file: our server against the bare node:http echo
@@ -31,53 +18,42 @@ function pairs(steps: readonly StepResult[]): { ours: StepResult; floor: StepRes
  * a file without floor pairs.
  */
 export function floorSections(result: ResultFile): Section[] {
-  const paired = pairs(result.steps);
+  const paired = floorComparisons(result);
   if (paired.length === 0) return [];
-  const targets = [...new Set(paired.map((p) => p.ours.target))];
+  const targets = [...new Set(paired.map((c) => c.other.target))];
   return [pairedSection(result, paired), sessionSection(result, targets), costSection(result, targets)].filter(
     (s) => s.rows.length > 0,
   );
 }
 
-type Pair = ReturnType<typeof pairs>[number];
-
 /** Our server beside the floor measured right before it, each step's iterations as median (min–max). */
-function pairedSection(result: ResultFile, paired: readonly Pair[]): Section {
-  const groups = new Map<string, Pair[]>();
-  for (const p of paired) {
-    const k = key(p.ours.target, p.ours.workload, p.ours.agents);
-    groups.set(k, [...(groups.get(k) ?? []), p]);
-  }
-  const rate = callsPerSecond;
-  const rows = [...groups.values()].map((g) => {
-    const { target, workload, agents } = g[0]!.ours;
-    const ours = g.map((p) => summarize(p.ours.all.histogram));
+function pairedSection(result: ResultFile, paired: readonly Comparison[]): Section {
+  const rows = paired.map((c) => {
+    const { base, other } = sidesOf(c);
+    const of = (cell: Cell) =>
+      result.steps.filter(
+        (s) =>
+          key(s.target, s.indexes, s.workload, s.agents) === key(cell.target, cell.indexes, cell.workload, cell.agents),
+      );
+    const ours = of(other);
+    const p = ours.map((s) => summarize(s.all.histogram));
     return [
-      target,
-      workload,
-      int(agents),
+      other.target,
+      other.workload,
+      int(other.agents),
+      spread(ours.map(goodput), int),
       spread(
-        g.map((p) => rate(p.ours)),
-        int,
-      ),
-      spread(
-        ours.map((o) => o.p50),
+        p.map((o) => o.p50),
         ms,
       ),
       spread(
-        ours.map((o) => o.p99),
+        p.map((o) => o.p99),
         ms,
       ),
-      spread(
-        g.map((p) => rate(p.floor)),
-        int,
-      ),
-      spread(
-        g.map((p) => rate(p.ours) / rate(p.floor)),
-        ratio,
-      ),
-      `${int(median(g.map((p) => p.ours.client.cpuPerCallUs)))} / ` +
-        `${int(median(g.map((p) => p.floor.client.cpuPerCallUs)))}`,
+      spread(of(base).map(goodput), int),
+      ratio(judged(result).of(c)),
+      `${int(median(ours.map((s) => s.client.cpuPerCallUs)))} / ` +
+        `${int(median(of(base).map((s) => s.client.cpuPerCallUs)))}`,
     ];
   });
   const { config: c, environment: env } = result;
@@ -85,7 +61,7 @@ function pairedSection(result: ResultFile, paired: readonly Pair[]): Section {
     title: 'Our server against the bare node:http echo floor, same run',
     note:
       `\`${c.command ?? 'mcp-db-bench floor'}\`: ${c.iterations} iterations of ${c.durationMs / 1000} s per step ` +
-      `(in ${c.slices ?? 1} slices alternating with the floor), median (min–max); ` +
+      `(in ${c.slices ?? 1} slices alternating with the floor), median (min–max); ratio: ours over the floor, ${ratioLegend(judged(result), c.iterations)}; ` +
       `server with ${c.workers ?? 1} worker process(es); ` +
       `${env.cpus} × ${env.cpuModel}, Node ${env.node}, load average ` +
       `${env.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
@@ -97,7 +73,7 @@ function pairedSection(result: ResultFile, paired: readonly Pair[]): Section {
       'p50 ms',
       'p99 ms',
       'echo floor calls/s',
-      'ratio',
+      'ratio to the floor',
       'client CPU µs/call (ours / floor)',
     ],
     rows,

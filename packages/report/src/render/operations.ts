@@ -1,10 +1,8 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { int, ms, pct, rate } from '../format.js';
 import { merge, summary } from '../histogram.js';
-import { int, rate, roundLabel } from './numbers.js';
+import { roundLabel } from './groups.js';
 import type { Section } from './table.js';
-
-const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
-const pct = (x: number) => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
 
 /**
  * Each operation of a workload that has several, per step (its iterations merged): its calls/s,

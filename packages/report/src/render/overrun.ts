@@ -1,5 +1,6 @@
-import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
-import { int, roundLabel } from './numbers.js';
+import { overran, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
+import { int } from '../format.js';
+import { roundLabel } from './groups.js';
 import type { Section } from './table.js';
 
 /** "850 ms" or "3.2 s". */
@@ -13,8 +14,11 @@ export const after = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(m
 export const OVERRUN_SHARE = 0.05;
 export const OVERRUN_MIN_MS = 50;
 
-/** Whether a step's calls outlasted it by more than the tail every step has. */
-export const overran = (s: Pick<StepResult, 'overrun' | 'durationMs'>): boolean =>
+/**
+ * Whether a step's calls outlasted it by more than the tail every step has: the table lists it.
+ * One that `overran` (by more than half its length) is also left out of every ratio.
+ */
+export const outlasted = (s: Pick<StepResult, 'overrun' | 'durationMs'>): boolean =>
   s.overrun !== undefined && s.overrun.lastEndedAfterMs > Math.max(OVERRUN_MIN_MS, OVERRUN_SHARE * s.durationMs);
 
 /**
@@ -27,10 +31,10 @@ export function overrunSection(result: ResultFile): Section {
     title: 'Overrun: steps whose calls outlasted them',
     note:
       `calls that began before the step ended and finished after it, the last more than ${OVERRUN_SHARE * 100}% of the ` +
-      `step (at least ${OVERRUN_MIN_MS} ms) after it: its calls/s divides by the step's time, not the time its calls took; a longer --duration, or the slow kind as its own workload, measures it better`,
-    head: ['target', 'workload', 'agents', 'iteration', 'calls running at its end', 'overrun'],
+      `step (at least ${OVERRUN_MIN_MS} ms) after it: its calls/s divides by the step's time, not the time its calls took; a longer --duration, or the slow kind as its own workload, measures it better. A step whose last call ended more than half its length after it overran: every ratio leaves it out`,
+    head: ['target', 'workload', 'agents', 'iteration', 'calls running at its end', 'overrun', 'in ratios'],
     rows: result.steps.flatMap((s) =>
-      s.overrun && overran(s)
+      s.overrun && outlasted(s)
         ? [
             [
               roundLabel(s),
@@ -39,6 +43,7 @@ export function overrunSection(result: ResultFile): Section {
               int(s.iteration),
               int(s.overrun.calls),
               `last call ended ${after(s.overrun.lastEndedAfterMs)} after the step`,
+              overran(s) ? 'left out: overran' : 'kept',
             ],
           ]
         : [],

@@ -1,11 +1,11 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { type LatencySummary, merge, summary } from '../histogram.js';
-import { groupSteps, medianThroughput } from './report.js';
+import { groupSteps, medianGoodput } from './groups.js';
 
 /**
  * A run in the Prometheus text exposition format (0.0.4): one file per run, for node_exporter's
  * textfile collector or a Pushgateway PUT. A step is its target (the server or database
- * measured), index profile, workload and agents, its iterations combined as the report combines
+ * measured), index set, workload and agents, its iterations combined as the report combines
  * them: calls and errors added up, calls/s their median, latency from the merged histograms.
  * No sample carries a timestamp (the textfile collector refuses them); the run's end is a gauge.
  */
@@ -38,7 +38,7 @@ export function prometheusText(result: ResultFile): string {
     const failed = new Map<string, number>();
     for (const s of g.steps)
       for (const [kind, n] of Object.entries(s.errors)) failed.set(kind, (failed.get(kind) ?? 0) + n);
-    sample(rate, labels, medianThroughput(g).median);
+    sample(rate, labels, medianGoodput(g).median);
     sample(
       calls,
       labels,

@@ -1,6 +1,7 @@
 import type { ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { int, ms, pct, rate } from '../format.js';
 import { merge, summary } from '../histogram.js';
-import { int, rate, roundLabel } from './numbers.js';
+import { roundLabel } from './groups.js';
 import type { Section } from './table.js';
 
 /**
@@ -58,8 +59,8 @@ export function replayLine(replay: NonNullable<ResultFile['config']['replay']>):
   );
 }
 
-const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
-const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '–');
+/** A part of the agents' time as a share of it. */
+const share = (part: number, whole: number) => (whole > 0 ? pct(part / whole) : '–');
 const name = (s: StepResult) =>
   `${roundLabel(s)} × ${int(s.agents)}${s.iteration > 1 ? ` (iteration ${int(s.iteration)})` : ''}`;
 
@@ -100,9 +101,9 @@ function timeSection(steps: readonly StepResult[], think: number): Section {
         return [
           name(s),
           (total / 1000).toFixed(1),
-          pct(thinkMs, total),
-          pct(callMs, total),
-          pct(Math.max(0, total - thinkMs - callMs), total),
+          share(thinkMs, total),
+          share(callMs, total),
+          share(Math.max(0, total - thinkMs - callMs), total),
           (thinkMs / 1000).toFixed(2),
           (callMs / 1000).toFixed(2),
         ];

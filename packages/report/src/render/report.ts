@@ -1,10 +1,14 @@
-import { type Comparison, formatRatio, type ResultFile, ratioInterval, type StepResult } from '@mcp-db-bench/contract';
+import { failedCalls, isWithheld, type ResultFile, type StepResult, throughput } from '@mcp-db-bench/contract';
+import { int, median, ms, pct, rate } from '../format.js';
 import { merge, summary } from '../histogram.js';
+import { judged, machineLines, ratioName, withheldWhy } from '../verdicts.js';
 import { commitsSection } from './commits.js';
-import { FLOOR_LABEL, floorSections } from './floor.js';
-import { callsPerSecond, int, median, REFUSED, rate, roundLabel } from './numbers.js';
+import { floorSections } from './floor.js';
+import { type Group, groupSteps, medianGoodput, REFUSED, roundLabel } from './groups.js';
+import { namesLegend } from './legend.js';
 import { operationsSection } from './operations.js';
 import { overrunSection } from './overrun.js';
+import { comparisonSection, loadGeneratorSection, speedupSection } from './ratios.js';
 import { byTrace, replayLine, replaySections, rowsNamedBy } from './replay.js';
 import { soakSections } from './soak.js';
 import { formatStages, stageSections } from './stages.js';
@@ -13,18 +17,12 @@ import { agreementSection, callTokenSection, disagreementLines, tokenSection } f
 import { traceSplitSection } from './trace-split.js';
 import { verificationSection } from './verification.js';
 
-const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
-const pct = (x: number) => `${Math.round(x * 100)}%`;
-/** Successful calls per second: goodput. Failed calls are counted separately, never timed. */
-const throughput = callsPerSecond;
-const attempted = (s: StepResult) =>
-  (s.calls + Object.values(s.errors).reduce((a, b) => a + b, 0)) / (s.durationMs / 1000);
 const label = roundLabel;
 
 /**
  * Every report is rendered from the result file alone, by these pure functions. Iterations of
  * one step are combined by merging histograms (percentiles are never averaged) and by the
- * median of throughputs, with the spread shown.
+ * median of their rates, with the spread shown.
  */
 export function reportSections(file: ResultFile): Section[] {
   const result = byTrace(file);
@@ -41,8 +39,9 @@ export function reportSections(file: ResultFile): Section[] {
     commitsSection(result),
     verificationSection(result),
     scalingSection(groups),
-    ...speedupSection(groups, result),
+    ...speedupSection(result),
     ...comparisonSection(groups, result),
+    withheldSection(result),
     ...decompositionSection(result),
     traceSplitSection(groups),
     agreementSection(result),
@@ -68,6 +67,7 @@ export function reportHeader(file: ResultFile, width?: number): string {
     `${e.cpuModel} × ${e.cpus}, ${int(e.memoryMb)} MB, Node ${e.node}, load ${e.loadAverage.map((l) => l.toFixed(2)).join(' ')}`,
     `workloads ${c.workloads.join(', ')} · ${loadLine(c)} · ${c.durationMs / 1000} s per step after ${c.warmupMs / 1000} s warm-up · ${int(c.iterations)} iteration(s) · ${c.client} client, ${c.protocol} protocol${c.scale !== null ? ` · scale ${c.scale}` : ''}`,
     ...databaseLines(c),
+    ...namesLegend(result),
     ...(c.cpus
       ? [`servers the run started on CPUs ${c.cpus.server ?? 'any'} · load generator on CPUs ${c.cpus.client ?? 'any'}`]
       : []),
@@ -76,6 +76,7 @@ export function reportHeader(file: ResultFile, width?: number): string {
     ...(result.partial
       ? [`partial: the run was interrupted; these are the ${int(result.steps.length)} step(s) it finished`]
       : []),
+    ...machineLines([result], judged(result), { quiet: true }),
     ...result.warnings.map((w) => `warning: ${w}`),
     ...disagreementLines(result),
     ...skippedLines(result.skipped ?? []),
@@ -83,7 +84,7 @@ export function reportHeader(file: ResultFile, width?: number): string {
   return width ? wrap(lines, width) : lines;
 }
 
-/** Each database the run served, as read from it: version, dataset, the settings that decide the result, indexes per profile. */
+/** Each database the run served, as read from it: version, dataset, the settings that decide the result, indexes per index set. */
 function databaseLines(c: ResultFile['config']): string[] {
   const seen = new Set<string>();
   return c.targets.flatMap((t) => {
@@ -91,11 +92,11 @@ function databaseLines(c: ResultFile['config']): string[] {
     if (!d || seen.has(t.url ?? t.label)) return [];
     seen.add(t.url ?? t.label);
     const settings = Object.entries(d.settings).map(([name, value]) => `${name} ${value}`);
-    // in the run's order of profiles, whichever it applied first
+    // in the run's order of index sets, whichever it applied first
     const order = (p: string) => (c.indexes.includes(p) ? c.indexes.indexOf(p) : c.indexes.length);
     const indexes = Object.entries(d.indexes)
       .sort(([a], [b]) => order(a) - order(b))
-      .map(([profile, list]) => `${profile} ${list.length}`);
+      .map(([set, list]) => `${set} ${list.length}`);
     const dataset = `dataset scale ${d.scale ?? 'unknown'}${d.seed === null ? '' : ` (seed ${d.seed})`}`;
     return [
       [
@@ -140,46 +141,34 @@ export function skippedLines(skipped: NonNullable<ResultFile['skipped']>): strin
   });
 }
 
-export interface Group {
-  key: string;
-  target: string;
-  indexes: string | null;
-  workload: string;
-  agents: number;
-  steps: StepResult[];
-}
-
-export function groupSteps(steps: readonly StepResult[]): Group[] {
-  const map = new Map<string, Group>();
-  for (const s of steps) {
-    const key = `${s.target}\u0000${s.indexes}\u0000${s.workload}\u0000${s.agents}`;
-    const g = map.get(key) ?? {
-      key,
-      target: s.target,
-      indexes: s.indexes,
-      workload: s.workload,
-      agents: s.agents,
-      steps: [],
-    };
-    g.steps.push(s);
-    map.set(key, g);
-  }
-  return [...map.values()];
-}
-
-/** Median throughput over iterations, and the spread (max-min as a share of the median). */
-export function medianThroughput(g: Group): { median: number; spread: number } {
-  const xs = g.steps.map(throughput);
-  const m = median(xs);
-  return { median: m, spread: m > 0 ? (Math.max(...xs) - Math.min(...xs)) / m : 0 };
-}
-
 function sessionInitSection(result: ResultFile): Section {
+  type Measured = Pick<ResultFile['sessionInit'][number], 'cold' | 'warm' | 'full'>;
+  const cells = (s: ResultFile['sessionInit'][number], m: Measured, pass: string) => {
+    const cold = summary(merge([m.cold.histogram]));
+    const warm = summary(merge([m.warm.histogram]));
+    const full =
+      m.full && `${ms(summary(merge([m.full.histogram])).p50)}${s.allTables ? ` (${int(s.allTables)} tables)` : ''}`;
+    return [
+      label(s),
+      pass,
+      s.taskTables?.join(', ') ?? 'all',
+      ms(cold.p50),
+      ms(cold.p99),
+      ms(warm.p50),
+      ms(warm.p95),
+      ms(warm.p99),
+      full ?? '–',
+    ];
+  };
   return {
     title:
       "Session init (whole agent start: handshake or discover, tools/list, list_tables, describe_table for the task's tables; full: for every table)",
+    note:
+      'cold: a new connection; warm: one kept open. first: the first pass, on a server just started; later: the ' +
+      'last pass, on the same server after the run (its code paths compiled)',
     head: [
       'target',
+      'pass',
       'task tables',
       'cold p50 ms',
       'cold p99 ms',
@@ -188,35 +177,38 @@ function sessionInitSection(result: ResultFile): Section {
       'warm p99 ms',
       'full discovery warm p50 ms',
     ],
-    rows: result.sessionInit.map((s) => {
-      const cold = summary(merge([s.cold.histogram]));
-      const warm = summary(merge([s.warm.histogram]));
-      const full =
-        s.full && `${ms(summary(merge([s.full.histogram])).p50)}${s.allTables ? ` (${int(s.allTables)} tables)` : ''}`;
-      return [
-        label(s),
-        s.taskTables?.join(', ') ?? 'all',
-        ms(cold.p50),
-        ms(cold.p99),
-        ms(warm.p50),
-        ms(warm.p95),
-        ms(warm.p99),
-        full ?? '–',
-      ];
-    }),
+    rows: result.sessionInit.flatMap((s) => [
+      cells(s, s, 'first'),
+      ...(s.later ? [cells(s, s.later, `later (iteration ${int(s.later.iteration)})`)] : []),
+    ]),
+  };
+}
+
+/** The ratios withheld (fewer usable pairs than an interval needs), each with why. */
+function withheldSection(result: ResultFile): Section {
+  const j = judged(result);
+  const rows = j.ratios
+    .filter((r) => isWithheld(r.verdict))
+    .map((r) => [ratioName(r.comparison, r.of), withheldWhy(r, j.rules)]);
+  return {
+    title: `Ratios withheld: ${int(rows.length)} of the run's ${int(j.family)}, too few usable pairs for an interval`,
+    head: ['ratio', 'why'],
+    rows,
   };
 }
 
 function latencySection(groups: readonly Group[]): Section {
   return {
-    title: 'Latency and throughput per workload (goodput = successful calls/s; errors are counted, never timed)',
+    title:
+      'Latency and throughput per workload (goodput: successful calls/s; throughput: calls attempted/s, failed ones ' +
+      'included; errors are counted, never timed)',
     head: [
       'target',
       'workload',
       'agents',
       'goodput/s',
       'spread',
-      'attempts/s',
+      'throughput/s',
       'p50 ms',
       'p95 ms',
       'p99 ms',
@@ -225,17 +217,16 @@ function latencySection(groups: readonly Group[]): Section {
     ],
     rows: groups.map((g) => {
       const h = summary(merge(g.steps.map((s) => s.all.histogram)));
-      const goodput = medianThroughput(g);
-      const errors = g.steps.reduce((n, s) => n + Object.values(s.errors).reduce((a, b) => a + b, 0), 0);
-      const tried = median(g.steps.map(attempted));
+      const good = medianGoodput(g);
+      const errors = g.steps.reduce((n, s) => n + failedCalls(s), 0);
       return [
         label(g),
         g.workload,
         int(g.agents),
-        rate(goodput.median),
+        rate(good.median),
         // one iteration has no spread to show
-        g.steps.length > 1 ? pct(goodput.spread) : '–',
-        rate(tried),
+        g.steps.length > 1 ? pct(good.spread) : '–',
+        rate(median(g.steps.map(throughput))),
         ms(h.p50),
         ms(h.p95),
         ms(h.p99),
@@ -269,7 +260,7 @@ export function sessionRows(groups: readonly Group[]): SessionRow[] {
     .filter((g) => g.steps.some((s) => s.sessions) || g.steps.some((s) => refused(s) > 0 || reinitialized(s) > 0))
     .map((g) => ({
       group: g,
-      operationsPerSecond: medianThroughput(g).median,
+      operationsPerSecond: medianGoodput(g).median,
       refused: total(g, refused),
       reinitialized: g.steps.some((s) => s.reinitialized !== undefined) ? total(g, reinitialized) : null,
       otherErrors: total(g, (s) => Object.values(s.errors).reduce((a, b) => a + b, 0)) - total(g, refused),
@@ -313,13 +304,13 @@ export function scalingSeries(groups: readonly Group[]): Group[][] {
   return [...series.values()].map((list) => [...list].sort((a, b) => a.agents - b.agents));
 }
 
-/** Throughput by concurrency: efficiency X(N) / (N × X(1)), and the knee where it stops growing. */
+/** Goodput by concurrency: efficiency X(N) / (N × X(1)), and the knee where it stops growing. */
 function scalingSection(groups: readonly Group[]): Section {
   const rows: string[][] = [];
   for (const sorted of scalingSeries(groups)) {
     if (sorted.length < 2) continue;
     const agents = sorted.map((g) => g.agents);
-    const x = sorted.map((g) => medianThroughput(g).median);
+    const x = sorted.map((g) => medianGoodput(g).median);
     const eff = efficiency(agents, x);
     const cells = sorted.map((g, i) => `${int(g.agents)}: ${rate(x[i]!)} (${pct(eff[i]!)})`);
     rows.push([label(sorted[0]!), sorted[0]!.workload, cells.join(' · '), knee(agents, x)]);
@@ -332,11 +323,11 @@ function scalingSection(groups: readonly Group[]): Section {
 }
 
 /**
- * The first agent count after which throughput grows less than 10%: more agents only queue. A
- * knee needs growth before it: throughput that never grew past the first count has none.
+ * The first agent count after which goodput grows less than 10%: more agents only queue. A
+ * knee needs growth before it: goodput that never grew past the first count has none.
  */
-export function knee(agents: readonly number[], throughputs: readonly number[]): string {
-  const i = kneeIndex(throughputs);
+export function knee(agents: readonly number[], rates: readonly number[]): string {
+  const i = kneeIndex(rates);
   const n = (k: number) => `${int(k)} agent${k === 1 ? '' : 's'}`;
   if (i === undefined) return `none up to ${n(agents.at(-1)!)}`;
   return i === 0 ? `none: no gain past ${n(agents[0]!)}` : n(agents[i]!);
@@ -345,158 +336,19 @@ export function knee(agents: readonly number[], throughputs: readonly number[]):
 /**
  * The index of the knee's agent count in a sweep sorted by agents: the first count that no later
  * one beats by 10% (a dip that later counts climb out of is noise, not a knee); undefined when
- * throughput kept growing.
+ * goodput kept growing.
  */
-export function kneeIndex(throughputs: readonly number[]): number | undefined {
-  for (let i = 0; i < throughputs.length - 1; i++) {
-    if (throughputs.slice(i + 1).every((x) => x < throughputs[i]! * 1.1)) return i;
+export function kneeIndex(rates: readonly number[]): number | undefined {
+  for (let i = 0; i < rates.length - 1; i++) {
+    if (rates.slice(i + 1).every((x) => x < rates[i]! * 1.1)) return i;
   }
   return undefined;
 }
 
 /** Scaling efficiency at each agent count: X(N) / (N × X(first) / first), 1 = linear. */
-export function efficiency(agents: readonly number[], throughputs: readonly number[]): number[] {
-  const perAgent = throughputs[0]! / agents[0]!;
-  return throughputs.map((x, i) => (perAgent > 0 ? x / (perAgent * agents[i]!) : 0));
-}
-
-function speedupSection(groups: readonly Group[], result: ResultFile): Section[] {
-  const rows: string[][] = [];
-  for (const opt of groups.filter((g) => g.indexes === 'optimized')) {
-    const base = groups.find(
-      (g) =>
-        g.indexes === 'baseline' && g.target === opt.target && g.workload === opt.workload && g.agents === opt.agents,
-    );
-    if (!base) continue;
-    const b = summary(merge(base.steps.map((s) => s.all.histogram)));
-    const o = summary(merge(opt.steps.map((s) => s.all.histogram)));
-    const speed = medianThroughput(opt).median / Math.max(medianThroughput(base).median, 1e-9);
-    const paired = pairedRatio(result, 'indexes', base, opt);
-    rows.push([
-      opt.target,
-      opt.workload,
-      int(opt.agents),
-      rate(medianThroughput(base).median),
-      rate(medianThroughput(opt).median),
-      paired?.throughput ?? `${speed.toFixed(1)}×`,
-      paired?.p50 ?? `${(b.p50 / Math.max(o.p50, 1)).toFixed(1)}×`,
-    ]);
-  }
-  return [
-    {
-      title: 'Index speed-up: optimized versus baseline',
-      note: RATIO_NOTE,
-      head: ['target', 'workload', 'agents', 'baseline calls/s', 'optimized calls/s', 'throughput', 'p50'],
-      rows,
-    },
-  ];
-}
-
-const RATIO_NOTE =
-  'ratios: the median of per-iteration ratios (the sides alternate within each iteration) [its interval]; ' +
-  '~ (interval): no difference measured, the interval crosses 1 or rests on fewer than 5 iterations';
-
-type Side = Pick<Group, 'target' | 'indexes' | 'workload' | 'agents'>;
-
-/** The run's per-iteration ratios of `other` to `base`, as they read; undefined in files written before they were kept. */
-function pairedRatio(
-  result: ResultFile,
-  kind: Comparison['kind'],
-  base: Side,
-  other: Side,
-): { throughput: string; p50: string } | undefined {
-  const c = result.comparisons?.find(
-    (x) =>
-      x.kind === kind &&
-      x.workload === other.workload &&
-      x.agents === other.agents &&
-      x.base.target === base.target &&
-      x.base.indexes === base.indexes &&
-      x.other.target === other.target &&
-      x.other.indexes === other.indexes,
-  );
-  const throughput = c && ratioInterval(c.throughput);
-  const p50 = c && ratioInterval(c.p50);
-  return throughput && p50 ? { throughput: formatRatio(throughput), p50: formatRatio(p50) } : undefined;
-}
-
-/** Servers side by side, as numbers: each workload and agent count, each target's calls/s and p50 (none: not measured). */
-export interface ServerComparison {
-  /** Engines when every target is an engine the run started, else Servers */
-  what: 'Engines' | 'Servers';
-  /** the index profile compared (the last the run measured), null: the indexes as found */
-  profile: string | null;
-  targets: string[];
-  rows: {
-    workload: string;
-    agents: number;
-    /** `ratio`: calls/s against the first target's, paired per iteration, as it reads */
-    cells: ({ rate: number; p50Ms: number; ratio?: string } | undefined)[];
-  }[];
-}
-
-/** Engines (or other servers) side by side, when a run measured several; undefined when it measured one. */
-export function serverComparison(groups: readonly Group[], result: ResultFile): ServerComparison | undefined {
-  // the bare echo floor answers echo alone: it is the load generator's check, not a server compared
-  const compared = result.config.targets.filter((t) => t.label !== FLOOR_LABEL);
-  const targets = compared.map((t) => t.label);
-  if (targets.length < 2) return undefined;
-  const profile = result.config.indexes.at(-1) ?? null;
-  const keys = [...new Set(groups.map((g) => `${g.workload}\u0000${g.agents}`))];
-  const rows = keys.map((k) => {
-    const [workload, agents] = k.split('\u0000') as [string, string];
-    const found = targets.map((t) =>
-      groups.find(
-        (x) =>
-          x.target === t &&
-          x.workload === workload &&
-          String(x.agents) === agents &&
-          (x.indexes === profile || x.indexes === null),
-      ),
-    );
-    const first = found.find((g) => g !== undefined);
-    const cells = found.map((g) => {
-      if (!g) return undefined;
-      const ratio = first && g !== first ? pairedRatio(result, 'targets', first, g)?.throughput : undefined;
-      return {
-        rate: medianThroughput(g).median,
-        p50Ms: summary(groupHistogram(g)).p50 / 1000,
-        ...(ratio && { ratio }),
-      };
-    });
-    return { workload, agents: Number(agents), cells };
-  });
-  return {
-    what: compared.every((t) => t.engine) ? 'Engines' : 'Servers',
-    profile,
-    targets,
-    // a workload none of them ran (the floor's http-echo) is no row
-    rows: rows.filter((r) => r.cells.some((x) => x !== undefined)),
-  };
-}
-
-const groupHistogram = (g: Group) => merge(g.steps.map((s) => s.all.histogram));
-
-function comparisonSection(groups: readonly Group[], result: ResultFile): Section[] {
-  const c = serverComparison(groups, result);
-  if (!c) return [];
-  const rows = c.rows.map((r) => [
-    r.workload,
-    int(r.agents),
-    ...r.cells.map((x) =>
-      x ? `${rate(x.rate)} /s, p50 ${x.p50Ms.toFixed(x.p50Ms < 10 ? 2 : 1)}${x.ratio ? `, ${x.ratio}` : ''}` : '–',
-    ),
-  ]);
-  const paired = c.rows.some((r) => r.cells.some((x) => x?.ratio));
-  return [
-    {
-      // the cells' units, once, in the title: each cell is `calls/s, p50 ms[, calls/s against the first]`
-      title: `${c.what} compared (${c.profile ?? 'as found'} indexes): calls/s, p50 ms${paired ? `, calls/s against ${c.targets[0]}` : ''}`,
-      ...(paired && { note: RATIO_NOTE }),
-      head: ['workload', 'agents', ...c.targets],
-      rows,
-    },
-  ];
+export function efficiency(agents: readonly number[], rates: readonly number[]): number[] {
+  const perAgent = rates[0]! / agents[0]!;
+  return rates.map((x, i) => (perAgent > 0 ? x / (perAgent * agents[i]!) : 0));
 }
 
 function decompositionSection(result: ResultFile): Section[] {
@@ -532,59 +384,13 @@ function serverCpuSection(groups: readonly Group[], result: ResultFile): Section
       label(g),
       g.workload,
       int(g.agents),
-      rate(medianThroughput(g).median),
+      rate(medianGoodput(g).median),
       int(median(g.steps.map((s) => s.server!.cpuPerCallUs))),
       int(median(g.steps.map((s) => s.client.cpuPerCallUs))),
     ]);
   return {
     title: `Server CPU per call (user + system of the server's processes over each measured window, from /proc; servers on CPUs ${result.config.cpus?.server ?? 'any'})`,
     head: ['target', 'workload', 'agents', 'calls/s', 'server CPU µs/call', 'client CPU µs/call'],
-    rows,
-  };
-}
-
-/**
- * Is the harness the bottleneck? MCP echo against the bare node:http floor, and client CPU: a row
- * per server and agent count, the median of its iterations (merged as every table merges them).
- * Echo's share of the floor is paired per iteration: the two took turns within each step.
- */
-function loadGeneratorSection(result: ResultFile): Section {
-  const groups = groupSteps(result.steps).filter((g) => g.workload === 'echo' || g.workload === 'http-echo');
-  const floor = groups.filter((g) => g.workload === 'http-echo');
-  const med = (g: Group, f: (s: StepResult) => number) => median(g.steps.map(f));
-  const iterations = Math.max(0, ...groups.map((g) => g.steps.length));
-  const share = (g: Group, f: Group | undefined): string => {
-    if (!f || g === f) return '–';
-    const r = ratioInterval(
-      g.steps.flatMap((s) => {
-        const bare = f.steps.find((x) => x.iteration === s.iteration);
-        return bare && callsPerSecond(bare) > 0 ? [callsPerSecond(s) / callsPerSecond(bare)] : [];
-      }),
-    );
-    if (!r) return '–';
-    return r.n > 1 ? `${pct(r.median)} [${pct(r.low)}–${pct(r.high)}]` : pct(r.median);
-  };
-  const rows = groups.map((g) => [
-    g.workload === 'echo' ? `MCP echo (${label(g)})` : 'bare node:http echo',
-    int(g.agents),
-    rate(medianThroughput(g).median),
-    g.workload === 'http-echo'
-      ? '100%'
-      : share(
-          g,
-          floor.find((x) => x.agents === g.agents),
-        ),
-    int(med(g, (s) => s.client.cpuPerCallUs)),
-    pct(med(g, (s) => s.client.cpuUtilization)),
-    med(g, (s) => s.client.eventLoopDelayP99Ms).toFixed(1),
-  ]);
-  return {
-    title: 'Load generator check: echo through MCP versus a bare node:http JSON echo, same client stack',
-    note:
-      `${iterations > 1 ? `each row the median of ${iterations} iterations; ` : ''}` +
-      'MCP echo and the bare floor take turns within each step, so drift lands on both; "of bare floor" is their ' +
-      'ratio paired per iteration, median [range]',
-    head: ['server', 'agents', 'calls/s', 'of bare floor', 'client CPU µs/call', 'client CPU', 'event-loop p99 ms'],
     rows,
   };
 }

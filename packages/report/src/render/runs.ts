@@ -21,10 +21,10 @@ export function renderRuns(runs: readonly Run[], format: ReportFormat, width?: n
     return `${JSON.stringify(json, null, 2)}\n`;
   }
   return runs
-    .map(({ label, result }) => {
+    .map(({ label, result, file }) => {
       const sections = reportSections(result);
       const heading = runs.length > 1 ? (format === 'markdown' ? `## ${label}\n\n` : `== ${label} ==\n`) : '';
-      if (format === 'table' && !full) return `${heading}${overview(result, width ?? PIPE_COLUMNS)}`;
+      if (format === 'table' && !full) return `${heading}${overview(result, width ?? PIPE_COLUMNS, { file })}`;
       // on a pipe the tables stay whole for tools that read them; the text keeps to PIPE_COLUMNS
       const tables = format === 'markdown' ? toMarkdown(sections) : toTerminal(sections, width, width ?? PIPE_COLUMNS);
       return `${heading}${reportHeader(result, format === 'markdown' ? undefined : (width ?? PIPE_COLUMNS))}\n\n${tables}`;

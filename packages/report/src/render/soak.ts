@@ -1,7 +1,7 @@
-import type { ResultFile, ServerMemory } from '@mcp-db-bench/contract';
-import { errorTotal } from '../combine.js';
+import { failedCalls, goodput, type ResultFile, type ServerMemory } from '@mcp-db-bench/contract';
+import { int, median } from '../format.js';
 import { summarize } from '../histogram.js';
-import { callsPerSecond, int, median, REFUSED } from './numbers.js';
+import { REFUSED } from './groups.js';
 import type { Section } from './table.js';
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
@@ -53,8 +53,8 @@ export function soakSections(result: ResultFile): Section[] {
         rows: [
           [
             int(step.calls),
-            int(callsPerSecond(step)),
-            int(errorTotal(step)),
+            int(goodput(step)),
+            int(failedCalls(step)),
             int(step.errors[REFUSED] ?? 0),
             int(step.reinitialized ?? 0),
             (latency.p50 / 1000).toFixed(2),

@@ -1,6 +1,7 @@
 import type { LoadStage, ResultFile, StepResult } from '@mcp-db-bench/contract';
+import { int, ms } from '../format.js';
 import { merge, summary } from '../histogram.js';
-import { int, roundLabel } from './numbers.js';
+import { roundLabel } from './groups.js';
 import type { Section } from './table.js';
 
 /** At most this many rows per staged step: longer runs group their seconds. */
@@ -14,7 +15,6 @@ export function formatStages(stages: readonly LoadStage[]): string {
 const formatDuration = (ms: number) =>
   ms > 0 && ms % 60_000 === 0 ? `${ms / 60_000}m` : ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 
-const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 const one = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 
 /**

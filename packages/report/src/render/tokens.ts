@@ -1,8 +1,7 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
+import { int, ms } from '../format.js';
 import { merge, summary } from '../histogram.js';
 import type { Section } from './table.js';
-
-const count = (n: number) => n.toLocaleString('en-US');
 
 /** What each target's tools/list and session start cost the agent's context, from the untimed check pass. */
 export function tokenSection(result: ResultFile): Section {
@@ -15,10 +14,10 @@ export function tokenSection(result: ResultFile): Section {
     head: ['target', 'tools/list bytes', 'tools/list tokens', 'session start bytes', 'session start tokens'],
     rows: tokens.map((t) => [
       t.target,
-      count(t.toolsList.bytes),
-      count(t.toolsList.tokens),
-      count(t.sessionStart.bytes),
-      count(t.sessionStart.tokens),
+      int(t.toolsList.bytes),
+      int(t.toolsList.tokens),
+      int(t.sessionStart.bytes),
+      int(t.sessionStart.tokens),
     ]),
   };
 }
@@ -70,9 +69,9 @@ export function callTokenSection(result: ResultFile): Section {
     rows: callTokenRows(result).map((r) => [
       r.workload,
       r.target,
-      `${count(r.bytes.p50)} / ${count(r.bytes.max)}`,
-      `${count(r.tokens.p50)} / ${count(r.tokens.max)}`,
-      r.latencyMs === null ? '–' : r.latencyMs.toFixed(r.latencyMs < 10 ? 2 : 1),
+      `${int(r.bytes.p50)} / ${int(r.bytes.max)}`,
+      `${int(r.tokens.p50)} / ${int(r.tokens.max)}`,
+      r.latencyMs === null ? '–' : ms(r.latencyMs * 1000),
     ]),
   };
 }
@@ -117,8 +116,8 @@ export function agreementSection(result: ResultFile): Section {
       a.workload,
       a.reference,
       a.target,
-      count(a.calls),
-      count(a.mismatches),
+      int(a.calls),
+      int(a.mismatches),
       a.verdict,
       a.firstDifference,
     ]),
@@ -131,6 +130,6 @@ export function disagreementLines(result: ResultFile): string[] {
     .filter((a) => a.mismatches > 0)
     .map(
       (a) =>
-        `warning: ${a.target} answered ${count(a.mismatches)} of ${count(a.calls)} ${a.workload} calls differently from ${a.reference}`,
+        `warning: ${a.target} answered ${int(a.mismatches)} of ${int(a.calls)} ${a.workload} calls differently from ${a.reference}`,
     );
 }

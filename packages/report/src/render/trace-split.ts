@@ -1,8 +1,7 @@
-import { int, median, roundLabel } from './numbers.js';
-import type { Group } from './report.js';
+import { int, median, ms } from '../format.js';
+import type { Group } from './groups.js';
+import { roundLabel } from './groups.js';
 import type { Section } from './table.js';
-
-const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 
 /**
  * `run --trace-split`: each step's calls split by our server's own spans, per target, workload

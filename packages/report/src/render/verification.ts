@@ -1,5 +1,6 @@
 import type { ResultFile } from '@mcp-db-bench/contract';
-import { int, roundLabel } from './numbers.js';
+import { int } from '../format.js';
+import { roundLabel } from './groups.js';
 import type { Section } from './table.js';
 
 const count = int;

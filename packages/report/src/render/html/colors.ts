@@ -25,7 +25,7 @@ const SUBJECTS = ['#D55E00', '#56B4E9', '#8C564B', '#BCBD22', '#17BECF', '#B8860
  * The colour of a series, by what it stands for. `subjects` lists every server (or run) the page
  * measures, in order, and `others` what else it draws (the bare HTTP floor); with more than one, each has its own colour on every chart (its baseline round
  * paler). With one, its index rounds are told apart: baseline always orange, optimized always
- * blue (and no profile: vermilion).
+ * blue (and no index set: vermilion).
  */
 export function seriesColor(
   series: { subject: string; indexes: string | null },

@@ -1,7 +1,6 @@
-import type { StepResult } from '@mcp-db-bench/contract';
-import { merge } from '../../histogram.js';
-import { rate } from '../numbers.js';
-import { type Group, groupSteps } from '../report.js';
+import type { RatioVerdict } from '@mcp-db-bench/contract';
+import { ms, rate, ratio } from '../../format.js';
+import { type Group, groupSteps } from '../groups.js';
 import { seriesColor } from './colors.js';
 import type { Cell, Run } from './types.js';
 
@@ -39,12 +38,18 @@ export const subject = (runs: readonly Run[], run: number, target: string) =>
 export const subjectsOf = (runs: readonly Run[]) =>
   runs.flatMap((r, run) => r.result.config.targets.map((t) => subject(runs, run, t.label)));
 
-const msText = (v: number | null) =>
-  v === null ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
-export const rateText = rate;
-export const pctText = (x: number) => `${Math.round(x * 100)}%`;
-export const num = (value: number | null, text: (v: number | null) => string = msText): Cell =>
+/** A number in ms as a cell, written as every report writes milliseconds (`ms`), its value for sorting. */
+export const num = (value: number | null, text: (v: number) => string = (v) => ms(v * 1000)): Cell =>
   value === null ? '–' : { text: text(value), value };
-export const rateCell = (value: number): Cell => ({ text: rateText(value), value });
-export const groupHistogram = (g: Group) => merge(g.steps.map((s) => s.all.histogram));
-export const errorCount = (s: StepResult) => Object.values(s.errors).reduce((a, b) => a + b, 0);
+/** A rate as a cell, as every report writes rates (`rate`); '–' when there is none. */
+export const rateCell = (x: number | undefined): Cell => (x === undefined ? '–' : { text: rate(x), value: x });
+
+/**
+ * A ratio as a cell, by its verdict: its text as every report writes it (`ratio`), its median as
+ * the value, and a tone: a claim up (good) or down (bad), or none (noise); '–' when there is none.
+ */
+export function ratioCell(v: RatioVerdict | undefined): Cell {
+  if (!v) return '–';
+  const tone = v.verdict === 'claim' ? (v.side === 'above' ? 'good' : 'bad') : 'noise';
+  return { text: ratio(v), ...(Number.isFinite(v.median) ? { value: v.median } : {}), tone };
+}

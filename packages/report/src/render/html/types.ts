@@ -7,6 +7,8 @@ import type { ChartSpec } from './charts.js';
 export interface Run {
   label: string;
   result: ResultFile;
+  /** the file it was read from or written to, if any: the summary says how to see it whole */
+  file?: string;
 }
 
 /**

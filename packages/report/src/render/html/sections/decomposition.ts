@@ -1,6 +1,7 @@
+import { pct } from '../../../format.js';
 import { decode, summary } from '../../../histogram.js';
 import { MEANING } from '../colors.js';
-import { num, pctText } from '../context.js';
+import { num } from '../context.js';
 import type { ReportSection, Run } from '../types.js';
 
 export function decompositionSection(runs: readonly Run[]): ReportSection | undefined {
@@ -37,14 +38,7 @@ export function decompositionSection(runs: readonly Run[]): ReportSection | unde
         table: {
           head: ['operation', 'raw driver ms', 'echo ms', 'full call ms', 'protocol share', 'database share'],
           rows: values.map((v, i) => ({
-            cells: [
-              categories[i]!,
-              num(v.raw),
-              num(v.echo),
-              num(v.full),
-              pctText(v.echo / v.full),
-              pctText(v.raw / v.full),
-            ],
+            cells: [categories[i]!, num(v.raw), num(v.echo), num(v.full), pct(v.echo / v.full), pct(v.raw / v.full)],
           })),
         },
       },

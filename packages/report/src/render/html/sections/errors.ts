@@ -1,4 +1,5 @@
-import { int, roundLabel } from '../../numbers.js';
+import { int } from '../../../format.js';
+import { roundLabel } from '../../groups.js';
 import { MEANING } from '../colors.js';
 import type { Context } from '../context.js';
 import type { ReportSection, Table } from '../types.js';

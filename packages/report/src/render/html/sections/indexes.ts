@@ -1,80 +1,66 @@
-import { int } from '../../numbers.js';
-import { type Group, medianThroughput } from '../../report.js';
+import { int } from '../../../format.js';
+import { judged } from '../../../verdicts.js';
+import { ratioLegend, sentence } from '../../legend.js';
+import { indexRows, unitNote } from '../../ratios.js';
 import { slug } from '../charts.js';
 import { MEANING } from '../colors.js';
-import { type Context, rateCell } from '../context.js';
+import { type Context, rateCell, ratioCell } from '../context.js';
 import type { Block, ReportSection } from '../types.js';
 
-/** Optimized against baseline calls/s for each target, workload and agent count both rounds measured. */
-export function indexPairs(
-  groups: readonly Group[],
-): { target: string; workload: string; agents: number; baseline: number; optimized: number; speedup: number }[] {
-  return groups
-    .filter((g) => g.indexes === 'optimized')
-    .flatMap((opt) => {
-      const base = groups.find(
-        (g) =>
-          g.indexes === 'baseline' && g.target === opt.target && g.workload === opt.workload && g.agents === opt.agents,
-      );
-      if (!base) return [];
-      const baseline = medianThroughput(base).median;
-      const optimized = medianThroughput(opt).median;
-      return [
-        {
-          target: opt.target,
-          workload: opt.workload,
-          agents: opt.agents,
-          baseline,
-          optimized,
-          speedup: baseline > 0 ? optimized / baseline : 0,
-        },
-      ];
-    });
-}
-
+/**
+ * Each index set against the first, per target, workload and agent count: the rows of the
+ * terminal's "Index speed-up" (`indexRows`), each ratio the run's comparison as it reads there.
+ */
 export function indexSection(ctx: Context): ReportSection | undefined {
-  const blocks = ctx.groups.flatMap((groups, run): Block[] => {
-    const pairs = indexPairs(groups);
-    if (!pairs.length) return [];
-    const targets = [...new Set(pairs.map((p) => p.target))];
-    const categories = pairs.map((p) => `${p.workload} × ${int(p.agents)}${targets.length > 1 ? ` ${p.target}` : ''}`);
-    // with one target the meaning's colours; with several, each target's own, its baseline paler
-    const color = (target: string, indexes: 'baseline' | 'optimized') =>
-      targets.length > 1 ? ctx.colorOf(run, { target, indexes }) : MEANING[indexes];
-    const profiles = ['baseline', 'optimized'] as const;
+  const notes = new Set<string>();
+  const blocks = ctx.runs.flatMap((run, i): Block[] => {
+    const rows = indexRows(run.result);
+    if (!rows.length) return [];
+    const j = judged(run.result);
+    notes.add(ratioLegend(j, run.result.config.iterations));
+    const units = unitNote(rows.map((r) => r.unit));
+    if (units) notes.add(units);
+    const perSecond = units ? 'per s' : 'calls/s';
+    const [base, other] = rows[0]!.sets;
+    const targets = [...new Set(rows.map((r) => r.target))];
+    const categories = rows.map((r) => `${r.workload} × ${int(r.agents)}${targets.length > 1 ? ` ${r.target}` : ''}`);
+    // with one target the meaning's colours; with several, each target's own, its base set paler
+    const color = (target: string, indexes: string | null, side: 0 | 1) =>
+      targets.length > 1 ? ctx.colorOf(i, { target, indexes }) : side ? MEANING.optimized : MEANING.baseline;
     return [
       {
         chart: {
-          id: slug('indexes', ctx.runs[run]!.label),
-          title: ctx.name(run, 'calls/s, baseline and optimized indexes'),
-          x: { label: 'workload × agents', ticks: categories.map((label, i) => ({ value: i, label })) },
+          id: slug('indexes', run.label),
+          title: ctx.name(i, `${perSecond}, ${base} and ${other} indexes`),
+          x: { label: 'workload × agents', ticks: categories.map((label, value) => ({ value, label })) },
           // a log axis: a 25 calls/s baseline beside a 3,000 calls/s optimized round still shows
-          axes: [{ scale: 'rate', label: 'calls/s (log), higher is better', log: 10 }],
+          axes: [{ scale: 'rate', label: `${perSecond} (log), higher is better`, log: 10 }],
           series: targets.flatMap((target) =>
-            profiles.map((indexes) => ({
-              label: targets.length > 1 ? `${target} ${indexes}` : indexes,
+            ([0, 1] as const).map((side) => ({
+              label: targets.length > 1 ? `${target} ${rows[0]!.sets[side]}` : `${rows[0]!.sets[side]}`,
               scale: 'rate',
-              color: color(target, indexes),
+              color: color(target, rows[0]!.sets[side], side),
               bars: true,
             })),
           ),
           data: [
-            categories.map((_, i) => i),
+            categories.map((_, k) => k),
             ...targets.flatMap((target) =>
-              profiles.map((indexes) => pairs.map((p) => (p.target === target ? p[indexes] : null))),
+              ([0, 1] as const).map((side) => rows.map((r) => (r.target === target ? r.rates[side] : null))),
             ),
           ],
         },
         table: {
-          head: ['target', 'workload', 'agents', 'baseline calls/s', 'optimized calls/s', 'speed-up'],
-          rows: pairs.map((p) => ({
+          head: ['target', 'workload', 'agents', `${base} /s`, `${other} /s`, 'speed-up', 'p50'],
+          rows: rows.map((r) => ({
             cells: [
-              p.target,
-              p.workload,
-              int(p.agents),
-              rateCell(p.baseline),
-              rateCell(p.optimized),
-              { text: `${p.speedup.toFixed(1)}×`, value: p.speedup },
+              r.target,
+              r.workload,
+              int(r.agents),
+              rateCell(r.rates[0]),
+              rateCell(r.rates[1]),
+              ratioCell(j.of(r.comparison)),
+              ratioCell(j.of(r.comparison, 'p50')),
             ],
           })),
         },
@@ -84,7 +70,11 @@ export function indexSection(ctx: Context): ReportSection | undefined {
   return {
     id: 'indexes',
     title: 'Baseline versus optimized indexes',
-    note: 'Baseline has primary keys only; optimized adds foreign-key and filter-column indexes.',
+    note: [
+      'Baseline has primary keys only; optimized adds foreign-key and filter-column indexes.',
+      // the legend, a sentence of its own here
+      ...[...notes].map(sentence),
+    ].join(' '),
     blocks,
   };
 }

@@ -1,16 +1,18 @@
+import { int, pct } from '../../../format.js';
 import { summary } from '../../../histogram.js';
-import { int, roundLabel } from '../../numbers.js';
-import { efficiency, type Group, kneeIndex, medianThroughput, scalingSeries } from '../../report.js';
+import { type Group, groupHistogram, medianGoodput, roundLabel } from '../../groups.js';
+import { efficiency, kneeIndex, scalingSeries } from '../../report.js';
 import { type SeriesSpec, slug } from '../charts.js';
-import { type Context, groupHistogram, num, pctText, rateCell } from '../context.js';
+import { type Context, num, rateCell } from '../context.js';
 import type { Block, ReportSection } from '../types.js';
 
 export interface ScalingLine {
   agents: number[];
-  throughput: number[];
+  /** goodput: successful calls/s, the median of the iterations */
+  goodput: number[];
   p99Ms: number[];
   efficiency: number[];
-  /** the agent count after which throughput grows less than 10%, if any */
+  /** the agent count after which goodput grows less than 10%, if any */
   knee: number | undefined;
 }
 
@@ -18,13 +20,13 @@ export interface ScalingLine {
 export function scalingLine(groups: readonly Group[]): ScalingLine {
   const sorted = [...groups].sort((a, b) => a.agents - b.agents);
   const agents = sorted.map((g) => g.agents);
-  const throughput = sorted.map((g) => medianThroughput(g).median);
-  const k = kneeIndex(throughput);
+  const goodput = sorted.map((g) => medianGoodput(g).median);
+  const k = kneeIndex(goodput);
   return {
     agents,
-    throughput,
+    goodput,
     p99Ms: sorted.map((g) => summary(groupHistogram(g)).p99 / 1000),
-    efficiency: efficiency(agents, throughput),
+    efficiency: efficiency(agents, goodput),
     // no gain past the first count is no knee (the terminal says so in words)
     knee: k === undefined || k === 0 ? undefined : agents[k],
   };
@@ -49,7 +51,7 @@ export function scalingSection(ctx: Context): ReportSection {
     for (const { label, color, line } of lines) {
       const at = (values: number[]) => agents.map((a) => values[line.agents.indexOf(a)] ?? null);
       series.push({ label: `${label} calls/s`, scale: 'rate', color });
-      data.push(at(line.throughput));
+      data.push(at(line.goodput));
       series.push({ label: `${label} p99 ms`, scale: 'ms', color, dash: true });
       data.push(at(line.p99Ms));
     }
@@ -58,8 +60,8 @@ export function scalingSection(ctx: Context): ReportSection {
         cells: [
           label,
           int(a),
-          rateCell(line.throughput[i]!),
-          { text: pctText(line.efficiency[i]!), value: line.efficiency[i]! },
+          rateCell(line.goodput[i]!),
+          { text: pct(line.efficiency[i]!), value: line.efficiency[i]! },
           num(line.p99Ms[i]!),
           i === 0
             ? line.knee === undefined
@@ -86,10 +88,10 @@ export function scalingSection(ctx: Context): ReportSection {
   }
   return {
     id: 'scaling',
-    title: 'Throughput and p99 by agents',
+    title: 'Goodput and p99 by agents',
     note:
       'Successful calls/s (median of iterations) and p99. Efficiency = X(N) / (N × X(first) / first): 100% is linear ' +
-      'scaling. The knee is the agent count after which throughput grows less than 10%.',
+      'scaling. The knee is the agent count after which goodput grows less than 10%.',
     blocks,
   };
 }

@@ -1,4 +1,5 @@
-import { int, roundLabel } from '../../numbers.js';
+import { int } from '../../../format.js';
+import { roundLabel } from '../../groups.js';
 import { SESSION_HEAD, sessionRows } from '../../report.js';
 import { type Context, rateCell } from '../context.js';
 import type { Cell, ReportSection, Table } from '../types.js';

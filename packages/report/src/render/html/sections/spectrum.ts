@@ -1,8 +1,9 @@
-import { int, roundLabel } from '../../numbers.js';
+import { int } from '../../../format.js';
+import { groupHistogram, roundLabel } from '../../groups.js';
 import { type SeriesSpec, slug } from '../charts.js';
 import { shade } from '../colors.js';
-import { type Context, groupHistogram, num } from '../context.js';
-import { percentiles, SPECTRUM_LEVELS, SPECTRUM_TICKS, spectrum } from '../numbers.js';
+import { type Context, num } from '../context.js';
+import { percentiles, SPECTRUM_LEVELS, SPECTRUM_TICKS, spectrum } from '../percentiles.js';
 import type { Block, ReportSection, Table } from '../types.js';
 
 export function spectrumSection(ctx: Context): ReportSection {

@@ -1,8 +1,9 @@
-import type { ResultFile } from '@mcp-db-bench/contract';
-import { int } from '../../numbers.js';
+import { failedCalls, type ResultFile } from '@mcp-db-bench/contract';
+import { int } from '../../../format.js';
+import { judged, machineLines, withheldLines } from '../../../verdicts.js';
+import { namesLegend } from '../../legend.js';
 import { skippedLines } from '../../report.js';
 import { formatStages } from '../../stages.js';
-import { errorCount } from '../context.js';
 import type { Run, RunSummary } from '../types.js';
 
 export function runSummary(run: Run): RunSummary {
@@ -10,7 +11,7 @@ export function runSummary(run: Run): RunSummary {
   const e = r.environment;
   const c = r.config;
   const calls = r.steps.reduce((n, s) => n + s.calls, 0);
-  const errors = r.steps.reduce((n, s) => n + errorCount(s), 0);
+  const errors = r.steps.reduce((n, s) => n + failedCalls(s), 0);
   const measuredMs = r.steps.reduce((n, s) => n + s.durationMs, 0);
   const stages = loadStages(r);
   return {
@@ -60,9 +61,12 @@ export function runSummary(run: Run): RunSummary {
     ],
     warnings: [
       ...(r.partial ? [`partial: the run was interrupted; these are the ${r.steps.length} step(s) it finished`] : []),
+      ...machineLines([r], judged(r)),
+      ...withheldLines(judged(r)),
       ...r.warnings,
     ],
-    notes: skippedLines(r.skipped ?? []),
+    // what the rows' names mean (the era, the echo rows), then what was skipped
+    notes: [...namesLegend(r), ...skippedLines(r.skipped ?? [])],
   };
 }
 

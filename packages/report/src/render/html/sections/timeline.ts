@@ -1,10 +1,11 @@
-import type { StepResult } from '@mcp-db-bench/contract';
+import { failedCalls, goodput, type StepResult } from '@mcp-db-bench/contract';
+import { int, rate } from '../../../format.js';
 import { decode, summary } from '../../../histogram.js';
-import { callsPerSecond, int, roundLabel } from '../../numbers.js';
+import { roundLabel } from '../../groups.js';
 import { type SeriesSpec, slug } from '../charts.js';
 import { MEANING, shade } from '../colors.js';
-import { type Context, errorCount, num, rateCell, rateText } from '../context.js';
-import { intervalRates } from '../numbers.js';
+import { type Context, num, rateCell } from '../context.js';
+import { intervalRates } from '../percentiles.js';
 import type { Block, ReportSection } from '../types.js';
 
 interface TimelinePoint {
@@ -105,10 +106,10 @@ export function timelineSection(ctx: Context): ReportSection {
               ctx.name(r, s.workload),
               int(s.agents),
               int(s.iteration),
-              rateCell(callsPerSecond(s)),
-              rates.length ? `${rateText(Math.min(...rates))}–${rateText(Math.max(...rates))}` : '–',
+              rateCell(goodput(s)),
+              rates.length ? `${rate(Math.min(...rates))}–${rate(Math.max(...rates))}` : '–',
               num(summary(decode(s.all.histogram)).p99 / 1000),
-              int(errorCount(s)),
+              int(failedCalls(s)),
             ],
           };
         }),
