@@ -93,6 +93,29 @@ function refuseCalls(tokens: readonly { token: Token; afterComment: boolean }[],
   }
 }
 
+/** A read-only transaction refuses FOR UPDATE, but not these locking reads. */
+const LOCKING_READS: readonly (readonly string[])[] = [
+  ['lock', 'in', 'share', 'mode'],
+  ['for', 'share'],
+  ['for', 'update'],
+];
+
+/**
+ * Refuses a locking read: MariaDB's `start transaction read only` lets `LOCK IN SHARE MODE` take
+ * row locks, and other sessions' writes to those rows (and inserts into their gaps) wait until the
+ * statement ends, which with SLEEP is its whole time limit. FOR UPDATE, which the transaction
+ * refuses, and MySQL 8's FOR SHARE are refused here too, so the message says why.
+ */
+function refuseLockingReads(tokens: readonly { token: Token }[]): void {
+  for (let i = 0; i < tokens.length; i++)
+    for (const words of LOCKING_READS)
+      if (words.every((w, k) => tokens[i + k]?.token.kind === 'word' && is(tokens[i + k]!.token, w)))
+        refuse(
+          words.join(' ').toUpperCase(),
+          "it locks rows, which a read-only transaction allows: other sessions' writes would wait for the statement",
+        );
+}
+
 /**
  * The `?` the server reads as parameter markers (MY_LEX_PLACEHOLDER: not followed by a name
  * character) must be as many as the values bound: each value goes to the server beside the
@@ -113,9 +136,9 @@ export function requireMarkers(text: string, bound: number): void {
 /**
  * Refuses what `start transaction read only` lets through: files read or written on the database
  * host (`LOAD_FILE`, `SELECT ... INTO OUTFILE/DUMPFILE`, which need only the FILE privilege), named
- * locks and user variables that stay on the connection, version comments (`/*! ... *\/`), which
- * the server runs as code, optimizer hints, and every function call that is not a built-in on
- * the list (functions.ts) or named by the operator (`policy.allowFunctions`).
+ * locks and user variables that stay on the connection, row locks (`LOCK IN SHARE MODE`), version
+ * comments (`/*! ... *\/`), which the server runs as code, optimizer hints, and every function call
+ * that is not a built-in on the list (functions.ts) or named by the operator (`policy.allowFunctions`).
  */
 export function sqlGuard(_db: AnyDb, text: string, policy: SqlPolicy = NO_POLICY): void {
   const tokens = lex(text);
@@ -140,5 +163,7 @@ export function sqlGuard(_db: AnyDb, text: string, policy: SqlPolicy = NO_POLICY
       refuse('assigning a user variable (:=)', SESSION);
     }
   }
-  refuseCalls(code(tokens), policy);
+  const plain = code(tokens);
+  refuseLockingReads(plain);
+  refuseCalls(plain, policy);
 }
