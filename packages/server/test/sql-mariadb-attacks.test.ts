@@ -118,6 +118,20 @@ const PUBLIC_CLASSES: Record<string, string[]> = {
     'call evil_procedure()',
     "do load_file('/etc/passwd')",
   ],
+  // what MariaDB prepares besides queries: run, KILL ended another tool's connection and SET
+  // STATEMENT lifted the time limit (the tool's own check and the guard each refuse them)
+  'not a query': [
+    'kill query 1',
+    '(((kill 1)))',
+    '/**/ kill connection 1',
+    'set statement max_statement_time = 0 for select sleep(1)',
+    "set password = password('x')",
+    'use mysql',
+    'call evil_procedure',
+    'do sleep(1)',
+    'handler customers open',
+    "load data infile '/etc/passwd' into table customers",
+  ],
   // stored functions and UDFs (lib_mysqludf_sys)
   'stored functions and UDFs': [
     'select evil_function() as f',
@@ -289,6 +303,14 @@ describe.each(LOGINS)('MariaDB as a $login login: the sql tool', (target) => {
     expect(await said(texts[0]!)).toMatch(/LOCK IN SHARE MODE is not allowed: it locks rows/);
     expect(await state()).toBe(before);
     expect(await sequence()).toEqual(seqBefore);
+  });
+
+  it("the engine's guard refuses what is not a query on its own, however the text begins", () => {
+    const guard = (text: string) => () => engine.sqlGuard!(undefined as unknown as AnyDb, text, { allowFunctions: new Set() });
+    for (const text of PUBLIC_CLASSES['not a query']!)
+      expect(guard(text), text).toThrow(/is not allowed: only a query \(SELECT, WITH ... SELECT, VALUES\) runs here/);
+    for (const text of ['select 1', ' (( select 1))', '/* c */ with x as (select 1) select * from x', '-- c\nvalues (1)'])
+      expect(guard(text), text).not.toThrow();
   });
 
   it('names the way to allow a stored function, and still answers', async () => {

@@ -93,6 +93,21 @@ function refuseCalls(tokens: readonly { token: Token; afterComment: boolean }[],
   }
 }
 
+/** The words a query begins with (after its opening parentheses). */
+const QUERY_STARTS = new Set(['select', 'with', 'values']);
+
+/**
+ * Refuses a statement that is not a query. The runner prepares the text as it is (MariaDB ignores
+ * an ORDER BY in a derived table, so it is not wrapped), and the server prepares nearly any
+ * statement: run there, `KILL <id>` ended another tool's connection of the same login, and
+ * `SET STATEMENT max_statement_time = 0 FOR SELECT ...` lifted the statement timeout.
+ */
+function refuseNonQuery(tokens: readonly { token: Token }[]): void {
+  const first = tokens.find(({ token }) => !is(token, '('))?.token;
+  if (first?.kind === 'word' && QUERY_STARTS.has(first.value.toLowerCase())) return;
+  refuse(first ? first.text.toUpperCase() : 'an empty statement', 'only a query (SELECT, WITH ... SELECT, VALUES) runs here');
+}
+
 /** A read-only transaction refuses FOR UPDATE, but not these locking reads. */
 const LOCKING_READS: readonly (readonly string[])[] = [
   ['lock', 'in', 'share', 'mode'],
@@ -134,14 +149,17 @@ export function requireMarkers(text: string, bound: number): void {
 }
 
 /**
- * Refuses what `start transaction read only` lets through: files read or written on the database
- * host (`LOAD_FILE`, `SELECT ... INTO OUTFILE/DUMPFILE`, which need only the FILE privilege), named
- * locks and user variables that stay on the connection, row locks (`LOCK IN SHARE MODE`), version
- * comments (`/*! ... *\/`), which the server runs as code, optimizer hints, and every function call
+ * Refuses what `start transaction read only` lets through: any statement but a query, files read
+ * or written on the database host (`LOAD_FILE`, `SELECT ... INTO OUTFILE/DUMPFILE`, which need
+ * only the FILE privilege), named locks and user variables that stay on the connection, row locks
+ * (`LOCK IN SHARE MODE`), version comments (`/*! ... *\/`), which the server runs as code,
+ * optimizer hints, and every function call
  * that is not a built-in on the list (functions.ts) or named by the operator (`policy.allowFunctions`).
  */
 export function sqlGuard(_db: AnyDb, text: string, policy: SqlPolicy = NO_POLICY): void {
   const tokens = lex(text);
+  const plain = code(tokens);
+  refuseNonQuery(plain);
   for (const [i, t] of tokens.entries()) {
     // MySQL reads `/*+ ... */` after SELECT as hints, and MAX_EXECUTION_TIME or SET_VAR there
     // would lift the statement timeout or change settings; MariaDB 10.11 reads a comment.
@@ -163,7 +181,6 @@ export function sqlGuard(_db: AnyDb, text: string, policy: SqlPolicy = NO_POLICY
       refuse('assigning a user variable (:=)', SESSION);
     }
   }
-  const plain = code(tokens);
   refuseLockingReads(plain);
   refuseCalls(plain, policy);
 }
