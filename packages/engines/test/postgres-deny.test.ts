@@ -243,7 +243,10 @@ const REFUSED: [string, RegExp][] = [
   ['select (t).hstore from t', /hstore is installed by the extension hstore/],
   ['select * from t tablesample system_rows(1)', /system_rows is not on the list/],
   // SQL/JSON syntax to the guard's parser (PostgreSQL 18's), a call of the database's function on PostgreSQL 15
-  ...SQL_JSON_CALLS.map(([text, name]): [string, RegExp] => [text, new RegExp(`${name} is a function of the schema public`)]),
+  ...SQL_JSON_CALLS.map(([text, name]): [string, RegExp] => [
+    text,
+    new RegExp(`${name} is a function of the schema public`),
+  ]),
   ['select * from pg_authid', /pg_authid is not allowed: PostgreSQL keeps it from PUBLIC/],
   ['select * from pg_hba_file_rules', /pg_hba_file_rules is not allowed: PostgreSQL keeps it from PUBLIC/],
 ];
@@ -360,7 +363,12 @@ describe.runIf(PG_URL && ADMIN_URL)('deny by default, as the least-privilege rol
     const version = Number((await reader.query('show server_version_num')).rows[0].server_version_num);
     const ran = [];
     for (const [text] of SQL_JSON_CALLS)
-      ran.push(await reader.query(`${text} as x`).then((r) => r.rows[0].x, () => 'not a call'));
+      ran.push(
+        await reader.query(`${text} as x`).then(
+          (r) => r.rows[0].x,
+          () => 'not a call',
+        ),
+      );
     expect(ran.every((x) => x === 'ran')).toBe(version < 160000);
   });
 

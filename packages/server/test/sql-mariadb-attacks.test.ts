@@ -282,7 +282,9 @@ describe.each(LOGINS)('MariaDB as a $login login: the sql tool', (target) => {
     );
     expect(blocked, 'a write waits for the share lock of a read-only transaction').toBe(1205);
     const sequence = () =>
-      direct(async (db) => (await sql<{ v: unknown }>`select next_not_cached_value as v from attack_seq`.execute(db)).rows);
+      direct(
+        async (db) => (await sql<{ v: unknown }>`select next_not_cached_value as v from attack_seq`.execute(db)).rows,
+      );
     const [before, seqBefore] = [await state(), await sequence()];
     const texts = [
       'select id from customers lock in share mode',
@@ -306,10 +308,16 @@ describe.each(LOGINS)('MariaDB as a $login login: the sql tool', (target) => {
   });
 
   it("the engine's guard refuses what is not a query on its own, however the text begins", () => {
-    const guard = (text: string) => () => engine.sqlGuard!(undefined as unknown as AnyDb, text, { allowFunctions: new Set() });
+    const guard = (text: string) => () =>
+      engine.sqlGuard!(undefined as unknown as AnyDb, text, { allowFunctions: new Set() });
     for (const text of PUBLIC_CLASSES['not a query']!)
       expect(guard(text), text).toThrow(/is not allowed: only a query \(SELECT, WITH ... SELECT, VALUES\) runs here/);
-    for (const text of ['select 1', ' (( select 1))', '/* c */ with x as (select 1) select * from x', '-- c\nvalues (1)'])
+    for (const text of [
+      'select 1',
+      ' (( select 1))',
+      '/* c */ with x as (select 1) select * from x',
+      '-- c\nvalues (1)',
+    ])
       expect(guard(text), text).not.toThrow();
   });
 

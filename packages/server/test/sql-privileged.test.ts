@@ -305,7 +305,9 @@ describe.runIf(pgAdmin && pgOrdinary)('postgres: the temporary files of sql stat
   it('a login without temp_file_limit is warned of at start with the statement that bounds it, and the bound holds', async () => {
     const open = await serve(dbUrl);
     const user = decodeURIComponent(new URL(dbUrl).username);
-    expect(open.stderr).toMatch(/WARNING: the sql tool's statements may write temporary files on the database host without limit/);
+    expect(open.stderr).toMatch(
+      /WARNING: the sql tool's statements may write temporary files on the database host without limit/,
+    );
     expect(open.stderr).toContain(`ALTER ROLE ${user} SET temp_file_limit = '1GB'`);
     expect(open.spill.data).toMatchObject({ rows: [{ n: '3000000' }] });
     const bounded = await serve(asLogin(dbUrl, login, password));

@@ -105,7 +105,10 @@ const QUERY_STARTS = new Set(['select', 'with', 'values']);
 function refuseNonQuery(tokens: readonly { token: Token }[]): void {
   const first = tokens.find(({ token }) => !is(token, '('))?.token;
   if (first?.kind === 'word' && QUERY_STARTS.has(first.value.toLowerCase())) return;
-  refuse(first ? first.text.toUpperCase() : 'an empty statement', 'only a query (SELECT, WITH ... SELECT, VALUES) runs here');
+  refuse(
+    first ? first.text.toUpperCase() : 'an empty statement',
+    'only a query (SELECT, WITH ... SELECT, VALUES) runs here',
+  );
 }
 
 /** A read-only transaction refuses FOR UPDATE, but not these locking reads. */

@@ -17,7 +17,7 @@ export async function sqlWarnings(db: AnyDb): Promise<string[]> {
   const { rows } = await sql<{ login: string; limit: string }>`
     select quote_ident(session_user) as login, current_setting('temp_file_limit') as limit`.execute(db);
   const row = rows[0];
-  if (!row || row.limit !== '-1') return [];
+  if (row?.limit !== '-1') return [];
   return [
     `the sql tool's statements may write temporary files on the database host without limit (temp_file_limit is -1): ` +
       `one statement writes hundreds of MB a second until its time limit; as an administrator, run ` +
