@@ -130,6 +130,10 @@ function attacks(dbUrl: string): Attack[] {
     { what: 'locking read', text: 'select id from customers where id = 1 for update', names: 'read-only transaction' },
     { what: 'sequence', text: "select nextval('customers_id_seq')", names: 'nextval' },
     { what: 'another database', text: 'select * from postgres.public.customers', names: 'cross-database' },
+    { what: 'session state', text: 'listen mcp_channel', names: 'LISTEN' },
+    { what: 'session state', text: "select pg_notify('mcp_channel', 'x')", names: 'pg_notify' },
+    { what: 'session state', text: 'declare c cursor with hold for select 1', names: 'DECLARE' },
+    { what: 'a write under EXPLAIN ANALYZE', text: 'explain analyze delete from order_items', names: 'EXPLAIN' },
     // the public classes
     {
       what: 'data-modifying CTE',
