@@ -243,6 +243,12 @@ export interface Engine<F extends string = SqlFamily> {
   readonly leastPrivilege?: (db: AnyDb, options: { login: string; writes: boolean }) => Promise<string[]>;
 
   /**
+   * Warnings, at start-up with `--sql`, of what the sql tool's sessions (`db`) may do that only the
+   * database's own settings bound, and that are not set (PostgreSQL: temp_file_limit). Absent: none.
+   */
+  readonly sqlWarnings?: (db: AnyDb) => Promise<string[]>;
+
+  /**
    * The server's version and the settings that decide a benchmark's result (buffer pool, cache,
    * JIT ...), as a new connection sees them: the result file records them. Absent: none recorded.
    */

@@ -161,6 +161,24 @@ describe.runIf(PG_URL)('the list of known-safe functions, against PostgreSQL', (
   });
 });
 
+/**
+ * What PostgreSQL 16 to 18 read as SQL/JSON syntax (the guard's parser is 18's) and 15 reads as a
+ * call of whatever function has the name, here the database's own (each answers 'ran'): the text,
+ * the function's name, and its definition.
+ */
+const SQL_JSON_CALLS: [string, string, string][] = [
+  ['select json_scalar(1)', 'json_scalar', 'json_scalar(int)'],
+  ["select json_serialize('a')", 'json_serialize', 'json_serialize(text)'],
+  ["select json('a'::text)", 'json', 'json(text)'],
+  ["select json_value('a', 'b')", 'json_value', 'json_value(text, text)'],
+  ["select json_query('a', 'b')", 'json_query', 'json_query(text, text)'],
+  ["select json_exists('a', 'b')", 'json_exists', 'json_exists(text, text)'],
+  ['select json_array(1)', 'json_array', 'json_array(int)'],
+  // the grammar writes the legacy json_object(...) as pg_catalog.json_object: 15 looks on the search path
+  ["select json_object('a', 1)", 'json_object', 'json_object(text, int)'],
+  ['select merge_action()', 'merge_action', 'merge_action()'],
+];
+
 /** Statements each with what its refusal must say, as the least-privilege role sees the catalog. */
 const REFUSED: [string, RegExp][] = [
   [
@@ -224,6 +242,11 @@ const REFUSED: [string, RegExp][] = [
   ],
   ['select (t).hstore from t', /hstore is installed by the extension hstore/],
   ['select * from t tablesample system_rows(1)', /system_rows is not on the list/],
+  // SQL/JSON syntax to the guard's parser (PostgreSQL 18's), a call of the database's function on PostgreSQL 15
+  ...SQL_JSON_CALLS.map(([text, name]): [string, RegExp] => [
+    text,
+    new RegExp(`${name} is a function of the schema public`),
+  ]),
   ['select * from pg_authid', /pg_authid is not allowed: PostgreSQL keeps it from PUBLIC/],
   ['select * from pg_hba_file_rules', /pg_hba_file_rules is not allowed: PostgreSQL keeps it from PUBLIC/],
 ];
@@ -294,7 +317,8 @@ describe.runIf(PG_URL && ADMIN_URL)('deny by default, as the least-privilege rol
       create domain plain_int as int check (value > 0);
       create domain odd_int as int check (not (value % 2 === 0));
       create type holds_even as (v even_int);
-      create type mood as enum ('sad', 'ok')`);
+      create type mood as enum ('sad', 'ok');
+      ${SQL_JSON_CALLS.map(([, , f]) => `create function ${f} returns text language sql as $$ select 'ran' $$;`).join('\n')}`);
     await owner.end();
     ({ db, close } = await postgres.connect(url, { poolSize: 2 }));
     reader = new pg.Client(url);
@@ -333,6 +357,19 @@ describe.runIf(PG_URL && ADMIN_URL)('deny by default, as the least-privilege rol
       if (!message || !why.test(message)) wrong.push(`${text}\n  ${message ?? 'passed'}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("(control) on PostgreSQL before 16, the SQL/JSON spellings call the database's functions", async () => {
+    const version = Number((await reader.query('show server_version_num')).rows[0].server_version_num);
+    const ran = [];
+    for (const [text] of SQL_JSON_CALLS)
+      ran.push(
+        await reader.query(`${text} as x`).then(
+          (r) => r.rows[0].x,
+          () => 'not a call',
+        ),
+      );
+    expect(ran.every((x) => x === 'ran')).toBe(version < 160000);
   });
 
   it(`passes what agents write (${PASSES.length} statements), and each runs`, async () => {

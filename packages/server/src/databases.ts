@@ -111,6 +111,9 @@ export async function openDatabases(
           lines.push(
             `WARNING: ${label(name)}connected as ${rights.user}, which has ${rights.rights.join(', ')}: more than this server needs; use a least-privilege user (see docs/safety.md)`,
           );
+        // What the sql tool's statements may do that only the database's settings bound, unset.
+        const warnings = ctx.sql ? await ctx.engine.sqlWarnings?.(ctx.sql.db).catch(() => []) : undefined;
+        for (const warning of warnings ?? []) lines.push(`WARNING: ${label(name)}${warning} (see docs/safety.md)`);
       }
       return lines;
     },

@@ -116,6 +116,24 @@ function attacks(dbUrl: string): Attack[] {
     { what: 'transaction ids', text: 'select txid_current()', names: 'txid_current' },
     { what: 'extension operator', text: "select %% 'a=>1'", names: '%%' },
     { what: 'extension type', text: "select 'a=>1'::hstore -> 'a'", names: 'hstore' },
+    // the fourth round: where else an extension's operator or type, or a lock, may hide
+    { what: 'operator of a subquery comparison', text: "select 'abc' % any (select 'abd')", names: '%' },
+    { what: 'operator over an array', text: "select 'abc' % all (array['abd'])", names: '%' },
+    { what: "an extension's operator on built-in types", text: 'select array[1, 2] && array[1]', names: '&&' },
+    {
+      what: 'extension type in a column definition list',
+      text: `select * from json_to_record('{"a": "x=>1"}') as x(a hstore)`,
+      names: 'hstore',
+    },
+    { what: 'locking read', text: 'select * from customers for share', names: 'read-only transaction' },
+    { what: 'locking read', text: 'select * from customers for key share', names: 'read-only transaction' },
+    { what: 'locking read', text: 'select id from customers where id = 1 for update', names: 'read-only transaction' },
+    { what: 'sequence', text: "select nextval('customers_id_seq')", names: 'nextval' },
+    { what: 'another database', text: 'select * from postgres.public.customers', names: 'cross-database' },
+    { what: 'session state', text: 'listen mcp_channel', names: 'LISTEN' },
+    { what: 'session state', text: "select pg_notify('mcp_channel', 'x')", names: 'pg_notify' },
+    { what: 'session state', text: 'declare c cursor with hold for select 1', names: 'DECLARE' },
+    { what: 'a write under EXPLAIN ANALYZE', text: 'explain analyze delete from order_items', names: 'EXPLAIN' },
     // the public classes
     {
       what: 'data-modifying CTE',
@@ -231,7 +249,8 @@ describe.runIf(target && admin)('PostgreSQL: the sql tool refuses what extension
     adminUrl = u.toString();
     await loadShop(dbUrl);
     await asAdmin(async (c) => {
-      for (const extension of ['tablefunc', 'xml2', 'dblink', 'hstore']) await c.query(`create extension ${extension}`);
+      for (const extension of ['tablefunc', 'xml2', 'dblink', 'hstore', 'pg_trgm', 'intarray'])
+        await c.query(`create extension ${extension}`);
       await c.query(`create index orders_gin on orders using gin (to_tsvector('simple', status)) with (fastupdate = on);
         create index orders_brin on orders using brin (id);
         create table dblink_victim (id int); insert into dblink_victim values (1), (2), (3);
@@ -321,6 +340,16 @@ describe.runIf(target && admin)('PostgreSQL: the sql tool refuses what extension
     },
     120_000,
   );
+
+  it('XML on the list reads no file: an external entity stays unread', async () => {
+    const doc = `<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>`;
+    for (const { client } of servers)
+      for (const text of [`select xpath('/x', '${doc}')::text as x`, `select xmlparse(document '${doc}')::text as x`]) {
+        const out = await callJson(client, 'sql', { sql: text });
+        expect(out.isError, JSON.stringify(out.data)).toBe(false);
+        expect(JSON.stringify(out.data)).not.toContain(PASSWD);
+      }
+  });
 
   it('allowing a function is the operator’s choice, and it then runs: --sql-allow-function', async () => {
     const mcp = await startHttpServer(dbUrl, ['--sql', '--sql-allow-function', 'crosstab2']);

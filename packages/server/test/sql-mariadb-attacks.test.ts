@@ -118,6 +118,20 @@ const PUBLIC_CLASSES: Record<string, string[]> = {
     'call evil_procedure()',
     "do load_file('/etc/passwd')",
   ],
+  // what MariaDB prepares besides queries: run, KILL ended another tool's connection and SET
+  // STATEMENT lifted the time limit (the tool's own check and the guard each refuse them)
+  'not a query': [
+    'kill query 1',
+    '(((kill 1)))',
+    '/**/ kill connection 1',
+    'set statement max_statement_time = 0 for select sleep(1)',
+    "set password = password('x')",
+    'use mysql',
+    'call evil_procedure',
+    'do sleep(1)',
+    'handler customers open',
+    "load data infile '/etc/passwd' into table customers",
+  ],
   // stored functions and UDFs (lib_mysqludf_sys)
   'stored functions and UDFs': [
     'select evil_function() as f',
@@ -173,6 +187,7 @@ describe.each(LOGINS)('MariaDB as a $login login: the sql tool', (target) => {
         db,
       );
       await sql`create procedure evil_procedure() modifies sql data delete from customers`.execute(db);
+      await sql`create sequence attack_seq`.execute(db);
     });
     // the same server twice: as configured, and with a URL that asks mysql2 for multi-statements
     const many = `${dbUrl}${dbUrl.includes('?') ? '&' : '?'}multipleStatements=true`;
@@ -239,6 +254,72 @@ describe.each(LOGINS)('MariaDB as a $login login: the sql tool', (target) => {
       expect(await state()).toBe(before);
     },
   );
+
+  it('refuses locking reads, which a read-only transaction lets hold row locks, and moves no sequence', async () => {
+    // the control: MariaDB's read-only transaction refuses FOR UPDATE, not LOCK IN SHARE MODE, whose
+    // locks make other sessions' writes wait until the statement ends (with SLEEP, its whole time limit)
+    const blocked = await direct(async (db) =>
+      db.connection().execute(async (reader) => {
+        await sql`start transaction read only`.execute(reader);
+        try {
+          await sql`select id from customers where id = 1 lock in share mode`.execute(reader);
+          const { db: other, close } = await engine.connect(dbUrl, { poolSize: 1 });
+          try {
+            return await other.connection().execute(async (writer) => {
+              await sql`set innodb_lock_wait_timeout = 1`.execute(writer);
+              return sql`update customers set name = name where id = 1`.execute(writer).then(
+                () => 0,
+                (error: { errno?: number }) => error.errno,
+              );
+            });
+          } finally {
+            await close();
+          }
+        } finally {
+          await sql`rollback`.execute(reader);
+        }
+      }),
+    );
+    expect(blocked, 'a write waits for the share lock of a read-only transaction').toBe(1205);
+    const sequence = () =>
+      direct(
+        async (db) => (await sql<{ v: unknown }>`select next_not_cached_value as v from attack_seq`.execute(db)).rows,
+      );
+    const [before, seqBefore] = [await state(), await sequence()];
+    const texts = [
+      'select id from customers lock in share mode',
+      'select id, sleep(1) from customers LOCK /**/ IN -- \n SHARE\tMODE',
+      'select 1 as x from dual where exists (select 1 from customers lock in share mode)',
+      '(select id from customers) union (select id from customers lock in share mode)',
+      'select id from customers where id = 1 for update',
+      'select id from customers for share',
+      'select next value for attack_seq as v',
+      'select nextval(attack_seq) as v',
+      'select * from customers procedure analyse()',
+    ];
+    for (const text of texts) {
+      const out = await call(clients[0]!, { sql: text });
+      expect(out.isError, `${JSON.stringify(text)} -> ${JSON.stringify(out.data)}`).toBe(true);
+    }
+    const said = (text: string) => call(clients[0]!, { sql: text }).then((o) => JSON.stringify(o.data));
+    expect(await said(texts[0]!)).toMatch(/LOCK IN SHARE MODE is not allowed: it locks rows/);
+    expect(await state()).toBe(before);
+    expect(await sequence()).toEqual(seqBefore);
+  });
+
+  it("the engine's guard refuses what is not a query on its own, however the text begins", () => {
+    const guard = (text: string) => () =>
+      engine.sqlGuard!(undefined as unknown as AnyDb, text, { allowFunctions: new Set() });
+    for (const text of PUBLIC_CLASSES['not a query']!)
+      expect(guard(text), text).toThrow(/is not allowed: only a query \(SELECT, WITH ... SELECT, VALUES\) runs here/);
+    for (const text of [
+      'select 1',
+      ' (( select 1))',
+      '/* c */ with x as (select 1) select * from x',
+      '-- c\nvalues (1)',
+    ])
+      expect(guard(text), text).not.toThrow();
+  });
 
   it('names the way to allow a stored function, and still answers', async () => {
     const out = await call(clients[0]!, { sql: 'select evil_function() as f' });

@@ -97,7 +97,7 @@ describe.each(admins)('$engine: --sql on a login that reaches the host', (target
     );
     statements = stderr
       .split('\n')
-      .filter((line) => /^ {2}(CREATE|GRANT) /.test(line))
+      .filter((line) => /^ {2}(CREATE|GRANT|ALTER) /.test(line))
       .map((line) => line.trim());
     expect(statements[0]).toMatch(/^CREATE (ROLE mcp_reader LOGIN|USER 'mcp_reader'@'[^']+') .*'choose-a-password';$/);
     expect(statements.some((s) => /^GRANT SELECT ON /.test(s))).toBe(true);
@@ -255,5 +255,64 @@ describe.runIf(pgAdmin && pgOrdinary)('postgres: --sql-role', () => {
     const odd = await startOnce(['--url', dbUrl, '--sql', '--sql-role', 'x y']);
     expect(odd.code).not.toBe(0);
     expect(odd.stderr).toMatch(/a role for the sql tool's sessions is a plain name/);
+  }, 60_000);
+});
+
+describe.runIf(pgAdmin && pgOrdinary)('postgres: the temporary files of sql statements', () => {
+  const login = `mcp_temp${suffix}`;
+  const password = randomBytes(9).toString('hex');
+  let dbUrl = '';
+  let adminUrl = '';
+  /** spills a tuplestore of about 100 MB: generate_series in FROM is kept whole before it is counted */
+  const SPILL = 'select count(*) as n from generate_series(1, 3000000)';
+  const drop = () =>
+    as(adminUrl, async (db) => {
+      const exists = await sql`select 1 from pg_roles where rolname = ${login}`.execute(db);
+      if (exists.rows.length) await sql`drop owned by ${sql.id(login)}; drop role ${sql.id(login)}`.execute(db);
+    });
+
+  beforeAll(async () => {
+    dbUrl = await freshDatabase(pgOrdinary!, 'bench_sql_temp');
+    await loadShop(dbUrl);
+    adminUrl = onDatabase(pgAdmin!.baseUrl, dbUrl);
+    await drop();
+    await as(adminUrl, async (db) => {
+      await sql`create role ${sql.id(login)} login password ${sql.lit(password)}`.execute(db);
+      await sql`grant select on all tables in schema public to ${sql.id(login)}`.execute(db);
+      // as the suggested statements have it, smaller: a bound the database enforces at login
+      await sql`alter role ${sql.id(login)} set temp_file_limit = '10MB'`.execute(db);
+    });
+  }, 60_000);
+  afterAll(async () => {
+    if (adminUrl) await drop();
+  });
+
+  /** What a server on `url` said at start, and what its sql tool answers to SPILL. */
+  const serve = async (url: string) => {
+    const server = await startHttpServer(url, ['--sql']);
+    try {
+      const client = await connectClient('http', 'modern', { dbUrl: url, endpoint: server.endpoint });
+      try {
+        return { stderr: server.stderr(), spill: await callJson(client, 'sql', { sql: SPILL }) };
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  };
+
+  it('a login without temp_file_limit is warned of at start with the statement that bounds it, and the bound holds', async () => {
+    const open = await serve(dbUrl);
+    const user = decodeURIComponent(new URL(dbUrl).username);
+    expect(open.stderr).toMatch(
+      /WARNING: the sql tool's statements may write temporary files on the database host without limit/,
+    );
+    expect(open.stderr).toContain(`ALTER ROLE ${user} SET temp_file_limit = '1GB'`);
+    expect(open.spill.data).toMatchObject({ rows: [{ n: '3000000' }] });
+    const bounded = await serve(asLogin(dbUrl, login, password));
+    expect(bounded.stderr).not.toMatch(/WARNING/);
+    expect(bounded.spill.isError).toBe(true);
+    expect(JSON.stringify(bounded.spill.data)).toMatch(/temporary file size exceeds temp_file_limit/);
   }, 60_000);
 });

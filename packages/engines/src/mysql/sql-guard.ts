@@ -93,6 +93,47 @@ function refuseCalls(tokens: readonly { token: Token; afterComment: boolean }[],
   }
 }
 
+/** The words a query begins with (after its opening parentheses). */
+const QUERY_STARTS = new Set(['select', 'with', 'values']);
+
+/**
+ * Refuses a statement that is not a query. The runner prepares the text as it is (MariaDB ignores
+ * an ORDER BY in a derived table, so it is not wrapped), and the server prepares nearly any
+ * statement: run there, `KILL <id>` ended another tool's connection of the same login, and
+ * `SET STATEMENT max_statement_time = 0 FOR SELECT ...` lifted the statement timeout.
+ */
+function refuseNonQuery(tokens: readonly { token: Token }[]): void {
+  const first = tokens.find(({ token }) => !is(token, '('))?.token;
+  if (first?.kind === 'word' && QUERY_STARTS.has(first.value.toLowerCase())) return;
+  refuse(
+    first ? first.text.toUpperCase() : 'an empty statement',
+    'only a query (SELECT, WITH ... SELECT, VALUES) runs here',
+  );
+}
+
+/** A read-only transaction refuses FOR UPDATE, but not these locking reads. */
+const LOCKING_READS: readonly (readonly string[])[] = [
+  ['lock', 'in', 'share', 'mode'],
+  ['for', 'share'],
+  ['for', 'update'],
+];
+
+/**
+ * Refuses a locking read: MariaDB's `start transaction read only` lets `LOCK IN SHARE MODE` take
+ * row locks, and other sessions' writes to those rows (and inserts into their gaps) wait until the
+ * statement ends, which with SLEEP is its whole time limit. FOR UPDATE, which the transaction
+ * refuses, and MySQL 8's FOR SHARE are refused here too, so the message says why.
+ */
+function refuseLockingReads(tokens: readonly { token: Token }[]): void {
+  for (let i = 0; i < tokens.length; i++)
+    for (const words of LOCKING_READS)
+      if (words.every((w, k) => tokens[i + k]?.token.kind === 'word' && is(tokens[i + k]!.token, w)))
+        refuse(
+          words.join(' ').toUpperCase(),
+          "it locks rows, which a read-only transaction allows: other sessions' writes would wait for the statement",
+        );
+}
+
 /**
  * The `?` the server reads as parameter markers (MY_LEX_PLACEHOLDER: not followed by a name
  * character) must be as many as the values bound: each value goes to the server beside the
@@ -111,14 +152,17 @@ export function requireMarkers(text: string, bound: number): void {
 }
 
 /**
- * Refuses what `start transaction read only` lets through: files read or written on the database
- * host (`LOAD_FILE`, `SELECT ... INTO OUTFILE/DUMPFILE`, which need only the FILE privilege), named
- * locks and user variables that stay on the connection, version comments (`/*! ... *\/`), which
- * the server runs as code, optimizer hints, and every function call that is not a built-in on
- * the list (functions.ts) or named by the operator (`policy.allowFunctions`).
+ * Refuses what `start transaction read only` lets through: any statement but a query, files read
+ * or written on the database host (`LOAD_FILE`, `SELECT ... INTO OUTFILE/DUMPFILE`, which need
+ * only the FILE privilege), named locks and user variables that stay on the connection, row locks
+ * (`LOCK IN SHARE MODE`), version comments (`/*! ... *\/`), which the server runs as code,
+ * optimizer hints, and every function call
+ * that is not a built-in on the list (functions.ts) or named by the operator (`policy.allowFunctions`).
  */
 export function sqlGuard(_db: AnyDb, text: string, policy: SqlPolicy = NO_POLICY): void {
   const tokens = lex(text);
+  const plain = code(tokens);
+  refuseNonQuery(plain);
   for (const [i, t] of tokens.entries()) {
     // MySQL reads `/*+ ... */` after SELECT as hints, and MAX_EXECUTION_TIME or SET_VAR there
     // would lift the statement timeout or change settings; MariaDB 10.11 reads a comment.
@@ -140,5 +184,6 @@ export function sqlGuard(_db: AnyDb, text: string, policy: SqlPolicy = NO_POLICY
       refuse('assigning a user variable (:=)', SESSION);
     }
   }
-  refuseCalls(code(tokens), policy);
+  refuseLockingReads(plain);
+  refuseCalls(plain, policy);
 }

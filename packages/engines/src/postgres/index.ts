@@ -10,6 +10,7 @@ import { excessRights, leastPrivilege } from './rights.js';
 import { settings } from './settings.js';
 import { connectSql } from './sql-connections.js';
 import { sqlGuard } from './sql-guard.js';
+import { sqlWarnings } from './temp-files.js';
 import { encodeParam } from './types.js';
 
 export const postgres = defineEngine({
@@ -35,5 +36,6 @@ export const postgres = defineEngine({
   excessRights,
   leastPrivilege,
   connectSql,
+  sqlWarnings,
   bulk,
 });

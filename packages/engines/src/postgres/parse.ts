@@ -70,6 +70,35 @@ function exprOperators(expr: { kind?: string; name?: unknown }): NameRef[] {
 
 const SUBLINK_OPERATORS = new Set(['ANY_SUBLINK', 'ALL_SUBLINK', 'ROWCOMPARE_SUBLINK']);
 
+/**
+ * SQL/JSON syntax of PostgreSQL 16 to 18, whose parser the guard reads with, and the calls the
+ * same text is to an older server: `json_scalar(1)` is a JsonScalarExpr here and, on PostgreSQL
+ * 15, a call of whatever function on the search path has that name (the database's own, an
+ * extension's). Each counts as a call of that name, which deny by default then judges.
+ */
+const SQL_JSON_CALLS: Readonly<Record<string, string>> = {
+  JsonScalarExpr: 'json_scalar',
+  JsonSerializeExpr: 'json_serialize',
+  JsonParseExpr: 'json',
+  JsonObjectConstructor: 'json_object',
+  JsonArrayConstructor: 'json_array',
+  JsonArrayQueryConstructor: 'json_array',
+  JsonObjectAgg: 'json_objectagg',
+  JsonArrayAgg: 'json_arrayagg',
+  JsonTable: 'json_table',
+  MergeSupportFunc: 'merge_action',
+};
+const JSON_FUNCTIONS: Readonly<Record<string, string>> = {
+  JSON_EXISTS_OP: 'json_exists',
+  JSON_QUERY_OP: 'json_query',
+  JSON_VALUE_OP: 'json_value',
+};
+/**
+ * Calls the grammar of 16 and later writes qualified, and older servers read unqualified (on the
+ * search path): the legacy `json_object(...)` became `pg_catalog.json_object(...)` in 16.
+ */
+const QUALIFIED_SINCE_16 = new Set(['json_object']);
+
 /** Collects, per node kind, what the guard checks; entries are kept once. */
 class Collector {
   readonly writes: string[] = [];
@@ -92,6 +121,8 @@ class Collector {
   /** One node, by its kind (`key`); its children are walked after. */
   visit(key: string, value: Node): void {
     if (WRITES.has(key)) this.writes.push(key);
+    const json = SQL_JSON_CALLS[key];
+    if (json) this.#add(this.calls, 'call', { name: json, args: 1 });
     switch (key) {
       case 'String':
         if (typeof value.sval === 'string') this.names.add(value.sval);
@@ -110,6 +141,11 @@ class Collector {
       case 'FuncCall':
         this.#call(value.funcname, value.args);
         return;
+      case 'JsonFuncExpr': {
+        const name = JSON_FUNCTIONS[String(value.op)];
+        if (name) this.#add(this.calls, 'call', { name, args: 2 });
+        return;
+      }
       case 'RangeTableSample':
         this.#call(value.method, value.args);
         return;
@@ -144,7 +180,8 @@ class Collector {
   }
 
   #call(names: unknown, args: unknown): void {
-    const ref = nameRef(names);
+    let ref = nameRef(names);
+    if (ref?.schema === 'pg_catalog' && QUALIFIED_SINCE_16.has(ref.name)) ref = { name: ref.name };
     if (ref) this.#add(this.calls, 'call', { ...ref, args: Array.isArray(args) ? args.length : 0 });
   }
 }

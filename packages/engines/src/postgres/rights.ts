@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AnyDb, ExcessRights } from '../engine.js';
+import { SUGGESTED_TEMP_FILE_LIMIT } from './temp-files.js';
 
 /** Roles that reach the database host: read or write its files, run its programs (PostgreSQL 11+). */
 const HOST_ROLES = ['pg_read_server_files', 'pg_write_server_files', 'pg_execute_server_program'] as const;
@@ -28,7 +29,7 @@ export const PASSWORD_PLACEHOLDER = 'choose-a-password';
 /**
  * A login that can read (and with `writes`, change) the tables of the schema the server serves
  * (current_schema(), as introspect.ts reads it), and nothing else: no superuser, no server-file
- * role. Tables created later need the same GRANT again (or ALTER DEFAULT PRIVILEGES by their owner).
+ * role, and a bound on the temporary files its statements write. Tables created later need the same GRANT again (or ALTER DEFAULT PRIVILEGES by their owner).
  */
 export async function leastPrivilege(db: AnyDb, { login, writes }: { login: string; writes: boolean }) {
   const { rows } = await sql<{ database: string; schema: string; login: string }>`
@@ -43,5 +44,7 @@ export async function leastPrivilege(db: AnyDb, { login, writes }: { login: stri
     `GRANT ${rights} ON ALL TABLES IN SCHEMA ${schema} TO ${role};`,
     // identity and serial columns draw from sequences
     ...(writes ? [`GRANT USAGE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${role};`] : []),
+    // what a statement may spill to the host's disk (temp-files.ts)
+    `ALTER ROLE ${role} SET temp_file_limit = '${SUGGESTED_TEMP_FILE_LIMIT}';`,
   ];
 }
