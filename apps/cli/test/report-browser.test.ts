@@ -299,8 +299,8 @@ describe.skipIf(!haveChromium)('the HTML report in Chromium', () => {
     const colours = new Map<string, Set<string>>();
     for (const spec of drawn.specs as unknown as { series: { label: string; color: string }[] }[])
       for (const s of spec.series) {
-        // full discovery is the server's colour, paler
-        if (s.label.endsWith('full discovery')) continue;
+        // full discovery and the later session starts are the server's colour, paler
+        if (s.label.endsWith('full discovery') || s.label.endsWith(', later')) continue;
         const server = side.config.targets.find((t) => s.label === t.label || s.label.startsWith(`${t.label} `));
         if (server) colours.set(server.label, (colours.get(server.label) ?? new Set()).add(s.color));
       }

@@ -97,10 +97,12 @@ describe('run --shard and merge', () => {
     expect(m.openLoop!.intended).toBe(s.openLoop!.intended);
     expect(Object.keys(m.operations)).toEqual(Object.keys(s.operations));
     for (const [op, stats] of Object.entries(s.operations)) {
+      // a busy machine drops calls from either schedule: those may be missing, 2% more at most
+      const dropped = m.openLoop!.dropped + s.openLoop!.dropped;
       expect(
-        Math.abs(m.operations[op]!.count - stats.count) / stats.count,
-        `${op}: ${m.operations[op]!.count} sharded, ${stats.count} in one process`,
-      ).toBeLessThanOrEqual(0.02);
+        Math.abs(m.operations[op]!.count - stats.count),
+        `${op}: ${m.operations[op]!.count} sharded, ${stats.count} in one process, ${dropped} dropped`,
+      ).toBeLessThanOrEqual(dropped + 0.02 * stats.count);
     }
     expect(m.errors).toEqual({});
     expect(m.calls).toBe(parts.reduce((n, p) => n + p.steps[0]!.calls, 0));
