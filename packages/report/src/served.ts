@@ -36,3 +36,16 @@ export function servedBy(file: Pick<ResultFile, 'config'>): Served[] {
 
 /** The file ran a peer beside ours. */
 export const hasPeers = (file: Pick<ResultFile, 'config'>): boolean => file.config.targets.some((t) => t.peer);
+
+/** How a database reads: its engine, or (two databases of one engine) our server's label on it. */
+export function databaseNames(files: readonly Pick<ResultFile, 'config'>[]): (s: Served) => string {
+  const byDatabase = new Map<string, Served>();
+  for (const s of files.flatMap((f) => servedBy(f)))
+    if (s.server === OURS && !byDatabase.has(s.database)) byDatabase.set(s.database, s);
+  const engineOf = (s: Served) => s.engine ?? s.label;
+  const shared = (engine: string) => [...byDatabase.values()].filter((s) => engineOf(s) === engine).length > 1;
+  return (s) => {
+    const own = byDatabase.get(s.database) ?? s;
+    return shared(engineOf(own)) ? own.label : engineOf(own);
+  };
+}

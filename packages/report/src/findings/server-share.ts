@@ -2,9 +2,8 @@ import { type DecompositionResult, medianInterval, type ResultFile } from '@mcp-
 import { int, ms, pct } from '../format.js';
 import { summarize } from '../histogram.js';
 import type { Cell } from '../render/html/types.js';
-import { hasPeers, type Served, servedBy } from '../served.js';
+import { databaseNames, hasPeers, type Served, servedBy } from '../served.js';
 import { barChart, colorOf, commandsOf, type Finding } from './common.js';
-import { databaseNames } from './servers.js';
 import { shares } from './time.js';
 
 const p50Ms = (histogram: string) => summarize(histogram).p50 / 1000;

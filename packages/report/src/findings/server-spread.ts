@@ -2,7 +2,7 @@ import type { ResultFile } from '@mcp-db-bench/contract';
 import { stepsOf } from '../comparisons.js';
 import { rate } from '../format.js';
 import type { Cell } from '../render/html/types.js';
-import { OURS } from '../served.js';
+import { databaseNames, OURS } from '../served.js';
 import type { Judged } from '../verdicts.js';
 import {
   barChart,
@@ -15,7 +15,7 @@ import {
   stepsRate,
   whisker,
 } from './common.js';
-import { databaseNames, type ServedPair, servedPairs, sidesOfPair } from './servers.js';
+import { type ServedPair, servedPairs, sidesOfPair } from './servers.js';
 
 /** Two databases through one server: the later database's calls/s over the earlier's. */
 const throughOneServer = (files: readonly ResultFile[]) =>

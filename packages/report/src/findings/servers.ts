@@ -3,7 +3,7 @@ import { comparisonsOf, stepsOf } from '../comparisons.js';
 import { int } from '../format.js';
 import type { Cell } from '../render/html/types.js';
 import { lastIndexSet } from '../render/ratios.js';
-import { hasPeers, OURS, type Served, servedBy } from '../served.js';
+import { databaseNames, hasPeers, OURS, type Served, servedBy } from '../served.js';
 import type { Judged } from '../verdicts.js';
 import {
   barChart,
@@ -59,19 +59,6 @@ export function servedPairs(
         }));
     });
   });
-}
-
-/** How a database reads: its engine, or (two databases of one engine) our server's label on it. */
-export function databaseNames(files: readonly ResultFile[]): (s: Served) => string {
-  const byDatabase = new Map<string, Served>();
-  for (const s of files.flatMap((f) => servedBy(f)))
-    if (s.server === OURS && !byDatabase.has(s.database)) byDatabase.set(s.database, s);
-  const engineOf = (s: Served) => s.engine ?? s.label;
-  const shared = (engine: string) => [...byDatabase.values()].filter((s) => engineOf(s) === engine).length > 1;
-  return (s) => {
-    const own = byDatabase.get(s.database) ?? s;
-    return shared(engineOf(own)) ? own.label : engineOf(own);
-  };
 }
 
 /** Each peer against our server on the same database: peer's calls/s over ours. */

@@ -80,7 +80,7 @@ export function speedupSection(result: ResultFile): Section[] {
 
 /** Servers side by side, as numbers: each workload and agent count, each target's rate and p50 (none: not measured). */
 export interface ServerComparison {
-  /** Engines when every target is an engine the run started, else Servers */
+  /** Engines when every target is an engine the run started and served with ours alone, else Servers */
   what: 'Engines' | 'Servers';
   /** the index set compared (the last the run measured), null: the indexes as found */
   indexes: string | null;
@@ -134,7 +134,8 @@ export function serverComparison(groups: readonly Group[], result: ResultFile): 
     return { workload, agents: Number(agents), cells };
   });
   return {
-    what: compared.every((t) => t.engine) ? 'Engines' : 'Servers',
+    // a peer run (run --peer) serves the same engines through other servers
+    what: compared.every((t) => t.engine && !t.peer) ? 'Engines' : 'Servers',
     indexes,
     targets,
     // a workload none of them ran (the floor's http-echo) is no row
