@@ -34,6 +34,19 @@ export function servedBy(file: Pick<ResultFile, 'config'>): Served[] {
   });
 }
 
+/**
+ * Two targets a report compares: the same server (engines through it) or the same database
+ * (servers on it). A peer on one database against ours on another measures neither: the run's
+ * file pairs every target with every other, and such pairs are left out of what is judged.
+ */
+export function comparable(file: Pick<ResultFile, 'config'>): (a: string, b: string) => boolean {
+  const served = new Map(servedBy(file).map((s) => [s.label, s]));
+  return (a, b) => {
+    const [x, y] = [served.get(a), served.get(b)];
+    return !x || !y || x.server === y.server || x.database === y.database;
+  };
+}
+
 /** The file ran a peer beside ours. */
 export const hasPeers = (file: Pick<ResultFile, 'config'>): boolean => file.config.targets.some((t) => t.peer);
 

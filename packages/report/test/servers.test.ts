@@ -148,6 +148,9 @@ describe('Servers compared', () => {
     expect(whats).toContain('faucet/ours postgres point-read × 1');
     expect(whats).toContain('faucet postgres / sqlite point-read × 1');
     expect(whats.filter((w) => w.includes('faucet') && w.includes('dbhub'))).toEqual([]);
+    // judged together: 3 servers on each of 2 databases and 2 databases through each of 3 servers,
+    // not the 6 pairs of a peer on one database with another server on the other
+    expect(judge([file]).family).toBe(9);
     // Engines compared: our server's databases alone
     expect(of(enginesCompared, [file])!.head).toEqual(['workload', 'agents', 'postgres / sqlite']);
     const summary = overview(file, 200);
