@@ -7,6 +7,7 @@ import { studyClaims } from '../src/findings/rerun.js';
 import { serverShares } from '../src/findings/server-share.js';
 import { spreadThroughServers } from '../src/findings/server-spread.js';
 import { serversCompared } from '../src/findings/servers.js';
+import { timeShares } from '../src/findings/time.js';
 import { overview } from '../src/render/overview.js';
 import { result, stats, step } from '../src/testing.js';
 import { type Judged, judge } from '../src/verdicts.js';
@@ -183,6 +184,8 @@ describe('Servers compared', () => {
     expect(faucet[6]).toMatch(/^98% \[/);
     expect(faucet[5]).toMatch(/\(ping\)$/);
     expect(faucet[8]).toBe('10,675');
+    // "Where the time goes" keeps to our server's calls: the peers' are here, beside ours
+    expect(timeShares([peerFile()])!.rows.map((r) => text(r[0]))).toEqual([`sqlite ${ERA}`]);
   });
 
   it('adds nothing when no peer ran', () => {
