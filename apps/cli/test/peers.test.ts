@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
-import { writeResultFile } from '@mcp-db-bench/report';
+import { studyFindings, writeResultFile } from '@mcp-db-bench/report';
 import { result } from '@mcp-db-bench/report/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STUDY, type StudySettings, segmentArgs, segmentState } from '../src/benchmark/study.js';
@@ -40,6 +40,8 @@ const DBHUB = `${process.execPath} ${join(
   'dist',
   'index.js',
 )}`;
+
+const cellText = (c: string | { text: string }) => (typeof c === 'string' ? c : c.text);
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-db-bench-peers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -130,6 +132,38 @@ describe('run --peer on SQLite', () => {
     }
     expect(result.decomposition.find((x) => x.target === 'sqlite 2025 session')?.floor).toBeUndefined();
     expect(result.agreement?.every((a) => a.mismatches === 0)).toBe(true);
+    await nothingLeft(tmp, 0);
+  }, 240_000);
+
+  it('reports DBHub against ours on the database they share: the summary and the findings', async () => {
+    const { tmp, env } = runDir();
+    const out = join(dir, 'servers.json');
+    const db = `sqlite:${join(dir, 'servers.db')}`;
+    const r = await runCli(
+      [...RUN, '--db', db, '--peer', `dbhub=${DBHUB}`, '--duration', '300ms', '--iterations', '3', '--out', out],
+      { cwd: dir, env, timeoutMs: 240_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    // the terminal pairs servers per database, never as engines
+    expect(r.stdout).toMatch(/servers compared on sqlite, dbhub\/ours at 1 agent:\s+point-read \S/);
+    expect(r.stdout).not.toMatch(/engines compared/);
+    const file: ResultFile = resultFile.parse(JSON.parse(readFileSync(out, 'utf8')));
+    const found = studyFindings([file]);
+    const cells = (id: string) => found.find((f) => f.id === id)!.rows.map((row) => row.map(cellText));
+    const servers = cells('servers');
+    expect(servers.map((row) => row.slice(0, 3))).toEqual([['sqlite', 'point-read', '1']]);
+    // each server's calls/s, and DBHub's over ours as the claims rules read it (a busy machine withholds it)
+    const [, , , ours, dbhub, ratio] = servers[0]!;
+    expect(ours).toMatch(/^[\d,.]+$/);
+    expect(dbhub).toMatch(/^[\d,.]+$/);
+    expect(ratio).toMatch(/^(\d+\.\d+x \[|no difference \(|~ \(|withheld \()/);
+    // each server's share of a call, over its own protocol floor (DBHub has no echo tool: MCP ping)
+    const share = cells('server-share');
+    expect(share.map((row) => row[1])).toEqual(['ours', 'ours', 'dbhub', 'dbhub']);
+    for (const row of share) expect(row[6]).toMatch(/^\d+(\.\d)?% \[/);
+    expect(share.filter((row) => row[1] === 'dbhub').every((row) => row[5]!.endsWith('(ping)'))).toBe(true);
+    // one database: no engine spread to show
+    expect(found.map((f) => f.id)).not.toContain('server-spread');
     await nothingLeft(tmp, 0);
   }, 240_000);
 

@@ -25,6 +25,7 @@ import {
 } from '@mcp-db-bench/contract';
 import { comparisonsOf, sidesOf, stepsOf } from './comparisons.js';
 import { int, pct } from './format.js';
+import { comparable } from './served.js';
 
 /** One ratio of the family, its evidence (the pairs it rests on) and its verdict. */
 export interface JudgedRatio {
@@ -44,12 +45,19 @@ export interface Judged {
   of(c: Comparison | undefined, of?: RatioOf): RatioVerdict | undefined;
 }
 
-/** A file's ratios in the family: every comparison's rate ratio, and each index comparison's p50 ratio. */
-const familyOf = (file: ResultFile): { comparison: Comparison; of: RatioOf }[] =>
-  comparisonsOf(file).flatMap((comparison) => [
-    { comparison, of: 'rate' as const },
-    ...(comparison.kind === 'indexes' ? [{ comparison, of: 'p50' as const }] : []),
-  ]);
+/**
+ * A file's ratios in the family: every comparison's rate ratio, and each index comparison's p50
+ * ratio; but a peer's on one database against a server on another, which no report shows.
+ */
+const familyOf = (file: ResultFile): { comparison: Comparison; of: RatioOf }[] => {
+  const related = comparable(file);
+  return comparisonsOf(file)
+    .filter((c) => c.kind !== 'targets' || related(c.base.target, c.other.target))
+    .flatMap((comparison) => [
+      { comparison, of: 'rate' as const },
+      ...(comparison.kind === 'indexes' ? [{ comparison, of: 'p50' as const }] : []),
+    ]);
+};
 
 /**
  * The files' ratios judged together: a run's (one file), or a study's. `band`: the practical

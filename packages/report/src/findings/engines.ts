@@ -3,6 +3,7 @@ import { comparisonsOf } from '../comparisons.js';
 import { shade } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
 import { lastIndexSet } from '../render/ratios.js';
+import { OURS, servedBy } from '../served.js';
 import type { Judged } from '../verdicts.js';
 import {
   barChart,
@@ -39,14 +40,27 @@ function pairName(pair: Pair, targets: readonly { label: string; engine: string 
   return `${name(pair.other)} / ${name(pair.base)}`;
 }
 
+/** Our server's targets: the peers a run started (run --peer) are compared in "Servers compared". */
+const oursOf = (files: readonly ResultFile[]) =>
+  new Set(files.flatMap((f) => servedBy(f).filter((s) => s.server === OURS)).map((s) => s.label));
+
+/** The databases compared: our server's targets, in the order the files list them. */
+const databasesOf = (files: readonly ResultFile[]) => {
+  const ours = oursOf(files);
+  return targetsOf(files).filter((t) => ours.has(t.label));
+};
+
 /**
- * Every database against every other, per workload and agent count, under the file's last index
+ * Every database against every other through our server, per workload and agent count, under the file's last index
  * set (or the first a workload without a database ran under): the run's comparisons of its
  * targets, which alternate within each iteration, so each pair ran close in time.
  */
 function pairRatios(files: readonly ResultFile[]): PairRatio[] {
   return files.flatMap((f) => {
-    const paired = comparisonsOf(f).filter((c) => c.kind === 'targets');
+    const ours = oursOf([f]);
+    const paired = comparisonsOf(f).filter(
+      (c) => c.kind === 'targets' && ours.has(c.base.target) && ours.has(c.other.target),
+    );
     const loads = [...new Set(paired.map((c) => `${c.workload}\u0000${c.agents}`))];
     return loads.flatMap((load) => {
       const mine = paired.filter((c) => `${c.workload}\u0000${c.agents}` === load);
@@ -65,7 +79,7 @@ function pairRatios(files: readonly ResultFile[]): PairRatio[] {
 }
 
 export function engineClaims(files: readonly ResultFile[], j: Judged): Claim[] {
-  const targets = targetsOf(files);
+  const targets = databasesOf(files);
   return pairRatios(files).flatMap((r) => {
     const verdict = j.of(r.comparison);
     return verdict
@@ -77,7 +91,7 @@ export function engineClaims(files: readonly ResultFile[], j: Judged): Claim[] {
 export function enginesCompared(files: readonly ResultFile[], j: Judged): Finding | undefined {
   const ratioOf = (r: PairRatio | undefined) => j.of(r?.comparison);
   const ratios = pairRatios(files);
-  const targets = targetsOf(files);
+  const targets = databasesOf(files);
   const pairs = pairsOf(targets.map((t) => t.label));
   if (!pairs.length || !ratios.some((r) => ratioOf(r))) return undefined;
   const keyOf = (p: Pair) => `${p.other}\u0000${p.base}`;
@@ -111,7 +125,8 @@ export function enginesCompared(files: readonly ResultFile[], j: Judged): Findin
     id: 'engines',
     title: 'Engines compared',
     note:
-      'Each database against each other one: calls/s (transfers: committed/s) over calls/s, paired per iteration ' +
+      'Each database against each other one through our server (through the other servers the study started: ' +
+      '"Servers compared"): calls/s (transfers: committed/s) over calls/s, paired per iteration ' +
       '(the databases alternate within each iteration), median and interval; above 1 the first-named is faster. ' +
       'Optimized indexes (the handshake, which reads no table, under the first index set). Each judged by the ' +
       'claims rules (the legend above). The chart: medians on a log axis with their intervals.',

@@ -5,6 +5,9 @@ import { concurrencyScaling } from './concurrency.js';
 import { enginesCompared } from './engines.js';
 import { indexEffect } from './index-effect.js';
 import { rerunAgreement } from './rerun.js';
+import { serverShares } from './server-share.js';
+import { spreadThroughServers } from './server-spread.js';
+import { serversCompared } from './servers.js';
 import { sessionStart } from './sessions.js';
 import { timeShares } from './time.js';
 import { transfers } from './transfers.js';
@@ -28,6 +31,9 @@ export function studyFindings(
     indexEffect(files, j),
     concurrencyScaling(files, j),
     enginesCompared(files, j),
+    serversCompared(files, j),
+    serverShares(files),
+    spreadThroughServers(files, j),
     timeShares(files),
     sessionStart(files),
     transfers(files),

@@ -13,12 +13,16 @@ import type { Claim, Finding } from './common.js';
 import { scalingClaims } from './concurrency.js';
 import { engineClaims } from './engines.js';
 import { indexClaims } from './index-effect.js';
+import { spreadClaims } from './server-spread.js';
+import { serverClaims } from './servers.js';
 
 /** Every ratio the study's findings show, with its verdict, each named so that another run's same ratio can be found. */
 export const studyClaims = (files: readonly ResultFile[], j: Judged): Claim[] => [
   ...indexClaims(files, j),
   ...scalingClaims(files, j),
   ...engineClaims(files, j),
+  ...serverClaims(files, j),
+  ...spreadClaims(files, j),
 ];
 
 /** How each rerun verdict reads, disagreements first (the order of the table). */

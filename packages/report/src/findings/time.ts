@@ -3,6 +3,7 @@ import { ms, pct } from '../format.js';
 import { summarize } from '../histogram.js';
 import { MEANING } from '../render/html/colors.js';
 import type { Cell } from '../render/html/types.js';
+import { OURS, servedBy } from '../served.js';
 import { barChart, commandsOf, type Finding } from './common.js';
 
 /**
@@ -30,10 +31,12 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
     rounds: { raw: number; echo: number; full: number }[];
     file: ResultFile;
   }[] = [];
-  for (const f of files)
+  for (const f of files) {
+    // a peer's (run --peer) is in the servers' finding, beside ours on its database
+    const peers = new Set(servedBy(f).flatMap((s) => (s.server === OURS ? [] : [s.label])));
     for (const d of f.decomposition) {
       const key = `${d.target} ${d.operation}`;
-      if (seen.has(key)) continue;
+      if (seen.has(key) || peers.has(d.target)) continue;
       seen.add(key);
       const p50 = (h: string) => summarize(h).p50 / 1000;
       parts.push({
@@ -46,6 +49,7 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
         file: f,
       });
     }
+  }
   if (!parts.length) return undefined;
   // with rounds: the median of the rounds' shares, inside their range by construction; without
   // (an older file): the share of the whole run's p50s
@@ -84,7 +88,8 @@ export function timeShares(files: readonly ResultFile[]): Finding | undefined {
       'work the rest; in each round they add to 100% (when database and protocol together exceed the whole, both ' +
       'are scaled to it). Timed in the last iteration, in 5 rounds that take turns: each share is the median of the ' +
       "rounds' shares, in brackets their range (so the three medians need not add to exactly 100%); a file written " +
-      "before rounds were kept gives the whole run's shares, no range.",
+      "before rounds were kept gives the whole run's shares, no range. Our server's calls: the other servers' " +
+      'are in "Servers compared".',
     head: [
       'database',
       'operation',

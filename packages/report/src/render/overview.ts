@@ -2,6 +2,7 @@ import { type Comparison, type ResultFile, stepRate } from '@mcp-db-bench/contra
 import { comparisonsOf, FLOOR_LABEL } from '../comparisons.js';
 import { int, median, ms, pct, rate, ratio } from '../format.js';
 import { summary } from '../histogram.js';
+import { databaseNames, hasPeers, OURS, servedBy } from '../served.js';
 import { judged, machineLines, withheldLines } from '../verdicts.js';
 import { type Group, groupHistogram, groupSteps, roundLabel } from './groups.js';
 import { namesLegend, ratioLegend } from './legend.js';
@@ -251,8 +252,12 @@ function speedupLines(result: ResultFile, { name, width }: How): string[] {
   });
 }
 
-/** Each target against the first, under the last index set, each workload at the most agents. */
+/**
+ * Each target against the first, under the last index set, each workload at the most agents;
+ * with peers (run --peer), engines per server and servers per database (`peerLines`).
+ */
 function serverLines(groups: readonly Group[], result: ResultFile, { name, width }: How): string[] {
+  if (hasPeers(result)) return peerLines(result, width);
   const c = serverComparison(groups, result);
   if (!c) return [];
   const [first, ...others] = c.targets;
@@ -268,6 +273,39 @@ function serverLines(groups: readonly Group[], result: ResultFile, { name, width
       listLine(`${c.what.toLowerCase()} compared, ${name(target)}/${name(first!)} ${atWhat(mine)}:`, parts, width),
     ];
   });
+}
+
+/**
+ * A run with peers: through each server, each database against the first (never a peer on one
+ * database against ours on another); on each database, each peer against ours. Under the last
+ * index set, each workload at the most agents.
+ */
+function peerLines(result: ResultFile, width: number): string[] {
+  const served = servedBy(result);
+  const db = databaseNames([result]);
+  const indexes = lastIndexSet(result);
+  const paired = comparisonsOf(result).filter(
+    (c) => c.kind === 'targets' && (c.other.indexes === indexes || c.other.indexes === null),
+  );
+  const line = (what: string, base: string, other: string) => {
+    const mine = atMostAgents(paired.filter((c) => c.base.target === base && c.other.target === other));
+    const parts = mine.map((c) => `${c.workload} ${ratio(judged(result).of(c))}`);
+    return mine.length ? [listLine(`${what} ${atWhat(mine)}:`, parts, width)] : [];
+  };
+  const engines = [...new Set(served.map((s) => s.server))].flatMap((server) => {
+    // each database once, by its first target on this server
+    const [first, ...rest] = served.filter(
+      (s, i, all) =>
+        s.server === server && all.findIndex((o) => o.server === server && o.database === s.database) === i,
+    );
+    return rest.flatMap((o) =>
+      line(`engines compared through ${server}, ${db(o)}/${db(first!)}`, first!.label, o.label),
+    );
+  });
+  const servers = served.flatMap((p) =>
+    p.ours ? line(`servers compared on ${db(p)}, ${p.server}/${OURS}`, p.ours, p.label) : [],
+  );
+  return [...engines, ...servers];
 }
 
 /** Per target: committed transactions per second at each agent count, the conflicts, and the ledger's check. */

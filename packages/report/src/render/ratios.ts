@@ -8,6 +8,7 @@ import type { Comparison, ResultFile, StepResult } from '@mcp-db-bench/contract'
 import { comparisonBetween, comparisonsOf, FLOOR_LABEL, sidesOf, stepsOf } from '../comparisons.js';
 import { int, median, ms, pct, rate, ratio } from '../format.js';
 import { summary } from '../histogram.js';
+import { servedBy } from '../served.js';
 import { judged } from '../verdicts.js';
 import { type Group, groupHistogram, groupSteps, medianGoodput, medianRate, roundLabel } from './groups.js';
 import { ratioLegend } from './legend.js';
@@ -80,11 +81,13 @@ export function speedupSection(result: ResultFile): Section[] {
 
 /** Servers side by side, as numbers: each workload and agent count, each target's rate and p50 (none: not measured). */
 export interface ServerComparison {
-  /** Engines when every target is an engine the run started, else Servers */
+  /** Engines when every target is an engine the run started and served with ours alone, else Servers */
   what: 'Engines' | 'Servers';
   /** the index set compared (the last the run measured), null: the indexes as found */
   indexes: string | null;
   targets: string[];
+  /** per target, what its ratio is against: the first, or a peer's (run --peer) our server on its database */
+  against: string[];
   rows: {
     workload: string;
     agents: number;
@@ -109,6 +112,9 @@ export function serverComparison(groups: readonly Group[], result: ResultFile): 
   const targets = compared.map((t) => t.label);
   if (targets.length < 2) return undefined;
   const indexes = lastIndexSet(result);
+  // a peer is compared with our server on its own database, never with ours on another
+  const served = servedBy(result);
+  const ours = targets.map((t) => served.find((s) => s.label === t)?.ours);
   const keys = [...new Set(groups.map((g) => `${g.workload}\u0000${g.agents}`))];
   const rows = keys.map((k) => {
     const [workload, agents] = k.split('\u0000') as [string, string];
@@ -122,9 +128,10 @@ export function serverComparison(groups: readonly Group[], result: ResultFile): 
       ),
     );
     const first = found.find((g) => g !== undefined);
-    const cells = found.map((g) => {
+    const cells = found.map((g, i) => {
       if (!g) return undefined;
-      const c = first && g !== first ? comparisonBetween(result, 'targets', first, g) : undefined;
+      const base = ours[i] ? found[targets.indexOf(ours[i])] : first;
+      const c = base && g !== base ? comparisonBetween(result, 'targets', base, g) : undefined;
       return {
         rate: medianRate(g.steps),
         p50Ms: summary(groupHistogram(g)).p50 / 1000,
@@ -134,9 +141,11 @@ export function serverComparison(groups: readonly Group[], result: ResultFile): 
     return { workload, agents: Number(agents), cells };
   });
   return {
-    what: compared.every((t) => t.engine) ? 'Engines' : 'Servers',
+    // a peer run (run --peer) serves the same engines through other servers
+    what: compared.every((t) => t.engine && !t.peer) ? 'Engines' : 'Servers',
     indexes,
     targets,
+    against: ours.map((o) => o ?? targets[0]!),
     // a workload none of them ran (the floor's http-echo) is no row
     rows: rows.filter((r) => r.cells.some((x) => x !== undefined)),
   };
@@ -158,7 +167,7 @@ export function comparisonSection(groups: readonly Group[], result: ResultFile):
   return [
     {
       // the cells' units, once, in the title: each cell is `calls/s, p50 ms[, calls/s against the first]`
-      title: `${c.what} compared (${c.indexes ?? 'as found'} indexes): calls/s, p50 ms${paired ? `, calls/s against ${c.targets[0]}` : ''}`,
+      title: `${c.what} compared (${c.indexes ?? 'as found'} indexes): calls/s, p50 ms${paired ? `, calls/s against ${c.against.some((a) => a !== c.targets[0]) ? `${c.targets[0]} (a peer: against ours on its database)` : c.targets[0]}` : ''}`,
       ...(paired && {
         note: [ratioLegend(j, result.config.iterations), unitNote(units)].filter(Boolean).join('; '),
       }),

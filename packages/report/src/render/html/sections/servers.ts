@@ -20,8 +20,8 @@ export function serversSection(ctx: Context): ReportSection | undefined {
     what = what && what !== c.what ? 'Servers' : c.what;
     const j = judged(ctx.runs[run]!.result);
     legends.add(ratioLegend(j, ctx.runs[run]!.result.config.iterations));
-    // each target after the first: its rate against the first's, the run's comparison as the terminal writes it
-    const [first, ...others] = c.targets;
+    // each target after the first: its rate against the first's (a peer's: ours on its database), as the terminal writes it
+    const others = c.targets.slice(1);
     const categories = c.rows.map((r) => `${r.workload} × ${int(r.agents)}`);
     return [
       {
@@ -43,7 +43,7 @@ export function serversSection(ctx: Context): ReportSection | undefined {
             'workload',
             'agents',
             ...c.targets.flatMap((t) => [`${t} calls/s`, `${t} p50 ms`]),
-            ...others.map((t) => `${t} against ${first}`),
+            ...others.map((t, i) => `${t} against ${c.against[i + 1]}`),
           ],
           rows: c.rows.map((r) => ({
             cells: [
@@ -64,7 +64,8 @@ export function serversSection(ctx: Context): ReportSection | undefined {
     title: `${what ?? 'Servers'} compared`,
     note:
       'Each server (or engine) of a run on the same workloads and agent counts: calls/s (the median of iterations, ' +
-      'transfers: committed/s), p50 of the last index set measured, and each against the first, paired per ' +
+      'transfers: committed/s), p50 of the last index set measured, and each against the first (a server run --peer ' +
+      'started: against ours on the same database), paired per ' +
       `iteration. Each server keeps its colour on every chart. ${[...legends].map(sentence).join(' ')}`,
     blocks,
   };
