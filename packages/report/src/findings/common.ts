@@ -56,6 +56,19 @@ export const whisker = (v: RatioVerdict | undefined): [number, number] | null =>
 export const barValue = (v: RatioVerdict | undefined): number | null =>
   v && Number.isFinite(v.median) ? v.median : null;
 
+/** A series' bars and whiskers, from one ratio per category. */
+export const verdictBars = (verdicts: readonly (RatioVerdict | undefined)[]) => ({
+  values: verdicts.map(barValue),
+  intervals: verdicts.map(whisker),
+});
+
+/** A series' colour among its chart's series, by their labels. */
+export const colorAmong = (labels: readonly string[], label: string) =>
+  colorOf(
+    labels.map((l) => ({ label: l })),
+    label,
+  );
+
 /** Median rate of the steps, in their unit (committed/s for transfers); undefined without steps. */
 export const stepsRate = (steps: readonly StepResult[]) => (steps.length ? medianRate(steps) : undefined);
 

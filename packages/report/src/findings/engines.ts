@@ -7,14 +7,13 @@ import { OURS, servedBy } from '../served.js';
 import type { Judged } from '../verdicts.js';
 import {
   barChart,
-  barValue,
   type Claim,
   colorOf,
   commandsOf,
   type Finding,
   ratioCell,
   targetsOf,
-  whisker,
+  verdictBars,
 } from './common.js';
 
 interface Pair {
@@ -142,8 +141,7 @@ export function enginesCompared(files: readonly ResultFile[], j: Judged): Findin
         .map((b) => ({
           label: b.label,
           color: b.color,
-          values: workloads.map((w) => barValue(b.at(w))),
-          intervals: workloads.map((w) => whisker(b.at(w))),
+          ...verdictBars(workloads.map((w) => b.at(w))),
         })),
     ),
     commands: commandsOf(files.filter((f) => f.config.targets.length > 1)),

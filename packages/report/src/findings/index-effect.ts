@@ -5,7 +5,6 @@ import type { Cell } from '../render/html/types.js';
 import type { Judged } from '../verdicts.js';
 import {
   barChart,
-  barValue,
   type Claim,
   colorOf,
   commandsOf,
@@ -13,7 +12,7 @@ import {
   ratioCell,
   stepsRateCell,
   targetsOf,
-  whisker,
+  verdictBars,
 } from './common.js';
 
 interface IndexRatio {
@@ -92,8 +91,7 @@ export function indexEffect(files: readonly ResultFile[], j: Judged): Finding | 
       bars.map((b) => ({
         label: b.key,
         color: b.color,
-        values: categories.map((c) => barValue(ratioOf(at(c, b.key)))),
-        intervals: categories.map((c) => whisker(ratioOf(at(c, b.key)))),
+        ...verdictBars(categories.map((c) => ratioOf(at(c, b.key)))),
       })),
     ),
     commands: commandsOf(used),

@@ -3,7 +3,7 @@ import { int, ms, pct } from '../format.js';
 import { summarize } from '../histogram.js';
 import type { Cell } from '../render/html/types.js';
 import { databaseNames, hasPeers, type Served, servedBy } from '../served.js';
-import { barChart, colorOf, commandsOf, type Finding } from './common.js';
+import { barChart, colorAmong, commandsOf, type Finding } from './common.js';
 import { shares } from './time.js';
 
 const p50Ms = (histogram: string) => summarize(histogram).p50 / 1000;
@@ -113,10 +113,7 @@ export function serverShares(files: readonly ResultFile[]): Finding | undefined 
       { label: '% of the call' },
       servers.map((server) => ({
         label: server,
-        color: colorOf(
-          servers.map((label) => ({ label })),
-          server,
-        ),
+        color: colorAmong(servers, server),
         values: categories.map((c) => at(server, c)),
       })),
     ),

@@ -6,14 +6,13 @@ import { databaseNames, OURS } from '../served.js';
 import type { Judged } from '../verdicts.js';
 import {
   barChart,
-  barValue,
   type Claim,
-  colorOf,
+  colorAmong,
   commandsOf,
   type Finding,
   ratioCell,
   stepsRate,
-  whisker,
+  verdictBars,
 } from './common.js';
 import { type ServedPair, servedPairs, sidesOfPair } from './servers.js';
 
@@ -100,12 +99,8 @@ export function spreadThroughServers(files: readonly ResultFile[], j: Judged): F
       { label: 'ratio ×', log: 10 },
       servers.map((server) => ({
         label: server,
-        color: colorOf(
-          servers.map((label) => ({ label })),
-          server,
-        ),
-        values: categories.map((c) => barValue(at(server, c))),
-        intervals: categories.map((c) => whisker(at(server, c))),
+        color: colorAmong(servers, server),
+        ...verdictBars(categories.map((c) => at(server, c))),
       })),
     ),
     commands: commandsOf([...new Set(pairs.map((p) => p.file))]),

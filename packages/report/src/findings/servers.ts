@@ -7,14 +7,13 @@ import { databaseNames, hasPeers, OURS, type Served, servedBy } from '../served.
 import type { Judged } from '../verdicts.js';
 import {
   barChart,
-  barValue,
   type Claim,
-  colorOf,
+  colorAmong,
   commandsOf,
   type Finding,
   ratioCell,
   stepsRateCell,
-  whisker,
+  verdictBars,
 } from './common.js';
 
 /** One comparison of two targets of a file, each with its server and database. */
@@ -151,12 +150,8 @@ export function serversCompared(files: readonly ResultFile[], j: Judged): Findin
       { label: 'ratio ×', log: 10 },
       peers.map((peer) => ({
         label: `${peer}/${OURS}`,
-        color: colorOf(
-          peers.map((label) => ({ label })),
-          peer,
-        ),
-        values: keys.map((k) => barValue(at(peer, k))),
-        intervals: keys.map((k) => whisker(at(peer, k))),
+        color: colorAmong(peers, peer),
+        ...verdictBars(keys.map((k) => at(peer, k))),
       })),
     ),
     commands: commandsOf([...new Set(pairs.map((p) => p.file))]),
