@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
 import { studyFindings, writeResultFile } from '@mcp-db-bench/report';
 import { result } from '@mcp-db-bench/report/testing';
@@ -244,6 +244,9 @@ describe('the peers’ commands and connections', () => {
     expect(parsePeer('faucet=/opt/faucet --verbose')).toMatchObject({ given: '/opt/faucet --verbose' });
     expect(resolvePeerCommand(`${process.execPath} main.js`)).toEqual([process.execPath, 'main.js']);
     expect(resolvePeerCommand('node main.js')).toEqual(['node', 'main.js']);
+    // a relative path names a file where the run was started, not in the peer's own directory
+    const here = relative(process.cwd(), process.execPath);
+    expect(resolvePeerCommand(`./${here} main.js`)).toEqual([process.execPath, 'main.js']);
     expect(resolvePeerCommand('@bytebase/dbhub@1.4.0 --readonly')).toEqual([
       'npx',
       '--yes',

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@mcp-db-bench/testing';
@@ -85,6 +85,20 @@ describe('the README’s commands, run from a clone', () => {
         kind: 'started',
         ready: STEP,
         why: '5 iterations of 16 steps of 1 s a target (a comparison) and answer checks: about 3 min',
+      },
+    },
+    {
+      // the Faucet binary the reader built (docs/profiles.md says how; .ci/run builds one into FAUCET_BIN)
+      match: /^mcp-db-bench run --db \S+ --peer /,
+      mode: {
+        kind: 'started',
+        ready: STEP,
+        why: 'three servers, 5 iterations of 16 steps of 1 s each: about 5 min',
+      },
+      inputs: () => {
+        if (!process.env.FAUCET_BIN) throw new Error('FAUCET_BIN names no Faucet binary to copy to ./faucet');
+        copyFileSync(process.env.FAUCET_BIN, join(work, 'faucet'));
+        chmodSync(join(work, 'faucet'), 0o755);
       },
     },
     {

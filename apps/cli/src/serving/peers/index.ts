@@ -4,7 +4,7 @@
  * profile, which drives it, is in the load generator's peers/).
  */
 import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { dbhub } from './dbhub.js';
 import { faucet } from './faucet.js';
@@ -44,7 +44,8 @@ const PACKAGE = /^(?:@[a-z0-9][\w.-]*\/[a-z0-9][\w.-]*(?:@[^\s@/]+)?|[a-z0-9][\w
  */
 export function resolvePeerCommand(given: string): string[] | string {
   const [first = '', ...rest] = given.split(/\s+/).filter(Boolean);
-  if (first.includes('/') && isFile(first)) return [first, ...rest];
+  // absolute, since the peer runs in a directory of its own
+  if (first.includes('/') && isFile(first)) return [resolve(first), ...rest];
   if (!first.includes('/') && onPath(first)) return [first, ...rest];
   if (PACKAGE.test(first)) return ['npx', '--yes', first, ...rest];
   return first.includes('/')
