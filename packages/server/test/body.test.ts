@@ -2,7 +2,7 @@ import { Random } from '@mcp-db-bench/contract';
 import { describe, expect, it } from 'vitest';
 import { isBatch } from '../src/transports/batch.js';
 import { nestsDeeper } from '../src/transports/body.js';
-import { Budget, SMALL_BODY_BYTES } from '../src/transports/limits.js';
+import { Budget, LARGE_BODY_WAIT_MS, OnePerTurn, SMALL_BODY_BYTES } from '../src/transports/limits.js';
 
 const chunks = (text: string, size = text.length) => {
   const bytes = Buffer.from(text);
@@ -97,5 +97,56 @@ describe('Budget', () => {
     expect(budget.take(large, large)).toBe(false);
     for (let i = 0; i < 2; i++) expect(budget.take(SMALL_BODY_BYTES, SMALL_BODY_BYTES)).toBe(true);
     expect(budget.held).toBe(budget.limit);
+  });
+});
+
+describe('OnePerTurn', () => {
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('judges large bodies one per turn, after the I/O already waiting', async () => {
+    const order: string[] = [];
+    const large = new OnePerTurn();
+    large.take(() => order.push('large 1'));
+    large.take(() => order.push('large 2'));
+    // a small call that came in the same turn: answered before either
+    order.push('small');
+    await turn();
+    expect(order).toEqual(['small', 'large 1']);
+    await turn();
+    expect(order).toEqual(['small', 'large 1', 'large 2']);
+  });
+
+  it('waits while small calls are in progress, for at most LARGE_BODY_WAIT_MS', async () => {
+    let busy = true;
+    const done: number[] = [];
+    const began = performance.now();
+    const large = new OnePerTurn(() => !busy);
+    large.take(() => done.push(performance.now() - began));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(done).toEqual([]);
+    busy = false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(done).toHaveLength(1);
+    // never idle: it runs anyway once it has waited its longest
+    busy = true;
+    large.take(() => done.push(performance.now() - began));
+    await new Promise((resolve) => setTimeout(resolve, LARGE_BODY_WAIT_MS + 50));
+    expect(done).toHaveLength(2);
+    expect(done[1]! - done[0]!).toBeGreaterThanOrEqual(LARGE_BODY_WAIT_MS - 5);
+  });
+
+  it('goes on after a body whose judging throws', async () => {
+    const large = new OnePerTurn();
+    let ran = false;
+    const thrown = new Promise((resolve) => process.once('uncaughtException', resolve));
+    large.take(() => {
+      throw new Error('bad body');
+    });
+    large.take(() => {
+      ran = true;
+    });
+    await thrown;
+    await turn();
+    expect(ran).toBe(true);
   });
 });

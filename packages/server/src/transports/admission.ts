@@ -49,6 +49,10 @@ export const MCP_PATH = '/mcp';
  * rules include the protocol version headers) or the SDK.
  */
 export class Admission {
+  /** hot-path calls answered later (a database's round trip), not yet answered */
+  private pending = 0;
+  private readonly settled = () => void this.pending--;
+
   constructor(
     private readonly access: Access,
     private readonly sessions: Sessions,
@@ -90,20 +94,32 @@ export class Admission {
   body(req: RequestHead & Head, chunks: Buffer[], complete: boolean): BodyVerdict {
     // Too large, or not JSON: the SDK reads the bytes again and refuses them (413, 415).
     if (!complete || !isJsonContentType(req.headers['content-type'] ?? null)) return 'sdk';
-    if (nestsDeeper(chunks, MAX_JSON_DEPTH))
+    // joined once: the depth scan and the parse both take it whole
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    if (nestsDeeper([bytes], MAX_JSON_DEPTH))
       return json(400, rpcError(-32700, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`));
-    if (isBatch(chunks)) return 'batch';
+    if (isBatch([bytes])) return 'batch';
     if (!this.hot) return 'sdk';
     let body: unknown;
     try {
-      body = JSON.parse(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+      body = JSON.parse(bytes.toString('utf8'));
     } catch {
       return 'sdk';
     }
     this.onMethod((body as { method?: unknown } | null)?.method);
     // Declined: the SDK gets the bytes, not our parse, and judges them exactly as it would
     // alone (handed a parsed 100k-deep body, it answered 500).
-    return this.hot(req, body) ?? 'sdk';
+    const verdict = this.hot(req, body) ?? 'sdk';
+    if (verdict instanceof Promise) {
+      this.pending++;
+      verdict.then(this.settled, this.settled);
+    }
+    return verdict;
+  }
+
+  /** No hot-path call is waiting for its answer: a large body's parse would hold none back. */
+  get idle(): boolean {
+    return this.pending === 0;
   }
 
   /** A hot path's reply as the answer to write (an `initialize` that opens a session names it). */

@@ -89,7 +89,8 @@ export async function startHttp(
   const sessions = options.sessions ?? new Sessions();
   const health = healthCheck(options.health, onerror);
   const limits: TransportLimits = { ...DEFAULT_TRANSPORT_LIMITS, ...options.limits };
-  const intake = bodyIntake(limits, maxRequestBodySize);
+  // a large body is parsed once the hot-path calls in progress are answered (OnePerTurn)
+  const intake = bodyIntake(limits, maxRequestBodySize, () => admission.idle);
   const batch = batchPath(handler, { limits, budget: intake.budget, maxRequestBodySize, toSdk, onerror });
   const telemetry = options.telemetry ?? NO_TELEMETRY;
   telemetry.sessions(() => sessions.size);

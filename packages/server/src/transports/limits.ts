@@ -191,7 +191,7 @@ export interface Intake {
  * the total). One interval sweeps the bodies being read, so a chunk costs no timer and no clock
  * read; the pause is measured to within a sweep period.
  */
-export function bodyIntake(limits: TransportLimits, maxBodyBytes: number): Intake {
+export function bodyIntake(limits: TransportLimits, maxBodyBytes: number, idle?: () => boolean): Intake {
   const budget = new Budget(limits.maxBufferedBytes);
   const reading = new Set<Reading>();
   const period = Math.max(25, Math.min(1_000, Math.floor(limits.bodyTimeoutMs / 4)));
@@ -205,6 +205,8 @@ export function bodyIntake(limits: TransportLimits, maxBodyBytes: number): Intak
   const stalled = `Request Timeout: no body bytes arrived for ${limits.bodyTimeoutMs} ms (--body-timeout)`;
   const neverFits = (size: number) =>
     `Payload Too Large: a body of ${size} bytes is more than the ${budget.largeLimit} bytes large bodies may hold together (three quarters of --max-buffered-bytes)`;
+
+  const largeBodies = new OnePerTurn(idle);
 
   const read: Intake['read'] = (req, res, done) => {
     // Checked by the caller: a declared length is at most maxBodyBytes. It is taken whole, up
@@ -236,7 +238,8 @@ export function bodyIntake(limits: TransportLimits, maxBodyBytes: number): Intak
       maxBodyBytes,
       (chunks, complete) => {
         reading.delete(entry);
-        done(chunks, complete);
+        if (size >= LARGE_BODY_BYTES) largeBodies.take(() => done(chunks, complete));
+        else done(chunks, complete);
       },
       (bytes) => {
         if (over) return false;
@@ -258,6 +261,51 @@ export function bodyIntake(limits: TransportLimits, maxBodyBytes: number): Intak
   };
 
   return { budget, read, close: () => clearInterval(sweeper) };
+}
+
+/** A body from this size on waits for its turn (OnePerTurn) before it is parsed. */
+export const LARGE_BODY_BYTES = 256 * 1024;
+
+/** The longest a large body waits for the small calls in progress to be answered. */
+export const LARGE_BODY_WAIT_MS = 100;
+
+/**
+ * Large bodies judged one per turn of the event loop, after the small calls in progress: decoding
+ * and parsing a 3.4 MB body holds the loop for about 30 ms, and a small call needs a few turns
+ * (its request, its database's answer), so four such bodies finished together held another
+ * client's `get` for over 100 ms. A large body waits while `idle()` is false, for at most
+ * LARGE_BODY_WAIT_MS (a steady stream of small calls must not starve it); small bodies never wait.
+ */
+export class OnePerTurn {
+  private readonly waiting: { work: () => void; since: number }[] = [];
+  private scheduled = false;
+
+  constructor(private readonly idle: () => boolean = () => true) {}
+
+  take(work: () => void): void {
+    this.waiting.push({ work, since: performance.now() });
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.waiting.length === 0) return;
+    this.scheduled = true;
+    const first = this.waiting[0]!;
+    const wait = !this.idle() && performance.now() - first.since < LARGE_BODY_WAIT_MS;
+    // while small calls wait on I/O, a timer (not setImmediate) lets the loop sleep until it comes
+    const next = () => {
+      this.scheduled = false;
+      if (wait && !this.idle() && performance.now() - first.since < LARGE_BODY_WAIT_MS) return this.schedule();
+      this.waiting.shift();
+      try {
+        first.work();
+      } finally {
+        this.schedule();
+      }
+    };
+    if (wait) setTimeout(next, 1);
+    else setImmediate(next);
+  }
 }
 
 /** Answers and closes the connection: the rest of the body is not read into memory. */
