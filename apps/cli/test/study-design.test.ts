@@ -101,6 +101,15 @@ describe("the study's time", () => {
     expect(estimateText(sized)).toMatch(/^about \d+ min \(steps \d+ min, calls past their steps' end \d+ min, /);
   });
 
+  it('counts each peer’s turns and starts beside ours', () => {
+    const overheads = { startMs: 10_000, reindexMs: 30_000 };
+    const withPeers = { ...settings, peers: ['faucet=./faucet', 'dbhub'] };
+    const estimate = segmentEstimate(segment('point-read'), withPeers, { overheads, cpus: 2 });
+    // three servers take a turn at each of the 60 steps; each starts on each database, re-indexed once
+    expect(estimate.stepsMs).toBe(3 * 60 * 2500);
+    expect(estimate.otherMs).toBe(2 * (3 * 10_000 + 6 * 30_000));
+  });
+
   it('learns what re-indexing costs from a segment measured', () => {
     const steps = [1, 2].flatMap((iteration) =>
       ['baseline', 'optimized'].map((indexes) =>
@@ -116,6 +125,11 @@ describe("the study's time", () => {
     const learned = learnedOverheads(file, guessedOverheads(1));
     expect(learned.startMs).toBe(10_000);
     expect(learned.reindexMs).toBeCloseTo(50_000 / 3, 6);
+    // the same time with two peers beside ours: three starts, one database to re-index
+    const ours = file.config.targets[0]!;
+    const peer = (name: string) => ({ ...ours, label: `${name} ${ours.label}`, peer: { name, command: name } });
+    const withPeers = { ...file, config: { ...file.config, targets: [ours, peer('faucet'), peer('dbhub')] } };
+    expect(learnedOverheads(withPeers, guessedOverheads(1)).reindexMs).toBeCloseTo(30_000 / 3, 6);
   });
 });
 

@@ -204,4 +204,23 @@ describe('Servers compared', () => {
     );
     expect(findingsMarkdown([file])).toContain('## Servers compared');
   });
+
+  it('names each database’s scale when they hold different ones, our server’s targets only', () => {
+    const file = peerFile();
+    const held = (engine: string) => ({
+      version: engine,
+      settings: {},
+      scale: engine === 'sqlite' ? 0.01 : 0.002,
+      seed: 42,
+      indexes: {},
+    });
+    file.config = {
+      ...file.config,
+      scale: null,
+      targets: file.config.targets.map((t) => ({ ...t, database: held(t.engine) })),
+    };
+    expect(findingsMarkdown([file])).toContain(
+      `Scale as each database holds it: sqlite ${ERA} 0.01, postgres ${ERA} 0.002, seed`,
+    );
+  });
 });

@@ -46,15 +46,17 @@ export function segmentEstimate(
   }: { sizing?: Sizing; overheads: Overheads; iterations?: number; cpus: number },
 ): Estimate {
   const perAgents = segment.workloads.reduce((n, w) => n + (WORKLOADS[w]!.database ? STUDY.indexes.length : 1), 0);
+  // each peer takes its own turn at every step, and starts as our server does
+  const servers = 1 + s.peers.length;
   let stepsMs = 0;
   let overrunMs = 0;
   for (const n of segment.agents) {
-    const steps = s.dbs.length * iterations * perAgents;
+    const steps = s.dbs.length * servers * iterations * perAgents;
     stepsMs += steps * (s.warmupMs + (sizing?.durationAt[n] ?? s.durationMs));
     if (isSized(segment) && sizing) overrunMs += steps * sizing.callMs * Math.max(1, n / cpus);
   }
   const reindexings = databaseWorkloads(segment) ? iterations + 1 : 0;
-  const otherMs = s.dbs.length * (overheads.startMs + reindexings * overheads.reindexMs);
+  const otherMs = s.dbs.length * (servers * overheads.startMs + reindexings * overheads.reindexMs);
   return { stepsMs, overrunMs, otherMs };
 }
 
@@ -69,9 +71,11 @@ export function learnedOverheads(file: ResultFile, guess: Overheads): Overheads 
     (ms, step) => ms + file.config.warmupMs + step.durationMs + (step.overrun?.lastEndedAfterMs ?? 0),
     0,
   );
-  const dbs = Math.max(1, file.config.targets.length);
+  const targets = file.config.targets;
+  const dbs = Math.max(1, targets.filter((t) => !t.peer).length);
+  const servers = Math.max(1, targets.length / dbs);
   const iterations = Math.max(...file.steps.map((s) => s.iteration), file.config.iterations);
-  const reindexMs = Math.max(0, ((elapsed - steps) / dbs - guess.startMs) / (iterations + 1));
+  const reindexMs = Math.max(0, ((elapsed - steps) / dbs - servers * guess.startMs) / (iterations + 1));
   return { startMs: guess.startMs, reindexMs };
 }
 

@@ -40,6 +40,15 @@ function judging(files: readonly ResultFile[], j: Judged): string[] {
   ];
 }
 
+/** The dataset scale, or each database's when they hold different ones (a reused database keeps its own). */
+function scaleOf(f: ResultFile): string {
+  if (f.config.scale !== null) return `Scale ${f.config.scale}`;
+  const held = [
+    ...new Set(f.config.targets.filter((t) => !t.peer).map((t) => `${t.label} ${t.database?.scale ?? 'unknown'}`)),
+  ];
+  return held.length ? `Scale as each database holds it: ${held.join(', ')}` : 'Scale unknown';
+}
+
 /** What the study ran: scale, iterations, steps, and the databases as each file found them. */
 function facts(files: readonly ResultFile[]): string[] {
   const f = files[0];
@@ -50,7 +59,7 @@ function facts(files: readonly ResultFile[]): string[] {
     ),
   ];
   return [
-    `Scale ${f.config.scale ?? 'unknown'}, seed ${f.config.seed}, ${f.config.iterations} iteration(s) of ` +
+    `${scaleOf(f)}, seed ${f.config.seed}, ${f.config.iterations} iteration(s) of ` +
       `${f.config.durationMs / 1000} s steps after ${f.config.warmupMs / 1000} s warm-up, indexes ` +
       `${f.config.indexes.join(' and ')} alternated.`,
     `Machine: ${f.environment.cpus} × ${f.environment.cpuModel}, ${f.environment.platform}, Node.js ${f.environment.node}; ` +
