@@ -217,7 +217,7 @@ describe('Servers compared', () => {
     file.config = {
       ...file.config,
       scale: null,
-      targets: file.config.targets.map((t) => ({ ...t, database: held(t.engine) })),
+      targets: file.config.targets.map((t) => ({ ...t, database: held(t.engine ?? '') })),
     };
     expect(findingsMarkdown([file])).toContain(
       `Scale as each database holds it: sqlite ${ERA} 0.01, postgres ${ERA} 0.002, seed`,
