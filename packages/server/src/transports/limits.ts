@@ -291,11 +291,10 @@ export class OnePerTurn {
     if (this.scheduled || this.waiting.length === 0) return;
     this.scheduled = true;
     const first = this.waiting[0]!;
-    const wait = !this.idle() && performance.now() - first.since < LARGE_BODY_WAIT_MS;
-    // while small calls wait on I/O, a timer (not setImmediate) lets the loop sleep until it comes
+    const due = () => this.idle() || performance.now() - first.since >= LARGE_BODY_WAIT_MS;
     const next = () => {
       this.scheduled = false;
-      if (wait && !this.idle() && performance.now() - first.since < LARGE_BODY_WAIT_MS) return this.schedule();
+      if (!due()) return this.schedule();
       this.waiting.shift();
       try {
         first.work();
@@ -303,8 +302,9 @@ export class OnePerTurn {
         this.schedule();
       }
     };
-    if (wait) setTimeout(next, 1);
-    else setImmediate(next);
+    // while small calls wait on I/O, a timer (not setImmediate) lets the loop sleep until it comes
+    if (due()) setImmediate(next);
+    else setTimeout(next, 1);
   }
 }
 
