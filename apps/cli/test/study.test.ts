@@ -172,6 +172,26 @@ describe('mcp-db-bench study', () => {
     expect(existsSync(join(nowhere, 'findings.md'))).toBe(false);
   }, 120_000);
 
+  it('--segments: measures the segments named, names the others as not measured, exits 0', async () => {
+    const some = join(dir, 'some');
+    const args = ARGS.map((a) => (a === out ? some : a));
+    const run = await runCli([...args, '--segments', 'session-init'], { cwd: dir, timeoutMs: 120_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(some, 'session-init.json'))).toBe(true);
+    for (const name of names.slice(1)) expect(existsSync(join(some, `${name}.json`))).toBe(false);
+    expect(run.stderr).toContain(`study 2/${names.length} ${names[1]}: not measured (--segments)`);
+    expect(run.stderr).toContain(
+      `findings of 1/${names.length} segments (not measured: ${names.slice(1).join(', ')}, by --segments)`,
+    );
+    // the session segment at every agent count of the design, a newcomer beside a fleet
+    const file = resultFile.parse(JSON.parse(readFileSync(join(some, 'session-init.json'), 'utf8')));
+    expect(new Set(file.steps.map((s) => s.agents))).toEqual(new Set(STUDY.segments[0].agents));
+    expect(readFileSync(join(some, 'findings.md'), 'utf8')).toContain('sessions/s, 10 agents');
+    const unknown = await runCli([...args, '--segments', 'session-init,nosuch'], { cwd: dir, timeoutMs: 60_000 });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(`unknown segment nosuch; segments: ${names.join(', ')}`);
+  }, 120_000);
+
   it('refuses to mix a study of other settings into the same --out', async () => {
     const other = await runCli([...ARGS.filter((a) => a !== '0.002' && a !== '--scale'), '--scale', '0.003'], {
       cwd: dir,

@@ -334,7 +334,41 @@ describe('the study findings', () => {
       ['sqlite', '3.00', '1.80', '1.00', '0.60'],
       ['postgres', '4.00', '–', '2.00', '–'],
     ]);
-    expect(f.head.at(-1)).toBe('handshakes/s');
+    // a read segment started sessions but measured none as a workload: no rate columns
+    expect(f.head.at(-1)).toBe('warm p50 ms, later');
+  });
+
+  it('gives whole sessions and handshakes per second at each agent count the segment measured', () => {
+    const steps: StepResult[] = [];
+    for (const target of ['sqlite', 'postgres'])
+      for (const iteration of [1, 2, 3])
+        for (const agents of [1, 10]) {
+          // postgres starts sessions half as fast; 10 agents four times 1 agent
+          const sessions = (target === 'sqlite' ? 1000 : 500) * (agents === 10 ? 4 : 1) + iteration;
+          for (const indexes of ['baseline', 'optimized'])
+            steps.push(step({ target, indexes, iteration, workload: 'session-init', agents, calls: sessions }));
+          steps.push(
+            step({ target, indexes: 'baseline', iteration, workload: 'handshake', agents, calls: 3 * sessions }),
+          );
+        }
+    const file = reads();
+    const f = sessionStart([
+      result(steps, {
+        config: { ...file.config, workloads: ['session-init', 'handshake'], agents: [1, 10], iterations: 3 },
+        sessionInit: file.sessionInit,
+      }),
+    ])!;
+    expect(f.head.slice(5)).toEqual([
+      'sessions/s, 1 agent',
+      'sessions/s, 10 agents',
+      'handshakes/s, 1 agent',
+      'handshakes/s, 10 agents',
+    ]);
+    // the medians of the iterations, the optimized set's for sessions, the baseline's for the handshake
+    expect(f.rows.map((r) => r.slice(5).map(text))).toEqual([
+      ['1,002', '4,002', '3,006', '12,006'],
+      ['502', '2,002', '1,506', '6,006'],
+    ]);
   });
 
   it('gives committed transfers per engine with conflicts, verification and restore', () => {

@@ -23,8 +23,9 @@ export const STUDY = {
   /** study --budget: iterations added to an unsettled segment at a time (2 keep the sides' order balanced) */
   batch: 2,
   segments: [
-    // a session's start with discovery, and the handshake alone (no database: run once per iteration)
-    { name: 'session-init', workloads: ['session-init', 'handshake'], agents: [1] },
+    // a session's start with discovery, and the handshake alone (no database: run once per iteration);
+    // at 10 and 50 agents, a newcomer starts beside a fleet starting too
+    { name: 'session-init', workloads: ['session-init', 'handshake'], agents: [1, 10, 50] },
     { name: 'point-read', workloads: ['point-read'], agents: [1, 10, 50] },
     { name: 'filtered', workloads: ['filtered'], agents: [1, 10, 50] },
     // per-entity aggregates: about 1 ms a call
@@ -130,6 +131,7 @@ export function segmentState(
     c.iterations !== s.iterations && `${c.iterations} iterations`,
     c.durationMs !== s.durationMs && `${c.durationMs} ms steps`,
     c.workloads.join(',') !== segment.workloads.join(',') && `workloads ${c.workloads.join(', ')}`,
+    c.agents.join(',') !== segment.agents.join(',') && `agents ${c.agents.join(', ')}`,
   ].filter(Boolean);
   return differs.length ? { state: 'other', why: differs.join(', ') } : { state: 'done', result };
 }

@@ -13,7 +13,7 @@ import {
   withheldLines,
   writeResultFile,
 } from '@mcp-db-bench/report';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   isSized,
   type SegmentRun,
@@ -56,6 +56,8 @@ interface StudyFlags {
   against?: string;
   /** --band: the claims rules' practical band, as a factor */
   band?: number;
+  /** --segments: the design's segments to measure, by name (all when absent) */
+  segments?: StudySegment[];
 }
 
 const design = STUDY.segments.map((s) => `${s.workloads.join(',')} at ${s.agents.join(',')} agent(s)`).join('; ');
@@ -103,6 +105,13 @@ export function studyCommand(): Command {
     .addOption(bandOption())
     .addOption(
       new Option(
+        '--segments <list>',
+        `the segments to measure, comma-separated (${STUDY.segments.map((s) => s.name).join(', ')}); the ` +
+          'findings name the others as not measured (default: all)',
+      ).argParser(parseSegments),
+    )
+    .addOption(
+      new Option(
         '--against <dir>',
         "an earlier study's --out: the findings set each ratio's verdict beside that study's (reproduced, " +
           'flipped, newly claimed, claim lost, ...)',
@@ -116,6 +125,7 @@ export function studyCommand(): Command {
         'mcp-db-bench study --db sqlite:shop.db --peer faucet=./faucet --peer dbhub --out servers',
         'mcp-db-bench study --scale 0.01 --duration 1s --out study-again --against study-small',
         'mcp-db-bench study --scale 1 --budget 3h --out study-long',
+        'mcp-db-bench study --scale 1 --segments analytical-table --out study-tables',
       ),
     )
     .action(study);
@@ -134,6 +144,8 @@ interface Study {
   interrupted?: NodeJS.Signals;
   /** a segment that measured nothing, and why */
   failed?: string;
+  /** the segments this invocation measures (--segments), in the design's order */
+  chosen: readonly StudySegment[];
 }
 
 async function study(flags: StudyFlags): Promise<void> {
@@ -164,13 +176,18 @@ async function study(flags: StudyFlags): Promise<void> {
     overheads: guessedOverheads(settings.scale),
     sizes: new Map(),
     done: new Map(),
+    chosen: flags.segments ?? STUDY.segments,
   };
   for (const s of states) if (s.state === 'done') run.done.set(s.segment.name, s.result);
   for (const s of states) if (s.state === 'done' && isSized(s.segment)) recallSizing(run, s.segment, s.result);
-  const todo = states.filter((s) => s.state !== 'done').map((s) => s.segment);
+  const todo = states.filter((s) => s.state !== 'done' && run.chosen.includes(s.segment)).map((s) => s.segment);
   if (todo.length) logLine(`study: ${todo.length} segment(s) to measure, ${estimateText(remaining(run, todo))}`);
   for (const [i, segment] of STUDY.segments.entries()) {
     const name = `study ${i + 1}/${STUDY.segments.length} ${segment.name}`;
+    if (!run.chosen.includes(segment)) {
+      logLine(`${name}: not measured (--segments)${run.done.has(segment.name) ? ', its earlier file kept' : ''}`);
+      continue;
+    }
     if (!todo.includes(segment)) {
       logLine(`${name}: finished before, kept (${segmentFile(segment, flags.out)})`);
       continue;
@@ -180,6 +197,17 @@ async function study(flags: StudyFlags): Promise<void> {
   }
   if (flags.budget !== undefined && !run.interrupted && !run.failed) await extend(run, flags.budget);
   report(run, earlier);
+}
+
+/** --segments: names of the design's segments, each once, kept in the design's order. */
+export function parseSegments(value: string): StudySegment[] {
+  const names = value.split(',').map((n) => n.trim());
+  const unknown = names.filter((n) => !STUDY.segments.some((s) => s.name === n));
+  if (unknown.length || !names.length)
+    throw new InvalidArgumentError(
+      `unknown segment ${unknown.join(', ')}; segments: ${STUDY.segments.map((s) => s.name).join(', ')}`,
+    );
+  return STUDY.segments.filter((s) => names.includes(s.name));
 }
 
 /** A --peer value checked as run reads it (a mistake is a usage error now), kept as given for the segments. */
@@ -383,7 +411,7 @@ function segmentNotes(file: ResultFile, band: number | undefined): string[] {
  */
 async function extend(run: Study, budgetMs: number): Promise<void> {
   const s = run.settings;
-  for (const segment of STUDY.segments) {
+  for (const segment of run.chosen) {
     const file = run.done.get(segment.name);
     if (!file || file.config.extended) continue;
     const marked = sequential(file, STUDY.batch);
@@ -391,7 +419,7 @@ async function extend(run: Study, budgetMs: number): Promise<void> {
     run.done.set(segment.name, marked);
   }
   for (;;) {
-    const files = STUDY.segments.flatMap((segment) => {
+    const files = run.chosen.flatMap((segment) => {
       const file = run.done.get(segment.name);
       return file ? [{ name: segment.name, file, segment }] : [];
     });
@@ -445,7 +473,8 @@ function report(run: Study, earlier: ResultFile[] | undefined): void {
     const f = run.done.get(s.name);
     return f ? [{ name: s.name, file: f }] : [];
   });
-  const missing = STUDY.segments.filter((s) => !run.done.has(s.name)).map((s) => s.name);
+  const missing = run.chosen.filter((s) => !run.done.has(s.name)).map((s) => s.name);
+  const notChosen = STUDY.segments.filter((s) => !run.chosen.includes(s) && !run.done.has(s.name)).map((s) => s.name);
   if (!files.length) {
     if (run.interrupted) {
       logLine('study interrupted before any segment finished: rerun the same command to measure it');
@@ -467,7 +496,8 @@ function report(run: Study, earlier: ResultFile[] | undefined): void {
   for (const line of notes) logLine(`study: ${line}`);
   logLine(
     `${run.interrupted ? 'study interrupted: rerun the same command to finish it; ' : ''}findings of ` +
-      `${files.length}/${STUDY.segments.length} segments${missing.length ? ` (missing: ${missing.join(', ')})` : ''}: ` +
+      `${files.length}/${STUDY.segments.length} segments${missing.length ? ` (missing: ${missing.join(', ')})` : ''}` +
+      `${notChosen.length ? ` (not measured: ${notChosen.join(', ')}, by --segments)` : ''}: ` +
       `${join(out, 'findings.html')}, ${join(out, 'findings.md')}`,
   );
   if (run.interrupted) process.exitCode = run.interrupted === 'SIGINT' ? EXIT.sigint : EXIT.sigterm;

@@ -16,8 +16,12 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
   if (!source.length) return undefined;
   const targets = targetsOf(source);
   const f = source[0]!;
-  const rate = (target: string, workload: string) => {
-    const steps = f.steps.filter((s) => s.target === target && s.workload === workload);
+  // whole sessions and handshakes per second at each agent count the file measured them at
+  const agents = [...new Set(f.steps.filter((s) => s.workload === 'session-init').map((s) => s.agents))].sort(
+    (a, b) => a - b,
+  );
+  const rate = (target: string, workload: string, n: number) => {
+    const steps = f.steps.filter((s) => s.target === target && s.workload === workload && s.agents === n);
     // the last index set that measured it: the handshake runs under the first only
     const set = [...f.config.indexes, null].reverse().find((p) => steps.some((s) => s.indexes === p));
     return stepsRate(steps.filter((s: StepResult) => s.indexes === (set ?? null)));
@@ -47,8 +51,8 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
       cell(measured.coldLater),
       cell(measured.warm),
       cell(measured.warmLater),
-      rateCell(rate(t.label, 'session-init')),
-      rateCell(rate(t.label, 'handshake')),
+      ...agents.map((n) => rateCell(rate(t.label, 'session-init', n))),
+      ...agents.map((n) => rateCell(rate(t.label, 'handshake', n))),
     ];
   });
   return {
@@ -58,16 +62,17 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
       'A session begins by discovering the schema: p50 ms on a new connection (cold) and on one kept open (warm), ' +
       'each timed on the server just started (first) and again in the last pass on the same server (later: its ' +
       'code paths compiled, typically 1.5 to 2 times faster; – in a file of one pass); whole sessions per second ' +
-      'at 1 agent, and handshakes alone (initialize and tools/list, no database) per second, medians of the ' +
-      'iterations. Each database against the others, with intervals: "Engines compared".',
+      'with that many agents starting sessions at once (beside a fleet, a newcomer waits for its turn), and ' +
+      'handshakes alone (initialize and tools/list, no database) per second, medians of the iterations. Each ' +
+      'database against the others, with intervals: "Engines compared".',
     head: [
       'database',
       'cold p50 ms, first',
       'cold p50 ms, later',
       'warm p50 ms, first',
       'warm p50 ms, later',
-      'sessions/s',
-      'handshakes/s',
+      ...agents.map((n) => `sessions/s, ${n} agent${n === 1 ? '' : 's'}`),
+      ...agents.map((n) => `handshakes/s, ${n} agent${n === 1 ? '' : 's'}`),
     ],
     rows,
     chart: barChart(
