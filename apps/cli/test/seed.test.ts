@@ -52,9 +52,33 @@ describe('mcp-db-bench seed', () => {
     expect(md.stdout).toMatch(/\| order_items \| 1,200 \|/);
   });
 
-  it('refuses to overwrite existing tables without --force', async () => {
-    expect(failure(await run(['seed', '--db', db, '--scale', '0.001']))).toMatch(
-      /already has dataset tables .* pass --force/,
+  it('refuses to overwrite existing tables without --force, naming the scale and seed they hold', async () => {
+    expect(failure(await run(['seed', '--db', db, '--scale', '0.002']))).toMatch(
+      /already has dataset tables .* at scale 0\.001, seed 42; pass --force/,
+    );
+  });
+
+  it('says a run uses tables of another scale than asked, and runs on them', async () => {
+    const r = await run([
+      'run',
+      '--db',
+      db,
+      '--scale',
+      '0.002',
+      '--workloads',
+      'point-read',
+      '--agents',
+      '1',
+      '--duration',
+      '200ms',
+      '--warmup',
+      '0ms',
+      '--iterations',
+      '1',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'using the dataset tables already there, at scale 0.001 and seed 42, not the scale 0.002 and seed 42 asked',
     );
   });
 

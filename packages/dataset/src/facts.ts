@@ -21,10 +21,15 @@ export async function datasetFacts(connection: Connection, engine: Engine): Prom
     .sort();
   const marked = catalog.tables.some((t) => t.name.toLowerCase() === MARKER_TABLE);
   if (!marked) return { scale: null, seed: null, indexes };
+  return { ...(await markedDataset(connection)), indexes };
+}
+
+/** The scale and seed the marker table names (null: tables of several seeds or scales). */
+export async function markedDataset(connection: Connection): Promise<Pick<DatasetFacts, 'scale' | 'seed'>> {
   const { rows } = await sql<{
     scale: string;
     seed: unknown;
   }>`select distinct ${sql.id('scale')}, ${sql.id('seed')} from ${sql.id(MARKER_TABLE)}`.execute(connection.db);
   const only = rows.length === 1 ? rows[0]! : undefined;
-  return { scale: only ? Number(only.scale) : null, seed: only ? Number(only.seed) : null, indexes };
+  return { scale: only ? Number(only.scale) : null, seed: only ? Number(only.seed) : null };
 }

@@ -5,7 +5,13 @@ import { DatasetExistsError, type SeedEvents, type SeedOptions, type SeedReport,
 type Message =
   | { kind: 'event'; name: keyof SeedEvents; args: unknown[] }
   | { kind: 'done'; report: SeedReport }
-  | { kind: 'failed'; code?: string; message: string; existing?: readonly string[] };
+  | {
+      kind: 'failed';
+      code?: string;
+      message: string;
+      existing?: readonly string[];
+      dataset?: DatasetExistsError['dataset'];
+    };
 
 /**
  * Runs {@link seed} on a worker thread with a small young generation. Generating millions of
@@ -24,7 +30,7 @@ export function seedInWorker(options: Omit<SeedOptions, 'on'>, on: SeedEvents = 
       // maxRSS covers the whole process, worker included: the number a user's machine feels.
       else if (m.kind === 'done')
         resolve({ ...m.report, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) });
-      else if (m.existing) reject(new DatasetExistsError(m.existing));
+      else if (m.existing) reject(new DatasetExistsError(m.existing, m.dataset));
       else reject(m.code ? new ToolError(m.code as never, m.message) : new Error(m.message));
     });
     worker.on('error', reject);
@@ -52,6 +58,7 @@ if (!isMainThread && parentPort && (workerData as SeedOptions | undefined)?.url)
         code: error instanceof ToolError ? error.code : undefined,
         message: error.message,
         existing: error instanceof DatasetExistsError ? error.tables : undefined,
+        dataset: error instanceof DatasetExistsError ? error.dataset : undefined,
       } satisfies Message),
     );
 }

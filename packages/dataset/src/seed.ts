@@ -1,6 +1,7 @@
 import { ToolError } from '@mcp-db-bench/contract';
 import { type BulkLoader, type Connection, type Engine, engineForUrl } from '@mcp-db-bench/engines';
 import { sql } from 'kysely';
+import { markedDataset } from './facts.js';
 import { batches, Dataset } from './generate.js';
 import { dropMarker, ForeignTablesError, mark, type Ownership, ownership, unmark } from './marker.js';
 import { type DatasetTable, INDEX_SETS, type IndexSet, rowCounts, TABLES } from './schema.js';
@@ -148,10 +149,16 @@ async function connectOrExplain(engine: Engine, url: string, create: boolean): P
 
 /** The database already has dataset tables, and the seed was not told to replace them. */
 export class DatasetExistsError extends ToolError {
-  constructor(readonly tables: readonly string[]) {
+  /** `dataset`: the scale and seed the marker names, where there is one */
+  constructor(
+    readonly tables: readonly string[],
+    readonly dataset?: { scale: number | null; seed: number | null },
+  ) {
     super(
       'invalid_argument',
-      `the database already has dataset tables (${tables.join(', ')}); pass --force to drop and reload them`,
+      `the database already has dataset tables (${tables.join(', ')})` +
+        `${dataset?.scale != null ? ` at scale ${dataset.scale}, seed ${dataset.seed}` : ''}; ` +
+        'pass --force to drop and reload them',
     );
   }
 }
@@ -160,7 +167,7 @@ export class DatasetExistsError extends ToolError {
 async function clearWay(connection: Connection, owned: Ownership, force: boolean): Promise<void> {
   if (owned.foreign.length) throw new ForeignTablesError(owned.foreign);
   if (owned.ours.length === 0) return;
-  if (!force) throw new DatasetExistsError(owned.ours);
+  if (!force) throw new DatasetExistsError(owned.ours, owned.marked ? await markedDataset(connection) : undefined);
   const dropped = await dropTables(
     connection,
     [...TABLES]

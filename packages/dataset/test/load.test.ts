@@ -76,7 +76,7 @@ describe.each(liveTargets())('$engine', (target) => {
 
   it('refuses to overwrite without --force, and reloads with it', { timeout: LOAD_TIMEOUT_MS }, async () => {
     await expect(seed({ url, scale: SCALE, seed: SEED, indexes: 'baseline', force: false })).rejects.toThrow(
-      /already has dataset tables .*pass --force/,
+      new RegExp(`already has dataset tables .* at scale ${SCALE}, seed ${SEED}; pass --force`),
     );
     const again = await seed({ url, scale: SCALE, seed: SEED, indexes: 'baseline', force: true });
     expect(again.checks.ok).toBe(true);

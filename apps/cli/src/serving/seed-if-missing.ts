@@ -2,7 +2,10 @@ import { DatasetExistsError, type IndexSet, MARKER_TABLE, seedInWorker, TABLES }
 import { redactUrl } from '@mcp-db-bench/engines';
 import { onDatabase } from '../errors.js';
 
-/** Seeds a database that has no dataset yet; one that has it is used as it is. */
+/**
+ * Seeds a database that has no dataset yet; one that has it is used as it is, and said to be of
+ * another scale or seed than asked where it is (its figures are of the rows it holds).
+ */
 export async function seedIfMissing(
   url: string,
   options: { scale: number; seed: number; indexes: IndexSet },
@@ -16,6 +19,12 @@ export async function seedIfMissing(
     );
   } catch (error) {
     if (!(error instanceof DatasetExistsError)) throw error;
-    log(`${redactUrl(url)}: using the dataset tables already there (seed --force to reload)`);
+    const held = error.dataset;
+    const other =
+      held?.scale != null && (held.scale !== options.scale || held.seed !== options.seed)
+        ? `, at scale ${held.scale} and seed ${held.seed}, not the scale ${options.scale} and seed ${options.seed} asked: ` +
+          `its figures are of the rows it holds`
+        : '';
+    log(`${redactUrl(url)}: using the dataset tables already there${other} (seed --force to reload)`);
   }
 }

@@ -37,7 +37,8 @@ export function ratioLegend(j: Pick<Judged, 'rules' | 'family'>, iterations: num
     `${whose} ${int(j.family)} ratios judged together against a ${band} band: 1.32x [1.15–1.58]: a difference, ` +
     `its ${pct(sure)} interval outside the band and sure among the ${int(j.family)} (Holm, ${pct(rules.alpha)}); ` +
     `no difference (0.97–1.04): inside the band; ~ (1.05–1.20): undecided, crossing a band edge` +
-    `${sure < MIN_CONFIDENCE ? ` or only ${pct(sure)} sure` : ''}; (4 of 5 iterations): the pairs usable; ` +
+    `${sure < MIN_CONFIDENCE ? ` or only ${pct(sure)} sure` : ''}, or ~ (1.32–1.64): outside the band but not sure ` +
+    `among the ${int(j.family)}; (4 of 5 iterations): the pairs usable; ` +
     `withheld: fewer than ${rules.minPairs} usable pairs, and why`
   );
 }
