@@ -72,7 +72,7 @@ describe('mcp-db-bench seed', () => {
       '--duration',
       '200ms',
       '--warmup',
-      '0ms',
+      '100ms',
       '--iterations',
       '1',
     ]);
