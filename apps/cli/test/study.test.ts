@@ -186,7 +186,7 @@ describe('mcp-db-bench study', () => {
     // the session segment at every agent count of the design, a newcomer beside a fleet
     const file = resultFile.parse(JSON.parse(readFileSync(join(some, 'session-init.json'), 'utf8')));
     expect(new Set(file.steps.map((s) => s.agents))).toEqual(new Set(STUDY.segments[0].agents));
-    expect(readFileSync(join(some, 'findings.md'), 'utf8')).toContain('sessions/s, 10 agents');
+    expect(readFileSync(join(some, 'findings.md'), 'utf8')).toContain('sessions/s, 1 / 10 / 50 agent(s)');
     const unknown = await runCli([...args, '--segments', 'session-init,nosuch'], { cwd: dir, timeoutMs: 60_000 });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`unknown segment nosuch; segments: ${names.join(', ')}`);

@@ -26,6 +26,11 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
     const set = [...f.config.indexes, null].reverse().find((p) => steps.some((s) => s.indexes === p));
     return stepsRate(steps.filter((s: StepResult) => s.indexes === (set ?? null)));
   };
+  // one cell for every agent count, so that the table fits a page
+  const rates = (target: string, workload: string): Cell => {
+    const cells = agents.map((n) => rateCell(rate(target, workload, n)));
+    return cells.length === 1 ? cells[0]! : cells.map((c) => (typeof c === 'string' ? c : c.text)).join(' / ');
+  };
   // p50 ms of each measurement: cold and warm connections, on the server just started and later
   const p50 = (stats: { histogram: string } | undefined) =>
     stats === undefined ? undefined : summarize(stats.histogram).p50 / 1000;
@@ -51,8 +56,7 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
       cell(measured.coldLater),
       cell(measured.warm),
       cell(measured.warmLater),
-      ...agents.map((n) => rateCell(rate(t.label, 'session-init', n))),
-      ...agents.map((n) => rateCell(rate(t.label, 'handshake', n))),
+      ...(agents.length ? [rates(t.label, 'session-init'), rates(t.label, 'handshake')] : []),
     ];
   });
   return {
@@ -71,8 +75,7 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
       'cold p50 ms, later',
       'warm p50 ms, first',
       'warm p50 ms, later',
-      ...agents.map((n) => `sessions/s, ${n} agent${n === 1 ? '' : 's'}`),
-      ...agents.map((n) => `handshakes/s, ${n} agent${n === 1 ? '' : 's'}`),
+      ...(agents.length ? ['sessions/s', 'handshakes/s'].map((h) => `${h}, ${agents.join(' / ')} agent(s)`) : []),
     ],
     rows,
     chart: barChart(
