@@ -339,6 +339,7 @@ describe('study --peer', () => {
           seed: s.seed,
           iterations: s.iterations,
           durationMs: s.durationMs,
+          agents: [...segment.agents],
           targets: [
             target('sqlite 2025 session'),
             target('faucet sqlite 2025 session', { name: 'faucet', command: '/opt/faucet' }),
@@ -357,6 +358,12 @@ describe('study --peer', () => {
       expect(state.state).toBe('other');
       expect(state.state === 'other' && state.why).toContain(why);
     }
+    // a file of other agent counts (an earlier design's) is another study's too
+    const file = join(s.out, `${segment.name}.json`);
+    const written = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...written, config: { ...written.config, agents: [1] } }));
+    const state = segmentState(segment, s);
+    expect(state.state === 'other' && state.why).toBe('agents 1');
   });
 });
 
