@@ -456,13 +456,14 @@ export function rerunVerdict(
   earlier: Pick<RatioVerdict, 'verdict' | 'side'>,
   now: Pick<RatioVerdict, 'verdict' | 'side'>,
 ): RerunVerdict {
+  // a ratio one run could not judge (a busy machine, too few pairs) neither agrees nor disagrees
+  if (earlier.verdict === 'withheld' || now.verdict === 'withheld') return 'withheld';
   const a = earlier.verdict === 'claim';
   const b = now.verdict === 'claim';
   if (a && b) return earlier.side === now.side ? 'reproduced' : 'flipped';
   if (a) return 'claim-lost';
   if (b) return 'newly-claimed';
   if (earlier.verdict === 'no-difference' && now.verdict === 'no-difference') return 'no-difference-both';
-  if (earlier.verdict === 'withheld' || now.verdict === 'withheld') return 'withheld';
   return 'unsettled';
 }
 
@@ -506,6 +507,7 @@ export function rerunExpectation(
 ): RerunExpectation {
   let disagreements = 0;
   for (const { earlier, now } of pairs) {
+    if (earlier.verdict === 'withheld' || now.verdict === 'withheld') continue;
     const powers = [earlier, now].filter((v) => v.verdict === 'claim').map((v) => claimPower(v, rules));
     if (!powers.length) continue;
     const p = powers.reduce((a, b) => a + b, 0) / powers.length;

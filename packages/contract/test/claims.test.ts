@@ -297,6 +297,9 @@ describe('a rerun, judged by verdicts', () => {
     expect(rerunVerdict(same, same)).toBe('no-difference-both');
     expect(rerunVerdict(same, unsure)).toBe('unsettled');
     expect(rerunVerdict(unsure, withheld)).toBe('withheld');
+    // a claim beside a ratio the other run withheld (a busy machine) is not a claim lost
+    expect(rerunVerdict(up, withheld)).toBe('withheld');
+    expect(rerunVerdict(withheld, down)).toBe('withheld');
     const all = [up, down, same, unsure, withheld];
     const swapped = { 'newly-claimed': 'claim-lost', 'claim-lost': 'newly-claimed' } as Record<string, string>;
     for (const a of all)
@@ -324,6 +327,8 @@ describe('a rerun, judged by verdicts', () => {
       { earlier: up, now: up },
       { earlier: barely, now: unsure },
       { earlier: same, now: same },
+      // a claim beside a withheld ratio: nothing to compare, no disagreement expected
+      { earlier: up, now: withheld },
     ]);
     expect(expected.disagreements).toBeCloseTo(2 * (1 - claimPower(up)) * claimPower(up) + 2 * p * (1 - p), 10);
     expect(expected.falseClaims).toBeCloseTo(0.1, 10);

@@ -89,12 +89,14 @@ function rerunNote(
   const count = (v: RerunVerdict) => verdicts.filter((x) => x === v).length;
   const counted = ORDER.filter(count).map((v) => `${WORDS[v]} ${int(count(v))}`);
   const expected = rerunExpectation(pairs, j.rules);
-  const claimed = pairs.filter((p) => p.earlier.verdict === 'claim' || p.now.verdict === 'claim').length;
+  const judged = pairs.filter((p) => p.earlier.verdict !== 'withheld' && p.now.verdict !== 'withheld');
+  const claimed = judged.filter((p) => p.earlier.verdict === 'claim' || p.now.verdict === 'claim').length;
   return (
     `${int(verdicts.length)} ratios of both runs, judged by their verdicts (each run's ratios judged together, ` +
     `the same ±${Math.round((j.rules.band - 1) * 100)}% band): ${counted.join(', ')}. Reproduced and no ` +
     'difference both times are agreement; flipped, newly claimed and claim lost disagreement; unsettled ' +
-    `(neither run claims it, and not both say no difference) and withheld neither. ${chance(expected, claimed)} The ` +
+    `(neither run claims it, and not both say no difference) and withheld (by either run) neither. ` +
+    `${chance(expected, claimed)} The ` +
     'disagreements come first. The earlier run was measured by the commands below.'
   );
 }
