@@ -59,23 +59,8 @@ describe('mcp-db-bench seed', () => {
   });
 
   it('says a run uses tables of another scale than asked, and runs on them', async () => {
-    const r = await run([
-      'run',
-      '--db',
-      db,
-      '--scale',
-      '0.002',
-      '--workloads',
-      'point-read',
-      '--agents',
-      '1',
-      '--duration',
-      '200ms',
-      '--warmup',
-      '100ms',
-      '--iterations',
-      '1',
-    ]);
+    const short = '--scale 0.002 --workloads point-read --agents 1 --duration 200ms --warmup 100ms --iterations 1';
+    const r = await run(['run', '--db', db, ...short.split(' ')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(
       'using the dataset tables already there, at scale 0.001 and seed 42, not the scale 0.002 and seed 42 asked',

@@ -36,6 +36,7 @@ const WORDS: Record<RerunVerdict, string> = {
   'no-difference-both': 'no difference both times',
 };
 const ORDER = Object.keys(WORDS) as RerunVerdict[];
+const CLAIMED: readonly RerunVerdict[] = ['reproduced', 'flipped', 'newly-claimed', 'claim-lost'];
 const TONE = { good: 'good', bad: 'bad', neutral: 'noise' } as const;
 
 /**
@@ -89,8 +90,8 @@ function rerunNote(
   const count = (v: RerunVerdict) => verdicts.filter((x) => x === v).length;
   const counted = ORDER.filter(count).map((v) => `${WORDS[v]} ${int(count(v))}`);
   const expected = rerunExpectation(pairs, j.rules);
-  const judged = pairs.filter((p) => p.earlier.verdict !== 'withheld' && p.now.verdict !== 'withheld');
-  const claimed = judged.filter((p) => p.earlier.verdict === 'claim' || p.now.verdict === 'claim').length;
+  // a ratio claimed in either run and withheld in neither: its rerun verdict says which
+  const claimed = verdicts.filter((v) => CLAIMED.includes(v)).length;
   return (
     `${int(verdicts.length)} ratios of both runs, judged by their verdicts (each run's ratios judged together, ` +
     `the same ±${Math.round((j.rules.band - 1) * 100)}% band): ${counted.join(', ')}. Reproduced and no ` +
