@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { STUDY, type StudySettings } from '../src/benchmark/study.js';
 import { estimateText, guessedOverheads, learnedOverheads, segmentEstimate } from '../src/benchmark/study-estimate.js';
 import { extendResult, sequential, settlement, settlementText } from '../src/benchmark/study-settle.js';
-import { callMsOf, sizingArgs, stepDurations } from '../src/benchmark/study-sizing.js';
+import { callTimesOf, sizingArgs, stepDurations } from '../src/benchmark/study-sizing.js';
 
 const settings: StudySettings = {
   dbs: ['sqlite:a.db', 'postgres://u:p@127.0.0.1/b'],
@@ -20,68 +20,77 @@ const settings: StudySettings = {
 const segment = (name: string) => STUDY.segments.find((s) => s.name === name)!;
 
 describe('steps sized to the work', () => {
-  it('gives calls of seconds steps that hold 10 of them and end within half a step, up to the cap', () => {
-    // 4 s alone; on 2 cores, 10 agents wait 20 s a call, 50 agents 100 s
-    expect(stepDurations(4000, [1, 10, 50], { cpus: 2, baseMs: 2000 })).toEqual({
-      1: 40_000, // 10 calls one after another
-      10: 40_000, // a call of 20 s ends within half of it
-      50: STUDY.maxStepMs, // 200 s wanted: capped, its ratios will say they overran
+  it('gives calls of seconds steps that hold 10 of them and drain within half a step, up to the cap', () => {
+    // 0.5 s on average, 3 s the longest: at 10 agents on 2 cores the calls in flight at a step's
+    // end drain in (3 + 9 × 1.75) / 2 = 9.375 s, at 50 in (3 + 49 × 1.75) / 2 = 44.375 s
+    const calls = { meanMs: 500, longestMs: 3000 };
+    expect(stepDurations(calls, [1, 10, 50], { cpus: 2, baseMs: 2000 })).toEqual({
+      1: 6000, // the longest call ends within half of it (10 calls of 0.5 s take only 5 s)
+      10: 18_800,
+      50: 88_800,
+    });
+    // calls of 4 s to 8 s: 50 agents would want 302 s; capped, their ratios will say they overran
+    expect(stepDurations({ meanMs: 4000, longestMs: 8000 }, [50], { cpus: 2, baseMs: 2000 })).toEqual({
+      50: STUDY.maxStepMs,
     });
     // calls of milliseconds keep the design's steps, however short
-    expect(stepDurations(5, [1, 10, 50], { cpus: 2, baseMs: 2000 })).toEqual({ 1: 2000, 10: 2000, 50: 2000 });
-    // ... unless 50 agents' calls (5 ms × 25 = 125 ms each) would outlast half of them
-    expect(stepDurations(5, [1, 50], { cpus: 2, baseMs: 200 })).toEqual({ 1: 200, 50: 300 });
+    const quick = { meanMs: 5, longestMs: 10 };
+    expect(stepDurations(quick, [1, 10, 50], { cpus: 2, baseMs: 2000 })).toEqual({ 1: 2000, 10: 2000, 50: 2000 });
+    // ... unless 50 agents' calls in flight (188.75 ms to drain) would outlast half of them
+    expect(stepDurations(quick, [1, 50], { cpus: 2, baseMs: 200 })).toEqual({ 1: 200, 50: 400 });
   });
 
-  it('times one call alone on the slower side before the sized segment', () => {
+  it('times the calls alone on both index sets before the sized segment', () => {
     const args = sizingArgs(segment('analytical-table'), settings, 'out/analytical-table.sizing.json');
     const flag = (name: string) => args[args.indexOf(name) + 1];
     expect([flag('--workloads'), flag('--agents'), flag('--indexes'), flag('--iterations')]).toEqual([
       'analytical-table',
       '1',
-      'baseline',
+      'baseline,optimized',
       '2',
     ]);
     expect([flag('--duration'), flag('--check-calls'), flag('--out')]).toEqual([
-      '100ms',
+      '1000ms',
       '0',
       'out/analytical-table.sizing.json',
     ]);
   });
 });
 
-describe('one call timed alone', () => {
-  it('reads its length from the calls measured, or from how long the one begun in the warm-up ran past the step', () => {
-    const config = { ...result([]).config, warmupMs: 1 };
-    const quick = (target: string, iteration: number, extra: Partial<StepResult>) =>
-      step({ workload: 'analytical-table', agents: 1, calls: 0, durationMs: 100, target, iteration, ...extra });
+describe('calls timed alone', () => {
+  const config = { ...result([]).config, warmupMs: 1 };
+  const quick = (target: string, iteration: number, extra: Partial<StepResult>) =>
+    step({ workload: 'analytical-table', agents: 1, calls: 0, durationMs: 1000, target, iteration, ...extra });
+
+  it('reads the mean of the calls measured and the longest, counting how long one ran past its step', () => {
     const file = result(
       [
-        // PostgreSQL: calls of 2 ms filled the step, the second iteration's faster (warm)
+        // PostgreSQL: calls of 2 and 3 ms filled the steps
+        step({ workload: 'analytical-table', agents: 1, calls: 40, target: 'pg', all: stats(Array(40).fill(3000)) }),
         step({
           workload: 'analytical-table',
           agents: 1,
-          calls: 40,
-          target: 'pg',
-          iteration: 1,
-          all: stats(Array(40).fill(3000)),
-        }),
-        step({
-          workload: 'analytical-table',
-          agents: 1,
-          calls: 50,
+          calls: 60,
           target: 'pg',
           iteration: 2,
-          all: stats(Array(50).fill(2000)),
+          all: stats(Array(60).fill(2000)),
         }),
-        // SQLite: one call of about 4 s, begun in the 1 ms warm-up, ran 3,899 ms past the 100 ms step
-        quick('sqlite', 1, { overrun: { calls: 1, lastEndedAfterMs: 4899 } }),
-        quick('sqlite', 2, { overrun: { calls: 1, lastEndedAfterMs: 3899 } }),
+        // SQLite: one call begun in the warm-up ran 3,899 ms past the step, then two of 1 ms and one
+        // still running 4,899 ms past the next step: the longest of them all
+        quick('sqlite', 1, { overrun: { calls: 1, lastEndedAfterMs: 3899 } }),
+        quick('sqlite', 2, { calls: 2, all: stats([1000, 1000]), overrun: { calls: 1, lastEndedAfterMs: 4899 } }),
       ],
       { config },
     );
-    expect(callMsOf(file)).toBeCloseTo(4000, 0);
-    expect(callMsOf(result([quick('sqlite', 1, {})], { config }))).toBeUndefined();
+    const times = callTimesOf(file)!;
+    expect(times.meanMs).toBeCloseTo(2.4, 1); // PostgreSQL's (120 + 120) / 100: SQLite's 1 ms is less
+    expect(times.longestMs).toBeCloseTo(4899, 0);
+    expect(callTimesOf(result([quick('sqlite', 1, {})], { config }))).toBeUndefined();
+  });
+
+  it('takes a database that finished no call in its steps at its longest', () => {
+    const file = result([quick('sqlite', 1, { overrun: { calls: 1, lastEndedAfterMs: 700 } })], { config });
+    expect(callTimesOf(file)).toEqual({ meanMs: 700, longestMs: 700 });
   });
 });
 
@@ -94,10 +103,12 @@ describe("the study's time", () => {
     expect(plain.overrunMs).toBe(0);
     // each database: its start, and 6 re-indexings (iterations + 1)
     expect(plain.otherMs).toBe(2 * (10_000 + 6 * 30_000));
-    const sizing = { callMs: 4000, durationAt: stepDurations(4000, [1, 10, 50], { cpus: 2, baseMs: 2000 }) };
+    const calls = { meanMs: 500, longestMs: 3000 };
+    const sizing = { ...calls, durationAt: stepDurations(calls, [1, 10, 50], { cpus: 2, baseMs: 2000 }) };
     const sized = segmentEstimate(segment('analytical-table'), settings, { sizing, overheads, cpus: 2 });
-    expect(sized.stepsMs).toBe(20 * (500 + 40_000) + 20 * (500 + 40_000) + 20 * (500 + STUDY.maxStepMs));
-    expect(sized.overrunMs).toBe(20 * 4000 + 20 * 20_000 + 20 * 100_000);
+    expect(sized.stepsMs).toBe(20 * (500 + 6000) + 20 * (500 + 18_800) + 20 * (500 + 88_800));
+    // each step's calls in flight drain past its end: 3 s, 9.375 s, 44.375 s
+    expect(sized.overrunMs).toBe(20 * 3000 + 20 * 9375 + 20 * 44_375);
     expect(estimateText(sized)).toMatch(/^about \d+ min \(steps \d+ min, calls past their steps' end \d+ min, /);
   });
 

@@ -1,14 +1,14 @@
 /**
  * How long a study takes, said before it starts and refined as its segments finish: the steps
- * (warm-up and measured time), the calls that run past their step's end (a sized segment's, up
- * to a call's length each), and what the runs do besides (re-indexing, each run's start: its
+ * (warm-up and measured time), the calls that run past their step's end (a sized segment's, as
+ * long as its calls in flight take to drain), and what the runs do besides (re-indexing, each run's start: its
  * server's warm-up, session starts, the cost decomposition). The last is learned from the
  * segments measured so far; before any, a guess by scale.
  */
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { WORKLOADS } from '@mcp-db-bench/loadgen';
 import { isSized, STUDY, type StudySegment, type StudySettings } from './study.js';
-import type { Sizing } from './study-sizing.js';
+import { drainMs, type Sizing } from './study-sizing.js';
 
 /** What a run spends besides its steps, per database. */
 export interface Overheads {
@@ -54,7 +54,7 @@ export function segmentEstimate(
   for (const n of segment.agents) {
     const steps = s.dbs.length * servers * iterations * perAgents;
     stepsMs += steps * (s.warmupMs + (sizing?.durationAt[n] ?? s.durationMs));
-    if (isSized(segment) && sizing) overrunMs += steps * sizing.callMs * Math.max(1, n / cpus);
+    if (isSized(segment) && sizing) overrunMs += steps * drainMs(sizing, n, cpus);
   }
   const reindexings = databaseWorkloads(segment) ? iterations + 1 : 0;
   const otherMs = s.dbs.length * (servers * overheads.startMs + reindexings * overheads.reindexMs);

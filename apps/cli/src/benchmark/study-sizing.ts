@@ -1,14 +1,17 @@
 /**
- * Steps sized to the work. A whole-table grouping takes 0.4 to 8 s at scale 1, longer than the
- * study's 2 s steps: every call outlasted its step and no ratio came out. Before such a segment
- * (`sized: true` in the design) the study measures one call of it at 1 agent on the slower side
- * (baseline indexes) on every database, and sizes each agent count's steps from the slowest:
+ * Steps sized to the work. A whole-table grouping's calls take 1 ms to 3 s at scale 1, by the
+ * table grouped (a mean near 0.1 to 0.6 s): the study's 2 s steps ended inside them and no ratio
+ * came out. Before such a segment (`sized: true` in the design) the study times its calls at 1
+ * agent on both index sets of every database, and sizes each agent count's steps from the
+ * slowest database's mean and longest call:
  *
- * - N agents on P cores run about min(N, P) calls at once, so a call takes L × max(1, N / P)
- *   (L: one call alone), and a step must last twice that, so that a call started in it ends
- *   within half a step after it (the findings' "overran" rule);
- * - and long enough to finish `minCalls` calls (the claims rules' minimum for a rate):
- *   minCalls × L / min(N, P);
+ * - when a step ends, its agents' calls in flight drain: N agents on P cores run min(N, P) at
+ *   once, so the last ends after about (longest + (N − 1) × residual) / min(N, P), never sooner
+ *   than the longest call (the residual: what a call in flight has left, taken as halfway between
+ *   the mean and the longest, since long calls are the likelier to be in flight);
+ * - a step lasts twice that, so its calls end within half a step after it (the findings'
+ *   "overran" rule), and long enough to finish `minCalls` calls (the claims rules' minimum for a
+ *   rate): minCalls × mean / min(N, P);
  * - never shorter than the design's duration, never longer than `STUDY.maxStepMs`: past it, the
  *   steps at that agent count overrun, and their ratios are withheld with the reason.
  */
@@ -16,21 +19,32 @@ import { CLAIM_RULES, type ResultFile } from '@mcp-db-bench/contract';
 import { summarize } from '@mcp-db-bench/report';
 import { STUDY, type StudySegment, type StudySettings, segmentArgs } from './study.js';
 
-const SIZING_STEP_MS = 100;
+const SIZING_STEP_MS = 1000;
 
-/** One call alone, ms, when the quick measurement found none: the slowest whole-table grouping at scale 1, scaled. */
-export const fallbackCallMs = (scale: number) => Math.max(1, 8000 * scale);
+/** A sized segment's calls alone, ms. */
+export interface CallTimes {
+  meanMs: number;
+  longestMs: number;
+}
 
-export interface Sizing {
-  /** one call alone on the slowest database, ms */
-  callMs: number;
+/** Calls alone when the quick measurement found none: whole-table groupings at scale 1 (docs/study.md), scaled. */
+export const fallbackCalls = (scale: number): CallTimes => ({
+  meanMs: Math.max(1, 600 * scale),
+  longestMs: Math.max(1, 3000 * scale),
+});
+
+export interface Sizing extends CallTimes {
   /** measured time per step, by agent count */
   durationAt: Record<string, number>;
 }
 
-/** Each agent count's step duration for calls of `callMs` alone, on `cpus` cores. */
+/** How long N agents' calls in flight at a step's end take to finish, ms (see above). */
+export const drainMs = ({ meanMs, longestMs }: CallTimes, n: number, cpus: number): number =>
+  Math.max(longestMs, (longestMs + (n - 1) * ((meanMs + longestMs) / 2)) / Math.min(n, cpus));
+
+/** Each agent count's step duration for calls of these times alone, on `cpus` cores. */
 export function stepDurations(
-  callMs: number,
+  calls: CallTimes,
   agents: readonly number[],
   {
     cpus,
@@ -41,17 +55,16 @@ export function stepDurations(
 ): Record<string, number> {
   const out: Record<string, number> = {};
   for (const n of agents) {
-    const perCall = callMs * Math.max(1, n / cpus);
-    const needed = Math.max(2 * perCall, (minCalls * callMs) / Math.min(n, cpus));
+    const needed = Math.max(2 * drainMs(calls, n, cpus), (minCalls * calls.meanMs) / Math.min(n, cpus));
     out[n] = needed <= baseMs ? baseMs : Math.min(maxMs, Math.ceil(needed / 100) * 100);
   }
   return out;
 }
 
 /**
- * The quick measurement's `run`: the segment's workloads at 1 agent on baseline indexes, 2
- * iterations of 100 ms steps after 1 ms of warm-up: calls of milliseconds fill the steps, a call
- * of seconds starts in the warm-up and its length is read from how long it ran past the step.
+ * The quick measurement's `run`: the segment's workloads at 1 agent on both index sets (either
+ * may be the slower: an index can make a grouping slower), 2 iterations of 1 s steps after 1 ms
+ * of warm-up: calls of milliseconds fill the steps, a call of seconds is read from how long it ran.
  */
 export function sizingArgs(segment: StudySegment, s: StudySettings, out: string): string[] {
   const args = segmentArgs(segment, s, { iterations: 2, out });
@@ -59,27 +72,33 @@ export function sizingArgs(segment: StudySegment, s: StudySettings, out: string)
     args[args.indexOf(flag) + 1] = value;
   };
   set('--agents', '1');
-  set('--indexes', STUDY.indexes[0]);
   set('--duration', `${SIZING_STEP_MS}ms`);
   set('--warmup', '1ms');
   return [...args, '--check-calls', '0'];
 }
 
 /**
- * One call alone, ms, from the quick measurement's file: per database the faster of its two
- * iterations (the first may read from disk; the study's steps are warmed up), the slowest database.
- * A step's calls' p50; a step with none measured held one call begun at its warm-up's start and
- * ended past the step: its length is the warm-up, the step and the run past its end.
+ * Calls alone, from the quick measurement's file: per database the mean of the calls that ended
+ * in their steps and the longest call seen (one still running at a step's end ran at least as
+ * long as it ran past it), and of each the slowest database's.
  */
-export function callMsOf(file: ResultFile): number | undefined {
-  const byTarget = new Map<string, number>();
+export function callTimesOf(file: ResultFile): CallTimes | undefined {
+  const byTarget = new Map<string, { calls: number; totalMs: number; longestMs: number }>();
   for (const step of file.steps) {
-    const callMs =
-      step.all.count > 0
-        ? summarize(step.all.histogram).p50 / 1000
-        : step.overrun && file.config.warmupMs + step.durationMs + step.overrun.lastEndedAfterMs;
-    if (!callMs) continue;
-    byTarget.set(step.target, Math.min(byTarget.get(step.target) ?? Number.POSITIVE_INFINITY, callMs));
+    const t = byTarget.get(step.target) ?? { calls: 0, totalMs: 0, longestMs: 0 };
+    if (step.all.count > 0) {
+      const s = summarize(step.all.histogram);
+      t.calls += s.count;
+      t.totalMs += (s.mean * s.count) / 1000;
+      t.longestMs = Math.max(t.longestMs, s.max / 1000);
+    }
+    t.longestMs = Math.max(t.longestMs, step.overrun?.lastEndedAfterMs ?? 0);
+    byTarget.set(step.target, t);
   }
-  return byTarget.size ? Math.max(...byTarget.values()) : undefined;
+  const measured = [...byTarget.values()].filter((t) => t.longestMs > 0);
+  if (!measured.length) return undefined;
+  return {
+    meanMs: Math.max(...measured.map((t) => (t.calls ? t.totalMs / t.calls : t.longestMs))),
+    longestMs: Math.max(...measured.map((t) => t.longestMs)),
+  };
 }

@@ -34,7 +34,14 @@ import {
   total,
 } from '../benchmark/study-estimate.js';
 import { extendResult, sequential, settlement, settlementText } from '../benchmark/study-settle.js';
-import { callMsOf, fallbackCallMs, type Sizing, sizingArgs, stepDurations } from '../benchmark/study-sizing.js';
+import {
+  type CallTimes,
+  callTimesOf,
+  fallbackCalls,
+  type Sizing,
+  sizingArgs,
+  stepDurations,
+} from '../benchmark/study-sizing.js';
 import { EXIT, redactAll, UsageError } from '../errors.js';
 import { bandOption, checkOutputDir, dbListOption, examples, scaleOption, seedOption } from '../options.js';
 import { parseDuration, parseLongDuration, parsePositiveInt } from '../parse/durations.js';
@@ -241,26 +248,26 @@ const remaining = (run: Study, segments: readonly StudySegment[]) =>
     ),
   );
 
-/** A sized segment before its quick measurement: the slowest call its workload is known for, by scale. */
+/** A sized segment before its quick measurement: the calls its workload is known for, by scale. */
 const guessedSizing = (run: Study, segment: StudySegment): Sizing | undefined =>
-  isSized(segment) ? sizingFor(run, segment, fallbackCallMs(run.settings.scale)) : undefined;
+  isSized(segment) ? sizingFor(run, segment, fallbackCalls(run.settings.scale)) : undefined;
 
-const sizingFor = (run: Study, segment: StudySegment, callMs: number): Sizing => ({
-  callMs,
-  durationAt: stepDurations(callMs, segment.agents, { cpus: run.cpus, baseMs: run.settings.durationMs }),
+const sizingFor = (run: Study, segment: StudySegment, calls: CallTimes): Sizing => ({
+  ...calls,
+  durationAt: stepDurations(calls, segment.agents, { cpus: run.cpus, baseMs: run.settings.durationMs }),
 });
 
 /** A sized segment measured before: its steps as its file says, its call's time as its sizing file does. */
 function recallSizing(run: Study, segment: StudySegment, file: ResultFile): void {
   const durationAt = file.config.durationAt;
   if (!durationAt) return;
-  let callMs = 0;
+  let calls: CallTimes = { meanMs: 0, longestMs: 0 };
   try {
-    callMs = callMsOf(readResultFile(sizingFile(run, segment))) ?? 0;
+    calls = callTimesOf(readResultFile(sizingFile(run, segment))) ?? calls;
   } catch {
     // no sizing file: the estimate counts no calls past their steps' end
   }
-  run.sizes.set(segment.name, { callMs, durationAt });
+  run.sizes.set(segment.name, { ...calls, durationAt });
 }
 
 const sizingFile = (run: Study, segment: StudySegment) => join(run.settings.out, `${segment.name}.sizing.json`);
@@ -305,7 +312,7 @@ async function measureSegment(run: Study, segment: StudySegment, name: string): 
 async function size(run: Study, segment: StudySegment, name: string): Promise<Sizing | undefined> {
   const file = sizingFile(run, segment);
   if (!existsSync(file)) {
-    logLine(`${name}: timing one call alone on each database, to size its steps`);
+    logLine(`${name}: timing its calls alone on each database, to size its steps`);
     const outcome = await runChild(sizingArgs(segment, run.settings, file));
     if (outcome.signal) {
       run.interrupted = outcome.signal;
@@ -319,18 +326,19 @@ async function size(run: Study, segment: StudySegment, name: string): Promise<Si
       return undefined;
     }
   }
-  let callMs: number | undefined;
+  let calls: CallTimes | undefined;
   try {
-    callMs = callMsOf(readResultFile(file));
+    calls = callTimesOf(readResultFile(file));
   } catch {
-    callMs = undefined;
+    calls = undefined;
   }
-  const sizing = sizingFor(run, segment, callMs ?? fallbackCallMs(run.settings.scale));
+  const sizing = sizingFor(run, segment, calls ?? fallbackCalls(run.settings.scale));
   run.sizes.set(segment.name, sizing);
   const steps = Object.entries(sizing.durationAt).map(([n, ms]) => `${n} agent(s) ${ms / 1000} s`);
+  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   logLine(
-    `${name}: a call takes ${(sizing.callMs / 1000).toFixed(2)} s alone${callMs === undefined ? ' (not measured: taken from the design)' : ''}; ` +
-      `steps of ${steps.join(', ')}`,
+    `${name}: a call takes ${s(sizing.meanMs)} alone on average, the longest ${s(sizing.longestMs)}` +
+      `${calls === undefined ? ' (not measured: taken from the design)' : ''}; steps of ${steps.join(', ')}`,
   );
   return sizing;
 }
