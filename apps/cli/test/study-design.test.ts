@@ -20,12 +20,12 @@ const settings: StudySettings = {
 const segment = (name: string) => STUDY.segments.find((s) => s.name === name)!;
 
 describe('steps sized to the work', () => {
-  it('gives calls of seconds steps that hold 10 of them and drain within half a step, up to the cap', () => {
+  it('gives calls of seconds steps that hold 20 of them and drain within half a step, up to the cap', () => {
     // 0.5 s on average, 3 s the longest: at 10 agents on 2 cores the calls in flight at a step's
     // end drain in (3 + 9 × 1.75) / 2 = 9.375 s, at 50 in (3 + 49 × 1.75) / 2 = 44.375 s
     const calls = { meanMs: 500, longestMs: 3000 };
     expect(stepDurations(calls, [1, 10, 50], { cpus: 2, baseMs: 2000 })).toEqual({
-      1: 6000, // the longest call ends within half of it (10 calls of 0.5 s take only 5 s)
+      1: 10_000, // 20 calls at the mean, so a step of more long calls than average still makes 10
       10: 18_800,
       50: 88_800,
     });
@@ -50,7 +50,7 @@ describe('steps sized to the work', () => {
       '2',
     ]);
     expect([flag('--duration'), flag('--check-calls'), flag('--out')]).toEqual([
-      '1000ms',
+      '4000ms',
       '0',
       'out/analytical-table.sizing.json',
     ]);
@@ -106,7 +106,7 @@ describe("the study's time", () => {
     const calls = { meanMs: 500, longestMs: 3000 };
     const sizing = { ...calls, durationAt: stepDurations(calls, [1, 10, 50], { cpus: 2, baseMs: 2000 }) };
     const sized = segmentEstimate(segment('analytical-table'), settings, { sizing, overheads, cpus: 2 });
-    expect(sized.stepsMs).toBe(20 * (500 + 6000) + 20 * (500 + 18_800) + 20 * (500 + 88_800));
+    expect(sized.stepsMs).toBe(20 * (500 + 10_000) + 20 * (500 + 18_800) + 20 * (500 + 88_800));
     // each step's calls in flight drain past its end: 3 s, 9.375 s, 44.375 s
     expect(sized.overrunMs).toBe(20 * 3000 + 20 * 9375 + 20 * 44_375);
     expect(estimateText(sized)).toMatch(/^about \d+ min \(steps \d+ min, calls past their steps' end \d+ min, /);

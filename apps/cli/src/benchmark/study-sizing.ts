@@ -10,8 +10,10 @@
  *   than the longest call (the residual: what a call in flight has left, taken as halfway between
  *   the mean and the longest, since long calls are the likelier to be in flight);
  * - a step lasts twice that, so its calls end within half a step after it (the findings'
- *   "overran" rule), and long enough to finish `minCalls` calls (the claims rules' minimum for a
- *   rate): minCalls × mean / min(N, P);
+ *   "overran" rule), and long enough to finish twice `minCalls` calls (the claims rules' minimum
+ *   for a rate) at the mean: 2 × minCalls × mean / min(N, P), so that a step that drew more of
+ *   the long calls than average still finishes the minimum (at 1 agent a step of 12 calls at the
+ *   mean finished 5 to 15 on MariaDB);
  * - never shorter than the design's duration, never longer than `STUDY.maxStepMs`: past it, the
  *   steps at that agent count overrun, and their ratios are withheld with the reason.
  */
@@ -19,7 +21,7 @@ import { CLAIM_RULES, type ResultFile } from '@mcp-db-bench/contract';
 import { summarize } from '@mcp-db-bench/report';
 import { STUDY, type StudySegment, type StudySettings, segmentArgs } from './study.js';
 
-const SIZING_STEP_MS = 1000;
+const SIZING_STEP_MS = 4000;
 
 /** A sized segment's calls alone, ms. */
 export interface CallTimes {
@@ -55,7 +57,7 @@ export function stepDurations(
 ): Record<string, number> {
   const out: Record<string, number> = {};
   for (const n of agents) {
-    const needed = Math.max(2 * drainMs(calls, n, cpus), (minCalls * calls.meanMs) / Math.min(n, cpus));
+    const needed = Math.max(2 * drainMs(calls, n, cpus), (2 * minCalls * calls.meanMs) / Math.min(n, cpus));
     out[n] = needed <= baseMs ? baseMs : Math.min(maxMs, Math.ceil(needed / 100) * 100);
   }
   return out;
@@ -63,8 +65,8 @@ export function stepDurations(
 
 /**
  * The quick measurement's `run`: the segment's workloads at 1 agent on both index sets (either
- * may be the slower: an index can make a grouping slower), 2 iterations of 1 s steps after 1 ms
- * of warm-up: calls of milliseconds fill the steps, a call of seconds is read from how long it ran.
+ * may be the slower: an index can make a grouping slower), 2 iterations of 4 s steps after 1 ms
+ * of warm-up: about 30 calls a database: the tables grouped differ by a thousand times in size.
  */
 export function sizingArgs(segment: StudySegment, s: StudySettings, out: string): string[] {
   const args = segmentArgs(segment, s, { iterations: 2, out });
