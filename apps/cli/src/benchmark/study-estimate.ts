@@ -1,9 +1,9 @@
 /**
  * How long a study takes, said before it starts and refined as its segments finish: the steps
  * (warm-up and measured time), the calls that run past their step's end (a sized segment's, as
- * long as its calls in flight take to drain), and what the runs do besides (re-indexing, each run's start: its
- * server's warm-up, session starts, the cost decomposition). The last is learned from the
- * segments measured so far; before any, a guess by scale.
+ * long as its calls in flight take to drain), and what the runs do besides (re-indexing, each
+ * run's start: its server's warm-up, session starts, the cost decomposition). The last is
+ * learned from the segments measured so far; before any, a guess by scale.
  */
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { WORKLOADS } from '@mcp-db-bench/loadgen';
