@@ -30,12 +30,12 @@ describe('missingServingFlags', () => {
   it('leaves a flag the user set, either way and in either spelling', () => {
     expect(missingServingFlags(['--max-semi-space-size=16'], '')).toEqual(['--no-memory-reducer']);
     expect(missingServingFlags(['--max_semi_space_size=16', '--memory-reducer'], '')).toEqual([]);
-    expect(missingServingFlags(['--memory_reducer'], '')).toEqual(['--max-semi-space-size=2']);
+    expect(missingServingFlags(['--memory_reducer'], '')).toEqual(['--max-semi-space-size=8']);
     expect(missingServingFlags(SERVING_NODE_FLAGS, '')).toEqual([]);
   });
 
   it('reads NODE_OPTIONS too: a young generation sized there is not overridden on the command line', () => {
-    expect(missingServingFlags([], '--max-old-space-size=512 --max-semi-space-size=8')).toEqual([
+    expect(missingServingFlags([], '--max-old-space-size=512 --max-semi-space-size=16')).toEqual([
       '--no-memory-reducer',
     ]);
   });
@@ -78,7 +78,7 @@ describe.runIf(process.platform === 'linux' && typeof process.execve === 'functi
       const line = commandLine(server.child.pid!);
       expect(line).toContain('--memory-reducer');
       expect(line).not.toContain('--no-memory-reducer');
-      expect(line).not.toContain('--max-semi-space-size=2');
+      expect(line).not.toContain('--max-semi-space-size=8');
     } finally {
       await server.stop();
     }
