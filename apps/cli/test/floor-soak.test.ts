@@ -65,7 +65,11 @@ describe('floor and soak result files', () => {
       'bare node:http before sqlite 2026 filtered',
       'sqlite 2026 filtered',
     ]);
-    for (const step of result.steps) expect(step.calls, step.target).toBeGreaterThan(0);
+    for (const step of result.steps) {
+      expect(step.calls, step.target).toBeGreaterThan(0);
+      // each side's own server process, read from /proc around the window: an echo costs CPU too
+      expect(step.server?.cpuPerCallUs, step.target).toBeGreaterThan(0);
+    }
     expect(floor.stdout).toContain('Our server against the bare node:http echo floor, same run');
     expect(floor.stdout).toMatch(/│ sqlite 2026\s+│\s+point-read │\s+1 │/);
   });
@@ -84,6 +88,8 @@ describe('floor and soak result files', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('## floor');
     expect(r.stdout).toContain('### Our server against the bare node:http echo floor, same run');
+    expect(r.stdout).toMatch(/\| client CPU µs\/call \(ours \/ floor\) \| server CPU µs\/call \(ours \/ floor\) \|/);
+    expect(r.stdout).toMatch(/\| sqlite 2026 \| point-read \|.* \| \d[\d,]* \/ \d[\d,]* \| \d[\d,]* \/ \d[\d,]* \|/);
     expect(r.stdout).toContain('## soak');
     expect(r.stdout).toContain('### Server memory under 2 agents');
     expect(r.stdout).toContain('### Latency and throughput');

@@ -6,7 +6,7 @@ import {
   type RunDescription,
 } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
-import { createClient, type PlanTarget, runPlan, WORKLOADS } from '@mcp-db-bench/loadgen';
+import { cpuUnder, createClient, type PlanTarget, runPlan, WORKLOADS } from '@mcp-db-bench/loadgen';
 import {
   FLOOR_LABEL,
   floorBefore,
@@ -134,10 +134,12 @@ function measure(flags: FloorFlags): Promise<ResultFile> {
           { label, engine: name, url: redactUrl(db.url) },
         );
         targets.push(
-          // the floor's agents make the same raw echo call whatever the workload
-          { label: floorBefore(label), agent: floor.agent },
+          // the floor's agents make the same raw echo call whatever the workload; each side's
+          // server CPU per call beside the client's says which one a step's calls/s was bound by
+          { label: floorBefore(label), agent: floor.agent, serverCpuUs: () => cpuUnder(floor.pid) },
           {
             label,
+            serverCpuUs: () => cpuUnder(server.child.pid!),
             client: () =>
               createClient(
                 { kind: 'http', url: server.endpoint },

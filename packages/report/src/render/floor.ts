@@ -1,4 +1,4 @@
-import { type Comparison, goodput, type ResultFile } from '@mcp-db-bench/contract';
+import { type Comparison, goodput, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
 import { type Cell, comparisonsOf, floorBefore, sidesOf } from '../comparisons.js';
 import { int, median, ms, ratio, spread } from '../format.js';
 import { summarize } from '../histogram.js';
@@ -52,8 +52,8 @@ function pairedSection(result: ResultFile, paired: readonly Comparison[]): Secti
       ),
       spread(of(base).map(goodput), int),
       ratio(judged(result).of(c)),
-      `${int(median(ours.map((s) => s.client.cpuPerCallUs)))} / ` +
-        `${int(median(of(base).map((s) => s.client.cpuPerCallUs)))}`,
+      bothSides(ours, of(base), (s) => s.client.cpuPerCallUs),
+      bothSides(ours, of(base), (s) => s.server?.cpuPerCallUs),
     ];
   });
   const { config: c, environment: env } = result;
@@ -75,9 +75,23 @@ function pairedSection(result: ResultFile, paired: readonly Comparison[]): Secti
       'echo floor calls/s',
       'ratio to the floor',
       'client CPU µs/call (ours / floor)',
+      'server CPU µs/call (ours / floor)',
     ],
     rows,
   };
+}
+
+/** A per-call figure's median for our server and for the floor, `ours / floor`; `–` where a file lacks it. */
+function bothSides(
+  ours: readonly StepResult[],
+  floor: readonly StepResult[],
+  of: (s: StepResult) => number | undefined,
+): string {
+  const side = (steps: readonly StepResult[]) => {
+    const values = steps.map(of).filter((v): v is number => v !== undefined);
+    return values.length ? int(median(values)) : '–';
+  };
+  return `${side(ours)} / ${side(floor)}`;
 }
 
 /** Session start on each of our targets (the floor has none). */
