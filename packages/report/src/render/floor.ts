@@ -36,6 +36,7 @@ function pairedSection(result: ResultFile, paired: readonly Comparison[]): Secti
           key(s.target, s.indexes, s.workload, s.agents) === key(cell.target, cell.indexes, cell.workload, cell.agents),
       );
     const ours = of(other);
+    const floor = of(base);
     const p = ours.map((s) => summarize(s.all.histogram));
     return [
       other.target,
@@ -50,10 +51,10 @@ function pairedSection(result: ResultFile, paired: readonly Comparison[]): Secti
         p.map((o) => o.p99),
         ms,
       ),
-      spread(of(base).map(goodput), int),
+      spread(floor.map(goodput), int),
       ratio(judged(result).of(c)),
-      bothSides(ours, of(base), (s) => s.client.cpuPerCallUs),
-      bothSides(ours, of(base), (s) => s.server?.cpuPerCallUs),
+      bothSides(ours, floor, (s) => s.client.cpuPerCallUs),
+      bothSides(ours, floor, (s) => s.server?.cpuPerCallUs),
     ];
   });
   const { config: c, environment: env } = result;
