@@ -2,10 +2,10 @@ import { comparisonPairs, type ResultFile, type StepResult } from '@mcp-db-bench
 import { comparisons } from '@mcp-db-bench/report';
 import { result, stats, step } from '@mcp-db-bench/report/testing';
 import { describe, expect, it } from 'vitest';
-import { STUDY, type StudySettings } from '../src/benchmark/study.js';
+import { STUDY, type StudySettings, sizedBy } from '../src/benchmark/study.js';
 import { estimateText, guessedOverheads, learnedOverheads, segmentEstimate } from '../src/benchmark/study-estimate.js';
 import { extendResult, sequential, settlement, settlementText } from '../src/benchmark/study-settle.js';
-import { callTimesOf, sizingArgs, stepDurations } from '../src/benchmark/study-sizing.js';
+import { callTimesOf, fallbackCalls, sizingArgs, stepDurations } from '../src/benchmark/study-sizing.js';
 
 const settings: StudySettings = {
   dbs: ['sqlite:a.db', 'postgres://u:p@127.0.0.1/b'],
@@ -38,6 +38,20 @@ describe('steps sized to the work', () => {
     expect(stepDurations(quick, [1, 10, 50], { cpus: 2, baseMs: 2000 })).toEqual({ 1: 2000, 10: 2000, 50: 2000 });
     // ... unless 50 agents' calls in flight (188.75 ms to drain) would outlast half of them
     expect(stepDurations(quick, [1, 50], { cpus: 2, baseMs: 200 })).toEqual({ 1: 200, 50: 400 });
+  });
+
+  it("sizes session start by the slowest server's: Faucet's 0.2 s discovery on MariaDB", () => {
+    // 5 sessions a second at 1 agent was half a rate's minimum in 1 s steps; at 50 agents none
+    // ended in one. At 10 agents the 10 in flight drain in (300 + 9 × 245) / 2 = 1,252.5 ms
+    const faucet = { meanMs: 190, longestMs: 300 };
+    expect(stepDurations(faucet, [1, 10, 50], { cpus: 2, baseMs: 1000 })).toEqual({ 1: 3800, 10: 2600, 50: 12_400 });
+    // ours alone (2 ms, 10 at the longest) keeps the design's steps
+    const ours = fallbackCalls(sizedBy(segment('session-init'))!, 0.1);
+    expect(ours).toEqual({ meanMs: 2, longestMs: 10 });
+    expect(stepDurations(ours, [1, 10, 50], { cpus: 2, baseMs: 1000 })).toEqual({ 1: 1000, 10: 1000, 50: 1000 });
+    // whole-table groupings grow with the data: untimed, scale 1's calls scaled
+    expect(fallbackCalls(sizedBy(segment('analytical-table'))!, 0.1)).toEqual({ meanMs: 60, longestMs: 300 });
+    expect(sizedBy(segment('point-read'))).toBeUndefined();
   });
 
   it('times the calls alone on both index sets before the sized segment', () => {
@@ -86,6 +100,24 @@ describe('calls timed alone', () => {
     expect(times.meanMs).toBeCloseTo(2.4, 1); // PostgreSQL's (120 + 120) / 100: SQLite's 1 ms is less
     expect(times.longestMs).toBeCloseTo(4899, 0);
     expect(callTimesOf(result([quick('sqlite', 1, {})], { config }))).toBeUndefined();
+  });
+
+  it("takes each workload's calls apart: a server's thousands of handshakes do not hide its session starts", () => {
+    const at = (workload: string, calls: number, us: number, iteration = 1) =>
+      step({ workload, agents: 1, calls, target: 'faucet mariadb', iteration, all: stats(Array(calls).fill(us)) });
+    const file = result(
+      [
+        at('handshake', 4000, 900),
+        at('session-init', 5, 190_000),
+        at('session-init', 5, 210_000, 2),
+        // ours: sessions of 2 ms
+        step({ workload: 'session-init', agents: 1, calls: 500, target: 'mariadb', all: stats(Array(500).fill(2000)) }),
+      ],
+      { config },
+    );
+    const times = callTimesOf(file)!;
+    expect(times.meanMs).toBeCloseTo(200, 0); // Faucet's sessions; with its handshakes the mean would be 1.4 ms
+    expect(times.longestMs).toBeCloseTo(210, 0);
   });
 
   it('takes a database that finished no call in its steps at its longest', () => {

@@ -124,6 +124,12 @@ describe('mcp-db-bench study', () => {
     for (const ms of Object.values(sized)) expect(ms).toBeGreaterThanOrEqual(200);
     expect(table.config.command).toContain(`--duration-at 1=${sized[1]}ms,10=${sized[10]}ms,50=${sized[50]}ms`);
     expect(existsSync(join(out, 'analytical-table.sizing.json'))).toBe(true);
+    // session start too, sized in the first run: ours takes milliseconds, so steps of about the design's
+    expect(first.stderr).toMatch(
+      /session-init: a call takes [\d.]+ s alone on average, the longest [\d.]+ s; steps of /,
+    );
+    expect(Object.keys(read('session-init').config.durationAt!)).toEqual(['1', '10', '50']);
+    expect(existsSync(join(out, 'session-init.sizing.json'))).toBe(true);
     // session start on the server just started, and again in the last pass
     const init = read('session-init').sessionInit[0]!;
     expect([init.iteration, init.later?.iteration]).toEqual([1, 2]);
@@ -177,7 +183,8 @@ describe('mcp-db-bench study', () => {
   it('--segments: measures the segments named, names the others as not measured, exits 0', async () => {
     const some = join(dir, 'some');
     const args = ARGS.map((a) => (a === out ? some : a));
-    const run = await runCli([...args, '--segments', 'session-init'], { cwd: dir, timeoutMs: 120_000 });
+    // the session segment is sized: its sessions timed alone first (about 30 s), then measured
+    const run = await runCli([...args, '--segments', 'session-init'], { cwd: dir, timeoutMs: 200_000 });
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(join(some, 'session-init.json'))).toBe(true);
     for (const name of names.slice(1)) expect(existsSync(join(some, `${name}.json`))).toBe(false);
@@ -192,7 +199,7 @@ describe('mcp-db-bench study', () => {
     const unknown = await runCli([...args, '--segments', 'session-init,nosuch'], { cwd: dir, timeoutMs: 60_000 });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`unknown segment nosuch; segments: ${names.join(', ')}`);
-  }, 120_000);
+  }, 240_000);
 
   it('refuses to mix a study of other settings into the same --out', async () => {
     const other = await runCli([...ARGS.filter((a) => a !== '0.002' && a !== '--scale'), '--scale', '0.003'], {

@@ -1,9 +1,10 @@
 /**
  * Steps sized to the work. A whole-table grouping's calls take 1 ms to 3 s at scale 1, by the
  * table grouped (a mean near 0.1 to 0.6 s): the study's 2 s steps ended inside them and no ratio
- * came out. Before such a segment (`sized: true` in the design) the study times its calls at 1
- * agent on both index sets of every database, and sizes each agent count's steps from the
- * slowest database's mean and longest call:
+ * came out; a peer's session start is another (Faucet's discovery takes 0.2 s on MariaDB: 5 a
+ * second in a 1 s step, and at 50 agents none ended in one). Before such a segment (`sized` in
+ * the design) the study times its calls at 1 agent on both index sets of every database and
+ * server, and sizes each agent count's steps from the slowest's mean and longest call:
  *
  * - when a step ends, its agents' calls in flight drain: N agents on P cores run min(N, P) at
  *   once, so the last ends after about (longest + (N − 1) × residual) / min(N, P), never sooner
@@ -19,7 +20,7 @@
  */
 import { CLAIM_RULES, type ResultFile } from '@mcp-db-bench/contract';
 import { summarize } from '@mcp-db-bench/report';
-import { STUDY, type StudySegment, type StudySettings, segmentArgs } from './study.js';
+import { type SizedGuess, STUDY, type StudySegment, type StudySettings, segmentArgs } from './study.js';
 
 const SIZING_STEP_MS = 4000;
 
@@ -29,11 +30,11 @@ export interface CallTimes {
   longestMs: number;
 }
 
-/** Calls alone when the quick measurement found none: whole-table groupings at scale 1 (docs/study.md), scaled. */
-export const fallbackCalls = (scale: number): CallTimes => ({
-  meanMs: Math.max(1, 600 * scale),
-  longestMs: Math.max(1, 3000 * scale),
-});
+/** Calls alone when the quick measurement found none: the design's guess, scaled where it grows with the data. */
+export function fallbackCalls({ meanMs, longestMs, atScale }: SizedGuess, scale: number): CallTimes {
+  const by = atScale ? scale / atScale : 1;
+  return { meanMs: Math.max(1, meanMs * by), longestMs: Math.max(1, longestMs * by) };
+}
 
 export interface Sizing extends CallTimes {
   /** measured time per step, by agent count */
@@ -80,14 +81,16 @@ export function sizingArgs(segment: StudySegment, s: StudySettings, out: string)
 }
 
 /**
- * Calls alone, from the quick measurement's file: per database the mean of the calls that ended
- * in their steps and the longest call seen (one still running at a step's end ran at least as
- * long as it ran past it), and of each the slowest database's.
+ * Calls alone, from the quick measurement's file: per database (and server) and workload the mean
+ * of the calls that ended in their steps and the longest call seen (one still running at a step's
+ * end ran at least as long as it ran past it), and of each the slowest's. Per workload: a
+ * segment's handshakes (a millisecond, thousands a step) would otherwise hide its session starts.
  */
 export function callTimesOf(file: ResultFile): CallTimes | undefined {
-  const byTarget = new Map<string, { calls: number; totalMs: number; longestMs: number }>();
+  const timed = new Map<string, { calls: number; totalMs: number; longestMs: number }>();
   for (const step of file.steps) {
-    const t = byTarget.get(step.target) ?? { calls: 0, totalMs: 0, longestMs: 0 };
+    const key = `${step.target}\u0000${step.workload}`;
+    const t = timed.get(key) ?? { calls: 0, totalMs: 0, longestMs: 0 };
     if (step.all.count > 0) {
       const s = summarize(step.all.histogram);
       t.calls += s.count;
@@ -95,9 +98,9 @@ export function callTimesOf(file: ResultFile): CallTimes | undefined {
       t.longestMs = Math.max(t.longestMs, s.max / 1000);
     }
     t.longestMs = Math.max(t.longestMs, step.overrun?.lastEndedAfterMs ?? 0);
-    byTarget.set(step.target, t);
+    timed.set(key, t);
   }
-  const measured = [...byTarget.values()].filter((t) => t.longestMs > 0);
+  const measured = [...timed.values()].filter((t) => t.longestMs > 0);
   if (!measured.length) return undefined;
   return {
     meanMs: Math.max(...measured.map((t) => (t.calls ? t.totalMs / t.calls : t.longestMs))),

@@ -23,6 +23,7 @@ import {
   segmentArgs,
   segmentFile,
   segmentState,
+  sizedBy,
 } from '../benchmark/study.js';
 import {
   estimateText,
@@ -88,7 +89,10 @@ export function studyCommand(): Command {
       new Option('-o, --out <dir>', 'where the result files and findings go; rerun with it to resume').default('study'),
     )
     .addOption(
-      new Option('--duration <time>', 'measured time per step (whole-table groupings: sized to their calls)')
+      new Option(
+        '--duration <time>',
+        'measured time per step (session start and whole-table groupings: sized to their calls)',
+      )
         .default(STUDY.durationMs, `${STUDY.durationMs / 1000}s`)
         .argParser(parseDuration),
     )
@@ -249,8 +253,10 @@ const remaining = (run: Study, segments: readonly StudySegment[]) =>
   );
 
 /** A sized segment before its quick measurement: the calls its workload is known for, by scale. */
-const guessedSizing = (run: Study, segment: StudySegment): Sizing | undefined =>
-  isSized(segment) ? sizingFor(run, segment, fallbackCalls(run.settings.scale)) : undefined;
+function guessedSizing(run: Study, segment: StudySegment): Sizing | undefined {
+  const guess = sizedBy(segment);
+  return guess && sizingFor(run, segment, fallbackCalls(guess, run.settings.scale));
+}
 
 const sizingFor = (run: Study, segment: StudySegment, calls: CallTimes): Sizing => ({
   ...calls,
@@ -318,10 +324,13 @@ async function size(run: Study, segment: StudySegment, name: string): Promise<Si
       run.interrupted = outcome.signal;
       return undefined;
     }
-    if (outcome.code !== 0 && outcome.code !== 1) {
-      run.failed = `${segment.name} could not be sized`;
+    // exit 1 with a file: some step failed its checks, the times still size; without one the
+    // databases are out of reach, and the segment's own run would only say so again
+    if (outcome.code !== 0 && !(outcome.code === 1 && existsSync(file))) {
+      run.failed = `${segment.name} measured nothing`;
       logLine(
-        `${name}: timing a call failed (mcp-db-bench run exited ${outcome.code}, its message above): the study stops here`,
+        `${name}: measured nothing (mcp-db-bench run exited ${outcome.code}, its message above); the segments ` +
+          'after it use the same databases: the study stops here',
       );
       return undefined;
     }
@@ -332,7 +341,7 @@ async function size(run: Study, segment: StudySegment, name: string): Promise<Si
   } catch {
     calls = undefined;
   }
-  const sizing = sizingFor(run, segment, calls ?? fallbackCalls(run.settings.scale));
+  const sizing = sizingFor(run, segment, calls ?? fallbackCalls(sizedBy(segment)!, run.settings.scale));
   run.sizes.set(segment.name, sizing);
   const steps = Object.entries(sizing.durationAt).map(([n, ms]) => `${n} agent(s) ${ms / 1000} s`);
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
