@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { type ResultFile, resultFile } from '@mcp-db-bench/contract';
 import type { Run } from './render/html/index.js';
@@ -6,7 +6,23 @@ import type { Run } from './render/html/index.js';
 /** Result files: what run, floor and soak write, and what report, compare and merge read. */
 
 export function writeResultFile(file: string, result: ResultFile): void {
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  writeWhole(file, `${JSON.stringify(result, null, 2)}\n`);
+}
+
+/**
+ * Writes a file whole or not at all: into a temporary file beside it, then renamed over it. A
+ * study rewrites its segment files and findings as it goes; a process killed mid-write would
+ * otherwise leave an hour's measurement truncated.
+ */
+export function writeWhole(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, text);
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** The files' results with their labels: given ones in order, else the file names, made unique. */

@@ -7,7 +7,7 @@
 export { addUp, combineSlices, mergeOperations, mergeStats, stepName } from './combine.js';
 export { comparisons, comparisonsOf, FLOOR_LABEL, floorBefore } from './comparisons.js';
 export { environment } from './environment.js';
-export { readResultFile, readRuns, writeResultFile } from './files.js';
+export { readResultFile, readRuns, writeResultFile, writeWhole } from './files.js';
 export {
   type Claim,
   type Finding,

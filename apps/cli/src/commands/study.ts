@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { CLAIM_RULES, type ResultFile } from '@mcp-db-bench/contract';
@@ -12,6 +12,7 @@ import {
   readResultFile,
   withheldLines,
   writeResultFile,
+  writeWhole,
 } from '@mcp-db-bench/report';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
@@ -502,8 +503,8 @@ function report(run: Study, earlier: ResultFile[] | undefined): void {
   }
   const results = files.map((f) => f.file);
   const band = run.settings.band;
-  writeFileSync(join(out, 'findings.html'), findingsHtml(results, earlier, { band }));
-  writeFileSync(join(out, 'findings.md'), findingsMarkdown(results, earlier, { band }));
+  writeWhole(join(out, 'findings.html'), findingsHtml(results, earlier, { band }));
+  writeWhole(join(out, 'findings.md'), findingsMarkdown(results, earlier, { band }));
   logLine(settlementText(settlement(files, { band }), band ?? CLAIM_RULES.band));
   const j = judge(results, { band });
   const notes = [
