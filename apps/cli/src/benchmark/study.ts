@@ -4,6 +4,7 @@ import type { ResultFile } from '@mcp-db-bench/contract';
 import { redactUrl } from '@mcp-db-bench/engines';
 import { readResultFile } from '@mcp-db-bench/report';
 import { parsePeer } from '../serving/peers/index.js';
+import type { CallTimes } from './study-sizing.js';
 
 /**
  * The study's design, as data: `mcp-db-bench study` runs it and docs/study.md shows it. Each
@@ -60,9 +61,7 @@ export const sizedBy = (segment: StudySegment): SizedGuess | undefined =>
   'sized' in segment ? segment.sized : undefined;
 export const isSized = (segment: StudySegment) => sizedBy(segment) !== undefined;
 
-export interface SizedGuess {
-  meanMs: number;
-  longestMs: number;
+export interface SizedGuess extends CallTimes {
   atScale?: number;
 }
 

@@ -4,11 +4,12 @@
  * database check that stands in for seeding (shards never seed or re-index a shared database).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResultFile } from '@mcp-db-bench/contract';
 import { INDEX_SETS, TABLES } from '@mcp-db-bench/dataset';
 import { redactUrl } from '@mcp-db-bench/engines';
+import { writeWhole } from '@mcp-db-bench/report';
 import { InvalidArgumentError } from 'commander';
 import { onDatabase } from '../errors.js';
 import type { Database } from './database.js';
@@ -71,8 +72,7 @@ export function checkBarrier(path: string, shard: ShardFlag): void {
  */
 export async function barrier(path: string, shard: ShardFlag, log: (line: string) => void): Promise<number> {
   const mine = `${path}.${shard.index}`;
-  writeFileSync(`${mine}.tmp`, String(Date.now()));
-  renameSync(`${mine}.tmp`, mine); // whole or absent: another shard never reads half a number
+  writeWhole(mine, String(Date.now())); // whole or absent: another shard never reads half a number
   const files = Array.from({ length: shard.count }, (_, i) => `${path}.${i}`);
   const deadline = Date.now() + BARRIER_TIMEOUT_MS;
   let logged = false;
