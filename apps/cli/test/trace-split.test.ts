@@ -44,8 +44,11 @@ describe('run --trace-split', () => {
       const split = step.traceSplit;
       const what = `${step.workload}: ${JSON.stringify(split)}`;
       expect(split, what).toBeDefined();
-      // one traced call per call the client timed in the window, but for one in flight at either edge
-      expect(Math.abs(split!.calls - step.calls), what).toBeLessThanOrEqual(step.agents + 1);
+      // one traced call per call the client timed in the window, but for one an agent had in flight
+      // at either edge, and those begun within the millisecond of each edge: the SDK stamps a
+      // span's start with Date.now(), whole milliseconds (2,600 calls a second here is 3 a millisecond)
+      const perMs = step.calls / step.durationMs;
+      expect(Math.abs(split!.calls - step.calls), what).toBeLessThanOrEqual(step.agents + 1 + Math.ceil(2 * perMs));
       for (const at of [split!.p50, split!.p99]) {
         for (const part of [at.clientUs, at.serverUs, at.databaseUs, at.waitUs, at.protocolUs])
           expect(part, what).toBeGreaterThanOrEqual(0);
