@@ -318,7 +318,7 @@ describe('study --peer', () => {
 
   it("adds the peers to every segment's run, and refuses to resume a study of other peers", () => {
     const s = settings(['faucet=/opt/faucet', 'dbhub']);
-    const segment = STUDY.segments[1];
+    const segment = STUDY.segments.find((x) => x.name === 'point-read')!;
     const args = segmentArgs(segment, s);
     const at = args.indexOf('--peer');
     expect(args.slice(at, at + 4)).toEqual(['--peer', 'faucet=/opt/faucet', '--peer', 'dbhub']);

@@ -16,21 +16,14 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
   if (!source.length) return undefined;
   const targets = targetsOf(source);
   const f = source[0]!;
-  // whole sessions and handshakes per second at each agent count the file measured them at
-  const agents = [...new Set(f.steps.filter((s) => s.workload === 'session-init').map((s) => s.agents))].sort(
-    (a, b) => a - b,
-  );
-  const rate = (target: string, workload: string, n: number) => {
-    const steps = f.steps.filter((s) => s.target === target && s.workload === workload && s.agents === n);
-    // the last index set that measured it: the handshake runs under the first only
-    const set = [...f.config.indexes, null].reverse().find((p) => steps.some((s) => s.indexes === p));
-    return stepsRate(steps.filter((s: StepResult) => s.indexes === (set ?? null)));
-  };
-  // one cell for every agent count, so that the table fits a page
-  const rates = (target: string, workload: string): Cell => {
-    const cells = agents.map((n) => rateCell(rate(target, workload, n)));
-    return cells.length === 1 ? cells[0]! : cells.map((c) => (typeof c === 'string' ? c : c.text)).join(' / ');
-  };
+  // the handshake: its own segment's file, or (a study before the split) the sessions' file
+  const h = files.find((x) => x.config.workloads.includes('handshake'));
+  const rated = [
+    { file: f, workload: 'session-init', unit: 'sessions/s' },
+    ...(h ? [{ file: h, workload: 'handshake', unit: 'handshakes/s' }] : []),
+  ]
+    .map((r) => ({ ...r, agents: agentsOf(r.file, r.workload) }))
+    .filter((r) => r.agents.length);
   // p50 ms of each measurement: cold and warm connections, on the server just started and later
   const p50 = (stats: { histogram: string } | undefined) =>
     stats === undefined ? undefined : summarize(stats.histogram).p50 / 1000;
@@ -56,7 +49,7 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
       cell(measured.coldLater),
       cell(measured.warm),
       cell(measured.warmLater),
-      ...(agents.length ? [rates(t.label, 'session-init'), rates(t.label, 'handshake')] : []),
+      ...rated.map((r) => rates(r.file, t.label, r.workload, r.agents)),
     ];
   });
   return {
@@ -75,7 +68,7 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
       'cold p50 ms, later',
       'warm p50 ms, first',
       'warm p50 ms, later',
-      ...(agents.length ? ['sessions/s', 'handshakes/s'].map((h) => `${h}, ${agents.join(' / ')} agent(s)`) : []),
+      ...rated.map((r) => `${r.unit}, ${r.agents.join(' / ')} agent(s)`),
     ],
     rows,
     chart: barChart(
@@ -90,6 +83,23 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
         { label: 'warm, later', color: shade(MEANING.optimized, 0, 2), values: columns.warmLater },
       ],
     ),
-    commands: commandsOf([f]),
+    commands: commandsOf(h && h !== f ? [f, h] : [f]),
   };
+}
+
+/** The agent counts a file measured a workload at. */
+const agentsOf = (file: ResultFile, workload: string) =>
+  [...new Set(file.steps.filter((s) => s.workload === workload).map((s) => s.agents))].sort((a, b) => a - b);
+
+/** A workload's calls/s with that many agents, medians of the iterations, under the last index set that measured it (the handshake runs under the first only). */
+function rate(file: ResultFile, target: string, workload: string, agents: number) {
+  const steps = file.steps.filter((s) => s.target === target && s.workload === workload && s.agents === agents);
+  const set = [...file.config.indexes, null].reverse().find((p) => steps.some((s) => s.indexes === p));
+  return stepsRate(steps.filter((s: StepResult) => s.indexes === (set ?? null)));
+}
+
+/** One cell for every agent count, so that the table fits a page. */
+function rates(file: ResultFile, target: string, workload: string, agents: readonly number[]): Cell {
+  const cells = agents.map((n) => rateCell(rate(file, target, workload, n)));
+  return cells.length === 1 ? cells[0]! : cells.map((c) => (typeof c === 'string' ? c : c.text)).join(' / ');
 }
