@@ -200,6 +200,19 @@ describe('mcp-db-bench study', () => {
     const file = resultFile.parse(JSON.parse(readFileSync(join(some, 'session-init.json'), 'utf8')));
     expect(new Set(file.steps.map((s) => s.agents))).toEqual(new Set(STUDY.segments[0].agents));
     expect(readFileSync(join(some, 'findings.md'), 'utf8')).toContain('sessions/s, 1 / 10 / 50 agent(s)');
+    // a rerun --against it takes its sizing: no quick run, the same steps
+    const again = join(dir, 'some-again');
+    const rerun = await runCli(
+      [...args.map((a) => (a === some ? again : a)), '--segments', 'session-init', '--against', some],
+      { cwd: dir, timeoutMs: 200_000 },
+    );
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stderr).toContain(
+      `session-init: sized as the earlier study was (${join(some, 'session-init.sizing.json')}, --against)`,
+    );
+    expect(rerun.stderr).not.toContain('timing its calls alone');
+    const rerunFile = resultFile.parse(JSON.parse(readFileSync(join(again, 'session-init.json'), 'utf8')));
+    expect(rerunFile.config.durationAt).toEqual(file.config.durationAt);
     const unknown = await runCli([...args, '--segments', 'session-init,nosuch'], { cwd: dir, timeoutMs: 60_000 });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`unknown segment nosuch; segments: ${names.join(', ')}`);

@@ -482,6 +482,14 @@ describe('runPlan', () => {
     await expect(runPlan(planOf({ ...staged, rate: 5 }))).rejects.toThrow(/takes its rate from the stages/);
   });
 
+  it('leaves the indexes alone when no workload reads the database', async () => {
+    const { clock, plan, reindexed } = setup();
+    const { result } = await drive(clock, { ...plan, workloads: [WORKLOADS.handshake!, WORKLOADS.echo!], agents: [1] });
+    expect(reindexed).toEqual([]);
+    // one round, under whatever indexes are there: each target's steps once an iteration
+    expect(result.steps.filter((s) => s.target === 'A').map(name)).toEqual(['A - handshake × 1', 'A - echo × 1']);
+  });
+
   it("steps each workload through its own agent counts, the others through the plan's", async () => {
     const { clock, plan } = setup();
     const own: TestPlan = {

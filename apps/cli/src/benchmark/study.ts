@@ -148,18 +148,25 @@ export function segmentState(
   }
   if (result.partial) return { state: 'todo' };
   const c = result.config;
-  const ours = c.targets.filter((t) => !t.peer);
-  const peers = [...new Set(c.targets.flatMap((t) => (t.peer ? [`${t.peer.name}=${t.peer.command}`] : [])))];
   const differs = [
-    c.scale !== s.scale && `scale ${c.scale}`,
-    c.seed !== s.seed && `seed ${c.seed}`,
-    ours.map((t) => t.url).join(' ') !== s.dbs.map(redactUrl).join(' ') &&
-      `databases ${ours.map((t) => t.url).join(', ')}`,
-    peers.join(' ') !== s.peers.map(peerGiven).join(' ') && `peers ${peers.join(', ') || 'none'}`,
+    ...otherData(c, s),
     c.iterations !== s.iterations && `${c.iterations} iterations`,
     c.durationMs !== s.durationMs && `${c.durationMs} ms steps`,
     c.workloads.join(',') !== segment.workloads.join(',') && `workloads ${c.workloads.join(', ')}`,
     c.agents.join(',') !== segment.agents.join(',') && `agents ${c.agents.join(', ')}`,
   ].filter(Boolean);
   return differs.length ? { state: 'other', why: differs.join(', ') } : { state: 'done', result };
+}
+
+/** How a file's run differs from the settings in what it measured on: scale, seed, databases, peers. */
+export function otherData(c: ResultFile['config'], s: StudySettings): string[] {
+  const ours = c.targets.filter((t) => !t.peer);
+  const peers = [...new Set(c.targets.flatMap((t) => (t.peer ? [`${t.peer.name}=${t.peer.command}`] : [])))];
+  return [
+    c.scale !== s.scale && `scale ${c.scale}`,
+    c.seed !== s.seed && `seed ${c.seed}`,
+    ours.map((t) => t.url).join(' ') !== s.dbs.map(redactUrl).join(' ') &&
+      `databases ${ours.map((t) => t.url).join(', ')}`,
+    peers.join(' ') !== s.peers.map(peerGiven).join(' ') && `peers ${peers.join(', ') || 'none'}`,
+  ].filter((x): x is string => typeof x === 'string');
 }

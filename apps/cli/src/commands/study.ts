@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CLAIM_RULES, type ResultFile } from '@mcp-db-bench/contract';
 import { WORKLOADS } from '@mcp-db-bench/loadgen';
 import {
@@ -17,6 +17,7 @@ import {
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   isSized,
+  otherData,
   type SegmentRun,
   STUDY,
   type StudySegment,
@@ -126,7 +127,7 @@ export function studyCommand(): Command {
       new Option(
         '--against <dir>',
         "an earlier study's --out: the findings set each ratio's verdict beside that study's (reproduced, " +
-          'flipped, newly claimed, claim lost, ...)',
+          "flipped, newly claimed, claim lost, ...), and a sized segment's steps are sized as that study's were",
       ),
     )
     .addHelpText(
@@ -158,6 +159,8 @@ interface Study {
   failed?: string;
   /** the segments this invocation measures (--segments), in the design's order */
   chosen: readonly StudySegment[];
+  /** --against: the earlier study's folder, whose sizing a sized segment takes */
+  against?: string;
 }
 
 async function study(flags: StudyFlags): Promise<void> {
@@ -189,6 +192,7 @@ async function study(flags: StudyFlags): Promise<void> {
     sizes: new Map(),
     done: new Map(),
     chosen: flags.segments ?? STUDY.segments,
+    ...(flags.against === undefined ? {} : { against: flags.against }),
   };
   for (const s of states) if (s.state === 'done') run.done.set(s.segment.name, s.result);
   for (const s of states) if (s.state === 'done' && isSized(s.segment)) recallSizing(run, s.segment, s.result);
@@ -315,9 +319,13 @@ async function measureSegment(run: Study, segment: StudySegment, name: string): 
 /**
  * A sized segment's steps: its calls measured alone first (a quick run, its file kept in --out
  * as `<segment>.sizing.json`, so a rerun sizes alike), each agent count's duration from them.
+ * With --against, the earlier study's sizing file when it has one: both runs' steps alike, so
+ * that a ratio's two verdicts differ by the measurement only.
  */
 async function size(run: Study, segment: StudySegment, name: string): Promise<Sizing | undefined> {
   const file = sizingFile(run, segment);
+  if (!existsSync(file) && run.against !== undefined)
+    takeEarlierSizing(run, join(run.against, basename(file)), file, name);
   if (!existsSync(file)) {
     logLine(`${name}: timing its calls alone on each database, to size its steps`);
     const outcome = await runChild(sizingArgs(segment, run.settings, file));
@@ -360,6 +368,23 @@ const stepCount = (segment: StudySegment, s: StudySettings) =>
   segment.agents.length *
   s.iterations *
   segment.workloads.reduce((n, name) => n + (WORKLOADS[name]!.database ? STUDY.indexes.length : 1), 0);
+
+/** --against: the earlier study's sizing file copied into --out, when it sized the same data. */
+function takeEarlierSizing(run: Study, earlier: string, file: string, name: string): void {
+  if (!existsSync(earlier)) return;
+  let differs: string[];
+  try {
+    differs = otherData(readResultFile(earlier).config, run.settings);
+  } catch {
+    return; // cut short while written: this study sizes its own
+  }
+  if (differs.length) {
+    logLine(`${name}: not sized as the earlier study was: it measured other data (${differs.join(', ')})`);
+    return;
+  }
+  copyFileSync(earlier, file);
+  logLine(`${name}: sized as the earlier study was (${earlier}, --against)`);
+}
 
 /**
  * One `mcp-db-bench run` in a process of its own, its progress on our stderr. The child is

@@ -5,14 +5,18 @@ import type { BenchPlan, PlanTarget } from './plan.js';
 type Described = Pick<BenchPlan['config'], 'indexes' | 'stages' | 'workloadAgents' | 'agents' | 'iterations'>;
 
 /**
- * The plan's index rounds: its index sets when a target can re-index (a database we own), else
- * one round under whatever indexes are there (null).
+ * The plan's index rounds: its index sets when a target can re-index (a database we own) and a
+ * workload reads the database, else one round under whatever indexes are there (null): the
+ * handshake alone has nothing to re-index for.
  */
 export const indexRounds = (plan: {
   config: Pick<Described, 'indexes'>;
   targets: BenchPlan['targets'];
+  workloads: readonly Pick<Workload, 'database'>[];
 }): readonly (string | null)[] =>
-  plan.config.indexes.length > 0 && plan.targets.some((t) => t.reindex) ? plan.config.indexes : [null];
+  plan.config.indexes.length > 0 && plan.targets.some((t) => t.reindex) && plan.workloads.some((w) => w.database)
+    ? plan.config.indexes
+    : [null];
 
 /** A workload's agent counts to step through: the stages' peak when they count agents, else its own list or the plan's. */
 export const stepAgents = (

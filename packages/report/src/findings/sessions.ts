@@ -91,7 +91,10 @@ export function sessionStart(files: readonly ResultFile[]): Finding | undefined 
 const agentsOf = (file: ResultFile, workload: string) =>
   [...new Set(file.steps.filter((s) => s.workload === workload).map((s) => s.agents))].sort((a, b) => a - b);
 
-/** A workload's calls/s with that many agents, medians of the iterations, under the last index set that measured it (the handshake runs under the first only). */
+/**
+ * A workload's calls/s with that many agents, medians of the iterations, under the last index set
+ * that measured it (the handshake runs under the first only).
+ */
 function rate(file: ResultFile, target: string, workload: string, agents: number) {
   const steps = file.steps.filter((s) => s.target === target && s.workload === workload && s.agents === agents);
   const set = [...file.config.indexes, null].reverse().find((p) => steps.some((s) => s.indexes === p));
