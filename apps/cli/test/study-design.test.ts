@@ -1,8 +1,9 @@
 import { comparisonPairs, type ResultFile, type StepResult } from '@mcp-db-bench/contract';
+import { redactUrl } from '@mcp-db-bench/engines';
 import { comparisons } from '@mcp-db-bench/report';
 import { result, stats, step } from '@mcp-db-bench/report/testing';
 import { describe, expect, it } from 'vitest';
-import { STUDY, type StudySettings, sizedBy } from '../src/benchmark/study.js';
+import { otherData, STUDY, type StudySettings, sizedBy } from '../src/benchmark/study.js';
 import { estimateText, guessedOverheads, learnedOverheads, segmentEstimate } from '../src/benchmark/study-estimate.js';
 import { extendResult, sequential, settlement, settlementText } from '../src/benchmark/study-settle.js';
 import { callTimesOf, fallbackCalls, sizingArgs, stepDurations } from '../src/benchmark/study-sizing.js';
@@ -20,6 +21,22 @@ const settings: StudySettings = {
 const segment = (name: string) => STUDY.segments.find((s) => s.name === name)!;
 
 describe('steps sized to the work', () => {
+  it("takes an earlier study's sizing only where it measured the same data", () => {
+    const base = result([]).config;
+    const config = {
+      ...base,
+      scale: 1,
+      seed: 42,
+      targets: settings.dbs.map((url, i) => ({ label: `db${i}`, engine: 'sqlite', url: redactUrl(url) })),
+    };
+    expect(otherData(config, settings)).toEqual([]);
+    expect(otherData({ ...config, scale: 0.1, seed: 7 }, settings)).toEqual(['scale 0.1', 'seed 7']);
+    expect(otherData(config, { ...settings, dbs: settings.dbs.slice(0, 1) })).toEqual([
+      `databases sqlite:a.db, ${redactUrl(settings.dbs[1]!)}`,
+    ]);
+    expect(otherData(config, { ...settings, peers: ['dbhub'] })).toEqual(['peers none']);
+  });
+
   it('gives calls of seconds steps that hold 20 of them and drain within half a step, up to the cap', () => {
     // 0.5 s on average, 3 s the longest: at 10 agents on 2 cores the calls in flight at a step's
     // end drain in (3 + 9 × 1.75) / 2 = 9.375 s, at 50 in (3 + 49 × 1.75) / 2 = 44.375 s

@@ -200,10 +200,11 @@ describe('mcp-db-bench study', () => {
     const file = resultFile.parse(JSON.parse(readFileSync(join(some, 'session-init.json'), 'utf8')));
     expect(new Set(file.steps.map((s) => s.agents))).toEqual(new Set(STUDY.segments[0].agents));
     expect(readFileSync(join(some, 'findings.md'), 'utf8')).toContain('sessions/s, 1 / 10 / 50 agent(s)');
-    // a rerun --against it takes its sizing: no quick run, the same steps
+    // a rerun --against it on the same database takes its sizing: no quick run, the same steps
     const again = join(dir, 'some-again');
+    const sameDb = ['--db', `sqlite:${join(some, 'study.db')}`];
     const rerun = await runCli(
-      [...args.map((a) => (a === some ? again : a)), '--segments', 'session-init', '--against', some],
+      [...args.map((a) => (a === some ? again : a)), ...sameDb, '--segments', 'session-init', '--against', some],
       { cwd: dir, timeoutMs: 200_000 },
     );
     expect(rerun.code, rerun.stderr).toBe(0);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import { CLAIM_RULES, type ResultFile } from '@mcp-db-bench/contract';
@@ -369,7 +369,7 @@ const stepCount = (segment: StudySegment, s: StudySettings) =>
   s.iterations *
   segment.workloads.reduce((n, name) => n + (WORKLOADS[name]!.database ? STUDY.indexes.length : 1), 0);
 
-/** --against: the earlier study's sizing file copied into --out, when it sized the same data. */
+/** --against: the earlier study's sizing file written into --out, when it sized the same data. */
 function takeEarlierSizing(run: Study, earlier: string, file: string, name: string): void {
   if (!existsSync(earlier)) return;
   let differs: string[];
@@ -382,7 +382,7 @@ function takeEarlierSizing(run: Study, earlier: string, file: string, name: stri
     logLine(`${name}: not sized as the earlier study was: it measured other data (${differs.join(', ')})`);
     return;
   }
-  copyFileSync(earlier, file);
+  writeWhole(file, readFileSync(earlier, 'utf8'));
   logLine(`${name}: sized as the earlier study was (${earlier}, --against)`);
 }
 

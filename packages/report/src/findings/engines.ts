@@ -127,7 +127,7 @@ export function enginesCompared(files: readonly ResultFile[], j: Judged): Findin
       'Each database against each other one through our server (through the other servers the study started: ' +
       '"Servers compared"): calls/s (transfers: committed/s) over calls/s, paired per iteration ' +
       '(the databases alternate within each iteration), median and interval; above 1 the first-named is faster. ' +
-      'Optimized indexes (the handshake, which reads no table, under the first index set). Each judged by the ' +
+      'Optimized indexes (the handshake reads no table). Each judged by the ' +
       'claims rules (the legend above). The chart: medians on a log axis with their intervals.',
     head: ['workload', 'agents', ...pairs.map((p) => pairName(p, targets))],
     rows,

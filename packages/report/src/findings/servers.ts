@@ -129,8 +129,9 @@ export function serversCompared(files: readonly ResultFile[], j: Judged): Findin
       'Each other server the study started on the same database (run --peer) against ours: its calls/s over ours ' +
       '(session-init: whole sessions/s), paired per iteration (the servers take turns within each iteration, in an ' +
       'order rotated from one to the next), median and interval, each judged by the claims rules among all the ' +
-      "study's ratios (the legend above); below 1 ours is faster. Optimized indexes. Each server is driven through " +
-      'its own tools (docs/profiles.md); a workload a server cannot run has no cell. Tokens per answer: what one ' +
+      "study's ratios (the legend above); below 1 ours is faster. Optimized indexes (the handshake reads no " +
+      'table). Each server is driven through its own tools (docs/profiles.md); a workload a server cannot run has ' +
+      'no cell. Tokens per answer: what one ' +
       "answer costs the agent's context, p50 of the sampled calls (session-init: the whole discovery), ours first " +
       `then ${peers.join(', ')}. The server's own share of a call and which database looks fastest through each ` +
       'server follow.',
